@@ -1,0 +1,1 @@
+"""The ir-workbench desktop window (Qt)."""
