@@ -1,0 +1,65 @@
+"""Generate the sample data bundled with the workbench window.
+
+The data is made up: 60 queries, a pool of candidate documents per query with
+graded judgments 0-3, and three runs of different quality that rank the pool by
+``quality * grade + noise``.  A fixed seed makes the output reproducible::
+
+    python resources/make_sample.py            # writes workbench/resources/sample/
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+
+SEED = 20240601
+N_QUERIES = 60
+POOL = 400          # candidate documents per query
+P_JUDGED = (0.15, 0.9)  # chance that a non-relevant / relevant document is judged
+DEPTH = 100         # documents retrieved per query and run
+RUNS = {            # run tag -> how strongly the score follows the true grade
+    "bm25_rm3": 1.6,
+    "bm25": 0.9,
+    "tfidf_title": 0.35,
+}
+
+DEFAULT_OUT = Path(__file__).resolve().parent.parent / "workbench" / "resources" / "sample"
+
+
+def make(out_dir: Path, seed: int = SEED) -> None:
+    rng = np.random.default_rng(seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    qrels_lines: list[str] = []
+    run_lines: dict[str, list[str]] = {tag: [] for tag in RUNS}
+    for q in range(N_QUERIES):
+        qid = str(401 + q)
+        docs = np.array([f"DOC-{q:03d}-{d:04d}" for d in range(POOL)])
+        # Latent grade of every pool document: most are not relevant.
+        grade = rng.choice(4, size=POOL, p=[0.90, 0.05, 0.03, 0.02])
+        # Most relevant documents and a sample of the non-relevant ones are judged.
+        judged = rng.random(POOL) < np.where(grade > 0, P_JUDGED[1], P_JUDGED[0])
+        for d in np.flatnonzero(judged):
+            qrels_lines.append(f"{qid} 0 {docs[d]} {grade[d]}")
+        difficulty = rng.uniform(0.5, 1.5)
+        for tag, quality in RUNS.items():
+            score = quality * grade / difficulty + rng.normal(0.0, 1.0, size=POOL)
+            order = np.argsort(-score, kind="stable")[:DEPTH]
+            for rank, d in enumerate(order, start=1):
+                run_lines[tag].append(f"{qid} Q0 {docs[d]} {rank} {score[d]:.4f} {tag}")
+    (out_dir / "qrels.txt").write_text("\n".join(qrels_lines) + "\n")
+    for tag, lines in run_lines.items():
+        (out_dir / f"run_{tag}.txt").write_text("\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    make(args.out, args.seed)
+
+
+if __name__ == "__main__":
+    main()
