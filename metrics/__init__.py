@@ -2,3 +2,13 @@
 
 Pure numpy/pandas; this package never imports Qt.
 """
+
+from .errors import InputError
+from .evaluate import Evaluation, evaluate
+from .measures import FAMILIES, Measure, parse_measures
+from .ranking import JudgedRanking, build_ranking
+
+__all__ = [
+    "evaluate", "Evaluation", "parse_measures", "Measure", "FAMILIES",
+    "JudgedRanking", "build_ranking", "InputError",
+]

@@ -1,0 +1,234 @@
+"""Evaluate runs against qrels: per-query values, then aggregation.
+
+The evaluator knows nothing about individual measures: it builds one
+:class:`~metrics.ranking.JudgedRanking` per run, asks each requested family
+of the registry for its per-query values, and applies the family's aggregate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .measures import FAMILIES, Measure, parse_measures
+from .ranking import JudgedRanking, build_ranking
+
+__all__ = ["evaluate", "Evaluation"]
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Result of :func:`evaluate`.
+
+    ``per_query``: tidy frame run, query_id, measure, value (float64), one row
+    per (run, evaluated query, numeric measure), queries in trec_eval order.
+    ``aggregate``: tidy frame run, measure, value: trec_eval's "all" values.
+    ``text``: run, query_id, measure, value (str) for the text measures
+    (``runid`` with query_id "all", ``relstring`` per query).
+    ``warnings``: messages about skipped queries, for stderr.
+    """
+
+    runs: list[str]
+    measures: list[Measure]
+    query_ids: dict[str, list[str]]
+    per_query: pd.DataFrame
+    aggregate: pd.DataFrame
+    text: pd.DataFrame
+    warnings: list[str] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+
+    def per_query_wide(self, measure) -> pd.DataFrame:
+        """Values of one measure: index query_id, one column per run."""
+        if isinstance(measure, str) and measure in self._names():
+            name = measure
+        else:
+            name = str(measure if isinstance(measure, Measure) else parse_measures(measure)[0])
+        sub = self.per_query[self.per_query["measure"] == name]
+        wide = sub.pivot(index="query_id", columns="run", values="value")
+        order = list(dict.fromkeys(q for r in self.runs for q in self.query_ids[r]))
+        wide = wide.reindex(index=[q for q in order if q in wide.index], columns=self.runs)
+        wide.columns.name = None
+        return wide
+
+    def summary(self) -> pd.DataFrame:
+        """Aggregate values: index runs, one column per numeric measure."""
+        wide = self.aggregate.pivot(index="run", columns="measure", values="value")
+        cols = [n for n in self._names() if n in wide.columns]
+        wide = wide.reindex(index=self.runs, columns=cols)
+        wide.columns.name = None
+        return wide
+
+    def _names(self) -> list[str]:
+        return [str(m) for m in self.measures]
+
+    def trec_lines(self, run: str | None = None, *, queries: bool = False,
+                   summary: bool = True) -> list[str]:
+        """trec_eval's output lines for one run (no newlines): per-query rows
+        (``-q``) query by query, then the "all" rows, each in trec_eval's
+        format (``%-22s\\t%s\\t%6.4f``; ``%ld`` for counts)."""
+        run = self.runs[0] if run is None else run
+        out: list[str] = []
+        pq = self.per_query[self.per_query["run"] == run]
+        tx = self.text[self.text["run"] == run]
+        values = {(q, m): v for q, m, v in zip(pq["query_id"], pq["measure"], pq["value"])}
+        texts = {(q, m): v for q, m, v in zip(tx["query_id"], tx["measure"], tx["value"])}
+        agg = self.aggregate[self.aggregate["run"] == run]
+        agg_values = dict(zip(agg["measure"], agg["value"]))
+        if queries:
+            shown = [m for m in self.measures if FAMILIES[m.family].per_query]
+            for q in self.query_ids[run]:
+                for m in shown:
+                    key = (q, str(m))
+                    if m.kind == "text":
+                        out.append(f"{m.trec_name:<22}\t{q}\t'{texts[key]}'")
+                    else:
+                        out.append(_format_line(m, q, values[key]))
+        if summary:
+            for m in self.measures:
+                if not FAMILIES[m.family].summary:
+                    continue
+                if m.kind == "text":
+                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', str(m))]}")
+                else:
+                    out.append(_format_line(m, "all", agg_values[str(m)]))
+        return out
+
+
+def _format_line(m: Measure, qid: str, value: float) -> str:
+    if m.kind == "long":
+        return f"{m.trec_name:<22}\t{qid}\t{int(value)}"
+    return f"{m.trec_name:<22}\t{qid}\t{value:6.4f}"
+
+
+def _labelled_runs(runs) -> list[tuple[str, pd.DataFrame]]:
+    if isinstance(runs, pd.DataFrame):
+        items = [(None, runs)]
+    elif isinstance(runs, Mapping):
+        items = [(str(k), v) for k, v in runs.items()]
+    else:
+        items = [(None, r) for r in runs]
+    out, seen = [], set()
+    for i, (label, df) in enumerate(items):
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"run {i + 1} is a {type(df).__name__}, expected a DataFrame")
+        missing = {"query_id", "doc_id", "score"} - set(df.columns)
+        if missing:
+            raise ValueError(f"run {i + 1} lacks columns {sorted(missing)}")
+        base = label or str(df.attrs.get("name") or f"run{i + 1}")
+        name, k = base, 2
+        while name in seen:
+            name, k = f"{base}_{k}", k + 1
+        seen.add(name)
+        out.append((name, df))
+    return out
+
+
+def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int = 1,
+             complete: bool = False, max_docs: int | None = None,
+             judged_only: bool = False) -> Evaluation:
+    """Evaluate ``runs`` against ``qrels`` as trec_eval 10.0 does.
+
+    ``qrels``: columns query_id, doc_id, relevance.  ``runs``: a run
+    DataFrame (query_id, doc_id, score; ``attrs["name"]`` = run tag), a list
+    of them (labelled by their names, made unique) or a dict label -> run.
+    ``measures``: None for trec_eval's "official" set, or anything
+    :func:`~metrics.parse_measures` accepts.  ``relevance_level`` (``-l``):
+    minimum grade counted as relevant.  ``complete`` (``-c``): average over
+    all qrels queries, scoring those missing from a run against trec_eval's
+    placeholder ranking; otherwise they are skipped with a warning.
+    ``max_docs`` (``-M``): ranks kept per query.  ``judged_only`` (``-J``):
+    drop unjudged documents from the rankings.
+    """
+    missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
+    if missing:
+        raise ValueError(f"qrels lack columns {sorted(missing)}")
+    if max_docs is not None and int(max_docs) < 0:
+        raise ValueError("max_docs must be >= 0")
+    wanted = parse_measures(measures)
+    labelled = _labelled_runs(runs)
+    warnings: list[str] = []
+
+    pq_parts, agg_rows, text_rows = [], [], []
+    query_ids: dict[str, list[str]] = {}
+    for label, run in labelled:
+        ranking = build_ranking(qrels, run, relevance_level=relevance_level, complete=complete,
+                                max_docs=max_docs, judged_only=judged_only,
+                                run_id=str(run.attrs.get("name", label)), warnings=warnings)
+        qids = ranking.query_ids.tolist()
+        query_ids[label] = qids
+        if not qids:
+            warnings.append(f"run {label!r}: no queries with both results and relevance info")
+        for m, values, agg in _compute(ranking, wanted):
+            name = str(m)
+            if m.kind == "text":
+                if FAMILIES[m.family].per_query:
+                    text_rows += [(label, q, name, v) for q, v in zip(qids, values)]
+                if agg is not None:
+                    text_rows.append((label, "all", name, agg))
+                continue
+            pq_parts.append(pd.DataFrame({"run": label, "query_id": qids, "measure": name,
+                                          "value": values.astype(np.float64)}))
+            agg_rows.append((label, name, float(agg)))
+
+    per_query = (pd.concat(pq_parts, ignore_index=True) if pq_parts else
+                 pd.DataFrame({"run": [], "query_id": [], "measure": [], "value": []}))
+    per_query = per_query.astype({"run": "str", "query_id": "str", "measure": "str",
+                                  "value": "float64"})
+    # query-major order, like trec_eval's -q output
+    if len(per_query):
+        order = _query_major(per_query, labelled, query_ids, wanted)
+        per_query = per_query.iloc[order].reset_index(drop=True)
+    aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
+        {"run": "str", "measure": "str", "value": "float64"})
+    text = pd.DataFrame(text_rows, columns=["run", "query_id", "measure", "value"]).astype("str")
+    return Evaluation(
+        runs=[label for label, _ in labelled], measures=wanted, query_ids=query_ids,
+        per_query=per_query, aggregate=aggregate, text=text, warnings=warnings,
+        settings=dict(relevance_level=relevance_level, complete=complete,
+                      max_docs=max_docs, judged_only=judged_only),
+    )
+
+
+def _query_major(per_query, labelled, query_ids, wanted) -> np.ndarray:
+    run_pos = {label: i for i, (label, _) in enumerate(labelled)}
+    meas_pos = {str(m): i for i, m in enumerate(wanted)}
+    r = per_query["run"].map(run_pos).to_numpy()
+    m = per_query["measure"].map(meas_pos).to_numpy()
+    q = np.empty(len(per_query), dtype=np.int64)
+    for label in query_ids:
+        sel = per_query["run"].to_numpy() == label
+        pos = pd.Index(query_ids[label]).get_indexer(per_query["query_id"].to_numpy()[sel])
+        q[sel] = pos
+    return np.lexsort((m, q, r))
+
+
+def _compute(ranking: JudgedRanking, wanted: list[Measure]):
+    """Yield (measure, per-query values, aggregate value) in ``wanted`` order."""
+    groups: dict[tuple, list[Measure]] = {}
+    for m in wanted:
+        fam = FAMILIES[m.family]
+        key = (m.family, m.rel, m.options, None if fam.params.expands else m.params)
+        groups.setdefault(key, []).append(m)
+    by_level: dict[int, JudgedRanking] = {ranking.relevance_level: ranking}
+    results: dict[Measure, tuple] = {}
+    for (family, rel, options, params), members in groups.items():
+        fam = FAMILIES[family]
+        r = ranking
+        if rel is not None:
+            r = by_level.get(rel) or by_level.setdefault(rel, ranking.with_relevance_level(rel))
+        if fam.params.expands:
+            cutoffs = tuple(sorted({m.params[0] for m in members}))
+            values = fam.compute(r, cutoffs, dict(options))
+            for m in members:
+                v = values[:, cutoffs.index(m.params[0])]
+                results[m] = (v, fam.aggregate(v, r))
+        else:
+            v = fam.compute(r, params, dict(options))
+            results[members[0]] = (v, fam.aggregate(v, r))
+            for m in members[1:]:
+                results[m] = results[members[0]]
+    for m in wanted:
+        yield (m, *results[m])

@@ -1,0 +1,71 @@
+"""Measures for incomplete judgments: bpref, gm_bpref, infAP.
+
+They look only at judged documents: a retrieved document not in the qrels
+(code -1) is skipped; one in the qrels with a negative grade (code -2) is
+"pooled but unjudged".  Judged non-relevant means 0 <= grade < relevance level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ranking import UNJUDGED
+from ._kernels import segment_count, segment_cumsum, segment_total
+from .registry import geometric_mean, measure
+
+INFAP_EPSILON = 0.00001
+
+
+def _bpref(r):
+    level = r.relevance_level
+    judged_nonrel = (r.rel >= 0) & (r.rel < level)
+    isrel = r.isrel()
+    # judged non-relevant docs strictly above each rank
+    nonrel_before = segment_count(judged_nonrel, r.offsets) - judged_nonrel
+    num_nonrel = r.rel_levels[:, :max(level, 0)].sum(axis=1) if level > 0 else np.zeros(r.n_queries, np.int64)
+    R = r.num_rel[r.qidx]
+    denom = np.minimum(num_nonrel[r.qidx], R)
+    term = np.where(nonrel_before > 0,
+                    1.0 - np.minimum(nonrel_before, R) / np.maximum(denom, 1).astype(np.float64),
+                    1.0)
+    total = segment_total(segment_cumsum(np.where(isrel, term, 0.0), r.offsets), r.offsets)
+    return np.where(r.num_rel > 0, total / np.maximum(r.num_rel, 1), total)
+
+
+@measure("bpref", order=8)
+def bpref(r):
+    """Binary preference: for each retrieved relevant doc, 1 - min(n, R) /
+    min(N, R), where n = judged non-relevant docs ranked above it, R =
+    num_rel, N = judged non-relevant docs of the query (1 when n = 0); summed
+    and divided by R.  Unjudged docs are ignored.  0 without relevant docs."""
+    return _bpref(r)
+
+
+@measure("gm_bpref", aggregate=geometric_mean, per_query=False, order=15)
+def gm_bpref(r):
+    """bpref per query; the summary is the geometric mean
+    exp(mean(log(max(bpref, 0.00001)))).  No per-query rows in trec_eval."""
+    return _bpref(r)
+
+
+@measure("infAP", order=14)
+def inferred_ap(r):
+    """Inferred AP (Yilmaz & Aslam): at each judged relevant doc at 0-based
+    rank j > 0, 1/(j+1) + j/(j+1) * ((k-1+n+u)/j) * ((k-1+eps)/(k-1+n+2eps)),
+    where k counts judged relevant docs up to it, n judged non-relevant and u
+    pooled-unjudged (negative grade) docs above it; 1 at rank 0.  Docs not in
+    the qrels count only through j.  Summed and divided by num_rel; 0 without
+    relevant docs.  eps = 0.00001."""
+    level = r.relevance_level
+    isrel = r.isrel()
+    judged_nonrel = (r.rel >= 0) & (r.rel < level)
+    k = segment_count(isrel, r.offsets)
+    n = segment_count(judged_nonrel, r.offsets) - judged_nonrel
+    u = segment_count(r.rel == UNJUDGED, r.offsets) - (r.rel == UNJUDGED)
+    fj = r.rank.astype(np.float64)
+    a = (k - 1 + n + u) / np.where(fj > 0, fj, 1.0)
+    b = ((k - 1) + INFAP_EPSILON) / (((k - 1) + n) + 2 * INFAP_EPSILON)
+    term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * a * b
+    term = np.where(r.rank == 0, 1.0, term)
+    total = segment_total(segment_cumsum(np.where(isrel, term, 0.0), r.offsets), r.offsets)
+    return np.where(r.num_rel > 0, total / np.maximum(r.num_rel, 1), total)

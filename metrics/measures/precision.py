@@ -1,0 +1,141 @@
+"""Binary-relevance measures over the ranking: map, gm_map, Rprec,
+recip_rank, P, recall, map_cut, relative_P, success, Rprec_mult, unj.
+
+"Relevant" means judged grade >= the relevance level (trec_eval -l, default 1);
+documents not in the qrels, or in the qrels with a negative grade, count as
+non-relevant.  Ranks follow trec_eval: score descending, ties broken by
+document id in descending byte order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import at_depth, cutoff_matrix, segment_count, segment_cumsum, segment_total
+from .registry import DoubleCutoffs, LongCutoffs, geometric_mean, measure
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+def _relcum(r):
+    """Running number of relevant documents, per rank, inclusive."""
+    return segment_count(r.isrel(), r.offsets)
+
+
+def _ap_prefix(r):
+    """Running sum of precision at each relevant rank (0 elsewhere), summed
+    left to right as trec_eval does."""
+    isrel = r.isrel()
+    contrib = np.where(isrel, _relcum(r) / (r.rank + 1.0), 0.0)
+    return segment_cumsum(contrib, r.offsets)
+
+
+def _average_precision(r):
+    total = segment_total(_ap_prefix(r), r.offsets)
+    return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
+
+
+@measure("map", order=5)
+def average_precision(r):
+    """Average precision: sum over retrieved relevant docs of precision at
+    their rank, divided by the number of relevant docs (num_rel, retrieved or
+    not).  0 when no relevant doc is retrieved (and for queries without
+    relevant docs).  Summary: mean."""
+    return _average_precision(r)
+
+
+@measure("gm_map", aggregate=geometric_mean, per_query=False, order=6)
+def gm_average_precision(r):
+    """Average precision per query (as map); the summary is the geometric
+    mean exp(mean(log(max(AP, 0.00001)))).  trec_eval prints no per-query rows."""
+    return _average_precision(r)
+
+
+@measure("Rprec", order=7)
+def r_precision(r):
+    """Precision after R = num_rel docs: relevant in the top min(R, num_ret)
+    divided by R.  0 when R or num_ret is 0."""
+    depth = np.minimum(r.num_ret, r.num_rel)
+    hits = at_depth(_relcum(r), r.offsets, depth, 0)
+    return np.where(depth > 0, hits / np.maximum(r.num_rel, 1), 0.0)
+
+
+@measure("recip_rank", order=9)
+def reciprocal_rank(r):
+    """1 / rank of the first retrieved relevant doc; 0 if none is retrieved."""
+    isrel = r.isrel()
+    first = np.full(r.n_queries, -1, dtype=np.int64)
+    idx = np.nonzero(isrel)[0]
+    q = r.qidx[idx]
+    # first relevant rank per query: reversed assignment keeps the smallest
+    first[q[::-1]] = r.rank[idx][::-1]
+    return np.where(first >= 0, 1.0 / (first + 1.0), 0.0)
+
+
+@measure("P", params=LongCutoffs(*_CUTS), order=11)
+def precision(r, cutoffs):
+    """Precision at cutoff k: relevant docs in the top k divided by k; when
+    fewer than k docs are retrieved the missing ones count as non-relevant."""
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    return at_depth(_relcum(r), r.offsets, k, 0) / k
+
+
+@measure("recall", params=LongCutoffs(*_CUTS), order=13)
+def recall(r, cutoffs):
+    """Recall at cutoff k: relevant docs in the top k divided by num_rel;
+    0 for a query without relevant docs."""
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    hits = at_depth(_relcum(r), r.offsets, k, 0)
+    nrel = r.num_rel[:, None]
+    return np.where(nrel > 0, hits / np.maximum(nrel, 1), 0.0)
+
+
+@measure("map_cut", params=LongCutoffs(*_CUTS), order=27)
+def average_precision_cut(r, cutoffs):
+    """Average precision over the top k: sum of precision at the relevant
+    ranks <= k, divided by num_rel.  0 for a query without relevant docs."""
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    sums = at_depth(_ap_prefix(r), r.offsets, k, 0.0)
+    nrel = r.num_rel[:, None]
+    return np.where(nrel > 0, sums / np.maximum(nrel, 1), 0.0)
+
+
+@measure("relative_P", params=LongCutoffs(*_CUTS), order=28)
+def relative_precision(r, cutoffs):
+    """Precision at k relative to the best possible: relevant in the top k
+    divided by min(k, num_rel).  0 for a query without relevant docs."""
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    hits = at_depth(_relcum(r), r.offsets, k, 0)
+    nrel = r.num_rel[:, None]
+    return np.where(nrel > 0, hits / np.maximum(np.minimum(k, nrel), 1), 0.0)
+
+
+@measure("success", params=LongCutoffs(1, 5, 10), order=29)
+def success(r, cutoffs):
+    """1 if a relevant doc is in the top k, else 0."""
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    return (at_depth(_relcum(r), r.offsets, k, 0) > 0).astype(np.float64)
+
+
+@measure("Rprec_mult", params=DoubleCutoffs(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), order=16)
+def r_precision_mult(r, multiples):
+    """Precision at m * R docs, for multiples m of R = num_rel.  The cutoff is
+    (long)(m * R + 0.9) (trec_eval 10.0 still truncates here); precision at a
+    cutoff beyond num_ret is num_rel_ret / cutoff; a cutoff of 0 scores 0."""
+    m = np.asarray(multiples, dtype=np.float64)[None, :]
+    c = np.trunc(m * r.num_rel[:, None] + 0.9).astype(np.int64)
+    hits = at_depth(_relcum(r), r.offsets, c, 0)
+    beyond = c > r.num_ret[:, None]
+    val = np.where(beyond, r.num_rel_ret[:, None] / np.maximum(c, 1), hits / np.maximum(c, 1))
+    return np.where(c > 0, val, 0.0)
+
+
+@measure("unj", params=LongCutoffs(5, 10, 20), order=56)
+def unjudged(r, cutoffs):
+    """Fraction of the top k that is unjudged (not in the qrels, or in them
+    with a negative grade); missing docs below num_ret count as judged.
+    0 for a -c placeholder query."""
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    unj = segment_count(r.rel < 0, r.offsets)
+    val = at_depth(unj, r.offsets, k, 0) / k
+    return np.where(r.placeholder[:, None], 0.0, val)

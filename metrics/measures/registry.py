@@ -1,0 +1,474 @@
+"""Measure identity, the registry of measure families, and measure parsing.
+
+A *family* is one registered function over a :class:`~metrics.ranking.JudgedRanking`
+(``P``, ``map``, ``ndcg_cut`` ...).  A :class:`Measure` is one output value of
+a family: the family name, its parameters, an optional relevance-level
+override and options.  ``str(measure)`` is its canonical name (trec_eval's
+output name where that is unique: ``P_5``, ``map``, ``ndcg_cut_10``), and
+:func:`parse_measures` turns that name back into the same measure.
+
+Adding a family::
+
+    @measure("P", params=LongCutoffs(5, 10), aggregate=mean, order=110)
+    def precision(r, cutoffs, options):
+        ...  # -> array (n_queries, len(cutoffs))
+
+Families whose parameters are cutoffs (:class:`LongCutoffs`,
+:class:`DoubleCutoffs`) give one measure per cutoff and their function gets
+all requested cutoffs at once, returning an ``(n_queries, n_cutoffs)`` array.
+Other families give one measure per parameter set and return
+``(n_queries,)``.  Other measure syntaxes are added with :func:`syntax`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+__all__ = [
+    "Measure", "Family", "measure", "syntax", "FAMILIES", "NICKNAMES", "parse_measures",
+    "family_of", "NoParams", "LongCutoffs", "DoubleCutoffs", "DoubleParams", "ParamPairs",
+    "mean", "geometric_mean", "total", "count", "no_summary", "MIN_GEO_MEAN",
+]
+
+MIN_GEO_MEAN = 0.00001
+
+# ----------------------------------------------------------------- aggregates
+# An aggregate maps the per-query values of one measure (trec order) and the
+# ranking to the "all" value.  Sums are sequential in query order, as in C.
+
+
+def _seq_sum(values: np.ndarray) -> float:
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
+
+
+def _num_queries(r) -> int:
+    # trec_eval -c divides by the number of qrels queries
+    return r.num_qrels_queries if r.complete else r.n_queries
+
+
+def mean(values: np.ndarray, r) -> float:
+    """Arithmetic mean over the evaluated queries (all qrels queries with -c)."""
+    n = _num_queries(r)
+    s = _seq_sum(values)
+    return s / n if n else s
+
+
+def geometric_mean(values: np.ndarray, r) -> float:
+    """exp(mean(log(max(v, MIN_GEO_MEAN)))), trec_eval's gm_map/gm_bpref."""
+    n = _num_queries(r)
+    if n == 0:
+        return 0.0
+    logs = np.log(np.maximum(values, MIN_GEO_MEAN))
+    s = _seq_sum(logs)
+    if r.complete:
+        s += (n - len(values)) * math.log(MIN_GEO_MEAN)
+    return math.exp(s / n)
+
+
+def total(values: np.ndarray, r) -> float:
+    """Sum over queries (num_ret, num_rel_ret, ...)."""
+    return _seq_sum(values)
+
+
+def count(values: np.ndarray, r) -> float:
+    """Number of queries averaged over (num_q)."""
+    return float(_num_queries(r))
+
+
+def no_summary(values, r):
+    return None
+
+
+# ------------------------------------------------------------- parameter kinds
+
+
+def _atol(text: str) -> int:
+    m = re.match(r"\s*[+-]?\d+", text)
+    return int(m.group(0)) if m else 0
+
+
+def _atof(text: str) -> float:
+    m = re.match(r"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", text, re.I)
+    return float(m.group(0)) if m else 0.0
+
+
+def _fmt_num(v: float) -> str:
+    return repr(int(v)) if float(v).is_integer() and abs(v) < 1e15 else repr(float(v))
+
+
+class NoParams:
+    """The family takes no parameters."""
+    expands = False
+    default: tuple = ()
+
+    def parse(self, text: str) -> tuple:
+        raise ValueError("takes no parameters")
+
+    def suffix(self, params: tuple) -> str:
+        return ""
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        return ""
+
+
+class LongCutoffs:
+    """Integer rank cutoffs, like trec_eval's ``P.5,10``: sorted, positive, unique.
+
+    One measure per cutoff, named ``<family>_<cutoff>``.
+    """
+    expands = True
+
+    def __init__(self, *default: int):
+        self.default = tuple(default)
+
+    def parse(self, text: str) -> tuple:
+        values = sorted(_atol(t) for t in text.split(","))
+        if values[0] <= 0:
+            raise ValueError("cutoffs must be positive")
+        if len(set(values)) != len(values):
+            raise ValueError("duplicate cutoffs")
+        return tuple(values)
+
+    def suffix(self, params: tuple) -> str:
+        return f"_{params[0]}"
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        return f"_{params[0]}"
+
+    def from_suffix(self, text: str) -> tuple:
+        if not re.fullmatch(r"\d+", text):
+            raise ValueError(text)
+        return self.parse(text)
+
+
+class DoubleCutoffs:
+    """Fractional cutoffs (``iprec_at_recall.0,.5``): sorted, unique.
+
+    One measure per cutoff, named ``<family>_<cutoff %3.2f>`` like trec_eval
+    (more digits in the canonical name when two decimals do not round-trip).
+    """
+    expands = True
+
+    def __init__(self, *default: float):
+        self.default = tuple(float(d) for d in default)
+
+    def parse(self, text: str) -> tuple:
+        values = sorted(_atof(t) for t in text.split(","))
+        if len(set(values)) != len(values):
+            raise ValueError("duplicate cutoffs")
+        return tuple(values)
+
+    def suffix(self, params: tuple) -> str:
+        v = params[0]
+        two = f"{v:3.2f}"
+        return "_" + (two if float(two) == v else repr(float(v)))
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        return f"_{params[0]:3.2f}"
+
+    def from_suffix(self, text: str) -> tuple:
+        float(text)
+        return self.parse(text)
+
+
+class DoubleParams:
+    """A list of numbers making one measure (``utility.1,-1,0,0``)."""
+    expands = False
+
+    def __init__(self, *default: float):
+        self.default = tuple(float(d) for d in default)
+
+    def parse(self, text: str) -> tuple:
+        return tuple(_atof(t) for t in text.split(","))
+
+    def suffix(self, params: tuple) -> str:
+        if params == self.default:
+            return ""
+        return "_" + ",".join(_fmt_num(v) for v in params)
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        if text is not None:
+            return "_" + text
+        return self.suffix(params)
+
+    def from_suffix(self, text: str) -> tuple:
+        return self.parse(text)
+
+
+class ParamPairs:
+    """``name=value`` pairs making one measure (``ndcg.1=3,2=9``, ``rbp.p=0.8``)."""
+    expands = False
+    default: tuple = ()
+
+    def parse(self, text: str) -> tuple:
+        pairs = []
+        for item in text.split(","):
+            if "=" not in item or item.startswith("=") or item.count("=") != 1:
+                raise ValueError(f"malformed pair parameters in '{text}'")
+            name, value = item.split("=")
+            pairs.append((name, _atof(value)))
+        return tuple(pairs)
+
+    def suffix(self, params: tuple) -> str:
+        if not params:
+            return ""
+        return "_" + ",".join(f"{k}={_fmt_num(v)}" for k, v in params)
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        if text is not None:
+            return "_" + text
+        return self.suffix(params)
+
+    def from_suffix(self, text: str) -> tuple:
+        return self.parse(text)
+
+
+# ---------------------------------------------------------------- registry
+
+
+@dataclass(frozen=True)
+class Family:
+    """A registered measure family.
+
+    ``kind`` is the value type as trec_eval prints it: ``"double"`` (%6.4f),
+    ``"long"`` (%ld) or ``"text"``.  ``per_query``/``summary`` say whether
+    trec_eval prints per-query rows / an "all" row.  ``aggregate`` makes the
+    "all" value from the per-query values.  ``options`` maps option names to
+    default values (measure variants such as gain or discount).
+    """
+    name: str
+    func: Callable
+    params: Any
+    aggregate: Callable
+    kind: str = "double"
+    per_query: bool = True
+    summary: bool = True
+    order: float = 0.0
+    options: dict = field(default_factory=dict)
+    doc: str = ""
+
+    def compute(self, ranking, params: tuple, options: dict | None = None) -> np.ndarray:
+        """Per-query values: (n_queries, len(params)) for cutoff families,
+        (n_queries,) otherwise."""
+        n_args = sum(1 for p in inspect.signature(self.func).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        args = (ranking, params)[:n_args]
+        kwargs = {**self.options, **(options or {})}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return self.func(*args, **kwargs) if kwargs else self.func(*args)
+
+
+FAMILIES: dict[str, Family] = {}
+NICKNAMES: dict[str, tuple[str, ...]] = {}
+
+
+def measure(name: str, *, params=None, aggregate=mean, kind="double", per_query=True,
+            summary=True, order: float | None = None, options: dict | None = None):
+    """Register the decorated function as measure family ``name``."""
+    def deco(func):
+        if name in FAMILIES:
+            raise ValueError(f"measure family {name!r} registered twice")
+        FAMILIES[name] = Family(
+            name=name, func=func, params=params if params is not None else NoParams(),
+            aggregate=aggregate, kind=kind, per_query=per_query, summary=summary,
+            order=float(len(FAMILIES) if order is None else order),
+            options=dict(options or {}), doc=(func.__doc__ or "").strip(),
+        )
+        return func
+    return deco
+
+
+def family_of(m: "Measure") -> Family:
+    return FAMILIES[m.family]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure value: family + parameters + relevance-level override + options.
+
+    Hashable; equality ignores ``trec_text`` (the parameter text exactly as
+    given on a trec_eval command line, kept only so trec_eval's output name
+    can be reproduced).
+    """
+    family: str
+    params: tuple = ()
+    rel: int | None = None
+    options: tuple = ()
+    trec_text: str | None = field(default=None, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        fam = FAMILIES[self.family]
+        name = self.family + fam.params.suffix(self.params)
+        extra = []
+        if self.rel is not None:
+            extra.append(f"rel={self.rel}")
+        extra += [f"{k}={v}" for k, v in self.options]
+        return name + (f"({','.join(extra)})" if extra else "")
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    @property
+    def trec_name(self) -> str:
+        """The name trec_eval prints for this measure."""
+        fam = FAMILIES[self.family]
+        return self.family + fam.params.trec_suffix(self.params, self.trec_text)
+
+    @property
+    def kind(self) -> str:
+        return FAMILIES[self.family].kind
+
+    def sort_key(self):
+        fam = FAMILIES[self.family]
+        return (fam.order, self.params if fam.params.expands else (), self.rel or 0,
+                self.options, str(self))
+
+
+# ----------------------------------------------------------------- parsing
+
+_SYNTAXES: list[Callable[[str], list[Measure] | None]] = []
+
+
+def syntax(func):
+    """Register an extra measure syntax: ``func(text) -> list[Measure] | None``.
+
+    Tried after trec_eval syntax; return None when the text is not yours.
+    """
+    _SYNTAXES.append(func)
+    return func
+
+
+def _expand(family: str, params: tuple, text: str | None, rel=None, options=()) -> list[Measure]:
+    fam = FAMILIES[family]
+    if fam.params.expands:
+        return [Measure(family, (p,), rel, options) for p in params]
+    return [Measure(family, params, rel, options, text)]
+
+
+def _parse_options(text: str) -> tuple[int | None, tuple]:
+    rel = None
+    opts = []
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        k, _, v = item.partition("=")
+        if k == "rel":
+            rel = int(v)
+        else:
+            opts.append((k, v))
+    return rel, tuple(sorted(opts))
+
+
+def _parse_output_name(text: str) -> list[Measure] | None:
+    """Canonical / trec_eval output names: ``P_5``, ``ndcg_cut_10``, ``P_5(rel=2)``."""
+    rel, options = None, ()
+    m = re.fullmatch(r"(.*?)\((.*)\)", text)
+    if m:
+        text = m.group(1)
+        rel, options = _parse_options(m.group(2))
+    if text in FAMILIES and not FAMILIES[text].params.expands:
+        fam = FAMILIES[text]
+        return [Measure(text, fam.params.default, rel, options)]
+    for name in sorted(FAMILIES, key=len, reverse=True):
+        if text.startswith(name + "_"):
+            fam = FAMILIES[name]
+            if isinstance(fam.params, NoParams):
+                continue
+            try:
+                params = fam.params.from_suffix(text[len(name) + 1:])
+            except (ValueError, IndexError):
+                continue
+            return _expand(name, params, None, rel, options)
+    return None
+
+
+def _trec_items(items: list[str]) -> list[Measure] | None:
+    """trec_eval -m semantics: families are marked, parameters come from the
+    first ``family.params`` given for that family."""
+    marked: list[str] = []
+    args: dict[str, str] = {}
+    for item in items:
+        name, dot, text = item.partition(".")
+        if dot:
+            if not text:
+                raise ValueError(f"improper measure in parameter '{item}'")
+            args.setdefault(name, text)
+        names = NICKNAMES.get(name, (name,))
+        for n in names:
+            if n not in FAMILIES:
+                return None
+            if n not in marked:
+                marked.append(n)
+    out = []
+    for n in marked:
+        fam = FAMILIES[n]
+        if n in args:
+            if isinstance(fam.params, NoParams):
+                # trec_eval ignores parameters of parameterless measures
+                params, text = (), None
+            else:
+                params, text = fam.params.parse(args[n]), args[n]
+        else:
+            params, text = fam.params.default, None
+        out += _expand(n, params, text)
+    return out
+
+
+def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
+    """Measures named by ``spec``, in trec_eval's order, without duplicates.
+
+    ``spec``: None (trec_eval's ``official`` set), a string, a Measure, or a
+    list of those.  Each string is one item: trec_eval syntax (``"P.5,10"``,
+    ``"all_trec"``, ``"official"``, ``"ndcg.1=3,2=9"``), an output name
+    (``"P_5"``, ``"ndcg_cut_10"``, ``"iprec_at_recall_0.10"``) or any syntax
+    registered with :func:`syntax`.
+
+    With ``trec_rules`` the trec-syntax items behave like trec_eval's ``-m``
+    options taken together: a nickname or a bare family marks the family,
+    and the *first* parameter list given for a family is used for it (so
+    ``["P.5", "P.10"]`` gives only P_5, and ``["all_trec", "P.5"]`` gives
+    P_5 among all_trec).  Without it each item stands on its own.
+    """
+    if spec is None:
+        spec = ["official"]
+    if isinstance(spec, (str, Measure)):
+        spec = [spec]
+    measures: list[Measure] = []
+    trec_items: list[str] = []
+    for item in spec:
+        if isinstance(item, Measure):
+            if item.family not in FAMILIES:
+                raise ValueError(f"unknown measure family {item.family!r}")
+            measures.append(item)
+            continue
+        if not isinstance(item, str):
+            raise TypeError(f"measure must be str or Measure, not {type(item).__name__}")
+        text = item.strip()
+        name = text.partition(".")[0]
+        if name in FAMILIES or name in NICKNAMES:
+            trec_items.append(text)
+            continue
+        found = _parse_output_name(text)
+        if found is None:
+            for parser in _SYNTAXES:
+                found = parser(text)
+                if found is not None:
+                    break
+        if found is None:
+            raise ValueError(f"unknown measure {item!r}")
+        measures += found
+    groups = [trec_items] if trec_rules else [[t] for t in trec_items]
+    for group in groups:
+        found = _trec_items(group)
+        if found is None:
+            raise ValueError(f"unknown measure in {group!r}")
+        measures += found
+    unique: dict[Measure, Measure] = {}
+    for m in measures:
+        unique.setdefault(m, m)
+    return sorted(unique.values(), key=Measure.sort_key)

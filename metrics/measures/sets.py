@@ -1,0 +1,63 @@
+"""Set measures (the ranking taken as an unordered set): utility, set_P,
+set_relative_P, set_recall, set_map, set_F."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .registry import DoubleParams, measure
+
+
+@measure("utility", params=DoubleParams(1.0, -1.0, 0.0, 0.0), order=17)
+def utility(r, params):
+    """p1*a + p2*b + p3*c + p4*d with a = relevant retrieved, b = non-relevant
+    retrieved, c = relevant not retrieved, d = non-relevant not retrieved in a
+    collection of 0 docs (trec_eval's default -N).  Exactly four parameters.
+    0 for a -c placeholder query.  Summary: mean."""
+    if len(params) != 4:
+        raise ValueError("utility: improper number of coefficients (need 4)")
+    p = [float(v) for v in params]
+    a = r.num_rel_ret.astype(np.float64)
+    ret = r.num_ret.astype(np.float64)
+    rel = r.num_rel.astype(np.float64)
+    val = p[0] * a + p[1] * (ret - a) + p[2] * (rel - a) + p[3] * (0 + a - ret - rel)
+    return np.where(r.placeholder, 0.0, val)
+
+
+@measure("set_P", order=30)
+def set_precision(r):
+    """num_rel_ret / num_ret; 0 when nothing is retrieved."""
+    return np.where(r.num_ret > 0, r.num_rel_ret / np.maximum(r.num_ret, 1), 0.0)
+
+
+@measure("set_relative_P", order=31)
+def set_relative_precision(r):
+    """num_rel_ret / min(num_ret, num_rel); 0 when either is 0."""
+    d = np.minimum(r.num_ret, r.num_rel)
+    return np.where(d > 0, r.num_rel_ret / np.maximum(d, 1), 0.0)
+
+
+@measure("set_recall", order=32)
+def set_recall(r):
+    """num_rel_ret / num_rel; 0 without relevant docs."""
+    return np.where(r.num_rel > 0, r.num_rel_ret / np.maximum(r.num_rel, 1), 0.0)
+
+
+@measure("set_map", order=33)
+def set_map(r):
+    """num_rel_ret^2 / (num_ret * num_rel) (set precision times set recall);
+    0 when num_ret or num_rel is 0."""
+    a = r.num_rel_ret.astype(np.float64)
+    d = r.num_ret.astype(np.float64) * r.num_rel.astype(np.float64)
+    return np.where(d > 0, (a * a) / np.where(d > 0, d, 1.0), 0.0)
+
+
+@measure("set_F", params=DoubleParams(1.0), order=34)
+def set_f(r, params):
+    """(x+1) P R / (x P + R) with set precision P, set recall R and x = the
+    parameter (default 1); 0 when no relevant doc is retrieved."""
+    x = float(params[0])
+    a = r.num_rel_ret.astype(np.float64)
+    P = a / np.maximum(r.num_ret, 1)
+    R = a / np.maximum(r.num_rel, 1)
+    return np.where(a > 0, (x + 1.0) * P * R / (x * P + R), 0.0)

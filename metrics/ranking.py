@@ -1,0 +1,338 @@
+"""The judged ranking: one run against the qrels, for all queries at once.
+
+Every measure reads only this structure, never the raw run or qrels.  It is
+trec_eval's ``form_res_rels`` made columnar: the retrieved documents of all
+evaluated queries are laid end to end in ranking order, query after query,
+and for each rank we keep the relevance code of the document there:
+
+* the judged grade (``>= 0``) when the document is judged in the qrels,
+* ``NONPOOL`` (-1) when the document does not occur in the qrels of the query,
+* ``UNJUDGED`` (-2) when the qrels list the document with a negative grade
+  ("in the pool but not judged", as used by infAP).
+
+Ranking order is trec_eval's: score descending (compared as doubles), ties
+broken by document id in *descending* byte order (``strcmp(p2, p1)``).  The
+ranks are assigned after that sort, so the order of the lines in the run file
+does not matter.
+
+Queries are those of the qrels that also occur in the run, in byte order of
+their ids (trec_eval sorts its qrels by ``strcmp`` of the query id).  Run-only
+queries are ignored.  Qrels-only queries are skipped with a warning, or, with
+``complete=True`` (trec_eval ``-c``), evaluated against a placeholder ranking
+exactly as trec_eval 10.0 does: one document ``ceci_nest_pas_un_docno`` with
+score 1.0.  Measures that trec_eval resets for such queries (``num_ret``,
+``utility``, ``relstring``, ``unj``, ``rbp_resid``) look at
+:attr:`JudgedRanking.placeholder`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+NONPOOL = -1
+UNJUDGED = -2
+PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
+
+__all__ = ["JudgedRanking", "build_ranking", "NONPOOL", "UNJUDGED", "PLACEHOLDER_DOC"]
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class JudgedRanking:
+    """Relevance codes per rank for every evaluated query of one run.
+
+    Rank arrays (length ``offsets[-1]``, query after query, best rank first):
+    ``rel`` (relevance code), ``qidx`` (query index of the rank) and
+    ``rank`` (0-based position within its query).
+
+    Per-query arrays (length ``n_queries``, in :attr:`query_ids` order):
+    ``offsets`` (length n+1), ``num_ret``, ``num_rel`` (judged documents with
+    grade ``>= relevance_level``), ``num_rel_ret``, ``num_nonpool``,
+    ``num_unjudged`` (retrieved, listed in the qrels with a negative grade),
+    ``num_rel_levels`` (highest judged grade + 1, 0 if none), ``placeholder``
+    (evaluated against trec_eval's ``-c`` placeholder ranking).
+
+    ``rel_levels`` is an ``(n_queries, max_grade + 1)`` matrix: number of
+    judged documents of each grade ``>= 0`` in the qrels (retrieved or not),
+    the material of ideal rankings.
+
+    All arrays are read-only; the structure is an immutable value.
+    """
+
+    run_id: str
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    rel: np.ndarray
+    qidx: np.ndarray
+    rank: np.ndarray
+    num_ret: np.ndarray
+    num_rel: np.ndarray
+    num_rel_ret: np.ndarray
+    num_nonpool: np.ndarray
+    num_unjudged: np.ndarray
+    rel_levels: np.ndarray
+    num_rel_levels: np.ndarray
+    placeholder: np.ndarray
+    relevance_level: int
+    complete: bool
+    judged_only: bool
+    max_docs: int | None
+    #: number of queries in the qrels (trec_eval's ``num_q_rels``)
+    num_qrels_queries: int
+    #: number of qrels entries with grade > 0 over all qrels queries
+    #: (trec_eval's ``num_rel`` summary under ``-c``)
+    num_qrels_positive: int
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    def with_relevance_level(self, level: int) -> "JudgedRanking":
+        """The same ranking with another relevance threshold (num_rel etc. recounted)."""
+        level = int(level)
+        if level == self.relevance_level:
+            return self
+        num_rel, num_rel_ret = _level_counts(self.rel, self.qidx, self.rel_levels, level, self.n_queries)
+        return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret)
+
+    # ------------------------------------------------------------------ kernels
+    def segment_starts(self) -> np.ndarray:
+        return self.offsets[:-1]
+
+    def isrel(self) -> np.ndarray:
+        """Boolean per rank: judged grade >= relevance_level."""
+        return self.rel >= self.relevance_level
+
+
+def _level_counts(rel, qidx, rel_levels, level, nq):
+    isrel = rel >= level
+    num_rel_ret = np.bincount(qidx[isrel], minlength=nq).astype(np.int64)
+    lo = max(level, 0)
+    if lo < rel_levels.shape[1]:
+        num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
+    else:
+        num_rel = np.zeros(nq, dtype=np.int64)
+    return _frozen(num_rel), _frozen(num_rel_ret)
+
+
+def _byte_order_sorted(values) -> list[str]:
+    # Python compares str by code point, which is UTF-8 byte order (strcmp).
+    return sorted(values)
+
+
+def _arrow_strings(col) -> pa.Array:
+    """A column of ids as an arrow string array (zero-copy for arrow-backed columns)."""
+    try:
+        arr = pa.array(col)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array(col.astype(str))
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        arr = pc.cast(arr, pa.string())
+    return arr
+
+
+def _codes(values: pa.Array, value_set: pa.Array) -> np.ndarray:
+    """Position of each value in value_set, -1 where absent."""
+    idx = pc.index_in(values, value_set=value_set)
+    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def build_ranking(
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    run_id: str | None = None,
+    warnings: list | None = None,
+) -> JudgedRanking:
+    """Build the :class:`JudgedRanking` of ``run`` against ``qrels``.
+
+    ``qrels``: columns query_id, doc_id, relevance (one line per (query, doc));
+    ``run``: columns query_id, doc_id, score (one line per (query, doc)).
+    Duplicate lines are the readers' business and are not checked here.
+    ``max_docs`` (trec_eval ``-M``) keeps the first ``max_docs`` ranks of each
+    query, after the sort.  ``judged_only`` (``-J``) then drops retrieved
+    documents that are not judged (codes < 0), closing up the ranks.
+    Messages about skipped queries are appended to ``warnings``.
+    """
+    if run_id is None:
+        run_id = str(run.attrs.get("name", "")) if hasattr(run, "attrs") else ""
+    relevance_level = int(relevance_level)
+
+    # ---------------------------------------------------------------- qrels
+    q_qid = _arrow_strings(qrels["query_id"])
+    q_doc = _arrow_strings(qrels["doc_id"])
+    q_rel = qrels["relevance"].to_numpy(dtype=np.int64)
+    qrels_queries = _byte_order_sorted(pc.unique(q_qid).to_pylist())
+    query_set = pa.array(qrels_queries, type=q_qid.type)
+    nq_all = len(qrels_queries)
+    q_qcode = _codes(q_qid, query_set)
+    doc_set = pc.unique(q_doc)
+    nd = max(len(doc_set), 1)
+    q_dcode = _codes(q_doc, doc_set)
+    q_key = q_qcode * nd + q_dcode
+    korder = np.argsort(q_key, kind="stable")
+    q_key_sorted = q_key[korder]
+    q_rel_sorted = q_rel[korder]
+    num_qrels_positive = int(np.count_nonzero(q_rel > 0))
+
+    # ------------------------------------------------------------------ run
+    r_qcode = _codes(pc.cast(_arrow_strings(run["query_id"]), q_qid.type), query_set)
+    r_doc = pc.cast(_arrow_strings(run["doc_id"]), q_doc.type)
+    r_score = run["score"].to_numpy(dtype=np.float64)
+    keep = r_qcode >= 0
+    if not keep.all():
+        r_qcode = r_qcode[keep]
+        r_doc = r_doc.filter(pa.array(keep))
+        r_score = r_score[keep]
+
+    present = np.zeros(nq_all, dtype=bool)
+    present[r_qcode] = True
+    missing = np.nonzero(~present)[0]
+    placeholder_q = np.zeros(nq_all, dtype=bool)
+    if len(missing):
+        if complete:
+            placeholder_q[missing] = True
+            r_qcode = np.concatenate([r_qcode, missing])
+            r_doc = pa.concat_arrays([r_doc, pa.array([PLACEHOLDER_DOC] * len(missing), type=r_doc.type)])
+            r_score = np.concatenate([r_score, np.ones(len(missing))])
+        elif warnings is not None:
+            names = [qrels_queries[i] for i in missing]
+            shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
+            warnings.append(
+                f"run {run_id!r}: {len(names)} qrels "
+                f"quer{'y' if len(names) == 1 else 'ies'} without results skipped: {shown}"
+            )
+
+    # evaluated queries: compact codes 0..nq-1 in trec order
+    evaluated = np.nonzero(present | placeholder_q)[0]
+    remap = np.full(nq_all, -1, dtype=np.int64)
+    remap[evaluated] = np.arange(len(evaluated))
+    nq = len(evaluated)
+    r_dcode = _codes(r_doc, doc_set)
+
+    # ----------------------------------------------------------------- sort
+    order = _rank_order(r_qcode, r_score, r_doc)
+    s_qcode = r_qcode[order]
+    counts = np.bincount(s_qcode, minlength=nq_all)[evaluated]
+    starts = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    pos = np.arange(len(order), dtype=np.int64) - np.repeat(starts[:-1], counts)
+    if max_docs is not None:
+        sel = pos < int(max_docs)
+        order = order[sel]
+        s_qcode = s_qcode[sel]
+        pos = pos[sel]
+
+    # ----------------------------------------------------------------- join
+    s_dcode = r_dcode[order]
+    key = s_qcode * nd + s_dcode
+    hit = np.searchsorted(q_key_sorted, key)
+    hit_c = np.minimum(hit, max(len(q_key_sorted) - 1, 0))
+    found = (s_dcode >= 0) & (len(q_key_sorted) > 0)
+    if len(q_key_sorted):
+        found &= q_key_sorted[hit_c] == key
+    rel = np.full(len(key), NONPOOL, dtype=np.int64)
+    if len(q_key_sorted):
+        g = q_rel_sorted[hit_c[found]]
+        rel[found] = np.where(g < 0, UNJUDGED, g)
+
+    qidx = remap[s_qcode]
+    if judged_only:
+        sel = rel >= 0
+        rel = rel[sel]
+        qidx = qidx[sel]
+
+    num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
+    offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(num_ret, out=offsets[1:])
+    rank = np.arange(len(rel), dtype=np.int64) - np.repeat(offsets[:-1], num_ret)
+    num_nonpool = np.bincount(qidx[rel == NONPOOL], minlength=nq).astype(np.int64)
+    num_unjudged = np.bincount(qidx[rel == UNJUDGED], minlength=nq).astype(np.int64)
+
+    # ------------------------------------------------------------ rel levels
+    ev_q = remap[q_qcode]
+    judged = (q_rel >= 0) & (ev_q >= 0)
+    max_grade = int(q_rel[judged].max()) if judged.any() else -1
+    width = max_grade + 1
+    if width > 0:
+        rel_levels = np.bincount(ev_q[judged] * width + q_rel[judged], minlength=nq * width)
+        rel_levels = rel_levels.reshape(nq, width).astype(np.int64)
+        nz = rel_levels > 0
+        num_rel_levels = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)
+    else:
+        rel_levels = np.zeros((nq, 0), dtype=np.int64)
+        num_rel_levels = np.zeros(nq, dtype=np.int64)
+    num_rel, num_rel_ret = _level_counts(rel, qidx, rel_levels, relevance_level, nq)
+
+    return JudgedRanking(
+        run_id=run_id,
+        query_ids=_frozen(np.array([qrels_queries[i] for i in evaluated], dtype=object)),
+        offsets=_frozen(offsets),
+        rel=_frozen(rel),
+        qidx=_frozen(qidx),
+        rank=_frozen(rank),
+        num_ret=_frozen(num_ret),
+        num_rel=num_rel,
+        num_rel_ret=num_rel_ret,
+        num_nonpool=_frozen(num_nonpool),
+        num_unjudged=_frozen(num_unjudged),
+        rel_levels=_frozen(rel_levels),
+        num_rel_levels=_frozen(num_rel_levels),
+        placeholder=_frozen(placeholder_q[evaluated].copy()),
+        relevance_level=relevance_level,
+        complete=bool(complete),
+        judged_only=bool(judged_only),
+        max_docs=None if max_docs is None else int(max_docs),
+        num_qrels_queries=nq_all,
+        num_qrels_positive=num_qrels_positive,
+    )
+
+
+def _rank_order(qcode: np.ndarray, score: np.ndarray, doc: pa.Array) -> np.ndarray:
+    """Indices putting rows in (query, score desc, doc id desc bytes) order."""
+    n = len(qcode)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(qcode, kind="stable")
+    q = qcode[order]
+    s = score[order]
+    same_q = q[1:] == q[:-1]
+    if np.any(same_q & (s[1:] > s[:-1])):
+        # not already in descending score order within queries: full sort
+        order = np.lexsort((-score, qcode))
+        q = qcode[order]
+        s = score[order]
+        same_q = q[1:] == q[:-1]
+    tie = same_q & (s[1:] == s[:-1])
+    if not tie.any():
+        return order
+    # rows belonging to a tie group, reordered by doc id, descending bytes
+    in_group = np.zeros(n, dtype=bool)
+    in_group[1:] |= tie
+    in_group[:-1] |= tie
+    rows = np.nonzero(in_group)[0]
+    # group id: increments where a row does not tie with the previous one
+    starts_group = np.ones(len(rows), dtype=bool)
+    starts_group[1:] = ~(tie[rows[1:] - 1] & (rows[1:] == rows[:-1] + 1))
+    gid = np.cumsum(starts_group)
+    docs = doc.take(pa.array(order[rows]))
+    table = pa.table({"g": pa.array(gid), "d": docs})
+    sub = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
+    order = order.copy()
+    order[rows] = order[rows[sub]]
+    return order
