@@ -151,6 +151,15 @@ def _tidy(per_query) -> pd.DataFrame:
     return frame
 
 
+def _run_order(source, frame: pd.DataFrame) -> list:
+    """Runs in the Evaluation's order when given one, else in order of appearance."""
+    present = _unique(frame["run"])
+    given = getattr(source, "runs", None)
+    if isinstance(given, (list, tuple)) and set(given) >= set(present):
+        return [r for r in given if r in set(present)]
+    return present
+
+
 def _canonical(value: str, aliases: dict, what: str, known: dict) -> str:
     key = str(value).strip().lower()
     if key not in aliases:
@@ -346,7 +355,7 @@ def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
     module's tie tolerance applied.
     """
     frame = _tidy(per_query)
-    runs = _unique(frame["run"])
+    runs = _run_order(per_query, frame)
     _check_baseline(runs, baseline)
     measure = _select_measures(frame, [measure])[0]
     sub = frame.loc[frame["measure"] == measure, ["run", "query_id", "value"]]
@@ -371,7 +380,7 @@ def per_query_differences(per_query, baseline, measure) -> pd.DataFrame:
     from largest to smallest, then by ``query_id``.
     """
     diffs = paired_differences(per_query, baseline, measure)
-    runs = {r: i for i, r in enumerate(_unique(_tidy(per_query)["run"]))}
+    runs = {r: i for i, r in enumerate(_run_order(per_query, _tidy(per_query)))}
     diffs["_order"] = diffs["run"].map(runs)
     diffs = diffs.sort_values(["_order", "delta", "query_id"],
                               ascending=[True, False, True], kind="stable")
@@ -405,7 +414,8 @@ def compare(per_query, baseline, *, measures=None, test: str = "t",
     -------
     DataFrame with the columns of :data:`COLUMNS`: one row per (run, measure),
     runs other than the baseline in input order, measures within each run in
-    the chosen order. ``test`` and ``correction`` hold the canonical codes
+    the chosen order (an Evaluation's ``runs`` order when one is given).
+    ``test`` and ``correction`` hold the canonical codes
     (keys of :data:`TESTS` and :data:`CORRECTIONS`); ``alpha`` and ``ci_level``
     repeat the settings. ``attrs`` records baseline, test, correction, alpha,
     ci, permutations, bootstrap and seed.
@@ -425,7 +435,7 @@ def compare(per_query, baseline, *, measures=None, test: str = "t",
         seed = int(np.random.SeedSequence().entropy % (1 << 63))
     elif int(seed) < 0:
         raise ValueError("seed must not be negative")
-    runs = _unique(frame["run"])
+    runs = _run_order(per_query, frame)
     _check_baseline(runs, baseline)
     chosen = _select_measures(frame, measures)
     others = [r for r in runs if r != baseline]
@@ -507,23 +517,36 @@ def _compare_pair(run, measure, baseline, base, base_present, wide, test, permut
 # ---------------------------------------------------------------- text output
 
 def describe_settings(comparison: pd.DataFrame) -> list[str]:
-    """Sentences stating baseline, test, correction, alpha and interval of a comparison."""
-    def one(col, default=None):
-        vals = _unique(comparison[col]) if col in comparison.columns and len(comparison) else []
-        return vals if vals else ([default] if default is not None else [])
+    """Sentences stating baseline, test, correction, alpha and interval of a comparison.
 
-    baselines = ", ".join(map(str, one("baseline")))
-    tests = ", ".join(_test_description(t, comparison) for t in one("test", ""))
-    corrections = ", ".join(CORRECTIONS.get(c, str(c)) for c in one("correction", ""))
-    alphas = ", ".join(f"{a:g}" for a in one("alpha"))
-    levels = ", ".join(f"{100 * c:g}%" for c in one("ci_level"))
+    Read from the columns, or from ``attrs`` when the frame has no rows.
+    """
+    attrs = {"baseline": "baseline", "test": "test", "correction": "correction",
+             "alpha": "alpha", "ci_level": "ci"}
+
+    def values(col):
+        if col in comparison.columns and len(comparison):
+            return _unique(comparison[col])
+        return [comparison.attrs[attrs[col]]] if attrs[col] in comparison.attrs else []
+
+    baselines = ", ".join(map(str, values("baseline"))) or "n/a"
+    tests = ", ".join(_test_description(t, comparison) for t in values("test")) or "n/a"
+    corrections = ", ".join(CORRECTIONS.get(c, str(c)) for c in values("correction")) or "n/a"
+    alphas = ", ".join(f"{a:g}" for a in values("alpha")) or "n/a"
+    levels = ", ".join(f"{100 * c:g}%" for c in values("ci_level"))
     family = int(comparison["p_value"].notna().sum()) if "p_value" in comparison else 0
     lines = [f"Baseline: {baselines}. Test: {tests} (two-sided). "
              f"Correction: {corrections} over {family} test{'s' if family != 1 else ''}. "
              f"Significance level alpha = {alphas}."]
     if levels:
-        lines.append(f"Interval: bootstrap {levels} confidence interval of the mean difference; "
-                     "effect size d_z = mean(diff) / sd(diff).")
+        draws = []
+        if "bootstrap" in comparison.attrs:
+            draws.append(f"{comparison.attrs['bootstrap']} resamples")
+        if "seed" in comparison.attrs:
+            draws.append(f"seed {comparison.attrs['seed']}")
+        draws = f" ({', '.join(draws)})" if draws else ""
+        lines.append(f"Interval: bootstrap {levels} confidence interval of the mean difference"
+                     f"{draws}; effect size d_z = mean(diff) / sd(diff).")
     return lines
 
 
@@ -570,8 +593,9 @@ def format_comparison(comparison: pd.DataFrame) -> str:
     missing = [c for c in COLUMNS if c not in comparison.columns]
     if missing:
         raise ValueError(f"not a comparison frame: lacks {', '.join(missing)}")
-    corr_codes = "/".join(map(str, _unique(comparison["correction"])))
-    levels = _unique(comparison["ci_level"])
+    corr_codes = "/".join(map(str, _unique(comparison["correction"])
+                              or [comparison.attrs.get("correction", "")]))
+    levels = _unique(comparison["ci_level"]) or [comparison.attrs.get("ci", 0.95)]
     ci_head = f"{100 * levels[0]:g}% CI" if len(levels) == 1 else "CI"
     header = ["measure", "run", "baseline", "mean", "delta", ci_head, "p",
               f"p ({corr_codes or 'corrected'})", "d_z", "W/T/L", "n", "sig"]
@@ -599,7 +623,8 @@ def format_comparison(comparison: pd.DataFrame) -> str:
     out.append("  ".join("-" * w for w in widths))
     out.extend(line(b) for b in body)
     out.append("")
-    alphas = ", ".join(f"{a:g}" for a in _unique(comparison["alpha"]))
+    alphas = ", ".join(f"{a:g}" for a in _unique(comparison["alpha"])
+                       or [comparison.attrs.get("alpha", math.nan)])
     out.append(f"sig: + significantly higher, - significantly lower than the baseline "
                f"(corrected p <= {alphas}); W/T/L: queries where the run wins/ties/loses.")
     unpaired = comparison.loc[(comparison["n_baseline_only"] > 0) | (comparison["n_run_only"] > 0)]

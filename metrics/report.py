@@ -304,8 +304,9 @@ def _per_query_model(frame, digits) -> _Table:
 
 def _comparison_model(frame, digits, lower_is_better) -> _Table:
     lower = set(map(str, lower_is_better))
-    corrections = "/".join(_unique(frame["correction"]))
-    levels = _unique(frame["ci_level"])
+    corrections = "/".join(map(str, _unique(frame["correction"])
+                               or [frame.attrs.get("correction", "")]))
+    levels = _unique(frame["ci_level"]) or [frame.attrs.get("ci", 0.95)]
     ci_head = f"{100 * levels[0]:g}% CI" if len(levels) == 1 else "CI"
     table = _Table(header=["Measure", "Run", "Mean", "Delta", ci_head, "p", f"p ({corrections})",
                            "d_z", "W/T/L", "n"],
