@@ -334,3 +334,48 @@ def test_format_comparison_states_test_alpha_and_correction():
     assert good.endswith("+") and "8/0/0" in good and "+0.4350" in good
     assert bad.endswith("-") and "0/0/8" in bad
     assert text.isascii()
+
+
+# ------------------------------------------------------------------ through metrics.evaluate
+
+def synthetic_collection(n_queries=25, n_docs=40, seed=8):
+    rng = np.random.default_rng(seed)
+    qrels_rows, runs = [], {"base": [], "better": [], "noisy": []}
+    for q in range(n_queries):
+        qid = str(301 + q)
+        grades = rng.choice([0, 0, 0, 1, 2], size=n_docs)
+        for d, g in enumerate(grades):
+            qrels_rows.append((qid, f"d{q}_{d}", int(g)))
+        for run, signal in (("base", 0.6), ("better", 1.5), ("noisy", 0.2)):
+            scores = signal * grades + rng.normal(0, 1, size=n_docs)
+            runs[run] += [(qid, f"d{q}_{d}", float(s)) for d, s in enumerate(scores)]
+    qrels = pd.DataFrame(qrels_rows, columns=["query_id", "doc_id", "relevance"])
+    frames = {}
+    for name, rows in runs.items():
+        frames[name] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+        frames[name].attrs["name"] = name
+    return qrels, frames
+
+
+def test_compare_through_evaluate():
+    from metrics import evaluate
+
+    qrels, runs = synthetic_collection()
+    ev = evaluate(qrels, runs, ["map", "P.10", "recip_rank"])
+    out = compare(ev, "base", test="t", correction="bh", bootstrap=300)
+    assert list(out["run"].unique()) == ["better", "noisy"]
+    assert set(out["measure"]) == {"map", "P_10", "recip_rank"}
+    for _, r in out.iterrows():
+        wide = ev.per_query_wide(r["measure"])
+        assert r["n_queries"] == len(wide) == 25
+        assert r["p_value"] == pytest.approx(
+            stats.ttest_rel(wide[r["run"]], wide["base"]).pvalue, rel=1e-9)
+        assert r["baseline_mean"] == pytest.approx(wide["base"].mean(), rel=1e-12)
+        agg = ev.summary().loc[r["run"], r["measure"]]
+        assert r["mean"] == pytest.approx(agg, rel=1e-12)  # arithmetic-mean measures
+    better = out.set_index(["run", "measure"]).loc[("better", "map")]
+    assert better["delta"] > 0 and better["significant"]
+    np.testing.assert_allclose(out["p_corrected"],
+                               stats.false_discovery_control(out["p_value"]), rtol=1e-12)
+    diffs = per_query_differences(ev, "base", "map")
+    assert len(diffs) == 50 and list(diffs["run"].unique()) == ["better", "noisy"]

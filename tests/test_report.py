@@ -317,3 +317,27 @@ def test_format_and_kind_detection(frames, tmp_path):
         report.to_csv(pd.DataFrame({"a": [1]}))
     with pytest.raises(ValueError, match="needs column"):
         report.to_csv(agg, kind="per_query")
+
+
+def test_exports_of_an_evaluation(tmp_path):
+    from metrics import evaluate
+
+    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2", "3", "3"],
+                          "doc_id": ["a", "b", "c", "a", "d", "e", "f"],
+                          "relevance": [1, 0, 2, 1, 1, 1, 0]})
+    qrels.attrs["path"] = "qrels.test"
+    r1 = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2", "3", "3"],
+                       "doc_id": ["a", "b", "c", "d", "x", "f", "e"],
+                       "score": [3.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0]})
+    r2 = pd.DataFrame({"query_id": ["1", "1", "2", "2", "3", "3"],
+                       "doc_id": ["c", "a", "a", "d", "e", "z"],
+                       "score": [3.0, 2.0, 2.0, 1.0, 2.0, 1.0]})
+    ev = evaluate(qrels, {"first": r1, "second": r2}, ["map", "P.2"])
+    path = report.export(ev, tmp_path / "summary.csv", qrels=qrels)
+    assert "# qrels: qrels.test\n" in header_lines(path)
+    back = pd.read_csv(path, comment="#").set_index("run")
+    summary = ev.summary()
+    np.testing.assert_array_equal(back[summary.columns].to_numpy(), summary.to_numpy())
+    per_query = report.export(ev, tmp_path / "per_query.md", kind="per_query").read_text()
+    assert per_query.count("\n| first |") == 3
+
