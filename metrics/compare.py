@@ -174,7 +174,7 @@ def _unique(values) -> list:
 def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
     present = _unique(frame["measure"])
     if measures is None:
-        return present
+        return [m for m in present if not str(m).startswith("num_")]
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     chosen = [str(m) for m in measures]
@@ -398,7 +398,11 @@ def compare(per_query, baseline, *, measures=None, test: str = "t",
         object with a ``per_query`` attribute such as ``metrics.Evaluation``).
     baseline : label of the baseline run.
     measures : measure names (or objects whose ``str`` is the name) to compare;
-        None for all measures in the frame, in their order there.
+        None for all measures in the frame, in their order there, except
+        trec_eval's counts (names starting with ``num_``: ``num_ret``,
+        ``num_rel_ret``, ...), which describe the runs rather than their
+        effectiveness and would only enlarge the family of tests; name them
+        to compare them.
     test : ``"t"``, ``"wilcoxon"`` or ``"permutation"`` (see the module
         docstring for the exact conventions).
     correction : ``"none"``, ``"bonferroni"``, ``"holm"`` or ``"bh"``; the
@@ -538,6 +542,12 @@ def describe_settings(comparison: pd.DataFrame) -> list[str]:
     lines = [f"Baseline: {baselines}. Test: {tests} (two-sided). "
              f"Correction: {corrections} over {family} test{'s' if family != 1 else ''}. "
              f"Significance level alpha = {alphas}."]
+    if {"n_baseline_only", "n_run_only"} <= set(comparison.columns) and len(comparison):
+        unpaired = comparison["n_baseline_only"] + comparison["n_run_only"]
+        if (unpaired > 0).any():
+            lines.append("Queries are paired on query_id; queries with a value for only one of "
+                         f"the two runs are left out (up to {int(unpaired.max())} per "
+                         "comparison, see n_baseline_only and n_run_only).")
     if levels:
         draws = []
         if "bootstrap" in comparison.attrs:

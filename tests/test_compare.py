@@ -91,6 +91,7 @@ def test_pairing_is_inner_join_on_query_id_and_counts_unpaired_queries():
     assert out["p_value"] == pytest.approx(stats.ttest_rel([0.25, 0.1, 0.9], [0.2, 0.3, 0.4]).pvalue)
     text = format_comparison(compare(tidy(table), "base", bootstrap=0))
     assert "1 queries only in the baseline, 3 only in the run" in text
+    assert "left out (up to 4 per comparison" in text
 
 
 def test_all_zero_differences_give_p_one_for_every_test():
@@ -151,6 +152,14 @@ def test_run_and_measure_order_and_measure_selection():
                                                      ("y", "m3"), ("y", "m1")]
     with pytest.raises(ValueError, match="m9"):
         compare(frame, "base", measures="m9")
+
+
+def test_counts_are_compared_only_when_named():
+    table = random_frame(n_queries=6, runs=("base", "x"), measures=("num_ret", "map", "num_q"))
+    out = compare(tidy(table), "base", bootstrap=0)
+    assert list(out["measure"]) == ["map"]
+    out = compare(tidy(table), "base", measures=["num_ret", "map"], bootstrap=0)
+    assert list(out["measure"]) == ["num_ret", "map"]
 
 
 def test_family_is_every_run_and_measure_pair():

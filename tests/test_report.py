@@ -150,7 +150,7 @@ def test_comparison_markdown(frames):
     assert f"**{strong['mean']:.4f}**\u2020" in text
     assert f"{strong['wins']}/{strong['ties']}/{strong['losses']}" in text
     assert "p (holm)" in text and "95% CI" in text
-    assert "Correction: Holm over 6 tests" in text
+    assert "Correction: Holm over 4 tests" in text
 
 
 def test_summary_latex_booktabs_bold_marks_legend(frames):
@@ -176,7 +176,7 @@ def test_comparison_latex(frames):
     text = report.to_latex(comp)
     assert text.count(r"\textbf{") >= 3  # bold best mean per measure + legend
     assert r"\textsuperscript{\ddag}" in text and r"\textsuperscript{\dag}" in text
-    assert text.count(r"\midrule") == 3  # after the header and between the measures
+    assert text.count(r"\midrule") == 2  # after the header and between the two measures
     assert r"Bootstrap".lower() in text.lower() and "Holm" in text
 
 
@@ -251,7 +251,7 @@ def test_html_report_parses_and_embeds_images(frames, tmp_path):
     wide = report.summary_table(agg)
     assert summary[2][1] == f"{wide.loc['strong_run', 'map']:.4f}\u2020"
     assert "<strong>" in text and "<sup>\u2020</sup>" in text
-    assert len(comparison) == 1 + 3 * 3 and len(per_query) == 1 + 36
+    assert len(comparison) == 1 + 2 * 3 and len(per_query) == 1 + 36
     assert "paired t-test" in text and "Holm" in text and "alpha = 0.05" in text
     assert "Robust &amp; co" in text and "Differences &lt;map&gt;" in text
     (image,) = parser.images
