@@ -1,0 +1,86 @@
+"""``ir-workbench [FILES...]``: open the window (the bundled sample without files).
+
+``ir-workbench --screenshot out.png [FILES...]`` renders the window once every
+file is loaded and evaluated, saves it and exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+APP_NAME = "ir-workbench"
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog=APP_NAME, description="Score IR runs side by side.")
+    parser.add_argument("files", nargs="*", help="qrels, run or ranked-judgment files, or folders of them")
+    parser.add_argument("--screenshot", metavar="PNG", help="save a picture of the window when done, then exit")
+    parser.add_argument("--size", default="1400x900", help="window size for --screenshot (default 1400x900)")
+    parser.add_argument("--query", help="select this query (with --screenshot)")
+    parser.add_argument("--timeout", type=float, default=120.0, help="give up on --screenshot after this many seconds")
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.main_window import MainWindow
+
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setApplicationName(APP_NAME)
+    app.setOrganizationName(APP_NAME)
+    if args.screenshot:
+        # a picture shows the default layout, not the one this user arranged
+        settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, APP_NAME, "screenshot")
+        settings.clear()
+    else:
+        settings = QSettings(APP_NAME, APP_NAME)
+    window = MainWindow(settings=settings)
+    if args.screenshot:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+        window.resize(w, h)
+    window.show()
+    if args.files:
+        window.open_files(args.files)
+    else:
+        window.open_sample()
+
+    status = {"code": 0}
+    if args.screenshot:
+        session = window.session
+        done = {"shot": False}
+
+        def shoot():
+            if done["shot"]:
+                return
+            done["shot"] = True
+            if args.query:
+                session.select_query(args.query)
+            app.processEvents()
+            ok = window.grab().save(args.screenshot)
+            if not ok:
+                print(f"{APP_NAME}: could not write {args.screenshot}", file=sys.stderr)
+                status["code"] = 1
+            window.close()
+            app.quit()
+
+        def on_idle():
+            QTimer.singleShot(300, shoot)
+
+        def on_timeout():
+            print(f"{APP_NAME}: gave up waiting after {args.timeout:g} s", file=sys.stderr)
+            status["code"] = 2
+            shoot()
+
+        session.sigIdle.connect(on_idle)
+        QTimer.singleShot(int(args.timeout * 1000), on_timeout)
+    app.exec()
+    return status["code"]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

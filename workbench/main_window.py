@@ -1,0 +1,436 @@
+"""The main window: docks around the summary table, menus, drops, progress, messages."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QComboBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench import export
+from workbench.panels import FilesPanel, MeasurePanel
+from workbench.plots import NdcgAtKPlot, PrecisionRecallPlot
+from workbench.session import SAMPLE_DIR, Session
+from workbench.tables import PerQueryView, SummaryView
+
+APP_NAME = "ir-workbench"
+MAX_RECENT = 10
+LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
+LAYOUT_VERSION = 1
+
+
+class MessageArea(QFrame):
+    """Non-modal messages above the tables (errors stay until closed)."""
+
+    MAX_LINES = 6
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("messageArea")
+        self.setStyleSheet(
+            "#messageArea { background: #fdecea; border: 1px solid #e6a5a0; border-radius: 3px; }"
+            " QLabel { color: #611a15; }"
+        )
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.clear)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.messages: list[str] = []
+        self.hide()
+
+    def add(self, text: str) -> None:
+        self.messages.append(text)
+        self.messages = self.messages[-self.MAX_LINES:]
+        self.label.setText("\n".join(self.messages))
+        self.show()
+
+    def clear(self) -> None:
+        self.messages = []
+        self.label.clear()
+        self.hide()
+
+    def text(self) -> str:
+        return self.label.text()
+
+
+class MainWindow(QMainWindow):
+    sigExported = Signal(str)
+
+    def __init__(self, session: Session | None = None, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.session = session or Session(self)
+        self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
+        self.setWindowTitle(APP_NAME)
+        icon = os.path.join(os.path.dirname(__file__), "resources", "icon.svg")
+        if os.path.exists(icon):
+            self.setWindowIcon(QIcon(icon))
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+
+        # central: messages + summary table
+        self.messages = MessageArea(self)
+        self.summary = SummaryView(self.session, self)
+        central = QWidget(self)
+        box = QVBoxLayout(central)
+        box.setContentsMargins(4, 4, 4, 0)
+        box.setSpacing(4)
+        box.addWidget(self.messages)
+        box.addWidget(self.summary, 1)
+        self.setCentralWidget(central)
+
+        self.files = FilesPanel(self.session, self)
+        self.measures = MeasurePanel(self.session, self)
+        self.per_query = PerQueryView(self.session, self)
+        self.pr_plot = PrecisionRecallPlot(self.session, self)
+        self.ndcg_plot = NdcgAtKPlot(self.session, self)
+        self.docks: dict[str, QDockWidget] = {}
+        self.add_dock("files", "Files", self.files, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.add_dock("measures", "Measures", self.measures, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.add_dock("perQuery", "Per query", self.per_query, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.add_dock("prCurves", "Precision-recall", self.pr_plot, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.add_dock("ndcgAtK", "NDCG@k", self.ndcg_plot, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.splitDockWidget(self.docks["perQuery"], self.docks["prCurves"], Qt.Orientation.Horizontal)
+        self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Horizontal)
+
+        self._build_status_bar()
+        self._build_menus()
+        self.resize(1400, 900)
+        self._initial_state = self.saveState(LAYOUT_VERSION)  # dock positions for "Reset layout"
+        self._restored = False
+        self._first_show = True
+
+        s = self.session
+        s.sigError.connect(self.messages.add)
+        s.sigMessage.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        s.sigBusyChanged.connect(self._on_busy)
+        s.sigProgress.connect(self._on_progress)
+        s.sigFileLoaded.connect(self._remember_recent)
+        s.sigFilesChanged.connect(self._update_title)
+        s.sigResultsChanged.connect(self._on_results)
+        s.sigQueryChanged.connect(self._on_query)
+        s.sigFileChangedOnDisk.connect(self._on_file_changed_on_disk)
+        self.files.sigOpenRequested.connect(self.open_dialog)
+        self._update_title()
+        self.restore_layout()
+
+    # ------------------------------------------------------------------
+    # structure
+    def add_dock(self, name: str, title: str, widget: QWidget, area) -> QDockWidget:
+        """Add a view as a dock (its layout is saved under ``name``)."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(area, dock)
+        self.docks[name] = dock
+        if hasattr(self, "view_menu"):
+            self.view_menu.insertAction(self._view_sep, dock.toggleViewAction())
+        return dock
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.sample_label = QLabel("", self)
+        self.sample_label.setStyleSheet("QLabel { background: #fff3c4; padding: 1px 6px; border-radius: 3px; }")
+        self.sample_label.hide()
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop loading or evaluating")
+        self.cancel_button.clicked.connect(self.session.cancel)
+        self.cancel_button.hide()
+        bar.addPermanentWidget(self.sample_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        act = file_menu.addAction("&Open…", self.open_dialog)
+        act.setShortcut(QKeySequence.StandardKey.Open)
+        file_menu.addAction("Open &folder…", self.open_folder_dialog)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addAction("Open &sample data", self.open_sample)
+        file_menu.addSeparator()
+        exp = file_menu.addMenu("&Export")
+        exp.addAction("Summary as CSV…", lambda: self._export_dialog("summary"))
+        exp.addAction("Per-query table as CSV…", lambda: self._export_dialog("per_query"))
+        exp.addSeparator()
+        exp.addAction("Precision-recall plot (PNG/SVG)…", lambda: self._export_dialog("pr"))
+        exp.addAction("NDCG@k plot (PNG/SVG)…", lambda: self._export_dialog("ndcg"))
+        file_menu.addSeparator()
+        act = file_menu.addAction("&Quit", self.close)
+        act.setShortcut(QKeySequence.StandardKey.Quit)
+
+        self.view_menu = self.menuBar().addMenu("&View")
+        for dock in self.docks.values():
+            self.view_menu.addAction(dock.toggleViewAction())
+        self._view_sep = self.view_menu.addSeparator()
+        self.view_menu.addAction("Show the mean over queries", lambda: self.session.select_query(None))
+        self.view_menu.addAction("Reset layout", self.reset_layout)
+
+        tools = self.addToolBar("Query")
+        tools.setObjectName("queryToolBar")
+        tools.addWidget(QLabel(" Query: ", self))
+        self.query_box = QComboBox(self)
+        self.query_box.setMinimumContentsLength(12)
+        self.query_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.query_box.setToolTip("Query shown in the plots (or the mean over all queries)")
+        self.query_box.activated.connect(lambda i: self.session.select_query(self.query_box.itemData(i)))
+        tools.addWidget(self.query_box)
+        tools.addAction("Mean", lambda: self.session.select_query(None))
+
+    # ------------------------------------------------------------------
+    # opening files
+    def open_files(self, paths) -> None:
+        self.session.open_files(paths)
+        self._update_title()
+
+    def open_sample(self) -> None:
+        self.session.open_sample()
+        self._update_title()
+
+    def open_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open qrels and runs", self._last_dir())
+        if paths:
+            self.open_files(paths)
+
+    def open_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of qrels and runs", self._last_dir())
+        if path:
+            self.open_files([path])
+
+    def _last_dir(self) -> str:
+        recent = self.recent_files()
+        return os.path.dirname(recent[0]) if recent else os.getcwd()
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.open_files(paths)
+        else:
+            event.ignore()
+
+    # -- recent files ----------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recentFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember_recent(self, path: str) -> None:
+        if os.path.dirname(path) == str(SAMPLE_DIR):
+            return
+        recent = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recentFiles", ([path] + recent)[:MAX_RECENT])
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_files([p]))
+        if recent:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", lambda: self.settings.setValue("recentFiles", []))
+        else:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # -- changes on disk ---------------------------------------------------
+    def _on_file_changed_on_disk(self, path: str, size: int) -> None:
+        if size > LARGE_FILE:
+            answer = QMessageBox.question(
+                self,
+                "File changed",
+                f"{os.path.basename(path)} changed on disk ({size / 2**20:.0f} MiB). Load it again?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        self.statusBar().showMessage(f"{os.path.basename(path)} changed on disk; loading it again", 5000)
+        self.session.reload(path)
+
+    # ------------------------------------------------------------------
+    # session -> window
+    def _update_title(self) -> None:
+        if self.session.is_sample:
+            self.setWindowTitle(f"{APP_NAME} — Sample data")
+            self.sample_label.setText("Sample data (made up, for a first look)")
+            self.sample_label.show()
+        else:
+            q = self.session.workspace.qrels_entry()
+            self.setWindowTitle(f"{APP_NAME} — {q.name}" if q else APP_NAME)
+            self.sample_label.hide()
+
+    def _on_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if busy:
+            self.progress.setRange(0, 0)
+
+    def _on_progress(self, fraction: float, what: str) -> None:
+        if fraction < 0:
+            self.progress.setRange(0, 0)
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(round(fraction * 1000)))
+        self.progress.setFormat(f"{what} %p%")
+        self.progress.setToolTip(what)
+
+    def _on_results(self, results) -> None:
+        self.query_box.clear()
+        self.query_box.addItem("mean over queries", None)
+        if results is not None:
+            for q in results.query_ids:
+                self.query_box.addItem(q, q)
+        self._on_query(self.session.selected_query)
+
+    def _on_query(self, query_id) -> None:
+        i = self.query_box.findData(query_id) if query_id is not None else 0
+        if i >= 0 and i != self.query_box.currentIndex():
+            self.query_box.setCurrentIndex(i)
+
+    # ------------------------------------------------------------------
+    # export
+    def _export_dialog(self, what: str) -> None:
+        if self.session.results is None:
+            self.messages.add("Nothing to export yet: load a qrels file and a run first.")
+            return
+        if what in ("summary", "per_query"):
+            name = "summary.csv" if what == "summary" else f"per_query_{self.per_query.measure_box.currentText()}.csv"
+            filt = "CSV (*.csv)"
+        else:
+            name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
+            filt = "PNG image (*.png);;SVG image (*.svg)"
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export", os.path.join(self._last_dir(), name), filt,
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if path:
+            self.export(what, path)
+
+    def confirm_overwrite(self, path: str) -> bool:
+        answer = QMessageBox.question(
+            self, "Replace file?", f"{path} already exists. Replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def export(self, what: str, path: str) -> bool:
+        """Write an export; an existing file is replaced only after confirmation."""
+        if os.path.exists(path) and not self.confirm_overwrite(path):
+            return False
+        results = self.session.results
+        try:
+            if what == "summary":
+                frame = results.summary.reset_index(names="run")
+                header = export.summary_header(results.request.qrels_name, results.runs, results.measures)
+                export.write_csv(path, frame, header)
+            elif what == "per_query":
+                from workbench import comparison
+
+                measure = self.per_query.measure_box.currentText()
+                baseline = self.session.baseline_label()
+                frame, _ = comparison.per_query_table(
+                    results.per_query[measure], baseline if baseline in results.runs else None
+                )
+                header = export.per_query_header(results.request.qrels_name, results.runs, measure, baseline)
+                export.write_csv(path, frame, header)
+            elif what == "pr":
+                self.pr_plot.export_image(path)
+            elif what == "ndcg":
+                self.ndcg_plot.export_image(path)
+            else:
+                raise ValueError(what)
+        except OSError as exc:
+            self.messages.add(f"Export to {path} failed: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        self.sigExported.emit(path)
+        return True
+
+    # ------------------------------------------------------------------
+    # layout
+    def restore_layout(self) -> None:
+        geometry = self.settings.value("geometry")
+        state = self.settings.value("windowState")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self._restored = self.restoreState(state, LAYOUT_VERSION)
+
+    def _default_sizes(self) -> None:
+        """Left column for files and measures; most of the height for the per-query table and plots."""
+        d = self.docks
+        h = self.height()
+        self.resizeDocks([d["files"]], [330], Qt.Orientation.Horizontal)
+        self.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
+        self.resizeDocks([d["perQuery"]], [int(h * 0.72)], Qt.Orientation.Vertical)
+        w = self.width() - 330
+        self.resizeDocks(
+            [d["perQuery"], d["prCurves"], d["ndcgAtK"]], [int(w * 0.44), int(w * 0.28), int(w * 0.28)],
+            Qt.Orientation.Horizontal,
+        )
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._first_show:
+            self._first_show = False
+            if not self._restored:
+                self._default_sizes()
+
+    def save_layout(self) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState(LAYOUT_VERSION))
+        self.settings.sync()
+
+    def reset_layout(self) -> None:
+        self.restoreState(self._initial_state, LAYOUT_VERSION)
+        for dock in self.docks.values():
+            dock.setFloating(False)
+            dock.show()
+        self._default_sizes()
+
+    def closeEvent(self, event) -> None:
+        self.save_layout()
+        self.session.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,140 @@
+"""One generic read-only table model over a DataFrame, and its sort/filter proxy.
+
+* DisplayRole: numbers rounded for reading (``decimals``), missing values as "–".
+* ``SORT_ROLE``: the raw number (or a given sort key), so 10 sorts after 9;
+  missing values are invalid and sort last.
+* ``RAW_ROLE`` / ToolTipRole: the full-precision value.
+* BackgroundRole / FontRole from a frame of tones (see :mod:`workbench.comparison`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+RAW_ROLE = Qt.ItemDataRole.UserRole + 2
+
+TONE_COLOURS = {
+    "best": QColor(255, 236, 160),
+    "better": QColor(198, 239, 206),
+    "worse": QColor(255, 199, 206),
+}
+
+
+class DataFrameModel(QAbstractTableModel):
+    def __init__(self, parent=None, decimals: int = 4):
+        super().__init__(parent)
+        self.decimals = decimals
+        self._frame = pd.DataFrame()
+        self._columns: list[np.ndarray] = []
+        self._numeric: list[bool] = []
+        self._integer: list[bool] = []
+        self._sort_keys: dict[int, np.ndarray] = {}
+        self._tones: np.ndarray | None = None
+        self._brushes = {k: QBrush(c) for k, c in TONE_COLOURS.items()}
+        self._bold = QFont()
+        self._bold.setBold(True)
+
+    # -- data in --------------------------------------------------------
+    def set_frame(
+        self,
+        frame: pd.DataFrame,
+        tones: pd.DataFrame | None = None,
+        sort_keys: Mapping[str, np.ndarray] | None = None,
+    ) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self._columns, self._numeric = [], []
+        for col in frame.columns:
+            s = frame[col]
+            numeric = pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+            self._numeric.append(numeric)
+            self._columns.append(s.to_numpy(dtype=float) if numeric else s.astype(str).to_numpy(dtype=object))
+        cols = [str(c) for c in frame.columns]
+        self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
+        self._integer = [self._is_count(c) for c in range(len(self._columns))]
+        self._tones = None if tones is None else tones.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self.endResetModel()
+
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    # -- Qt model -------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._frame) and 0 <= c < len(self._columns)):
+            return None
+        value = self._columns[c][r]
+        numeric = self._numeric[c]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if numeric:
+                if math.isnan(value):
+                    return "–"
+                if self._integer[c]:
+                    return str(int(value))
+                return f"{value:.{self.decimals}f}"
+            return value
+        if role == SORT_ROLE:
+            if c in self._sort_keys:
+                return int(self._sort_keys[c][r])
+            if numeric:
+                return None if math.isnan(value) else float(value)
+            return value
+        if role == RAW_ROLE:
+            if numeric:
+                return None if math.isnan(value) else float(value)
+            return value
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if numeric and not math.isnan(value):
+                return repr(float(value))
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if numeric:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and self._tones is not None:
+            return self._brushes.get(self._tones[r, c])
+        if role == Qt.ItemDataRole.FontRole and self._tones is not None:
+            return self._bold if self._tones[r, c] == "best" else None
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            if 0 <= section < len(self._frame.columns):
+                return str(self._frame.columns[section])
+            return None
+        return str(section + 1)
+
+    def _is_count(self, c: int) -> bool:
+        """A column of whole numbers named like trec_eval's counts (num_rel...) shows no decimals."""
+        if not self._numeric[c] or not str(self._frame.columns[c]).startswith("num_"):
+            return False
+        col = self._columns[c]
+        finite = col[np.isfinite(col)]
+        return bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
+
+
+class DataFrameProxy(QSortFilterProxyModel):
+    """Sorts on ``SORT_ROLE``; filters rows whose ``filter_column`` contains the filter text."""
+
+    def __init__(self, parent=None, filter_column: int = 0):
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterKeyColumn(filter_column)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)

@@ -1,0 +1,207 @@
+"""The summary table (runs x measures) and the per-query table views."""
+
+from __future__ import annotations
+
+import pandas as pd
+from PySide6.QtCore import QItemSelectionModel, QRegularExpression, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench import comparison
+from workbench.qtable import DataFrameModel, DataFrameProxy
+
+
+def _make_table(parent) -> QTableView:
+    view = QTableView(parent)
+    view.setSortingEnabled(True)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setAlternatingRowColors(True)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.horizontalHeader().setStretchLastSection(False)
+    view.horizontalHeader().setHighlightSections(False)
+    return view
+
+
+class SummaryView(QWidget):
+    """Runs x measures; the best value of every measure is highlighted.
+
+    Clicking a cell makes its measure the one shown per query.
+    """
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.model = DataFrameModel(self)
+        self.proxy = DataFrameProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = _make_table(self)
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.placeholder = QLabel("Load a qrels file and one or more runs (drop them on the window).", self)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setEnabled(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.view)
+        layout.addWidget(self.placeholder)
+        self.view.clicked.connect(self._on_clicked)
+        session.sigResultsChanged.connect(self.on_results)
+        self.on_results(session.results)
+
+    def on_results(self, results) -> None:
+        if results is None:
+            self.model.set_frame(pd.DataFrame())
+            self.view.hide()
+            self.placeholder.show()
+            return
+        frame, tones = comparison.summary_table(results.summary)
+        order = {r: i for i, r in enumerate(results.runs)}
+        self.model.set_frame(frame, tones, sort_keys={"run": frame["run"].map(order).to_numpy()})
+        self.placeholder.hide()
+        self.view.show()
+        self.view.resizeColumnsToContents()
+
+    def _on_clicked(self, index) -> None:
+        name = str(self.model.headerData(self.proxy.mapToSource(index).column(), Qt.Orientation.Horizontal))
+        if name != "run":
+            self.session.set_focus_measure(name)
+
+
+class PerQueryView(QWidget):
+    """One row per query: the chosen measure for every run and the difference to the baseline."""
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.model = DataFrameModel(self)
+        self.proxy = DataFrameProxy(self, filter_column=0)
+        self.proxy.setSourceModel(self.model)
+        self.measure_box = QComboBox(self)
+        self.measure_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.measure_box.setToolTip("Measure shown per query")
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setPlaceholderText("Filter query ids…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.baseline_label = QLabel(self)
+        self.baseline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.baseline_label.setMinimumWidth(60)
+        self.view = _make_table(self)
+        self.view.setModel(self.proxy)
+        self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(QLabel("Measure:", self))
+        bar.addWidget(self.measure_box)
+        bar.addWidget(self.filter_edit, 2)
+        bar.addWidget(self.baseline_label, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.view)
+
+        self.measure_box.currentTextChanged.connect(self._on_measure_chosen)
+        self.filter_edit.textChanged.connect(self._on_filter)
+        self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
+        session.sigResultsChanged.connect(self.on_results)
+        session.sigBaselineChanged.connect(lambda _: self.rebuild())
+        session.sigFocusMeasureChanged.connect(self._on_focus_measure)
+        session.sigQueryChanged.connect(self.on_query)
+        self.on_results(session.results)
+
+    # -- session -> view ------------------------------------------------
+    def on_results(self, results) -> None:
+        self.measure_box.blockSignals(True)
+        self.measure_box.clear()
+        if results is not None:
+            self.measure_box.addItems(results.measures)
+            if self.session.focus_measure in results.measures:
+                self.measure_box.setCurrentText(self.session.focus_measure)
+        self.measure_box.blockSignals(False)
+        self.rebuild()
+
+    def _on_focus_measure(self, name: str) -> None:
+        if self.measure_box.currentText() != name and self.measure_box.findText(name) >= 0:
+            self.measure_box.blockSignals(True)
+            self.measure_box.setCurrentText(name)
+            self.measure_box.blockSignals(False)
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        results = self.session.results
+        measure = self.measure_box.currentText()
+        if results is None or measure not in results.per_query:
+            self.model.set_frame(pd.DataFrame())
+            self.baseline_label.setText("")
+            return
+        baseline = self.session.baseline_label()
+        wide = results.per_query[measure]
+        frame, tones = comparison.per_query_table(wide, baseline if baseline in wide.columns else None)
+        header = self.view.horizontalHeader()
+        sort_col, sort_order = header.sortIndicatorSection(), header.sortIndicatorOrder()
+        self.model.set_frame(frame, tones, sort_keys={"query_id": comparison.query_rank(frame["query_id"])})
+        if 0 <= sort_col < len(frame.columns):
+            self.proxy.sort(sort_col, sort_order)
+        self.baseline_label.setText(f"Baseline: {baseline}" if baseline else "")
+        self.view.resizeColumnsToContents()
+        self.on_query(self.session.selected_query)
+
+    def on_query(self, query_id) -> None:
+        sel = self.view.selectionModel()
+        current = self._current_query()
+        if query_id == current:
+            return
+        sel.blockSignals(True)
+        try:
+            if query_id is None:
+                self.view.clearSelection()
+                sel.setCurrentIndex(self.proxy.index(-1, -1), QItemSelectionModel.SelectionFlag.NoUpdate)
+                return
+            rows = self.model.frame().index[self.model.frame()["query_id"] == query_id] if len(self.model.frame()) else []
+            if len(rows) == 0:
+                self.view.clearSelection()
+                return
+            index = self.proxy.mapFromSource(self.model.index(int(rows[0]), 0))
+            if index.isValid():
+                sel.setCurrentIndex(
+                    index,
+                    QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows,
+                )
+                self.view.scrollTo(index)
+        finally:
+            sel.blockSignals(False)
+            self.view.viewport().update()
+
+    # -- view -> session ------------------------------------------------
+    def _current_query(self):
+        index = self.view.selectionModel().currentIndex()
+        if not index.isValid() or not self.view.selectionModel().isRowSelected(index.row(), index.parent()):
+            return None
+        return self.proxy.index(index.row(), 0).data()
+
+    def _on_current_row(self, current, previous) -> None:
+        if current.isValid():
+            self.session.select_query(self.proxy.index(current.row(), 0).data())
+
+    def _on_measure_chosen(self, name: str) -> None:
+        if name:
+            self.session.set_focus_measure(name)
+
+    def _on_filter(self, text: str) -> None:
+        self.proxy.setFilterRegularExpression(
+            QRegularExpression(QRegularExpression.escape(text), QRegularExpression.PatternOption.CaseInsensitiveOption)
+        )

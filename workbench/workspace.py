@@ -1,0 +1,245 @@
+"""What the window has loaded: files, their kinds, run labels, order and baseline.
+
+Plain Python (no Qt): :class:`workbench.session.Session` wraps one Workspace and
+announces its changes with signals.
+
+Rules
+-----
+* One entry per file path.  A file is a ``"qrels"``, ``"run"`` or ``"ranked"``
+  (ranked judgments: a run whose lines carry their own judgments) file.
+* One qrels file is in use at a time: a qrels file that loads successfully
+  replaces the previous one.  Without a qrels file, the judgments of all ranked
+  files are used together.
+* Every run (and ranked file) has a label, unique among the runs; it defaults to
+  the run tag, or to the file name when the tag is already taken.
+* The baseline is one of the runs; by default the first one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+KINDS = ("qrels", "run", "ranked")
+RUN_KINDS = ("run", "ranked")
+
+
+@dataclass(eq=False)
+class FileEntry:
+    """One loaded (or loading, or failed) file."""
+
+    path: str
+    kind: str | None = None          # detected or chosen kind; None while unknown
+    forced_kind: str | None = None   # set when the user corrected the detected kind
+    label: str = ""                  # display name of a run
+    status: str = "loading"          # "loading" | "ok" | "error"
+    error: str | None = None
+    run: pd.DataFrame | None = None
+    qrels: pd.DataFrame | None = None
+    generation: int = 0              # bumped whenever a new load of this file starts
+    size: int = 0
+    mtime: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    @property
+    def is_run(self) -> bool:
+        return self.status == "ok" and self.kind in RUN_KINDS and self.run is not None
+
+
+@dataclass
+class Workspace:
+    entries: list[FileEntry] = field(default_factory=list)
+    baseline_path: str | None = None
+
+    # -- lookup ---------------------------------------------------------
+    def entry(self, path: str) -> FileEntry | None:
+        path = normalize(path)
+        for e in self.entries:
+            if e.path == path:
+                return e
+        return None
+
+    def entry_by_label(self, label: str) -> FileEntry | None:
+        for e in self.run_entries():
+            if e.label == label:
+                return e
+        return None
+
+    def run_entries(self) -> list[FileEntry]:
+        return [e for e in self.entries if e.is_run]
+
+    def qrels_entry(self) -> FileEntry | None:
+        for e in self.entries:
+            if e.status == "ok" and e.kind == "qrels" and e.qrels is not None:
+                return e
+        return None
+
+    # -- changes --------------------------------------------------------
+    def begin_load(self, path: str, kind: str | None = None) -> FileEntry:
+        """Register a load of ``path`` (new or again); returns its entry with a new generation."""
+        path = normalize(path)
+        e = self.entry(path)
+        if e is None:
+            e = FileEntry(path=path)
+            self.entries.append(e)
+        if kind is not None:
+            e.forced_kind = kind
+        e.generation += 1
+        if e.status != "ok":
+            e.status = "loading"
+            e.error = None
+        try:
+            st = os.stat(path)
+            e.size, e.mtime = st.st_size, st.st_mtime
+        except OSError:
+            pass
+        return e
+
+    def finish_load(self, path: str, generation: int, kind: str, run, qrels) -> FileEntry | None:
+        """Store a successful load; returns None if a newer load of the file superseded it."""
+        e = self.entry(path)
+        if e is None or e.generation != generation:
+            return None
+        was_run = e.is_run
+        e.kind, e.run, e.qrels = kind, run, qrels
+        e.status, e.error = "ok", None
+        if kind == "qrels":
+            e.run = None
+            # one qrels file in use: this one replaces the others
+            self.entries = [x for x in self.entries if x is e or not (x.kind == "qrels" and x.status == "ok")]
+        else:
+            if kind == "run":
+                e.qrels = None
+            if not was_run or not e.label:
+                tag = None if run is None else run.attrs.get("name")
+                e.label = self._unique_label(tag or Path(e.path).stem, exclude=e)
+        if self.baseline_path is None or self.entry(self.baseline_path) is None or not self.entry(self.baseline_path).is_run:
+            runs = self.run_entries()
+            self.baseline_path = runs[0].path if runs else None
+        return e
+
+    def fail_load(self, path: str, generation: int, message: str) -> FileEntry | None:
+        """Record a failed load.  A file that was loaded before keeps its data."""
+        e = self.entry(path)
+        if e is None or e.generation != generation:
+            return None
+        if e.status == "ok":
+            e.error = message  # keep the earlier data in use
+        else:
+            e.status, e.error = "error", message
+        return e
+
+    def cancel_load(self, path: str, generation: int) -> FileEntry | None:
+        """Forget a cancelled load: a new file disappears, a loaded one keeps its data."""
+        e = self.entry(path)
+        if e is None or e.generation != generation:
+            return None
+        if e.status == "loading":
+            self.entries.remove(e)
+        return e
+
+    def remove(self, path: str) -> None:
+        e = self.entry(path)
+        if e is not None:
+            self.entries.remove(e)
+            if self.baseline_path == e.path:
+                runs = self.run_entries()
+                self.baseline_path = runs[0].path if runs else None
+
+    def rename(self, path: str, label: str) -> str:
+        """Give a run a new label (made unique); returns the label used."""
+        e = self.entry(path)
+        if e is None:
+            raise KeyError(path)
+        label = label.strip()
+        if not label:
+            return e.label
+        e.label = self._unique_label(label, exclude=e)
+        return e.label
+
+    def move(self, path: str, delta: int) -> bool:
+        """Move a file ``delta`` places among the entries (runs keep their relative order)."""
+        e = self.entry(path)
+        if e is None:
+            return False
+        i = self.entries.index(e)
+        j = max(0, min(len(self.entries) - 1, i + delta))
+        if i == j:
+            return False
+        self.entries.insert(j, self.entries.pop(i))
+        return True
+
+    def set_baseline(self, path: str | None) -> None:
+        if path is not None:
+            e = self.entry(path)
+            if e is None or not e.is_run:
+                raise KeyError(path)
+            path = e.path
+        self.baseline_path = path
+
+    # -- what the evaluation needs --------------------------------------
+    def baseline_label(self) -> str | None:
+        e = self.entry(self.baseline_path) if self.baseline_path else None
+        return e.label if e is not None and e.is_run else None
+
+    def runs(self) -> dict[str, pd.DataFrame]:
+        """Runs in display order, keyed by label."""
+        return {e.label: e.run for e in self.run_entries()}
+
+    def qrels(self) -> pd.DataFrame | None:
+        q = self.qrels_entry()
+        if q is not None:
+            return q.qrels
+        parts = [e.qrels for e in self.run_entries() if e.kind == "ranked" and e.qrels is not None]
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        merged = pd.concat(parts, ignore_index=True)
+        return merged.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
+
+    def qrels_name(self) -> str | None:
+        q = self.qrels_entry()
+        if q is not None:
+            return q.path
+        ranked = [e.path for e in self.run_entries() if e.kind == "ranked"]
+        return " + ".join(ranked) if ranked else None
+
+    def loading(self) -> list[FileEntry]:
+        return [e for e in self.entries if e.status == "loading"]
+
+    # -- helpers --------------------------------------------------------
+    def _unique_label(self, label: str, exclude: FileEntry | None = None) -> str:
+        taken = {e.label for e in self.entries if e is not exclude and e.label}
+        if label not in taken:
+            return label
+        n = 2
+        while f"{label} ({n})" in taken:
+            n += 1
+        return f"{label} ({n})"
+
+
+def normalize(path: str | os.PathLike) -> str:
+    return os.path.abspath(os.fspath(path))
+
+
+def expand_paths(paths) -> list[str]:
+    """Files named by ``paths``; a folder stands for the visible files inside it (sorted, not recursive)."""
+    out: list[str] = []
+    for p in paths:
+        p = normalize(p)
+        if os.path.isdir(p):
+            for name in sorted(os.listdir(p)):
+                full = os.path.join(p, name)
+                if not name.startswith(".") and os.path.isfile(full):
+                    out.append(full)
+        else:
+            out.append(p)
+    seen: set[str] = set()
+    return [p for p in out if not (p in seen or seen.add(p))]
