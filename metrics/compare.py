@@ -539,8 +539,12 @@ def describe_settings(comparison: pd.DataFrame) -> list[str]:
     alphas = ", ".join(f"{a:g}" for a in values("alpha")) or "n/a"
     levels = ", ".join(f"{100 * c:g}%" for c in values("ci_level"))
     family = int(comparison["p_value"].notna().sum()) if "p_value" in comparison else 0
-    lines = [f"Baseline: {baselines}. Test: {tests} (two-sided). "
-             f"Correction: {corrections} over {family} test{'s' if family != 1 else ''}. "
+    plural = "s" if family != 1 else ""
+    if values("correction") == ["none"]:
+        correction_text = f"No correction for multiple testing ({family} test{plural})."
+    else:
+        correction_text = f"Correction: {corrections} over {family} test{plural}."
+    lines = [f"Baseline: {baselines}. Test: {tests} (two-sided). {correction_text} "
              f"Significance level alpha = {alphas}."]
     if {"n_baseline_only", "n_run_only"} <= set(comparison.columns) and len(comparison):
         unpaired = comparison["n_baseline_only"] + comparison["n_run_only"]
