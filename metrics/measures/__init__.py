@@ -7,7 +7,7 @@ where they are written; importing this package registers them all.
 from .registry import (  # noqa: F401
     FAMILIES, NICKNAMES, Family, Measure, family_of, measure, parse_measures, syntax,
 )
-from . import counts, interpolated, judgments, precision, sets  # noqa: F401  (registration)
+from . import counts, gains, interpolated, judgments, precision, sets  # noqa: F401  (registration)
 
 # trec_eval 10.0's measure sets (measures.c)
 NICKNAMES["official"] = (

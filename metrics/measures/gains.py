@@ -1,0 +1,357 @@
+"""Graded (gain-based) measures: ndcg, dcg, ideal_dcg, ndcg_rel, Rndcg,
+ndcg_cut, binG, G, rbp, rbp_resid.
+
+Gains: by default a judged document's gain is its grade; ``name=value``
+parameters (``ndcg.1=3,2=9``) override the gain of single grades (grades may
+be negative, so ``-1=...`` gives documents outside the qrels a gain).
+Unjudged documents otherwise gain 0.  Ranks are 1-based in the formulas:
+the discount of rank i is log2(i + 1).
+
+The ideal ranking lists the judged documents of the query (retrieved or
+not) by decreasing gain, the grades ordered as trec_eval's ``setup_gains``
+orders them, and stops at the first grade whose gain is not positive.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._kernels import at_depth, cutoff_matrix, segment_count, segment_cumsum, segment_total
+from .registry import LongCutoffs, ParamPairs, measure
+
+_CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+def _log2_of(values: np.ndarray) -> np.ndarray:
+    """log2 through the C library (as trec_eval), element by element."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.fromiter(map(math.log2, v.tolist()), dtype=np.float64, count=len(v))
+
+
+def _discounts(n: int) -> np.ndarray:
+    """log2(i + 2) for 0-based ranks i < n."""
+    return _log2_of(np.arange(2, n + 2, dtype=np.float64))
+
+
+def _valid_int(name: str) -> bool:
+    s = name[1:] if name[:1] in "+-" else name
+    return bool(s) and s.isdigit()
+
+
+def _gain_pairs(params) -> list[tuple[int, float]]:
+    """Integer-named pairs; a grade named twice keeps its first gain."""
+    out, seen = [], set()
+    for k, v in params:
+        if _valid_int(k) and int(k) not in seen:
+            seen.add(int(k))
+            out.append((int(k), float(v)))
+    return out
+
+
+def _cmp_gain(a, b) -> int:
+    # trec_eval's comparator: (int)(gain1 - gain2), truncated toward zero
+    return int(a[1] - b[1])
+
+
+def _msort(items: list) -> list:
+    """glibc's qsort for small arrays: top-down merge sort (stable)."""
+    if len(items) <= 1:
+        return list(items)
+    n1 = len(items) // 2
+    left, right = _msort(items[:n1]), _msort(items[n1:])
+    out = []
+    i = j = 0
+    while i < len(left) and j < len(right):
+        if _cmp_gain(left[i], right[j]) <= 0:
+            out.append(left[i])
+            i += 1
+        else:
+            out.append(right[j])
+            j += 1
+    return out + left[i:] + right[j:]
+
+
+def _gain_table(pairs, num_levels: int) -> list[tuple[int, float]]:
+    """(grade, gain) sorted as trec_eval's setup_gains for a query whose
+    highest judged grade is num_levels - 1."""
+    entries = list(pairs)
+    names = {lvl for lvl, _ in pairs}
+    entries += [(i, float(i)) for i in range(num_levels) if i not in names]
+    return _msort(entries)
+
+
+def _rank_gains(r, pairs) -> np.ndarray:
+    """Gain of the document at every rank."""
+    rel = r.rel
+    gains = np.where(rel >= 0, rel, 0).astype(np.float64)
+    for lvl, g in pairs:
+        gains[rel == lvl] = g
+    return gains
+
+
+def _ideal(r, pairs):
+    """Ideal gain sequence per query: (flat gains, offsets)."""
+    nq = r.n_queries
+    levels = r.rel_levels
+    chunks_q, chunks_g, chunks_c = [], [], []
+    for L in np.unique(r.num_rel_levels):
+        qs = np.nonzero(r.num_rel_levels == L)[0]
+        table = _gain_table(pairs, int(L))
+        if not table or table[-1][1] <= 0.0:
+            continue
+        table = table[::-1]  # traversal order: highest first
+        lv = np.array([t[0] for t in table], dtype=np.int64)
+        gv = np.array([t[1] for t in table], dtype=np.float64)
+        ok = (lv >= 0) & (lv < levels.shape[1])
+        counts = np.zeros((len(qs), len(table)), dtype=np.int64)
+        counts[:, ok] = levels[qs][:, lv[ok]]
+        stop = (counts > 0) & (gv <= 0.0)[None, :]
+        stop = np.cumsum(stop, axis=1) > 0
+        counts = np.where(stop, 0, counts)
+        chunks_q.append(np.repeat(qs, len(table)))
+        chunks_g.append(np.tile(gv, len(qs)))
+        chunks_c.append(counts.ravel())
+    if not chunks_q:
+        return np.zeros(0), np.zeros(nq + 1, dtype=np.int64)
+    q = np.concatenate(chunks_q)
+    g = np.concatenate(chunks_g)
+    c = np.concatenate(chunks_c)
+    order = np.argsort(q, kind="stable")
+    q, g, c = q[order], g[order], c[order]
+    flat = np.repeat(g, c)
+    K = np.bincount(q, weights=c, minlength=nq).astype(np.int64)
+    offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(K, out=offsets[1:])
+    return flat, offsets
+
+
+def _ideal_rank(offsets):
+    K = np.diff(offsets)
+    return np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], K)
+
+
+def _dcg_prefix(r, gains):
+    disc = _discounts(int(r.num_ret.max()) if r.n_queries and len(r.rel) else 0)
+    contrib = np.where(gains != 0, gains / disc[r.rank] if len(r.rel) else gains, 0.0)
+    return segment_cumsum(contrib, r.offsets)
+
+
+def _idcg_prefix(flat, offsets):
+    K = np.diff(offsets)
+    disc = _discounts(int(K.max()) if len(K) else 0)
+    j = _ideal_rank(offsets)
+    return segment_cumsum(flat / disc[j] if len(flat) else flat, offsets)
+
+
+def _dcg_parts(r, params):
+    pairs = _gain_pairs(params)
+    gains = _rank_gains(r, pairs)
+    dcg = segment_total(_dcg_prefix(r, gains), r.offsets)
+    flat, ioff = _ideal(r, pairs)
+    idcg = segment_total(_idcg_prefix(flat, ioff), ioff)
+    return dcg, idcg
+
+
+@measure("dcg", params=ParamPairs(), order=21)
+def dcg(r, params):
+    """Discounted cumulative gain over the whole ranking: sum of gain /
+    log2(rank + 1)."""
+    return _dcg_parts(r, params)[0]
+
+
+@measure("ideal_dcg", params=ParamPairs(), order=22)
+def ideal_dcg(r, params):
+    """DCG of the ideal ranking of all judged documents of the query."""
+    return _dcg_parts(r, params)[1]
+
+
+@measure("ndcg", params=ParamPairs(), order=23)
+def ndcg(r, params):
+    """DCG of the whole ranking divided by the DCG of the ideal ranking of
+    all judged docs (not cut at num_ret); 0 when the ideal DCG is 0."""
+    d, i = _dcg_parts(r, params)
+    return np.where(i > 0, d / np.where(i > 0, i, 1.0), 0.0)
+
+
+@measure("ndcg_rel", params=ParamPairs(), order=24)
+def ndcg_rel(r, params):
+    """nDCG averaged over the relevant documents (positive ideal gain): at
+    each retrieved doc with positive gain, DCG so far / ideal DCG at the same
+    depth; each relevant doc not retrieved scores final DCG / ideal DCG.
+    Sum divided by the number of positive-gain judged docs; 0 when not
+    positive."""
+    pairs = _gain_pairs(params)
+    gains = _rank_gains(r, pairs)
+    dprefix = _dcg_prefix(r, gains)
+    flat, ioff = _ideal(r, pairs)
+    iprefix = _idcg_prefix(flat, ioff)
+    K = np.diff(ioff)
+    # ideal DCG at the depth of each rank (capped at K)
+    depth = np.minimum(r.rank + 1, K[r.qidx])
+    ipos = np.where(depth > 0, ioff[:-1][r.qidx] + depth - 1, 0)
+    ideal_here = np.where(depth > 0, iprefix[ipos] if len(iprefix) else 0.0, 0.0)
+    pos = gains > 0
+    ratio = np.where(pos, dprefix / ideal_here, 0.0)
+    s = segment_total(segment_cumsum(ratio, r.offsets), r.offsets)
+    nrg = np.bincount(r.qidx[pos], minlength=r.n_queries)
+    dtot = segment_total(dprefix, r.offsets)
+    itot = segment_total(iprefix, ioff)
+    s = s + ((K - nrg).astype(np.float64) * dtot) / itot
+    return np.where(s > 0.0, s / np.where(K > 0, K, 1), 0.0)
+
+
+@measure("Rndcg", params=ParamPairs(), order=25)
+def rndcg(r, params):
+    """nDCG averaged over the R-level points: the depths where the ideal gain
+    changes value (the last one is the number of positive-gain judged docs,
+    K), nDCG at each such depth (DCG over the retrieved docs within it), plus
+    nDCG of the whole ranking when num_ret >= K + 2.  0 without relevant
+    docs."""
+    pairs = _gain_pairs(params)
+    gains = _rank_gains(r, pairs)
+    dprefix = _dcg_prefix(r, gains)
+    flat, ioff = _ideal(r, pairs)
+    iprefix = _idcg_prefix(flat, ioff)
+    K = np.diff(ioff)
+    nq = r.n_queries
+    j = _ideal_rank(ioff)
+    qj = np.repeat(np.arange(nq), K)
+    # change point at ideal depth c (1 <= c <= K): gain at c differs from c-1,
+    # or c == K.  Point at depth c sits on ideal position c - 1.
+    nxt = np.ones(len(flat), dtype=bool)
+    if len(flat):
+        nxt[:-1] = flat[1:] != flat[:-1]
+    last = j == K[qj] - 1
+    is_point = np.where(last, True, nxt)
+    pts = np.nonzero(is_point)[0]
+    pq = qj[pts]
+    depth = j[pts] + 1
+    rd = np.minimum(depth, r.num_ret[pq])
+    rpos = np.where(rd > 0, r.offsets[:-1][pq] + rd - 1, 0)
+    dvals = np.where(rd > 0, dprefix[rpos] if len(dprefix) else 0.0, 0.0)
+    vals = dvals / iprefix[pts]
+    poff = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pq, minlength=nq), out=poff[1:])
+    s = segment_total(segment_cumsum(vals, poff), poff)
+    n = np.diff(poff).astype(np.float64)
+    dtot = segment_total(dprefix, r.offsets)
+    itot = segment_total(iprefix, ioff)
+    extra = (r.num_ret >= K + 2) & (itot > 0)
+    s = np.where(extra, s + dtot / np.where(itot > 0, itot, 1.0), s)
+    n = n + extra
+    return np.where(r.num_rel > 0, s / n, 0.0)
+
+
+@measure("ndcg_cut", params=LongCutoffs(*_CUTS), order=26)
+def ndcg_cut(r, cutoffs):
+    """nDCG at cutoff k: DCG of the top k (gain = grade, positive grades
+    only) divided by the DCG of the top k of the ideal ranking of all judged
+    docs; 0 when that ideal DCG is 0.  Gains are the grades (no parameters)."""
+    gains = np.where(r.rel > 0, r.rel, 0).astype(np.float64)
+    dprefix = _dcg_prefix(r, gains)
+    flat, ioff = _ideal(r, [])
+    iprefix = _idcg_prefix(flat, ioff)
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    d = at_depth(dprefix, r.offsets, k, 0.0)
+    i = at_depth(iprefix, ioff, k, 0.0)
+    return np.where(i > 0, d / np.where(i > 0, i, 1.0), d)
+
+
+@measure("binG", order=19)
+def bin_g(r):
+    """Binary G: for each retrieved relevant doc, 1 / log2(2 + non-relevant
+    docs above it); summed and divided by num_rel.  0 if no relevant doc is
+    retrieved."""
+    isrel = r.isrel()
+    nonrel_before = (r.rank - (segment_count(isrel, r.offsets) - 1))
+    arg = np.where(isrel, 2 + nonrel_before, 2)
+    table = _discounts(int(arg.max()) if len(arg) else 0)  # log2(i + 2)
+    term = np.where(isrel, 1.0 / table[arg - 2] if len(arg) else 0.0, 0.0)
+    total = segment_total(segment_cumsum(term, r.offsets), r.offsets)
+    return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
+
+
+@measure("G", params=ParamPairs(), order=20)
+def g_measure(r, params):
+    """Normalized gain G: each retrieved doc with gain g at rank i adds
+    g / log2(2 + cost(i) - gain(i)), where gain(i) sums the gains of ranks
+    1..i and cost(i) sums max(ideal gain, 1) over ideal ranks 1..i (1 past
+    the ideal ranking); the sum is divided by the total ideal gain (0 when
+    that is 0)."""
+    pairs = _gain_pairs(params)
+    gains = _rank_gains(r, pairs)
+    flat, ioff = _ideal(r, pairs)
+    K = np.diff(ioff)
+    within = r.rank < K[r.qidx]
+    ipos = np.where(within, ioff[:-1][r.qidx] + r.rank, 0)
+    ig = np.where(within, flat[ipos] if len(flat) else 0.0, 0.0)
+    cost = np.where(within & (ig >= 1.0), ig, 1.0)
+    sum_cost = segment_cumsum(cost, r.offsets)
+    sum_res = segment_cumsum(gains, r.offsets)
+    nz = gains != 0
+    term = np.zeros(len(gains))
+    term[nz] = gains[nz] / _log2_of((2 + sum_cost[nz]) - sum_res[nz])
+    total = segment_total(segment_cumsum(term, r.offsets), r.offsets)
+    ideal = segment_total(segment_cumsum(flat, ioff), ioff)
+    return np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _persistence(params) -> float:
+    p = 0.9
+    for k, v in params:
+        if k == "p":
+            p = float(v)
+    return p
+
+
+def _powers(p: float, n: int) -> np.ndarray:
+    """p**i for i < n + 1 by repeated multiplication, as trec_eval does."""
+    a = np.full(n + 1, p)
+    a[0] = 1.0
+    return np.cumprod(a)
+
+
+@measure("rbp", params=ParamPairs(), order=54)
+def rbp(r, params):
+    """Rank-biased precision (Moffat & Zobel): (1 - p) * sum of gain * p^(rank-1),
+    persistence p = 0.9 unless given (``rbp.p=0.8``).  Gains are the grades
+    (or the given ``grade=gain`` pairs) rescaled to [0, 1] by min-max over
+    the grades of the query when any lies outside [0, 1]."""
+    p = _persistence(params)
+    pairs = _gain_pairs(params)
+    gains = _rank_gains(r, pairs)
+    # min-max rescaling over the query's gain table (its grades 0..L-1 and
+    # the given pairs)
+    lo = np.zeros(r.n_queries)
+    hi = np.zeros(r.n_queries)
+    for L in np.unique(r.num_rel_levels):
+        qs = r.num_rel_levels == L
+        table = [g for _, g in _gain_table(pairs, int(L))]
+        lo[qs] = min(table + [0.0])
+        hi[qs] = max(table + [0.0])
+    qlo, qhi = lo[r.qidx], hi[r.qidx]
+    scale = (qlo < 0) | (qhi > 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gains = np.where(scale, (gains - qlo) / (qhi - qlo), gains)
+    pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
+    contrib = np.where(gains != 0, gains * pw[r.rank], 0.0)
+    total = segment_total(segment_cumsum(contrib, r.offsets), r.offsets)
+    return (1.0 - p) * total
+
+
+@measure("rbp_resid", params=ParamPairs(), order=55)
+def rbp_resid(r, params):
+    """RBP residual: the most RBP could grow if every unjudged retrieved doc
+    (not in the qrels, or negative grade) had gain 1, plus the tail beyond
+    the ranking: p^num_ret + (1 - p) * sum over unjudged ranks of p^(rank-1).
+    0 when no retrieved doc is unjudged, and for a -c placeholder query."""
+    p = _persistence(params)
+    pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
+    unj = r.rel < 0
+    contrib = np.where(unj, pw[r.rank], 0.0)
+    total = segment_total(segment_cumsum(contrib, r.offsets), r.offsets)
+    n_unj = np.bincount(r.qidx[unj], minlength=r.n_queries)
+    val = pw[r.num_ret] + (1 - p) * total
+    return np.where((n_unj > 0) & ~r.placeholder, val, 0.0)
