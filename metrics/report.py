@@ -125,6 +125,9 @@ def _pivot(frame: pd.DataFrame, index: list[str]) -> pd.DataFrame:
     measures = _unique(frame["measure"])
     wide = frame.pivot(index=index, columns="measure", values="value")
     order = frame[index].drop_duplicates()
+    # group by the first key (the run), each in order of first appearance
+    first = {v: i for i, v in enumerate(_unique(order[index[0]]))}
+    order = order.iloc[np.argsort(order[index[0]].map(first).to_numpy(), kind="stable")]
     wide = wide.reindex(pd.MultiIndex.from_frame(order) if len(index) > 1
                         else pd.Index(order[index[0]], name=index[0]))
     wide = wide.reindex(columns=measures)
@@ -139,7 +142,11 @@ def summary_table(aggregate) -> pd.DataFrame:
 
 
 def per_query_table(per_query) -> pd.DataFrame:
-    """Columns ``run, query_id`` and one float column per measure, one row per (run, query)."""
+    """Columns ``run, query_id`` and one float column per measure, one row per (run, query).
+
+    Rows are grouped by run (runs in order of first appearance), queries within
+    a run in their order in the input.
+    """
     frame, _ = _resolve(per_query, "per_query")
     return _pivot(frame, ["run", "query_id"]).reset_index()
 

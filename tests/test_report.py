@@ -340,4 +340,15 @@ def test_exports_of_an_evaluation(tmp_path):
     np.testing.assert_array_equal(back[summary.columns].to_numpy(), summary.to_numpy())
     per_query = report.export(ev, tmp_path / "per_query.md", kind="per_query").read_text()
     assert per_query.count("\n| first |") == 3
+    rows = [line.split(" | ")[:2] for line in per_query.splitlines()[2:] if line.startswith("|")]
+    assert rows == [["| first", q] for q in "123"] + [["| second", q] for q in "123"]
 
+
+
+def test_per_query_table_groups_rows_by_run():
+    frame = pd.DataFrame({"run": ["x", "y", "x", "y"], "query_id": ["2", "2", "1", "1"],
+                          "measure": "map", "value": [0.1, 0.2, 0.3, 0.4]})
+    table = report.per_query_table(frame)
+    assert list(zip(table["run"], table["query_id"])) == [("x", "2"), ("x", "1"),
+                                                          ("y", "2"), ("y", "1")]
+    assert list(table["map"]) == [0.1, 0.3, 0.2, 0.4]
