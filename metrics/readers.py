@@ -1,0 +1,962 @@
+"""Readers for TREC-format qrels, runs and ranked-judgment files.
+
+File formats
+------------
+qrels
+    ``qid iter docid rel``: exactly four fields; ``iter`` is ignored, ``rel``
+    is an integer (negative grades are kept as they are).
+run
+    ``qid Q0 docid rank score tag``: at least six fields; ``Q0`` and ``rank``
+    are ignored (trec_eval ranks by score, never by the rank column), fields
+    after the tag are ignored, ``score`` is a C double.
+ranked judgments
+    ``qid Q0 docid rel``: one line per retrieved document, in ranked order,
+    with the relevance grade inline. Read as a run whose scores reproduce the
+    file order plus the qrels of the inline grades.
+
+Line rules (the shapes trec_eval 10.0 accepts, ``get_trec_results.c`` and
+``get_qrels.c``):
+
+* Fields are separated by any run of whitespace (space, tab, CR, vertical
+  tab, form feed); leading and trailing whitespace is ignored, so CRLF files
+  read like LF files. Lines end at LF.
+* Blank lines and lines whose first non-blank character is ``#`` are
+  skipped. (trec_eval 10.0 rejects blank lines in qrels and only recognises
+  ``#`` in column 0 there; here both formats follow the run rules.) A ``#``
+  anywhere else is data: document ids such as ``doc_50_22#13_30`` are fine.
+* A score is read as C ``strtod`` reads it (``12.5``, ``-3``, ``1e-4``,
+  ``.5``, ``inf``, hexadecimal ``0x1p-3``), but the whole field must be a
+  number: where trec_eval's ``atof`` silently reads ``abc`` as 0 or ``1.5x``
+  as 1.5, this is an error here, and so is ``nan`` (it cannot be ranked).
+* A relevance grade is a decimal integer with optional sign (trec_eval's
+  ``atol`` would truncate ``1.5`` to 1 and read ``x`` as 0; both are errors
+  here).
+* A document id may appear only once per query, in a run as in qrels
+  (trec_eval refuses such input as well, with "duplicate docs").
+* The file is UTF-8, with or without a byte-order mark, plain or gzip
+  compressed (recognised by content, not by name). NUL bytes and bytes that
+  are not UTF-8 are errors.
+* The run tag reported for a run is the tag of its first line (trec_eval
+  reports the last line's; a warning says when the two differ).
+
+Every problem raises :class:`metrics.errors.InputError` naming the file, the
+1-based line and what was expected; nothing is returned half-loaded. Files are
+only ever opened for reading.
+
+Output
+------
+qrels: DataFrame ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64).
+run: DataFrame ``query_id`` (str), ``doc_id`` (str), ``score`` (float64),
+``attrs["name"]`` the run tag (or the name given), ``attrs["path"]``.
+Rows are in file order. String columns are arrow-backed (pandas ``str``).
+
+Implementation
+--------------
+The file is read in chunks of whole lines. Each chunk goes through
+``pyarrow.csv`` with a single-space delimiter; a chunk with tabs, CRs,
+repeated spaces, comments or anything else pyarrow cannot take as it is gets
+its whitespace normalised with numpy and is parsed again; if that fails too, a
+line-by-line pass finds the first offending line and raises a precise error
+(or, for lines pyarrow alone cannot take but trec_eval accepts, such as runs
+with extra columns or hexadecimal scores, produces the columns). Duplicate
+documents are found with a 64-bit hash per (query, document) and one sort;
+candidates are confirmed on the strings themselves.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Optional
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from .errors import Cancelled, InputError
+
+__all__ = [
+    "LoadedFile",
+    "detect_kind",
+    "read_file",
+    "read_qrels",
+    "read_ranked_judgments",
+    "read_run",
+]
+
+Progress = Optional[Callable[[float], Optional[bool]]]
+
+KINDS = ("qrels", "run", "ranked")
+
+# Bytes of input parsed between two progress calls. A chunk takes well under
+# a tenth of a second, which bounds how long a cancellation waits.
+_CHUNK_BYTES = 16 << 20
+_BLOCK_BYTES = 4 << 20  # pyarrow block size (its unit of parallelism)
+_DETECT_BYTES = 64 << 10
+_DETECT_LIMIT = 1 << 20
+
+try:  # pandas >= 2.3: the "str" dtype of pandas 3
+    _STR = pd.StringDtype("pyarrow", na_value=np.nan)
+except TypeError:  # pragma: no cover - older pandas
+    _STR = pd.StringDtype("pyarrow")
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+_OTHER_WHITESPACE = (b"\t", b"\r", b"\x0b", b"\x0c")
+
+
+@dataclass(frozen=True)
+class _Format:
+    kind: str
+    columns: int  # required number of fields (the minimum, for runs)
+    extra_ok: bool  # further fields ignored (runs) or an error
+    value: int  # 0-based field holding the score / grade
+    expected: str
+    title: str
+
+
+_RUN = _Format("run", 6, True, 4, "6 columns 'qid Q0 docid rank score tag'", "a run")
+_QRELS = _Format("qrels", 4, False, 3, "4 columns 'qid iter docid rel'", "a qrels file")
+_RANKED = _Format(
+    "ranked", 4, False, 3, "4 columns 'qid Q0 docid rel'", "a ranked-judgments file"
+)
+_FORMATS = {f.kind: f for f in (_RUN, _QRELS, _RANKED)}
+
+
+@dataclass
+class LoadedFile:
+    """What :func:`read_file` read.
+
+    ``run`` is set for kinds "run" and "ranked", ``qrels`` for "qrels" and
+    "ranked"; the other is ``None``. ``warnings`` holds plain sentences about
+    things that were accepted but may surprise (e.g. differing run tags).
+    """
+
+    kind: str
+    path: str
+    run: Optional[pd.DataFrame] = None
+    qrels: Optional[pd.DataFrame] = None
+    warnings: list = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------
+# public API
+
+
+def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
+    """Read qrels (``qid iter docid rel``) from a path or a DataFrame.
+
+    A DataFrame needs columns ``query_id``, ``doc_id``, ``relevance`` (or
+    ``qid``, ``docno``, ``label``); it is validated like a file and returned
+    as a new frame with exactly those columns and dtypes. See the module
+    docstring for the file rules. Raises :class:`InputError`.
+    """
+    if isinstance(source, pd.DataFrame):
+        return _qrels_from_frame(source)
+    display = os.fspath(source)
+    result = _read_path(display, _QRELS, progress)
+    return result.qrels
+
+
+def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -> pd.DataFrame:
+    """Read a run (``qid Q0 docid rank score tag``) from a path or DataFrame.
+
+    ``attrs["name"]`` is ``name`` if given, else the tag of the first line
+    (for a DataFrame: its ``attrs["name"]``, else "run"). A DataFrame needs
+    columns ``query_id``, ``doc_id``, ``score`` (or ``qid``, ``docno``).
+    See the module docstring for the file rules. Raises :class:`InputError`.
+    """
+    if isinstance(source, pd.DataFrame):
+        return _run_from_frame(source, name)
+    display = os.fspath(source)
+    result = _read_path(display, _RUN, progress, name=name)
+    return result.run
+
+
+def read_ranked_judgments(
+    source, name: Optional[str] = None, *, progress: Progress = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Read ranked judgments (``qid Q0 docid rel`` in ranked order).
+
+    Returns ``(run, qrels)``. In the run, the document on the i-th line of a
+    query with n lines (i from 0) gets score ``n - i``: sorting by score
+    descending gives back the file order exactly, with no ties. The qrels hold
+    the inline grades. The run is named ``name``, else after the file (its
+    name without extensions). A DataFrame source needs ``query_id``,
+    ``doc_id``, ``relevance`` with rows in ranked order.
+    """
+    if isinstance(source, pd.DataFrame):
+        qrels = _qrels_from_frame(source, fmt=_RANKED)
+        run = _ranked_run(qrels, name or source.attrs.get("name") or "ranked")
+        return run, qrels
+    display = os.fspath(source)
+    result = _read_path(display, _RANKED, progress, name=name)
+    return result.run, result.qrels
+
+
+def detect_kind(path) -> str:
+    """Tell from its first data line whether a file is a run, qrels or ranked.
+
+    6 or more fields: "run". 4 fields: "ranked" when the second is ``Q0``
+    (any case), else "qrels". Reads only the start of the file (64 KiB
+    unless comments fill it). Raises :class:`InputError` for other shapes,
+    binary content and files without data lines.
+    """
+    display = os.fspath(path)
+    head, line_no = _first_data_line(display)
+    if head is None:
+        raise _empty_error(display, None)
+    n = len(head)
+    if n >= 6:
+        return "run"
+    if n == 4:
+        return "ranked" if head[1].lower() == b"q0" else "qrels"
+    raise InputError(
+        f"found {_columns(n)}",
+        path=display,
+        line=line_no,
+        expected=(
+            "4 columns (qrels 'qid iter docid rel' or ranked judgments "
+            "'qid Q0 docid rel') or 6 columns (run 'qid Q0 docid rank score tag')"
+        ),
+    )
+
+
+def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> LoadedFile:
+    """Read a qrels, run or ranked-judgments file into a :class:`LoadedFile`.
+
+    ``kind`` is "qrels", "run" or "ranked"; ``None`` asks :func:`detect_kind`.
+    ``progress(fraction)`` is called a handful of times with a fraction in
+    [0, 1] (once per 16 MiB of input and between phases, not per line); if
+    it returns ``False``, reading stops with :class:`metrics.errors.Cancelled`
+    within a fraction of a second. It is called from the reading thread.
+    """
+    display = os.fspath(path)
+    if kind is None:
+        kind = detect_kind(display)
+    if kind not in _FORMATS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    return _read_path(display, _FORMATS[kind], progress)
+
+
+# --------------------------------------------------------------------------
+# reading a file
+
+
+class _Ticker:
+    """Calls the progress callback and turns a ``False`` into Cancelled."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.last = 0.0
+
+    def __call__(self, fraction: Optional[float] = None) -> None:
+        if self.progress is None:
+            return
+        if fraction is None:
+            fraction = self.last
+        self.last = fraction = min(max(float(fraction), 0.0), 1.0)
+        if self.progress(fraction) is False:
+            raise Cancelled()
+
+
+@dataclass
+class _Piece:
+    """The parsed columns of one chunk and where its rows came from."""
+
+    qid: pa.Array
+    doc: pa.Array
+    value: pa.Array
+    first_line: int
+    exact: bool  # row i is physical line first_line + i (no skipped lines)
+    first_tag: Optional[bytes] = None
+    last_tag: Optional[bytes] = None
+
+
+def _read_path(display: str, fmt: _Format, progress: Progress, name=None) -> LoadedFile:
+    tick = _Ticker(progress)
+    tick(0.0)
+    pieces: list[_Piece] = []
+    hashes: list[np.ndarray] = []
+    rows = 0
+    for chunk, first_line, lines, fraction in _chunks(display):
+        _check_text(chunk, first_line, display)
+        piece = _parse_chunk(chunk, lines, fmt, first_line, display, rows == 0, tick)
+        if len(piece.value):
+            pieces.append(piece)
+            hashes.append(_string_hash(piece.doc))
+            rows += len(piece.value)
+        tick(0.9 * fraction)
+    if rows == 0:
+        raise _empty_error(display, fmt)
+    result = _assemble(pieces, hashes, fmt, display, name, tick)
+    tick(1.0)
+    return result
+
+
+def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
+    """Yield (chunk, number of its first line, its line count, fraction read).
+
+    A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
+    mark is removed, gzip is decompressed.
+    """
+    with open(display, "rb") as raw:
+        size = max(os.fstat(raw.fileno()).st_size, 1)
+        gz = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        line = 1
+        carry = b""
+        first = True
+        while True:
+            try:
+                block = stream.read(_CHUNK_BYTES)
+            except (OSError, EOFError, zlib.error) as exc:
+                if gz:
+                    raise InputError(
+                        f"the gzip data is corrupt or truncated ({exc})", path=display
+                    ) from exc
+                raise
+            if first:
+                first = False
+                if block.startswith(_UTF8_BOM):
+                    block = block[len(_UTF8_BOM):]
+                elif block.startswith(_UTF16_BOMS):
+                    raise InputError(
+                        "found a UTF-16 byte-order mark",
+                        path=display,
+                        line=1,
+                        expected="UTF-8 text (save the file as UTF-8)",
+                    )
+            data = carry + block if carry else block
+            if not block:
+                if data:
+                    if not data.endswith(b"\n"):
+                        data += b"\n"
+                    yield data, line, data.count(b"\n"), 1.0
+                return
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                carry = data
+                continue
+            if cut == len(data):
+                chunk, carry = data, b""
+            else:
+                chunk, carry = data[:cut], data[cut:]
+            lines = chunk.count(b"\n")
+            yield chunk, line, lines, raw.tell() / size
+            line += lines
+
+
+def _check_text(chunk: bytes, first_line: int, display: str) -> None:
+    """Refuse NUL bytes and invalid UTF-8."""
+    pos = chunk.find(b"\0")
+    if pos >= 0:
+        raise InputError(
+            "found a NUL byte: this looks like a binary file",
+            path=display,
+            line=first_line + chunk.count(b"\n", 0, pos),
+            expected="UTF-8 text",
+        )
+    if chunk.isascii():
+        return
+    try:
+        chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        start = chunk.rfind(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"found bytes that are not UTF-8 (at character {exc.start - start + 1})",
+            path=display,
+            line=first_line + chunk.count(b"\n", 0, exc.start),
+            expected="UTF-8 text",
+        ) from None
+
+
+# --------------------------------------------------------------------------
+# parsing one chunk
+
+_PARSE_OPTIONS = pacsv.ParseOptions(
+    delimiter=" ",
+    quote_char=False,
+    double_quote=False,
+    escape_char=False,
+    newlines_in_values=False,
+    ignore_empty_lines=True,
+)
+
+
+def _arrow_options(fmt: _Format):
+    names = [f"f{i}" for i in range(fmt.columns)]
+    if fmt.extra_ok:
+        read = pacsv.ReadOptions(
+            autogenerate_column_names=True, use_threads=True, block_size=_BLOCK_BYTES
+        )
+    else:
+        read = pacsv.ReadOptions(column_names=names, use_threads=True, block_size=_BLOCK_BYTES)
+    types = {name: pa.string() for name in names}
+    types[names[fmt.value]] = pa.float64() if fmt is _RUN else pa.int64()
+    convert = pacsv.ConvertOptions(
+        column_types=types,
+        include_columns=names,
+        include_missing_columns=False,
+        null_values=[],
+        true_values=[],
+        false_values=[],
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+        check_utf8=False,  # checked on the whole chunk beforehand
+    )
+    return read, convert
+
+
+_ARROW_OPTIONS = {kind: _arrow_options(fmt) for kind, fmt in _FORMATS.items()}
+
+
+def _parse_chunk(
+    chunk: bytes, lines: int, fmt: _Format, first_line: int, display: str, at_start: bool, tick
+) -> _Piece:
+    if not any(c in chunk for c in _OTHER_WHITESPACE):
+        table = _arrow_parse(chunk, fmt, b"#" in chunk)
+        if table is not None:
+            return _piece(table, fmt, first_line, table.num_rows == lines)
+    table = _arrow_parse(_normalise(chunk), fmt, False)
+    if table is not None:
+        return _piece(table, fmt, first_line, table.num_rows == lines)
+    return _python_parse(chunk, fmt, first_line, display, at_start, tick)
+
+
+def _arrow_parse(data: bytes, fmt: _Format, maybe_comments: bool) -> Optional[pa.Table]:
+    """Parse single-space separated lines; None if anything is off."""
+    read, convert = _ARROW_OPTIONS[fmt.kind]
+    try:
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=read,
+            parse_options=_PARSE_OPTIONS,
+            convert_options=convert,
+        )
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError):
+        return None
+    if table.num_rows == 0:
+        return None
+    value = f"f{fmt.value}"
+    for name in table.column_names:
+        # An empty field means a doubled, leading or trailing separator:
+        # the tokens are not where pyarrow put them.
+        if name != value and pc.min(pc.binary_length(table[name])).as_py() == 0:
+            return None
+    if fmt is _RUN and pc.any(pc.is_nan(table[value])).as_py():
+        return None
+    if maybe_comments and pc.any(pc.starts_with(table["f0"], "#")).as_py():
+        return None
+    return table
+
+
+def _piece(table: pa.Table, fmt: _Format, first_line: int, exact: bool) -> _Piece:
+    def col(name):
+        return table[name].combine_chunks()
+
+    piece = _Piece(col("f0"), col("f2"), col(f"f{fmt.value}"), first_line, exact)
+    if fmt is _RUN:
+        tags = table["f5"]
+        piece.first_tag = tags[0].as_py().encode()
+        piece.last_tag = tags[-1].as_py().encode()
+    return piece
+
+
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[[9, 11, 12, 13, 32]] = True
+
+
+def _normalise(chunk: bytes) -> bytes:
+    """Single spaces between fields; no leading/trailing blanks, no comments.
+
+    Blank and comment lines become empty lines (pyarrow skips those).
+    ``chunk`` ends with a newline.
+    """
+    a = np.frombuffer(chunk, dtype=np.uint8)
+    ws = _WHITESPACE[a]
+    sep = ws | (a == 10)
+    after_sep = np.empty_like(sep)
+    after_sep[0] = True
+    after_sep[1:] = sep[:-1]
+    # keep the first blank of a run, unless the run starts a line
+    b = np.where(ws, np.uint8(32), a)[~(ws & after_sep)]
+    # a remaining blank before a newline is trailing
+    before_nl = np.empty(len(b), dtype=bool)
+    before_nl[-1] = True
+    before_nl[:-1] = b[1:] == 10
+    b = b[~((b == 32) & before_nl)]
+    if b"#" in chunk:
+        ends = np.flatnonzero(b == 10)
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+        comment = b[starts] == 35
+        if comment.any():
+            mark = np.zeros(len(b) + 1, dtype=np.int8)
+            mark[starts[comment]] = 1
+            mark[ends[comment]] = -1  # keep the newline
+            b = b[np.cumsum(mark[:-1], dtype=np.int8) == 0]
+    return b.tobytes()
+
+
+_INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
+_FLOAT_RE = re.compile(
+    rb"""[+-]?(?:
+        (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
+      | 0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?
+      | [iI][nN][fF](?:[iI][nN][iI][tT][yY])?
+      | [nN][aA][nN](?:\([0-9A-Za-z_]*\))?
+    )\Z""",
+    re.X,
+)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _strtod(token: bytes) -> Optional[float]:
+    """The double C strtod reads from the whole token, None if it cannot."""
+    if not _FLOAT_RE.match(token):
+        return None
+    low = token.lower()
+    if b"x" in low:
+        return float.fromhex(token.decode("ascii"))
+    if b"nan" in low:
+        return math.nan
+    return float(token)
+
+
+def _show(token: bytes, limit: int = 40) -> str:
+    text = token.decode("utf-8", "replace")
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+def _columns(n: int) -> str:
+    return f"{n} column" if n == 1 else f"{n} columns"
+
+
+def _python_parse(
+    chunk: bytes, fmt: _Format, first_line: int, display: str, at_start: bool, tick
+) -> _Piece:
+    """Line by line: raise at the first bad line, else return the columns."""
+    qids, docs, values = [], [], []
+    first_tag = last_tag = None
+    is_run = fmt is _RUN
+    need = fmt.columns
+    for i, line in enumerate(chunk.split(b"\n")[:-1]):
+        if i & 0xFFFF == 0xFFFF:
+            tick()
+        tokens = line.split()
+        if not tokens or tokens[0][:1] == b"#":
+            continue
+        line_no = first_line + i
+        n = len(tokens)
+        if n < need or (n > need and not fmt.extra_ok):
+            raise _column_error(tokens, fmt, display, line_no, at_start and not qids)
+        token = tokens[fmt.value]
+        if is_run:
+            value = _strtod(token)
+            if value is None or math.isnan(value):
+                raise _value_error(token, fmt, display, line_no, at_start and not qids)
+            last_tag = tokens[5]
+            if first_tag is None:
+                first_tag = last_tag
+        else:
+            if not _INT_RE.match(token) or not _INT64_MIN <= int(token) <= _INT64_MAX:
+                raise _value_error(token, fmt, display, line_no, at_start and not qids)
+            value = int(token)
+        qids.append(tokens[0])
+        docs.append(tokens[2])
+        values.append(value)
+    return _Piece(
+        pa.array(qids, pa.binary()).cast(pa.string()),
+        pa.array(docs, pa.binary()).cast(pa.string()),
+        pa.array(values, pa.float64() if is_run else pa.int64()),
+        first_line,
+        False,
+        first_tag,
+        last_tag,
+    )
+
+
+def _column_error(tokens, fmt, display, line_no, first_data_line) -> InputError:
+    n = len(tokens)
+    message = f"found {_columns(n)}"
+    if first_data_line:
+        if fmt is _RUN and n == 4:
+            if tokens[1].lower() == b"q0":
+                message += ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
+            else:
+                message += ": this looks like a qrels file, not a run"
+        elif fmt is not _RUN and n >= 6:
+            message += f": this looks like a run, not {fmt.title}"
+    return InputError(message, path=display, line=line_no, expected=fmt.expected)
+
+
+def _value_error(token, fmt, display, line_no, first_data_line) -> InputError:
+    column = fmt.value + 1
+    if fmt is _RUN:
+        message = f"found score {_show(token)} in column {column}"
+        expected = "a number such as 12.5, -3 or 1e-4"
+        if token.lower().lstrip(b"+-").startswith(b"nan"):
+            expected = "a number that is not NaN"
+    else:
+        message = f"found relevance {_show(token)} in column {column}"
+        expected = "an integer grade such as 0, 1, 2 or -1"
+        if _INT_RE.match(token):
+            message += " (out of the 64-bit range)"
+    if first_data_line and _strtod(token) is None:
+        message += ": a header line? start it with '#' to make it a comment"
+    return InputError(message, path=display, line=line_no, expected=expected)
+
+
+def _empty_error(display: str, fmt: Optional[_Format]) -> InputError:
+    expected = f"lines of {fmt.expected}" if fmt is not None else "data lines"
+    return InputError(
+        "no data lines (the file is empty or holds only blank and comment lines)",
+        path=display,
+        expected=expected,
+    )
+
+
+# --------------------------------------------------------------------------
+# duplicates and assembly
+
+_MASKS = np.array(
+    [0] + [(1 << (8 * k)) - 1 for k in range(1, 8)] + [(1 << 64) - 1], dtype=np.uint64
+)
+_MUL = np.uint64(0x9E3779B97F4A7C15)
+_MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def _string_hash(arr: pa.Array) -> np.ndarray:
+    """A 64-bit hash per string (equal strings, equal hashes), vectorised."""
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type):
+        offset_type = np.int64
+    else:
+        if not (pa.types.is_string(arr.type) or pa.types.is_binary(arr.type)):
+            arr = arr.cast(pa.string())
+        offset_type = np.int32
+    _, offsets_buf, data_buf = arr.buffers()
+    width = np.dtype(offset_type).itemsize
+    offsets = np.frombuffer(offsets_buf, dtype=offset_type, count=n + 1, offset=arr.offset * width)
+    offsets = offsets.astype(np.int64)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(hi - lo + 8, dtype=np.uint8)
+    if hi > lo:
+        padded[: hi - lo] = np.frombuffer(data_buf, dtype=np.uint8, count=hi - lo, offset=lo)
+    # every byte position as the start of a little-endian 64-bit word
+    words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=padded, strides=(1,))
+    start = offsets[:-1] - lo
+    length = np.diff(offsets)
+    h = length.astype(np.uint64) * _MUL
+    last = len(words) - 1
+    for r in range(0, int(length.max()), 8):
+        rest = np.clip(length - r, 0, 8)
+        word = words[np.minimum(start + r, last)] & _MASKS[rest]
+        h ^= word
+        h *= _MUL
+        h ^= h >> np.uint64(29)
+    return h
+
+
+def _concat(arrays: list) -> pa.ChunkedArray:
+    return pa.chunked_array(arrays)
+
+
+def _query_codes(qid: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+    encoded = pc.dictionary_encode(qid)
+    if encoded.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), 0
+    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
+    return codes, len(encoded.chunk(0).dictionary)
+
+
+def _first_duplicate(keys: np.ndarray, qid: pa.ChunkedArray, doc: pa.ChunkedArray):
+    """(row of first repeat, row of its first occurrence) or None."""
+    ordered = np.sort(keys)
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return None
+    candidates = np.flatnonzero(np.isin(keys, np.unique(ordered[1:][same])))
+    seen: dict = {}
+    for lo in range(0, len(candidates), 65536):
+        rows = candidates[lo : lo + 65536]
+        q = qid.take(pa.array(rows)).to_pylist()
+        d = doc.take(pa.array(rows)).to_pylist()
+        for row, pair in zip(rows.tolist(), zip(q, d)):
+            if pair in seen:
+                return row, seen[pair]
+            seen[pair] = row
+    return None  # only hash collisions
+
+
+def _row_line(row: int, pieces: list[_Piece], display: str, fmt: _Format) -> int:
+    """Physical line number of data row ``row``."""
+    start = 0
+    for piece in pieces:
+        n = len(piece.value)
+        if row < start + n:
+            if piece.exact:
+                return piece.first_line + row - start
+            break
+        start += n
+    # the chunk had blank or comment lines: count data lines again
+    count = 0
+    for chunk, first_line, _, _ in _chunks(display):
+        for i, line in enumerate(chunk.split(b"\n")[:-1]):
+            tokens = line.split()
+            if tokens and tokens[0][:1] != b"#":
+                if count == row:
+                    return first_line + i
+                count += 1
+    raise AssertionError("row beyond the end of the file")  # pragma: no cover
+
+
+def _assemble(pieces, hashes, fmt, display, name, tick) -> LoadedFile:
+    qid = _concat([p.qid for p in pieces])
+    doc = _concat([p.doc for p in pieces])
+    codes, _ = _query_codes(qid)
+    tick()
+    keys = np.concatenate(hashes) + codes.astype(np.uint64) * _MUL_QUERY
+    dup = _first_duplicate(keys, qid, doc)
+    if dup is not None:
+        row, first = dup
+        q, d = qid[row].as_py(), doc[row].as_py()
+        raise InputError(
+            f"found document {_show(d.encode())} a second time for query {_show(q.encode())} "
+            f"(first on line {_row_line(first, pieces, display, fmt)})",
+            path=display,
+            line=_row_line(row, pieces, display, fmt),
+            expected="each document at most once per query",
+        )
+    del keys
+    tick()
+    warnings = []
+    values = np.concatenate([p.value.to_numpy(zero_copy_only=False) for p in pieces])
+    if fmt is _QRELS:
+        qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
+        return LoadedFile("qrels", display, None, qrels, warnings)
+    if fmt is _RANKED:
+        qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
+        scores = _ranked_scores(codes)
+        run = _frame(qid, doc, "score", scores, display)
+        run.attrs["name"] = name or _stem(display)
+        return LoadedFile("ranked", display, run, qrels, warnings)
+    first_tag = pieces[0].first_tag.decode()
+    last_tag = pieces[-1].last_tag.decode()
+    if last_tag != first_tag:
+        warnings.append(
+            f"{display}: the run tag changes from {first_tag!r} (first line) to "
+            f"{last_tag!r} (last line); using {name or first_tag!r}"
+        )
+    run = _frame(qid, doc, "score", values.astype(np.float64, copy=False), display)
+    run.attrs["name"] = name or first_tag
+    return LoadedFile("run", display, run, None, warnings)
+
+
+def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.Series(qid, dtype=_STR, copy=False),
+            "doc_id": pd.Series(doc, dtype=_STR, copy=False),
+            value_name: values,
+        },
+        copy=False,
+    )
+    if path is not None:
+        frame.attrs["path"] = path
+    return frame
+
+
+def _ranked_scores(codes: np.ndarray) -> np.ndarray:
+    """n - i for the i-th row (from 0) of a query with n rows."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.float64)
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.cumsum(counts) - counts
+    position = np.empty(len(codes), dtype=np.int64)
+    position[order] = np.arange(len(codes)) - starts[codes[order]]
+    return (counts[codes] - position).astype(np.float64)
+
+
+def _stem(display: str) -> str:
+    base = os.path.basename(display)
+    if base.endswith(".gz"):
+        base = base[:-3]
+    stem, _ = os.path.splitext(base)
+    return stem or base
+
+
+# --------------------------------------------------------------------------
+# DataFrame sources
+
+_ALIASES = {
+    "query_id": ("query_id", "qid"),
+    "doc_id": ("doc_id", "docno", "docid"),
+    "score": ("score",),
+    "relevance": ("relevance", "label", "rel"),
+}
+
+
+def _pick(df: pd.DataFrame, wanted: tuple[str, ...], what: str) -> list[str]:
+    names = []
+    for column in wanted:
+        for alias in _ALIASES[column]:
+            if alias in df.columns:
+                names.append(alias)
+                break
+        else:
+            raise InputError(
+                f"{what} DataFrame has columns {list(map(str, df.columns))}",
+                expected=f"columns {', '.join(wanted)}",
+            )
+    return names
+
+
+def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray:
+    missing = series.isna().to_numpy()
+    if missing.any():
+        raise InputError(
+            f"{what} DataFrame has a missing {column} in row {int(np.flatnonzero(missing)[0])}",
+            expected=f"a {column} in every row",
+        )
+    if series.dtype != _STR:
+        series = series.astype(_STR)
+    arr = pa.chunked_array([pa.array(series.array, type=pa.large_string())])
+    if len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
+        raise InputError(f"{what} DataFrame has an empty {column}", expected=f"a non-empty {column}")
+    return arr
+
+
+def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> None:
+    codes, _ = _query_codes(qid)
+    hashes = np.concatenate([_string_hash(c) for c in doc.chunks]) if doc.num_chunks else np.zeros(0, np.uint64)
+    dup = _first_duplicate(hashes + codes.astype(np.uint64) * _MUL_QUERY, qid, doc)
+    if dup is not None:
+        row, first = dup
+        raise InputError(
+            f"{what} DataFrame has document {_show(doc[row].as_py().encode())} twice for query "
+            f"{_show(qid[row].as_py().encode())} (rows {first} and {row})",
+            expected="each document at most once per query",
+        )
+
+
+def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
+    what = "qrels" if fmt is _QRELS else "ranked-judgments"
+    qcol, dcol, rcol = _pick(df, ("query_id", "doc_id", "relevance"), what)
+    qid = _string_column(df[qcol], "query_id", what)
+    doc = _string_column(df[dcol], "doc_id", what)
+    rel = df[rcol]
+    if not pd.api.types.is_integer_dtype(rel.dtype):
+        numeric = pd.to_numeric(rel, errors="coerce")
+        bad = numeric.isna() | (numeric != np.floor(numeric))
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise InputError(
+                f"{what} DataFrame has relevance {rel.iloc[row]!r} in row {row}",
+                expected="integer grades",
+            )
+        rel = numeric
+    _frame_duplicates(qid, doc, what)
+    frame = _frame(qid, doc, "relevance", rel.to_numpy().astype(np.int64), df.attrs.get("path"))
+    return frame
+
+
+def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
+    qcol, dcol, scol = _pick(df, ("query_id", "doc_id", "score"), "run")
+    qid = _string_column(df[qcol], "query_id", "run")
+    doc = _string_column(df[dcol], "doc_id", "run")
+    score = pd.to_numeric(df[scol], errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isnan(score).any():
+        row = int(np.flatnonzero(np.isnan(score))[0])
+        raise InputError(
+            f"run DataFrame has score {df[scol].iloc[row]!r} in row {row}",
+            expected="a number that is not NaN",
+        )
+    _frame_duplicates(qid, doc, "run")
+    frame = _frame(qid, doc, "score", score, df.attrs.get("path"))
+    frame.attrs["name"] = name or df.attrs.get("name") or "run"
+    return frame
+
+
+def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
+    qid = pa.chunked_array(qrels["query_id"].array.__arrow_array__())
+    codes, _ = _query_codes(qid)
+    run = pd.DataFrame(
+        {
+            "query_id": qrels["query_id"],
+            "doc_id": qrels["doc_id"],
+            "score": _ranked_scores(codes),
+        }
+    )
+    if "path" in qrels.attrs:
+        run.attrs["path"] = qrels.attrs["path"]
+    run.attrs["name"] = name
+    return run
+
+
+# --------------------------------------------------------------------------
+# kind detection
+
+
+def _first_data_line(display: str):
+    """(tokens, line number) of the first data line, or (None, None).
+
+    Reads 64 KiB at a time, at most 1 MiB.
+    """
+    with open(display, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        data = b""
+        try:
+            while True:
+                block = stream.read(_DETECT_BYTES)
+                data += block
+                final = len(block) < _DETECT_BYTES or len(data) >= _DETECT_LIMIT
+                found = _scan_head(data, final, display)
+                if found is not None or final:
+                    return found if found is not None else (None, None)
+        except (OSError, EOFError, zlib.error) as exc:
+            if gz:
+                raise InputError(
+                    f"the gzip data is corrupt or truncated ({exc})", path=display
+                ) from exc
+            raise
+
+
+def _scan_head(data: bytes, final: bool, display: str):
+    """Look for the first data line among the complete lines of ``data``."""
+    if data.startswith(_UTF16_BOMS):
+        raise InputError(
+            "found a UTF-16 byte-order mark",
+            path=display,
+            line=1,
+            expected="UTF-8 text (save the file as UTF-8)",
+        )
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM):]
+    lines = data.split(b"\n")
+    partial = lines.pop()  # after the last newline
+    if final and partial:
+        lines.append(partial)
+    for i, line in enumerate(lines):
+        if i < len(lines) - 1 or not final or not partial:
+            _check_text(line, i + 1, display)
+        tokens = line.split()
+        if tokens and tokens[0][:1] != b"#":
+            return tokens, i + 1
+    return None
