@@ -28,7 +28,9 @@ Markdown, LaTeX (booktabs), HTML
     ``num_`` (trec_eval's counts) are shown as integers. The best value of each
     measure over the runs is set in bold: the largest, or the smallest for the
     measures named in ``lower_is_better``; values within 1e-12 of the best are
-    bold too; nothing is bold when all runs have the same value. A comparison
+    bold too; nothing is bold when all runs have the same value, nor for the
+    counts that describe the data (``num_q``, ``num_ret``, ``num_rel``,
+    ``num_nonrel_judged_ret``). A comparison
     (or a summary given ``comparison=``) marks a value that differs
     significantly from the baseline with a dagger (higher than the baseline) or
     a double dagger (lower), and a legend under the table explains the marks
@@ -81,6 +83,8 @@ FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "l
            ".html": "html", ".htm": "html"}
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _BEST_TOLERANCE = 1e-12
+#: Counts that describe the data rather than the quality of a run: never bold.
+NEUTRAL_MEASURES = frozenset({"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret"})
 
 
 # ------------------------------------------------------------------ input
@@ -277,7 +281,8 @@ def _summary_model(frame, comparison, digits, lower_is_better) -> _Table:
         baselines = _unique(comparison["baseline"])
         baseline = baselines[0] if len(baselines) == 1 else None
     table = _Table(header=["Run"] + list(wide.columns), align=["l"] + ["r"] * wide.shape[1])
-    bold = {m: _best_mask(wide[m].to_numpy(), m in lower) for m in wide.columns}
+    bold = {m: (np.zeros(len(wide), dtype=bool) if m in NEUTRAL_MEASURES
+                else _best_mask(wide[m].to_numpy(), m in lower)) for m in wide.columns}
     for i, run in enumerate(wide.index):
         label = f"{run} (baseline)" if baseline is not None and run == baseline else str(run)
         row = [_Cell(label)]
@@ -329,7 +334,7 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
         # the baseline's mean depends on the pairing; show it when it is one number
         base_mean = base_means[0] if len(base_means) == 1 else math.nan
         means = np.concatenate([[base_mean], rows["mean"].to_numpy(np.float64)])
-        bold = _best_mask(means, measure in lower)
+        bold = _best_mask(means, measure in lower) & (measure not in NEUTRAL_MEASURES)
         table.rows.append([_Cell(measure), _Cell(f"{baselines[0]} (baseline)"),
                            _Cell(_fmt_value(base_mean, measure, digits), bold=bool(bold[0]))]
                           + [_Cell(dash) for _ in range(7)])

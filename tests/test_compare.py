@@ -88,7 +88,8 @@ def test_pairing_is_inner_join_on_query_id_and_counts_unpaired_queries():
     assert out["baseline_mean"] == pytest.approx(0.3)
     assert out["mean"] == pytest.approx((0.25 + 0.1 + 0.9) / 3)
     assert (out["wins"], out["ties"], out["losses"]) == (2, 0, 1)
-    assert out["p_value"] == pytest.approx(stats.ttest_rel([0.25, 0.1, 0.9], [0.2, 0.3, 0.4]).pvalue)
+    expected = stats.ttest_rel([0.25, 0.1, 0.9], [0.2, 0.3, 0.4]).pvalue
+    assert out["p_value"] == pytest.approx(expected)
     text = format_comparison(compare(tidy(table), "base", bootstrap=0))
     assert "1 queries only in the baseline, 3 only in the run" in text
     assert "left out (up to 4 per comparison" in text

@@ -134,6 +134,14 @@ def test_summary_without_comparison_has_no_marks(frames):
     assert "\u2020" not in text and "\u2021" not in text and "**Bold**" in text
 
 
+def test_counts_describing_the_data_are_never_bold():
+    agg = pd.DataFrame({"run": ["a", "b", "a", "b"],
+                        "measure": ["num_ret", "num_ret", "num_rel_ret", "num_rel_ret"],
+                        "value": [1000.0, 900.0, 50.0, 60.0]})
+    text = report.to_markdown(agg)
+    assert "| a | 1000 | 50 |" in text and "| b | 900 | **60** |" in text
+
+
 def test_lower_is_better_bolds_the_smallest(frames):
     _, agg, _ = frames
     wide = report.summary_table(agg)
