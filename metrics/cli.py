@@ -1,0 +1,224 @@
+"""``ir-eval``: trec_eval 10.0's command line, on the ir-workbench core.
+
+``ir-eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN [RUN...]``
+
+For one run the output is byte for byte trec_eval 10.0's
+(``%-22s\\t%s\\t%6.4f`` rows; with ``-q`` the per-query rows first, query by
+query in trec_eval's order).  Several runs give one such block per run, in
+the order given.  ``--format csv`` and ``--format json`` print the same
+numbers (full precision) for scripts.  ``--compare BASELINE`` prints a paired
+comparison of every run against the baseline instead (see
+:mod:`metrics.compare`).
+
+Differences from trec_eval 10.0, on purpose:
+
+* Without ``-c``, a qrels query that a run does not retrieve for is skipped
+  with a warning on standard error (trec_eval 9.x's behaviour; 10.0 aborts).
+* Several run files may be given at once.
+* Bad input is reported as ``ir-eval: FILE, line N: what was found; what
+  was expected`` on standard error, with exit status 2 (usage errors: 1).
+
+Preference formats (``-R prefs``), z-scores (``-Z``) and ``-D`` debugging are
+not supported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+
+from .errors import InputError
+from .evaluate import evaluate
+from .readers import read_qrels, read_run
+
+EXIT_USAGE = 1
+EXIT_INPUT = 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="ir-eval",
+        description="Evaluate TREC runs against qrels; output identical to trec_eval 10.0.",
+        epilog="Measures: trec_eval names with parameters (P.5,10  ndcg_cut.10  "
+               "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
+               "ir_measures-style names (AP, nDCG@10, P(rel=2)@5).",
+    )
+    p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
+    p.add_argument("runs", metavar="RUN", nargs="+",
+                   help="run file(s): qid Q0 docid rank score tag ('-' reads standard input)")
+    p.add_argument("-q", dest="query", action="store_true",
+                   help="also print the evaluation of each query")
+    p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
+                   help="measure or set of measures to compute (repeatable); default 'official'")
+    p.add_argument("-c", dest="complete", action="store_true",
+                   help="average over all qrels queries; queries missing from a run score 0")
+    p.add_argument("-n", dest="summary", action="store_false",
+                   help="no summary ('all') rows")
+    p.add_argument("-l", dest="level", type=int, default=1, metavar="N",
+                   help="minimum relevance grade counted as relevant (default 1)")
+    p.add_argument("-M", dest="max_docs", type=int, default=None, metavar="N",
+                   help="evaluate only the first N documents of each query")
+    p.add_argument("-J", dest="judged_only", action="store_true",
+                   help="drop unjudged documents before evaluating (use with care)")
+    p.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
+                   help="output format (default: trec_eval's)")
+    cmp = p.add_argument_group("comparison against a baseline")
+    cmp.add_argument("--compare", metavar="BASELINE",
+                     help="compare every run with this one (a RUN file or run label, or another file)")
+    cmp.add_argument("--test", choices=("t", "wilcoxon", "permutation"), default="t",
+                     help="paired significance test (default t)")
+    cmp.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
+                     help="multiple-testing correction over all runs and measures (default holm)")
+    cmp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    cmp.add_argument("--permutations", type=int, default=10000,
+                     help="permutations of the randomization test (default 10000)")
+    cmp.add_argument("--seed", type=int, default=0, help="seed for permutations and bootstrap")
+    return p
+
+
+@contextmanager
+def _stdin_as_file():
+    """Standard input saved to a temporary file (the readers take paths)."""
+    fd, path = tempfile.mkstemp(prefix="ir-eval-stdin-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            while chunk := sys.stdin.buffer.read(1 << 20):
+                f.write(chunk)
+        yield path
+    finally:
+        os.unlink(path)
+
+
+def _load_runs(paths: list[str]):
+    runs = []
+    for path in paths:
+        if path == "-":
+            with _stdin_as_file() as tmp:
+                run = read_run(tmp)
+            run.attrs["path"] = "-"
+        else:
+            run = read_run(path)
+        runs.append(run)
+    return runs
+
+
+def _json_default(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return str(value)
+
+
+def _print_trec(ev, args, out) -> None:
+    lines: list[str] = []
+    for run in ev.runs:
+        lines += ev.trec_lines(run, queries=args.query, summary=args.summary)
+    if lines:
+        out.write("\n".join(lines) + "\n")
+
+
+def _print_csv(ev, args, out) -> None:
+    import pandas as pd
+
+    frames = []
+    if args.query:
+        frames.append(ev.per_query[["run", "query_id", "measure", "value"]])
+    if args.summary:
+        agg = ev.aggregate.assign(query_id="all")[["run", "query_id", "measure", "value"]]
+        frames.append(agg)
+    if frames:
+        table = pd.concat(frames, ignore_index=True)
+        table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
+
+
+def _print_json(ev, args, out) -> None:
+    doc: dict = {"settings": ev.settings, "runs": {}}
+    for run in ev.runs:
+        entry: dict = {}
+        if args.summary:
+            agg = ev.aggregate[ev.aggregate["run"] == run]
+            entry["all"] = dict(zip(agg["measure"], agg["value"].tolist()))
+            text = ev.text[(ev.text["run"] == run) & (ev.text["query_id"] == "all")]
+            entry["all"].update(zip(text["measure"], text["value"]))
+        if args.query:
+            pq = ev.per_query[ev.per_query["run"] == run]
+            queries: dict = {}
+            for q, m, v in zip(pq["query_id"], pq["measure"], pq["value"].tolist()):
+                queries.setdefault(q, {})[m] = v
+            entry["queries"] = queries
+        doc["runs"][run] = entry
+    json.dump(doc, out, indent=1, default=_json_default, allow_nan=False)
+    out.write("\n")
+
+
+def _compare(ev, args, runs, out) -> int:
+    from .compare import compare, format_comparison
+
+    baseline = args.compare
+    by_path = {os.fspath(r.attrs.get("path", "")): label for r, label in zip(runs, ev.runs)}
+    if baseline in by_path:
+        baseline = by_path[baseline]
+    if baseline not in ev.runs:
+        print(f"ir-eval: --compare {args.compare!r} is neither a run label ({', '.join(ev.runs)}) "
+              "nor one of the RUN files", file=sys.stderr)
+        return EXIT_USAGE
+    if len(ev.runs) < 2:
+        print("ir-eval: --compare needs at least one run besides the baseline", file=sys.stderr)
+        return EXIT_USAGE
+    table = compare(ev.per_query, baseline, test=args.test, correction=args.correction,
+                    alpha=args.alpha, permutations=args.permutations, seed=args.seed)
+    if args.format == "csv":
+        table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
+    elif args.format == "json":
+        json.dump(json.loads(table.to_json(orient="records")), out, indent=1)
+        out.write("\n")
+    else:
+        out.write(format_comparison(table).rstrip("\n") + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    out = sys.stdout
+    try:
+        run_paths = list(args.runs)
+        if args.compare and os.path.isfile(args.compare) and args.compare not in run_paths:
+            run_paths.insert(0, args.compare)
+        qrels = read_qrels(args.qrels)
+        runs = _load_runs(run_paths)
+        ev = evaluate(qrels, runs, args.measures, relevance_level=args.level,
+                      complete=args.complete, max_docs=args.max_docs,
+                      judged_only=args.judged_only)
+    except InputError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except (ValueError, KeyError) as exc:
+        # unknown measure names and malformed measure parameters
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"ir-eval: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT
+    for message in ev.warnings:
+        print(f"ir-eval: warning: {message}", file=sys.stderr)
+    if all(not ev.query_ids[r] for r in ev.runs):
+        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        if args.compare:
+            return _compare(ev, args, runs, out)
+        {"trec": _print_trec, "csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
+        out.flush()
+    except BrokenPipeError:
+        # output piped into head and the like
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
