@@ -54,7 +54,8 @@ def test_summary_table_keeps_input_order(frames):
 # ------------------------------------------------------------------ CSV
 
 def header_lines(path) -> list[str]:
-    return [line for line in open(path, encoding="utf-8") if line.startswith("#")]
+    with open(path, encoding="utf-8") as fh:
+        return [line for line in fh if line.startswith("#")]
 
 
 def test_summary_csv_reads_back_at_full_precision(frames, tmp_path):
