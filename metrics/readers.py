@@ -187,8 +187,8 @@ def read_ranked_judgments(
     Returns ``(run, qrels)``. In the run, the document on the i-th line of a
     query with n lines (i from 0) gets score ``n - i``: sorting by score
     descending gives back the file order exactly, with no ties. The qrels hold
-    the inline grades. The run is named ``name``, else after the file (its
-    name without extensions). A DataFrame source needs ``query_id``,
+    the inline grades. The run is named ``name``, else after the file: its
+    name without ``.gz`` and without its (last) extension. A DataFrame source needs ``query_id``,
     ``doc_id``, ``relevance`` with rows in ranked order.
     """
     if isinstance(source, pd.DataFrame):
@@ -854,6 +854,10 @@ def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> 
         )
 
 
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
     what = "qrels" if fmt is _QRELS else "ranked-judgments"
     qcol, dcol, rcol = _pick(df, ("query_id", "doc_id", "relevance"), what)
@@ -866,7 +870,7 @@ def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise InputError(
-                f"{what} DataFrame has relevance {rel.iloc[row]!r} in row {row}",
+                f"{what} DataFrame has relevance {_plain(rel.iloc[row])!r} in row {row}",
                 expected="integer grades",
             )
         rel = numeric
@@ -883,7 +887,7 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
     if np.isnan(score).any():
         row = int(np.flatnonzero(np.isnan(score))[0])
         raise InputError(
-            f"run DataFrame has score {df[scol].iloc[row]!r} in row {row}",
+            f"run DataFrame has score {_plain(df[scol].iloc[row])!r} in row {row}",
             expected="a number that is not NaN",
         )
     _frame_duplicates(qid, doc, "run")
@@ -926,9 +930,9 @@ def _first_data_line(display: str):
             while True:
                 block = stream.read(_DETECT_BYTES)
                 data += block
-                final = len(block) < _DETECT_BYTES or len(data) >= _DETECT_LIMIT
-                found = _scan_head(data, final, display)
-                if found is not None or final:
+                eof = len(block) < _DETECT_BYTES
+                found = _scan_head(data, eof, len(data) >= _DETECT_LIMIT, display)
+                if found is not None or eof or len(data) >= _DETECT_LIMIT:
                     return found if found is not None else (None, None)
         except (OSError, EOFError, zlib.error) as exc:
             if gz:
@@ -938,8 +942,13 @@ def _first_data_line(display: str):
             raise
 
 
-def _scan_head(data: bytes, final: bool, display: str):
-    """Look for the first data line among the complete lines of ``data``."""
+def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
+    """Look for the first data line among the complete lines of ``data``.
+
+    At the end of the file the last line counts even without a newline; at
+    the size limit, so does the cut-off line (not checked for UTF-8 then: the
+    cut may split a character).
+    """
     if data.startswith(_UTF16_BOMS):
         raise InputError(
             "found a UTF-16 byte-order mark",
@@ -951,10 +960,10 @@ def _scan_head(data: bytes, final: bool, display: str):
         data = data[len(_UTF8_BOM):]
     lines = data.split(b"\n")
     partial = lines.pop()  # after the last newline
-    if final and partial:
-        lines.append(partial)
-    for i, line in enumerate(lines):
-        if i < len(lines) - 1 or not final or not partial:
+    for i, line in enumerate(lines + [partial] if (eof or limit) else lines):
+        if i < len(lines) or eof:
+            _check_text(line, i + 1, display)
+        elif b"\0" in line:
             _check_text(line, i + 1, display)
         tokens = line.split()
         if tokens and tokens[0][:1] != b"#":
