@@ -389,3 +389,14 @@ def test_compare_through_evaluate():
                                stats.false_discovery_control(out["p_value"]), rtol=1e-12)
     diffs = per_query_differences(ev, "base", "map")
     assert len(diffs) == 50 and list(diffs["run"].unique()) == ["better", "noisy"]
+
+
+def test_unseeded_call_records_a_seed_that_reproduces_it():
+    table = random_frame(n_queries=10, runs=("base", "a"), measures=("m",))
+    first = compare(tidy(table), "base", test="permutation", permutations=300, bootstrap=300,
+                    seed=None)
+    again = compare(tidy(table), "base", test="permutation", permutations=300, bootstrap=300,
+                    seed=first.attrs["seed"])
+    pd.testing.assert_frame_equal(first, again)
+    text = format_comparison(compare(tidy(table), "base", correction="none", bootstrap=0))
+    assert "No correction for multiple testing (1 test)" in text and "p (none)" in text
