@@ -46,15 +46,6 @@ def csv_text(frame: pd.DataFrame, header: Iterable[str] = ()) -> str:
     return lines + frame.to_csv(index=False, lineterminator="\n", float_format=None)
 
 
-def summary_header(qrels_name: str | None, runs: Iterable[str], measures: Iterable[str]) -> list[str]:
-    return [
-        "ir-workbench summary (one row per run, mean over queries as trec_eval's 'all')",
-        f"qrels: {qrels_name or '-'}",
-        f"runs: {', '.join(runs)}",
-        f"measures: {', '.join(measures)}",
-    ]
-
-
 def per_query_header(qrels_name: str | None, runs: Iterable[str], measure: str, baseline: str | None) -> list[str]:
     return [
         "ir-workbench per-query values (one row per query)",

@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench import export
+import metrics.report
+from workbench import comparison, export
 from workbench.panels import FilesPanel, MeasurePanel
 from workbench.plots import NdcgAtKPlot, PrecisionRecallPlot
 from workbench.session import SAMPLE_DIR, Session
@@ -185,7 +186,8 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         exp = file_menu.addMenu("&Export")
         exp.addAction("Summary as CSV…", lambda: self._export_dialog("summary"))
-        exp.addAction("Per-query table as CSV…", lambda: self._export_dialog("per_query"))
+        exp.addAction("Per-query table as shown (CSV)…", lambda: self._export_dialog("per_query_table"))
+        exp.addAction("Per-query values, all measures (CSV)…", lambda: self._export_dialog("per_query"))
         exp.addSeparator()
         exp.addAction("Precision-recall plot (PNG/SVG)…", lambda: self._export_dialog("pr"))
         exp.addAction("NDCG@k plot (PNG/SVG)…", lambda: self._export_dialog("ndcg"))
@@ -335,8 +337,12 @@ class MainWindow(QMainWindow):
         if self.session.results is None:
             self.messages.add("Nothing to export yet: load a qrels file and a run first.")
             return
-        if what in ("summary", "per_query"):
-            name = "summary.csv" if what == "summary" else f"per_query_{self.per_query.measure_box.currentText()}.csv"
+        if what in ("summary", "per_query", "per_query_table"):
+            name = {
+                "summary": "summary.csv",
+                "per_query": "per_query.csv",
+                "per_query_table": f"per_query_{self.per_query.measure_box.currentText()}.csv",
+            }[what]
             filt = "CSV (*.csv)"
         else:
             name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
@@ -356,18 +362,26 @@ class MainWindow(QMainWindow):
         return answer == QMessageBox.StandardButton.Yes
 
     def export(self, what: str, path: str) -> bool:
-        """Write an export; an existing file is replaced only after confirmation."""
+        """Write an export atomically; an existing file is replaced only after confirmation.
+
+        ``what``: ``"summary"`` (runs x measures), ``"per_query"`` (every measure
+        for every run and query), both through :mod:`metrics.report`;
+        ``"per_query_table"`` (the per-query table as shown, with the
+        differences to the baseline); ``"pr"`` / ``"ndcg"`` (a plot, PNG or SVG
+        by suffix).
+        """
+        results = self.session.results
+        if results is None:
+            return False
         if os.path.exists(path) and not self.confirm_overwrite(path):
             return False
-        results = self.session.results
         try:
-            if what == "summary":
-                frame = results.summary.reset_index(names="run")
-                header = export.summary_header(results.request.qrels_name, results.runs, results.measures)
-                export.write_csv(path, frame, header)
-            elif what == "per_query":
-                from workbench import comparison
-
+            if what in ("summary", "per_query"):
+                frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
+                metrics.report.export(
+                    frame, path, format="csv", kind=what, overwrite=True, qrels=results.request.qrels_name
+                )
+            elif what == "per_query_table":
                 measure = self.per_query.measure_box.currentText()
                 baseline = self.session.baseline_label()
                 frame, _ = comparison.per_query_table(
@@ -381,8 +395,8 @@ class MainWindow(QMainWindow):
                 self.ndcg_plot.export_image(path)
             else:
                 raise ValueError(what)
-        except OSError as exc:
-            self.messages.add(f"Export to {path} failed: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:
+            self.messages.add(f"Export to {path} failed: {getattr(exc, 'strerror', None) or exc}")
             return False
         self.statusBar().showMessage(f"Exported {path}", 5000)
         self.sigExported.emit(path)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
 from workbench import analysis
@@ -128,9 +131,22 @@ class CurvePlot(QWidget):
         """PNG (or other raster format by suffix) or SVG, written atomically."""
         item = self.plot.getPlotItem()
         if path.lower().endswith(".svg"):
-            data = pg.exporters.SVGExporter(item).export(toBytes=True)
-            with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-                fh.write(data)
+            # pyqtgraph's SVGExporter cannot parse the paths this Qt version writes;
+            # Qt's own SVG generator renders the scene faithfully.
+            source = item.sceneBoundingRect()
+            with atomic_path(path) as tmp:
+                generator = QSvgGenerator()
+                generator.setFileName(tmp)
+                generator.setSize(source.size().toSize())
+                generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+                generator.setTitle(self.title)
+                painter = QPainter(generator)
+                try:
+                    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+                    painter.fillRect(QRectF(0, 0, source.width(), source.height()), QColor("white"))
+                    self.plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
+                finally:
+                    painter.end()
             return
         exporter = pg.exporters.ImageExporter(item)
         exporter.parameters()["width"] = max(800, int(self.plot.width() * 2))
