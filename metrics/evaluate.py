@@ -7,6 +7,7 @@ of the registry for its per-query values, and applies the family's aggregate.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ import pandas as pd
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import JudgedRanking, build_ranking
 
-__all__ = ["evaluate", "Evaluation"]
+__all__ = ["evaluate", "Evaluation", "format_value"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,10 +98,18 @@ class Evaluation:
         return out
 
 
+def format_value(kind: str, value: float) -> str:
+    """A value as trec_eval prints it: ``%ld`` of the truncated value for
+    counts, ``%6.4f`` otherwise (glibc spells NaN ``nan``/``-nan``)."""
+    if kind == "long":
+        return str(int(value))
+    if math.isnan(value):
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
+    return f"{value:6.4f}"
+
+
 def _format_line(m: Measure, qid: str, value: float) -> str:
-    if m.kind == "long":
-        return f"{m.trec_name:<22}\t{qid}\t{int(value)}"
-    return f"{m.trec_name:<22}\t{qid}\t{value:6.4f}"
+    return f"{m.trec_name:<22}\t{qid}\t{format_value(m.kind, value)}"
 
 
 def _labelled_runs(runs) -> list[tuple[str, pd.DataFrame]]:

@@ -76,7 +76,10 @@ def relstring(r, params):
     chars[rel == UNJUDGED] = ord(".")
     buf = chars.tobytes()
     n = np.clip(np.minimum(length, r.num_ret), 0, None)
-    n = np.where(r.placeholder, 0, n)
+    if tuple(params) == (10.0,):
+        # trec_eval clears the string of a -c placeholder query only under
+        # the plain name "relstring" (not "relstring_20")
+        n = np.where(r.placeholder, 0, n)
     starts = r.offsets[:-1]
     return np.array([buf[s:s + k].decode("ascii") for s, k in zip(starts.tolist(), n.tolist())],
                     dtype=object)

@@ -346,7 +346,8 @@ def rbp_resid(r, params):
     """RBP residual: the most RBP could grow if every unjudged retrieved doc
     (not in the qrels, or negative grade) had gain 1, plus the tail beyond
     the ranking: p^num_ret + (1 - p) * sum over unjudged ranks of p^(rank-1).
-    0 when no retrieved doc is unjudged, and for a -c placeholder query."""
+    0 when no retrieved doc is unjudged, and for a -c placeholder query
+    (without parameters, as trec_eval)."""
     p = _persistence(params)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
     unj = r.rel < 0
@@ -354,4 +355,8 @@ def rbp_resid(r, params):
     total = segment_total(segment_cumsum(contrib, r.offsets), r.offsets)
     n_unj = np.bincount(r.qidx[unj], minlength=r.n_queries)
     val = pw[r.num_ret] + (1 - p) * total
-    return np.where((n_unj > 0) & ~r.placeholder, val, 0.0)
+    val = np.where(n_unj > 0, val, 0.0)
+    if not params:
+        # trec_eval resets a -c placeholder query only under the plain name
+        val = np.where(r.placeholder, 0.0, val)
+    return val

@@ -13,7 +13,7 @@ def utility(r, params):
     """p1*a + p2*b + p3*c + p4*d with a = relevant retrieved, b = non-relevant
     retrieved, c = relevant not retrieved, d = non-relevant not retrieved in a
     collection of 0 docs (trec_eval's default -N).  Exactly four parameters.
-    0 for a -c placeholder query.  Summary: mean."""
+    0 for a -c placeholder query (default parameters only, as trec_eval).  Summary: mean."""
     if len(params) != 4:
         raise ValueError("utility: improper number of coefficients (need 4)")
     p = [float(v) for v in params]
@@ -21,7 +21,11 @@ def utility(r, params):
     ret = r.num_ret.astype(np.float64)
     rel = r.num_rel.astype(np.float64)
     val = p[0] * a + p[1] * (ret - a) + p[2] * (rel - a) + p[3] * (0 + a - ret - rel)
-    return np.where(r.placeholder, 0.0, val)
+    if tuple(p) == (1.0, -1.0, 0.0, 0.0):
+        # trec_eval resets a -c placeholder query's value only under the
+        # plain name "utility"
+        val = np.where(r.placeholder, 0.0, val)
+    return val
 
 
 @measure("set_P", order=30)
