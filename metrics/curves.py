@@ -1,0 +1,147 @@
+"""Curves for plotting: interpolated precision-recall, and measures at every rank k.
+
+Both follow :func:`metrics.evaluate`'s conventions: the queries of a run are
+those of the qrels that the run retrieved something for (trec_eval order),
+"relevant" means grade >= ``relevance_level``, ties in score are broken by
+document id as trec_eval breaks them, and the ``query_id == "all"`` rows are
+the mean over those queries, summed in query order as trec_eval sums.  A run
+without any evaluated query contributes no rows.
+
+Both return tidy frames (one row per point) with the run label first; runs
+are labelled as :func:`metrics.evaluate` labels them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .evaluate import _labelled_runs
+from .measures import FAMILIES
+from .measures.extra import _ndcg, dcg_matrices
+from .measures.extra import ndcg_options as _options
+from .measures.registry import mean
+from .ranking import build_ranking
+
+__all__ = ["precision_recall", "at_k", "RECALL_LEVELS", "AT_K_KINDS"]
+
+#: trec_eval's 11 standard recall levels
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: the kinds of :func:`at_k`
+AT_K_KINDS = ("P", "R", "DCG", "NDCG")
+
+
+def _check_qrels(qrels) -> None:
+    if not isinstance(qrels, pd.DataFrame):
+        raise TypeError(f"qrels must be a DataFrame, not {type(qrels).__name__}")
+    missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
+    if missing:
+        raise ValueError(f"qrels lack columns {sorted(missing)}")
+
+
+def _rankings(qrels, runs, relevance_level):
+    _check_qrels(qrels)
+    for label, run in _labelled_runs(runs):
+        r = build_ranking(qrels, run, relevance_level=int(relevance_level),
+                          run_id=str(run.attrs.get("name", label)))
+        if r.n_queries:
+            yield label, r
+
+
+def _tidy(parts, value_columns) -> pd.DataFrame:
+    """Concatenate per-run blocks (label, query ids (n,), x (m,), values (n, m),
+    all values (m,)) into a long frame: per-query rows, then the "all" rows."""
+    xname, yname, xdtype = value_columns
+    frames = []
+    for label, qids, xs, values, overall in parts:
+        n, m = values.shape
+        q = np.concatenate([np.repeat(np.asarray(qids, dtype=object), m),
+                            np.full(m, "all", dtype=object)])
+        frames.append(pd.DataFrame({
+            "run": pd.Series(np.full(len(q), label, dtype=object), dtype="str"),
+            "query_id": pd.Series(q, dtype="str"),
+            xname: np.tile(np.asarray(xs, dtype=xdtype), n + 1),
+            yname: np.concatenate([values.ravel(), overall]).astype(np.float64),
+        }))
+    if not frames:
+        return pd.DataFrame({"run": pd.Series([], dtype="str"), "query_id": pd.Series([], dtype="str"),
+                             xname: np.zeros(0, dtype=xdtype), yname: np.zeros(0)})
+    return pd.concat(frames, ignore_index=True)
+
+
+def _means(values: np.ndarray, r) -> np.ndarray:
+    return np.array([mean(values[:, j], r) for j in range(values.shape[1])], dtype=np.float64)
+
+
+def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: int = 1) -> pd.DataFrame:
+    """Interpolated precision at recall levels, per query and averaged.
+
+    Returns columns run, query_id, recall, precision: for every run, its
+    queries in trec_eval order with one row per level (ascending), then the
+    rows with query_id ``"all"`` (mean over the queries).  The values are
+    trec_eval's ``iprec_at_recall``: at level x, the highest precision at or
+    after the rank where lround(x * num_rel) relevant documents have been
+    retrieved, 0 when that many are never retrieved (so level 0 gives the
+    highest precision anywhere in the ranking).
+
+    ``levels``: recall levels in [0, 1], default the 11 levels 0.0, 0.1, ...,
+    1.0.  ``runs``: a run DataFrame, a list of them or a dict label -> run.
+    """
+    if levels is None:
+        levels = RECALL_LEVELS
+    try:
+        lv = sorted({float(x) for x in levels})
+    except (TypeError, ValueError):
+        raise ValueError("levels must be numbers between 0 and 1") from None
+    if not lv or any(not math.isfinite(x) or x < 0.0 or x > 1.0 for x in lv):
+        raise ValueError("levels must be one or more numbers between 0 and 1")
+    fam = FAMILIES["iprec_at_recall"]
+    parts = []
+    for label, r in _rankings(qrels, runs, relevance_level):
+        values = np.asarray(fam.compute(r, tuple(lv)), dtype=np.float64)
+        parts.append((label, r.query_ids, lv, values, _means(values, r)))
+    return _tidy(parts, ("recall", "precision", np.float64))
+
+
+def at_k(qrels: pd.DataFrame, runs, kind: str, k_max: int = 100, *, relevance_level: int = 1,
+         **ndcg_options) -> pd.DataFrame:
+    """A measure at every cutoff k = 1..k_max, per query and averaged.
+
+    Returns columns run, query_id, k, value: for every run, its queries in
+    trec_eval order with one row per k, then the rows with query_id ``"all"``
+    (mean over the queries).  ``kind``:
+
+    * ``"P"``: trec_eval's P_k (relevant in the top k, divided by k, missing
+      ranks counting as non-relevant);
+    * ``"R"``: trec_eval's recall_k (relevant in the top k / num_rel; 0 for
+      a query without relevant documents);
+    * ``"DCG"``: discounted cumulative gain of the top k;
+    * ``"NDCG"``: DCG / ideal DCG of the top k, trec_eval's ndcg_cut_k with
+      the default options.
+
+    ``ndcg_options`` (DCG and NDCG only): ``gain`` (linear | exp),
+    ``discount`` (log | jk), ``base`` (> 1, default 2), ``ideal`` (all |
+    retrieved), as for the ``ndcg_ext`` measure (metrics/measures/extra.py).
+    """
+    if kind not in AT_K_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(AT_K_KINDS)}, not {kind!r}")
+    if isinstance(k_max, bool) or not float(k_max).is_integer() or k_max < 1:
+        raise ValueError(f"k_max must be a positive integer, not {k_max!r}")
+    if kind in ("P", "R") and ndcg_options:
+        raise ValueError(f"{kind} takes no options (got {', '.join(sorted(ndcg_options))})")
+    opts = _options(**ndcg_options) if kind in ("DCG", "NDCG") else None
+    ks = tuple(range(1, int(k_max) + 1))
+    parts = []
+    for label, r in _rankings(qrels, runs, relevance_level):
+        if kind == "P":
+            values = FAMILIES["P"].compute(r, ks)
+        elif kind == "R":
+            values = FAMILIES["recall"].compute(r, ks)
+        else:
+            dcg, idcg = dcg_matrices(r, ks, opts)
+            values = dcg if kind == "DCG" else _ndcg(dcg, idcg)
+        values = np.asarray(values, dtype=np.float64)
+        parts.append((label, r.query_ids, ks, values, _means(values, r)))
+    return _tidy(parts, ("k", "value", np.int64))

@@ -1,0 +1,320 @@
+"""Measures beyond trec_eval: textbook nDCG and AP variants, ERR, Judged.
+
+``ndcg_ext`` -- nDCG with a choice of gain, discount and ideal ranking.
+With the default options it is trec_eval's ``ndcg`` (whole ranking) and
+``ndcg_cut`` (at a cutoff), to the last bit.  Options (values are text, as in
+a measure name such as ``ndcg_ext_10(discount=jk,gain=exp)``):
+
+* ``gain``: ``linear`` (the grade, trec_eval) or ``exp`` (2**grade - 1).
+  Documents that are not judged, or judged with a grade <= 0, gain 0.
+* ``discount``: ``log`` (divide the gain at rank i by log_b(i + 1), trec_eval
+  with b = 2) or ``jk`` (Järvelin and Kekäläinen 2002: divide by log_b(i),
+  ranks i < b undiscounted, so rank 1 always is).
+* ``base``: the base b of the logarithm (a number > 1, default 2).  With the
+  ``log`` discount it scales DCG and ideal DCG alike, so nDCG does not depend
+  on it and measure names leave it out; it matters for ``jk`` (and for DCG
+  itself, see :func:`metrics.curves.at_k`).
+* ``ideal``: ``all`` (ideal ranking of all judged documents of the query,
+  retrieved or not: trec_eval) or ``retrieved`` (the retrieved documents of
+  the query, reordered by decreasing gain).
+
+nDCG is DCG / ideal DCG, both over the first k ranks for a cutoff k; 0 when
+the ideal DCG is 0 (no document with positive gain).  Sums run left to right
+over the ranks, as trec_eval's.
+
+``map_ext`` -- average precision with ``precision=observed`` (trec_eval's
+``map``) or ``precision=interpolated``: each retrieved relevant document
+contributes the interpolated precision at its rank (the highest precision at
+that rank or below it, trec_eval's definition for ``iprec_at_recall``)
+instead of the precision there; the sum is divided by the number of relevant
+documents, retrieved or not.
+
+``ERR`` -- expected reciprocal rank as computed by the TREC Web track's
+``gdeval.pl`` (ir_measures' ``ERR@k``): the stopping probability at a
+document of grade g is (2**g - 1) / 2**4 (maximum grade 4; grades above it
+are refused, as gdeval does; negative grades and unjudged documents count 0),
+ERR@k = sum over ranks i <= k of R_i / i * prod over j < i of (1 - R_j).
+
+``Judged`` -- ir_measures' judgment rate: the fraction of the first
+min(k, num_ret) retrieved documents that appear in the qrels of the query
+(with any grade, negative ones included).
+
+For ``ndcg_ext``, ``ERR`` and ``Judged`` the cutoff 0 (the default, written
+without a suffix: ``ERR``, ``Judged``) means the whole ranking.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..ranking import NONPOOL
+from ._kernels import at_depth, cutoff_matrix, segment_accumulate, segment_count, segment_cumsum, segment_total
+from .registry import LongCutoffs, measure
+
+__all__ = ["NdcgOptions", "ndcg_options", "dcg_matrices", "ERR_MAX_GRADE", "WHOLE_RANKING"]
+
+#: the cutoff value meaning "no cutoff" for the families of this module
+WHOLE_RANKING = 0
+#: gdeval.pl's maximum grade (``$MAX_JUDGMENT``)
+ERR_MAX_GRADE = 4
+
+_GAINS = ("linear", "exp")
+_DISCOUNTS = ("log", "jk")
+_IDEALS = ("all", "retrieved")
+
+
+class OptionalCutoffs(LongCutoffs):
+    """Integer rank cutoffs where 0 stands for the whole ranking.
+
+    One measure per cutoff, named ``<family>_<k>``, or ``<family>`` for 0.
+    """
+
+    def __init__(self, *default: int):
+        super().__init__(*(default or (WHOLE_RANKING,)))
+
+    def parse(self, text: str) -> tuple:
+        values = []
+        for t in text.split(","):
+            t = t.strip()
+            if not re.fullmatch(r"\d+", t):
+                raise ValueError(f"cutoff must be a non-negative integer, not {t!r}")
+            values.append(int(t))
+        values.sort()
+        if len(set(values)) != len(values):
+            raise ValueError("duplicate cutoffs")
+        return tuple(values)
+
+    def suffix(self, params: tuple) -> str:
+        return "" if params[0] == WHOLE_RANKING else f"_{params[0]}"
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        return self.suffix(params)
+
+    def from_suffix(self, text: str) -> tuple:
+        if not re.fullmatch(r"[1-9]\d*", text):
+            raise ValueError(text)
+        return (int(text),)
+
+
+# ------------------------------------------------------------------ options
+
+
+def _format_number(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+@dataclass(frozen=True)
+class NdcgOptions:
+    """Validated nDCG options (see the module docstring)."""
+
+    gain: str = "linear"
+    discount: str = "log"
+    base: float = 2.0
+    ideal: str = "all"
+
+    def non_default(self) -> tuple[tuple[str, str], ...]:
+        """The options that differ from trec_eval's, as sorted (name, text) pairs:
+        the ``options`` of a canonical :class:`~metrics.measures.registry.Measure`."""
+        default = NdcgOptions()
+        out = []
+        for name in ("base", "discount", "gain", "ideal"):
+            if name == "base" and self.discount == "log":
+                continue  # log_b(i+1) scales DCG and ideal DCG alike: nDCG does not depend on b
+            value = getattr(self, name)
+            if value != getattr(default, name):
+                out.append((name, _format_number(value) if name == "base" else value))
+        return tuple(out)
+
+    @property
+    def is_trec(self) -> bool:
+        return not self.non_default()
+
+
+def ndcg_options(gain="linear", discount="log", base=2, ideal="all") -> NdcgOptions:
+    """Check and normalise nDCG options given as text or values.
+
+    ``discount="log2"`` is accepted for ``log``; ``base`` may be text.
+    Raises ValueError for anything else.
+    """
+    gain, discount, ideal = str(gain).strip().lower(), str(discount).strip().lower(), str(ideal).strip().lower()
+    if discount == "log2":
+        discount = "log"
+    if gain not in _GAINS:
+        raise ValueError(f"nDCG gain must be one of {', '.join(_GAINS)}, not {gain!r}")
+    if discount not in _DISCOUNTS:
+        raise ValueError(f"nDCG discount must be one of {', '.join(_DISCOUNTS)}, not {discount!r}")
+    if ideal not in _IDEALS:
+        raise ValueError(f"nDCG ideal must be one of {', '.join(_IDEALS)}, not {ideal!r}")
+    try:
+        b = float(base)
+    except (TypeError, ValueError):
+        raise ValueError(f"nDCG base must be a number, not {base!r}") from None
+    if not (math.isfinite(b) and b > 1.0):
+        raise ValueError(f"nDCG base must be a finite number > 1, not {base!r}")
+    return NdcgOptions(gain=gain, discount=discount, base=b, ideal=ideal)
+
+
+# ------------------------------------------------------------------ kernels
+
+
+def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
+    """Gain per relevance code; codes <= 0 (non-relevant, not judged) gain 0."""
+    g = np.asarray(grades)
+    pos = g > 0
+    if gain == "exp":
+        return np.where(pos, np.exp2(np.where(pos, g, 0).astype(np.float64)) - 1.0, 0.0)
+    return np.where(pos, g, 0).astype(np.float64)
+
+
+def _discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
+    """Divisor of the gain at each 0-based rank < n, through the C library's
+    log2 / log (as trec_eval), element by element."""
+    ranks = range(1, n + 1)  # 1-based
+    xs = [i + 1 for i in ranks] if opts.discount == "log" else list(ranks)
+    if opts.base == 2.0:
+        d = [math.log2(x) for x in xs]
+    else:
+        lb = math.log(opts.base)
+        d = [math.log(x) / lb for x in xs]
+    if opts.discount == "jk":
+        d = [1.0 if i < opts.base else v for i, v in zip(ranks, d)]
+    return np.asarray(d, dtype=np.float64).reshape(n)
+
+
+def _ideal_all(r, opts: NdcgOptions):
+    """Ideal gains of every query from its judged grades, best first, laid
+    end to end: (gains, offsets)."""
+    levels = r.rel_levels  # (nq, max_grade + 1)
+    nq = r.n_queries
+    if levels.shape[1] <= 1:
+        return np.zeros(0), np.zeros(nq + 1, dtype=np.int64)
+    grades = np.arange(levels.shape[1] - 1, 0, -1)  # best grade first, grades >= 1
+    counts = levels[:, ::-1][:, :-1]  # (nq, max_grade) in the same order
+    per_query = counts.sum(axis=1)
+    offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(per_query, out=offsets[1:])
+    g = np.repeat(np.broadcast_to(grades, counts.shape).ravel(), counts.ravel())
+    return _gain(g, opts.gain), offsets
+
+
+def _ideal_retrieved(r, gains: np.ndarray):
+    """Ideal gains from the retrieved documents only: positive gains of each
+    query sorted decreasing, (gains, offsets)."""
+    pos = gains > 0
+    q = r.qidx[pos]
+    g = gains[pos]
+    order = np.lexsort((-g, q))
+    per_query = np.bincount(q, minlength=r.n_queries)
+    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+    np.cumsum(per_query, out=offsets[1:])
+    return g[order], offsets
+
+
+def _prefix_dcg(gains: np.ndarray, offsets: np.ndarray, opts: NdcgOptions) -> np.ndarray:
+    lengths = np.diff(offsets)
+    rank0 = np.arange(len(gains), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    table = _discount_table(int(lengths.max()) if len(lengths) else 0, opts)
+    contrib = np.where(gains != 0, gains / table[rank0], 0.0) if len(gains) else np.zeros(0)
+    return segment_cumsum(contrib, offsets)
+
+
+def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):
+    """DCG and ideal DCG at each cutoff: two ``(n_queries, len(cutoffs))``
+    arrays.  A cutoff of 0 means the whole ranking (whole ideal ranking)."""
+    cut = np.asarray(cutoffs, dtype=np.int64)
+    gains = _gain(r.rel, opts.gain)
+    prefix = _prefix_dcg(gains, r.offsets, opts)
+    big = np.iinfo(np.int64).max
+    depth = cutoff_matrix(r.n_queries, np.where(cut == WHOLE_RANKING, big, cut))
+    dcg = at_depth(prefix, r.offsets, depth, 0.0)
+    if opts.ideal == "retrieved":
+        igains, ioffsets = _ideal_retrieved(r, gains)
+    else:
+        igains, ioffsets = _ideal_all(r, opts)
+    iprefix = _prefix_dcg(igains, ioffsets, opts)
+    idcg = at_depth(iprefix, ioffsets, depth, 0.0)
+    return dcg, idcg
+
+
+def _ndcg(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(idcg > 0.0, dcg / np.where(idcg > 0.0, idcg, 1.0), 0.0)
+
+
+# ----------------------------------------------------------------- families
+
+
+@measure("ndcg_ext", params=OptionalCutoffs(WHOLE_RANKING), order=200,
+         options={"gain": "linear", "discount": "log", "base": "2", "ideal": "all"})
+def ndcg_ext(r, cutoffs, **options):
+    """nDCG with a choice of gain (linear | exp), discount (log: log_b(i+1) |
+    jk: log_b(i), ranks i < b undiscounted), base b and ideal ranking (all
+    judged documents | retrieved documents).  DCG / ideal DCG over the first
+    k ranks (whole ranking for cutoff 0); 0 when the ideal DCG is 0.
+    Defaults are trec_eval's ndcg / ndcg_cut.  Summary: mean."""
+    dcg, idcg = dcg_matrices(r, cutoffs, ndcg_options(**options))
+    return _ndcg(dcg, idcg)
+
+
+def _precision_prefix(r):
+    isrel = r.isrel()
+    return isrel, segment_count(isrel, r.offsets) / (r.rank + 1.0)
+
+
+@measure("map_ext", order=201, options={"precision": "observed"})
+def map_ext(r, **options):
+    """Average precision; precision=observed is trec_eval's map, and
+    precision=interpolated sums, over the retrieved relevant documents, the
+    interpolated precision at their ranks (highest precision at that rank or
+    any later one) instead.  Divided by the number of relevant documents;
+    0 when none is retrieved.  Summary: mean."""
+    kind = str(options.pop("precision", "observed")).strip().lower()
+    if options:
+        raise ValueError(f"map_ext: unknown options {sorted(options)}")
+    if kind not in ("observed", "interpolated"):
+        raise ValueError(f"map_ext precision must be observed or interpolated, not {kind!r}")
+    isrel, prec = _precision_prefix(r)
+    if kind == "interpolated":
+        prec = segment_accumulate(prec, r.offsets, np.maximum, fill=-np.inf, reverse=True)
+    total = segment_total(segment_cumsum(np.where(isrel, prec, 0.0), r.offsets), r.offsets)
+    return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
+
+
+def _depths(r, cutoffs) -> np.ndarray:
+    cut = np.asarray(cutoffs, dtype=np.int64)
+    full = r.num_ret[:, None]
+    return np.where(cut[None, :] == WHOLE_RANKING, full, np.minimum(cut[None, :], full))
+
+
+@measure("ERR", params=OptionalCutoffs(WHOLE_RANKING), order=202)
+def expected_reciprocal_rank(r, cutoffs):
+    """Expected reciprocal rank, gdeval.pl's convention: stopping probability
+    R = (2**g - 1) / 16 for grade g (grades above 4 raise ValueError; grades
+    <= 0 and unjudged documents give 0); sum over the first k ranks of
+    R_i / i times the product of (1 - R_j) above rank i.  Whole ranking for
+    cutoff 0.  A query without relevant documents scores 0 (gdeval leaves it
+    out).  Summary: mean."""
+    if len(r.rel) and r.rel.max() > ERR_MAX_GRADE or r.rel_levels.shape[1] > ERR_MAX_GRADE + 1:
+        raise ValueError(f"ERR: grades above {ERR_MAX_GRADE} are not defined (gdeval's maximum grade)")
+    stop = _gain(r.rel, "exp") / float(2 ** ERR_MAX_GRADE)
+    keep = segment_accumulate(1.0 - stop, r.offsets, np.multiply, fill=1.0)
+    before = np.ones(len(stop))
+    inner = np.ones(len(stop), dtype=bool)
+    inner[r.offsets[:-1][np.diff(r.offsets) > 0]] = False
+    before[inner] = keep[np.nonzero(inner)[0] - 1]
+    prefix = segment_cumsum(stop * before / (r.rank + 1.0), r.offsets)
+    return at_depth(prefix, r.offsets, _depths(r, cutoffs), 0.0)
+
+
+@measure("Judged", params=OptionalCutoffs(WHOLE_RANKING), order=203)
+def judged(r, cutoffs):
+    """Judgment rate: retrieved documents among the first min(k, num_ret)
+    that appear in the qrels (any grade) divided by min(k, num_ret); the
+    whole ranking for cutoff 0; 0 for an empty ranking.  Summary: mean."""
+    depth = _depths(r, cutoffs)
+    hits = at_depth(segment_count(r.rel != NONPOOL, r.offsets), r.offsets, depth, 0)
+    return np.where(depth > 0, hits / np.maximum(depth, 1), 0.0)

@@ -1,0 +1,433 @@
+"""ir_measures-style measure names: ``AP``, ``nDCG@10``, ``P(rel=2)@5`` ...
+
+Registered as a measure syntax, so :func:`~metrics.parse_measures` and
+:func:`~metrics.evaluate` accept these names next to trec_eval's.  A name is
+``Name``, ``Name@value`` or ``Name(arg=value, ...)@value``; values are
+numbers, words (quoted or not), ``True``/``False`` or, for ``gains``, a dict
+``{1: 3, 2: 9}``.  Each name becomes the same :class:`Measure` as the
+trec_eval measure it denotes, so ``nDCG@10`` *is* ``ndcg_cut_10`` (same
+column, same values):
+
+========================  =================================  ==========================
+ir_measures name          measure                            notes
+========================  =================================  ==========================
+AP, MAP                   map
+AP@k                      map_cut_k
+RR, MRR                   recip_rank                         no cutoff (trec_eval has none)
+nDCG, NDCG                ndcg
+nDCG@k                    ndcg_cut_k
+nDCG(gains={1:3,2:9})     ndcg_1=3,2=9                       trec_eval's gain pairs; no cutoff
+nDCG(dcg=exp-log2)@k      ndcg_ext_k(gain=exp)               gdeval's nDCG
+P@k, Precision@k          P_k
+R@k, Recall@k             recall_k
+Rprec, RPrec              Rprec
+Bpref, BPref              bpref
+Success@k                 success_k
+infAP                     infAP
+IPrec@x                   iprec_at_recall_x
+NumQ                      num_q
+NumRet                    num_ret
+NumRelRet, NumRet(rel=1)  num_rel_ret                        NumRet(rel=r): num_rel_ret(rel=r)
+NumRel                    num_rel
+SetP / SetRelP            set_P / set_relative_P             SetP(relative=True) = SetRelP
+SetR                      set_recall
+SetF, SetF(beta=b)        set_F, set_F_b
+SetAP                     set_map
+RBP, RBP(p=x)             rbp_p=x                            ir_measures' default p is 0.8
+ERR@k                     ERR_k                              gdeval's ERR (see extra.py)
+Judged@k                  Judged_k                           ir_measures' judgment rate
+========================  =================================  ==========================
+
+``rel=r`` (P, AP, RR, R, Rprec, Bpref, Success, infAP, IPrec, NumRel, the set
+measures) sets the relevance level of that measure alone: ``P(rel=2)@5`` is
+``P_5(rel=2)``.  An explicit ``rel=1`` is kept (it stays 1 whatever the
+evaluation's relevance level), the default follows the evaluation.
+``judged_only=True`` is not a per-measure option here: pass
+``judged_only=True`` to :func:`~metrics.evaluate` instead.
+
+Textbook variants, as options of nDCG and AP (they name measures of the
+``ndcg_ext`` and ``map_ext`` families; with trec_eval's defaults they are
+plain ``ndcg``/``ndcg_cut``/``map``)::
+
+    nDCG(gain=exp, discount=jk, base=2, ideal=retrieved)@10
+        gain      linear (default) | exp          2**grade - 1
+        discount  log (default)    | jk           log_b(i+1) | log_b(i), ranks < b undiscounted
+        base      2 (default)      | any b > 1
+        ideal     all (default)    | retrieved    all judged docs | the retrieved docs
+    AP(interpolated)            = AP(precision=interpolated)
+
+The canonical name lists only the options that differ from the defaults, in
+alphabetical order: ``nDCG(gain=exp,discount=jk)@10`` is
+``ndcg_ext_10(discount=jk,gain=exp)``, and :func:`ir_measures_name` writes it
+back as ``nDCG(discount=jk,gain=exp)@10``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+from . import extra
+from .registry import FAMILIES, Measure, syntax
+
+__all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]
+
+_ALIASES = {
+    "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
+    "BPref": "Bpref", "RPrec": "Rprec",
+}
+
+#: every ir_measures name understood here (aliases included)
+IR_MEASURES_NAMES = (
+    "AP", "MAP", "RR", "MRR", "nDCG", "NDCG", "P", "Precision", "R", "Recall", "Rprec", "RPrec",
+    "Bpref", "BPref", "Success", "infAP", "IPrec", "NumQ", "NumRet", "NumRelRet", "NumRel",
+    "SetP", "SetRelP", "SetR", "SetF", "SetAP", "RBP", "ERR", "Judged",
+)
+
+_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
+_TRUE = {"true": True, "false": False, "yes": True, "no": False}
+
+
+class _Args:
+    """Keyword arguments of one name, consumed one by one."""
+
+    def __init__(self, name: str, items: dict):
+        self.name = name
+        self.items = items
+
+    def pop(self, key, default=None):
+        return self.items.pop(key, default)
+
+    def rel(self) -> int | None:
+        v = self.items.pop("rel", None)
+        if v is None:
+            return None
+        if isinstance(v, bool) or not float(v).is_integer():
+            raise ValueError(f"{self.name}: rel must be an integer, not {v!r}")
+        return int(v)
+
+    def flag(self, key) -> bool:
+        v = self.items.pop(key, False)
+        if isinstance(v, str):
+            if v.lower() not in _TRUE:
+                raise ValueError(f"{self.name}: {key} must be True or False, not {v!r}")
+            v = _TRUE[v.lower()]
+        return bool(v)
+
+    def done(self):
+        if self.flag("judged_only"):
+            raise ValueError(f"{self.name}: judged_only is not a per-measure option; "
+                             "evaluate with judged_only=True instead")
+        if self.items:
+            raise ValueError(f"{self.name}: unsupported parameters {', '.join(sorted(self.items))}")
+
+
+def _value(text: str):
+    text = text.strip()
+    if not text:
+        raise ValueError("empty parameter value")
+    if text[0] in "'\"{[(" or re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text):
+        return ast.literal_eval(text)
+    if text.lower() in _TRUE:
+        return _TRUE[text.lower()]
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.+-]*", text):
+        return text
+    raise ValueError(f"cannot read parameter value {text!r}")
+
+
+def _split_args(text: str) -> list[str]:
+    parts, depth, quote, start = [], 0, None, 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in (p.strip() for p in parts) if p]
+
+
+def _read(text: str):
+    """(name, {arg: value}, at-value or None), or None when not this syntax."""
+    m = _NAME.fullmatch(text)
+    if not m:
+        return None
+    name, argtext, at = m.group(1), m.group(2), m.group(3)
+    args = {}
+    if argtext is not None:
+        for part in _split_args(argtext):
+            key, eq, val = part.partition("=")
+            key = key.strip()
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+                raise ValueError(f"{text!r}: cannot read parameter {part!r}")
+            if key in args:
+                raise ValueError(f"{text!r}: parameter {key} given twice")
+            args[key] = _value(val) if eq else True
+    return name, args, (None if at is None else _value(at))
+
+
+def _cutoff(name: str, at, args: _Args, *, required: bool) -> int | None:
+    k = args.pop("cutoff", None) if at is None else at
+    if k is None:
+        if required:
+            raise ValueError(f"{name} needs a cutoff: {name}@k")
+        return None
+    if isinstance(k, bool) or not isinstance(k, (int, float)) or not float(k).is_integer() or k <= 0:
+        raise ValueError(f"{name}: the cutoff must be a positive integer, not {k!r}")
+    return int(k)
+
+
+def _family(name: str):
+    if name not in FAMILIES:
+        raise ValueError(f"measure family {name!r} is not available")
+    return FAMILIES[name]
+
+
+def _trec(family: str, param_text: str | None = None, rel=None, options=()) -> Measure:
+    """The measure of a trec_eval family, its parameters read by the family's own parser."""
+    fam = _family(family)
+    if param_text is None:
+        params = fam.params.default if not fam.params.expands else None
+    else:
+        params = fam.params.parse(param_text)
+    if fam.params.expands:
+        if params is None or len(params) != 1:
+            raise ValueError(f"{family}: exactly one cutoff expected")
+        return Measure(family, params, rel, tuple(options))
+    return Measure(family, tuple(params), rel, tuple(options))
+
+
+def _no_cutoff(name, at, args):
+    if _cutoff(name, at, args, required=False) is not None:
+        raise ValueError(f"{name} takes no cutoff")
+
+
+def _ndcg(name, at, args: _Args) -> Measure:
+    k = _cutoff(name, at, args, required=False)
+    gains = args.pop("gains")
+    dcg = args.pop("dcg")
+    opts = {key: args.pop(key) for key in ("gain", "discount", "base", "ideal") if key in args.items}
+    if dcg is not None:
+        dcg = str(dcg)
+        if dcg not in ("log2", "exp-log2"):
+            raise ValueError(f"{name}: dcg must be log2 or exp-log2, not {dcg!r}")
+        want = "exp" if dcg == "exp-log2" else "linear"
+        if opts.setdefault("gain", want) != want:
+            raise ValueError(f"{name}: dcg={dcg} contradicts gain={opts['gain']}")
+    variant = extra.ndcg_options(**opts)
+    if args.rel() is not None:
+        raise ValueError(f"{name}: nDCG takes no relevance level (gains are the grades)")
+    args.done()
+    if gains is not None:
+        if not isinstance(gains, dict):
+            raise ValueError(f"{name}: gains must be a dict {{grade: gain}}")
+        if k is not None or not variant.is_trec:
+            raise ValueError(f"{name}: gains are only available for the whole ranking with "
+                             "trec_eval's discount (trec_eval's ndcg.level=gain)")
+        items = sorted((int(g), float(v)) for g, v in gains.items())
+        text = ",".join(f"{g}={v!r}" for g, v in items)
+        return _trec("ndcg", text)
+    if variant.is_trec:
+        return _trec("ndcg") if k is None else _trec("ndcg_cut", str(k))
+    return Measure("ndcg_ext", (extra.WHOLE_RANKING if k is None else k,), None, variant.non_default())
+
+
+def _ap(name, at, args: _Args) -> Measure:
+    k = _cutoff(name, at, args, required=False)
+    rel = args.rel()
+    kind = args.pop("precision", "observed")
+    if args.flag("interpolated"):
+        kind = "interpolated"
+    if kind not in ("observed", "interpolated"):
+        raise ValueError(f"{name}: precision must be observed or interpolated, not {kind!r}")
+    args.done()
+    if kind == "interpolated":
+        if k is not None:
+            raise ValueError(f"{name}: interpolated AP is defined for the whole ranking only")
+        return Measure("map_ext", (), rel, (("precision", "interpolated"),))
+    return _trec("map", rel=rel) if k is None else _trec("map_cut", str(k), rel)
+
+
+def _simple(family):
+    def make(name, at, args: _Args) -> Measure:
+        _no_cutoff(name, at, args)
+        rel = args.rel()
+        args.done()
+        return _trec(family, rel=rel)
+    return make
+
+
+def _cut(family, required=True):
+    def make(name, at, args: _Args) -> Measure:
+        k = _cutoff(name, at, args, required=required)
+        rel = args.rel()
+        args.done()
+        return _trec(family, str(k), rel)
+    return make
+
+
+def _own_cut(family):
+    def make(name, at, args: _Args) -> Measure:
+        k = _cutoff(name, at, args, required=False)
+        args.done()
+        return Measure(family, (extra.WHOLE_RANKING if k is None else k,))
+    return make
+
+
+def _iprec(name, at, args: _Args) -> Measure:
+    x = args.pop("recall") if at is None else at
+    if x is None or isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        raise ValueError(f"{name} needs a recall level: {name}@0.5")
+    rel = args.rel()
+    args.done()
+    return Measure("iprec_at_recall", (float(x),), rel)
+
+
+def _num_ret(name, at, args: _Args) -> Measure:
+    _no_cutoff(name, at, args)
+    rel = args.rel()
+    args.done()
+    if name == "NumRelRet":
+        return _trec("num_rel_ret", rel=rel)
+    return _trec("num_ret") if rel is None else _trec("num_rel_ret", rel=rel)
+
+
+def _set_p(name, at, args: _Args) -> Measure:
+    _no_cutoff(name, at, args)
+    relative = args.flag("relative") or name == "SetRelP"
+    rel = args.rel()
+    args.done()
+    return _trec("set_relative_P" if relative else "set_P", rel=rel)
+
+
+def _set_f(name, at, args: _Args) -> Measure:
+    _no_cutoff(name, at, args)
+    beta = args.pop("beta", 1.0)
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)):
+        raise ValueError(f"{name}: beta must be a number, not {beta!r}")
+    rel = args.rel()
+    args.done()
+    return _trec("set_F", repr(float(beta)), rel)
+
+
+def _rbp(name, at, args: _Args) -> Measure:
+    _no_cutoff(name, at, args)
+    p = args.pop("p", 0.8)
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ValueError(f"{name}: p must be a number, not {p!r}")
+    if args.rel() is not None:
+        raise ValueError(f"{name}: trec_eval's rbp uses graded gains; rel is not supported")
+    args.done()
+    return _trec("rbp", f"p={float(p)!r}")
+
+
+def _num_q(name, at, args: _Args) -> Measure:
+    _no_cutoff(name, at, args)
+    args.done()
+    return _trec("num_q")
+
+
+_BUILDERS = {
+    "AP": _ap, "RR": _simple("recip_rank"), "nDCG": _ndcg, "P": _cut("P"), "R": _cut("recall"),
+    "Rprec": _simple("Rprec"), "Bpref": _simple("bpref"), "Success": _cut("success"),
+    "infAP": _simple("infAP"), "IPrec": _iprec, "NumQ": _num_q, "NumRet": _num_ret,
+    "NumRelRet": _num_ret, "NumRel": _simple("num_rel"), "SetP": _set_p, "SetRelP": _set_p,
+    "SetR": _simple("set_recall"), "SetF": _set_f, "SetAP": _simple("set_map"), "RBP": _rbp,
+    "ERR": _own_cut("ERR"), "Judged": _own_cut("Judged"),
+    # canonical names of the variant families, e.g. "ndcg_ext(gain=exp)"
+    "ndcg_ext": _ndcg, "map_ext": _ap,
+}
+
+
+def parse_ir_measures(text: str) -> list[Measure] | None:
+    """The measure named by an ir_measures-style name, as a one-element list;
+    None when ``text`` is not such a name.  Raises ValueError when it is one
+    but its parameters are not supported."""
+    read = _read(text)
+    if read is None:
+        return None
+    name, args, at = read
+    name = _ALIASES.get(name, name)
+    builder = _BUILDERS.get(name)
+    if builder is None:
+        return None
+    try:
+        return [builder(name, at, _Args(name, args))]
+    except (ValueError, TypeError, SyntaxError) as e:
+        raise ValueError(f"measure {text.strip()!r}: {e}") from None
+
+
+syntax(parse_ir_measures)
+
+
+# ------------------------------------------------------------------ writing
+
+_SIMPLE_NAMES = {
+    "map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "Bpref",
+    "infAP": "infAP", "num_q": "NumQ", "num_ret": "NumRet", "num_rel_ret": "NumRelRet",
+    "num_rel": "NumRel", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR",
+    "set_map": "SetAP",
+}
+_CUT_NAMES = {"map_cut": "AP", "ndcg_cut": "nDCG", "P": "P", "recall": "R", "success": "Success"}
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def _compose(name: str, args: list[str], at=None) -> str:
+    return name + (f"({','.join(args)})" if args else "") + ("" if at is None else f"@{at}")
+
+
+def ir_measures_name(m: Measure) -> str | None:
+    """The ir_measures-style name of ``m`` (``parse_measures`` of it gives
+    ``m`` back), or None when ir_measures has no name for it."""
+    rel = [] if m.rel is None else [f"rel={m.rel}"]
+    fam = m.family
+    if m.options and fam not in ("ndcg_ext", "map_ext"):
+        return None
+    if fam in _SIMPLE_NAMES and fam != "ndcg":
+        if fam == "num_q" and m.rel is not None:
+            return None
+        return _compose(_SIMPLE_NAMES[fam], rel)
+    if fam == "ndcg":
+        if m.rel is not None:
+            return None
+        if not m.params:
+            return "nDCG"
+        try:
+            gains = ", ".join(f"{int(g)}: {_num(v)}" for g, v in m.params)
+        except (TypeError, ValueError):
+            return None
+        return f"nDCG(gains={{{gains}}})"
+    if fam in _CUT_NAMES:
+        if fam == "ndcg_cut" and m.rel is not None:
+            return None
+        return _compose(_CUT_NAMES[fam], rel, m.params[0])
+    if fam == "iprec_at_recall":
+        return _compose("IPrec", rel, repr(float(m.params[0])))
+    if fam == "set_F":
+        beta = float(m.params[0]) if m.params else 1.0
+        return _compose("SetF", rel + ([] if beta == 1.0 else [f"beta={_num(beta)}"]))
+    if fam == "rbp":
+        if m.rel is not None or len(m.params) != 1 or m.params[0][0] != "p":
+            return None
+        return f"RBP(p={_num(m.params[0][1])})"
+    if fam in ("ERR", "Judged") and m.rel is None:
+        k = m.params[0]
+        return _compose(fam, [], None if k == extra.WHOLE_RANKING else k)
+    if fam == "ndcg_ext" and m.rel is None:
+        k = m.params[0]
+        return _compose("nDCG", [f"{a}={b}" for a, b in m.options],
+                        None if k == extra.WHOLE_RANKING else k)
+    if fam == "map_ext" and m.options == (("precision", "interpolated"),):
+        return _compose("AP", rel + ["interpolated"])
+    return None
