@@ -1,0 +1,179 @@
+"""One query looked at closely: the ranked lists of several runs next to each other.
+
+For a query, :func:`query_drilldown` returns every run's ranking cut at a depth
+with the judged grade of each document, whether it is judged at all, and how
+far it moved against a baseline run; plus the relevant documents that none of
+the runs retrieved.
+
+Conventions
+-----------
+Ranking order
+    trec_eval's: score descending, ties broken by document id in descending
+    byte order; the ranks of the input lines are ignored. The order comes from
+    the engine's ranking code (:mod:`metrics.ranking`), so the drill-down shows
+    exactly the ranking that the measures were computed on.
+Grades
+    ``relevance`` is the grade from the qrels when it is ``>= 0``; a document
+    not in the qrels of the query, or listed with a negative grade (pooled but
+    not judged), has no grade (``<NA>``) and ``judged`` is False.
+Movement
+    ``baseline_rank`` is the rank of the same document in the baseline's full
+    ranking of the query (not only its first ``depth`` ranks), ``<NA>`` when the
+    baseline did not retrieve it. ``moved = baseline_rank - rank``: positive when
+    the document rose (it is ranked higher than in the baseline), negative when
+    it fell, ``<NA>`` when it is new. Both columns are ``<NA>`` throughout for the
+    baseline itself and for every run when no baseline is given.
+Missing relevant documents
+    Documents judged relevant (grade ``>= relevance_level``) for the query that
+    no run retrieved at any rank (not only within ``depth``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metrics.ranking import _arrow_strings, _rank_order
+
+__all__ = ["RANKING_COLUMNS", "MISSING_COLUMNS", "QueryDrilldown", "query_drilldown"]
+
+#: Columns of every frame in :attr:`QueryDrilldown.rankings`.
+RANKING_COLUMNS = ["rank", "doc_id", "score", "relevance", "judged", "baseline_rank", "moved"]
+#: Columns of :attr:`QueryDrilldown.missing`.
+MISSING_COLUMNS = ["doc_id", "relevance"]
+
+
+@dataclass(frozen=True)
+class QueryDrilldown:
+    """The drill-down of one query (see the module docstring for the conventions)."""
+
+    query_id: str
+    depth: int | None
+    baseline: str | None
+    relevance_level: int
+    #: run label -> ranking cut at ``depth`` (columns :data:`RANKING_COLUMNS`), in the runs' order
+    rankings: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: run label -> number of documents the run retrieved for the query (before the cut)
+    num_ret: dict[str, int] = field(default_factory=dict)
+    #: relevant documents no run retrieved (columns :data:`MISSING_COLUMNS`),
+    #: by grade (highest first), then document id
+    missing: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=MISSING_COLUMNS))
+    #: number of judged relevant documents of the query
+    num_rel: int = 0
+    #: the query occurs in the qrels
+    judged_query: bool = True
+
+    @property
+    def runs(self) -> list[str]:
+        return list(self.rankings)
+
+
+def _labelled(runs) -> dict[str, pd.DataFrame]:
+    if isinstance(runs, pd.DataFrame):
+        runs = [runs]
+    if isinstance(runs, Mapping):
+        return {str(k): v for k, v in runs.items()}
+    out: dict[str, pd.DataFrame] = {}
+    for i, run in enumerate(runs):
+        base = str(run.attrs.get("name") or f"run{i + 1}")
+        label, n = base, 1
+        while label in out:
+            n += 1
+            label = f"{base}_{n}"
+        out[label] = run
+    return out
+
+
+def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
+    """The run's lines for one query, in trec_eval's ranking order, with 1-based ranks."""
+    lines = run.loc[run["query_id"].astype(str) == query_id, ["doc_id", "score"]]
+    docs = _arrow_strings(lines["doc_id"])
+    scores = lines["score"].to_numpy(dtype=np.float64)
+    order = _rank_order(np.zeros(len(scores), dtype=np.int64), scores, docs)
+    return pd.DataFrame({
+        "rank": np.arange(1, len(order) + 1, dtype=np.int64),
+        "doc_id": pd.Series(np.asarray(docs.to_pylist(), dtype=object)[order], dtype="str"),
+        "score": scores[order],
+    })
+
+
+def query_drilldown(qrels: pd.DataFrame, runs, query_id, *, depth: int | None = 20,
+                    baseline: str | None = None, relevance_level: int = 1) -> QueryDrilldown:
+    """The ranked lists of ``runs`` for ``query_id``, side by side material.
+
+    Parameters
+    ----------
+    qrels : DataFrame with columns query_id, doc_id, relevance.
+    runs : a run DataFrame, a list of them (labels from ``attrs["name"]``, made
+        unique) or a dict ``{label: DataFrame}``; each with columns query_id,
+        doc_id, score.
+    query_id : the query.
+    depth : ranks kept per run (None: all).
+    baseline : label of the run the others are compared with (None: no movement).
+    relevance_level : smallest grade counted as relevant (trec_eval ``-l``).
+
+    Returns
+    -------
+    :class:`QueryDrilldown`. A run that retrieved nothing for the query has an
+    empty ranking; a query missing from the qrels has no judged documents.
+    """
+    if depth is not None and int(depth) < 1:
+        raise ValueError(f"depth must be at least 1 (or None for all ranks); got {depth}")
+    query_id = str(query_id)
+    runs = _labelled(runs)
+    if baseline is not None and baseline not in runs:
+        raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
+    relevance_level = int(relevance_level)
+
+    judged = qrels.loc[qrels["query_id"].astype(str) == query_id, ["doc_id", "relevance"]]
+    grade_of = dict(zip(judged["doc_id"].astype(str), judged["relevance"].astype(np.int64)))
+
+    full = {label: _ranked(run, query_id) for label, run in runs.items()}
+    base_rank = {}
+    if baseline is not None:
+        b = full[baseline]
+        base_rank = dict(zip(b["doc_id"], b["rank"]))
+
+    rankings, num_ret = {}, {}
+    for label, ranked in full.items():
+        num_ret[label] = len(ranked)
+        part = ranked if depth is None else ranked.iloc[: int(depth)]
+        part = part.reset_index(drop=True)
+        grades = [grade_of.get(d) for d in part["doc_id"]]
+        relevance = pd.array([g if g is not None and g >= 0 else pd.NA for g in grades], dtype="Int64")
+        part["relevance"] = relevance
+        part["judged"] = ~relevance.isna()
+        if baseline is None or label == baseline:
+            part["baseline_rank"] = pd.array([pd.NA] * len(part), dtype="Int64")
+            part["moved"] = pd.array([pd.NA] * len(part), dtype="Int64")
+        else:
+            br = pd.array([base_rank.get(d, pd.NA) for d in part["doc_id"]], dtype="Int64")
+            part["baseline_rank"] = br
+            part["moved"] = br - pd.array(part["rank"].to_numpy(), dtype="Int64")
+        rankings[label] = part[RANKING_COLUMNS]
+
+    retrieved = set()
+    for ranked in full.values():
+        retrieved.update(ranked["doc_id"])
+    grades = judged["relevance"].to_numpy(dtype=np.int64)
+    relevant = judged.loc[(grades >= relevance_level) & (grades >= 0)]
+    missing = relevant.loc[~relevant["doc_id"].astype(str).isin(retrieved)]
+    missing = pd.DataFrame({
+        "doc_id": missing["doc_id"].astype("str").to_numpy(),
+        "relevance": missing["relevance"].to_numpy(dtype=np.int64),
+    })
+    missing = missing.sort_values(["relevance", "doc_id"], ascending=[False, True], kind="stable")
+    return QueryDrilldown(
+        query_id=query_id,
+        depth=None if depth is None else int(depth),
+        baseline=baseline,
+        relevance_level=relevance_level,
+        rankings=rankings,
+        num_ret=num_ret,
+        missing=missing.reset_index(drop=True),
+        num_rel=int(len(relevant)),
+        judged_query=bool(len(judged)),
+    )
