@@ -20,6 +20,9 @@ sigMessage(str)              something worth telling in the status bar
 sigFileLoaded(str)           a file was loaded (path)
 sigFileChangedOnDisk(str, int)  a loaded file changed on disk (path, size in bytes)
 sigIdle()                    no job is running any more
+sigCompareSettingsChanged()  test, alpha or correction of the comparison changed
+sigComparisonChanged(object) new :class:`workbench.significance_model.Comparison` (or None)
+sigDrilldownChanged(object)  new :class:`metrics.drilldown.QueryDrilldown` (or None)
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QThreadPool, QTimer, Sig
 
 import metrics.readers
 from metrics.errors import Cancelled, InputError
-from workbench import analysis
+from workbench import analysis, drilldown_model, significance_model
 from workbench.workers import Worker
 from workbench.workspace import FileEntry, Workspace, expand_paths, normalize
 
@@ -104,6 +107,9 @@ class Session(QObject):
     sigFileLoaded = Signal(str)
     sigFileChangedOnDisk = Signal(str, int)
     sigIdle = Signal()
+    sigCompareSettingsChanged = Signal()
+    sigComparisonChanged = Signal(object)
+    sigDrilldownChanged = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -134,6 +140,18 @@ class Session(QObject):
         self._change_timer.setSingleShot(True)
         self._change_timer.setInterval(400)
         self._change_timer.timeout.connect(self._report_changes)
+
+        # comparison with the baseline and the drill-down of the selected query,
+        # both computed again in a worker whenever what they depend on changes
+        self.compare_settings = significance_model.Settings()
+        self.comparison: significance_model.Comparison | None = None
+        self.drilldown = None
+        self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
+        self._cmp_gen = 0
+        self._drill_gen = 0
+        self.sigResultsChanged.connect(lambda _: (self.request_comparison(), self.request_drilldown()))
+        self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
+        self.sigQueryChanged.connect(lambda _: self.request_drilldown())
 
     # ------------------------------------------------------------------
     # loading
@@ -344,6 +362,97 @@ class Session(QObject):
             self.sigMessage.emit("Evaluation cancelled")
         else:
             self.sigError.emit(f"Evaluation failed: {exc}")
+
+    # ------------------------------------------------------------------
+    # comparison with the baseline, and the drill-down of the selected query
+    def set_compare_settings(self, **changes) -> None:
+        """Change the test, alpha or correction (keyword arguments of :class:`significance_model.Settings`)."""
+        settings = significance_model.Settings(**{**self.compare_settings.__dict__, **changes})
+        if settings != self.compare_settings:
+            self.compare_settings = settings
+            self.sigCompareSettingsChanged.emit()
+            self.request_comparison()
+
+    def _on_baseline_for_comparison(self, baseline) -> None:
+        if self.comparison is None or self.comparison.baseline != baseline:
+            self.request_comparison()
+        if self.drilldown is None or self.drilldown.baseline != baseline:
+            self.request_drilldown()
+
+    def request_comparison(self) -> None:
+        """Compare the runs with the baseline again (in a worker)."""
+        self._cmp_gen += 1
+        gen = self._cmp_gen
+        results = self.results
+        baseline = self.baseline_label()
+        if results is None or baseline not in results.runs or len(results.runs) < 2:
+            if self.comparison is not None:
+                self.comparison = None
+                self.sigComparisonChanged.emit(None)
+            return
+        request = significance_model.Request(
+            per_query=results.evaluation.per_query, runs=tuple(results.runs), baseline=baseline,
+            settings=self.compare_settings, results_id=id(results),
+        )
+        self._start(
+            lambda progress: significance_model.compute(request, progress),
+            "Comparing with the baseline",
+            lambda res: self._on_compared(gen, res),
+            lambda exc: self._on_compare_failed(gen, exc),
+        )
+
+    def _on_compared(self, gen: int, comparison) -> None:
+        if gen != self._cmp_gen:
+            return  # superseded
+        self.comparison = comparison
+        self.sigComparisonChanged.emit(comparison)
+
+    def _on_compare_failed(self, gen: int, exc: BaseException) -> None:
+        if gen == self._cmp_gen and not isinstance(exc, Cancelled):
+            self.sigError.emit(f"Comparison failed: {exc}")
+
+    def set_drilldown_depth(self, depth: int) -> None:
+        if int(depth) != self.drilldown_depth:
+            self.drilldown_depth = int(depth)
+            self.request_drilldown()
+
+    def request_drilldown(self) -> None:
+        """Rank the selected query's documents for every run again (in a worker)."""
+        self._drill_gen += 1
+        gen = self._drill_gen
+        results = self.results
+        query = self.selected_query
+        if results is None or query is None:
+            if self.drilldown is not None:
+                self.drilldown = None
+                self.sigDrilldownChanged.emit(None)
+            return
+        baseline = self.baseline_label()
+        request = drilldown_model.Request(
+            qrels=results.request.qrels, runs=results.request.runs, query_id=query,
+            depth=self.drilldown_depth, baseline=baseline if baseline in results.runs else None,
+            relevance_level=results.request.relevance_level,
+        )
+        self._start(
+            lambda progress: drilldown_model.compute(request, progress),
+            f"Ranking query {query}",
+            lambda res: self._on_drilled(gen, res),
+            lambda exc: self._on_drill_failed(gen, exc),
+        )
+
+    def _on_drilled(self, gen: int, drill) -> None:
+        if gen != self._drill_gen:
+            return
+        self.drilldown = drill
+        self.sigDrilldownChanged.emit(drill)
+
+    def _on_drill_failed(self, gen: int, exc: BaseException) -> None:
+        if gen == self._drill_gen and not isinstance(exc, Cancelled):
+            self.sigError.emit(f"Query drill-down failed: {exc}")
+
+    def start_job(self, fn, what: str, on_finished, on_failed=None):
+        """Run ``fn(progress)`` in a worker, shown as busy like every other job."""
+        return self._start(fn, what, on_finished, on_failed)
 
     # ------------------------------------------------------------------
     # jobs

@@ -1,0 +1,104 @@
+"""The query drill-down as the window shows it (plain Python, no Qt).
+
+:func:`compute` runs in a worker (:func:`metrics.drilldown.query_drilldown`);
+:func:`ranking_table` and :func:`missing_table` turn its frames into the text
+shown, with a *tone* per row naming the colour of the document's grade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import pandas as pd
+
+from metrics.drilldown import QueryDrilldown, query_drilldown
+
+UNJUDGED_TONE = "unjudged"
+UNJUDGED_MARK = "?"
+DEFAULT_DEPTH = 20
+
+
+def grade_tone(grade) -> str:
+    """Tone of a row by grade: ``"grade0"``, ``"grade1"``, ``"grade2"``, ``"grade3"`` (3 and up), or unjudged."""
+    if grade is None or pd.isna(grade):
+        return UNJUDGED_TONE
+    return f"grade{min(max(int(grade), 0), 3)}"
+
+
+@dataclass(frozen=True)
+class Request:
+    qrels: pd.DataFrame
+    runs: Mapping[str, pd.DataFrame]
+    query_id: str
+    depth: int
+    baseline: str | None
+    relevance_level: int = 1
+
+
+def compute(request: Request, progress=None) -> QueryDrilldown:
+    baseline = request.baseline if request.baseline in request.runs else None
+    return query_drilldown(request.qrels, dict(request.runs), request.query_id, depth=request.depth,
+                           baseline=baseline, relevance_level=request.relevance_level)
+
+
+def format_move(baseline_rank, moved) -> str:
+    """``"▲3"`` (rose 3 ranks against the baseline), ``"▼12"`` (fell), ``"="`` (same rank), ``"new"``."""
+    if baseline_rank is None or pd.isna(baseline_rank):
+        return "new"
+    moved = int(moved)
+    if moved > 0:
+        return f"\u25b2{moved}"
+    if moved < 0:
+        return f"\u25bc{-moved}"
+    return "="
+
+
+def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Rows shown for one run: columns ``rank, doc_id, score, grade`` (and ``move`` when compared).
+
+    Returns the frame, a tone per row (:func:`grade_tone`) and a tooltip per row.
+    Unjudged documents show :data:`UNJUDGED_MARK` as their grade.
+    """
+    r = drill.rankings[run]
+    compared = drill.baseline is not None and run != drill.baseline
+    frame = pd.DataFrame({
+        "rank": r["rank"].to_numpy(),
+        "doc_id": r["doc_id"].astype(str).to_numpy(dtype=object),
+        "score": r["score"].to_numpy(dtype=float),
+        "grade": [UNJUDGED_MARK if pd.isna(g) else str(int(g)) for g in r["relevance"]],
+    })
+    tips = []
+    for i in range(len(r)):
+        g = r["relevance"].iloc[i]
+        text = f"{r['doc_id'].iloc[i]} at rank {int(r['rank'].iloc[i])}: " + (
+            "not judged" if pd.isna(g) else f"grade {int(g)}")
+        if compared:
+            br = r["baseline_rank"].iloc[i]
+            text += ("; not retrieved by the baseline" if pd.isna(br)
+                     else f"; rank {int(br)} in the baseline {drill.baseline}")
+        tips.append(text)
+    if compared:
+        frame["move"] = [format_move(b, m) for b, m in zip(r["baseline_rank"], r["moved"])]
+    tones = [grade_tone(g) for g in r["relevance"]]
+    return frame, tones, tips
+
+
+def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:
+    """Relevant documents no run retrieved: ``doc_id, grade`` and a tone per row."""
+    m = drill.missing
+    frame = pd.DataFrame({
+        "doc_id": m["doc_id"].astype(str).to_numpy(dtype=object),
+        "grade": [str(int(g)) for g in m["relevance"]],
+    })
+    return frame, [grade_tone(g) for g in m["relevance"]]
+
+
+def caption(drill: QueryDrilldown, run: str) -> str:
+    shown = len(drill.rankings[run])
+    total = drill.num_ret.get(run, shown)
+    rel = int((drill.rankings[run]["relevance"].fillna(-1) >= drill.relevance_level).sum())
+    what = f"{run}" + (" (baseline)" if run == drill.baseline else "")
+    if total == 0:
+        return f"{what}: nothing retrieved"
+    return f"{what}: top {shown} of {total}, {rel} relevant"

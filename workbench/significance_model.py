@@ -1,0 +1,192 @@
+"""Comparison with the baseline as the window shows it (plain Python, no Qt).
+
+:func:`compute` runs in a worker: the paired tests of :func:`metrics.compare.compare`
+on an evaluation's per-query values, and the per-query differences of every
+measure for the difference chart.  The GUI thread only looks results up
+(:func:`summary_marks`, :func:`legend`, :meth:`Comparison.differences_for`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+import metrics.compare as mc
+
+#: Tests offered in the window: code -> short label.
+TESTS = {"t": "t-test", "wilcoxon": "Wilcoxon", "permutation": "Permutation"}
+#: Corrections offered in the window: code -> short label.
+CORRECTIONS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH (FDR)"}
+ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
+
+HIGHER = "\u2020"  # dagger, as in metrics.report's tables
+LOWER = "\u2021"   # double dagger
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How runs are compared with the baseline."""
+
+    test: str = "t"
+    alpha: float = 0.05
+    correction: str = "holm"
+    permutations: int = 10000
+    bootstrap: int = 10000
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.test not in TESTS:
+            raise ValueError(f"unknown test {self.test!r}; expected one of {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"unknown correction {self.correction!r}; expected one of {', '.join(CORRECTIONS)}")
+        if not 0.0 < float(self.alpha) < 1.0:
+            raise ValueError(f"alpha must lie strictly between 0 and 1; got {self.alpha}")
+
+
+@dataclass(frozen=True)
+class Request:
+    """Inputs of one comparison; a value, so a worker can own it."""
+
+    per_query: pd.DataFrame       # Evaluation.per_query (run, query_id, measure, value)
+    runs: tuple[str, ...]         # run order
+    baseline: str
+    settings: Settings
+    results_id: int = 0           # which evaluation this belongs to
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compute`."""
+
+    request: Request
+    table: pd.DataFrame                                   # metrics.compare.compare frame
+    differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
+
+    @property
+    def baseline(self) -> str:
+        return self.request.baseline
+
+    @property
+    def settings(self) -> Settings:
+        return self.request.settings
+
+    def differences_for(self, measure: str, run: str | None = None) -> pd.DataFrame:
+        """Per-query differences for one measure (one run, or all when ``run`` is None)."""
+        frame = self.differences.get(measure)
+        if frame is None:
+            return pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"])
+        if run is None:
+            return frame
+        return frame.loc[frame["run"] == run].reset_index(drop=True)
+
+    def row(self, run: str, measure: str):
+        t = self.table
+        hit = t.loc[(t["run"] == run) & (t["measure"] == measure)]
+        return None if hit.empty else hit.iloc[0]
+
+
+def compute(request: Request, progress=None) -> Comparison:
+    """Paired tests of every run against the baseline, and the per-query differences."""
+    s = request.settings
+    per_query = request.per_query
+    measures = [m for m in pd.unique(per_query["measure"]) if not str(m).startswith("num_")]
+    source = _Ordered(per_query, list(request.runs))
+    table = mc.compare(source, request.baseline, measures=measures, test=s.test,
+                       correction=s.correction, alpha=s.alpha, permutations=s.permutations,
+                       bootstrap=s.bootstrap, seed=s.seed)
+    if progress is not None and progress(0.8) is False:
+        from metrics.errors import Cancelled
+
+        raise Cancelled("comparison cancelled")
+    differences = {str(m): mc.per_query_differences(source, request.baseline, m)
+                   for m in pd.unique(per_query["measure"])}
+    return Comparison(request=request, table=table, differences=differences)
+
+
+class _Ordered:
+    """A per-query frame with a run order (what metrics.compare reads from an Evaluation)."""
+
+    def __init__(self, per_query: pd.DataFrame, runs: list[str]):
+        self.per_query = per_query
+        self.runs = runs
+
+
+# ---------------------------------------------------------------- lookups for views
+
+def marker(row) -> str:
+    """Dagger (significantly higher than the baseline), double dagger (lower) or ''."""
+    if row is None or not bool(row["significant"]):
+        return ""
+    return HIGHER if row["delta"] > 0 else LOWER
+
+
+def _p(p) -> str:
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    if p != 0 and p < 1e-4:
+        return f"{p:.1e}"
+    return f"{p:.4f}"
+
+
+def tooltip(row, family: int) -> str:
+    """What a marked (or unmarked) value of a run means against the baseline."""
+    test = mc.TESTS.get(row["test"], str(row["test"]))
+    correction = mc.CORRECTIONS.get(row["correction"], str(row["correction"]))
+    verdict = (f"significantly {'higher' if row['delta'] > 0 else 'lower'} than the baseline"
+               if bool(row["significant"]) else "not significantly different from the baseline")
+    lines = [
+        f"{row['run']} vs {row['baseline']} on {row['measure']}: {verdict}",
+        f"mean {row['mean']:.4f} vs {row['baseline_mean']:.4f} (Δ {row['delta']:+.4f}), "
+        f"{row['wins']} wins / {row['ties']} ties / {row['losses']} losses over {row['n_queries']} queries",
+        f"p = {_p(row['p_value'])} ({test}, two-sided)",
+    ]
+    if row["correction"] == "none":
+        lines.append(f"no correction for multiple testing ({family} tests); α = {row['alpha']:g}")
+    else:
+        lines.append(f"corrected p = {_p(row['p_corrected'])} ({correction} over {family} tests); "
+                     f"α = {row['alpha']:g}")
+    return "\n".join(lines)
+
+
+def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Marks and tooltips for a summary table (a ``run`` column, then one column per measure).
+
+    Same shape as ``table``; a cell of a run other than the baseline on a
+    compared measure gets the marker (or '') and a tooltip; the baseline's
+    ``run`` cell says it is the baseline.
+    """
+    marks = pd.DataFrame("", index=table.index, columns=table.columns)
+    tips = pd.DataFrame("", index=table.index, columns=table.columns)
+    if comparison is None or "run" not in table.columns:
+        return marks, tips
+    t = comparison.table
+    family = int(t["p_value"].notna().sum())
+    lookup = {(r["run"], str(r["measure"])): r for _, r in t.iterrows()}
+    for i, run in zip(table.index, table["run"]):
+        if run == comparison.baseline:
+            marks.at[i, "run"] = " (baseline)"
+            tips.at[i, "run"] = "The other runs are compared with this run"
+            continue
+        for col in table.columns:
+            row = lookup.get((run, str(col)))
+            if row is None:
+                continue
+            marks.at[i, col] = marker(row)
+            tips.at[i, col] = tooltip(row, family)
+    return marks, tips
+
+
+def legend(comparison: Comparison | None) -> str:
+    """One line under the summary table: what the marks mean and how they were computed."""
+    if comparison is None:
+        return ""
+    s = comparison.settings
+    family = int(comparison.table["p_value"].notna().sum())
+    n_sig = int(comparison.table["significant"].sum())
+    test = mc.TESTS[s.test]
+    corr = "no correction" if s.correction == "none" else f"{mc.CORRECTIONS[s.correction]} correction"
+    return (f"{HIGHER} significantly higher, {LOWER} significantly lower than the baseline "
+            f"{comparison.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "
+            f"{n_sig} of {family} differences significant.")
