@@ -313,7 +313,9 @@ def test_err_refuses_grades_above_four():
 def test_bad_options_on_measure_objects_are_refused():
     qrels, run = random_collection(0)
     for m in (Measure("ndcg_ext", (10,), options=(("gain", "cubic"),)),
-              Measure("map_ext", options=(("precision", "smoothed"),))):
+              Measure("ndcg_ext", (10,), options=(("gian", "exp"),)),
+              Measure("map_ext", options=(("precision", "smoothed"),)),
+              Measure("map_ext", options=(("interpolated", ""),))):
         with pytest.raises(ValueError):
             evaluate(qrels, run, [m])
 

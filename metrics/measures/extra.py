@@ -131,6 +131,7 @@ class NdcgOptions:
 
     @property
     def is_trec(self) -> bool:
+        """True when the nDCG these options give is trec_eval's."""
         return not self.non_default()
 
 
@@ -256,6 +257,9 @@ def ndcg_ext(r, cutoffs, **options):
     judged documents | retrieved documents).  DCG / ideal DCG over the first
     k ranks (whole ranking for cutoff 0); 0 when the ideal DCG is 0.
     Defaults are trec_eval's ndcg / ndcg_cut.  Summary: mean."""
+    unknown = set(options) - {"gain", "discount", "base", "ideal"}
+    if unknown:
+        raise ValueError(f"ndcg_ext: unknown options {sorted(unknown)}")
     dcg, idcg = dcg_matrices(r, cutoffs, ndcg_options(**options))
     return _ndcg(dcg, idcg)
 
@@ -298,7 +302,7 @@ def expected_reciprocal_rank(r, cutoffs):
     R_i / i times the product of (1 - R_j) above rank i.  Whole ranking for
     cutoff 0.  A query without relevant documents scores 0 (gdeval leaves it
     out).  Summary: mean."""
-    if len(r.rel) and r.rel.max() > ERR_MAX_GRADE or r.rel_levels.shape[1] > ERR_MAX_GRADE + 1:
+    if r.rel_levels.shape[1] > ERR_MAX_GRADE + 1:  # a judged grade (retrieved or not) above 4
         raise ValueError(f"ERR: grades above {ERR_MAX_GRADE} are not defined (gdeval's maximum grade)")
     stop = _gain(r.rel, "exp") / float(2 ** ERR_MAX_GRADE)
     keep = segment_accumulate(1.0 - stop, r.offsets, np.multiply, fill=1.0)

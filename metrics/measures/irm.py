@@ -404,7 +404,7 @@ def ir_measures_name(m: Measure) -> str | None:
         if not m.params:
             return "nDCG"
         try:
-            gains = ", ".join(f"{int(g)}: {_num(v)}" for g, v in m.params)
+            gains = ",".join(f"{int(g)}:{_num(v)}" for g, v in m.params)
         except (TypeError, ValueError):
             return None
         return f"nDCG(gains={{{gains}}})"
