@@ -43,7 +43,12 @@ measures) sets the relevance level of that measure alone: ``P(rel=2)@5`` is
 ``P_5(rel=2)``.  An explicit ``rel=1`` is kept (it stays 1 whatever the
 evaluation's relevance level), the default follows the evaluation.
 ``judged_only=True`` is not a per-measure option here: pass
-``judged_only=True`` to :func:`~metrics.evaluate` instead.
+``judged_only=True`` to :func:`~metrics.evaluate` instead.  Names of
+measures trec_eval does not compute (``RR@k``, ``RBP@k``, ``RBP(rel=r)``,
+``nDCG(gains=...)@k``, diversity and other measures) are refused with a
+ValueError.  ``RBP`` is trec_eval's rbp: with grades above 1 it rescales the
+gains to [0, 1] by (grade - min) / (max - min), which ir_measures' own RBP
+providers do not do, so graded values can differ from theirs.
 
 Textbook variants, as options of nDCG and AP (they name measures of the
 ``ndcg_ext`` and ``map_ext`` families; with trec_eval's defaults they are
