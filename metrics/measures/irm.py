@@ -47,8 +47,8 @@ evaluation's relevance level), the default follows the evaluation.
 measures trec_eval does not compute (``RR@k``, ``RBP@k``, ``RBP(rel=r)``,
 ``nDCG(gains=...)@k``, diversity and other measures) are refused with a
 ValueError.  ``RBP`` is trec_eval's rbp: with grades above 1 it rescales the
-gains to [0, 1] by (grade - min) / (max - min), which ir_measures' own RBP
-providers do not do, so graded values can differ from theirs.
+gains of a query into [0, 1] (min-max over its grades), which ir_measures'
+own RBP providers do not do, so graded values can differ from theirs.
 
 Textbook variants, as options of nDCG and AP (they name measures of the
 ``ndcg_ext`` and ``map_ext`` families; with trec_eval's defaults they are
