@@ -34,6 +34,7 @@ from contextlib import contextmanager
 
 from .errors import InputError
 from .evaluate import evaluate
+from .measures import parse_measures
 from .readers import read_qrels, read_run
 
 EXIT_USAGE = 1
@@ -188,9 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         run_paths = list(args.runs)
         if args.compare and os.path.isfile(args.compare) and args.compare not in run_paths:
             run_paths.insert(0, args.compare)
+        # trec_eval's -m rules: a family's first parameter list wins, so
+        # "-m all_trec -m relstring.20" gives relstring_20 only
+        measures = parse_measures(args.measures, trec_rules=True)
         qrels = read_qrels(args.qrels)
         runs = _load_runs(run_paths)
-        ev = evaluate(qrels, runs, args.measures, relevance_level=args.level,
+        ev = evaluate(qrels, runs, measures, relevance_level=args.level,
                       complete=args.complete, max_docs=args.max_docs,
                       judged_only=args.judged_only)
     except InputError as exc:
