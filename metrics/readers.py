@@ -65,10 +65,13 @@ candidates are confirmed on the strings themselves.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import math
 import os
+import queue
 import re
+import threading
 import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
@@ -108,7 +111,6 @@ except TypeError:  # pragma: no cover - older pandas
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-_OTHER_WHITESPACE = (b"\t", b"\r", b"\x0b", b"\x0c")
 
 
 @dataclass(frozen=True)
@@ -270,9 +272,9 @@ class _Ticker:
 class _Piece:
     """The parsed columns of one chunk and where its rows came from."""
 
-    qid: pa.Array
-    doc: pa.Array
-    value: pa.Array
+    qid: pa.ChunkedArray  # large_string, as pandas keeps it
+    doc: pa.ChunkedArray
+    value: pa.ChunkedArray
     first_line: int
     exact: bool  # row i is physical line first_line + i (no skipped lines)
     first_tag: Optional[bytes] = None
@@ -283,19 +285,21 @@ def _read_path(display: str, fmt: _Format, progress: Progress, name=None) -> Loa
     tick = _Ticker(progress)
     tick(0.0)
     pieces: list[_Piece] = []
-    hashes: list[np.ndarray] = []
+    keys: list[np.ndarray] = []
     rows = 0
-    for chunk, first_line, lines, fraction in _chunks(display):
-        _check_text(chunk, first_line, display)
-        piece = _parse_chunk(chunk, lines, fmt, first_line, display, rows == 0, tick)
-        if len(piece.value):
-            pieces.append(piece)
-            hashes.append(_string_hash(piece.doc))
-            rows += len(piece.value)
-        tick(0.9 * fraction)
+    with contextlib.closing(_chunks(display)) as chunks:
+        for chunk, first_line, lines, fraction in chunks:
+            _check_text(chunk, first_line, display)
+            piece = _parse_chunk(chunk, lines, fmt, first_line, display, rows == 0, tick)
+            del chunk
+            if len(piece.value):
+                pieces.append(piece)
+                keys.append(_pair_keys(piece.qid, piece.doc))
+                rows += len(piece.value)
+            tick(0.9 * fraction)
     if rows == 0:
         raise _empty_error(display, fmt)
-    result = _assemble(pieces, hashes, fmt, display, name, tick)
+    result = _assemble(pieces, keys, fmt, display, name, tick)
     tick(1.0)
     return result
 
@@ -304,25 +308,14 @@ def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
     """Yield (chunk, number of its first line, its line count, fraction read).
 
     A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
-    mark is removed, gzip is decompressed.
+    mark is removed, gzip is decompressed. Close the generator when done
+    early (``contextlib.closing``): that stops its reading thread.
     """
-    with open(display, "rb") as raw:
-        size = max(os.fstat(raw.fileno()).st_size, 1)
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
-        stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
-        line = 1
-        carry = b""
-        first = True
-        while True:
-            try:
-                block = stream.read(_CHUNK_BYTES)
-            except (OSError, EOFError, zlib.error) as exc:
-                if gz:
-                    raise InputError(
-                        f"the gzip data is corrupt or truncated ({exc})", path=display
-                    ) from exc
-                raise
+    line = 1
+    carry = b""
+    first = True
+    with contextlib.closing(_blocks(display)) as blocks:
+        for block, fraction in blocks:
             if first:
                 first = False
                 if block.startswith(_UTF8_BOM):
@@ -350,8 +343,60 @@ def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
             else:
                 chunk, carry = data[:cut], data[cut:]
             lines = chunk.count(b"\n")
-            yield chunk, line, lines, raw.tell() / size
+            yield chunk, line, lines, fraction
             line += lines
+
+
+def _blocks(display: str) -> Iterator[tuple[bytes, float]]:
+    """Yield (block of up to _CHUNK_BYTES, fraction of the file read); b"" last.
+
+    A thread reads (and decompresses) the next block while the caller parses
+    the current one; zlib and file reads release the GIL.
+    """
+    raw = open(display, "rb")
+    size = max(os.fstat(raw.fileno()).st_size, 1)
+    gz = raw.read(2) == b"\x1f\x8b"
+    raw.seek(0)
+    stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def work():
+        try:
+            while True:
+                block = stream.read(_CHUNK_BYTES)
+                if not put((block, raw.tell() / size)) or not block:
+                    return
+        except (OSError, EOFError, zlib.error) as exc:
+            if gz:
+                exc = InputError(f"the gzip data is corrupt or truncated ({exc})", path=display)
+            put(exc)
+        except BaseException as exc:  # pragma: no cover - handed to the caller
+            put(exc)
+
+    thread = threading.Thread(target=work, name="trec-file-reader", daemon=True)
+    try:
+        thread.start()
+        while True:
+            item = ready.get()
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+            if not item[0]:
+                return
+    finally:
+        stop.set()
+        thread.join()
+        raw.close()
 
 
 def _check_text(chunk: bytes, first_line: int, display: str) -> None:
@@ -381,14 +426,17 @@ def _check_text(chunk: bytes, first_line: int, display: str) -> None:
 # --------------------------------------------------------------------------
 # parsing one chunk
 
-_PARSE_OPTIONS = pacsv.ParseOptions(
-    delimiter=" ",
-    quote_char=False,
-    double_quote=False,
-    escape_char=False,
-    newlines_in_values=False,
-    ignore_empty_lines=True,
-)
+_PARSE_OPTIONS = {
+    delimiter: pacsv.ParseOptions(
+        delimiter=delimiter,
+        quote_char=False,
+        double_quote=False,
+        escape_char=False,
+        newlines_in_values=False,
+        ignore_empty_lines=True,
+    )
+    for delimiter in (" ", "\t")
+}
 
 
 def _arrow_options(fmt: _Format):
@@ -421,8 +469,9 @@ _ARROW_OPTIONS = {kind: _arrow_options(fmt) for kind, fmt in _FORMATS.items()}
 def _parse_chunk(
     chunk: bytes, lines: int, fmt: _Format, first_line: int, display: str, at_start: bool, tick
 ) -> _Piece:
-    if not any(c in chunk for c in _OTHER_WHITESPACE):
-        table = _arrow_parse(chunk, fmt, b"#" in chunk)
+    delimiter = _delimiter(chunk)
+    if delimiter is not None:
+        table = _arrow_parse(chunk, fmt, b"#" in chunk, delimiter)
         if table is not None:
             return _piece(table, fmt, first_line, table.num_rows == lines)
     table = _arrow_parse(_normalise(chunk), fmt, False)
@@ -431,14 +480,33 @@ def _parse_chunk(
     return _python_parse(chunk, fmt, first_line, display, at_start, tick)
 
 
-def _arrow_parse(data: bytes, fmt: _Format, maybe_comments: bool) -> Optional[pa.Table]:
-    """Parse single-space separated lines; None if anything is off."""
+def _delimiter(chunk: bytes) -> Optional[str]:
+    """The one separator pyarrow can split ``chunk`` on as it is, if any.
+
+    pyarrow splits on one character and ends lines at LF, CRLF or a lone CR,
+    whereas a lone CR is a blank to trec_eval: CRs are fine only in CRLF.
+    """
+    if b"\x0b" in chunk or b"\x0c" in chunk:
+        return None
+    if b"\r" in chunk and chunk.count(b"\r") != chunk.count(b"\r\n"):
+        return None
+    if b"\t" not in chunk:
+        return " "
+    if b" " not in chunk:
+        return "\t"
+    return None
+
+
+def _arrow_parse(
+    data: bytes, fmt: _Format, maybe_comments: bool, delimiter: str = " "
+) -> Optional[pa.Table]:
+    """Parse lines with single separators; None if anything is off."""
     read, convert = _ARROW_OPTIONS[fmt.kind]
     try:
         table = pacsv.read_csv(
             pa.py_buffer(data),
             read_options=read,
-            parse_options=_PARSE_OPTIONS,
+            parse_options=_PARSE_OPTIONS[delimiter],
             convert_options=convert,
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError):
@@ -459,10 +527,9 @@ def _arrow_parse(data: bytes, fmt: _Format, maybe_comments: bool) -> Optional[pa
 
 
 def _piece(table: pa.Table, fmt: _Format, first_line: int, exact: bool) -> _Piece:
-    def col(name):
-        return table[name].combine_chunks()
-
-    piece = _Piece(col("f0"), col("f2"), col(f"f{fmt.value}"), first_line, exact)
+    piece = _Piece(
+        _large(table["f0"]), _large(table["f2"]), table[f"f{fmt.value}"], first_line, exact
+    )
     if fmt is _RUN:
         tags = table["f5"]
         piece.first_tag = tags[0].as_py().encode()
@@ -532,6 +599,10 @@ def _strtod(token: bytes) -> Optional[float]:
     return float(token)
 
 
+def _large(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    return arr.cast(pa.large_string())
+
+
 def _show(token: bytes, limit: int = 40) -> str:
     text = token.decode("utf-8", "replace")
     if len(text) > limit:
@@ -577,9 +648,9 @@ def _python_parse(
         docs.append(tokens[2])
         values.append(value)
     return _Piece(
-        pa.array(qids, pa.binary()).cast(pa.string()),
-        pa.array(docs, pa.binary()).cast(pa.string()),
-        pa.array(values, pa.float64() if is_run else pa.int64()),
+        _large(pa.chunked_array([pa.array(qids, pa.binary())])),
+        _large(pa.chunked_array([pa.array(docs, pa.binary())])),
+        pa.chunked_array([pa.array(values, pa.float64() if is_run else pa.int64())]),
         first_line,
         False,
         first_tag,
@@ -637,8 +708,14 @@ _MUL = np.uint64(0x9E3779B97F4A7C15)
 _MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
-def _string_hash(arr: pa.Array) -> np.ndarray:
+def _string_hash(arr) -> np.ndarray:
     """A 64-bit hash per string (equal strings, equal hashes), vectorised."""
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.num_chunks == 1:
+            return _string_hash(arr.chunk(0))
+        return np.concatenate(
+            [_string_hash(c) for c in arr.chunks] or [np.zeros(0, dtype=np.uint64)]
+        )
     n = len(arr)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
@@ -671,25 +748,38 @@ def _string_hash(arr: pa.Array) -> np.ndarray:
     return h
 
 
-def _concat(arrays: list) -> pa.ChunkedArray:
-    return pa.chunked_array(arrays)
+def _pair_keys(qid, doc) -> np.ndarray:
+    """64-bit keys, equal for equal (query, document) pairs."""
+    keys = _string_hash(qid)
+    keys *= _MUL_QUERY
+    keys += _string_hash(doc)
+    return keys
 
 
-def _query_codes(qid: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+def _query_codes(qid: pa.ChunkedArray) -> np.ndarray:
+    """Codes 0..n-1 per query id, in order of first appearance."""
     encoded = pc.dictionary_encode(qid)
     if encoded.num_chunks == 0:
-        return np.zeros(0, dtype=np.int64), 0
-    codes = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
-    return codes, len(encoded.chunk(0).dictionary)
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in encoded.chunks])
 
 
-def _first_duplicate(keys: np.ndarray, qid: pa.ChunkedArray, doc: pa.ChunkedArray):
-    """(row of first repeat, row of its first occurrence) or None."""
-    ordered = np.sort(keys)
-    same = ordered[1:] == ordered[:-1]
+def _has_duplicate_keys(keys: np.ndarray) -> Optional[np.ndarray]:
+    """Sort ``keys`` in place; the key values occurring more than once, or None."""
+    keys.sort()
+    same = keys[1:] == keys[:-1]
     if not same.any():
         return None
-    candidates = np.flatnonzero(np.isin(keys, np.unique(ordered[1:][same])))
+    return np.unique(keys[1:][same])
+
+
+def _first_duplicate(keys: np.ndarray, repeated: np.ndarray, qid, doc):
+    """(row of the first repeat, row of its first occurrence) or None.
+
+    ``keys`` (unsorted, one per row) and the ``repeated`` key values point to
+    candidate rows; the strings decide (a 64-bit hash may collide).
+    """
+    candidates = np.flatnonzero(np.isin(keys, repeated))
     seen: dict = {}
     for lo in range(0, len(candidates), 65536):
         rows = candidates[lo : lo + 65536]
@@ -714,44 +804,44 @@ def _row_line(row: int, pieces: list[_Piece], display: str, fmt: _Format) -> int
         start += n
     # the chunk had blank or comment lines: count data lines again
     count = 0
-    for chunk, first_line, _, _ in _chunks(display):
-        for i, line in enumerate(chunk.split(b"\n")[:-1]):
-            tokens = line.split()
-            if tokens and tokens[0][:1] != b"#":
-                if count == row:
-                    return first_line + i
-                count += 1
+    with contextlib.closing(_chunks(display)) as chunks:
+        for chunk, first_line, _, _ in chunks:
+            for i, line in enumerate(chunk.split(b"\n")[:-1]):
+                tokens = line.split()
+                if tokens and tokens[0][:1] != b"#":
+                    if count == row:
+                        return first_line + i
+                    count += 1
     raise AssertionError("row beyond the end of the file")  # pragma: no cover
 
 
-def _assemble(pieces, hashes, fmt, display, name, tick) -> LoadedFile:
-    qid = _concat([p.qid for p in pieces])
-    doc = _concat([p.doc for p in pieces])
-    codes, _ = _query_codes(qid)
-    tick()
-    keys = np.concatenate(hashes) + codes.astype(np.uint64) * _MUL_QUERY
-    dup = _first_duplicate(keys, qid, doc)
-    if dup is not None:
-        row, first = dup
-        q, d = qid[row].as_py(), doc[row].as_py()
-        raise InputError(
-            f"found document {_show(d.encode())} a second time for query {_show(q.encode())} "
-            f"(first on line {_row_line(first, pieces, display, fmt)})",
-            path=display,
-            line=_row_line(row, pieces, display, fmt),
-            expected="each document at most once per query",
-        )
+def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
+    qid = pa.chunked_array([c for p in pieces for c in p.qid.chunks], pa.large_string())
+    doc = pa.chunked_array([c for p in pieces for c in p.doc.chunks], pa.large_string())
+    keys = np.concatenate(keys)
+    repeated = _has_duplicate_keys(keys)
     del keys
     tick()
+    if repeated is not None:
+        dup = _first_duplicate(_pair_keys(qid, doc), repeated, qid, doc)
+        if dup is not None:
+            row, first = dup
+            q, d = qid[row].as_py(), doc[row].as_py()
+            raise InputError(
+                f"found document {_show(d.encode())} a second time for query "
+                f"{_show(q.encode())} (first on line {_row_line(first, pieces, display, fmt)})",
+                path=display,
+                line=_row_line(row, pieces, display, fmt),
+                expected="each document at most once per query",
+            )
     warnings = []
-    values = np.concatenate([p.value.to_numpy(zero_copy_only=False) for p in pieces])
+    values = np.concatenate([c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks])
     if fmt is _QRELS:
         qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
         return LoadedFile("qrels", display, None, qrels, warnings)
     if fmt is _RANKED:
         qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
-        scores = _ranked_scores(codes)
-        run = _frame(qid, doc, "score", scores, display)
+        run = _frame(qid, doc, "score", _ranked_scores(_query_codes(qid)), display)
         run.attrs["name"] = name or _stem(display)
         return LoadedFile("ranked", display, run, qrels, warnings)
     first_tag = pieces[0].first_tag.decode()
@@ -842,9 +932,9 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
 
 
 def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> None:
-    codes, _ = _query_codes(qid)
-    hashes = np.concatenate([_string_hash(c) for c in doc.chunks]) if doc.num_chunks else np.zeros(0, np.uint64)
-    dup = _first_duplicate(hashes + codes.astype(np.uint64) * _MUL_QUERY, qid, doc)
+    keys = _pair_keys(qid, doc)
+    repeated = _has_duplicate_keys(keys.copy())
+    dup = None if repeated is None else _first_duplicate(keys, repeated, qid, doc)
     if dup is not None:
         row, first = dup
         raise InputError(
@@ -898,7 +988,7 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
     qid = pa.chunked_array(qrels["query_id"].array.__arrow_array__())
-    codes, _ = _query_codes(qid)
+    codes = _query_codes(qid)
     run = pd.DataFrame(
         {
             "query_id": qrels["query_id"],
