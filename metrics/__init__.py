@@ -1,14 +1,21 @@
 """Core of ir-workbench: readers, trec_eval-exact measures, curves, comparisons, reports.
 
-Pure numpy/pandas; this package never imports Qt.
+Pure numpy/pandas/scipy; this package never imports Qt.
+
+>>> import metrics
+>>> qrels = metrics.read_qrels("qrels.txt")            # doctest: +SKIP
+>>> run = metrics.read_run("run.txt")                  # doctest: +SKIP
+>>> metrics.evaluate(qrels, run, ["map", "nDCG@10"]).summary()  # doctest: +SKIP
 """
 
-from .errors import InputError
+from .errors import Cancelled, InputError
 from .evaluate import Evaluation, evaluate
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import JudgedRanking, build_ranking
+from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
 
 __all__ = [
     "evaluate", "Evaluation", "parse_measures", "Measure", "FAMILIES",
-    "JudgedRanking", "build_ranking", "InputError",
+    "JudgedRanking", "build_ranking", "InputError", "Cancelled",
+    "read_qrels", "read_run", "read_ranked_judgments", "read_file", "detect_kind", "LoadedFile",
 ]
