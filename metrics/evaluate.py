@@ -170,6 +170,7 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         query_ids[label] = qids
         if not qids:
             warnings.append(f"run {label!r}: no queries with both results and relevance info")
+        names, columns = [], []
         for m, values, agg in _compute(ranking, wanted):
             name = str(m)
             if m.kind == "text":
@@ -178,18 +179,24 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
                 if agg is not None:
                     text_rows.append((label, "all", name, agg))
                 continue
-            pq_parts.append(pd.DataFrame({"run": label, "query_id": qids, "measure": name,
-                                          "value": values.astype(np.float64)}))
+            names.append(name)
+            columns.append(np.asarray(values, dtype=np.float64))
             agg_rows.append((label, name, float(agg)))
+        if names and qids:
+            # query-major, like trec_eval's -q output
+            block = np.vstack(columns).T.ravel()
+            pq_parts.append((np.full(len(block), label, dtype=object),
+                             np.repeat(np.array(qids, dtype=object), len(names)),
+                             np.tile(np.array(names, dtype=object), len(qids)), block))
 
-    per_query = (pd.concat(pq_parts, ignore_index=True) if pq_parts else
-                 pd.DataFrame({"run": [], "query_id": [], "measure": [], "value": []}))
-    per_query = per_query.astype({"run": "str", "query_id": "str", "measure": "str",
-                                  "value": "float64"})
-    # query-major order, like trec_eval's -q output
-    if len(per_query):
-        order = _query_major(per_query, labelled, query_ids, wanted)
-        per_query = per_query.iloc[order].reset_index(drop=True)
+    if pq_parts:
+        cols = [np.concatenate([p[i] for p in pq_parts]) for i in range(4)]
+    else:
+        cols = [np.zeros(0, dtype=object)] * 3 + [np.zeros(0)]
+    per_query = pd.DataFrame({"run": pd.Series(cols[0], dtype="str"),
+                              "query_id": pd.Series(cols[1], dtype="str"),
+                              "measure": pd.Series(cols[2], dtype="str"),
+                              "value": cols[3].astype(np.float64)})
     aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
         {"run": "str", "measure": "str", "value": "float64"})
     text = pd.DataFrame(text_rows, columns=["run", "query_id", "measure", "value"]).astype("str")
@@ -199,19 +206,6 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         settings=dict(relevance_level=relevance_level, complete=complete,
                       max_docs=max_docs, judged_only=judged_only),
     )
-
-
-def _query_major(per_query, labelled, query_ids, wanted) -> np.ndarray:
-    run_pos = {label: i for i, (label, _) in enumerate(labelled)}
-    meas_pos = {str(m): i for i, m in enumerate(wanted)}
-    r = per_query["run"].map(run_pos).to_numpy()
-    m = per_query["measure"].map(meas_pos).to_numpy()
-    q = np.empty(len(per_query), dtype=np.int64)
-    for label in query_ids:
-        sel = per_query["run"].to_numpy() == label
-        pos = pd.Index(query_ids[label]).get_indexer(per_query["query_id"].to_numpy()[sel])
-        q[sel] = pos
-    return np.lexsort((m, q, r))
 
 
 def _compute(ranking: JudgedRanking, wanted: list[Measure]):

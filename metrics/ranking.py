@@ -82,6 +82,9 @@ class JudgedRanking:
     rel_levels: np.ndarray
     num_rel_levels: np.ndarray
     placeholder: np.ndarray
+    #: running number of relevant documents (grade >= relevance_level) per
+    #: rank, inclusive
+    relcum: np.ndarray
     relevance_level: int
     complete: bool
     judged_only: bool
@@ -101,8 +104,9 @@ class JudgedRanking:
         level = int(level)
         if level == self.relevance_level:
             return self
-        num_rel, num_rel_ret = _level_counts(self.rel, self.qidx, self.rel_levels, level, self.n_queries)
-        return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret)
+        num_rel, num_rel_ret, relcum = _level_counts(self.rel, self.offsets, self.rel_levels, level)
+        return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret,
+                       relcum=relcum)
 
     # ------------------------------------------------------------------ kernels
     def segment_starts(self) -> np.ndarray:
@@ -113,15 +117,19 @@ class JudgedRanking:
         return self.rel >= self.relevance_level
 
 
-def _level_counts(rel, qidx, rel_levels, level, nq):
+def _level_counts(rel, offsets, rel_levels, level):
+    nq = len(offsets) - 1
     isrel = rel >= level
-    num_rel_ret = np.bincount(qidx[isrel], minlength=nq).astype(np.int64)
+    cs = np.cumsum(isrel, dtype=np.int64)
+    ends = np.concatenate([[0], cs])
+    num_rel_ret = ends[offsets[1:]] - ends[offsets[:-1]]
+    relcum = cs - np.repeat(ends[offsets[:-1]], np.diff(offsets))
     lo = max(level, 0)
     if lo < rel_levels.shape[1]:
         num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
     else:
         num_rel = np.zeros(nq, dtype=np.int64)
-    return _frozen(num_rel), _frozen(num_rel_ret)
+    return _frozen(num_rel), _frozen(num_rel_ret), _frozen(relcum)
 
 
 def _byte_order_sorted(values) -> list[str]:
@@ -240,16 +248,14 @@ def build_ranking(
 
     # ----------------------------------------------------------------- join
     s_dcode = r_dcode[order]
-    key = s_qcode * nd + s_dcode
-    hit = np.searchsorted(q_key_sorted, key)
-    hit_c = np.minimum(hit, max(len(q_key_sorted) - 1, 0))
-    found = (s_dcode >= 0) & (len(q_key_sorted) > 0)
-    if len(q_key_sorted):
-        found &= q_key_sorted[hit_c] == key
-    rel = np.full(len(key), NONPOOL, dtype=np.int64)
-    if len(q_key_sorted):
-        g = q_rel_sorted[hit_c[found]]
-        rel[found] = np.where(g < 0, UNJUDGED, g)
+    rel = np.full(len(s_dcode), NONPOOL, dtype=np.int64)
+    cand = np.nonzero(s_dcode >= 0)[0]  # doc occurs somewhere in the qrels
+    if len(cand) and len(q_key_sorted):
+        key = s_qcode[cand] * nd + s_dcode[cand]
+        hit = np.minimum(np.searchsorted(q_key_sorted, key), len(q_key_sorted) - 1)
+        found = q_key_sorted[hit] == key
+        g = q_rel_sorted[hit[found]]
+        rel[cand[found]] = np.where(g < 0, UNJUDGED, g)
 
     qidx = remap[s_qcode]
     if judged_only:
@@ -277,7 +283,7 @@ def build_ranking(
     else:
         rel_levels = np.zeros((nq, 0), dtype=np.int64)
         num_rel_levels = np.zeros(nq, dtype=np.int64)
-    num_rel, num_rel_ret = _level_counts(rel, qidx, rel_levels, relevance_level, nq)
+    num_rel, num_rel_ret, relcum = _level_counts(rel, offsets, rel_levels, relevance_level)
 
     return JudgedRanking(
         run_id=run_id,
@@ -294,6 +300,7 @@ def build_ranking(
         rel_levels=_frozen(rel_levels),
         num_rel_levels=_frozen(num_rel_levels),
         placeholder=_frozen(placeholder_q[evaluated].copy()),
+        relcum=relcum,
         relevance_level=relevance_level,
         complete=bool(complete),
         judged_only=bool(judged_only),
@@ -308,13 +315,16 @@ def _rank_order(qcode: np.ndarray, score: np.ndarray, doc: pa.Array) -> np.ndarr
     n = len(qcode)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    order = np.argsort(qcode, kind="stable")
+    key = qcode.astype(np.uint16) if len(qcode) and qcode.max() < 2**16 else qcode
+    order = np.argsort(key, kind="stable")  # radix sort for up to 65536 queries
     q = qcode[order]
     s = score[order]
     same_q = q[1:] == q[:-1]
     if np.any(same_q & (s[1:] > s[:-1])):
-        # not already in descending score order within queries: full sort
-        order = np.lexsort((-score, qcode))
+        # not in descending score order within queries: sort by score (ties
+        # are settled below, so the sort need not be stable), then by query
+        order = np.argsort(-score)
+        order = order[np.argsort(key[order], kind="stable")]
         q = qcode[order]
         s = score[order]
         same_q = q[1:] == q[:-1]

@@ -100,3 +100,41 @@ def lround(x: np.ndarray) -> np.ndarray:
     f = np.floor(a)
     r = f + ((a - f) >= 0.5)
     return (np.sign(x) * r).astype(np.int64)
+
+
+def masked_segment_sum(values: np.ndarray, qidx: np.ndarray, n_queries: int) -> np.ndarray:
+    """Per-query sum of ``values`` (already restricted to some ranks, in rank
+    order), left to right; ``qidx`` gives each value's query."""
+    offsets = np.zeros(n_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qidx, minlength=n_queries), out=offsets[1:])
+    return segment_total(segment_cumsum(values, offsets), offsets)
+
+
+def masked_prefix(r, mask: np.ndarray, values: np.ndarray):
+    """Per-query running sums of ``values`` over the ranks where ``mask`` is
+    true (``values`` given for those ranks only), left to right.
+
+    Returns (positions, prefix, offsets): flat rank positions of the masked
+    ranks, the running sum there, and per-query offsets into both.
+    """
+    pos = np.nonzero(mask)[0]
+    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r.qidx[pos], minlength=r.n_queries), out=offsets[1:])
+    return pos, segment_cumsum(values, offsets), offsets
+
+
+def masked_at_depth(r, sparse, depth: np.ndarray, empty=0.0) -> np.ndarray:
+    """Value of a :func:`masked_prefix` sum after ``depth`` ranks (clipped to
+    num_ret) per query; ``depth`` is (n,) or (n, k)."""
+    pos, prefix, poff = sparse
+    depth = np.asarray(depth)
+    two_d = depth.ndim == 2
+    st = r.offsets[:-1][:, None] if two_d else r.offsets[:-1]
+    nret = r.num_ret[:, None] if two_d else r.num_ret
+    lo = poff[:-1][:, None] if two_d else poff[:-1]
+    end = st + np.clip(np.minimum(depth, nret), 0, None)
+    n = np.searchsorted(pos, end) - lo
+    idx = np.where(n > 0, lo + n - 1, 0)
+    if len(prefix) == 0:
+        return np.full(n.shape, empty, dtype=np.float64)
+    return np.where(n > 0, prefix[idx], empty)

@@ -18,7 +18,10 @@ import math
 
 import numpy as np
 
-from ._kernels import at_depth, cutoff_matrix, segment_count, segment_cumsum, segment_total
+from ._kernels import (
+    at_depth, cutoff_matrix, masked_at_depth, masked_prefix, masked_segment_sum, segment_cumsum,
+    segment_total,
+)
 from .registry import LongCutoffs, ParamPairs, measure
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -132,10 +135,15 @@ def _ideal_rank(offsets):
     return np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], K)
 
 
-def _dcg_prefix(r, gains):
+def _dcg_sparse(r, gains):
+    """Running DCG over the ranks with a non-zero gain (masked_prefix form)."""
+    nz = gains != 0
     disc = _discounts(int(r.num_ret.max()) if r.n_queries and len(r.rel) else 0)
-    contrib = np.where(gains != 0, gains / disc[r.rank] if len(r.rel) else gains, 0.0)
-    return segment_cumsum(contrib, r.offsets)
+    return masked_prefix(r, nz, gains[nz] / disc[r.rank[nz]])
+
+
+def _dcg_total(r, sparse):
+    return segment_total(sparse[1], sparse[2])
 
 
 def _idcg_prefix(flat, offsets):
@@ -148,7 +156,7 @@ def _idcg_prefix(flat, offsets):
 def _dcg_parts(r, params):
     pairs = _gain_pairs(params)
     gains = _rank_gains(r, pairs)
-    dcg = segment_total(_dcg_prefix(r, gains), r.offsets)
+    dcg = _dcg_total(r, _dcg_sparse(r, gains))
     flat, ioff = _ideal(r, pairs)
     idcg = segment_total(_idcg_prefix(flat, ioff), ioff)
     return dcg, idcg
@@ -184,19 +192,21 @@ def ndcg_rel(r, params):
     positive."""
     pairs = _gain_pairs(params)
     gains = _rank_gains(r, pairs)
-    dprefix = _dcg_prefix(r, gains)
+    sparse = _dcg_sparse(r, gains)
+    pos, dprefix, _ = sparse
     flat, ioff = _ideal(r, pairs)
     iprefix = _idcg_prefix(flat, ioff)
     K = np.diff(ioff)
-    # ideal DCG at the depth of each rank (capped at K)
-    depth = np.minimum(r.rank + 1, K[r.qidx])
-    ipos = np.where(depth > 0, ioff[:-1][r.qidx] + depth - 1, 0)
+    # at each positive-gain rank: DCG so far / ideal DCG at the same depth
+    # (capped at K)
+    sel = gains[pos] > 0
+    p, q = pos[sel], r.qidx[pos[sel]]
+    depth = np.minimum(r.rank[p] + 1, K[q])
+    ipos = np.where(depth > 0, ioff[:-1][q] + depth - 1, 0)
     ideal_here = np.where(depth > 0, iprefix[ipos] if len(iprefix) else 0.0, 0.0)
-    pos = gains > 0
-    ratio = np.where(pos, dprefix / ideal_here, 0.0)
-    s = segment_total(segment_cumsum(ratio, r.offsets), r.offsets)
-    nrg = np.bincount(r.qidx[pos], minlength=r.n_queries)
-    dtot = segment_total(dprefix, r.offsets)
+    s = masked_segment_sum(dprefix[sel] / ideal_here, q, r.n_queries)
+    nrg = np.bincount(q, minlength=r.n_queries)
+    dtot = _dcg_total(r, sparse)
     itot = segment_total(iprefix, ioff)
     s = s + ((K - nrg).astype(np.float64) * dtot) / itot
     return np.where(s > 0.0, s / np.where(K > 0, K, 1), 0.0)
@@ -211,7 +221,7 @@ def rndcg(r, params):
     docs."""
     pairs = _gain_pairs(params)
     gains = _rank_gains(r, pairs)
-    dprefix = _dcg_prefix(r, gains)
+    sparse = _dcg_sparse(r, gains)
     flat, ioff = _ideal(r, pairs)
     iprefix = _idcg_prefix(flat, ioff)
     K = np.diff(ioff)
@@ -228,15 +238,19 @@ def rndcg(r, params):
     pts = np.nonzero(is_point)[0]
     pq = qj[pts]
     depth = j[pts] + 1
-    rd = np.minimum(depth, r.num_ret[pq])
-    rpos = np.where(rd > 0, r.offsets[:-1][pq] + rd - 1, 0)
-    dvals = np.where(rd > 0, dprefix[rpos] if len(dprefix) else 0.0, 0.0)
-    vals = dvals / iprefix[pts]
+    # DCG over the retrieved docs within each depth
+    dmat = np.zeros(len(pts))
+    if len(pts):
+        spos, sprefix, soff = sparse
+        end = r.offsets[:-1][pq] + np.minimum(depth, r.num_ret[pq])
+        n = np.searchsorted(spos, end) - soff[:-1][pq]
+        dmat = np.where(n > 0, sprefix[np.where(n > 0, soff[:-1][pq] + n - 1, 0)] if len(sprefix) else 0.0, 0.0)
+    vals = dmat / iprefix[pts]
     poff = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(np.bincount(pq, minlength=nq), out=poff[1:])
     s = segment_total(segment_cumsum(vals, poff), poff)
     n = np.diff(poff).astype(np.float64)
-    dtot = segment_total(dprefix, r.offsets)
+    dtot = _dcg_total(r, sparse)
     itot = segment_total(iprefix, ioff)
     extra = (r.num_ret >= K + 2) & (itot > 0)
     s = np.where(extra, s + dtot / np.where(itot > 0, itot, 1.0), s)
@@ -250,11 +264,11 @@ def ndcg_cut(r, cutoffs):
     only) divided by the DCG of the top k of the ideal ranking of all judged
     docs; 0 when that ideal DCG is 0.  Gains are the grades (no parameters)."""
     gains = np.where(r.rel > 0, r.rel, 0).astype(np.float64)
-    dprefix = _dcg_prefix(r, gains)
+    sparse = _dcg_sparse(r, gains)
     flat, ioff = _ideal(r, [])
     iprefix = _idcg_prefix(flat, ioff)
     k = cutoff_matrix(r.n_queries, cutoffs)
-    d = at_depth(dprefix, r.offsets, k, 0.0)
+    d = masked_at_depth(r, sparse, k)
     i = at_depth(iprefix, ioff, k, 0.0)
     return np.where(i > 0, d / np.where(i > 0, i, 1.0), d)
 
@@ -264,12 +278,10 @@ def bin_g(r):
     """Binary G: for each retrieved relevant doc, 1 / log2(2 + non-relevant
     docs above it); summed and divided by num_rel.  0 if no relevant doc is
     retrieved."""
-    isrel = r.isrel()
-    nonrel_before = (r.rank - (segment_count(isrel, r.offsets) - 1))
-    arg = np.where(isrel, 2 + nonrel_before, 2)
-    table = _discounts(int(arg.max()) if len(arg) else 0)  # log2(i + 2)
-    term = np.where(isrel, 1.0 / table[arg - 2] if len(arg) else 0.0, 0.0)
-    total = segment_total(segment_cumsum(term, r.offsets), r.offsets)
+    pos = np.nonzero(r.isrel())[0]
+    nonrel_before = r.rank[pos] - (r.relcum[pos] - 1)
+    table = _discounts(int(nonrel_before.max()) + 1 if len(pos) else 0)  # log2(i + 2)
+    total = masked_segment_sum(1.0 / table[nonrel_before], r.qidx[pos], r.n_queries)
     return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
@@ -331,13 +343,14 @@ def rbp(r, params):
         table = [g for _, g in _gain_table(pairs, int(L))]
         lo[qs] = min(table + [0.0])
         hi[qs] = max(table + [0.0])
-    qlo, qhi = lo[r.qidx], hi[r.qidx]
-    scale = (qlo < 0) | (qhi > 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gains = np.where(scale, (gains - qlo) / (qhi - qlo), gains)
+    scale_q = (lo < 0) | (hi > 1)
+    if scale_q.any():
+        qlo, qhi = lo[r.qidx], hi[r.qidx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gains = np.where(scale_q[r.qidx], (gains - qlo) / (qhi - qlo), gains)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
-    contrib = np.where(gains != 0, gains * pw[r.rank], 0.0)
-    total = segment_total(segment_cumsum(contrib, r.offsets), r.offsets)
+    nz = np.nonzero(gains != 0)[0]
+    total = masked_segment_sum(gains[nz] * pw[r.rank[nz]], r.qidx[nz], r.n_queries)
     return (1.0 - p) * total
 
 
@@ -350,9 +363,8 @@ def rbp_resid(r, params):
     (without parameters, as trec_eval)."""
     p = _persistence(params)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
-    unj = r.rel < 0
-    contrib = np.where(unj, pw[r.rank], 0.0)
-    total = segment_total(segment_cumsum(contrib, r.offsets), r.offsets)
+    unj = np.nonzero(r.rel < 0)[0]
+    total = masked_segment_sum(pw[r.rank[unj]], r.qidx[unj], r.n_queries)
     n_unj = np.bincount(r.qidx[unj], minlength=r.n_queries)
     val = pw[r.num_ret] + (1 - p) * total
     val = np.where(n_unj > 0, val, 0.0)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import lround, segment_accumulate, segment_count
+from ._kernels import lround, segment_accumulate
 from .registry import DoubleCutoffs, DoubleParams, measure
 
 _LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -21,7 +21,7 @@ def _interpolated(r, levels) -> np.ndarray:
     first exactly like its reverse scan over the ranking."""
     nq = r.n_queries
     isrel = r.isrel()
-    relcum = segment_count(isrel, r.offsets)
+    relcum = r.relcum
     prec = relcum / (r.rank + 1.0)
     ip = segment_accumulate(prec, r.offsets, np.maximum, fill=-np.inf, reverse=True)
     relpos = np.nonzero(isrel)[0]

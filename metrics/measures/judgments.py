@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ranking import UNJUDGED
-from ._kernels import segment_count, segment_cumsum, segment_total
+from ._kernels import masked_segment_sum, segment_count
 from .registry import geometric_mean, measure
 
 INFAP_EPSILON = 0.00001
@@ -19,16 +19,17 @@ INFAP_EPSILON = 0.00001
 def _bpref(r):
     level = r.relevance_level
     judged_nonrel = (r.rel >= 0) & (r.rel < level)
-    isrel = r.isrel()
-    # judged non-relevant docs strictly above each rank
-    nonrel_before = segment_count(judged_nonrel, r.offsets) - judged_nonrel
+    pos = np.nonzero(r.isrel())[0]
+    q = r.qidx[pos]
+    # judged non-relevant docs above each relevant rank
+    nonrel_before = segment_count(judged_nonrel, r.offsets)[pos]
     num_nonrel = r.rel_levels[:, :max(level, 0)].sum(axis=1) if level > 0 else np.zeros(r.n_queries, np.int64)
-    R = r.num_rel[r.qidx]
-    denom = np.minimum(num_nonrel[r.qidx], R)
+    R = r.num_rel[q]
+    denom = np.minimum(num_nonrel[q], R)
     term = np.where(nonrel_before > 0,
                     1.0 - np.minimum(nonrel_before, R) / np.maximum(denom, 1).astype(np.float64),
                     1.0)
-    total = segment_total(segment_cumsum(np.where(isrel, term, 0.0), r.offsets), r.offsets)
+    total = masked_segment_sum(term, q, r.n_queries)
     return np.where(r.num_rel > 0, total / np.maximum(r.num_rel, 1), total)
 
 
@@ -58,14 +59,16 @@ def inferred_ap(r):
     relevant docs.  eps = 0.00001."""
     level = r.relevance_level
     isrel = r.isrel()
+    pos = np.nonzero(isrel)[0]
     judged_nonrel = (r.rel >= 0) & (r.rel < level)
-    k = segment_count(isrel, r.offsets)
-    n = segment_count(judged_nonrel, r.offsets) - judged_nonrel
-    u = segment_count(r.rel == UNJUDGED, r.offsets) - (r.rel == UNJUDGED)
-    fj = r.rank.astype(np.float64)
+    k = r.relcum[pos]
+    n = segment_count(judged_nonrel, r.offsets)[pos]
+    u = segment_count(r.rel == UNJUDGED, r.offsets)[pos]
+    rank = r.rank[pos]
+    fj = rank.astype(np.float64)
     a = (k - 1 + n + u) / np.where(fj > 0, fj, 1.0)
     b = ((k - 1) + INFAP_EPSILON) / (((k - 1) + n) + 2 * INFAP_EPSILON)
     term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * a * b
-    term = np.where(r.rank == 0, 1.0, term)
-    total = segment_total(segment_cumsum(np.where(isrel, term, 0.0), r.offsets), r.offsets)
+    term = np.where(rank == 0, 1.0, term)
+    total = masked_segment_sum(term, r.qidx[pos], r.n_queries)
     return np.where(r.num_rel > 0, total / np.maximum(r.num_rel, 1), total)

@@ -19,7 +19,7 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 def _relcum(r):
     """Running number of relevant documents, per rank, inclusive."""
-    return segment_count(r.isrel(), r.offsets)
+    return r.relcum
 
 
 def _ap_prefix(r):
