@@ -537,8 +537,8 @@ def _piece(table: pa.Table, fmt: _Format, first_line: int, exact: bool) -> _Piec
     return piece
 
 
-_WHITESPACE = np.zeros(256, dtype=bool)
-_WHITESPACE[[9, 11, 12, 13, 32]] = True
+# every whitespace byte but the newline, as a space
+_BLANKS_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")
 
 
 def _normalise(chunk: bytes) -> bytes:
@@ -547,19 +547,22 @@ def _normalise(chunk: bytes) -> bytes:
     Blank and comment lines become empty lines (pyarrow skips those).
     ``chunk`` ends with a newline.
     """
-    a = np.frombuffer(chunk, dtype=np.uint8)
-    ws = _WHITESPACE[a]
-    sep = ws | (a == 10)
-    after_sep = np.empty_like(sep)
-    after_sep[0] = True
-    after_sep[1:] = sep[:-1]
-    # keep the first blank of a run, unless the run starts a line
-    b = np.where(ws, np.uint8(32), a)[~(ws & after_sep)]
-    # a remaining blank before a newline is trailing
-    before_nl = np.empty(len(b), dtype=bool)
-    before_nl[-1] = True
-    before_nl[:-1] = b[1:] == 10
-    b = b[~((b == 32) & before_nl)]
+    a = np.frombuffer(chunk.translate(_BLANKS_TO_SPACE), dtype=np.uint8)
+    space = a == 32
+    # drop a space that follows a space or a newline, or starts the chunk
+    keep = np.empty_like(space)
+    np.logical_or(a[:-1] == 10, space[:-1], out=keep[1:])
+    np.logical_and(keep[1:], space[1:], out=keep[1:])
+    np.logical_not(keep, out=keep)
+    keep[0] = not space[0]
+    b = a[keep]
+    # what is left of a run of blanks before a newline is one space
+    trailing = b[:-1] == 32
+    trailing &= b[1:] == 10
+    if trailing.any():
+        keep = np.ones(len(b), dtype=bool)
+        np.logical_not(trailing, out=keep[:-1])
+        b = b[keep]
     if b"#" in chunk:
         ends = np.flatnonzero(b == 10)
         starts = np.empty_like(ends)

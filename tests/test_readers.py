@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import pickle
+import threading
 
 import numpy as np
 import pandas as pd
@@ -60,6 +61,10 @@ def plain(frame: pd.DataFrame) -> pd.DataFrame:
 def assert_frame_values(frame, expected):
     assert list(frame.columns) == list(expected.columns)
     pd.testing.assert_frame_equal(plain(frame), plain(expected), check_dtype=False)
+
+
+def reader_threads():
+    return [t for t in threading.enumerate() if t.name == "trec-file-reader"]
 
 
 def check_error(excinfo, path, line, *fragments):
@@ -159,11 +164,63 @@ def test_run_variants_in_small_chunks(tmp_path, small_chunks, variant):
     assert_frame_values(read_run(write(tmp_path, text, **options)), RUN_EXPECTED)
 
 
+def reference_rows(data: bytes, kind: str):
+    """What trec_eval takes from each line: split on whitespace, skip comments."""
+    rows = []
+    for line in data.split(b"\n"):
+        tokens = line.split()
+        if not tokens or tokens[0].startswith(b"#"):
+            continue
+        value = float(tokens[4]) if kind == "run" else int(tokens[3])
+        rows.append((tokens[0].decode(), tokens[2].decode(), value))
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+def test_random_layouts_match_reference(tmp_path, monkeypatch, seed, kind):
+    monkeypatch.setattr(readers, "_CHUNK_BYTES", [64, 300, 1 << 20][seed % 3])
+    rng = np.random.default_rng(seed)
+    blanks = [" ", "\t", "  ", " \t ", "\x0b", "\x0c", "\r"]
+    style = rng.integers(0, 4)  # clean, tabs only, CRLF, anything
+    lines = []
+    for i in range(300):
+        if rng.random() < 0.05:
+            lines.append(rng.choice(["", "  ", "# comment", " \t# x y z", "#"]))
+            continue
+        if kind == "run":
+            fields = [f"q{rng.integers(5)}", "Q0", f"d#{i}", str(i), f"{rng.normal():.6g}", "tag"]
+            fields += ["extra"] * int(rng.integers(0, 3) if style == 3 else 0)
+        else:
+            fields = [f"q{rng.integers(5)}", "0", f"d#{i}", str(rng.integers(-1, 3))]
+        if style == 0 or style == 2:
+            line = " ".join(fields)
+        elif style == 1:
+            line = "\t".join(fields)
+        else:
+            line = "".join(f + rng.choice(blanks) for f in fields[:-1]) + fields[-1]
+            line = rng.choice(["", " ", "\t "]) + line + rng.choice(["", " ", "\t"])
+        lines.append(line)
+    text = ("\r\n" if style == 2 else "\n").join(lines)
+    path = write(tmp_path, text)
+    frame = read_run(path) if kind == "run" else read_qrels(path)
+    expected = reference_rows(text.encode(), kind)
+    assert list(frame.itertuples(index=False, name=None)) == expected
+
+
 def test_run_extra_columns_are_ignored(tmp_path):
     lines = [line + " extra" * (i % 3) for i, line in enumerate(RUN_LINES)]
     assert_frame_values(read_run(write(tmp_path, "\n".join(lines))), RUN_EXPECTED)
     uniform = [line + " 7 x" for line in RUN_LINES]
     assert_frame_values(read_run(write(tmp_path, "\n".join(uniform))), RUN_EXPECTED)
+
+
+def test_lone_cr_is_a_blank_as_in_trec_eval(tmp_path):
+    # old Mac line ends: trec_eval sees one line with 12 fields, the last 6 ignored
+    run = read_run(write(tmp_path, "1 Q0 a 1 1 t\r1 Q0 b 2 2 t\n"))
+    assert list(run.itertuples(index=False, name=None)) == [("1", "a", 1.0)]
+    qrels = read_qrels(write(tmp_path, "1 0\ra 1\r\n2\x0b0\x0cb 0\n"))
+    assert list(qrels.itertuples(index=False, name=None)) == [("1", "a", 1), ("2", "b", 0)]
 
 
 def test_run_rank_and_iter_columns_are_ignored(tmp_path):
@@ -301,6 +358,7 @@ def test_bad_lines(tmp_path, reader, text, line, fragments):
     with pytest.raises(InputError) as excinfo:
         reader(path)
     check_error(excinfo, path, line, *fragments)
+    assert not reader_threads()
 
 
 def test_qrels_given_as_run(tmp_path):
@@ -378,6 +436,7 @@ def test_corrupt_gzip(tmp_path):
         read_run(path)
     assert excinfo.value.path == str(path)
     assert "gzip" in str(excinfo.value)
+    assert not reader_threads()
 
 
 def test_duplicate_in_run(tmp_path):
@@ -570,6 +629,7 @@ def test_cancel(tmp_path, monkeypatch, stop_at):
     with pytest.raises(Cancelled):
         read_file(path, progress=progress)
     assert len(seen) == stop + 1
+    assert not reader_threads()
 
 
 def test_cancel_during_slow_line_by_line_pass(tmp_path, monkeypatch):
