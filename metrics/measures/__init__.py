@@ -27,3 +27,6 @@ NICKNAMES["set"] = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
     "set_recall", "set_relative_P", "set_map", "set_F",
 )
+
+# measures beyond trec_eval and the ir_measures-style names
+from . import extra, irm  # noqa: E402,F401  (registration)
