@@ -55,7 +55,7 @@ def format_move(baseline_rank, moved) -> str:
 
 
 def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[str], list[str]]:
-    """Rows shown for one run: columns ``rank, doc_id, score, grade`` (and ``move`` when compared).
+    """Rows shown for one run: columns ``rank, doc_id, score, grade`` (and ``moved`` when compared).
 
     Returns the frame, a tone per row (:func:`grade_tone`) and a tooltip per row.
     Unjudged documents show :data:`UNJUDGED_MARK` as their grade.
@@ -63,7 +63,7 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
     r = drill.rankings[run]
     compared = drill.baseline is not None and run != drill.baseline
     frame = pd.DataFrame({
-        "rank": r["rank"].to_numpy(),
+        "rank": [str(int(k)) for k in r["rank"]],
         "doc_id": r["doc_id"].astype(str).to_numpy(dtype=object),
         "score": r["score"].to_numpy(dtype=float),
         "grade": [UNJUDGED_MARK if pd.isna(g) else str(int(g)) for g in r["relevance"]],
@@ -79,7 +79,7 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
                      else f"; rank {int(br)} in the baseline {drill.baseline}")
         tips.append(text)
     if compared:
-        frame["move"] = [format_move(b, m) for b, m in zip(r["baseline_rank"], r["moved"])]
+        frame["moved"] = [format_move(b, m) for b, m in zip(r["baseline_rank"], r["moved"])]
     tones = [grade_tone(g) for g in r["relevance"]]
     return frame, tones, tips
 

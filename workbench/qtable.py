@@ -5,6 +5,8 @@
   missing values are invalid and sort last.
 * ``RAW_ROLE`` / ToolTipRole: the full-precision value.
 * BackgroundRole / FontRole from a frame of tones (see :mod:`workbench.comparison`).
+* Optional ``marks`` (text appended to the shown value, e.g. a significance
+  marker) and ``tips`` (ToolTipRole instead of the full-precision value).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ TONE_COLOURS = {
 
 
 class DataFrameModel(QAbstractTableModel):
-    def __init__(self, parent=None, decimals: int = 4):
+    def __init__(self, parent=None, decimals: int = 4, colours: Mapping[str, QColor] | None = None):
         super().__init__(parent)
         self.decimals = decimals
         self._frame = pd.DataFrame()
@@ -37,7 +39,9 @@ class DataFrameModel(QAbstractTableModel):
         self._integer: list[bool] = []
         self._sort_keys: dict[int, np.ndarray] = {}
         self._tones: np.ndarray | None = None
-        self._brushes = {k: QBrush(c) for k, c in TONE_COLOURS.items()}
+        self._brushes = {k: QBrush(c) for k, c in {**TONE_COLOURS, **(colours or {})}.items()}
+        self._marks: np.ndarray | None = None
+        self._tips: np.ndarray | None = None
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -47,6 +51,8 @@ class DataFrameModel(QAbstractTableModel):
         frame: pd.DataFrame,
         tones: pd.DataFrame | None = None,
         sort_keys: Mapping[str, np.ndarray] | None = None,
+        marks: pd.DataFrame | None = None,
+        tips: pd.DataFrame | None = None,
     ) -> None:
         self.beginResetModel()
         self._frame = frame
@@ -60,6 +66,8 @@ class DataFrameModel(QAbstractTableModel):
         self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
         self._integer = [self._is_count(c) for c in range(len(self._columns))]
         self._tones = None if tones is None else tones.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self._marks = None if marks is None else marks.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self._tips = None if tips is None else tips.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
         self.endResetModel()
 
     def frame(self) -> pd.DataFrame:
@@ -81,13 +89,14 @@ class DataFrameModel(QAbstractTableModel):
         value = self._columns[c][r]
         numeric = self._numeric[c]
         if role == Qt.ItemDataRole.DisplayRole:
+            mark = "" if self._marks is None else self._marks[r, c]
             if numeric:
                 if math.isnan(value):
-                    return "–"
+                    return "–" + mark
                 if self._integer[c]:
-                    return str(int(value))
-                return f"{value:.{self.decimals}f}"
-            return value
+                    return str(int(value)) + mark
+                return f"{value:.{self.decimals}f}" + mark
+            return value + mark if mark else value
         if role == SORT_ROLE:
             if c in self._sort_keys:
                 return int(self._sort_keys[c][r])
@@ -98,6 +107,8 @@ class DataFrameModel(QAbstractTableModel):
             if numeric:
                 return None if math.isnan(value) else float(value)
             return value
+        if role == Qt.ItemDataRole.ToolTipRole and self._tips is not None and self._tips[r, c]:
+            return self._tips[r, c]
         if role == Qt.ItemDataRole.ToolTipRole:
             if numeric and not math.isnan(value):
                 return repr(float(value))

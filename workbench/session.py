@@ -392,7 +392,7 @@ class Session(QObject):
             return
         request = significance_model.Request(
             per_query=results.evaluation.per_query, runs=tuple(results.runs), baseline=baseline,
-            settings=self.compare_settings, results_id=id(results),
+            settings=self.compare_settings,
         )
         self._start(
             lambda progress: significance_model.compute(request, progress),

@@ -53,7 +53,6 @@ class Request:
     runs: tuple[str, ...]         # run order
     baseline: str
     settings: Settings
-    results_id: int = 0           # which evaluation this belongs to
 
 
 @dataclass
@@ -71,6 +70,10 @@ class Comparison:
     @property
     def settings(self) -> Settings:
         return self.request.settings
+
+    def is_for(self, results) -> bool:
+        """Whether this comparison was computed from these evaluation results."""
+        return results is not None and self.request.per_query is results.evaluation.per_query
 
     def differences_for(self, measure: str, run: str | None = None) -> pd.DataFrame:
         """Per-query differences for one measure (one run, or all when ``run`` is None)."""

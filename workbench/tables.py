@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench import comparison
+from workbench import comparison, significance_model
 from workbench.qtable import DataFrameModel, DataFrameProxy
 
 
@@ -59,8 +59,14 @@ class SummaryView(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view)
         layout.addWidget(self.placeholder)
+        self.legend = QLabel(self)
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet("QLabel { color: #444; padding: 2px 4px; }")
+        self.legend.hide()
+        layout.addWidget(self.legend)
         self.view.clicked.connect(self._on_clicked)
         session.sigResultsChanged.connect(self.on_results)
+        session.sigComparisonChanged.connect(lambda _: self.on_results(self.session.results))
         self.on_results(session.results)
 
     def on_results(self, results) -> None:
@@ -68,10 +74,19 @@ class SummaryView(QWidget):
             self.model.set_frame(pd.DataFrame())
             self.view.hide()
             self.placeholder.show()
+            self.legend.hide()
             return
         frame, tones = comparison.summary_table(results.summary)
         order = {r: i for i, r in enumerate(results.runs)}
-        self.model.set_frame(frame, tones, sort_keys={"run": frame["run"].map(order).to_numpy()})
+        compared = self.session.comparison
+        if compared is not None and not compared.is_for(results):
+            compared = None  # computed for earlier results; a new comparison is on its way
+        marks, tips = significance_model.summary_marks(compared, frame)
+        self.model.set_frame(
+            frame, tones, sort_keys={"run": frame["run"].map(order).to_numpy()}, marks=marks, tips=tips
+        )
+        self.legend.setText(significance_model.legend(compared))
+        self.legend.setVisible(compared is not None)
         self.placeholder.hide()
         self.view.show()
         self.view.resizeColumnsToContents()

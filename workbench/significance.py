@@ -1,0 +1,65 @@
+"""The significance controls: test, alpha and correction of the comparison with the baseline.
+
+The panel only edits the session's comparison settings; the comparison itself
+is computed in a worker (see :mod:`workbench.significance_model`).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
+
+from workbench.significance_model import ALPHAS, CORRECTIONS, TESTS
+
+
+class SignificancePanel(QWidget):
+    """``Test [t-test] α [0.05] Correction [Holm]`` in one row (fits a toolbar)."""
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.test_box = QComboBox(self)
+        for code, text in TESTS.items():
+            self.test_box.addItem(text, code)
+        self.test_box.setToolTip(
+            "Paired test of each run against the baseline, query by query (two-sided): "
+            "t-test, Wilcoxon signed-rank or randomization (permutation) test"
+        )
+        self.alpha_box = QComboBox(self)
+        for a in ALPHAS:
+            self.alpha_box.addItem(f"{a:g}", a)
+        self.alpha_box.setToolTip("Significance level: a difference is marked when its corrected p-value is at most α")
+        self.correction_box = QComboBox(self)
+        for code, text in CORRECTIONS.items():
+            self.correction_box.addItem(text, code)
+        self.correction_box.setToolTip(
+            "Correction for testing every run on every measure: none, Bonferroni, Holm "
+            "(both control the family-wise error) or Benjamini-Hochberg (false discovery rate)"
+        )
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.setSpacing(4)
+        layout.addWidget(QLabel("Significance:", self))
+        layout.addWidget(self.test_box)
+        layout.addWidget(QLabel(" α", self))
+        layout.addWidget(self.alpha_box)
+        layout.addWidget(QLabel(" Correction", self))
+        layout.addWidget(self.correction_box)
+
+        self.sync()
+        self.test_box.activated.connect(lambda _: session.set_compare_settings(test=self.test_box.currentData()))
+        self.alpha_box.activated.connect(lambda _: session.set_compare_settings(alpha=self.alpha_box.currentData()))
+        self.correction_box.activated.connect(
+            lambda _: session.set_compare_settings(correction=self.correction_box.currentData())
+        )
+        session.sigCompareSettingsChanged.connect(self.sync)
+
+    def sync(self) -> None:
+        """Show the session's settings."""
+        s = self.session.compare_settings
+        for box, value in ((self.test_box, s.test), (self.alpha_box, s.alpha), (self.correction_box, s.correction)):
+            i = box.findData(value)
+            if i < 0 and box is self.alpha_box:
+                box.addItem(f"{value:g}", value)
+                i = box.count() - 1
+            if i >= 0 and i != box.currentIndex():
+                box.setCurrentIndex(i)
