@@ -69,6 +69,11 @@ def main(argv=None) -> int:
             app.quit()
 
         def on_idle():
+            if args.query and not done.get("asked"):
+                done["asked"] = True
+                session.select_query(args.query)
+                if session.busy:
+                    return  # the query's drill-down is computed first; the next idle takes the picture
             QTimer.singleShot(300, shoot)
 
         def on_timeout():

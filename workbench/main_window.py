@@ -25,7 +25,11 @@ from PySide6.QtWidgets import (
 
 import metrics.report
 from workbench import comparison, export
+from workbench.diffchart import DifferenceChart
+from workbench.drilldown import QueryDrilldownView
 from workbench.panels import FilesPanel, MeasurePanel
+from workbench.report_dialog import ReportDialog
+from workbench.significance import SignificancePanel
 from workbench.plots import NdcgAtKPlot, PrecisionRecallPlot
 from workbench.session import SAMPLE_DIR, Session
 from workbench.tables import PerQueryView, SummaryView
@@ -118,6 +122,13 @@ class MainWindow(QMainWindow):
         self.add_dock("ndcgAtK", "NDCG@k", self.ndcg_plot, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.splitDockWidget(self.docks["perQuery"], self.docks["prCurves"], Qt.Orientation.Horizontal)
         self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Horizontal)
+        self.diff_chart = DifferenceChart(self.session, self)
+        self.drilldown = QueryDrilldownView(self.session, self)
+        self.add_dock("diffChart", "Per-query differences", self.diff_chart, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.add_dock("drilldown", "Query drill-down", self.drilldown, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
         self._build_status_bar()
         self._build_menus()
@@ -191,6 +202,8 @@ class MainWindow(QMainWindow):
         exp.addSeparator()
         exp.addAction("Precision-recall plot (PNG/SVG)…", lambda: self._export_dialog("pr"))
         exp.addAction("NDCG@k plot (PNG/SVG)…", lambda: self._export_dialog("ndcg"))
+        exp.addSeparator()
+        exp.addAction("Comparison report (HTML, Markdown, LaTeX, CSV)…", self.report_dialog)
         file_menu.addSeparator()
         act = file_menu.addAction("&Quit", self.close)
         act.setShortcut(QKeySequence.StandardKey.Quit)
@@ -212,6 +225,10 @@ class MainWindow(QMainWindow):
         self.query_box.activated.connect(lambda i: self.session.select_query(self.query_box.itemData(i)))
         tools.addWidget(self.query_box)
         tools.addAction("Mean", lambda: self.session.select_query(None))
+        sig_tools = self.addToolBar("Significance")
+        sig_tools.setObjectName("significanceToolBar")
+        self.significance = SignificancePanel(self.session, self)
+        sig_tools.addWidget(self.significance)
 
     # ------------------------------------------------------------------
     # opening files
@@ -354,6 +371,20 @@ class MainWindow(QMainWindow):
         if path:
             self.export(what, path)
 
+    def report_dialog(self) -> ReportDialog:
+        """Open the comparison report dialog (it exports in the background)."""
+        plots = [
+            ("Per-query differences to the baseline", self.diff_chart.plot),
+            ("Interpolated precision-recall", self.pr_plot.plot),
+            ("NDCG at every cutoff k", self.ndcg_plot.plot),
+        ]
+        dialog = ReportDialog(self.session, plots, self.confirm_overwrite, self._last_dir(), self)
+        dialog.sigWritten.connect(self.sigExported.emit)
+        dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
+        dialog.setModal(True)
+        dialog.show()
+        return dialog
+
     def confirm_overwrite(self, path: str) -> bool:
         answer = QMessageBox.question(
             self, "Replace file?", f"{path} already exists. Replace it?",
@@ -421,9 +452,17 @@ class MainWindow(QMainWindow):
         self.resizeDocks([d["perQuery"]], [int(h * 0.72)], Qt.Orientation.Vertical)
         w = self.width() - 330
         self.resizeDocks(
-            [d["perQuery"], d["prCurves"], d["ndcgAtK"]], [int(w * 0.44), int(w * 0.28), int(w * 0.28)],
+            [d["perQuery"], d["prCurves"], d["ndcgAtK"]], [int(w * 0.40), int(w * 0.30), int(w * 0.30)],
             Qt.Orientation.Horizontal,
         )
+        self._default_compare_sizes()
+
+    def _default_compare_sizes(self) -> None:
+        """Right column: the difference chart over the query drill-down."""
+        d = self.docks
+        self.resizeDocks([d["diffChart"]], [int(self.width() * 0.34)], Qt.Orientation.Horizontal)
+        h = self.height()
+        self.resizeDocks([d["diffChart"], d["drilldown"]], [int(h * 0.36), int(h * 0.64)], Qt.Orientation.Vertical)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
