@@ -2,7 +2,10 @@
 
 The data is made up: 60 queries, a pool of candidate documents per query with
 graded judgments 0-3, and three runs of different quality that rank the pool by
-``quality * grade + noise``.  A fixed seed makes the output reproducible::
+``quality * grade + noise``.  A run's quality varies from query to query around
+its own mean, and part of the noise is shared by all runs (they score the same
+documents), so a better run wins on most queries but not on all: the per-query
+differences show gains and losses.  A fixed seed makes the output reproducible::
 
     python resources/make_sample.py            # writes workbench/resources/sample/
 """
@@ -19,11 +22,12 @@ N_QUERIES = 60
 POOL = 400          # candidate documents per query
 P_JUDGED = (0.15, 0.9)  # chance that a non-relevant / relevant document is judged
 DEPTH = 100         # documents retrieved per query and run
-RUNS = {            # run tag -> how strongly the score follows the true grade
-    "bm25_rm3": 1.6,
-    "bm25": 0.9,
-    "tfidf_title": 0.35,
+RUNS = {            # run tag -> (mean, spread over queries) of how strongly the score follows the grade
+    "bm25_rm3": (1.35, 0.55),
+    "bm25": (0.95, 0.35),
+    "tfidf_title": (0.55, 0.35),
 }
+SHARED_NOISE = 0.6  # part of the score noise all runs share (correlated runs)
 
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "workbench" / "resources" / "sample"
 
@@ -43,8 +47,11 @@ def make(out_dir: Path, seed: int = SEED) -> None:
         for d in np.flatnonzero(judged):
             qrels_lines.append(f"{qid} 0 {docs[d]} {grade[d]}")
         difficulty = rng.uniform(0.5, 1.5)
-        for tag, quality in RUNS.items():
-            score = quality * grade / difficulty + rng.normal(0.0, 1.0, size=POOL)
+        shared = rng.normal(0.0, 1.0, size=POOL)
+        for tag, (mean, spread) in RUNS.items():
+            quality = max(0.05, rng.normal(mean, spread))
+            noise = SHARED_NOISE * shared + np.sqrt(1.0 - SHARED_NOISE**2) * rng.normal(0.0, 1.0, size=POOL)
+            score = quality * grade / difficulty + noise
             order = np.argsort(-score, kind="stable")[:DEPTH]
             for rank, d in enumerate(order, start=1):
                 run_lines[tag].append(f"{qid} Q0 {docs[d]} {rank} {score[d]:.4f} {tag}")
