@@ -35,9 +35,11 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QThreadPool, QTimer, Sig
 
 import metrics.readers
 from metrics.errors import Cancelled, InputError
-from workbench import analysis, drilldown_model, significance_model
+from workbench import analysis, drilldown_model, qtcompat, significance_model
 from workbench.workers import Worker
 from workbench.workspace import FileEntry, Workspace, expand_paths, normalize
+
+qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
 SAMPLE_DIR = Path(__file__).resolve().parent / "resources" / "sample"
