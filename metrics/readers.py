@@ -144,7 +144,7 @@ class LoadedFile:
     path: str
     run: Optional[pd.DataFrame] = None
     qrels: Optional[pd.DataFrame] = None
-    warnings: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------
@@ -190,8 +190,8 @@ def read_ranked_judgments(
     query with n lines (i from 0) gets score ``n - i``: sorting by score
     descending gives back the file order exactly, with no ties. The qrels hold
     the inline grades. The run is named ``name``, else after the file: its
-    name without ``.gz`` and without its (last) extension. A DataFrame source needs ``query_id``,
-    ``doc_id``, ``relevance`` with rows in ranked order.
+    name without ``.gz`` and without its (last) extension. A DataFrame
+    source needs ``query_id``, ``doc_id``, ``relevance`` in ranked order.
     """
     if isinstance(source, pd.DataFrame):
         qrels = _qrels_from_frame(source, fmt=_RANKED)
@@ -237,7 +237,7 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
     ``progress(fraction)`` is called a handful of times with a fraction in
     [0, 1] (once per 16 MiB of input and between phases, not per line); if
     it returns ``False``, reading stops with :class:`metrics.errors.Cancelled`
-    within a fraction of a second. It is called from the reading thread.
+    within a fraction of a second. It is called in the caller's thread.
     """
     display = os.fspath(path)
     if kind is None:
@@ -416,7 +416,7 @@ def _check_text(chunk: bytes, first_line: int, display: str) -> None:
     except UnicodeDecodeError as exc:
         start = chunk.rfind(b"\n", 0, exc.start) + 1
         raise InputError(
-            f"found bytes that are not UTF-8 (at character {exc.start - start + 1})",
+            f"found bytes that are not UTF-8 (at byte {exc.start - start + 1} of the line)",
             path=display,
             line=first_line + chunk.count(b"\n", 0, exc.start),
             expected="UTF-8 text",
@@ -509,7 +509,7 @@ def _arrow_parse(
             parse_options=_PARSE_OPTIONS[delimiter],
             convert_options=convert,
         )
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowKeyError):
+    except pa.ArrowException:  # the line-by-line pass will say what is wrong
         return None
     if table.num_rows == 0:
         return None
@@ -596,7 +596,10 @@ def _strtod(token: bytes) -> Optional[float]:
         return None
     low = token.lower()
     if b"x" in low:
-        return float.fromhex(token.decode("ascii"))
+        try:
+            return float.fromhex(token.decode("ascii"))
+        except OverflowError:  # strtod gives HUGE_VAL
+            return -math.inf if token.startswith(b"-") else math.inf
     if b"nan" in low:
         return math.nan
     return float(token)
@@ -923,7 +926,8 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
     missing = series.isna().to_numpy()
     if missing.any():
         raise InputError(
-            f"{what} DataFrame has a missing {column} in row {int(np.flatnonzero(missing)[0])}",
+            f"{what} DataFrame has a missing {column} at position "
+            f"{int(np.flatnonzero(missing)[0])}",
             expected=f"a {column} in every row",
         )
     if series.dtype != _STR:
@@ -942,7 +946,7 @@ def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> 
         row, first = dup
         raise InputError(
             f"{what} DataFrame has document {_show(doc[row].as_py().encode())} twice for query "
-            f"{_show(qid[row].as_py().encode())} (rows {first} and {row})",
+            f"{_show(qid[row].as_py().encode())} (at positions {first} and {row})",
             expected="each document at most once per query",
         )
 
@@ -957,19 +961,19 @@ def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
     qid = _string_column(df[qcol], "query_id", what)
     doc = _string_column(df[dcol], "doc_id", what)
     rel = df[rcol]
+    numeric = pd.to_numeric(rel, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad = ~np.isfinite(numeric) | (numeric != np.floor(numeric))
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InputError(
+            f"{what} DataFrame has relevance {_plain(rel.iloc[row])!r} at position {row}",
+            expected="integer grades",
+        )
     if not pd.api.types.is_integer_dtype(rel.dtype):
-        numeric = pd.to_numeric(rel, errors="coerce")
-        bad = numeric.isna() | (numeric != np.floor(numeric))
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise InputError(
-                f"{what} DataFrame has relevance {_plain(rel.iloc[row])!r} in row {row}",
-                expected="integer grades",
-            )
         rel = numeric
     _frame_duplicates(qid, doc, what)
-    frame = _frame(qid, doc, "relevance", rel.to_numpy().astype(np.int64), df.attrs.get("path"))
-    return frame
+    grades = np.asarray(rel, dtype=np.int64)
+    return _frame(qid, doc, "relevance", grades, df.attrs.get("path"))
 
 
 def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
@@ -980,7 +984,7 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
     if np.isnan(score).any():
         row = int(np.flatnonzero(np.isnan(score))[0])
         raise InputError(
-            f"run DataFrame has score {_plain(df[scol].iloc[row])!r} in row {row}",
+            f"run DataFrame has score {_plain(df[scol].iloc[row])!r} at position {row}",
             expected="a number that is not NaN",
         )
     _frame_duplicates(qid, doc, "run")
@@ -990,8 +994,7 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 
 
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
-    qid = pa.chunked_array(qrels["query_id"].array.__arrow_array__())
-    codes = _query_codes(qid)
+    codes = _query_codes(pa.chunked_array([pa.array(qrels["query_id"].array)]))
     run = pd.DataFrame(
         {
             "query_id": qrels["query_id"],

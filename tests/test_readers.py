@@ -248,6 +248,7 @@ def test_run_rank_and_iter_columns_are_ignored(tmp_path):
         ("-Infinity", -np.inf),
         ("1e400", np.inf),
         ("0x1p-3", 0.125),
+        ("-0x1p99999", -np.inf),
         ("-0X1.8P1", -3.0),
     ],
 )
@@ -417,7 +418,7 @@ def test_invalid_utf8(tmp_path):
     path = write(tmp_path, None, raw=b"1 0 a 1\n1 0 b\xff\xfe 1\n")
     with pytest.raises(InputError) as excinfo:
         read_qrels(path)
-    check_error(excinfo, path, 2, "not UTF-8", "character 6")
+    check_error(excinfo, path, 2, "not UTF-8", "byte 6 of the line")
 
 
 def test_utf16_file(tmp_path):
@@ -686,6 +687,11 @@ def test_ranked_from_dataframe():
         (read_run, pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": ["x"]}), "score 'x'"),
         (read_run, pd.DataFrame({"query_id": [None], "doc_id": ["a"], "score": [1.0]}), "missing query_id"),
         (read_qrels, pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "relevance": [0.5]}), "relevance 0.5"),
+        (
+            read_qrels,
+            pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": pd.array([1, None], "Int64")}),
+            "relevance <NA> at position 1",
+        ),
     ],
 )
 def test_bad_dataframes(reader, frame, fragment):
