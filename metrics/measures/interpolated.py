@@ -21,19 +21,22 @@ def _interpolated(r, levels) -> np.ndarray:
     first exactly like its reverse scan over the ranking."""
     nq = r.n_queries
     isrel = r.isrel()
-    relcum = r.relcum
-    prec = relcum / (r.rank + 1.0)
-    ip = segment_accumulate(prec, r.offsets, np.maximum, fill=-np.inf, reverse=True)
+    # Interpolated precision at a relevant rank: the best precision at it or
+    # below.  Precision only falls between relevant ranks, so the maximum is
+    # always reached at a relevant rank: scanning those is enough.
     relpos = np.nonzero(isrel)[0]
-    relstart = np.concatenate([[0], np.cumsum(r.num_rel_ret)])[:-1]
     nrr = r.num_rel_ret
+    relstart = np.concatenate([[0], np.cumsum(nrr)])
+    prec = r.relcum[relpos] / (r.rank[relpos] + 1.0)
+    ip = segment_accumulate(prec, relstart, np.maximum, fill=-np.inf, reverse=True)
+    relstart = relstart[:-1]
     with np.errstate(divide="ignore", invalid="ignore"):
         zero_rel = nrr / r.num_ret.astype(np.float64)  # 0, or nan when nothing retrieved
 
     def ip_at(v):  # interpolated precision at the v-th relevant doc (1 <= v <= nrr)
         ok = (v >= 1) & (v <= nrr)
         idx = np.where(ok, relstart + v - 1, 0)
-        return np.where(ok, ip[relpos[idx]] if len(relpos) else 0.0, 0.0)
+        return np.where(ok, ip[idx] if len(ip) else 0.0, 0.0)
 
     final = np.where(nrr > 0, ip_at(np.ones(nq, dtype=np.int64)), zero_rel)
     cuts = lround(np.asarray(levels, dtype=np.float64)[None, :] * r.num_rel[:, None])

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import at_depth, cutoff_matrix, segment_count, segment_cumsum, segment_total
+from ._kernels import (
+    at_depth, cutoff_matrix, masked_at_depth, masked_prefix, segment_count, segment_total,
+)
 from .registry import DoubleCutoffs, LongCutoffs, geometric_mean, measure
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
@@ -22,16 +24,16 @@ def _relcum(r):
     return r.relcum
 
 
-def _ap_prefix(r):
-    """Running sum of precision at each relevant rank (0 elsewhere), summed
-    left to right as trec_eval does."""
+def _ap_sparse(r):
+    """Running sum of precision over the relevant ranks, left to right as
+    trec_eval sums it (masked_prefix form)."""
     isrel = r.isrel()
-    contrib = np.where(isrel, _relcum(r) / (r.rank + 1.0), 0.0)
-    return segment_cumsum(contrib, r.offsets)
+    return masked_prefix(r, isrel, r.relcum[isrel] / (r.rank[isrel] + 1.0))
 
 
 def _average_precision(r):
-    total = segment_total(_ap_prefix(r), r.offsets)
+    _, prefix, poff = _ap_sparse(r)
+    total = segment_total(prefix, poff)
     return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
@@ -95,7 +97,7 @@ def average_precision_cut(r, cutoffs):
     """Average precision over the top k: sum of precision at the relevant
     ranks <= k, divided by num_rel.  0 for a query without relevant docs."""
     k = cutoff_matrix(r.n_queries, cutoffs)
-    sums = at_depth(_ap_prefix(r), r.offsets, k, 0.0)
+    sums = masked_at_depth(r, _ap_sparse(r), k)
     nrel = r.num_rel[:, None]
     return np.where(nrel > 0, sums / np.maximum(nrel, 1), 0.0)
 
