@@ -195,9 +195,9 @@ class DifferenceChart(QWidget):
             ties = len(delta) - wins - losses
             mean = float(delta.mean()) if len(delta) else float("nan")
             self.caption.setText(
-                f"<b>{runs[0]}</b> − {comparison.baseline} on <b>{measure}</b>: "
+                f"<b>{runs[0]}</b> − {comparison.baseline}, {measure}: "
                 f"<span style='color:#2e7d32'>{wins} better</span>, {ties} equal, "
-                f"<span style='color:#c62828'>{losses} worse</span> (mean Δ {mean:+.4f})"
+                f"<span style='color:#c62828'>{losses} worse</span>, mean Δ {mean:+.4f}"
             )
         else:
             colour = {r: run_colour(i) for i, r in enumerate(comparison.request.runs)}

@@ -62,6 +62,7 @@ class _Column(QWidget):
         self.model = DataFrameModel(self, colours=GRADE_COLOURS)
         self.view = _table(self)
         self.view.setModel(self.model)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(1)
@@ -72,6 +73,11 @@ class _Column(QWidget):
         tone_frame = pd.DataFrame({c: tones for c in frame.columns}, index=frame.index) if len(frame) else None
         tip_frame = pd.DataFrame({c: tips for c in frame.columns}, index=frame.index) if tips and len(frame) else None
         self.model.set_frame(frame, tone_frame, tips=tip_frame)
+        self.view.resizeColumnsToContents()
+        # as wide as its columns: the lists scroll sideways together instead of each hiding columns
+        width = self.view.horizontalHeader().length() + 2 * self.view.frameWidth()
+        width += self.view.verticalScrollBar().sizeHint().width()
+        self.setMinimumWidth(max(width, 80))
 
     def doc_ids(self) -> list[str]:
         frame = self.model.frame()
@@ -205,7 +211,6 @@ class QueryDrilldownView(QWidget):
             frame, tones, tips = dm.ranking_table(drill, run)
             col.set_rows(frame, tones, tips)
             col.caption.setText(dm.caption(drill, run))
-            col.view.resizeColumnsToContents()
         frame, tones = dm.missing_table(drill)
         self.missing.set_rows(frame, tones)
         self.missing.caption.setText(f"Relevant, retrieved by no run: {len(frame)}")

@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
     def _default_compare_sizes(self) -> None:
         """Right column: the difference chart over the query drill-down."""
         d = self.docks
-        self.resizeDocks([d["diffChart"]], [int(self.width() * 0.34)], Qt.Orientation.Horizontal)
+        self.resizeDocks([d["diffChart"]], [int(self.width() * 0.38)], Qt.Orientation.Horizontal)
         h = self.height()
         self.resizeDocks([d["diffChart"], d["drilldown"]], [int(h * 0.36), int(h * 0.64)], Qt.Orientation.Vertical)
 

@@ -46,10 +46,10 @@ class SignificancePanel(QWidget):
         layout.addWidget(self.correction_box)
 
         self.sync()
-        self.test_box.activated.connect(lambda _: session.set_compare_settings(test=self.test_box.currentData()))
-        self.alpha_box.activated.connect(lambda _: session.set_compare_settings(alpha=self.alpha_box.currentData()))
+        self.test_box.activated.connect(lambda i: session.set_compare_settings(test=self.test_box.itemData(i)))
+        self.alpha_box.activated.connect(lambda i: session.set_compare_settings(alpha=self.alpha_box.itemData(i)))
         self.correction_box.activated.connect(
-            lambda _: session.set_compare_settings(correction=self.correction_box.currentData())
+            lambda i: session.set_compare_settings(correction=self.correction_box.itemData(i))
         )
         session.sigCompareSettingsChanged.connect(self.sync)
 

@@ -1,0 +1,331 @@
+"""Comparing runs in the window: significance marks, difference chart, query drill-down, report export."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import base64  # noqa: E402
+import re  # noqa: E402
+import threading  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import metrics  # noqa: E402
+import metrics.compare  # noqa: E402
+import metrics.readers  # noqa: E402
+from workbench import significance_model  # noqa: E402
+from workbench.diffchart import GAIN, LOSS  # noqa: E402
+from workbench.main_window import MainWindow  # noqa: E402
+from workbench.report_dialog import ReportDialog  # noqa: E402
+
+TIMEOUT = 30000
+MEASURES = ("map", "P.10")
+N_QUERIES = 30
+
+# one query's documents, in the baseline's order: r* relevant, n* judged non-relevant,
+# x* not in the qrels; r4 is relevant and retrieved by no run
+BASE_ORDER = ["n0", "n1", "r0", "n2", "n3", "r1", "n4", "n5", "r2", "x0", "x1", "r3", "x2", "x3"]
+GRADES = {"r0": 2, "r1": 1, "r2": 1, "r3": 1, "r4": 2, "n0": 0, "n1": 0, "n2": 0, "n3": 0, "n4": 0, "n5": 0}
+
+
+def good_order(q: int) -> list[str]:
+    """Relevant documents first: better than the baseline on every query."""
+    rel = [d for d in BASE_ORDER if d.startswith("r")]
+    return rel + [d for d in BASE_ORDER if d not in rel]
+
+
+def noise_order(q: int) -> list[str]:
+    """r0 one place up on even queries, two places down on odd ones: no consistent difference."""
+    order = [d for d in BASE_ORDER if d != "r0"]
+    order.insert(1 if q % 2 == 0 else 4, "r0")
+    return order
+
+
+def write_run(path, tag, order_of):
+    lines = []
+    for q in range(1, N_QUERIES + 1):
+        order = order_of(q)
+        for rank, d in enumerate(order, start=1):
+            lines.append(f"q{q} Q0 q{q}-{d} {rank} {100 - rank}.0 {tag}")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def collection(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    qrels = folder / "qrels.txt"
+    qrels.write_text("".join(f"q{q} 0 q{q}-{d} {g}\n" for q in range(1, N_QUERIES + 1) for d, g in GRADES.items()))
+    runs = [
+        write_run(folder / "a_base.txt", "base", lambda q: BASE_ORDER),
+        write_run(folder / "b_good.txt", "good", good_order),
+        write_run(folder / "c_noise.txt", "noise", noise_order),
+    ]
+    return qrels, runs
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings)
+    w.session.set_measures(MEASURES)
+    qtbot.addWidget(w)
+    w.resize(1600, 1000)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.session.shutdown()
+
+
+def load(qtbot, window, collection):
+    qrels, runs = collection
+    with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
+        window.open_files([str(qrels), *map(str, runs)])
+    assert window.session.comparison is not None
+
+
+def wait_idle(qtbot, window, action):
+    with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
+        action()
+
+
+def choose(box, data):
+    """Pick an item of a combo box as a user does (the current item changes, then activated)."""
+    i = box.findData(data)
+    assert i >= 0
+    box.setCurrentIndex(i)
+    box.activated.emit(i)
+
+
+def expected_comparison(collection, **settings):
+    qrels, runs = collection
+    q = metrics.readers.read_qrels(str(qrels))
+    rs = {name: metrics.readers.read_run(str(p)) for name, p in zip(("base", "good", "noise"), runs)}
+    ev = metrics.evaluate(q, rs, list(MEASURES))
+    return ev, metrics.compare.compare(ev, "base", **settings)
+
+
+def summary_cells(window):
+    """{(run, measure): (text shown, tooltip)} of the summary table."""
+    model = window.summary.model
+    cols = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    out = {}
+    for r in range(model.rowCount()):
+        run = model.index(r, 0).data(Qt.ItemDataRole.UserRole + 2)
+        for c, name in enumerate(cols[1:], start=1):
+            index = model.index(r, c)
+            out[(run, name)] = (index.data(), index.data(Qt.ItemDataRole.ToolTipRole))
+    return out
+
+
+# ---------------------------------------------------------------- significance marks
+
+def test_marks_follow_the_comparison_and_its_settings(qtbot, window, collection):
+    load(qtbot, window, collection)
+    _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05)
+    cells = summary_cells(window)
+    assert cells[("good", "map")][0].endswith(significance_model.HIGHER)
+    assert not cells[("noise", "map")][0].endswith((significance_model.HIGHER, significance_model.LOWER))
+    for _, row in expected.iterrows():
+        text, tip = cells[(row["run"], row["measure"])]
+        marked = text.endswith((significance_model.HIGHER, significance_model.LOWER))
+        assert marked == bool(row["significant"]), (row["run"], row["measure"], text)
+        assert "paired t-test" in tip and "Holm" in tip
+        assert f"p = {significance_model._p(row['p_value'])} (paired t-test" in tip
+    assert not cells[("base", "map")][0].endswith((significance_model.HIGHER, significance_model.LOWER))
+    assert window.summary.legend.isVisible()
+    assert "Holm" in window.summary.legend.text() and "base" in window.summary.legend.text()
+
+    # the panel's choices reach the computation
+    panel = window.significance
+    wait_idle(qtbot, window, lambda: choose(panel.correction_box, "bonferroni"))
+    wait_idle(qtbot, window, lambda: choose(panel.test_box, "wilcoxon"))
+    settings = window.session.compare_settings
+    assert (settings.test, settings.correction, settings.alpha) == ("wilcoxon", "bonferroni", 0.05)
+    table = window.session.comparison.table
+    assert set(table["test"]) == {"wilcoxon"} and set(table["correction"]) == {"bonferroni"}
+    _, expected = expected_comparison(collection, test="wilcoxon", correction="bonferroni", alpha=0.05)
+    pd.testing.assert_series_equal(table["p_corrected"], expected["p_corrected"])
+    cells = summary_cells(window)
+    for _, row in expected.iterrows():
+        text, tip = cells[(row["run"], row["measure"])]
+        assert text.endswith((significance_model.HIGHER, significance_model.LOWER)) == bool(row["significant"])
+        assert "Wilcoxon" in tip and "Bonferroni" in tip
+        assert f"corrected p = {significance_model._p(row['p_corrected'])}" in tip
+
+
+def test_comparison_runs_in_a_worker_and_follows_the_baseline(qtbot, window, collection, monkeypatch):
+    threads = []
+    original = significance_model.compute
+
+    def spy(request, progress=None):
+        threads.append(threading.current_thread())
+        return original(request, progress)
+
+    monkeypatch.setattr(significance_model, "compute", spy)
+    load(qtbot, window, collection)
+    assert threads and all(t is not threading.main_thread() for t in threads)
+    good = next(e.path for e in window.session.workspace.run_entries() if e.label == "good")
+    wait_idle(qtbot, window, lambda: window.session.set_baseline(good))
+    assert window.session.comparison.baseline == "good"
+    cells = summary_cells(window)
+    assert cells[("base", "map")][0].endswith(significance_model.LOWER)
+    assert all(t is not threading.main_thread() for t in threads)
+
+
+# ---------------------------------------------------------------- difference chart
+
+def bar_heights(chart):
+    return np.asarray(chart.bars.opts["height"], dtype=float)
+
+
+def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot, window, collection):
+    load(qtbot, window, collection)
+    chart = window.diff_chart
+    window.session.set_focus_measure("map")
+    chart.set_run("noise")
+    ev, _ = expected_comparison(collection)
+    expected = metrics.compare.per_query_differences(ev, "base", "map")
+    expected = expected.loc[expected["run"] == "noise"].reset_index(drop=True)
+    shown = chart.data()
+    assert shown["query_id"].tolist() == expected["query_id"].tolist()
+    np.testing.assert_array_equal(shown["delta"].to_numpy(dtype=float), expected["delta"].to_numpy())
+    np.testing.assert_array_equal(bar_heights(chart), expected["delta"].to_numpy())
+    assert np.all(np.diff(bar_heights(chart)) <= 0)  # sorted, largest gain first
+    assert (expected["delta"] > 0).any() and (expected["delta"] < 0).any()
+    brushes = chart.bars.opts["brushes"]
+    for d, brush in zip(bar_heights(chart), brushes):
+        colour = brush.color().getRgb()[:3]
+        assert colour == (GAIN if d > 0 else LOSS)
+
+    # a real mouse click on the last bar (the largest loss)
+    last = shown.iloc[-1]
+    vb = chart.plot.getPlotItem().getViewBox()
+    scene_pos = vb.mapViewToScene(QPointF(float(last["x"]), float(last["delta"]) / 2))
+    pos = chart.plot.mapFromScene(scene_pos)
+    wait_idle(qtbot, window, lambda: qtbot.mouseClick(chart.plot.viewport(), Qt.MouseButton.LeftButton, pos=pos))
+    assert window.session.selected_query == last["query_id"]
+    # the click reached every view: the per-query table's selection and the highlighted bar
+    assert window.per_query._current_query() == last["query_id"]
+    assert list(chart.highlight.opts["x"]) == [float(last["x"])]
+
+    # all runs side by side: one bar per (run, query), grouped by query
+    chart.set_run(None)
+    both = chart.data()
+    assert set(both["run"]) == {"good", "noise"}
+    assert len(both) == 2 * N_QUERIES
+    for _, group in both.groupby("slot"):
+        assert group["query_id"].nunique() == 1 and len(group) == 2
+    assert chart.query_at(float(both["slot"].iloc[0])) == both["query_id"].iloc[0]
+
+
+# ---------------------------------------------------------------- drill-down
+
+def test_drilldown_of_a_selected_query(qtbot, window, collection):
+    load(qtbot, window, collection)
+    with qtbot.waitSignal(window.session.sigDrilldownChanged, timeout=TIMEOUT):
+        window.session.select_query("q3")
+    view = window.drilldown
+    assert view.shown_runs() == ["base", "good", "noise"]
+    base = view.table_frame("base")
+    assert base["doc_id"].tolist() == [f"q3-{d}" for d in BASE_ORDER]
+    assert base["rank"].tolist() == [str(i) for i in range(1, len(BASE_ORDER) + 1)]
+    assert base["grade"].tolist() == [str(GRADES[d]) if d in GRADES else "?" for d in BASE_ORDER]
+    assert "moved" not in base.columns
+    noise = view.table_frame("noise")  # q3 is odd: r0 two places down, n2 and n3 one up
+    moved = dict(zip(noise["doc_id"], noise["moved"]))
+    assert moved["q3-r0"] == "\u25bc2"
+    assert moved["q3-n2"] == "\u25b21" and moved["q3-n3"] == "\u25b21"
+    assert moved["q3-r1"] == "="
+    good = view.table_frame("good")
+    assert dict(zip(good["doc_id"], good["moved"]))["q3-r3"] == "\u25b28"
+    missing = view.missing_frame()
+    assert missing.to_dict("list") == {"doc_id": ["q3-r4"], "grade": ["2"]}
+    # rows are coloured by grade, unjudged rows differently
+    model = view.columns["base"].model
+    colours = [model.index(r, 0).data(Qt.ItemDataRole.BackgroundRole).color().name() for r in range(model.rowCount())]
+    assert colours[BASE_ORDER.index("r0")] != colours[BASE_ORDER.index("n0")] != colours[BASE_ORDER.index("x0")]
+    assert colours[BASE_ORDER.index("x0")] == colours[BASE_ORDER.index("x1")]
+
+    # fewer ranks, fewer runs
+    with qtbot.waitSignal(window.session.sigDrilldownChanged, timeout=TIMEOUT):
+        view.depth_box.setValue(5)
+    assert len(view.table_frame("good")) == 5
+    view.set_run_shown("good", False)
+    assert view.shown_runs() == ["base", "noise"] and "good" not in view.columns
+    # a click on a document selects it in every list
+    view.select_doc("q3-r0")
+    for run in ("base", "noise"):
+        rows = view.columns[run].view.selectionModel().selectedRows()
+        assert [view.table_frame(run)["doc_id"].iloc[i.row()] for i in rows] == ["q3-r0"]
+    # back to the mean: nothing to drill into
+    with qtbot.waitSignal(window.session.sigDrilldownChanged, timeout=TIMEOUT):
+        window.session.select_query(None)
+    assert view.placeholder.isVisibleTo(view)
+
+
+# ---------------------------------------------------------------- report export
+
+@pytest.fixture
+def dialog(qtbot, window):
+    plots = [("Per-query differences", window.diff_chart.plot), ("Precision-recall", window.pr_plot.plot)]
+    answers = []
+    d = ReportDialog(window.session, plots, confirm_overwrite=lambda path: answers.pop(0), parent=window)
+    d.answers = answers
+    return d
+
+
+def export(qtbot, dialog, path, fmt, **options):
+    with qtbot.waitSignal(dialog.sigWritten, timeout=TIMEOUT) as blocker:
+        assert dialog.export(str(path), fmt, **options)
+    assert blocker.args == [str(path)]
+
+
+def test_report_formats_written_and_read_back(qtbot, window, dialog, collection, tmp_path):
+    load(qtbot, window, collection)
+    table = window.session.comparison.table
+
+    export(qtbot, dialog, tmp_path / "cmp.csv", "csv")
+    back = pd.read_csv(tmp_path / "cmp.csv", comment="#")
+    assert back["run"].tolist() == table["run"].tolist()
+    np.testing.assert_array_equal(back["p_value"].to_numpy(), table["p_value"].to_numpy())
+    assert back["significant"].tolist() == table["significant"].tolist()
+
+    export(qtbot, dialog, tmp_path / "cmp.md", "markdown")
+    md = (tmp_path / "cmp.md").read_text()
+    good_map = [line for line in md.splitlines() if line.startswith("| ") and "| good |" in line][0]
+    assert "\u2020" in good_map and "paired t-test" in md and "Holm" in md
+
+    export(qtbot, dialog, tmp_path / "summary.tex", "latex", table="summary")
+    tex = (tmp_path / "summary.tex").read_text()
+    assert r"\begin{tabular}" in tex and r"\textsuperscript{\dag}" in tex
+    assert re.search(r"good & .*\\textsuperscript\{\\dag\}", tex)
+
+    export(qtbot, dialog, tmp_path / "report.html", "html", per_query=True)
+    html = (tmp_path / "report.html").read_text()
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
+    assert len(images) == 2
+    assert all(base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n") for data in images)
+    assert "Per-query differences" in html and "Comparison with the baseline" in html
+    assert "Per-query values" in html and "q17" in html
+
+
+def test_report_never_overwrites_without_confirmation(qtbot, window, dialog, collection, tmp_path):
+    load(qtbot, window, collection)
+    path = tmp_path / "report.md"
+    path.write_text("keep me\n")
+    dialog.answers.append(False)
+    assert not dialog.export(str(path), "markdown")
+    QApplication.processEvents()
+    assert path.read_text() == "keep me\n"
+    dialog.answers.append(True)
+    export(qtbot, dialog, path, "markdown")
+    assert "| good |" in path.read_text()
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
