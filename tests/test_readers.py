@@ -698,3 +698,18 @@ def test_bad_dataframes(reader, frame, fragment):
     with pytest.raises(InputError, match=fragment) as excinfo:
         reader(frame)
     assert excinfo.value.path is None
+
+
+def test_concurrent_reads_do_not_mix(tmp_path, small_chunks):
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = []
+    for k in range(4):
+        text = "".join(f"q{k}-{i % 3} Q0 d{i} {i} {i / 7!r} t{k}\n" for i in range(150))
+        paths.append(write(tmp_path, text, f"run{k}.txt", compress=k % 2 == 1))
+    expected = [plain(read_run(p)) for p in paths]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda p: read_file(p).run, paths * 3))
+    for i, run in enumerate(results):
+        pd.testing.assert_frame_equal(plain(run), expected[i % 4])
+        assert run.attrs["name"] == f"t{i % 4}"
