@@ -118,9 +118,25 @@ class CurvePlot(QWidget):
         if current == runs:
             return
         self.legend.clear()
-        self.legend.setColumnCount(min(4, max(1, len(runs))))
         for run in runs:
             self.legend.addItem(self.curves[run], run)
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as fit the plot's width (the legend must not widen the plot)."""
+        items = self.legend.items
+        if not items:
+            return
+        room = self.plot.width() - self.plot.getPlotItem().getAxis("left").width() - 24
+        for columns in range(len(items), 0, -1):
+            if columns != self.legend.columnCount:
+                self.legend.setColumnCount(columns)
+            if columns == 1 or self.legend.layout.preferredWidth() <= room:
+                break
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_legend()
 
     def data(self, run: str):
         """The (x, y) arrays the curve of ``run`` shows (for tests and export)."""

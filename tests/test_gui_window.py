@@ -1,0 +1,459 @@
+"""The workbench window driven as a user would: drops, selection, sorting, exports, bad files."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+import metrics  # noqa: E402
+import metrics.readers  # noqa: E402
+from workbench.main_window import MainWindow  # noqa: E402
+from workbench.qtable import RAW_ROLE  # noqa: E402
+from workbench.session import SAMPLE_DIR  # noqa: E402
+
+MEASURES = ("map", "P.10", "recip_rank", "num_rel_ret")
+TIMEOUT = 30000
+
+
+# ---------------------------------------------------------------- helpers
+@pytest.fixture
+def sample(tmp_path):
+    """A copy of the bundled sample (qrels and three runs) in tmp_path."""
+    out = tmp_path / "sample"
+    shutil.copytree(SAMPLE_DIR, out)
+    return out
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings)
+    w.session.set_measures(MEASURES)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.session.shutdown()
+
+
+def drop(window, paths):
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    pos = window.rect().center()
+    enter = QDragEnterEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    assert enter.isAccepted()
+    event = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, event)
+    assert event.isAccepted()
+
+
+def drop_and_wait(qtbot, window, paths):
+    with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
+        drop(window, paths)
+
+
+def expected_evaluation(qrels_path, run_paths, labels):
+    qrels = metrics.readers.read_file(str(qrels_path)).qrels
+    runs = {label: metrics.readers.read_file(str(p)).run for label, p in zip(labels, run_paths)}
+    return metrics.evaluate(qrels, runs, list(MEASURES))
+
+
+def table_values(view):
+    """Source frame of a table as the model returns it for RAW_ROLE (full precision)."""
+    model = view.model
+    cols = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    rows = [[model.index(r, c).data(RAW_ROLE) for c in range(model.columnCount())] for r in range(model.rowCount())]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def proxy_column(view, col):
+    proxy = view.proxy
+    return [proxy.index(r, col).data(RAW_ROLE) for r in range(proxy.rowCount())]
+
+
+def write_lines(path, lines):
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ---------------------------------------------------------------- loading
+def test_drop_loads_files_and_tables_hold_evaluate_values(qtbot, window, sample):
+    runs = [sample / "run_bm25.txt", sample / "run_bm25_rm3.txt", sample / "run_tfidf_title.txt"]
+    drop_and_wait(qtbot, window, [sample / "qrels.txt", *runs])
+
+    s = window.session
+    kinds = {e.name: e.kind for e in s.workspace.entries}
+    assert kinds == {"qrels.txt": "qrels", "run_bm25.txt": "run", "run_bm25_rm3.txt": "run", "run_tfidf_title.txt": "run"}
+    labels = ["bm25", "bm25_rm3", "tfidf_title"]  # run tags
+    assert list(s.workspace.runs()) == labels
+    ev = expected_evaluation(sample / "qrels.txt", runs, labels)
+
+    summary = table_values(window.summary).set_index("run")
+    expected = ev.summary()
+    assert list(summary.index) == labels
+    assert list(summary.columns) == list(expected.columns)
+    np.testing.assert_array_equal(summary.to_numpy(dtype=float), expected.to_numpy(dtype=float))
+
+    # per-query table: the chosen measure, one column per run, differences to the baseline
+    window.per_query.measure_box.setCurrentText("P_10")
+    assert s.focus_measure == "P_10"
+    table = table_values(window.per_query).set_index("query_id")
+    wide = ev.per_query_wide("P_10")
+    assert sorted(table.index) == sorted(wide.index)
+    for label in labels:
+        np.testing.assert_array_equal(table.loc[wide.index, label].to_numpy(dtype=float), wide[label].to_numpy())
+    assert s.baseline_label() == "bm25"
+    np.testing.assert_array_equal(
+        table.loc[wide.index, "Δ bm25_rm3"].to_numpy(dtype=float), (wide["bm25_rm3"] - wide["bm25"]).to_numpy()
+    )
+    assert "Sample data" not in window.windowTitle()
+
+
+def test_drop_a_folder_and_best_value_is_highlighted(qtbot, window, sample):
+    drop_and_wait(qtbot, window, [sample])
+    s = window.session
+    assert len(s.workspace.run_entries()) == 3
+    model = window.summary.model
+    col = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())].index("map")
+    best = [r for r in range(model.rowCount()) if model.index(r, col).data(Qt.ItemDataRole.FontRole) is not None]
+    values = [model.index(r, col).data(RAW_ROLE) for r in range(model.rowCount())]
+    assert best == [int(np.argmax(values))]
+    assert model.index(best[0], col).data(Qt.ItemDataRole.BackgroundRole) is not None
+
+
+def test_sample_is_labelled(qtbot, window):
+    with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
+        window.open_sample()
+    assert "Sample data" in window.windowTitle()
+    assert window.sample_label.isVisible()
+    assert len(window.session.results.query_ids) >= 50
+
+
+# ---------------------------------------------------------------- sorting, selection
+@pytest.fixture
+def small(tmp_path):
+    """12 queries with ids 1..12, so that text order (10 < 2) and number order differ."""
+    q, a, b = [], [], []
+    rng = np.random.default_rng(3)
+    for qid in range(1, 13):
+        for d in range(8):
+            q.append(f"{qid} 0 D{d} {int(rng.integers(0, 3))}")
+        for tag, rows in (("alpha", a), ("beta", b)):
+            scores = rng.random(8)
+            for rank, d in enumerate(np.argsort(-scores)):
+                rows.append(f"{qid} Q0 D{d} {rank + 1} {scores[d]:.5f} {tag}")
+    return (
+        write_lines(tmp_path / "qrels.txt", q),
+        write_lines(tmp_path / "alpha.run", a),
+        write_lines(tmp_path / "beta.run", b),
+    )
+
+
+def test_sorting_by_numeric_columns_orders_numerically(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    view = window.per_query
+    view.measure_box.setCurrentText("map")
+    header = [view.model.headerData(c, Qt.Orientation.Horizontal) for c in range(view.model.columnCount())]
+    assert header == ["query_id", "alpha", "beta", "Δ beta"]
+
+    view.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    assert proxy_column(view, 0) == [str(i) for i in range(1, 13)]
+    view.view.sortByColumn(3, Qt.SortOrder.AscendingOrder)
+    diffs = [v for v in proxy_column(view, 3) if v is not None]
+    assert diffs == sorted(diffs) and min(diffs) < 0 < max(diffs)
+    view.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+    values = proxy_column(view, 1)
+    assert values == sorted(values, reverse=True)
+
+    # counts in the summary sort as numbers too
+    window.summary.view.sortByColumn(4, Qt.SortOrder.AscendingOrder)
+    counts = proxy_column(window.summary, 4)
+    assert counts == sorted(counts)
+
+    view.filter_edit.setText("1")
+    assert sorted(proxy_column(view, 0), key=int) == ["1", "10", "11", "12"]
+
+
+def test_selecting_a_query_updates_the_plots(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    results = s.results
+    mean = window.pr_plot.data("alpha")
+    np.testing.assert_array_equal(mean[1], results.pr.get("all", "alpha")[1])
+
+    view = window.per_query
+    view.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+    with qtbot.waitSignal(s.sigQueryChanged, timeout=TIMEOUT) as blocker:
+        view.view.selectRow(6)
+    assert blocker.args == ["7"] and s.selected_query == "7"
+    for plot, table in ((window.pr_plot, results.pr), (window.ndcg_plot, results.ndcg)):
+        for run in ("alpha", "beta"):
+            x, y = plot.data(run)
+            ex, ey = table.get("7", run)
+            np.testing.assert_array_equal(x, ex)
+            np.testing.assert_array_equal(y, ey)
+    assert "7" in window.pr_plot.caption.text()
+    assert window.query_box.currentData() == "7"
+
+    # choosing in the toolbar selects the row in the table; "mean" goes back to the mean
+    window.query_box.setCurrentIndex(window.query_box.findData("3"))
+    window.query_box.activated.emit(window.query_box.currentIndex())
+    assert s.selected_query == "3" and view._current_query() == "3"
+    s.select_query(None)
+    np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], results.ndcg.get("all", "beta")[1])
+    assert view._current_query() is None
+
+
+def test_measure_and_k_changes_recompute(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        window.measures.extra.setText("P.5,20")
+        window.measures.apply()
+    assert "P_5" in s.results.measures and "P_20" in s.results.measures
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        window.ndcg_plot.k_box.setValue(25)
+    x, _ = window.ndcg_plot.data("alpha")
+    assert x[-1] == 25
+
+
+def test_rename_reorder_and_baseline(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    alpha = s.workspace.entry_by_label("alpha").path
+    beta = s.workspace.entry_by_label("beta").path
+    s.set_baseline(beta)
+    header = [window.per_query.model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)]
+    assert header[-1] == "Δ alpha"
+    with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
+        s.rename(alpha, "my system")
+        s.move(beta, -5)
+    assert s.results.runs == ["beta", "my system"]
+    assert list(table_values(window.summary)["run"]) == ["beta", "my system"]
+    with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
+        s.remove(beta)
+    assert s.results.runs == ["my system"] and s.baseline_label() == "my system"
+
+
+# ---------------------------------------------------------------- export
+def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path, monkeypatch):
+    drop_and_wait(qtbot, window, small)
+    ev = window.session.results.evaluation
+
+    path = tmp_path / "summary.csv"
+    assert window.export("summary", str(path))
+    text = path.read_text()
+    assert "qrels.txt" in text.split("\n", 4)[1] and "alpha" in text and "recip_rank" in text
+    back = pd.read_csv(path, comment="#", dtype={"run": str}).set_index("run")
+    expected = ev.summary()
+    np.testing.assert_array_equal(back[list(expected.columns)].to_numpy(), expected.to_numpy())
+
+    path = tmp_path / "per_query.csv"
+    window.per_query.measure_box.setCurrentText("map")
+    assert window.export("per_query_table", str(path))
+    assert "# measure: map" in path.read_text()
+    back = pd.read_csv(path, comment="#", dtype={"query_id": str}).set_index("query_id")
+    wide = ev.per_query_wide("map")
+    np.testing.assert_array_equal(back.loc[wide.index, "alpha"].to_numpy(), wide["alpha"].to_numpy())
+    np.testing.assert_array_equal(back.loc[wide.index, "Δ beta"].to_numpy(), (wide["beta"] - wide["alpha"]).to_numpy())
+
+    path = tmp_path / "all.csv"
+    assert window.export("per_query", str(path))
+    back = pd.read_csv(path, comment="#", dtype={"run": str, "query_id": str})
+    pq_map = ev.per_query[ev.per_query["measure"] == "map"]
+    assert len(back) == len(pq_map)  # one row per (run, query)
+    merged = back.set_index(["run", "query_id"])["map"]
+    pq = pq_map.set_index(["run", "query_id"])["value"]
+    np.testing.assert_array_equal(merged.loc[pq.index].to_numpy(), pq.to_numpy())
+
+    # never overwritten silently
+    monkeypatch.setattr(window, "confirm_overwrite", lambda p: False)
+    before = (tmp_path / "summary.csv").read_text()
+    window.session.set_measures(("map",))
+    with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
+        pass
+    assert not window.export("summary", str(tmp_path / "summary.csv"))
+    assert (tmp_path / "summary.csv").read_text() == before
+    monkeypatch.setattr(window, "confirm_overwrite", lambda p: True)
+    assert window.export("summary", str(tmp_path / "summary.csv"))
+    assert (tmp_path / "summary.csv").read_text() != before
+
+
+def test_plot_exports(qtbot, window, small, tmp_path):
+    drop_and_wait(qtbot, window, small)
+    png, svg = tmp_path / "pr.png", tmp_path / "ndcg.svg"
+    assert window.export("pr", str(png))
+    assert window.export("ndcg", str(svg))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in svg.read_bytes()[:500]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("binary.bin", bytes(range(256)) * 40),
+        ("empty.txt", b""),
+        ("short.run", b"1 Q0 D1 1 0.5 alpha\n1 Q0 D2 2\n"),
+        ("text.txt", "this is not\na run file at all\n".encode()),
+    ],
+)
+def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, name, content):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    before = s.results
+    bad = tmp_path / name
+    bad.write_bytes(content)
+    with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
+        drop(window, [bad])
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    message = blocker.args[0]
+    assert name in message
+    assert window.messages.isVisible() and name in window.messages.text()
+    assert s.results is before
+    assert list(s.workspace.runs()) == ["alpha", "beta"]
+    assert window.summary.model.rowCount() == 2
+    entry = s.workspace.entry(str(bad))
+    assert entry.status == "error" and entry.error == message
+
+
+def test_reading_a_file_as_the_wrong_kind_keeps_the_loaded_data(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    run = s.workspace.entry_by_label("alpha").path
+    with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
+        s.set_kind(run, "qrels")
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert "alpha.run" in blocker.args[0]
+    e = s.workspace.entry(run)
+    assert e.kind == "run" and e.status == "ok" and e.forced_kind == "qrels"
+    assert list(s.workspace.runs()) == ["alpha", "beta"]
+
+
+# ---------------------------------------------------------------- big files
+@pytest.fixture(scope="module")
+def big_run(tmp_path_factory):
+    """A run of 1.5 million lines (500 queries x 3000 documents)."""
+    path = tmp_path_factory.mktemp("big") / "big.run"
+    nq, nd = 500, 3000
+    rank = np.arange(1, nd + 1)
+    with open(path, "w") as fh:
+        for q in range(nq):
+            lines = [f"{q} Q0 doc{d} {d} {1.0 / d:.6f} bigrun\n" for d in rank]
+            fh.write("".join(lines))
+    return path
+
+
+def test_cancel_stops_a_long_load(qtbot, window, small, big_run):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    before = s.results
+    progress = []
+
+    def on_progress(fraction, what):
+        progress.append(fraction)
+        if fraction > 0 and len(progress) >= 1:
+            s.cancel()
+
+    s.sigProgress.connect(on_progress)
+    with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
+        drop(window, [big_run])
+    s.sigProgress.disconnect(on_progress)
+    assert s.workspace.entry(str(big_run)) is None
+    assert list(s.workspace.runs()) == ["alpha", "beta"]
+    assert s.results is before
+    assert any(0 < f < 1 for f in progress)
+    assert not window.progress.isVisible()
+
+
+def test_gui_thread_keeps_running_while_a_big_run_loads(qtbot, window, big_run, small):
+    gaps = []
+    last = [time.monotonic()]
+
+    def tick():
+        now = time.monotonic()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(tick)
+    timer.start()
+    try:
+        with qtbot.waitSignal(window.session.sigIdle, timeout=120000):
+            drop(window, [small[0], big_run])
+    finally:
+        timer.stop()
+    assert "bigrun" in window.session.workspace.runs()
+    assert len(gaps) > 5
+    assert max(gaps) < 0.5, f"GUI thread blocked for {max(gaps):.2f} s"
+
+
+# ---------------------------------------------------------------- settings, disk changes
+def test_layout_and_recent_files_are_remembered(qtbot, tmp_path, small):
+    ini = str(tmp_path / "layout.ini")
+    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.show()
+    with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
+        w.open_files([small[0], small[1]])
+    w.docks["ndcgAtK"].hide()
+    w.close()
+    assert set(w.recent_files()) == {str(small[0]), str(small[1])}
+
+    w2 = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(w2)
+    w2.show()
+    assert not w2.docks["ndcgAtK"].isVisible()
+    assert w2.docks["prCurves"].isVisible()
+    assert set(w2.recent_files()) >= {str(small[0]), str(small[1])}
+    w2.session.shutdown()
+
+
+def test_file_changed_on_disk_is_reloaded(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    beta = small[2]
+    lines = beta.read_text().splitlines()
+    # beta now retrieves only its first document for every query
+    kept = [line for line in lines if line.split()[3] == "1"]
+    time.sleep(0.01)
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        beta.write_text("\n".join(kept) + "\n")
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert len(s.workspace.entry_by_label("beta").run) == len(kept)
+
+
+# ---------------------------------------------------------------- command line
+def test_screenshot_command(tmp_path, small):
+    out = tmp_path / "shot.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench.app", "--screenshot", str(out), "--size", "900x600", *map(str, small)],
+        env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(out))
+    assert image.width() >= 900 and image.height() >= 600
+    # a rendered window, not a blank picture: the plots draw several colours
+    colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
+    assert len(colours) > 50
