@@ -19,7 +19,8 @@ Line rules (the shapes trec_eval 10.0 accepts, ``get_trec_results.c`` and
 
 * Fields are separated by any run of whitespace (space, tab, CR, vertical
   tab, form feed); leading and trailing whitespace is ignored, so CRLF files
-  read like LF files. Lines end at LF.
+  read like LF files. Lines end at LF only: as in trec_eval, a lone CR is a
+  blank inside a line.
 * Blank lines and lines whose first non-blank character is ``#`` are
   skipped. (trec_eval 10.0 rejects blank lines in qrels and only recognises
   ``#`` in column 0 there; here both formats follow the run rules.) A ``#``
@@ -52,15 +53,18 @@ Rows are in file order. String columns are arrow-backed (pandas ``str``).
 
 Implementation
 --------------
-The file is read in chunks of whole lines. Each chunk goes through
-``pyarrow.csv`` with a single-space delimiter; a chunk with tabs, CRs,
-repeated spaces, comments or anything else pyarrow cannot take as it is gets
-its whitespace normalised with numpy and is parsed again; if that fails too, a
-line-by-line pass finds the first offending line and raises a precise error
-(or, for lines pyarrow alone cannot take but trec_eval accepts, such as runs
-with extra columns or hexadecimal scores, produces the columns). Duplicate
-documents are found with a 64-bit hash per (query, document) and one sort;
-candidates are confirmed on the strings themselves.
+The file is read in chunks of whole lines (16 MiB; a thread reads and
+decompresses the next chunk meanwhile). Each chunk goes to ``pyarrow.csv``
+split on single spaces, or on tabs when it has no spaces, CRLF line ends
+included. The result is accepted only if no field is empty (an empty field
+means a doubled, leading or trailing blank), no score is NaN and no line
+starts with ``#``. Otherwise the chunk's blanks are normalised with numpy
+(single spaces, comment lines emptied) and it is parsed again; if that fails
+too, a line-by-line pass finds the first offending line and raises a precise
+error, or, for lines trec_eval accepts that pyarrow does not (a varying
+number of extra run columns, ``+1`` grades, hexadecimal scores), produces the
+columns. Duplicate documents are found with a 64-bit hash per (query,
+document) and one sort; candidates are confirmed on the strings themselves.
 """
 
 from __future__ import annotations
