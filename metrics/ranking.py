@@ -104,7 +104,7 @@ class JudgedRanking:
         level = int(level)
         if level == self.relevance_level:
             return self
-        num_rel, num_rel_ret, relcum = _level_counts(self.rel, self.offsets, self.rel_levels, level)
+        num_rel, num_rel_ret, relcum = _level_counts(self.rel, self.offsets, self.qidx, self.rel_levels, level)
         return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret,
                        relcum=relcum)
 
@@ -117,13 +117,13 @@ class JudgedRanking:
         return self.rel >= self.relevance_level
 
 
-def _level_counts(rel, offsets, rel_levels, level):
+def _level_counts(rel, offsets, qidx, rel_levels, level):
     nq = len(offsets) - 1
     isrel = rel >= level
     cs = np.cumsum(isrel, dtype=np.int64)
     ends = np.concatenate([[0], cs])
     num_rel_ret = ends[offsets[1:]] - ends[offsets[:-1]]
-    relcum = cs - np.repeat(ends[offsets[:-1]], np.diff(offsets))
+    relcum = cs - ends[offsets[:-1]][qidx]
     lo = max(level, 0)
     if lo < rel_levels.shape[1]:
         num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
@@ -236,15 +236,11 @@ def build_ranking(
     # ----------------------------------------------------------------- sort
     order = _rank_order(r_qcode, r_score, r_doc)
     s_qcode = r_qcode[order]
-    counts = np.bincount(s_qcode, minlength=nq_all)[evaluated]
-    starts = np.zeros(nq + 1, dtype=np.int64)
-    np.cumsum(counts, out=starts[1:])
-    pos = np.arange(len(order), dtype=np.int64) - np.repeat(starts[:-1], counts)
     if max_docs is not None:
-        sel = pos < int(max_docs)
+        starts = np.concatenate([[0], np.cumsum(np.bincount(s_qcode, minlength=nq_all))])
+        sel = np.arange(len(order), dtype=np.int64) - starts[s_qcode] < int(max_docs)
         order = order[sel]
         s_qcode = s_qcode[sel]
-        pos = pos[sel]
 
     # ----------------------------------------------------------------- join
     s_dcode = r_dcode[order]
@@ -266,7 +262,7 @@ def build_ranking(
     num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(num_ret, out=offsets[1:])
-    rank = np.arange(len(rel), dtype=np.int64) - np.repeat(offsets[:-1], num_ret)
+    rank = np.arange(len(rel), dtype=np.int64) - offsets[qidx]
     num_nonpool = np.bincount(qidx[rel == NONPOOL], minlength=nq).astype(np.int64)
     num_unjudged = np.bincount(qidx[rel == UNJUDGED], minlength=nq).astype(np.int64)
 
@@ -283,7 +279,7 @@ def build_ranking(
     else:
         rel_levels = np.zeros((nq, 0), dtype=np.int64)
         num_rel_levels = np.zeros(nq, dtype=np.int64)
-    num_rel, num_rel_ret, relcum = _level_counts(rel, offsets, rel_levels, relevance_level)
+    num_rel, num_rel_ret, relcum = _level_counts(rel, offsets, qidx, rel_levels, relevance_level)
 
     return JudgedRanking(
         run_id=run_id,
