@@ -7,17 +7,37 @@ override and options.  ``str(measure)`` is its canonical name (trec_eval's
 output name where that is unique: ``P_5``, ``map``, ``ndcg_cut_10``), and
 :func:`parse_measures` turns that name back into the same measure.
 
-Adding a family::
+Adding a family: write one function over the judged ranking in a module of
+this package (or a new module imported from ``metrics/measures/__init__.py``)
+and decorate it::
 
-    @measure("P", params=LongCutoffs(5, 10), aggregate=mean, order=110)
-    def precision(r, cutoffs, options):
-        ...  # -> array (n_queries, len(cutoffs))
+    @measure("P", params=LongCutoffs(5, 10, 15), aggregate=mean, order=11)
+    def precision(r, cutoffs):
+        '''Precision at cutoff k: ... (state the convention).'''
+        k = cutoff_matrix(r.n_queries, cutoffs)
+        return at_depth(r.relcum, r.offsets, k, 0) / k
 
-Families whose parameters are cutoffs (:class:`LongCutoffs`,
-:class:`DoubleCutoffs`) give one measure per cutoff and their function gets
-all requested cutoffs at once, returning an ``(n_queries, n_cutoffs)`` array.
-Other families give one measure per parameter set and return
-``(n_queries,)``.  Other measure syntaxes are added with :func:`syntax`.
+* The function gets the :class:`~metrics.ranking.JudgedRanking` ``r`` and,
+  if it takes a second positional argument, the parameters: for cutoff
+  families (:class:`LongCutoffs`, :class:`DoubleCutoffs`) all requested
+  cutoffs at once, sorted, and it returns ``(n_queries, n_cutoffs)``; for
+  the others (:class:`NoParams`, :class:`DoubleParams`, :class:`ParamPairs`
+  or any object with the same methods) the parameter tuple, returning
+  ``(n_queries,)``.  Values are float64, one per evaluated query in
+  ``r.query_ids`` order.
+* ``options={"gain": "linear", ...}`` declares variant options with their
+  defaults; they reach the function as keyword arguments, and a
+  :class:`Measure` carries the non-default ones (``ndcg_ext_10(gain=exp)``).
+* ``aggregate`` makes the "all" value from the per-query values
+  (:func:`mean`, :func:`geometric_mean`, :func:`total`, :func:`count` or any
+  ``f(values, r) -> float``); ``kind`` is ``"double"``, ``"long"`` or
+  ``"text"``; ``per_query``/``summary`` say which trec_eval rows exist;
+  ``order`` places the family in trec_eval's output order.
+* Another way of writing measure names is added with :func:`syntax`: a
+  function ``text -> list[Measure] | None`` tried after trec_eval's syntax.
+
+Nothing else changes: the evaluator, the output frames and the registry
+driven tests pick the new family up.
 """
 
 from __future__ import annotations
