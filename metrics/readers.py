@@ -293,7 +293,6 @@ def _read_path(display: str, fmt: _Format, progress: Progress, name=None) -> Loa
     rows = 0
     with contextlib.closing(_chunks(display)) as chunks:
         for chunk, first_line, lines, fraction in chunks:
-            _check_text(chunk, first_line, display)
             piece = _parse_chunk(chunk, lines, fmt, first_line, display, rows == 0, tick)
             del chunk
             if len(piece.value):
@@ -312,14 +311,70 @@ def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
     """Yield (chunk, number of its first line, its line count, fraction read).
 
     A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
-    mark is removed, gzip is decompressed. Close the generator when done
-    early (``contextlib.closing``): that stops its reading thread.
+    mark is removed, gzip is decompressed, NUL bytes and invalid UTF-8 raise
+    :class:`InputError`. A thread prepares the next chunk while the caller
+    parses the current one (zlib, file reads and pyarrow release the GIL).
+    Close the generator when done early (``contextlib.closing``): that stops
+    the thread.
     """
-    line = 1
-    carry = b""
-    first = True
-    with contextlib.closing(_blocks(display)) as blocks:
-        for block, fraction in blocks:
+    ready: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def put(item) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                pass
+        return False
+
+    def work():
+        source = _read_chunks(display)
+        try:
+            for item in source:
+                if not put(item):
+                    return
+            put(None)
+        except BaseException as exc:  # handed to the caller, in order
+            put(exc)
+        finally:
+            source.close()
+
+    thread = threading.Thread(target=work, name="trec-file-reader", daemon=True)
+    try:
+        thread.start()
+        while True:
+            item = ready.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
+    """What :func:`_chunks` yields, read in the calling thread."""
+    with open(display, "rb") as raw:
+        size = max(os.fstat(raw.fileno()).st_size, 1)
+        gz = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        line = 1
+        carry = b""
+        first = True
+        while True:
+            try:
+                block = stream.read(_CHUNK_BYTES)
+            except (OSError, EOFError, zlib.error) as exc:
+                if gz:
+                    raise InputError(
+                        f"the gzip data is corrupt or truncated ({exc})", path=display
+                    ) from None
+                raise
             if first:
                 first = False
                 if block.startswith(_UTF8_BOM):
@@ -336,6 +391,7 @@ def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 if data:
                     if not data.endswith(b"\n"):
                         data += b"\n"
+                    _check_text(data, line, display)
                     yield data, line, data.count(b"\n"), 1.0
                 return
             cut = data.rfind(b"\n") + 1
@@ -346,61 +402,11 @@ def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 chunk, carry = data, b""
             else:
                 chunk, carry = data[:cut], data[cut:]
+            del data
+            _check_text(chunk, line, display)
             lines = chunk.count(b"\n")
-            yield chunk, line, lines, fraction
+            yield chunk, line, lines, raw.tell() / size
             line += lines
-
-
-def _blocks(display: str) -> Iterator[tuple[bytes, float]]:
-    """Yield (block of up to _CHUNK_BYTES, fraction of the file read); b"" last.
-
-    A thread reads (and decompresses) the next block while the caller parses
-    the current one; zlib and file reads release the GIL.
-    """
-    raw = open(display, "rb")
-    size = max(os.fstat(raw.fileno()).st_size, 1)
-    gz = raw.read(2) == b"\x1f\x8b"
-    raw.seek(0)
-    stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def work():
-        try:
-            while True:
-                block = stream.read(_CHUNK_BYTES)
-                if not put((block, raw.tell() / size)) or not block:
-                    return
-        except (OSError, EOFError, zlib.error) as exc:
-            if gz:
-                exc = InputError(f"the gzip data is corrupt or truncated ({exc})", path=display)
-            put(exc)
-        except BaseException as exc:  # pragma: no cover - handed to the caller
-            put(exc)
-
-    thread = threading.Thread(target=work, name="trec-file-reader", daemon=True)
-    try:
-        thread.start()
-        while True:
-            item = ready.get()
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-            if not item[0]:
-                return
-    finally:
-        stop.set()
-        thread.join()
-        raw.close()
 
 
 def _check_text(chunk: bytes, first_line: int, display: str) -> None:

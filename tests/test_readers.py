@@ -713,3 +713,18 @@ def test_concurrent_reads_do_not_mix(tmp_path, small_chunks):
     for i, run in enumerate(results):
         pd.testing.assert_frame_equal(plain(run), expected[i % 4])
         assert run.attrs["name"] == f"t{i % 4}"
+
+
+def test_first_error_wins_across_chunks(tmp_path, small_chunks):
+    lines = [f"1 Q0 d{i} {i} 1.0 t" for i in range(100)]
+    lines[30] = "1 Q0 d30 30 1.0"  # 5 columns, before a binary tail
+    path = write(tmp_path, None, raw=("\n".join(lines) + "\n").encode() + b"\x00" * 500)
+    with pytest.raises(InputError) as excinfo:
+        read_run(path)
+    check_error(excinfo, path, 31, "found 5 columns")
+    lines[30] = "1 Q0 d30 30 1.0 t"
+    path = write(tmp_path, None, raw=("\n".join(lines) + "\n").encode() + b"\x00" * 500)
+    with pytest.raises(InputError) as excinfo:
+        read_run(path)
+    check_error(excinfo, path, 101, "NUL byte")
+    assert not reader_threads()
