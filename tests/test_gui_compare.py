@@ -275,7 +275,7 @@ def test_drilldown_of_a_selected_query(qtbot, window, collection):
 
 @pytest.fixture
 def dialog(qtbot, window):
-    plots = [("Per-query differences", window.diff_chart.plot), ("Precision-recall", window.pr_plot.plot)]
+    plots = [("Per-query differences", window.diff_chart), ("Precision-recall", window.pr_plot)]
     answers = []
     d = ReportDialog(window.session, plots, confirm_overwrite=lambda path: answers.pop(0), parent=window)
     d.answers = answers
@@ -313,7 +313,11 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(images) == 2
     assert all(base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n") for data in images)
-    assert "Per-query differences" in html and "Comparison with the baseline" in html
+    # figure captions say what the plots show
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", html)
+    assert captions[0].startswith("good − base, map:") and "better" in captions[0]
+    assert "mean over 30 queries" in captions[1]
+    assert "Comparison with the baseline" in html
     assert "Per-query values" in html and "q17" in html
 
 

@@ -284,8 +284,3 @@ class DifferenceChart(QWidget):
             f"{r.run}: {r.value:.4f} vs {r.baseline_value:.4f} (Δ {r.delta:+.4f})" for r in rows.itertuples()
         ]
         self.plot.setToolTip("\n".join(lines))
-
-    def png_bytes(self) -> bytes:
-        from workbench.report_dialog import plot_png
-
-        return plot_png(self.plot)

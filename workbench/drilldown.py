@@ -59,6 +59,7 @@ class _Column(QWidget):
         super().__init__(parent)
         self.caption = QLabel(self)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setWordWrap(True)
         self.model = DataFrameModel(self, colours=GRADE_COLOURS)
         self.view = _table(self)
         self.view.setModel(self.model)

@@ -118,21 +118,22 @@ class MainWindow(QMainWindow):
         self.add_dock("files", "Files", self.files, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.add_dock("measures", "Measures", self.measures, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.add_dock("perQuery", "Per query", self.per_query, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.add_dock("prCurves", "Precision-recall", self.pr_plot, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.add_dock("ndcgAtK", "NDCG@k", self.ndcg_plot, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.splitDockWidget(self.docks["perQuery"], self.docks["prCurves"], Qt.Orientation.Horizontal)
-        self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Horizontal)
+        self.add_dock("prCurves", "Precision-recall", self.pr_plot, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.add_dock("ndcgAtK", "NDCG@k", self.ndcg_plot, Qt.DockWidgetArea.RightDockWidgetArea)
         self.diff_chart = DifferenceChart(self.session, self)
         self.drilldown = QueryDrilldownView(self.session, self)
         self.add_dock("diffChart", "Per-query differences", self.diff_chart, Qt.DockWidgetArea.RightDockWidgetArea)
         self.add_dock("drilldown", "Query drill-down", self.drilldown, Qt.DockWidgetArea.RightDockWidgetArea)
+        # right area: a column of curves (precision-recall over NDCG@k), then the comparison column
+        self.splitDockWidget(self.docks["prCurves"], self.docks["diffChart"], Qt.Orientation.Horizontal)
+        self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
         self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
         self._build_status_bar()
         self._build_menus()
-        self.resize(1400, 900)
+        self._fit_to_screen()
         self._initial_state = self.saveState(LAYOUT_VERSION)  # dock positions for "Reset layout"
         self._restored = False
         self._first_show = True
@@ -374,9 +375,9 @@ class MainWindow(QMainWindow):
     def report_dialog(self) -> ReportDialog:
         """Open the comparison report dialog (it exports in the background)."""
         plots = [
-            ("Per-query differences to the baseline", self.diff_chart.plot),
-            ("Interpolated precision-recall", self.pr_plot.plot),
-            ("NDCG at every cutoff k", self.ndcg_plot.plot),
+            ("Per-query differences to the baseline", self.diff_chart),
+            ("Interpolated precision-recall", self.pr_plot),
+            ("NDCG at every cutoff k", self.ndcg_plot),
         ]
         dialog = ReportDialog(self.session, plots, self.confirm_overwrite, self._last_dir(), self)
         dialog.sigWritten.connect(self.sigExported.emit)
@@ -443,24 +444,34 @@ class MainWindow(QMainWindow):
         if state is not None:
             self._restored = self.restoreState(state, LAYOUT_VERSION)
 
+    def _fit_to_screen(self) -> None:
+        """A first size that shows every view: up to 1800 x 1050, within the screen."""
+        w, h = 1800, 1050
+        screen = QApplication.primaryScreen()
+        if screen is not None:
+            room = screen.availableGeometry()
+            if room.width() >= 1200 and room.height() >= 800:
+                w, h = min(w, int(room.width() * 0.92)), min(h, int(room.height() * 0.92))
+            else:
+                w, h = 1400, 900
+        self.resize(w, h)
+
     def _default_sizes(self) -> None:
-        """Left column for files and measures; most of the height for the per-query table and plots."""
+        """Columns: files and measures | summary over the per-query table | curves | comparison."""
         d = self.docks
-        h = self.height()
-        self.resizeDocks([d["files"]], [330], Qt.Orientation.Horizontal)
+        w, h = self.width(), self.height()
+        left = min(300, int(w * 0.2))
+        self.resizeDocks([d["files"]], [left], Qt.Orientation.Horizontal)
         self.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
-        self.resizeDocks([d["perQuery"]], [int(h * 0.72)], Qt.Orientation.Vertical)
-        w = self.width() - 330
-        self.resizeDocks(
-            [d["perQuery"], d["prCurves"], d["ndcgAtK"]], [int(w * 0.40), int(w * 0.30), int(w * 0.30)],
-            Qt.Orientation.Horizontal,
-        )
+        self.resizeDocks([d["perQuery"]], [int(h * 0.62)], Qt.Orientation.Vertical)
+        self.resizeDocks([d["prCurves"], d["ndcgAtK"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
+        self.resizeDocks([d["prCurves"]], [int(w * 0.24)], Qt.Orientation.Horizontal)
         self._default_compare_sizes()
 
     def _default_compare_sizes(self) -> None:
         """Right column: the difference chart over the query drill-down."""
         d = self.docks
-        self.resizeDocks([d["diffChart"]], [int(self.width() * 0.38)], Qt.Orientation.Horizontal)
+        self.resizeDocks([d["diffChart"]], [int(self.width() * 0.27)], Qt.Orientation.Horizontal)
         h = self.height()
         self.resizeDocks([d["diffChart"], d["drilldown"]], [int(h * 0.36), int(h * 0.64)], Qt.Orientation.Vertical)
 

@@ -7,11 +7,11 @@ report is assembled and written in a worker through :mod:`metrics.report`
 
 from __future__ import annotations
 
+import html
 import os
+import re
 from typing import Callable, Sequence
 
-import pyqtgraph as pg
-import pyqtgraph.exporters
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,32 +25,48 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QVBoxLayout,
+    QWidget,
 )
 
 from workbench import report_model
 
 
-def plot_png(plot: pg.PlotWidget, width: int | None = None) -> bytes:
-    """The plot rendered as PNG bytes (call on the GUI thread)."""
-    exporter = pg.exporters.ImageExporter(plot.getPlotItem())
-    exporter.parameters()["width"] = int(width or max(900, plot.width() * 2))
-    image = exporter.export(toBytes=True)
+def plot_png(widget: QWidget) -> bytes:
+    """The widget as it is on screen (axes, bars, legend), as PNG bytes; call on the GUI thread."""
+    pixmap = widget.grab()
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
+    if pixmap.isNull() or not pixmap.save(buffer, "PNG"):
         raise OSError("could not render the plot")
     buffer.close()
     return bytes(data.data())
 
 
+def view_caption(title: str, view) -> str:
+    """What a plot view shows, from its caption line (e.g. which query), else ``title``."""
+    label = getattr(view, "caption", None)
+    text = label.text() if label is not None else ""
+    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
+    return text or title
+
+
+def view_plot(view) -> QWidget:
+    return getattr(view, "plot", view)
+
+
 class ReportDialog(QDialog):
-    """Choose format, contents and file; :meth:`export` does the work (also without the dialog shown)."""
+    """Choose format, contents and file; :meth:`export` does the work (also without the dialog shown).
+
+    ``plots``: (title, view) pairs; a view is a plot widget, or a widget with a
+    ``plot`` (the picture) and a ``caption`` label (what it shows, which becomes
+    the figure caption).
+    """
 
     sigWritten = Signal(str)
     sigFailed = Signal(str)
 
-    def __init__(self, session, plots: Sequence[tuple[str, pg.PlotWidget]] = (),
+    def __init__(self, session, plots: Sequence[tuple[str, QWidget]] = (),
                  confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "", parent=None):
         super().__init__(parent)
         self.setWindowTitle("Export comparison report")
@@ -141,8 +157,8 @@ class ReportDialog(QDialog):
             return False
         images = []
         if fmt == "html" and plots:
-            for caption, widget in self.plots:
-                images.append((caption, plot_png(widget)))  # rendering happens here, on the GUI thread
+            for title, view in self.plots:  # rendering happens here, on the GUI thread
+                images.append((view_caption(title, view), plot_png(view_plot(view))))
         evaluation, qrels = results.evaluation, results.request.qrels_name
 
         def work(progress):

@@ -23,6 +23,7 @@ ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
 
 HIGHER = "\u2020"  # dagger, as in metrics.report's tables
 LOWER = "\u2021"   # double dagger
+PAD = "\u2002"     # en space, about as wide as a dagger: keeps the decimals of a column aligned
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,8 @@ def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[p
     """Marks and tooltips for a summary table (a ``run`` column, then one column per measure).
 
     Same shape as ``table``; a cell of a run other than the baseline on a
-    compared measure gets the marker (or '') and a tooltip; the baseline's
+    compared measure gets the marker and a tooltip; unmarked cells of compared
+    measures get :data:`PAD` so that the numbers stay aligned; the baseline's
     ``run`` cell says it is the baseline.
     """
     marks = pd.DataFrame("", index=table.index, columns=table.columns)
@@ -167,16 +169,18 @@ def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[p
     t = comparison.table
     family = int(t["p_value"].notna().sum())
     lookup = {(r["run"], str(r["measure"])): r for _, r in t.iterrows()}
+    compared = {str(m) for m in t["measure"]}
     for i, run in zip(table.index, table["run"]):
         if run == comparison.baseline:
             marks.at[i, "run"] = " (baseline)"
             tips.at[i, "run"] = "The other runs are compared with this run"
-            continue
         for col in table.columns:
+            if str(col) in compared:
+                marks.at[i, col] = PAD  # unmarked values line up with marked ones
             row = lookup.get((run, str(col)))
             if row is None:
                 continue
-            marks.at[i, col] = marker(row)
+            marks.at[i, col] = marker(row) or PAD
             tips.at[i, col] = tooltip(row, family)
     return marks, tips
 
