@@ -753,11 +753,15 @@ def _string_hash(arr) -> np.ndarray:
     words = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=padded, strides=(1,))
     start = offsets[:-1] - lo
     length = np.diff(offsets)
-    h = length.astype(np.uint64) * _MUL
+    h = length.astype(np.uint64)
+    h *= _MUL
     last = len(words) - 1
-    for r in range(0, int(length.max()), 8):
-        rest = np.clip(length - r, 0, 8)
-        word = words[np.minimum(start + r, last)] & _MASKS[rest]
+    shortest, longest = int(length.min()), int(length.max())
+    for r in range(0, longest, 8):
+        # start <= last, so only later rounds need clipping
+        word = words[start if r == 0 else np.minimum(start + r, last)]
+        if shortest < r + 8:  # keep only the bytes of each string
+            word &= _MASKS[np.clip(length - r, 0, 8)]
         h ^= word
         h *= _MUL
         h ^= h >> np.uint64(29)
