@@ -60,7 +60,7 @@ def plain(frame: pd.DataFrame) -> pd.DataFrame:
 
 def assert_frame_values(frame, expected):
     assert list(frame.columns) == list(expected.columns)
-    pd.testing.assert_frame_equal(plain(frame), plain(expected), check_dtype=False)
+    pd.testing.assert_frame_equal(plain(frame), plain(expected), check_dtype=False, check_exact=True)
 
 
 def reader_threads():
@@ -711,7 +711,7 @@ def test_concurrent_reads_do_not_mix(tmp_path, small_chunks):
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda p: read_file(p).run, paths * 3))
     for i, run in enumerate(results):
-        pd.testing.assert_frame_equal(plain(run), expected[i % 4])
+        pd.testing.assert_frame_equal(plain(run), expected[i % 4], check_exact=True)
         assert run.attrs["name"] == f"t{i % 4}"
 
 
