@@ -602,6 +602,11 @@ _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 def _strtod(token: bytes) -> Optional[float]:
     """The double C strtod reads from the whole token, None if it cannot."""
+    if b"_" not in token:  # Python's float() also takes 1_000, strtod does not
+        try:
+            return float(token)
+        except ValueError:
+            pass
     if not _FLOAT_RE.match(token):
         return None
     low = token.lower()
