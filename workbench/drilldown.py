@@ -59,11 +59,12 @@ class _Column(QWidget):
         super().__init__(parent)
         self.caption = QLabel(self)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.caption.setWordWrap(True)
         self.model = DataFrameModel(self, colours=GRADE_COLOURS)
         self.view = _table(self)
         self.view.setModel(self.model)
+        # the whole drill-down scrolls, so that equal ranks stay side by side across the lists
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(1)
@@ -75,10 +76,16 @@ class _Column(QWidget):
         tip_frame = pd.DataFrame({c: tips for c in frame.columns}, index=frame.index) if tips and len(frame) else None
         self.model.set_frame(frame, tone_frame, tips=tip_frame)
         self.view.resizeColumnsToContents()
-        # as wide as its columns: the lists scroll sideways together instead of each hiding columns
-        width = self.view.horizontalHeader().length() + 2 * self.view.frameWidth()
-        width += self.view.verticalScrollBar().sizeHint().width()
-        self.setMinimumWidth(max(width, 80))
+        frame_width = 2 * self.view.frameWidth()
+        width = self.view.horizontalHeader().length() + frame_width
+        height = self.view.horizontalHeader().sizeHint().height() + frame_width
+        height += self.view.verticalHeader().defaultSectionSize() * len(frame)
+        self.view.setFixedHeight(height)
+        self.setFixedWidth(max(width, 120))
+
+    def set_caption(self, text: str) -> None:
+        self.caption.setText(text)
+        self.caption.setToolTip(text)
 
     def doc_ids(self) -> list[str]:
         frame = self.model.frame()
@@ -124,6 +131,7 @@ class QueryDrilldownView(QWidget):
         self.columns_box = QHBoxLayout()
         self.columns_box.setContentsMargins(0, 0, 0, 0)
         self.columns_box.setSpacing(6)
+        self.columns_box.addStretch(1)
         self.body = QScrollArea(self)
         self.body.setWidgetResizable(True)
         self.body.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -139,7 +147,6 @@ class QueryDrilldownView(QWidget):
 
         self.columns: dict[str, _Column] = {}
         self.missing = _Column(self)
-        self.missing.setMaximumWidth(180)
         self.missing.view.clicked.connect(lambda index: self._on_doc_clicked(self.missing, index))
         self.hidden_runs: set[str] = set()
         self.depth_box.valueChanged.connect(session.set_drilldown_depth)
@@ -208,14 +215,14 @@ class QueryDrilldownView(QWidget):
                 col.view.clicked.connect(lambda index, c=col: self._on_doc_clicked(c, index))
                 self.columns[run] = col
             self.columns_box.removeWidget(col)
-            self.columns_box.insertWidget(i, col, 1)
+            self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
             frame, tones, tips = dm.ranking_table(drill, run)
             col.set_rows(frame, tones, tips)
-            col.caption.setText(dm.caption(drill, run))
+            col.set_caption(dm.caption(drill, run))
         frame, tones = dm.missing_table(drill)
         self.missing.set_rows(frame, tones)
-        self.missing.caption.setText(f"Relevant, retrieved by no run: {len(frame)}")
-        self.columns_box.addWidget(self.missing, 0)
+        self.missing.set_caption(f"Relevant, retrieved by no run: {len(frame)}")
+        self.columns_box.insertWidget(len(shown), self.missing, 0, Qt.AlignmentFlag.AlignTop)
         judged = "" if drill.judged_query else " (not in the qrels)"
         self.title.setText(f"Query <b>{drill.query_id}</b>{judged}: {drill.num_rel} relevant judged")
         self.placeholder.hide()
