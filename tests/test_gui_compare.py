@@ -333,3 +333,62 @@ def test_report_never_overwrites_without_confirmation(qtbot, window, dialog, col
     export(qtbot, dialog, path, "markdown")
     assert "| good |" in path.read_text()
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
+
+
+# ---------------------------------------------------------------- pure parts (no window)
+
+def comparison_of(collection, **settings):
+    ev, _ = expected_comparison(collection)
+    request = significance_model.Request(per_query=ev.per_query, runs=tuple(ev.runs), baseline="base",
+                                         settings=significance_model.Settings(**settings))
+    return ev, significance_model.compute(request)
+
+
+def test_summary_marks_tooltips_and_legend(collection):
+    ev, comparison = comparison_of(collection, test="permutation", correction="bh", alpha=0.01,
+                                   permutations=2000, bootstrap=0)
+    table = ev.summary().reset_index()
+    marks, tips = significance_model.summary_marks(comparison, table)
+    rows = {run: i for i, run in enumerate(table["run"])}
+    assert marks.at[rows["good"], "map"] == significance_model.HIGHER
+    assert marks.at[rows["noise"], "map"] == significance_model.PAD
+    assert marks.at[rows["base"], "map"] == significance_model.PAD and tips.at[rows["base"], "map"] == ""
+    assert marks.at[rows["base"], "run"] == " (baseline)"
+    tip = tips.at[rows["noise"], "map"]
+    assert "not significantly different" in tip and "paired randomization test" in tip
+    assert "Benjamini-Hochberg over 4 tests" in tip and "α = 0.01" in tip
+    legend = significance_model.legend(comparison)
+    assert "baseline base" in legend and "α = 0.01" in legend and "of 4 differences significant" in legend
+    assert significance_model.summary_marks(None, table)[0].eq("").all().all()
+    # per-query differences of every measure come with the comparison
+    assert set(comparison.differences) == {"map", "P_10"}
+    pd.testing.assert_frame_equal(
+        comparison.differences_for("map", "noise"),
+        metrics.compare.per_query_differences(ev, "base", "map").query("run == 'noise'").reset_index(drop=True),
+    )
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="test"):
+        significance_model.Settings(test="sign")
+    with pytest.raises(ValueError, match="correction"):
+        significance_model.Settings(correction="sidak")
+    with pytest.raises(ValueError, match="alpha"):
+        significance_model.Settings(alpha=1.5)
+
+
+def test_bar_layout():
+    from workbench.diffchart import layout_bars
+
+    diffs = pd.DataFrame({
+        "query_id": ["a", "b", "c", "a", "b", "c"], "run": ["x", "x", "x", "y", "y", "y"],
+        "delta": [0.3, 0.1, -0.2, -0.4, 0.5, 0.0], "baseline_value": 0.5, "value": 0.5,
+    })
+    one = layout_bars(diffs, ["y"])
+    assert one["query_id"].tolist() == ["a", "b", "c"] and one["x"].tolist() == [0.0, 1.0, 2.0]
+    both = layout_bars(diffs, ["x", "y"])
+    # mean differences: b 0.3, a -0.05, c -0.1
+    assert both["query_id"].tolist() == ["b", "b", "a", "a", "c", "c"]
+    assert both["run"].tolist() == ["x", "y"] * 3
+    np.testing.assert_allclose(both["x"], [-0.2, 0.2, 0.8, 1.2, 1.8, 2.2])
+    assert layout_bars(diffs, []).empty
