@@ -308,8 +308,9 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
     assert r"\begin{tabular}" in tex and r"\textsuperscript{\dag}" in tex
     assert re.search(r"good & .*\\textsuperscript\{\\dag\}", tex)
 
-    export(qtbot, dialog, tmp_path / "report.html", "html", per_query=True)
+    export(qtbot, dialog, tmp_path / "report.html", "html", per_query=True, title="Runs on test data")
     html = (tmp_path / "report.html").read_text()
+    assert "<h1>Runs on test data</h1>" in html
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
     assert len(images) == 2
     assert all(base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n") for data in images)

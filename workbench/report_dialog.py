@@ -157,8 +157,8 @@ class ReportDialog(QDialog):
             return False
         images = []
         if fmt == "html" and plots:
-            for title, view in self.plots:  # rendering happens here, on the GUI thread
-                images.append((view_caption(title, view), plot_png(view_plot(view))))
+            for name, view in self.plots:  # rendering happens here, on the GUI thread
+                images.append((view_caption(name, view), plot_png(view_plot(view))))
         evaluation, qrels = results.evaluation, results.request.qrels_name
 
         def work(progress):
