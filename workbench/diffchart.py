@@ -20,6 +20,7 @@ from workbench.plots import run_colour
 GAIN = (46, 160, 67)
 LOSS = (214, 39, 40)
 ALL_RUNS = "\x00all"  # item data of the "all runs" choice
+CLICK_HINT = "Click a bar to select its query in every view"
 
 
 def layout_bars(differences: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
@@ -69,10 +70,11 @@ class DifferenceChart(QWidget):
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.plot = pg.PlotWidget(self, background="w")
         self.plot.setMinimumSize(220, 160)
+        self.plot.setToolTip(CLICK_HINT)
         item = self.plot.getPlotItem()
         item.showGrid(x=False, y=True, alpha=0.25)
         item.setLabel("left", "Δ (run − baseline)")
-        item.setLabel("bottom", "queries, largest gain first (click a bar to select its query)")
+        item.setLabel("bottom", "queries, largest gain first")
         item.getViewBox().setMouseEnabled(x=True, y=False)
         item.hideButtons()
         item.getAxis("left").enableAutoSIPrefix(False)
@@ -204,6 +206,9 @@ class DifferenceChart(QWidget):
             brushes = [pg.mkBrush(*colour[r]) for r in f["run"]]
             self._set_legend([(r, colour[r]) for r in runs])
             self.caption.setText(f"All runs − {comparison.baseline} on <b>{measure}</b>, queries by mean Δ")
+        self.plot.getPlotItem().setLabel(
+            "bottom", "queries, largest gain first" if len(runs) == 1 else "queries, largest mean gain first"
+        )
         self.bars.setOpts(x=f["x"].to_numpy(dtype=float), height=delta,
                           width=f["width"].to_numpy(dtype=float), brushes=brushes, pens=[None] * len(f))
         n = int(f["slot"].max()) + 1 if len(f) else 0
@@ -273,14 +278,14 @@ class DifferenceChart(QWidget):
     def _on_hover(self, pos) -> None:
         vb = self.plot.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(pos):
-            self.plot.setToolTip("")
+            self.plot.setToolTip(CLICK_HINT)
             return
         query = self.query_at(vb.mapSceneToView(pos).x())
         if query is None:
-            self.plot.setToolTip("")
+            self.plot.setToolTip(CLICK_HINT)
             return
         rows = self._frame.loc[self._frame["query_id"] == query]
-        lines = [f"query {query}"] + [
+        lines = [f"query {query} (click to select it)"] + [
             f"{r.run}: {r.value:.4f} vs {r.baseline_value:.4f} (Δ {r.delta:+.4f})" for r in rows.itertuples()
         ]
         self.plot.setToolTip("\n".join(lines))
