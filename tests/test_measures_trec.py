@@ -265,3 +265,29 @@ def test_placeholder_query_scores_zero():
     for m in ev.measures:
         v = values(ev)[("2", str(m))]
         assert v == 0.0 or m.family in {"num_q", "num_rel", "utility", "ideal_dcg"}, (str(m), v)
+
+
+def test_query_with_only_negative_grades_inherits_grade_table():
+    # trec_eval 10.0 form_res_rels.c leaves its grade table untouched for a
+    # query without judged grades >= 0: ideal_dcg repeats the previous query's
+    qrels = qrels_frame([("1", "a", 2), ("1", "b", 1), ("2", "c", -1)])
+    run = run_frame([("1", "a", 1.0), ("2", "c", 1.0)])
+    v = values(metrics.evaluate(qrels, run, ["ideal_dcg", "ndcg"]))
+    assert v[("1", "ideal_dcg")] == pytest.approx(2 + 1 / math.log2(3))
+    assert v[("2", "ideal_dcg")] == v[("1", "ideal_dcg")]
+    assert v[("2", "ndcg")] == 0.0
+
+
+def test_placeholder_resets_follow_trec_eval_names():
+    # under -c, trec_eval clears "relstring" but not "relstring_20" (it
+    # matches the printed name), likewise utility and rbp_resid
+    qrels = qrels_frame([("1", "a", 1), ("2", "b", 1)])
+    run = run_frame([("1", "a", 1.0)])
+    ev = metrics.evaluate(qrels, run, ["relstring", "relstring.20", "utility", "utility.1,-1,0,0.5",
+                                       "rbp_resid", "rbp_resid.p=0.5"], complete=True)
+    text = {(q, m): v for q, m, v in zip(ev.text["query_id"], ev.text["measure"], ev.text["value"])}
+    assert text[("2", "relstring")] == "" and text[("2", "relstring_20")] == "-"
+    v = values(ev)
+    # one non-relevant doc retrieved, 1 relevant missed: -1 + 0.5 * (0 + 0 - 1 - 1)
+    assert v[("2", "utility")] == 0.0 and v[("2", "utility_1,-1,0,0.5")] == -2.0
+    assert v[("2", "rbp_resid")] == 0.0 and v[("2", "rbp_resid_p=0.5")] == 1.0

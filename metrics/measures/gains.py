@@ -94,13 +94,30 @@ def _rank_gains(r, pairs) -> np.ndarray:
     return gains
 
 
+def _trec_levels(r):
+    """Grade counts and number of grades as trec_eval's gain measures see them.
+
+    For a query whose qrels hold only negative grades, trec_eval's
+    form_res_rels leaves its grade table untouched, so the query inherits
+    the counts of the query evaluated before it (zeros for the first one).
+    This shows in ideal_dcg (and in gains given to negative codes); the
+    normalised measures are 0 for such a query either way.
+    """
+    nq = r.n_queries
+    valid = r.num_rel_levels > 0
+    src = np.maximum.accumulate(np.where(valid, np.arange(nq), -1)) if nq else np.zeros(0, int)
+    levels = np.where((src >= 0)[:, None], r.rel_levels[np.maximum(src, 0)], 0)
+    num_levels = np.where(src >= 0, r.num_rel_levels[np.maximum(src, 0)], 0)
+    return levels, num_levels
+
+
 def _ideal(r, pairs):
     """Ideal gain sequence per query: (flat gains, offsets)."""
     nq = r.n_queries
-    levels = r.rel_levels
+    levels, num_levels = _trec_levels(r)
     chunks_q, chunks_g, chunks_c = [], [], []
-    for L in np.unique(r.num_rel_levels):
-        qs = np.nonzero(r.num_rel_levels == L)[0]
+    for L in np.unique(num_levels):
+        qs = np.nonzero(num_levels == L)[0]
         table = _gain_table(pairs, int(L))
         if not table or table[-1][1] <= 0.0:
             continue
@@ -338,8 +355,9 @@ def rbp(r, params):
     # the given pairs)
     lo = np.zeros(r.n_queries)
     hi = np.zeros(r.n_queries)
-    for L in np.unique(r.num_rel_levels):
-        qs = r.num_rel_levels == L
+    num_levels = _trec_levels(r)[1]
+    for L in np.unique(num_levels):
+        qs = num_levels == L
         table = [g for _, g in _gain_table(pairs, int(L))]
         lo[qs] = min(table + [0.0])
         hi[qs] = max(table + [0.0])
