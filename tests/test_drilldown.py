@@ -141,4 +141,5 @@ def test_ranking_table_text_and_tones():
     missing, mtones = dm.missing_table(drill)
     assert missing.to_dict("list") == {"doc_id": ["d9", "d8"], "grade": ["3", "1"]}
     assert mtones == ["grade3", "grade1"]
-    assert dm.caption(drill, "base") == "base (baseline): top 5 of 5, 2 relevant"
+    assert dm.caption(drill, "base") == "base (baseline): 2 relevant in top 5 of 5"
+    assert dm.caption(drill, "other", ("map", 0.25)) == "other: map 0.2500; 2 relevant in top 5 of 5"

@@ -246,6 +246,8 @@ def test_drilldown_of_a_selected_query(qtbot, window, collection):
     assert moved["q3-r1"] == "="
     good = view.table_frame("good")
     assert dict(zip(good["doc_id"], good["moved"]))["q3-r3"] == "\u25b28"
+    score = window.session.results.per_query[window.session.focus_measure].at["q3", "noise"]
+    assert view.columns["noise"].caption.text().startswith(f"noise: {window.session.focus_measure} {score:.4f};")
     missing = view.missing_frame()
     assert missing.to_dict("list") == {"doc_id": ["q3-r4"], "grade": ["2"]}
     # rows are coloured by grade, unjudged rows differently

@@ -151,6 +151,7 @@ class QueryDrilldownView(QWidget):
         self.hidden_runs: set[str] = set()
         self.depth_box.valueChanged.connect(session.set_drilldown_depth)
         session.sigDrilldownChanged.connect(lambda _: self.refresh())
+        session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
         self.refresh()
 
     @staticmethod
@@ -218,7 +219,8 @@ class QueryDrilldownView(QWidget):
             self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
             frame, tones, tips = dm.ranking_table(drill, run)
             col.set_rows(frame, tones, tips)
-            col.set_caption(dm.caption(drill, run))
+            score = dm.query_score(self.session.results, self.session.focus_measure, drill.query_id, run)
+            col.set_caption(dm.caption(drill, run, score))
         frame, tones = dm.missing_table(drill)
         self.missing.set_rows(frame, tones)
         self.missing.set_caption(f"Relevant, retrieved by no run: {len(frame)}")

@@ -94,11 +94,24 @@ def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:
     return frame, [grade_tone(g) for g in m["relevance"]]
 
 
-def caption(drill: QueryDrilldown, run: str) -> str:
+def caption(drill: QueryDrilldown, run: str, score: tuple[str, float] | None = None) -> str:
+    """``"run: map 0.4213; 7 relevant in top 20 of 100"`` (the score on the query when given as (measure, value))."""
     shown = len(drill.rankings[run])
     total = drill.num_ret.get(run, shown)
     rel = int((drill.rankings[run]["relevance"].fillna(-1) >= drill.relevance_level).sum())
     what = f"{run}" + (" (baseline)" if run == drill.baseline else "")
-    if total == 0:
-        return f"{what}: nothing retrieved"
-    return f"{what}: top {shown} of {total}, {rel} relevant"
+    if score is not None and not pd.isna(score[1]):
+        what += f": {score[0]} {score[1]:.4f};"
+    else:
+        what += ":"
+    return f"{what} nothing retrieved" if total == 0 else f"{what} {rel} relevant in top {shown} of {total}"
+
+
+def query_score(results, measure: str | None, query_id: str, run: str) -> tuple[str, float] | None:
+    """(measure, value) of ``run`` on ``query_id`` from evaluation results, or None."""
+    if results is None or measure not in getattr(results, "per_query", {}):
+        return None
+    wide = results.per_query[measure]
+    if query_id not in wide.index or run not in wide.columns:
+        return None
+    return measure, float(wide.at[query_id, run])
