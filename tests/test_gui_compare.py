@@ -216,6 +216,12 @@ def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot
     assert window.per_query._current_query() == last["query_id"]
     assert list(chart.highlight.opts["x"]) == [float(last["x"])]
 
+    # arrow keys walk along the bars
+    wait_idle(qtbot, window, lambda: qtbot.keyClick(chart.plot, Qt.Key.Key_Left))
+    assert window.session.selected_query == shown.iloc[-2]["query_id"]
+    wait_idle(qtbot, window, lambda: chart.step(-100))
+    assert window.session.selected_query == shown.iloc[0]["query_id"]
+
     # all runs side by side: one bar per (run, query), grouped by query
     chart.set_run(None)
     both = chart.data()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.plots import run_colour
@@ -20,7 +20,7 @@ from workbench.plots import run_colour
 GAIN = (46, 160, 67)
 LOSS = (214, 39, 40)
 ALL_RUNS = "\x00all"  # item data of the "all runs" choice
-CLICK_HINT = "Click a bar to select its query in every view"
+CLICK_HINT = "Click a bar to select its query in every view (then ← → for the neighbours)"
 
 
 def layout_bars(differences: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
@@ -71,6 +71,8 @@ class DifferenceChart(QWidget):
         self.plot = pg.PlotWidget(self, background="w")
         self.plot.setMinimumSize(220, 160)
         self.plot.setToolTip(CLICK_HINT)
+        self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.plot.installEventFilter(self)
         item = self.plot.getPlotItem()
         item.showGrid(x=False, y=True, alpha=0.25)
         item.setLabel("left", "Δ (run − baseline)")
@@ -261,6 +263,27 @@ class DifferenceChart(QWidget):
         if name:
             self.session.set_focus_measure(name)
         self.refresh()
+
+    def step(self, delta: int) -> None:
+        """Select the query ``delta`` bars to the right (negative: left) of the selected one."""
+        f = self._frame
+        if f.empty:
+            return
+        slots = f.drop_duplicates("slot").sort_values("slot")
+        queries = slots["query_id"].astype(str).tolist()
+        current = self.session.selected_query
+        if current in queries:
+            i = min(max(queries.index(current) + delta, 0), len(queries) - 1)
+        else:
+            i = 0 if delta > 0 else len(queries) - 1
+        self.session.select_query(queries[i])
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.plot and event.type() == QEvent.Type.KeyPress:
+            if event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+                self.step(-1 if event.key() == Qt.Key.Key_Left else 1)
+                return True
+        return super().eventFilter(obj, event)
 
     def click_query(self, query_id) -> None:
         """What a click on a bar does: select its query everywhere."""
