@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QComboBox,
+    QToolBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -37,7 +38,7 @@ from workbench.tables import PerQueryView, SummaryView
 APP_NAME = "ir-workbench"
 MAX_RECENT = 10
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # bump when the docks change, so that an older saved layout is not applied
 
 
 class MessageArea(QFrame):
@@ -71,12 +72,18 @@ class MessageArea(QFrame):
         self.messages.append(text)
         self.messages = self.messages[-self.MAX_LINES:]
         self.label.setText("\n".join(self.messages))
-        self.show()
+        self._set_shown(True)
 
     def clear(self) -> None:
         self.messages = []
         self.label.clear()
-        self.hide()
+        self._set_shown(False)
+
+    def _set_shown(self, shown: bool) -> None:
+        bar = self.parentWidget()
+        if isinstance(bar, QToolBar):  # shown as a banner across the window
+            bar.setVisible(shown)
+        self.setVisible(shown)
 
     def text(self) -> str:
         return self.label.text()
@@ -98,26 +105,25 @@ class MainWindow(QMainWindow):
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
 
-        # central: messages + summary table
-        self.messages = MessageArea(self)
+        # central: the per-query table; the summary spans the window's top, above it and the plots
         self.summary = SummaryView(self.session, self)
+        self.per_query = PerQueryView(self.session, self)
         central = QWidget(self)
         box = QVBoxLayout(central)
-        box.setContentsMargins(4, 4, 4, 0)
-        box.setSpacing(4)
-        box.addWidget(self.messages)
-        box.addWidget(self.summary, 1)
+        box.setContentsMargins(2, 2, 2, 0)
+        box.setSpacing(2)
+        box.addWidget(QLabel("Per query", central))
+        box.addWidget(self.per_query)
         self.setCentralWidget(central)
 
         self.files = FilesPanel(self.session, self)
         self.measures = MeasurePanel(self.session, self)
-        self.per_query = PerQueryView(self.session, self)
         self.pr_plot = PrecisionRecallPlot(self.session, self)
         self.ndcg_plot = NdcgAtKPlot(self.session, self)
         self.docks: dict[str, QDockWidget] = {}
         self.add_dock("files", "Files", self.files, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.add_dock("measures", "Measures", self.measures, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.add_dock("perQuery", "Per query", self.per_query, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.add_dock("summary", "Summary", self.summary, Qt.DockWidgetArea.TopDockWidgetArea)
         self.add_dock("prCurves", "Precision-recall", self.pr_plot, Qt.DockWidgetArea.RightDockWidgetArea)
         self.add_dock("ndcgAtK", "NDCG@k", self.ndcg_plot, Qt.DockWidgetArea.RightDockWidgetArea)
         self.diff_chart = DifferenceChart(self.session, self)
@@ -128,11 +134,22 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.docks["prCurves"], self.docks["diffChart"], Qt.Orientation.Horizontal)
         self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
-        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
         self._build_status_bar()
         self._build_menus()
+        # messages: a banner across the window under the toolbar, shown only while there is one
+        self.addToolBarBreak()
+        self.message_bar = QToolBar("Messages", self)
+        self.message_bar.setObjectName("messageBar")
+        self.message_bar.setMovable(False)
+        self.message_bar.setFloatable(False)
+        self.message_bar.toggleViewAction().setVisible(False)
+        self.messages = MessageArea(self.message_bar)
+        self.message_bar.addWidget(self.messages)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.message_bar)
+        self.message_bar.hide()
         self._fit_to_screen()
         self._initial_state = self.saveState(LAYOUT_VERSION)  # dock positions for "Reset layout"
         self._restored = False
@@ -443,6 +460,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         if state is not None:
             self._restored = self.restoreState(state, LAYOUT_VERSION)
+        self.message_bar.setVisible(bool(self.messages.messages))
 
     def _fit_to_screen(self) -> None:
         """A first size that shows every view: up to 1800 x 1050, within the screen."""
@@ -460,12 +478,12 @@ class MainWindow(QMainWindow):
         """Columns: files and measures | summary over the per-query table | curves | comparison."""
         d = self.docks
         w, h = self.width(), self.height()
-        left = min(300, int(w * 0.2))
+        left = min(260, int(w * 0.18))
         self.resizeDocks([d["files"]], [left], Qt.Orientation.Horizontal)
         self.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
-        self.resizeDocks([d["perQuery"]], [int(h * 0.62)], Qt.Orientation.Vertical)
+        self.resizeDocks([d["summary"]], [int(h * 0.2)], Qt.Orientation.Vertical)
         self.resizeDocks([d["prCurves"], d["ndcgAtK"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
-        self.resizeDocks([d["prCurves"]], [int(w * 0.24)], Qt.Orientation.Horizontal)
+        self.resizeDocks([d["prCurves"]], [int(w * 0.22)], Qt.Orientation.Horizontal)
         self._default_compare_sizes()
 
     def _default_compare_sizes(self) -> None:
