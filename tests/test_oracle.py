@@ -83,6 +83,25 @@ def test_matches_pytrec_eval(family, options, collection):
             assert agg[str(m)] == pytest.approx(col.mean(), abs=1e-12, nan_ok=True)
 
 
+PARAMETERISED = ["P.1,3,7", "recall.1,3,7", "ndcg_cut.1,3,7", "map_cut.1,3,7", "relative_P.1,3,7",
+                 "success.1,2,7", "Rprec_mult.0.5,1.5,3", "set_F.0.5"]
+
+
+@pytest.mark.parametrize("spec", PARAMETERISED)
+def test_parameters_match_pytrec_eval(spec, collection):
+    qrels, run = collection
+    measures = metrics.parse_measures(spec)
+    ours = {(q, m): v for q, m, v in zip(*(metrics.evaluate(qrels, run, measures).per_query[c]
+                                            for c in ("query_id", "measure", "value")))}
+    qd, rd = _dicts(qrels, run)
+    oracle = pytrec_eval.RelevanceEvaluator(qd, {spec}).evaluate(rd)
+    for q, vals in oracle.items():
+        for m in measures:
+            # pytrec_eval names a measure with one parameter set by its family
+            key = str(m) if FAMILIES[m.family].params.expands else m.family
+            assert ours[(q, str(m))] == pytest.approx(vals[key], abs=1e-12), (q, str(m))
+
+
 def ev_num_rel(qrels, run, options):
     ev = metrics.evaluate(qrels, run, "num_rel", relevance_level=options.get("relevance_level", 1))
     return dict(zip(ev.per_query["query_id"], ev.per_query["value"]))
