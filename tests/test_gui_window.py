@@ -20,6 +20,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import metrics  # noqa: E402
+import metrics.curves  # noqa: E402
 import metrics.readers  # noqa: E402
 from workbench.main_window import MainWindow  # noqa: E402
 from workbench.qtable import RAW_ROLE  # noqa: E402
@@ -229,6 +230,29 @@ def test_measure_and_k_changes_recompute(qtbot, window, small):
         window.ndcg_plot.k_box.setValue(25)
     x, _ = window.ndcg_plot.data("alpha")
     assert x[-1] == 25
+
+
+def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        s.set_measures(("map", "ndcg_cut.10"))
+    assert "ndcg_cut_10" in s.results.measures
+    box = window.measures.ndcg_boxes["gain"]
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        box.setCurrentIndex(box.findData("exp"))
+    assert s.ndcg_options["gain"] == "exp"
+    assert s.results.measures == ["map", "ndcg_ext_10(gain=exp)"]
+    qrels = metrics.readers.read_file(str(small[0])).qrels
+    runs = {label: metrics.readers.read_file(str(p)).run for label, p in zip(("alpha", "beta"), small[1:])}
+    expected = metrics.evaluate(qrels, runs, ["ndcg_ext_10(gain=exp)"]).summary()
+    summary = table_values(window.summary).set_index("run")
+    np.testing.assert_array_equal(
+        summary["ndcg_ext_10(gain=exp)"].to_numpy(dtype=float), expected["ndcg_ext_10(gain=exp)"].to_numpy()
+    )
+    curve = metrics.curves.at_k(qrels, runs, "NDCG", k_max=s.k_max, gain="exp")
+    mean = curve[(curve["run"] == "beta") & (curve["query_id"] == "all")]
+    np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
 
 
 def test_rename_reorder_and_baseline(qtbot, window, small):

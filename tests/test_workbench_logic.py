@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from workbench import comparison, export
-from workbench.analysis import CurveTable, query_sort_key, sort_queries
+from workbench.analysis import CurveTable, ndcg_variant, query_sort_key, sort_queries
 from workbench.workspace import Workspace, expand_paths
 
 
@@ -190,3 +190,17 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path):
             raise RuntimeError("disk full")
     assert path.read_text() == "old"
     assert sorted(os.listdir(tmp_path)) == ["keep.csv"]
+
+
+# ---------------------------------------------------------------- nDCG variants
+def test_ndcg_measures_follow_the_chosen_variant():
+    spec = ("map", "ndcg_cut.10,20", "ndcg", "nDCG@5", "nDCG", "P.10")
+    assert ndcg_variant(spec, {"gain": "linear", "discount": "log", "ideal": "all"}) == spec
+    assert ndcg_variant(spec, {"gain": "exp", "ideal": "retrieved"}) == (
+        "map",
+        "ndcg_ext_10(gain=exp,ideal=retrieved)",
+        "ndcg_ext_20(gain=exp,ideal=retrieved)",
+        "ndcg_ext(gain=exp,ideal=retrieved)",
+        "ndcg_ext_5(gain=exp,ideal=retrieved)",
+        "P.10",
+    )

@@ -6,6 +6,7 @@ only looks results up (:class:`CurveTable`, :class:`Results`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -75,7 +76,8 @@ def compute(request: Request, progress=None) -> Results:
     """Evaluate every run, and compute the curves the plots show."""
     runs = dict(request.runs)
     step = _Steps(progress, 4)
-    measures = metrics.parse_measures(list(request.measures)) if request.measures else None
+    spec = ndcg_variant(request.measures, dict(request.ndcg_options))
+    measures = metrics.parse_measures(list(spec)) if spec else None
     step()
     ev = metrics.evaluate(request.qrels, runs, measures, relevance_level=request.relevance_level)
     step()
@@ -93,7 +95,10 @@ def compute(request: Request, progress=None) -> Results:
     query_ids = sort_queries(pd.unique(pq["query_id"]))
     pr = metrics.curves.precision_recall(request.qrels, runs, relevance_level=request.relevance_level)
     step()
-    atk = metrics.curves.at_k(request.qrels, runs, "NDCG", k_max=request.k_max, **dict(request.ndcg_options))
+    atk = metrics.curves.at_k(
+        request.qrels, runs, "NDCG", k_max=request.k_max, relevance_level=request.relevance_level,
+        **_changed_ndcg_options(dict(request.ndcg_options)),
+    )
     step()
     return Results(
         request=request,
@@ -118,6 +123,42 @@ class _Steps:
             from metrics.errors import Cancelled
 
             raise Cancelled("evaluation cancelled")
+
+
+NDCG_DEFAULTS = {"gain": "linear", "discount": "log", "base": 2, "ideal": "all"}  # trec_eval's nDCG
+
+
+def _changed_ndcg_options(options: dict) -> dict:
+    return {k: v for k, v in options.items() if v is not None and NDCG_DEFAULTS.get(k) != v}
+
+
+def ndcg_variant(measures, options: dict) -> tuple[str, ...]:
+    """The measures to compute when nDCG is asked for with non-default options.
+
+    trec_eval's ``ndcg`` and ``ndcg_cut.k`` (and ir_measures' ``nDCG@k``) become
+    the core's ``ndcg_ext`` with these options (``ndcg_ext_10(gain=exp)``), so
+    the measure names say which variant a column holds.  With trec_eval's
+    options (linear gain, log2(i + 1) discount, ideal from all judgments) the
+    measures stay as given.
+    """
+    measures = tuple(measures or ())
+    opts = _changed_ndcg_options(options)
+    if not opts:
+        return measures
+    suffix = "(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
+    out: list[str] = []
+    for m in measures:
+        cut = re.fullmatch(r"ndcg_cut(?:[._]([0-9,]+))?", m)
+        irm = re.fullmatch(r"nDCG(?:@([0-9]+))?", m)
+        if m == "ndcg" or (irm and irm.group(1) is None):
+            out.append("ndcg_ext" + suffix)
+        elif irm:
+            out.append(f"ndcg_ext_{irm.group(1)}{suffix}")
+        elif cut and cut.group(1):
+            out.extend(f"ndcg_ext_{k}{suffix}" for k in cut.group(1).split(",") if k)
+        else:
+            out.append(m)
+    return tuple(dict.fromkeys(out))
 
 
 def query_sort_key(q) -> tuple:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -231,6 +229,13 @@ COMMON_MEASURES = (
 )
 
 
+NDCG_CHOICES = (
+    ("gain", (("grade (trec_eval)", "linear"), ("2^grade − 1", "exp"))),
+    ("discount", (("log2(rank + 1) (trec_eval)", "log"), ("log2(rank), rank 1 undiscounted", "jk"))),
+    ("ideal", (("all judged documents (trec_eval)", "all"), ("retrieved documents", "retrieved"))),
+)
+
+
 class MeasurePanel(QWidget):
     """Common measures to tick, a free-text field (trec_eval or ir_measures syntax) and options."""
 
@@ -259,12 +264,33 @@ class MeasurePanel(QWidget):
         self.relevance.setToolTip("Smallest judgment grade that counts as relevant (trec_eval -l)")
         self.relevance.setKeyboardTracking(False)
 
+        self.ndcg_boxes: dict[str, QComboBox] = {}
+        tip = (
+            "nDCG variant, for the NDCG measures of the tables (then computed as ndcg_ext) "
+            "and for the NDCG@k plot; the first choice is trec_eval's"
+        )
+        for name, choices in NDCG_CHOICES:
+            box = QComboBox(self)
+            for text, value in choices:
+                box.addItem(text, value)
+            box.setToolTip(tip)
+            current = session.ndcg_options.get(name)
+            if current is not None and box.findData(current) >= 0:
+                box.setCurrentIndex(box.findData(current))
+            box.currentIndexChanged.connect(
+                lambda _, n=name, b=box: self.session.set_ndcg_option(n, b.currentData())
+            )
+            self.ndcg_boxes[name] = box
+
         extra_row = QHBoxLayout()
         extra_row.addWidget(self.extra, 1)
         extra_row.addWidget(self.apply_button)
         form = QFormLayout()
         form.setContentsMargins(0, 0, 0, 0)
         form.addRow("Relevant from grade", self.relevance)
+        form.addRow("nDCG gain", self.ndcg_boxes["gain"])
+        form.addRow("nDCG discount", self.ndcg_boxes["discount"])
+        form.addRow("nDCG ideal", self.ndcg_boxes["ideal"])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list, 1)

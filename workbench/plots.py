@@ -46,6 +46,8 @@ class CurvePlot(QWidget):
         item.setLabel("bottom", self.x_label)
         item.setLabel("left", self.y_label)
         item.getViewBox().setMouseEnabled(x=True, y=False)
+        item.disableAutoRange()  # fixed ranges (set_ranges): curves of different queries compare at a glance
+        self._ranged_for = None
         for axis in ("left", "bottom"):
             item.getAxis(axis).setPen(pg.mkPen(60, 60, 60))
             item.getAxis(axis).setTextPen(pg.mkPen(40, 40, 40))
@@ -71,7 +73,8 @@ class CurvePlot(QWidget):
         raise NotImplementedError
 
     def set_ranges(self, results) -> None:
-        pass
+        self.plot.setXRange(0.0, 1.0, padding=0.02)
+        self.plot.setYRange(0.0, 1.0, padding=0.02)
 
     # -- shared -------------------------------------------------------------
     def _curve(self, run: str, i: int) -> pg.PlotDataItem:
@@ -111,7 +114,9 @@ class CurvePlot(QWidget):
         self._reorder_legend(runs)
         what = f"mean over {len(results.query_ids)} queries" if query is None else f"query <b>{query}</b>"
         self.caption.setText(f"{self.title} — {what}")
-        self.set_ranges(results)
+        if self._ranged_for is not results:  # a new result resets the view; a new query keeps the zoom
+            self._ranged_for = results
+            self.set_ranges(results)
 
     def _reorder_legend(self, runs) -> None:
         current = [label.text for _, label in self.legend.items]
@@ -181,8 +186,7 @@ class PrecisionRecallPlot(CurvePlot):
 
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
-        self.plot.setXRange(0, 1, padding=0.02)
-        self.plot.setYRange(0, 1, padding=0.02)
+        self.set_ranges(None)
 
     def table(self, results):
         return results.pr
@@ -216,4 +220,6 @@ class NdcgAtKPlot(CurvePlot):
         return results.ndcg
 
     def set_ranges(self, results) -> None:
-        self.plot.setXRange(1, max(2, results.request.k_max), padding=0.02)
+        k = self.session.k_max if results is None else results.request.k_max
+        self.plot.setXRange(1, max(2, k), padding=0.02)
+        self.plot.setYRange(0.0, 1.0, padding=0.02)
