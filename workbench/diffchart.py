@@ -9,6 +9,8 @@ session, and the selected query is outlined.
 
 from __future__ import annotations
 
+from html import escape as esc
+
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
@@ -199,7 +201,7 @@ class DifferenceChart(QWidget):
             ties = len(delta) - wins - losses
             mean = float(delta.mean()) if len(delta) else float("nan")
             self.caption.setText(
-                f"<b>{runs[0]}</b> − {comparison.baseline}, {measure}: "
+                f"<b>{esc(runs[0])}</b> − {esc(comparison.baseline)}, {esc(measure)}: "
                 f"<span style='color:#2e7d32'>{wins} better</span>, {ties} equal, "
                 f"<span style='color:#c62828'>{losses} worse</span>, mean Δ {mean:+.4f}"
             )
@@ -207,7 +209,7 @@ class DifferenceChart(QWidget):
             colour = {r: run_colour(i) for i, r in enumerate(comparison.request.runs)}
             brushes = [pg.mkBrush(*colour[r]) for r in f["run"]]
             self._set_legend([(r, colour[r]) for r in runs])
-            self.caption.setText(f"All runs − {comparison.baseline} on <b>{measure}</b>, queries by mean Δ")
+            self.caption.setText(f"All runs − {esc(comparison.baseline)} on <b>{esc(measure)}</b>, queries by mean Δ")
         self.plot.getPlotItem().setLabel(
             "bottom", "queries, largest gain first" if len(runs) == 1 else "queries, largest mean gain first"
         )

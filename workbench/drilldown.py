@@ -9,6 +9,8 @@ list.  The rankings are computed in a worker (see :mod:`workbench.drilldown_mode
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QColor
@@ -226,7 +228,7 @@ class QueryDrilldownView(QWidget):
         self.missing.set_caption(f"Relevant, retrieved by no run: {len(frame)}")
         self.columns_box.insertWidget(len(shown), self.missing, 0, Qt.AlignmentFlag.AlignTop)
         judged = "" if drill.judged_query else " (not in the qrels)"
-        self.title.setText(f"Query <b>{drill.query_id}</b>{judged}: {drill.num_rel} relevant judged")
+        self.title.setText(f"Query <b>{html.escape(drill.query_id)}</b>{judged}: {drill.num_rel} relevant judged")
         self.placeholder.hide()
         self.body.show()
 
