@@ -311,19 +311,20 @@ def _rank_order(qcode: np.ndarray, score: np.ndarray, doc: pa.Array) -> np.ndarr
     n = len(qcode)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    key = qcode.astype(np.uint16) if len(qcode) and qcode.max() < 2**16 else qcode
-    order = np.argsort(key, kind="stable")  # radix sort for up to 65536 queries
+    key = qcode.astype(np.uint16) if qcode.max() < 2**16 else qcode
+    change = qcode[1:] != qcode[:-1]
+    grouped = np.count_nonzero(change) + 1 == np.count_nonzero(np.bincount(qcode))
+    if grouped and not np.any(~change & (score[1:] > score[:-1])):
+        # the usual run file: each query's lines together, best score first
+        order = np.argsort(key, kind="stable")  # radix sort up to 65536 queries
+    else:
+        # sort by score (ties are settled below, so it need not be stable),
+        # then by query
+        order = np.argsort(-score)
+        order = order[np.argsort(key[order], kind="stable")]
     q = qcode[order]
     s = score[order]
     same_q = q[1:] == q[:-1]
-    if np.any(same_q & (s[1:] > s[:-1])):
-        # not in descending score order within queries: sort by score (ties
-        # are settled below, so the sort need not be stable), then by query
-        order = np.argsort(-score)
-        order = order[np.argsort(key[order], kind="stable")]
-        q = qcode[order]
-        s = score[order]
-        same_q = q[1:] == q[:-1]
     tie = same_q & (s[1:] == s[:-1])
     if not tie.any():
         return order
