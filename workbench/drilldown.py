@@ -60,6 +60,7 @@ class _Column(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model = DataFrameModel(self, colours=GRADE_COLOURS)
         self.view = _table(self)
