@@ -27,6 +27,7 @@ sigDrilldownChanged(object)  new :class:`metrics.drilldown.QueryDrilldown` (or N
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 from pathlib import Path
@@ -352,9 +353,19 @@ class Session(QObject):
             self.selected_query = None
             self.sigQueryChanged.emit(None)
         self.sigResultsChanged.emit(results)
+        if not results.query_ids:
+            self.sigError.emit(
+                "No query of the qrels has results in the runs: the runs and the qrels do not match "
+                "(is the right qrels file loaded?)"
+            )
+            return
+        note = ""
+        warnings = getattr(results.evaluation, "warnings", None) or []
+        if warnings:  # e.g. qrels queries without results, skipped as trec_eval skips them
+            note = " — " + "; ".join(warnings[:2]) + (f" (+{len(warnings) - 2} more)" if len(warnings) > 2 else "")
         self.sigMessage.emit(
             f"Evaluated {len(results.runs)} run(s) on {len(results.query_ids)} queries, "
-            f"{len(results.measures)} measure(s)"
+            f"{len(results.measures)} measure(s){note}"
         )
 
     def _on_evaluation_failed(self, gen: int, exc: BaseException) -> None:
@@ -369,7 +380,7 @@ class Session(QObject):
     # comparison with the baseline, and the drill-down of the selected query
     def set_compare_settings(self, **changes) -> None:
         """Change the test, alpha or correction (keyword arguments of :class:`significance_model.Settings`)."""
-        settings = significance_model.Settings(**{**self.compare_settings.__dict__, **changes})
+        settings = dataclasses.replace(self.compare_settings, **changes)
         if settings != self.compare_settings:
             self.compare_settings = settings
             self.sigCompareSettingsChanged.emit()
