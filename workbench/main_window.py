@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QComboBox,
+    QSizePolicy,
     QToolBar,
     QToolButton,
     QVBoxLayout,
@@ -49,12 +50,14 @@ class MessageArea(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("messageArea")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
         self.setStyleSheet(
             "#messageArea { background: #fdecea; border: 1px solid #e6a5a0; border-radius: 3px; }"
             " QLabel { color: #611a15; }"
         )
         self.label = QLabel(self)
-        self.label.setWordWrap(True)
+        self.label.setWordWrap(False)  # one line per message (wrapping labels size badly in a toolbar)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         close = QToolButton(self)
         close.setText("✕")
@@ -66,12 +69,14 @@ class MessageArea(QFrame):
         layout.addWidget(self.label, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
         self.messages: list[str] = []
-        self.hide()
 
     def add(self, text: str) -> None:
+        if text in self.messages:  # the same message again moves to the end instead of repeating
+            self.messages.remove(text)
         self.messages.append(text)
         self.messages = self.messages[-self.MAX_LINES:]
         self.label.setText("\n".join(self.messages))
+        self.label.setToolTip("\n".join(self.messages))
         self._set_shown(True)
 
     def clear(self) -> None:
@@ -81,9 +86,10 @@ class MessageArea(QFrame):
 
     def _set_shown(self, shown: bool) -> None:
         bar = self.parentWidget()
-        if isinstance(bar, QToolBar):  # shown as a banner across the window
+        if isinstance(bar, QToolBar):  # a banner across the window: the toolbar shows and hides it
             bar.setVisible(shown)
-        self.setVisible(shown)
+        else:
+            self.setVisible(shown)
 
     def text(self) -> str:
         return self.label.text()

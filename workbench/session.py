@@ -358,6 +358,7 @@ class Session(QObject):
                 "No query of the qrels has results in the runs: the runs and the qrels do not match "
                 "(is the right qrels file loaded?)"
             )
+            self.sigMessage.emit("")
             return
         note = ""
         warnings = getattr(results.evaluation, "warnings", None) or []
