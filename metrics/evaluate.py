@@ -72,13 +72,13 @@ class Evaluation:
         format (``%-22s\\t%s\\t%6.4f``; ``%ld`` for counts)."""
         run = self.runs[0] if run is None else run
         out: list[str] = []
-        pq = self.per_query[self.per_query["run"] == run]
         tx = self.text[self.text["run"] == run]
-        values = {(q, m): v for q, m, v in zip(pq["query_id"], pq["measure"], pq["value"])}
         texts = {(q, m): v for q, m, v in zip(tx["query_id"], tx["measure"], tx["value"])}
         agg = self.aggregate[self.aggregate["run"] == run]
         agg_values = dict(zip(agg["measure"], agg["value"]))
         if queries:
+            pq = self.per_query[self.per_query["run"] == run]
+            values = dict(zip(zip(pq["query_id"], pq["measure"]), pq["value"].tolist()))
             shown = [m for m in self.measures if FAMILIES[m.family].per_query]
             for q in self.query_ids[run]:
                 for m in shown:
