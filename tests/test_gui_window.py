@@ -490,3 +490,98 @@ def test_screenshot_command(tmp_path, small):
     # a rendered window, not a blank picture: the plots draw several colours
     colours = {image.pixel(x, y) for x in range(0, image.width(), 7) for y in range(0, image.height(), 7)}
     assert len(colours) > 50
+
+
+# ---------------------------------------------------------------- superseded work, panels
+def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatch):
+    import threading
+
+    from workbench import analysis
+
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    real = analysis.compute
+    started, release = threading.Event(), threading.Event()
+
+    def slow_first(request, progress=None):
+        if request.measures == ("map",):
+            started.set()
+            release.wait(10)
+        return real(request, progress)
+
+    monkeypatch.setattr(analysis, "compute", slow_first)
+    shown = []
+    s.sigResultsChanged.connect(lambda r: shown.append(tuple(r.measures)))
+    s.set_measures(("map",))
+    qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        s.set_measures(("P.5",))
+    release.set()
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    qtbot.wait(50)
+    assert shown == [("P_5",)]
+    assert s.results.measures == ["P_5"]
+
+
+def test_cancel_drops_a_running_evaluation(qtbot, window, small, monkeypatch):
+    import threading
+
+    from workbench import analysis
+
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    before = s.results
+    real = analysis.compute
+    started, release = threading.Event(), threading.Event()
+
+    def slow(request, progress=None):
+        started.set()
+        release.wait(10)
+        return real(request, progress)
+
+    monkeypatch.setattr(analysis, "compute", slow)
+    s.set_measures(("map",))
+    qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
+    assert window.cancel_button.isVisible()
+    with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
+        window.cancel_button.click()
+        release.set()
+    assert s.results is before
+    assert not window.progress.isVisible()
+
+
+def test_files_panel_renames_and_corrects_kinds(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    table = window.files.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "beta")
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        table.item(row, 0).setText("beta v2")
+    assert s.results.runs == ["alpha", "beta v2"]
+    combo = table.cellWidget(row, 1)
+    index = combo.findData("ranked")
+    with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
+        combo.activated.emit(index)
+    assert "beta.run" in blocker.args[0]  # a 6-column run is no ranked-judgments file
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert s.workspace.entry_by_label("beta v2").kind == "run"
+
+
+def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, small, monkeypatch):
+    from PySide6.QtWidgets import QMessageBox
+
+    import workbench.main_window as mw
+
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    monkeypatch.setattr(mw, "LARGE_FILE", 10)
+    asked = []
+    monkeypatch.setattr(
+        mw.QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No
+    )
+    before = s.workspace.entry_by_label("beta").run
+    with qtbot.waitSignal(s.sigFileChangedOnDisk, timeout=TIMEOUT):
+        small[2].write_text(small[2].read_text() + "1 Q0 EXTRA 99 -1.0 beta\n")
+    assert asked and "beta.run" in asked[0]
+    assert not s.busy
+    assert s.workspace.entry_by_label("beta").run is before

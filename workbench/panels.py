@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -158,12 +158,10 @@ class FilesPanel(QWidget):
     # -- view -> session ------------------------------------------------
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         if item.column() == 0:
-            path = item.data(PATH_ROLE)
-            used = self.session.rename(path, item.text())
-            if used != item.text():
-                self.table.blockSignals(True)
-                item.setText(used)
-                self.table.blockSignals(False)
+            path, text = item.data(PATH_ROLE), item.text()
+            # renaming rebuilds this table (the session announces the unique label it used),
+            # so it happens after the item has finished emitting its change
+            QTimer.singleShot(0, lambda: self.session.rename(path, text))
 
     def _on_kind(self, path: str, kind) -> None:
         if kind:
