@@ -585,3 +585,21 @@ def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, sma
     assert asked and "beta.run" in asked[0]
     assert not s.busy
     assert s.workspace.entry_by_label("beta").run is before
+
+
+def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
+    # "qid Q0 docid grade", in ranked order: runs that carry their own judgments
+    a = write_lines(tmp_path / "sysA.txt", ["1 Q0 D1 2", "1 Q0 D2 0", "2 Q0 D5 1", "2 Q0 D6 1"])
+    b = write_lines(tmp_path / "sysB.txt", ["1 Q0 D2 0", "1 Q0 D3 1", "1 Q0 D1 2", "2 Q0 D6 1"])
+    drop_and_wait(qtbot, window, [a, b])
+    s = window.session
+    assert [e.kind for e in s.workspace.entries] == ["ranked", "ranked"]
+    qrels = s.results.request.qrels
+    assert isinstance(qrels, pd.DataFrame)
+    assert sorted(zip(qrels["query_id"], qrels["doc_id"])) == [
+        ("1", "D1"), ("1", "D2"), ("1", "D3"), ("2", "D5"), ("2", "D6")
+    ]
+    runs = {e.label: e.run for e in s.workspace.run_entries()}
+    expected = metrics.evaluate(qrels, runs, list(MEASURES)).summary()
+    summary = table_values(window.summary).set_index("run")
+    np.testing.assert_array_equal(summary[list(expected.columns)].to_numpy(dtype=float), expected.to_numpy())

@@ -204,3 +204,14 @@ def test_ndcg_measures_follow_the_chosen_variant():
         "ndcg_ext_5(gain=exp,ideal=retrieved)",
         "P.10",
     )
+
+
+def test_ranked_judgments_are_merged_later_part_winning():
+    from workbench.workspace import merge_qrels
+
+    a = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["x", "y"], "relevance": [1, 0]})
+    b = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["y", "z"], "relevance": [2, 1]})
+    merged = merge_qrels([a, b])
+    got = {(q, d): r for q, d, r in zip(merged["query_id"], merged["doc_id"], merged["relevance"])}
+    assert got == {("1", "x"): 1, ("1", "y"): 2, ("2", "z"): 1}
+    assert merge_qrels([a]) is a

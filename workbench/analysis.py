@@ -7,7 +7,7 @@ only looks results up (:class:`CurveTable`, :class:`Results`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -15,6 +15,7 @@ import pandas as pd
 
 import metrics
 import metrics.curves
+from workbench.workspace import merge_qrels
 
 MEAN = "all"  # query_id under which metrics.curves reports the mean over queries
 
@@ -23,7 +24,7 @@ MEAN = "all"  # query_id under which metrics.curves reports the mean over querie
 class Request:
     """Inputs of one evaluation; a value, so a worker can own it."""
 
-    qrels: pd.DataFrame
+    qrels: pd.DataFrame | tuple[pd.DataFrame, ...]  # several parts are merged by compute()
     runs: Mapping[str, pd.DataFrame]
     measures: tuple[str, ...]
     relevance_level: int = 1
@@ -73,7 +74,12 @@ class Results:
 
 
 def compute(request: Request, progress=None) -> Results:
-    """Evaluate every run, and compute the curves the plots show."""
+    """Evaluate every run, and compute the curves the plots show.
+
+    The returned ``Results.request`` holds the qrels as one frame.
+    """
+    if isinstance(request.qrels, tuple):
+        request = replace(request, qrels=merge_qrels(request.qrels))
     runs = dict(request.runs)
     step = _Steps(progress, 4)
     spec = ndcg_variant(request.measures, dict(request.ndcg_options))

@@ -312,15 +312,15 @@ class Session(QObject):
         self._eval_timer.start()
 
     def _start_evaluation(self) -> None:
-        qrels = self.workspace.qrels()
+        qrels = tuple(self.workspace.qrels_parts())  # merged in the worker
         runs = self.workspace.runs()
-        if qrels is None or not runs:
+        if not qrels or not runs:
             self._eval_gen += 1
             if self.results is not None:
                 self.results = None
                 self.sigResultsChanged.emit(None)
             if not self.workspace.loading():
-                need = "a qrels file" if qrels is None else "a run"
+                need = "a qrels file" if not qrels else "a run"
                 self.sigMessage.emit(f"Load {need} to see scores")
             self._emit_idle_if_done()
             return

@@ -192,17 +192,19 @@ class Workspace:
         """Runs in display order, keyed by label."""
         return {e.label: e.run for e in self.run_entries()}
 
-    def qrels(self) -> pd.DataFrame | None:
+    def qrels_parts(self) -> list[pd.DataFrame]:
+        """The judgments in use, as loaded: the qrels file, or else those of every ranked file.
+
+        Merging several parts is left to :func:`merge_qrels` (in a worker: it can be large).
+        """
         q = self.qrels_entry()
         if q is not None:
-            return q.qrels
-        parts = [e.qrels for e in self.run_entries() if e.kind == "ranked" and e.qrels is not None]
-        if not parts:
-            return None
-        if len(parts) == 1:
-            return parts[0]
-        merged = pd.concat(parts, ignore_index=True)
-        return merged.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
+            return [q.qrels]
+        return [e.qrels for e in self.run_entries() if e.kind == "ranked" and e.qrels is not None]
+
+    def qrels(self) -> pd.DataFrame | None:
+        parts = self.qrels_parts()
+        return merge_qrels(parts) if parts else None
 
     def qrels_name(self) -> str | None:
         q = self.qrels_entry()
@@ -223,6 +225,15 @@ class Workspace:
         while f"{label} ({n})" in taken:
             n += 1
         return f"{label} ({n})"
+
+
+def merge_qrels(parts) -> pd.DataFrame:
+    """One qrels frame from several; for a (query, document) judged twice, the later part wins."""
+    parts = list(parts)
+    if len(parts) == 1:
+        return parts[0]
+    merged = pd.concat(parts, ignore_index=True)
+    return merged.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
 
 
 def normalize(path: str | os.PathLike) -> str:
