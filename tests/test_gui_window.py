@@ -67,6 +67,13 @@ def drop_and_wait(qtbot, window, paths):
         drop(window, paths)
 
 
+def export_and_wait(qtbot, window, what, path):
+    """Export; tables are written by a worker, so wait until the file is announced."""
+    with qtbot.waitSignal(window.sigExported, timeout=TIMEOUT) as blocker:
+        assert window.export(what, str(path))
+    assert blocker.args == [str(path)]
+
+
 def expected_evaluation(qrels_path, run_paths, labels):
     qrels = metrics.readers.read_file(str(qrels_path)).qrels
     runs = {label: metrics.readers.read_file(str(p)).run for label, p in zip(labels, run_paths)}
@@ -279,7 +286,7 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
     ev = window.session.results.evaluation
 
     path = tmp_path / "summary.csv"
-    assert window.export("summary", str(path))
+    export_and_wait(qtbot, window, "summary", path)
     text = path.read_text()
     assert "qrels.txt" in text.split("\n", 4)[1] and "alpha" in text and "recip_rank" in text
     back = pd.read_csv(path, comment="#", dtype={"run": str}).set_index("run")
@@ -288,7 +295,7 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
 
     path = tmp_path / "per_query.csv"
     window.per_query.measure_box.setCurrentText("map")
-    assert window.export("per_query_table", str(path))
+    export_and_wait(qtbot, window, "per_query_table", path)
     assert "# measure: map" in path.read_text()
     back = pd.read_csv(path, comment="#", dtype={"query_id": str}).set_index("query_id")
     wide = ev.per_query_wide("map")
@@ -296,7 +303,7 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
     np.testing.assert_array_equal(back.loc[wide.index, "Δ beta"].to_numpy(), (wide["beta"] - wide["alpha"]).to_numpy())
 
     path = tmp_path / "all.csv"
-    assert window.export("per_query", str(path))
+    export_and_wait(qtbot, window, "per_query", path)
     back = pd.read_csv(path, comment="#", dtype={"run": str, "query_id": str})
     pq_map = ev.per_query[ev.per_query["measure"] == "map"]
     assert len(back) == len(pq_map)  # one row per (run, query)
@@ -313,15 +320,15 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
     assert not window.export("summary", str(tmp_path / "summary.csv"))
     assert (tmp_path / "summary.csv").read_text() == before
     monkeypatch.setattr(window, "confirm_overwrite", lambda p: True)
-    assert window.export("summary", str(tmp_path / "summary.csv"))
+    export_and_wait(qtbot, window, "summary", tmp_path / "summary.csv")
     assert (tmp_path / "summary.csv").read_text() != before
 
 
 def test_plot_exports(qtbot, window, small, tmp_path):
     drop_and_wait(qtbot, window, small)
     png, svg = tmp_path / "pr.png", tmp_path / "ndcg.svg"
-    assert window.export("pr", str(png))
-    assert window.export("ndcg", str(svg))
+    export_and_wait(qtbot, window, "pr", png)
+    export_and_wait(qtbot, window, "ndcg", svg)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert b"<svg" in svg.read_bytes()[:500]
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
@@ -603,3 +610,14 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
     expected = metrics.evaluate(qrels, runs, list(MEASURES)).summary()
     summary = table_values(window.summary).set_index("run")
     np.testing.assert_array_equal(summary[list(expected.columns)].to_numpy(dtype=float), expected.to_numpy())
+
+
+def test_a_failed_export_is_reported(qtbot, window, small, tmp_path):
+    drop_and_wait(qtbot, window, small)
+    target = tmp_path / "missing_dir" / "summary.csv"
+    assert window.export("summary", str(target))
+    qtbot.waitUntil(lambda: "Export to" in window.messages.text(), timeout=TIMEOUT)
+    assert str(target) in window.messages.text() and window.messages.isVisible()
+    assert not target.exists()
+    assert not window.export("pr", str(tmp_path / "missing_dir" / "pr.png"))
+    assert "pr.png" in window.messages.text()

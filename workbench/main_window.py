@@ -423,39 +423,67 @@ class MainWindow(QMainWindow):
         for every run and query), both through :mod:`metrics.report`;
         ``"per_query_table"`` (the per-query table as shown, with the
         differences to the baseline); ``"pr"`` / ``"ndcg"`` (a plot, PNG or SVG
-        by suffix).
+        by suffix).  Tables are written by a worker (they can be large); plots
+        are drawn here.  Returns whether the export was started; ``sigExported``
+        announces the written file, a failure shows in the message area.
         """
         results = self.session.results
         if results is None:
             return False
         if os.path.exists(path) and not self.confirm_overwrite(path):
             return False
+        if what in ("summary", "per_query", "per_query_table"):
+            try:
+                job = self._table_export_job(what, path, results)
+            except ValueError as exc:
+                self._export_failed(path, exc)
+                return False
+            self.session.run_job(
+                job, f"Exporting {os.path.basename(path)}",
+                lambda _: self._exported(path), lambda exc: self._export_failed(path, exc),
+            )
+            return True
         try:
-            if what in ("summary", "per_query"):
-                frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
-                metrics.report.export(
-                    frame, path, format="csv", kind=what, overwrite=True, qrels=results.request.qrels_name
-                )
-            elif what == "per_query_table":
-                measure = self.per_query.measure_box.currentText()
-                baseline = self.session.baseline_label()
-                frame, _ = comparison.per_query_table(
-                    results.per_query[measure], baseline if baseline in results.runs else None
-                )
-                header = export.per_query_header(results.request.qrels_name, results.runs, measure, baseline)
-                export.write_csv(path, frame, header)
-            elif what == "pr":
+            if what == "pr":
                 self.pr_plot.export_image(path)
             elif what == "ndcg":
                 self.ndcg_plot.export_image(path)
             else:
-                raise ValueError(what)
+                raise ValueError(f"unknown export {what!r}")
         except (OSError, ValueError) as exc:
-            self.messages.add(f"Export to {path} failed: {getattr(exc, 'strerror', None) or exc}")
+            self._export_failed(path, exc)
             return False
+        self._exported(path)
+        return True
+
+    def _table_export_job(self, what: str, path: str, results):
+        """The work of a table export, as a function for a worker (it reads only values taken now)."""
+        qrels_name = results.request.qrels_name
+        if what in ("summary", "per_query"):
+            frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
+
+            def job(progress):
+                metrics.report.export(frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name)
+
+            return job
+        measure = self.per_query.measure_box.currentText()
+        if measure not in results.per_query:
+            raise ValueError(f"no per-query values of {measure!r}")
+        baseline = self.session.baseline_label()
+        wide, runs = results.per_query[measure], list(results.runs)
+
+        def job(progress):
+            frame, _ = comparison.per_query_table(wide, baseline if baseline in runs else None)
+            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline))
+
+        return job
+
+    def _exported(self, path: str) -> None:
         self.statusBar().showMessage(f"Exported {path}", 5000)
         self.sigExported.emit(path)
-        return True
+
+    def _export_failed(self, path: str, exc: BaseException) -> None:
+        self.messages.add(f"Export to {path} failed: {getattr(exc, 'strerror', None) or exc}")
 
     # ------------------------------------------------------------------
     # layout

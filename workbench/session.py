@@ -487,6 +487,14 @@ class Session(QObject):
         self._pool.clear()
         self._pool.waitForDone(timeout_ms)
 
+    def run_job(self, fn, what: str, on_finished, on_failed=None) -> Worker:
+        """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
+
+        ``on_finished(result)`` / ``on_failed(exception)`` run on the GUI thread;
+        without ``on_failed`` a failure is reported through ``sigError``.
+        """
+        return self._start(fn, what, on_finished, on_failed)
+
     def _start(self, fn, what: str, on_finished, on_failed=None) -> Worker:
         job_id = next(self._ids)
         worker = Worker(fn)
