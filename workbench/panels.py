@@ -269,6 +269,8 @@ class MeasurePanel(QWidget):
         )
         for name, choices in NDCG_CHOICES:
             box = QComboBox(self)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(12)
             for text, value in choices:
                 box.addItem(text, value)
             box.setToolTip(tip)

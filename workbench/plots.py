@@ -51,6 +51,7 @@ class CurvePlot(QWidget):
         for axis in ("left", "bottom"):
             item.getAxis(axis).setPen(pg.mkPen(60, 60, 60))
             item.getAxis(axis).setTextPen(pg.mkPen(40, 40, 40))
+        item.getAxis("left").setStyle(hideOverlappingLabels=False)  # keep the "1.0" at the top
         # legend in its own row under the plot, so it never hides a curve (and is part of exports)
         self.legend = pg.LegendItem(colCount=4, labelTextColor=(30, 30, 30), labelTextSize="9pt")
         item.layout.addItem(self.legend, 4, 1)
@@ -73,8 +74,8 @@ class CurvePlot(QWidget):
         raise NotImplementedError
 
     def set_ranges(self, results) -> None:
-        self.plot.setXRange(0.0, 1.0, padding=0.02)
-        self.plot.setYRange(0.0, 1.0, padding=0.02)
+        self.plot.setXRange(0.0, 1.0, padding=0.04)
+        self.plot.setYRange(0.0, 1.0, padding=0.05)
 
     # -- shared -------------------------------------------------------------
     def _curve(self, run: str, i: int) -> pg.PlotDataItem:
@@ -222,4 +223,4 @@ class NdcgAtKPlot(CurvePlot):
     def set_ranges(self, results) -> None:
         k = self.session.k_max if results is None else results.request.k_max
         self.plot.setXRange(1, max(2, k), padding=0.02)
-        self.plot.setYRange(0.0, 1.0, padding=0.02)
+        self.plot.setYRange(0.0, 1.0, padding=0.05)
