@@ -64,10 +64,31 @@ def test_numbers_sort_as_numbers_and_query_ids_naturally():
     # 9 < 10 as numbers (as text "10.0000" < "9.0000"); the missing value last
     assert _column(proxy, 1, SORT_ROLE)[:3] == [0.5, 9.0, 10.0]
     assert _column(proxy, 1)[3] == "–"
+    proxy.sort(1, Qt.SortOrder.DescendingOrder)
+    assert _column(proxy, 1, SORT_ROLE)[:3] == [10.0, 9.0, 0.5]
+    assert _column(proxy, 1)[3] == "–"  # missing values last in either order
     proxy.sort(2, Qt.SortOrder.DescendingOrder)
     assert _column(proxy, 2) == ["100", "12", "3", "0"]
     proxy.sort(0, Qt.SortOrder.AscendingOrder)
     assert _column(proxy, 0) == ["2", "9", "10", "100"]
+    # a new frame is sorted like the last request
+    frame = _frame().iloc[::-1].reset_index(drop=True)
+    model.set_frame(frame, sort_keys={"query_id": query_rank(frame["query_id"])})
+    assert _column(proxy, 0) == ["2", "9", "10", "100"]
+
+
+def test_sorted_and_filtered_proxy_passes_qtmodeltester(qtmodeltester):
+    model = DataFrameModel()
+    frame = pd.DataFrame({"query_id": [str(i) for i in range(30)], "v": np.linspace(1, 0, 30), "s": list("abc") * 10})
+    model.set_frame(frame, sort_keys={"query_id": query_rank(frame["query_id"])})
+    proxy = DataFrameProxy(filter_column=0)
+    proxy.setSourceModel(model)
+    proxy.setFilterFixedString("1")
+    proxy.sort(1, Qt.SortOrder.AscendingOrder)
+    assert _column(proxy, 0)[:3] == ["21", "19", "18"]
+    proxy.sort(2, Qt.SortOrder.DescendingOrder)
+    assert _column(proxy, 2)[:4] == ["c", "c", "c", "b"]
+    qtmodeltester.check(proxy)
 
 
 def test_filter_on_query_id():
