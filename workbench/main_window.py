@@ -1,11 +1,11 @@
-"""The main window: docks around the summary table, menus, drops, progress, messages."""
+"""The main window: the views as docks around the per-query table, menus, drops, progress, messages."""
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
