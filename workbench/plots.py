@@ -209,7 +209,7 @@ class NdcgAtKPlot(CurvePlot):
         self.bar.addWidget(self.k_box)
         self.k_box.valueChanged.connect(session.set_k_max)
         session.sigMeasuresChanged.connect(self._sync_k)
-        self.plot.setYRange(0, 1, padding=0.02)
+        self.set_ranges(None)
 
     def _sync_k(self) -> None:
         if self.k_box.value() != self.session.k_max:
