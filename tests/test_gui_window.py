@@ -261,6 +261,19 @@ def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
     np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
 
 
+def test_an_unknown_measure_is_reported_and_the_scores_stay(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    before = s.results
+    with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
+        window.measures.extra.setText("P.5 no_such_measure")
+        window.measures.apply()
+    assert "no_such_measure" in blocker.args[0]
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert s.results is before and window.summary.model.rowCount() == 2
+    assert "no_such_measure" in window.messages.text()
+
+
 def test_rename_reorder_and_baseline(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session

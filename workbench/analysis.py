@@ -83,7 +83,10 @@ def compute(request: Request, progress=None) -> Results:
     runs = dict(request.runs)
     step = _Steps(progress, 4)
     spec = ndcg_variant(request.measures, dict(request.ndcg_options))
-    measures = metrics.parse_measures(list(spec)) if spec else None
+    try:
+        measures = metrics.parse_measures(list(spec)) if spec else None
+    except ValueError as exc:
+        raise ValueError(f"measures: {exc}") from exc
     step()
     ev = metrics.evaluate(request.qrels, runs, measures, relevance_level=request.relevance_level)
     step()
