@@ -685,7 +685,9 @@ def _column_error(tokens, fmt, display, line_no, first_data_line) -> InputError:
     if first_data_line:
         if fmt is _RUN and n == 4:
             if tokens[1].lower() == b"q0":
-                message += ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
+                message += (
+                    ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
+                )
             else:
                 message += ": this looks like a qrels file, not a run"
         elif fmt is not _RUN and n >= 6:
@@ -860,7 +862,9 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
                 expected="each document at most once per query",
             )
     warnings = []
-    values = np.concatenate([c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks])
+    values = np.concatenate(
+        [c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks]
+    )
     if fmt is _QRELS:
         qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
         return LoadedFile("qrels", display, None, qrels, warnings)
@@ -953,7 +957,9 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
         series = series.astype(_STR)
     arr = pa.chunked_array([pa.array(series.array, type=pa.large_string())])
     if len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
-        raise InputError(f"{what} DataFrame has an empty {column}", expected=f"a non-empty {column}")
+        raise InputError(
+            f"{what} DataFrame has an empty {column}", expected=f"a non-empty {column}"
+        )
     return arr
 
 
