@@ -646,3 +646,12 @@ def test_a_failed_export_is_reported(qtbot, window, small, tmp_path):
     assert not target.exists()
     assert not window.export("pr", str(tmp_path / "missing_dir" / "pr.png"))
     assert "pr.png" in window.messages.text()
+
+
+def test_plot_context_menu_exports_through_the_window(qtbot, window, monkeypatch):
+    asked = []
+    monkeypatch.setattr(window, "_export_dialog", asked.append)
+    for plot in (window.pr_plot, window.ndcg_plot):
+        (action,) = plot.plot.scene().contextMenu  # pyqtgraph's own export dialog is replaced
+        action.trigger()
+    assert asked == ["pr", "ndcg"]

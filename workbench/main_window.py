@@ -172,6 +172,8 @@ class MainWindow(QMainWindow):
         s.sigQueryChanged.connect(self._on_query)
         s.sigFileChangedOnDisk.connect(self._on_file_changed_on_disk)
         self.files.sigOpenRequested.connect(self.open_dialog)
+        self.pr_plot.sigExportRequested.connect(lambda: self._export_dialog("pr"))
+        self.ndcg_plot.sigExportRequested.connect(lambda: self._export_dialog("ndcg"))
         self._update_title()
         self.restore_layout()
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 import pyqtgraph.exporters
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import QRectF, Signal
+from PySide6.QtGui import QAction, QColor, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
@@ -31,6 +31,8 @@ def run_colour(i: int):
 class CurvePlot(QWidget):
     """Base of both plots: a PlotWidget with a legend and one curve per run."""
 
+    sigExportRequested = Signal()  # "Export…" chosen in the plot's context menu
+
     title = ""
     x_label = ""
     y_label = ""
@@ -41,6 +43,11 @@ class CurvePlot(QWidget):
         self.session = session
         self.plot = pg.PlotWidget(self, background="w")
         self.plot.setMinimumSize(220, 180)
+        # the context menu's export goes through the window (confirmation, atomic write)
+        # instead of pyqtgraph's own export dialog
+        export_action = QAction("Export PNG or SVG…", self.plot.scene())
+        export_action.triggered.connect(self.sigExportRequested.emit)
+        self.plot.scene().contextMenu = [export_action]
         item = self.plot.getPlotItem()
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setLabel("bottom", self.x_label)
