@@ -655,3 +655,26 @@ def test_plot_context_menu_exports_through_the_window(qtbot, window, monkeypatch
         (action,) = plot.plot.scene().contextMenu  # pyqtgraph's own export dialog is replaced
         action.trigger()
     assert asked == ["pr", "ndcg"]
+
+
+def test_clicking_a_summary_cell_shows_that_measure_per_query(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    model = window.summary.model
+    col = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())].index("recip_rank")
+    window.summary.view.clicked.emit(window.summary.proxy.index(0, col))
+    assert window.session.focus_measure == "recip_rank"
+    assert window.per_query.measure_box.currentText() == "recip_rank"
+    wide = window.session.results.per_query["recip_rank"]
+    table = table_values(window.per_query).set_index("query_id")
+    np.testing.assert_array_equal(table.loc[wide.index, "alpha"].to_numpy(dtype=float), wide["alpha"].to_numpy())
+
+
+def test_recent_files_menu(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    window._fill_recent_menu()
+    texts = [a.text() for a in window.recent_menu.actions() if a.text()]
+    assert set(map(str, small)) <= set(texts) and "Clear list" in texts
+    reopen = next(a for a in window.recent_menu.actions() if a.text() == str(small[1]))
+    with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
+        reopen.trigger()  # loads the file again
+    assert list(window.session.workspace.runs()) == ["alpha", "beta"]
