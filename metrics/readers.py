@@ -458,6 +458,7 @@ def _arrow_options(fmt: _Format):
     else:
         read = pacsv.ReadOptions(column_names=names, use_threads=True, block_size=_BLOCK_BYTES)
     types = {name: pa.string() for name in names}
+    types["f0"] = types["f2"] = pa.large_string()  # what pandas keeps
     types[names[fmt.value]] = pa.float64() if fmt is _RUN else pa.int64()
     convert = pacsv.ConvertOptions(
         column_types=types,
@@ -621,6 +622,8 @@ def _strtod(token: bytes) -> Optional[float]:
 
 
 def _large(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    if arr.type == pa.large_string():
+        return arr
     return arr.cast(pa.large_string())
 
 
