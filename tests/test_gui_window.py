@@ -142,12 +142,17 @@ def test_drop_a_folder_and_best_value_is_highlighted(qtbot, window, sample):
     assert model.index(best[0], col).data(Qt.ItemDataRole.BackgroundRole) is not None
 
 
-def test_sample_is_labelled(qtbot, window):
+def test_sample_is_labelled_and_replaced_by_own_files(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
         window.open_sample()
     assert "Sample data" in window.windowTitle()
     assert window.sample_label.isVisible()
     assert len(window.session.results.query_ids) >= 50
+    assert list(window.session.workspace.runs()) == ["bm25", "bm25_rm3", "tfidf_title"]
+    drop_and_wait(qtbot, window, small)  # the user's own files replace the sample
+    assert list(window.session.workspace.runs()) == ["alpha", "beta"]
+    assert "Sample data" not in window.windowTitle() and not window.sample_label.isVisible()
 
 
 # ---------------------------------------------------------------- sorting, selection

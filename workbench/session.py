@@ -159,8 +159,22 @@ class Session(QObject):
     # ------------------------------------------------------------------
     # loading
     def open_sample(self) -> None:
+        """Show the bundled sample (made-up data) instead of whatever is loaded."""
+        self.clear()
         self.open_files(sample_files())
         self.is_sample = True
+
+    def clear(self) -> None:
+        """Forget every file (loads under way are dropped)."""
+        for e in list(self.workspace.entries):
+            self._unwatch(e.path)
+            e.generation += 1
+        self.workspace.entries.clear()
+        self.workspace.baseline_path = None
+        self.is_sample = False
+        self.sigFilesChanged.emit()
+        self.sigBaselineChanged.emit(None)
+        self.request_evaluation()
 
     def open_files(self, paths, kind: str | None = None) -> list[str]:
         """Load files (a folder stands for the files in it); returns the paths being loaded."""
