@@ -583,6 +583,7 @@ def _fmt_num(x, digits=4, sign=False) -> str:
 
 
 def _fmt_p(p) -> str:
+    """A p-value for tables: 4 decimals, scientific below 1e-4, 'n/a' when missing."""
     if p is None or math.isnan(p):
         return "n/a"
     if p != 0 and p < 1e-4:

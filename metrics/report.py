@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
-from metrics.compare import describe_settings
+from metrics.compare import _fmt_p, describe_settings
 
 __all__ = [
     "export",
@@ -232,14 +232,6 @@ def _fmt_signed(value, digits: int) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return f"{value:+.{digits}f}"
-
-
-def _fmt_p(p) -> str:
-    if p is None or math.isnan(p):
-        return "n/a"
-    if p != 0 and p < 1e-4:
-        return f"{p:.1e}"
-    return f"{p:.4f}"
 
 
 def _best_mask(values: np.ndarray, lower: bool) -> np.ndarray:
