@@ -582,7 +582,7 @@ def _fmt_num(x, digits=4, sign=False) -> str:
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
 
 
-def _fmt_p(p) -> str:
+def format_pvalue(p) -> str:
     """A p-value for tables: 4 decimals, scientific below 1e-4, 'n/a' when missing."""
     if p is None or math.isnan(p):
         return "n/a"
@@ -623,8 +623,8 @@ def format_comparison(comparison: pd.DataFrame) -> str:
                    if not math.isnan(r["ci_low"]) else "n/a")
         body.append([
             str(r["measure"]), str(r["run"]), _fmt_num(r["baseline_mean"]), _fmt_num(r["mean"]),
-            _fmt_num(r["delta"], sign=True), ci_text, _fmt_p(r["p_value"]),
-            _fmt_p(r["p_corrected"]), _fmt_num(r["effect_size"], 3, sign=True),
+            _fmt_num(r["delta"], sign=True), ci_text, format_pvalue(r["p_value"]),
+            format_pvalue(r["p_corrected"]), _fmt_num(r["effect_size"], 3, sign=True),
             f"{r['wins']}/{r['ties']}/{r['losses']}", str(r["n_queries"]),
             significance_marker(r, ascii_only=True),
         ])

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
-from metrics.compare import _fmt_p, describe_settings
+from metrics.compare import format_pvalue, describe_settings
 
 __all__ = [
     "export",
@@ -337,8 +337,8 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
             table.rows.append([
                 _Cell(""), _Cell(str(r["run"])),
                 _Cell(_fmt_value(r["mean"], measure, digits), bold=bool(bold[i]), mark=mark),
-                _Cell(_fmt_signed(r["delta"], digits)), _Cell(ci), _Cell(_fmt_p(r["p_value"])),
-                _Cell(_fmt_p(r["p_corrected"])), _Cell(_fmt_signed(r["effect_size"], 3)),
+                _Cell(_fmt_signed(r["delta"], digits)), _Cell(ci), _Cell(format_pvalue(r["p_value"])),
+                _Cell(format_pvalue(r["p_corrected"])), _Cell(_fmt_signed(r["effect_size"], 3)),
                 _Cell(f"{r['wins']}/{r['ties']}/{r['losses']}"), _Cell(str(r["n_queries"])),
             ])
             table.marks_used |= bool(mark)
