@@ -383,10 +383,13 @@ def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, na
 def test_qrels_and_runs_without_common_queries_are_explained(qtbot, window, small, tmp_path):
     other = write_lines(tmp_path / "other_qrels.txt", ["X1 0 D1 1", "X2 0 D2 1"])
     with qtbot.waitSignal(window.session.sigError, timeout=TIMEOUT) as blocker:
-        drop(window, [other, small[1]])
+        drop(window, [other, small[1], small[2]])
     assert "do not match" in blocker.args[0]
     qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
     assert window.messages.isVisible()
+    # with no query to compare on, no comparison is attempted (and none fails)
+    assert window.session.comparison is None
+    assert "Comparison failed" not in window.messages.text()
 
 
 def test_reading_a_file_as_the_wrong_kind_keeps_the_loaded_data(qtbot, window, small):

@@ -413,7 +413,9 @@ class Session(QObject):
         gen = self._cmp_gen
         results = self.results
         baseline = self.baseline_label()
-        if results is None or baseline not in results.runs or len(results.runs) < 2:
+        if (results is None or baseline not in results.runs or len(results.runs) < 2
+                or results.evaluation.per_query.empty):
+            # nothing to compare: no baseline, a single run, or no query judged and retrieved
             if self.comparison is not None:
                 self.comparison = None
                 self.sigComparisonChanged.emit(None)
