@@ -686,3 +686,13 @@ def test_recent_files_menu(qtbot, window, small):
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
         reopen.trigger()  # loads the file again
     assert list(window.session.workspace.runs()) == ["alpha", "beta"]
+
+
+def test_reader_warnings_reach_the_status_bar(qtbot, window, small, tmp_path):
+    lines = small[1].read_text().splitlines()
+    lines[-1] = lines[-1].rsplit(" ", 1)[0] + " renamed_tag"
+    changed = write_lines(tmp_path / "changing_tag.txt", lines)
+    with qtbot.waitSignals([window.session.sigMessage], timeout=TIMEOUT,
+                           check_params_cbs=[lambda text: "renamed_tag" in text]):
+        drop(window, [small[0], changed])
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)

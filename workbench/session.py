@@ -232,6 +232,8 @@ class Session(QObject):
             changed = True
             self._watch(e.path)
             self.sigFileLoaded.emit(e.path)
+            for warning in getattr(outcome, "warnings", ()):
+                self.sigMessage.emit(warning)
         # qrels files replaced by a newer one are no longer watched
         loaded = {e.path for e in self.workspace.entries}
         for p in self._watcher.files():
