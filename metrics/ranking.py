@@ -118,12 +118,20 @@ class JudgedRanking:
 
 
 def _level_counts(rel, offsets, qidx, rel_levels, level):
+    """(num_rel, num_rel_ret, relcum) for relevance threshold ``level``."""
     nq = len(offsets) - 1
-    isrel = rel >= level
-    cs = np.cumsum(isrel, dtype=np.int64)
-    ends = np.concatenate([[0], cs])
-    num_rel_ret = ends[offsets[1:]] - ends[offsets[:-1]]
-    relcum = cs - ends[offsets[:-1]][qidx]
+    lengths = np.diff(offsets)
+    # running count over all ranks, then minus the count before each query
+    relcum = np.cumsum(rel >= level, dtype=np.int32)
+    before = np.zeros(nq, dtype=np.int32)
+    ne = lengths > 0
+    first = offsets[:-1][ne]
+    before[ne] = np.where(first > 0, relcum[np.maximum(first - 1, 0)], 0)
+    last = offsets[1:][ne] - 1
+    num_rel_ret = np.zeros(nq, dtype=np.int64)
+    num_rel_ret[ne] = relcum[last] - before[ne]
+    if nq and len(rel):
+        relcum -= np.repeat(before, lengths)
     lo = max(level, 0)
     if lo < rel_levels.shape[1]:
         num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
@@ -137,23 +145,27 @@ def _byte_order_sorted(values) -> list[str]:
     return sorted(values)
 
 
-def _arrow_strings(col) -> pa.Array:
-    """A column of ids as an arrow string array (zero-copy for arrow-backed columns)."""
+def _arrow_strings(col) -> pa.ChunkedArray:
+    """A column of ids as an arrow string array, chunked as pandas keeps it.
+
+    Zero-copy for arrow-backed columns: the chunks are not combined (that
+    would copy every id once more); arrow's kernels work chunk by chunk.
+    """
     try:
         arr = pa.array(col)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         arr = pa.array(col.astype(str))
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
+    if not isinstance(arr, pa.ChunkedArray):
+        arr = pa.chunked_array([arr])
     if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
         arr = pc.cast(arr, pa.string())
     return arr
 
 
-def _codes(values: pa.Array, value_set: pa.Array) -> np.ndarray:
-    """Position of each value in value_set, -1 where absent."""
-    idx = pc.index_in(values, value_set=value_set)
-    return idx.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64)
+def _codes(values, value_set: pa.Array) -> np.ndarray:
+    """Position (int32) of each value in value_set, -1 where absent."""
+    idx = pc.index_in(values, value_set=value_set).fill_null(-1)
+    return idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
 
 
 def build_ranking(
@@ -176,6 +188,9 @@ def build_ranking(
     query, after the sort.  ``judged_only`` (``-J``) then drops retrieved
     documents that are not judged (codes < 0), closing up the ranks.
     Messages about skipped queries are appended to ``warnings``.
+
+    The result holds no reference to ``run``: once the caller drops the run
+    frame its memory is free.
     """
     if run_id is None:
         run_id = str(run.attrs.get("name", "")) if hasattr(run, "attrs") else ""
@@ -188,10 +203,10 @@ def build_ranking(
     qrels_queries = _byte_order_sorted(pc.unique(q_qid).to_pylist())
     query_set = pa.array(qrels_queries, type=q_qid.type)
     nq_all = len(qrels_queries)
-    q_qcode = _codes(q_qid, query_set)
+    q_qcode = _codes(q_qid, query_set).astype(np.int64)
     doc_set = pc.unique(q_doc)
     nd = max(len(doc_set), 1)
-    q_dcode = _codes(q_doc, doc_set)
+    q_dcode = _codes(q_doc, doc_set).astype(np.int64)
     q_key = q_qcode * nd + q_dcode
     korder = np.argsort(q_key, kind="stable")
     q_key_sorted = q_key[korder]
@@ -199,6 +214,8 @@ def build_ranking(
     num_qrels_positive = int(np.count_nonzero(q_rel > 0))
 
     # ------------------------------------------------------------------ run
+    # query and document codes (int32: 7M-line runs are common), no copies
+    # of the id strings
     r_qcode = _codes(pc.cast(_arrow_strings(run["query_id"]), q_qid.type), query_set)
     r_doc = pc.cast(_arrow_strings(run["doc_id"]), q_doc.type)
     r_score = run["score"].to_numpy(dtype=np.float64)
@@ -207,6 +224,7 @@ def build_ranking(
         r_qcode = r_qcode[keep]
         r_doc = r_doc.filter(pa.array(keep))
         r_score = r_score[keep]
+    del keep
 
     present = np.zeros(nq_all, dtype=bool)
     present[r_qcode] = True
@@ -215,8 +233,10 @@ def build_ranking(
     if len(missing):
         if complete:
             placeholder_q[missing] = True
-            r_qcode = np.concatenate([r_qcode, missing])
-            r_doc = pa.concat_arrays([r_doc, pa.array([PLACEHOLDER_DOC] * len(missing), type=r_doc.type)])
+            r_qcode = np.concatenate([r_qcode, missing.astype(np.int32)])
+            r_doc = pa.chunked_array(
+                r_doc.chunks + [pa.array([PLACEHOLDER_DOC] * len(missing), type=r_doc.type)],
+                type=r_doc.type)
             r_score = np.concatenate([r_score, np.ones(len(missing))])
         elif warnings is not None:
             names = [qrels_queries[i] for i in missing]
@@ -228,32 +248,40 @@ def build_ranking(
 
     # evaluated queries: compact codes 0..nq-1 in trec order
     evaluated = np.nonzero(present | placeholder_q)[0]
-    remap = np.full(nq_all, -1, dtype=np.int64)
-    remap[evaluated] = np.arange(len(evaluated))
     nq = len(evaluated)
-    r_dcode = _codes(r_doc, doc_set)
+    remap = None
+    if nq < nq_all:
+        remap = np.full(nq_all, -1, dtype=np.int32)
+        remap[evaluated] = np.arange(nq, dtype=np.int32)
 
     # ----------------------------------------------------------------- sort
     order = _rank_order(r_qcode, r_score, r_doc)
+    del r_score
     s_qcode = r_qcode[order]
     if max_docs is not None:
-        starts = np.concatenate([[0], np.cumsum(np.bincount(s_qcode, minlength=nq_all))])
+        counts = np.bincount(s_qcode, minlength=nq_all)
+        starts = np.zeros(nq_all, dtype=np.int64)
+        np.cumsum(counts[:-1], out=starts[1:])
         sel = np.arange(len(order), dtype=np.int64) - starts[s_qcode] < int(max_docs)
         order = order[sel]
         s_qcode = s_qcode[sel]
 
     # ----------------------------------------------------------------- join
-    s_dcode = r_dcode[order]
+    # only documents that occur somewhere in the qrels need a lookup
+    s_dcode = _codes(r_doc, doc_set)[order]
+    del r_doc, order
     rel = np.full(len(s_dcode), NONPOOL, dtype=np.int64)
-    cand = np.nonzero(s_dcode >= 0)[0]  # doc occurs somewhere in the qrels
+    cand = np.nonzero(s_dcode >= 0)[0]
     if len(cand) and len(q_key_sorted):
-        key = s_qcode[cand] * nd + s_dcode[cand]
+        key = s_qcode[cand].astype(np.int64) * nd + s_dcode[cand]
         hit = np.minimum(np.searchsorted(q_key_sorted, key), len(q_key_sorted) - 1)
         found = q_key_sorted[hit] == key
         g = q_rel_sorted[hit[found]]
         rel[cand[found]] = np.where(g < 0, UNJUDGED, g)
+    del s_dcode, cand
 
-    qidx = remap[s_qcode]
+    qidx = s_qcode if remap is None else remap[s_qcode]
+    del s_qcode
     if judged_only:
         sel = rel >= 0
         rel = rel[sel]
@@ -262,12 +290,17 @@ def build_ranking(
     num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(num_ret, out=offsets[1:])
-    rank = np.arange(len(rel), dtype=np.int64) - offsets[qidx]
-    num_nonpool = np.bincount(qidx[rel == NONPOOL], minlength=nq).astype(np.int64)
-    num_unjudged = np.bincount(qidx[rel == UNJUDGED], minlength=nq).astype(np.int64)
+    rank = np.arange(len(rel), dtype=np.int32)
+    if len(rel):
+        rank -= np.repeat(offsets[:-1].astype(np.int32), num_ret)
+    # codes other than NONPOOL are rare: count those, not the others
+    pooled = np.nonzero(rel != NONPOOL)[0]
+    num_nonpool = num_ret - np.bincount(qidx[pooled], minlength=nq)
+    num_unjudged = np.bincount(qidx[pooled[rel[pooled] == UNJUDGED]], minlength=nq).astype(np.int64)
+    del pooled
 
     # ------------------------------------------------------------ rel levels
-    ev_q = remap[q_qcode]
+    ev_q = q_qcode if remap is None else remap[q_qcode]
     judged = (q_rel >= 0) & (ev_q >= 0)
     max_grade = int(q_rel[judged].max()) if judged.any() else -1
     width = max_grade + 1
@@ -291,7 +324,7 @@ def build_ranking(
         num_ret=_frozen(num_ret),
         num_rel=num_rel,
         num_rel_ret=num_rel_ret,
-        num_nonpool=_frozen(num_nonpool),
+        num_nonpool=_frozen(num_nonpool.astype(np.int64)),
         num_unjudged=_frozen(num_unjudged),
         rel_levels=_frozen(rel_levels),
         num_rel_levels=_frozen(num_rel_levels),
@@ -306,40 +339,72 @@ def build_ranking(
     )
 
 
-def _rank_order(qcode: np.ndarray, score: np.ndarray, doc: pa.Array) -> np.ndarray:
-    """Indices putting rows in (query, score desc, doc id desc bytes) order."""
+def _rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
+    """Indices putting rows in (query, score desc, doc id desc bytes) order.
+
+    ``qcode``: query code per row (sorted ascending); ``doc``: the doc ids
+    (arrow array or chunked array) for breaking score ties.
+    """
     n = len(qcode)
     if n == 0:
         return np.zeros(0, dtype=np.int64)
-    key = qcode.astype(np.uint16) if qcode.max() < 2**16 else qcode
-    change = qcode[1:] != qcode[:-1]
-    grouped = np.count_nonzero(change) + 1 == np.count_nonzero(np.bincount(qcode))
-    if grouped and not np.any(~change & (score[1:] > score[:-1])):
-        # the usual run file: each query's lines together, best score first
-        order = np.argsort(key, kind="stable")  # radix sort up to 65536 queries
-    else:
+    order = _grouped_order(qcode, score)
+    if order is None:
         # sort by score (ties are settled below, so it need not be stable),
-        # then by query
+        # then by query (radix sort up to 65536 queries)
+        key = qcode.astype(np.uint16) if qcode.max() < 2**16 else qcode
         order = np.argsort(-score)
         order = order[np.argsort(key[order], kind="stable")]
-    q = qcode[order]
+        del key
+    # ties: neighbours with equal scores in the same query (rare, so the
+    # query test runs on the equal-score pairs only)
     s = score[order]
-    same_q = q[1:] == q[:-1]
-    tie = same_q & (s[1:] == s[:-1])
-    if not tie.any():
+    eq = np.flatnonzero(s[1:] == s[:-1])
+    del s
+    if len(eq):
+        eq = eq[qcode[order[eq]] == qcode[order[eq + 1]]]
+    if not len(eq):
         return order
     # rows belonging to a tie group, reordered by doc id, descending bytes
+    tie = np.zeros(n, dtype=bool)
+    tie[eq] = True
     in_group = np.zeros(n, dtype=bool)
-    in_group[1:] |= tie
-    in_group[:-1] |= tie
+    in_group[eq] = True
+    in_group[eq + 1] = True
     rows = np.nonzero(in_group)[0]
+    del in_group
     # group id: increments where a row does not tie with the previous one
     starts_group = np.ones(len(rows), dtype=bool)
     starts_group[1:] = ~(tie[rows[1:] - 1] & (rows[1:] == rows[:-1] + 1))
+    del tie
     gid = np.cumsum(starts_group)
     docs = doc.take(pa.array(order[rows]))
     table = pa.table({"g": pa.array(gid), "d": docs})
     sub = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
-    order = order.copy()
     order[rows] = order[rows[sub]]
+    return order
+
+
+def _grouped_order(qcode: np.ndarray, score: np.ndarray):
+    """The ranking order when each query's rows are contiguous and sorted by
+    score descending (the usual run file): the query blocks put in query
+    order, ties not yet settled.  None for other files."""
+    n = len(qcode)
+    starts = np.flatnonzero(qcode[1:] != qcode[:-1]) + 1
+    starts = np.concatenate([[0], starts])
+    block_q = qcode[starts]
+    if len(np.unique(block_q)) != len(block_q):
+        return None  # a query in several blocks
+    rise = np.flatnonzero(score[1:] > score[:-1]) + 1
+    if len(rise) and not np.isin(rise, starts).all():
+        return None  # scores increase inside a query
+    lengths = np.diff(np.append(starts, n))
+    by_query = np.argsort(block_q, kind="stable")
+    if (by_query == np.arange(len(by_query))).all():
+        return np.arange(n, dtype=np.int64)
+    # row i of the result comes from row i - new_start + old_start
+    new_starts = np.zeros(len(starts), dtype=np.int64)
+    np.cumsum(lengths[by_query][:-1], out=new_starts[1:])
+    order = np.repeat(starts[by_query] - new_starts, lengths[by_query])
+    order += np.arange(n, dtype=np.int64)
     return order
