@@ -51,8 +51,10 @@ class JudgedRanking:
     """Relevance codes per rank for every evaluated query of one run.
 
     Rank arrays (length ``offsets[-1]``, query after query, best rank first):
-    ``rel`` (relevance code), ``qidx`` (query index of the rank) and
-    ``rank`` (0-based position within its query).
+    ``rel`` (relevance code, int64), ``qidx`` (query index of the rank,
+    int32) and ``rank`` (0-based position within its query, int32).  The
+    int32 arrays halve the memory of large rankings; arithmetic on them
+    that could exceed 2**31 must widen first.
 
     Per-query arrays (length ``n_queries``, in :attr:`query_ids` order):
     ``offsets`` (length n+1), ``num_ret``, ``num_rel`` (judged documents with
@@ -83,7 +85,7 @@ class JudgedRanking:
     num_rel_levels: np.ndarray
     placeholder: np.ndarray
     #: running number of relevant documents (grade >= relevance_level) per
-    #: rank, inclusive
+    #: rank, inclusive (int32)
     relcum: np.ndarray
     relevance_level: int
     complete: bool

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ranking import NONPOOL
+
 
 def _buckets(lengths: np.ndarray):
     """Yield (query indices, width) for queries grouped by length bucket."""
@@ -25,31 +27,83 @@ def _buckets(lengths: np.ndarray):
         yield qs, int(lengths[qs].max())
 
 
+# Elements per padded block: bounds the temporaries of the 2-D kernels
+# (a few MB) whatever the size of the ranking.
+_BLOCK = 1 << 20
+
+
+def _row_blocks(offsets: np.ndarray, reverse: bool = False):
+    """Yield (rows, lengths, matrix index, mask) for blocks of segments.
+
+    Segments of similar length (power-of-two buckets) are padded into a 2-D
+    block, one segment per row, at most about ``_BLOCK`` elements a block.
+    ``index`` holds flat positions (0 where padded), ``mask`` the real
+    cells; with ``reverse`` each row runs right to left.
+    """
+    lengths = np.diff(offsets)
+    for qs, w in _buckets(lengths):
+        cols = np.arange(w)
+        if reverse:
+            cols = cols[::-1]
+        step = max(1, _BLOCK // w)
+        for lo in range(0, len(qs), step):
+            rows = qs[lo:lo + step]
+            ln = lengths[rows][:, None]
+            mask = cols[None, :] < ln
+            idx = offsets[rows][:, None] + cols[None, :]
+            idx = np.where(mask, idx, 0)
+            yield rows, ln[:, 0], idx, mask
+
+
+def _uniform_rows(offsets: np.ndarray):
+    """Width w when all segments have the same length w > 0 and lie end to
+    end (the ranks then reshape to a matrix without copying), else None."""
+    lengths = np.diff(offsets)
+    if len(lengths) and lengths[0] > 0 and (lengths == lengths[0]).all():
+        return int(lengths[0])
+    return None
+
+
 def segment_accumulate(x: np.ndarray, offsets: np.ndarray, ufunc=np.add, *,
                        fill=0.0, reverse: bool = False) -> np.ndarray:
     """``ufunc.accumulate`` of ``x`` within each segment, left to right
     (right to left with ``reverse``), exact and sequential."""
     out = np.empty(len(x), dtype=np.result_type(x, np.float64) if ufunc is np.add else x.dtype)
-    lengths = np.diff(offsets)
-    if len(lengths) and (lengths == lengths[0]).all() and lengths[0] > 0:
-        w = int(lengths[0])
+    w = _uniform_rows(offsets)
+    if w is not None:
         m = np.asarray(x[offsets[0]:offsets[-1]], dtype=out.dtype).reshape(-1, w)
-        if reverse:
-            out[:] = ufunc.accumulate(m[:, ::-1], axis=1)[:, ::-1].ravel()
-        else:
-            out[:] = ufunc.accumulate(m, axis=1).ravel()
+        o = out[offsets[0]:offsets[-1]].reshape(-1, w)
+        step = max(1, _BLOCK // w)
+        for lo in range(0, len(m), step):
+            if reverse:
+                o[lo:lo + step] = ufunc.accumulate(m[lo:lo + step, ::-1], axis=1)[:, ::-1]
+            else:
+                ufunc.accumulate(m[lo:lo + step], axis=1, out=o[lo:lo + step])
         return out
-    for qs, w in _buckets(lengths):
-        cols = np.arange(w)
-        if reverse:
-            cols = cols[::-1]
-        ln = lengths[qs][:, None]
-        mask = cols[None, :] < ln
-        idx = offsets[qs][:, None] + cols[None, :]
-        idx = np.where(mask, idx, 0)
+    for _, _, idx, mask in _row_blocks(offsets, reverse):
         m = np.where(mask, x[idx], fill).astype(out.dtype)
         acc = ufunc.accumulate(m, axis=1)
         out[idx[mask]] = acc[mask]
+    return out
+
+
+def segment_sum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per-segment sum of float ``x``, added strictly left to right (as the
+    C loops do); 0.0 for an empty segment.  Equal to the last value of
+    :func:`segment_cumsum` without materialising the running sums."""
+    lengths = np.diff(offsets)
+    out = np.zeros(len(lengths), dtype=np.float64)
+    w = _uniform_rows(offsets)
+    if w is not None:
+        m = np.asarray(x[offsets[0]:offsets[-1]], dtype=np.float64).reshape(-1, w)
+        step = max(1, _BLOCK // w)
+        for lo in range(0, len(m), step):
+            out[lo:lo + step] = np.add.accumulate(m[lo:lo + step], axis=1)[:, -1]
+        return out
+    for rows, ln, idx, mask in _row_blocks(offsets):
+        m = np.where(mask, x[idx], 0.0).astype(np.float64)
+        acc = np.add.accumulate(m, axis=1)
+        out[rows] = acc[np.arange(len(rows)), ln - 1]
     return out
 
 
@@ -102,12 +156,20 @@ def lround(x: np.ndarray) -> np.ndarray:
     return (np.sign(x) * r).astype(np.int64)
 
 
+def positions_offsets(r, pos: np.ndarray) -> np.ndarray:
+    """Per-query offsets into ``pos``, sorted flat rank positions of ``r``."""
+    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
+    if len(pos):
+        np.cumsum(np.bincount(r.qidx[pos], minlength=r.n_queries), out=offsets[1:])
+    return offsets
+
+
 def masked_segment_sum(values: np.ndarray, qidx: np.ndarray, n_queries: int) -> np.ndarray:
     """Per-query sum of ``values`` (already restricted to some ranks, in rank
     order), left to right; ``qidx`` gives each value's query."""
     offsets = np.zeros(n_queries + 1, dtype=np.int64)
     np.cumsum(np.bincount(qidx, minlength=n_queries), out=offsets[1:])
-    return segment_total(segment_cumsum(values, offsets), offsets)
+    return segment_sum(values, offsets)
 
 
 def masked_prefix(r, mask: np.ndarray, values: np.ndarray):
@@ -117,10 +179,35 @@ def masked_prefix(r, mask: np.ndarray, values: np.ndarray):
     Returns (positions, prefix, offsets): flat rank positions of the masked
     ranks, the running sum there, and per-query offsets into both.
     """
-    pos = np.nonzero(mask)[0]
-    offsets = np.zeros(r.n_queries + 1, dtype=np.int64)
-    np.cumsum(np.bincount(r.qidx[pos], minlength=r.n_queries), out=offsets[1:])
+    return masked_prefix_at(r, np.nonzero(mask)[0], values)
+
+
+def masked_prefix_at(r, pos: np.ndarray, values: np.ndarray):
+    """:func:`masked_prefix` for the sorted flat rank positions ``pos``."""
+    offsets = positions_offsets(r, pos)
     return pos, segment_cumsum(values, offsets), offsets
+
+
+def pooled_positions(r) -> np.ndarray:
+    """Sorted flat positions of every rank whose code is not NONPOOL (judged,
+    or listed in the qrels with a negative grade): usually a small part of
+    the ranking.  With a negative relevance level documents outside the
+    qrels count as relevant, and every rank is returned."""
+    if r.relevance_level < 0:
+        return np.arange(len(r.rel), dtype=np.int64)
+    return np.flatnonzero(r.rel != NONPOOL)
+
+
+def count_at_depth(r, pos: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """How many of the sorted flat rank positions ``pos`` lie within the
+    first ``depth`` ranks (clipped to num_ret) of each query; ``depth`` is
+    (n,) or (n, k)."""
+    depth = np.asarray(depth)
+    two_d = depth.ndim == 2
+    st = r.offsets[:-1][:, None] if two_d else r.offsets[:-1]
+    nret = r.num_ret[:, None] if two_d else r.num_ret
+    end = st + np.clip(np.minimum(depth, nret), 0, None)
+    return np.searchsorted(pos, end) - np.searchsorted(pos, st)
 
 
 def masked_at_depth(r, sparse, depth: np.ndarray, empty=0.0) -> np.ndarray:

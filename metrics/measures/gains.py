@@ -18,9 +18,10 @@ import math
 
 import numpy as np
 
+from ..ranking import NONPOOL
 from ._kernels import (
-    at_depth, cutoff_matrix, masked_at_depth, masked_prefix, masked_segment_sum, segment_cumsum,
-    segment_total,
+    at_depth, cutoff_matrix, masked_at_depth, masked_prefix_at, masked_segment_sum,
+    positions_offsets, segment_cumsum, segment_sum, segment_total,
 )
 from .registry import LongCutoffs, ParamPairs, measure
 
@@ -85,13 +86,32 @@ def _gain_table(pairs, num_levels: int) -> list[tuple[int, float]]:
     return _msort(entries)
 
 
-def _rank_gains(r, pairs) -> np.ndarray:
-    """Gain of the document at every rank."""
-    rel = r.rel
+def _gains_at(r, pairs, pos) -> np.ndarray:
+    """Gain of the documents at flat rank positions ``pos`` (a slice or an
+    index array): the gain given for its code in ``pairs``, else its grade,
+    else 0 (codes < 0)."""
+    rel = r.rel[pos]
     gains = np.where(rel >= 0, rel, 0).astype(np.float64)
     for lvl, g in pairs:
         gains[rel == lvl] = g
     return gains
+
+
+def _nonzero_gains(r, pairs):
+    """(positions, gains) of the ranks with a non-zero gain, in rank order.
+
+    Only judged or pooled documents can have a gain unless ``pairs`` gives
+    one to the code of documents outside the qrels (-1); the others are
+    skipped without being looked at.  Skipping zero gains leaves every
+    running sum below unchanged.
+    """
+    if dict(pairs).get(NONPOOL, 0.0) == 0.0:
+        pos = np.flatnonzero(r.rel != NONPOOL)
+    else:
+        pos = np.arange(len(r.rel), dtype=np.int64)
+    gains = _gains_at(r, pairs, pos)
+    nz = gains != 0
+    return pos[nz], gains[nz]
 
 
 def _trec_levels(r):
@@ -152,11 +172,11 @@ def _ideal_rank(offsets):
     return np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], K)
 
 
-def _dcg_sparse(r, gains):
-    """Running DCG over the ranks with a non-zero gain (masked_prefix form)."""
-    nz = gains != 0
+def _dcg_sparse(r, pos, gains):
+    """Running DCG over the ranks with a non-zero gain (masked_prefix form);
+    ``pos``, ``gains`` as :func:`_nonzero_gains` returns them."""
     disc = _discounts(int(r.num_ret.max()) if r.n_queries and len(r.rel) else 0)
-    return masked_prefix(r, nz, gains[nz] / disc[r.rank[nz]])
+    return masked_prefix_at(r, pos, gains / disc[r.rank[pos]])
 
 
 def _dcg_total(r, sparse):
@@ -172,8 +192,7 @@ def _idcg_prefix(flat, offsets):
 
 def _dcg_parts(r, params):
     pairs = _gain_pairs(params)
-    gains = _rank_gains(r, pairs)
-    dcg = _dcg_total(r, _dcg_sparse(r, gains))
+    dcg = _dcg_total(r, _dcg_sparse(r, *_nonzero_gains(r, pairs)))
     flat, ioff = _ideal(r, pairs)
     idcg = segment_total(_idcg_prefix(flat, ioff), ioff)
     return dcg, idcg
@@ -208,15 +227,15 @@ def ndcg_rel(r, params):
     Sum divided by the number of positive-gain judged docs; 0 when not
     positive."""
     pairs = _gain_pairs(params)
-    gains = _rank_gains(r, pairs)
-    sparse = _dcg_sparse(r, gains)
-    pos, dprefix, _ = sparse
+    pos, gains = _nonzero_gains(r, pairs)
+    sparse = _dcg_sparse(r, pos, gains)
+    _, dprefix, _ = sparse
     flat, ioff = _ideal(r, pairs)
     iprefix = _idcg_prefix(flat, ioff)
     K = np.diff(ioff)
     # at each positive-gain rank: DCG so far / ideal DCG at the same depth
     # (capped at K)
-    sel = gains[pos] > 0
+    sel = gains > 0
     p, q = pos[sel], r.qidx[pos[sel]]
     depth = np.minimum(r.rank[p] + 1, K[q])
     ipos = np.where(depth > 0, ioff[:-1][q] + depth - 1, 0)
@@ -237,8 +256,7 @@ def rndcg(r, params):
     nDCG of the whole ranking when num_ret >= K + 2.  0 without relevant
     docs."""
     pairs = _gain_pairs(params)
-    gains = _rank_gains(r, pairs)
-    sparse = _dcg_sparse(r, gains)
+    sparse = _dcg_sparse(r, *_nonzero_gains(r, pairs))
     flat, ioff = _ideal(r, pairs)
     iprefix = _idcg_prefix(flat, ioff)
     K = np.diff(ioff)
@@ -280,8 +298,7 @@ def ndcg_cut(r, cutoffs):
     """nDCG at cutoff k: DCG of the top k (gain = grade, positive grades
     only) divided by the DCG of the top k of the ideal ranking of all judged
     docs; 0 when that ideal DCG is 0.  Gains are the grades (no parameters)."""
-    gains = np.where(r.rel > 0, r.rel, 0).astype(np.float64)
-    sparse = _dcg_sparse(r, gains)
+    sparse = _dcg_sparse(r, *_nonzero_gains(r, []))  # gains: positive grades
     flat, ioff = _ideal(r, [])
     iprefix = _idcg_prefix(flat, ioff)
     k = cutoff_matrix(r.n_queries, cutoffs)
@@ -310,21 +327,49 @@ def g_measure(r, params):
     the ideal ranking); the sum is divided by the total ideal gain (0 when
     that is 0)."""
     pairs = _gain_pairs(params)
-    gains = _rank_gains(r, pairs)
     flat, ioff = _ideal(r, pairs)
-    K = np.diff(ioff)
-    within = r.rank < K[r.qidx]
-    ipos = np.where(within, ioff[:-1][r.qidx] + r.rank, 0)
-    ig = np.where(within, flat[ipos] if len(flat) else 0.0, 0.0)
-    cost = np.where(within & (ig >= 1.0), ig, 1.0)
-    sum_cost = segment_cumsum(cost, r.offsets)
-    sum_res = segment_cumsum(gains, r.offsets)
-    nz = gains != 0
-    term = np.zeros(len(gains))
-    term[nz] = gains[nz] / _log2_of((2 + sum_cost[nz]) - sum_res[nz])
-    total = segment_total(segment_cumsum(term, r.offsets), r.offsets)
-    ideal = segment_total(segment_cumsum(flat, ioff), ioff)
+    ideal = segment_sum(flat, ioff)
+    # only ranks with a non-zero gain add a term; the running sums there
+    # are those over all ranks (adding a zero gain changes nothing)
+    pos, gains = _nonzero_gains(r, pairs)
+    q, rank = r.qidx[pos], r.rank[pos]
+    sum_res = segment_cumsum(gains, positions_offsets(r, pos))
+    sum_cost = _g_cost_sums(flat, ioff, q, rank)
+    term = gains / _log2_of((2 + sum_cost) - sum_res)
+    total = masked_segment_sum(term, q, r.n_queries)
     return np.where(ideal > 0, total / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def _g_cost_sums(flat, ioff, q, rank) -> np.ndarray:
+    """G's cost(i) at the given (query, 0-based rank) pairs: the running sum,
+    left to right, of max(ideal gain, 1) over the ideal ranks 0..i, where
+    ranks at or beyond the ideal ranking's length K cost 1.
+
+    Beyond K the sum is the one at K - 1 plus one 1.0 per rank; when that
+    base is an integer (always with integer gains) the repeated additions
+    are exact and equal base + (i - K + 1); otherwise the ones are added one
+    at a time, as trec_eval does.
+    """
+    K = np.diff(ioff)
+    icost = np.where(flat >= 1.0, flat, 1.0)
+    iprefix = segment_cumsum(icost, ioff)
+    Kq = K[q]
+    out = np.empty(len(q), dtype=np.float64)
+    within = rank < Kq
+    out[within] = iprefix[ioff[q[within]] + rank[within]]
+    beyond = ~within
+    qb, Kb = q[beyond], Kq[beyond]
+    base = np.where(Kb > 0, iprefix[np.maximum(ioff[qb] + Kb - 1, 0)] if len(iprefix) else 0.0, 0.0)
+    ones = (rank[beyond] - Kb + 1).astype(np.float64)
+    exact = (base == np.floor(base)) & (np.abs(base) + ones < 2.0**53)
+    value = base + ones
+    if not exact.all():
+        b, n = base[~exact], ones[~exact]
+        for step in range(int(n.max())):
+            b = np.where(n > step, b + 1.0, b)
+        value[~exact] = b
+    out[beyond] = value
+    return out
 
 
 def _persistence(params) -> float:
@@ -350,7 +395,6 @@ def rbp(r, params):
     the grades of the query when any lies outside [0, 1]."""
     p = _persistence(params)
     pairs = _gain_pairs(params)
-    gains = _rank_gains(r, pairs)
     # min-max rescaling over the query's gain table (its grades 0..L-1 and
     # the given pairs)
     lo = np.zeros(r.n_queries)
@@ -362,13 +406,24 @@ def rbp(r, params):
         lo[qs] = min(table + [0.0])
         hi[qs] = max(table + [0.0])
     scale_q = (lo < 0) | (hi > 1)
+    # ranks outside the qrels are skipped when their (rescaled) gain is 0
+    # in every query
+    outside = dict(pairs).get(NONPOOL, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        outside = np.where(scale_q, (outside - lo) / (hi - lo), outside)
+    if (outside == 0.0).all():
+        pos = np.flatnonzero(r.rel != NONPOOL)
+    else:
+        pos = np.arange(len(r.rel), dtype=np.int64)
+    gains = _gains_at(r, pairs, pos)
+    q = r.qidx[pos]
     if scale_q.any():
-        qlo, qhi = lo[r.qidx], hi[r.qidx]
+        qlo, qhi = lo[q], hi[q]
         with np.errstate(divide="ignore", invalid="ignore"):
-            gains = np.where(scale_q[r.qidx], (gains - qlo) / (qhi - qlo), gains)
+            gains = np.where(scale_q[q], (gains - qlo) / (qhi - qlo), gains)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
-    nz = np.nonzero(gains != 0)[0]
-    total = masked_segment_sum(gains[nz] * pw[r.rank[nz]], r.qidx[nz], r.n_queries)
+    nz = gains != 0
+    total = masked_segment_sum(gains[nz] * pw[r.rank[pos[nz]]], q[nz], r.n_queries)
     return (1.0 - p) * total
 
 
@@ -381,9 +436,12 @@ def rbp_resid(r, params):
     (without parameters, as trec_eval)."""
     p = _persistence(params)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
-    unj = np.nonzero(r.rel < 0)[0]
-    total = masked_segment_sum(pw[r.rank[unj]], r.qidx[unj], r.n_queries)
-    n_unj = np.bincount(r.qidx[unj], minlength=r.n_queries)
+    # p^rank at the unjudged ranks, 0 elsewhere (zeros add nothing)
+    weights = pw[r.rank]
+    weights[r.rel >= 0] = 0.0
+    total = segment_sum(weights, r.offsets)
+    del weights
+    n_unj = r.num_nonpool + r.num_unjudged
     val = pw[r.num_ret] + (1 - p) * total
     val = np.where(n_unj > 0, val, 0.0)
     if not params:

@@ -10,19 +10,33 @@ from __future__ import annotations
 import numpy as np
 
 from ..ranking import UNJUDGED
-from ._kernels import masked_segment_sum, segment_count
+from ._kernels import masked_segment_sum, pooled_positions, positions_offsets, segment_count
 from .registry import geometric_mean, measure
 
 INFAP_EPSILON = 0.00001
 
 
+def _pooled_counts(r):
+    """At the pooled ranks (:func:`pooled_positions`; every judged, pooled or
+    relevant rank is one): (positions, codes, relevant flags, judged
+    non-relevant docs up to the rank, pooled-unjudged docs up to the rank),
+    counts inclusive, per query."""
+    level = r.relevance_level
+    pos = pooled_positions(r)
+    rel = r.rel[pos]
+    offsets = positions_offsets(r, pos)
+    nonrel = segment_count((rel >= 0) & (rel < level), offsets)
+    unjudged = segment_count(rel == UNJUDGED, offsets)
+    return pos, rel, rel >= level, nonrel, unjudged
+
+
 def _bpref(r):
     level = r.relevance_level
-    judged_nonrel = (r.rel >= 0) & (r.rel < level)
-    pos = np.nonzero(r.isrel())[0]
+    pooled, _, isrel, nonrel, _ = _pooled_counts(r)
+    pos = pooled[isrel]
     q = r.qidx[pos]
     # judged non-relevant docs above each relevant rank
-    nonrel_before = segment_count(judged_nonrel, r.offsets)[pos]
+    nonrel_before = nonrel[isrel]
     num_nonrel = r.rel_levels[:, :max(level, 0)].sum(axis=1) if level > 0 else np.zeros(r.n_queries, np.int64)
     R = r.num_rel[q]
     denom = np.minimum(num_nonrel[q], R)
@@ -57,13 +71,11 @@ def inferred_ap(r):
     pooled-unjudged (negative grade) docs above it; 1 at rank 0.  Docs not in
     the qrels count only through j.  Summed and divided by num_rel; 0 without
     relevant docs.  eps = 0.00001."""
-    level = r.relevance_level
-    isrel = r.isrel()
-    pos = np.nonzero(isrel)[0]
-    judged_nonrel = (r.rel >= 0) & (r.rel < level)
+    pooled, _, isrel, nonrel, unjudged = _pooled_counts(r)
+    pos = pooled[isrel]
     k = r.relcum[pos]
-    n = segment_count(judged_nonrel, r.offsets)[pos]
-    u = segment_count(r.rel == UNJUDGED, r.offsets)[pos]
+    n = nonrel[isrel]
+    u = unjudged[isrel]
     rank = r.rank[pos]
     fj = rank.astype(np.float64)
     a = (k - 1 + n + u) / np.where(fj > 0, fj, 1.0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import (
-    at_depth, cutoff_matrix, masked_at_depth, masked_prefix, segment_count, segment_total,
+    at_depth, count_at_depth, cutoff_matrix, masked_at_depth, masked_prefix, segment_total,
 )
 from .registry import DoubleCutoffs, LongCutoffs, geometric_mean, measure
 
@@ -138,6 +138,7 @@ def unjudged(r, cutoffs):
     with a negative grade); missing docs below num_ret count as judged.
     0 for a -c placeholder query."""
     k = cutoff_matrix(r.n_queries, cutoffs)
-    unj = segment_count(r.rel < 0, r.offsets)
-    val = at_depth(unj, r.offsets, k, 0) / k
+    # ranks in the top k minus the judged ones there (judged ranks are few)
+    judged = count_at_depth(r, np.flatnonzero(r.rel >= 0), k)
+    val = (np.minimum(k, r.num_ret[:, None]) - judged) / k
     return np.where(r.placeholder[:, None], 0.0, val)
