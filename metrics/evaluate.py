@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import JudgedRanking, build_ranking
@@ -184,19 +186,9 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
             agg_rows.append((label, name, float(agg)))
         if names and qids:
             # query-major, like trec_eval's -q output
-            block = np.vstack(columns).T.ravel()
-            pq_parts.append((np.full(len(block), label, dtype=object),
-                             np.repeat(np.array(qids, dtype=object), len(names)),
-                             np.tile(np.array(names, dtype=object), len(qids)), block))
+            pq_parts.append((label, qids, names, np.vstack(columns).T.ravel()))
 
-    if pq_parts:
-        cols = [np.concatenate([p[i] for p in pq_parts]) for i in range(4)]
-    else:
-        cols = [np.zeros(0, dtype=object)] * 3 + [np.zeros(0)]
-    per_query = pd.DataFrame({"run": pd.Series(cols[0], dtype="str"),
-                              "query_id": pd.Series(cols[1], dtype="str"),
-                              "measure": pd.Series(cols[2], dtype="str"),
-                              "value": cols[3].astype(np.float64)})
+    per_query = _per_query_frame(pq_parts)
     aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
         {"run": "str", "measure": "str", "value": "float64"})
     text = pd.DataFrame(text_rows, columns=["run", "query_id", "measure", "value"]).astype("str")
@@ -206,6 +198,31 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         settings=dict(relevance_level=relevance_level, complete=complete,
                       max_docs=max_docs, judged_only=judged_only),
     )
+
+
+def _strings(parts: list[tuple[list[str], np.ndarray]]) -> pd.Series:
+    """A ``str`` column from (names, codes) parts: ``names[codes]`` of each
+    part, one after the other.  Built by arrow from the few distinct names,
+    not from one Python string per row."""
+    names = [n for part_names, _ in parts for n in part_names]
+    base = np.cumsum([0] + [len(part_names) for part_names, _ in parts[:-1]])
+    codes = np.concatenate([c + b for (_, c), b in zip(parts, base)] or [np.zeros(0, np.int64)])
+    column = pc.take(pa.array(names, type=pa.large_string()), pa.array(codes))
+    return pd.Series(column, dtype="str")
+
+
+def _per_query_frame(parts) -> pd.DataFrame:
+    """The tidy per-query frame from (label, query ids, measure names,
+    query-major values) per run."""
+    runs = _strings([([label], np.zeros(len(block), dtype=np.int64))
+                     for label, _, _, block in parts])
+    queries = _strings([(qids, np.repeat(np.arange(len(qids)), len(names)))
+                        for _, qids, names, _ in parts])
+    measures = _strings([(names, np.tile(np.arange(len(names)), len(qids)))
+                         for _, qids, names, _ in parts])
+    values = np.concatenate([block for *_, block in parts] or [np.zeros(0)])
+    return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures,
+                         "value": values.astype(np.float64)})
 
 
 def _compute(ranking: JudgedRanking, wanted: list[Measure]):

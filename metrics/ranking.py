@@ -165,9 +165,19 @@ def _arrow_strings(col) -> pa.ChunkedArray:
 
 
 def _codes(values, value_set: pa.Array) -> np.ndarray:
-    """Position (int32) of each value in value_set, -1 where absent."""
-    idx = pc.index_in(values, value_set=value_set).fill_null(-1)
-    return idx.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    """Position (int32) of each value in value_set, -1 where absent.
+
+    Chunk by chunk into one numpy array: arrow's intermediate results stay
+    the size of a chunk.
+    """
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    out = np.empty(len(values), dtype=np.int32)
+    start = 0
+    for chunk in chunks:
+        idx = pc.index_in(chunk, value_set=value_set).fill_null(-1)
+        out[start:start + len(chunk)] = idx.to_numpy(zero_copy_only=False)
+        start += len(chunk)
+    return out
 
 
 def build_ranking(
@@ -260,6 +270,7 @@ def build_ranking(
     order = _rank_order(r_qcode, r_score, r_doc)
     del r_score
     s_qcode = r_qcode[order]
+    del r_qcode
     if max_docs is not None:
         counts = np.bincount(s_qcode, minlength=nq_all)
         starts = np.zeros(nq_all, dtype=np.int64)
@@ -407,6 +418,7 @@ def _grouped_order(qcode: np.ndarray, score: np.ndarray):
     # row i of the result comes from row i - new_start + old_start
     new_starts = np.zeros(len(starts), dtype=np.int64)
     np.cumsum(lengths[by_query][:-1], out=new_starts[1:])
-    order = np.repeat(starts[by_query] - new_starts, lengths[by_query])
-    order += np.arange(n, dtype=np.int64)
+    order = np.arange(n, dtype=np.int64)
+    shift = (starts[by_query] - new_starts).astype(np.int32 if n < 2**31 else np.int64)
+    order += np.repeat(shift, lengths[by_query])
     return order
