@@ -167,15 +167,15 @@ def _arrow_strings(col) -> pa.ChunkedArray:
 def _codes(values, value_set: pa.Array) -> np.ndarray:
     """Position (int32) of each value in value_set, -1 where absent.
 
-    Chunk by chunk into one numpy array: arrow's intermediate results stay
-    the size of a chunk.
+    One arrow call for all chunks (it hashes ``value_set`` once per call),
+    then chunk by chunk into one numpy array.
     """
-    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    idx = pc.index_in(values, value_set=value_set)
+    chunks = idx.chunks if isinstance(idx, pa.ChunkedArray) else [idx]
     out = np.empty(len(values), dtype=np.int32)
     start = 0
     for chunk in chunks:
-        idx = pc.index_in(chunk, value_set=value_set).fill_null(-1)
-        out[start:start + len(chunk)] = idx.to_numpy(zero_copy_only=False)
+        out[start:start + len(chunk)] = chunk.fill_null(-1).to_numpy(zero_copy_only=False)
         start += len(chunk)
     return out
 
@@ -391,11 +391,30 @@ def _rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
     starts_group[1:] = ~(tie[rows[1:] - 1] & (rows[1:] == rows[:-1] + 1))
     del tie
     gid = np.cumsum(starts_group)
-    docs = doc.take(pa.array(order[rows]))
+    docs = _take(doc, order[rows])
     table = pa.table({"g": pa.array(gid), "d": docs})
     sub = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
     order[rows] = order[rows[sub]]
     return order
+
+
+def _take(arr, indices: np.ndarray):
+    """``arr.take(indices)``; a chunked array is taken from chunk by chunk
+    (arrow's own take first concatenates all chunks of a string column)."""
+    if not isinstance(arr, pa.ChunkedArray) or arr.num_chunks <= 1:
+        return arr.take(pa.array(indices))
+    bounds = np.cumsum([len(c) for c in arr.chunks])
+    which = np.searchsorted(bounds, indices, side="right")
+    by_chunk = np.argsort(which, kind="stable")
+    parts = []
+    for k in np.unique(which):  # one step per chunk holding some of the rows
+        local = indices[which == k] - (bounds[k - 1] if k else 0)
+        parts.append(arr.chunk(int(k)).take(pa.array(local)))
+    grouped = pa.concat_arrays(parts) if parts else pa.array([], type=arr.type)
+    # grouped holds the rows in by_chunk order; put them back
+    inverse = np.empty(len(indices), dtype=np.int64)
+    inverse[by_chunk] = np.arange(len(indices))
+    return grouped.take(pa.array(inverse))
 
 
 def _grouped_order(qcode: np.ndarray, score: np.ndarray):
