@@ -125,10 +125,11 @@ class QueryDrilldownView(QWidget):
         self.placeholder.setWordWrap(True)
         self.placeholder.setEnabled(False)
 
+        self.title.setContentsMargins(4, 0, 4, 0)
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 0, 4, 0)
-        bar.addWidget(self.title, 1)
         bar.addWidget(self.legend)
+        bar.addStretch(1)
         bar.addWidget(self.runs_button)
         bar.addWidget(self.depth_box)
         self.columns_box = QHBoxLayout()
@@ -144,6 +145,7 @@ class QueryDrilldownView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        layout.addWidget(self.title)  # on its own line: it is never cut off by the controls
         layout.addLayout(bar)
         layout.addWidget(self.placeholder, 1)
         layout.addWidget(self.body, 1)
