@@ -129,8 +129,9 @@ def test_summary_table_marks_best_value_per_measure():
 
 def test_per_query_table_differences_and_tones():
     wide = pd.DataFrame({"base": [0.5, 0.2, np.nan], "new": [0.7, 0.1, 0.3]}, index=["10", "9", "2"])
+    wide = wide.reindex(sort_queries(wide.index))  # as the evaluation worker gives it
     table, tones = comparison.per_query_table(wide, "base")
-    assert list(table["query_id"]) == ["2", "9", "10"]  # natural order
+    assert list(table["query_id"]) == ["2", "9", "10"]  # natural order kept
     assert list(table.columns) == ["query_id", "base", "new", "Δ new"]
     np.testing.assert_allclose(table["Δ new"].to_numpy(), [np.nan, 0.1 - 0.2, 0.7 - 0.5])
     assert list(tones["Δ new"]) == ["", "worse", "better"]

@@ -53,13 +53,14 @@ def summary_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 def per_query_table(wide: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One row per query: the measure for every run, then each run's difference to the baseline.
 
-    ``wide`` has index query_id and one column per run.  Difference columns are
-    named ``"Δ <run>"``; a query missing from either run has no difference.
+    ``wide`` has index query_id and one column per run, rows in the order they
+    are shown (the evaluation worker gives them in natural query order, see
+    :func:`workbench.analysis.sort_queries`).  Difference columns are named
+    ``"Δ <run>"``; a query missing from either run has no difference.
     """
     runs = [str(c) for c in wide.columns]
     table = wide.copy()
     table.columns = runs
-    table = table.reindex(sorted(table.index.astype(str), key=query_sort_key))
     table.index = table.index.astype(str)
     tones = pd.DataFrame("", index=table.index, columns=runs)
     if baseline in runs:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import QItemSelectionModel, QRegularExpression, Qt
 from PySide6.QtWidgets import (
@@ -168,7 +169,8 @@ class PerQueryView(QWidget):
         frame, tones = comparison.per_query_table(wide, baseline if baseline in wide.columns else None)
         header = self.view.horizontalHeader()
         sort_col, sort_order = header.sortIndicatorSection(), header.sortIndicatorOrder()
-        self.model.set_frame(frame, tones, sort_keys={"query_id": comparison.query_rank(frame["query_id"])})
+        # rows arrive in natural query order (sorted by the worker): that order is the sort key
+        self.model.set_frame(frame, tones, sort_keys={"query_id": np.arange(len(frame))})
         if 0 <= sort_col < len(frame.columns):
             self.proxy.sort(sort_col, sort_order)
         self.baseline_label.setText(f"Baseline: {baseline}" if baseline else "")
