@@ -119,6 +119,17 @@ class JudgedRanking:
         return self.rel >= self.relevance_level
 
 
+# Rows per step where a whole-ranking temporary would otherwise be needed
+# (keeps those temporaries at a few MB).
+_BLOCK = 1 << 20
+
+
+def _blocks(n: int):
+    """(lo, hi) bounds of consecutive blocks of ``_BLOCK`` rows out of n."""
+    for lo in range(0, n, _BLOCK):
+        yield lo, min(lo + _BLOCK, n)
+
+
 def _level_counts(rel, offsets, qidx, rel_levels, level):
     """(num_rel, num_rel_ret, relcum) for relevance threshold ``level``."""
     nq = len(offsets) - 1
@@ -132,8 +143,8 @@ def _level_counts(rel, offsets, qidx, rel_levels, level):
     last = offsets[1:][ne] - 1
     num_rel_ret = np.zeros(nq, dtype=np.int64)
     num_rel_ret[ne] = relcum[last] - before[ne]
-    if nq and len(rel):
-        relcum -= np.repeat(before, lengths)
+    for lo, hi in _blocks(len(rel)):
+        relcum[lo:hi] -= before[qidx[lo:hi]]
     lo = max(level, 0)
     if lo < rel_levels.shape[1]:
         num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
@@ -303,9 +314,9 @@ def build_ranking(
     num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(num_ret, out=offsets[1:])
-    rank = np.arange(len(rel), dtype=np.int32)
-    if len(rel):
-        rank -= np.repeat(offsets[:-1].astype(np.int32), num_ret)
+    rank = np.empty(len(rel), dtype=np.int32)
+    for lo, hi in _blocks(len(rel)):
+        rank[lo:hi] = np.arange(lo, hi) - offsets[qidx[lo:hi]]
     # codes other than NONPOOL are rare: count those, not the others
     pooled = np.nonzero(rel != NONPOOL)[0]
     num_nonpool = num_ret - np.bincount(qidx[pooled], minlength=nq)
@@ -371,9 +382,11 @@ def _rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
         del key
     # ties: neighbours with equal scores in the same query (rare, so the
     # query test runs on the equal-score pairs only)
-    s = score[order]
-    eq = np.flatnonzero(s[1:] == s[:-1])
-    del s
+    eq = []
+    for lo, hi in _blocks(n - 1):
+        s = score[order[lo:hi + 1]]
+        eq.append(lo + np.flatnonzero(s[1:] == s[:-1]))
+    eq = np.concatenate(eq) if eq else np.zeros(0, dtype=np.int64)
     if len(eq):
         eq = eq[qcode[order[eq]] == qcode[order[eq + 1]]]
     if not len(eq):
@@ -437,7 +450,7 @@ def _grouped_order(qcode: np.ndarray, score: np.ndarray):
     # row i of the result comes from row i - new_start + old_start
     new_starts = np.zeros(len(starts), dtype=np.int64)
     np.cumsum(lengths[by_query][:-1], out=new_starts[1:])
-    order = np.arange(n, dtype=np.int64)
-    shift = (starts[by_query] - new_starts).astype(np.int32 if n < 2**31 else np.int64)
-    order += np.repeat(shift, lengths[by_query])
+    order = np.repeat(starts[by_query] - new_starts, lengths[by_query])
+    for lo, hi in _blocks(n):
+        order[lo:hi] += np.arange(lo, hi)
     return order
