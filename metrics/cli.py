@@ -95,8 +95,9 @@ def _stdin_as_file():
         os.unlink(path)
 
 
-def _load_runs(paths: list[str]):
-    runs = []
+def _read_runs(paths: list[str]):
+    """Yield the runs one at a time, read when asked for: the evaluation
+    ranks each one and lets it go before the next is read."""
     for path in paths:
         if path == "-":
             with _stdin_as_file() as tmp:
@@ -104,8 +105,8 @@ def _load_runs(paths: list[str]):
             run.attrs["path"] = "-"
         else:
             run = read_run(path)
-        runs.append(run)
-    return runs
+        yield run
+        del run
 
 
 def _json_default(value):
@@ -156,11 +157,11 @@ def _print_json(ev, args, out) -> None:
     out.write("\n")
 
 
-def _compare(ev, args, runs, out) -> int:
+def _compare(ev, args, run_paths, out) -> int:
     from .compare import compare, format_comparison
 
     baseline = args.compare
-    by_path = {os.fspath(r.attrs.get("path", "")): label for r, label in zip(runs, ev.runs)}
+    by_path = dict(zip(run_paths, ev.runs))
     if baseline in by_path:
         baseline = by_path[baseline]
     if baseline not in ev.runs:
@@ -212,8 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         # "-m all_trec -m relstring.20" gives relstring_20 only
         measures = parse_measures(args.measures, trec_rules=True)
         qrels = read_qrels(args.qrels)
-        runs = _load_runs(run_paths)
-        ev = evaluate(qrels, runs, measures, relevance_level=args.level,
+        ev = evaluate(qrels, _read_runs(run_paths), measures, relevance_level=args.level,
                       complete=args.complete, max_docs=args.max_docs,
                       judged_only=args.judged_only)
     except InputError as exc:
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     try:
         if args.compare:
-            return _compare(ev, args, runs, out)
+            return _compare(ev, args, run_paths, out)
         {"trec": _print_trec, "csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
         out.flush()
     except BrokenPipeError:

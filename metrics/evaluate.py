@@ -8,7 +8,7 @@ of the registry for its per-query values, and applies the family's aggregate.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -114,15 +114,19 @@ def _format_line(m: Measure, qid: str, value: float) -> str:
     return f"{m.trec_name:<22}\t{qid}\t{format_value(m.kind, value)}"
 
 
-def _labelled_runs(runs) -> list[tuple[str, pd.DataFrame]]:
+def _labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Yield (unique label, run frame), checked, one run at a time.
+
+    ``runs`` is consumed lazily and nothing is kept here, so a generator
+    of runs is read one run at a time.
+    """
     if isinstance(runs, pd.DataFrame):
-        items = [(None, runs)]
-    elif isinstance(runs, Mapping):
-        items = [(str(k), v) for k, v in runs.items()]
-    else:
-        items = [(None, r) for r in runs]
-    out, seen = [], set()
-    for i, (label, df) in enumerate(items):
+        runs = [runs]
+    keyed = isinstance(runs, Mapping)
+    seen = set()
+    for i, item in enumerate(runs.items() if keyed else runs):
+        label, df = (str(item[0]), item[1]) if keyed else (None, item)
+        del item
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"run {i + 1} is a {type(df).__name__}, expected a DataFrame")
         missing = {"query_id", "doc_id", "score"} - set(df.columns)
@@ -133,8 +137,8 @@ def _labelled_runs(runs) -> list[tuple[str, pd.DataFrame]]:
         while name in seen:
             name, k = f"{base}_{k}", k + 1
         seen.add(name)
-        out.append((name, df))
-    return out
+        yield name, df
+        del df  # before the next run is produced
 
 
 def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int = 1,
@@ -144,7 +148,10 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
 
     ``qrels``: columns query_id, doc_id, relevance.  ``runs``: a run
     DataFrame (query_id, doc_id, score; ``attrs["name"]`` = run tag), a list
-    of them (labelled by their names, made unique) or a dict label -> run.
+    or other iterable of them (labelled by their names, made unique) or a
+    dict label -> run.  Runs are ranked one after the other and not kept:
+    given a generator that reads them, only one run frame is in memory at a
+    time.
     ``measures``: None for trec_eval's "official" set, or anything
     :func:`~metrics.parse_measures` accepts.  ``relevance_level`` (``-l``):
     minimum grade counted as relevant.  ``complete`` (``-c``): average over
@@ -159,15 +166,17 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
     if max_docs is not None and int(max_docs) < 0:
         raise ValueError("max_docs must be >= 0")
     wanted = parse_measures(measures)
-    labelled = _labelled_runs(runs)
+    labels: list[str] = []
     warnings: list[str] = []
 
     pq_parts, agg_rows, text_rows = [], [], []
     query_ids: dict[str, list[str]] = {}
-    for label, run in labelled:
+    for label, run in _labelled_runs(runs):
+        labels.append(label)
         ranking = build_ranking(qrels, run, relevance_level=relevance_level, complete=complete,
                                 max_docs=max_docs, judged_only=judged_only,
                                 run_id=str(run.attrs.get("name", label)), warnings=warnings)
+        del run  # the ranking is all that is needed from here on
         qids = ranking.query_ids.tolist()
         query_ids[label] = qids
         if not qids:
@@ -187,13 +196,14 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         if names and qids:
             # query-major, like trec_eval's -q output
             pq_parts.append((label, qids, names, np.vstack(columns).T.ravel()))
+        del ranking
 
     per_query = _per_query_frame(pq_parts)
     aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
         {"run": "str", "measure": "str", "value": "float64"})
     text = pd.DataFrame(text_rows, columns=["run", "query_id", "measure", "value"]).astype("str")
     return Evaluation(
-        runs=[label for label, _ in labelled], measures=wanted, query_ids=query_ids,
+        runs=labels, measures=wanted, query_ids=query_ids,
         per_query=per_query, aggregate=aggregate, text=text, warnings=warnings,
         settings=dict(relevance_level=relevance_level, complete=complete,
                       max_docs=max_docs, judged_only=judged_only),
