@@ -1,0 +1,124 @@
+"""The judged ranking does not depend on how a run is laid out: id columns
+in one or many arrow chunks, query blocks in any order, lines in any order.
+And the block-wise segment kernels equal plain left-to-right sums."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+import metrics
+from metrics import ranking
+from metrics.measures import _kernels
+from metrics.ranking import build_ranking
+
+from conftest import random_collection
+
+RANK_ARRAYS = ("offsets", "rel", "qidx", "rank", "relcum", "num_ret", "num_rel", "num_rel_ret",
+               "num_nonpool", "num_unjudged", "rel_levels", "num_rel_levels", "placeholder")
+
+
+def _chunked(run: pd.DataFrame, n_chunks: int) -> pd.DataFrame:
+    """The same run with its id columns split into ``n_chunks`` arrow chunks."""
+    bounds = np.linspace(0, len(run), n_chunks + 1).astype(int)
+
+    def split(column):
+        values = pa.array(run[column].tolist(), type=pa.large_string())
+        return pd.Series(pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:])]),
+                         dtype="str")
+
+    out = pd.DataFrame({"query_id": split("query_id"), "doc_id": split("doc_id"),
+                        "score": run["score"].to_numpy()})
+    out.attrs.update(run.attrs)
+    return out
+
+
+def _grouped(run: pd.DataFrame, reverse_blocks: bool = False) -> pd.DataFrame:
+    """Each query's lines together, best score first (the usual run file),
+    queries in order of first appearance (or the reverse)."""
+    first = {q: i for i, q in reversed(list(enumerate(run["query_id"])))}
+    block = run["query_id"].map(first).to_numpy()
+    if reverse_blocks:
+        block = -block
+    order = np.lexsort((-run["score"].to_numpy(), block))
+    out = run.iloc[order].reset_index(drop=True)
+    out.attrs.update(run.attrs)
+    return out
+
+
+def _layouts(run: pd.DataFrame, seed: int):
+    shuffled = run.sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    shuffled.attrs.update(run.attrs)
+    yield "grouped", _grouped(run)
+    yield "grouped, blocks reversed", _grouped(run, reverse_blocks=True)
+    yield "grouped, 7 chunks", _chunked(_grouped(run), 7)
+    yield "shuffled, 5 chunks", _chunked(shuffled, 5)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("options", [{}, {"complete": True}, {"max_docs": 9, "relevance_level": 2},
+                                     {"judged_only": True}])
+def test_layout_does_not_change_the_ranking(seed, options):
+    qrels, run = random_collection(seed, n_queries=15, n_docs=80, depth=70)
+    expected = build_ranking(qrels, run, **options)
+    values = metrics.evaluate(qrels, run, "all_trec", **options).per_query["value"].to_numpy()
+    for name, other in _layouts(run, seed):
+        got = build_ranking(qrels, other, **options)
+        assert list(got.query_ids) == list(expected.query_ids), name
+        for field in RANK_ARRAYS:
+            np.testing.assert_array_equal(getattr(got, field), getattr(expected, field),
+                                          err_msg=f"{name}: {field}")
+        other_values = metrics.evaluate(qrels, other, "all_trec", **options).per_query["value"]
+        np.testing.assert_array_equal(other_values.to_numpy(), values, err_msg=name)
+
+
+def test_grouped_run_takes_the_block_order_and_keeps_ties_for_the_doc_ids():
+    # three queries in blocks out of query order, a tie in the second block
+    qcode = np.array([2, 2, 0, 0, 0, 1], dtype=np.int32)
+    score = np.array([5.0, 4.0, 3.0, 3.0, 1.0, 7.0])
+    order = ranking._grouped_order(qcode, score)
+    np.testing.assert_array_equal(order, [2, 3, 4, 5, 0, 1])
+    assert ranking._grouped_order(np.array([0, 1, 0], dtype=np.int32), np.ones(3)) is None
+    assert ranking._grouped_order(np.array([0, 0], dtype=np.int32), np.array([1.0, 2.0])) is None
+    docs = pa.chunked_array([pa.array(["a", "b"]), pa.array(["c", "z", "y", "x"])])
+    # the tie (rows 2 and 3: docs "c" and "z") is settled by descending doc id
+    np.testing.assert_array_equal(ranking._rank_order(qcode, score, docs), [3, 2, 4, 5, 0, 1])
+    # equal scores in neighbouring queries are no tie
+    qcode = np.array([0, 0, 1, 1], dtype=np.int32)
+    score = np.array([2.0, 1.0, 1.0, 0.0])
+    docs = pa.chunked_array([pa.array(["a", "b", "z", "c"])])
+    np.testing.assert_array_equal(ranking._rank_order(qcode, score, docs), [0, 1, 2, 3])
+
+
+def test_take_from_chunks_keeps_the_order_of_the_indices():
+    arr = pa.chunked_array([pa.array(["a", "b"]), pa.array([], pa.string()), pa.array(["c", "d", "e"])])
+    indices = np.array([4, 0, 2, 1, 4, 3])
+    assert ranking._take(arr, indices).to_pylist() == ["e", "a", "c", "b", "e", "d"]
+
+
+def _sequential(x, offsets):
+    sums, prefix = [], []
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        total = 0.0
+        for v in x[a:b]:
+            total += v
+            prefix.append(total)
+        sums.append(total)
+    return np.array(sums), np.array(prefix)
+
+
+@pytest.mark.parametrize("lengths", [[3, 0, 1, 17, 5, 0, 64, 2, 9], [6] * 11])
+def test_segment_kernels_add_left_to_right_in_every_block(lengths, monkeypatch):
+    monkeypatch.setattr(_kernels, "_BLOCK", 16)  # many blocks for a small input
+    rng = np.random.default_rng(3)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    # magnitudes far apart make the order of the additions visible
+    x = rng.normal(size=offsets[-1]) * 10.0 ** rng.integers(-8, 9, size=offsets[-1])
+    sums, prefix = _sequential(x, offsets)
+    np.testing.assert_array_equal(_kernels.segment_sum(x, offsets), sums)
+    np.testing.assert_array_equal(_kernels.segment_cumsum(x, offsets), prefix)
+    rev = _kernels.segment_accumulate(x, offsets, reverse=True)
+    for a, b in zip(offsets[:-1], offsets[1:]):
+        np.testing.assert_array_equal(rev[a:b], _sequential(x[a:b][::-1], [0, b - a])[1][::-1])
