@@ -366,8 +366,9 @@ def build_ranking(
 def _rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
     """Indices putting rows in (query, score desc, doc id desc bytes) order.
 
-    ``qcode``: query code per row (sorted ascending); ``doc``: the doc ids
-    (arrow array or chunked array) for breaking score ties.
+    ``qcode``: query code per row (queries come out in ascending code
+    order); ``doc``: the doc ids (arrow array or chunked array) for breaking
+    score ties.
     """
     n = len(qcode)
     if n == 0:
