@@ -392,7 +392,9 @@ def rbp(r, params):
     """Rank-biased precision (Moffat & Zobel): (1 - p) * sum of gain * p^(rank-1),
     persistence p = 0.9 unless given (``rbp.p=0.8``).  Gains are the grades
     (or the given ``grade=gain`` pairs) rescaled to [0, 1] by min-max over
-    the grades of the query when any lies outside [0, 1]."""
+    the query's gain table (its grades and the pairs, and 0) when any lies
+    outside [0, 1]; codes outside that table (documents not in the qrels,
+    pooled but unjudged ones) gain 0, not rescaled."""
     p = _persistence(params)
     pairs = _gain_pairs(params)
     # min-max rescaling over the query's gain table (its grades 0..L-1 and
@@ -406,21 +408,21 @@ def rbp(r, params):
         lo[qs] = min(table + [0.0])
         hi[qs] = max(table + [0.0])
     scale_q = (lo < 0) | (hi > 1)
-    # ranks outside the qrels are skipped when their (rescaled) gain is 0
-    # in every query
-    outside = dict(pairs).get(NONPOOL, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        outside = np.where(scale_q, (outside - lo) / (hi - lo), outside)
-    if (outside == 0.0).all():
-        pos = np.flatnonzero(r.rel != NONPOOL)
-    else:
+    # Only the codes in the gain table are rescaled: judged grades and the
+    # codes named in the pairs.  Others (outside the qrels, pooled but
+    # unjudged, unless named) gain 0 whatever the scale, and are skipped.
+    named = np.array([lvl for lvl, _ in pairs], dtype=np.int64)
+    if NONPOOL in named:
         pos = np.arange(len(r.rel), dtype=np.int64)
+    else:
+        pos = np.flatnonzero(r.rel != NONPOOL)
     gains = _gains_at(r, pairs, pos)
     q = r.qidx[pos]
     if scale_q.any():
-        qlo, qhi = lo[q], hi[q]
+        rel = r.rel[pos]
+        scaled = scale_q[q] & ((rel >= 0) | np.isin(rel, named))
         with np.errstate(divide="ignore", invalid="ignore"):
-            gains = np.where(scale_q[q], (gains - qlo) / (qhi - qlo), gains)
+            gains = np.where(scaled, (gains - lo[q]) / (hi[q] - lo[q]), gains)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
     nz = gains != 0
     total = masked_segment_sum(gains[nz] * pw[r.rank[pos[nz]]], q[nz], r.n_queries)
