@@ -51,10 +51,12 @@ class JudgedRanking:
     """Relevance codes per rank for every evaluated query of one run.
 
     Rank arrays (length ``offsets[-1]``, query after query, best rank first):
-    ``rel`` (relevance code, int64), ``qidx`` (query index of the rank,
-    int32) and ``rank`` (0-based position within its query, int32).  The
-    int32 arrays halve the memory of large rankings; arithmetic on them
-    that could exceed 2**31 must widen first.
+    ``rel`` (relevance code, in the smallest signed integer type that holds
+    the highest grade of the qrels: int8 for the usual grades), ``qidx``
+    (query index of the rank, int32) and ``rank`` (0-based position within
+    its query, int32).  The narrow types cut the memory of large rankings
+    by more than half; arithmetic on them that could leave their range must
+    widen first (comparisons with any Python int are safe).
 
     Per-query arrays (length ``n_queries``, in :attr:`query_ids` order):
     ``offsets`` (length n+1), ``num_ret``, ``num_rel`` (judged documents with
@@ -151,6 +153,16 @@ def _level_counts(rel, offsets, qidx, rel_levels, level):
     else:
         num_rel = np.zeros(nq, dtype=np.int64)
     return _frozen(num_rel), _frozen(num_rel_ret), _frozen(relcum)
+
+
+def _code_dtype(grades: np.ndarray) -> np.dtype:
+    """Smallest signed integer type holding the codes -2, -1 and ``grades``
+    (negative grades become -2)."""
+    top = max(int(grades.max()), 0) if len(grades) else 0
+    for t in (np.int8, np.int16, np.int32):
+        if top <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
 
 
 def _byte_order_sorted(values) -> list[str]:
@@ -294,7 +306,7 @@ def build_ranking(
     # only documents that occur somewhere in the qrels need a lookup
     s_dcode = _codes(r_doc, doc_set)[order]
     del r_doc, order
-    rel = np.full(len(s_dcode), NONPOOL, dtype=np.int64)
+    rel = np.full(len(s_dcode), NONPOOL, dtype=_code_dtype(q_rel))
     cand = np.nonzero(s_dcode >= 0)[0]
     if len(cand) and len(q_key_sorted):
         key = s_qcode[cand].astype(np.int64) * nd + s_dcode[cand]

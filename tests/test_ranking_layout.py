@@ -4,6 +4,9 @@ And the block-wise segment kernels equal plain left-to-right sums."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -14,7 +17,7 @@ from metrics import ranking
 from metrics.measures import _kernels
 from metrics.ranking import build_ranking
 
-from conftest import random_collection
+from conftest import random_collection, write_trec
 
 RANK_ARRAYS = ("offsets", "rel", "qidx", "rank", "relcum", "num_ret", "num_rel", "num_rel_ret",
                "num_nonpool", "num_unjudged", "rel_levels", "num_rel_levels", "placeholder")
@@ -122,3 +125,30 @@ def test_segment_kernels_add_left_to_right_in_every_block(lengths, monkeypatch):
     rev = _kernels.segment_accumulate(x, offsets, reverse=True)
     for a, b in zip(offsets[:-1], offsets[1:]):
         np.testing.assert_array_equal(rev[a:b], _sequential(x[a:b][::-1], [0, b - a])[1][::-1])
+
+
+@pytest.mark.parametrize("top, dtype", [(3, np.int8), (127, np.int8), (128, np.int16),
+                                        (40000, np.int32)])
+def test_relevance_codes_take_the_smallest_type_that_holds_the_grades(top, dtype):
+    qrels, run = random_collection(1)
+    qrels.loc[qrels.index[0], "relevance"] = top
+    assert build_ranking(qrels, run).rel.dtype == dtype
+
+
+TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")
+
+
+@pytest.mark.skipif(not TREC_EVAL_BIN, reason="TREC_EVAL_BIN (trec_eval 10.0 binary) not set")
+@pytest.mark.parametrize("top", [200])
+@pytest.mark.parametrize("flags, options", [([], {}), (["-l150"], {"relevance_level": 150}),
+                                            (["-c"], {"complete": True})])
+def test_wide_grades_match_trec_eval_10_binary(top, flags, options, tmp_path):
+    qrels, run = random_collection(4, n_queries=10, n_docs=50, depth=40)
+    qrels = qrels[qrels["query_id"].isin(set(run["query_id"]))].reset_index(drop=True)
+    qrels.loc[qrels.index[::5], "relevance"] = top
+    qpath, rpath = write_trec(qrels, run, tmp_path)
+    measures = ["all_trec", f"ndcg.{top}=2.5,-1=1", f"rbp.{top}=-1"]
+    args = [TREC_EVAL_BIN, "-q", *[a for m in measures for a in ("-m", m)], *flags, qpath, rpath]
+    expected = subprocess.run(args, capture_output=True, text=True, check=True).stdout.splitlines()
+    ev = metrics.evaluate(qrels, run, metrics.parse_measures(measures, trec_rules=True), **options)
+    assert ev.trec_lines(queries=True) == expected
