@@ -60,7 +60,9 @@ class JudgedRanking:
 
     Per-query arrays (length ``n_queries``, in :attr:`query_ids` order):
     ``offsets`` (length n+1), ``num_ret``, ``num_rel`` (judged documents with
-    grade ``>= relevance_level``), ``num_rel_ret``, ``num_nonpool``,
+    grade ``>= relevance_level``), ``num_rel_ret`` (retrieved judged
+    documents with grade ``>= relevance_level``: with a negative level,
+    unlike ``relcum``, it leaves out the negative codes), ``num_nonpool``,
     ``num_unjudged`` (retrieved, listed in the qrels with a negative grade),
     ``num_rel_levels`` (highest judged grade + 1, 0 if none), ``placeholder``
     (evaluated against trec_eval's ``-c`` placeholder ranking).
@@ -145,6 +147,11 @@ def _level_counts(rel, offsets, qidx, rel_levels, level):
     last = offsets[1:][ne] - 1
     num_rel_ret = np.zeros(nq, dtype=np.int64)
     num_rel_ret[ne] = relcum[last] - before[ne]
+    if level < 0:
+        # trec_eval counts only judged documents in num_rel_ret, while its
+        # per-rank loops (relcum here) take every code >= level as relevant
+        outside = np.flatnonzero((rel >= level) & (rel < 0))
+        num_rel_ret -= np.bincount(qidx[outside], minlength=nq)
     for lo, hi in _blocks(len(rel)):
         relcum[lo:hi] -= before[qidx[lo:hi]]
     lo = max(level, 0)
