@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import NONPOOL
-
 
 def _buckets(lengths: np.ndarray):
     """Yield (query indices, width) for queries grouped by length bucket."""
@@ -186,16 +184,6 @@ def masked_prefix_at(r, pos: np.ndarray, values: np.ndarray):
     """:func:`masked_prefix` for the sorted flat rank positions ``pos``."""
     offsets = positions_offsets(r, pos)
     return pos, segment_cumsum(values, offsets), offsets
-
-
-def pooled_positions(r) -> np.ndarray:
-    """Sorted flat positions of every rank whose code is not NONPOOL (judged,
-    or listed in the qrels with a negative grade): usually a small part of
-    the ranking.  With a negative relevance level documents outside the
-    qrels count as relevant, and every rank is returned."""
-    if r.relevance_level < 0:
-        return np.arange(len(r.rel), dtype=np.int64)
-    return np.flatnonzero(r.rel != NONPOOL)
 
 
 def count_at_depth(r, pos: np.ndarray, depth: np.ndarray) -> np.ndarray:

@@ -285,7 +285,10 @@ def map_ext(r, **options):
     if kind == "interpolated":
         prec = segment_accumulate(prec, r.offsets, np.maximum, fill=-np.inf, reverse=True)
     total = segment_total(segment_cumsum(np.where(isrel, prec, 0.0), r.offsets), r.offsets)
-    return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
+    # trec_eval tests its own count of ranks with a code >= the level (at a
+    # negative level more than num_rel_ret)
+    return np.where(segment_total(r.relcum, r.offsets, 0) > 0,
+                    total / np.maximum(r.num_rel, 1), 0.0)
 
 
 def _depths(r, cutoffs) -> np.ndarray:

@@ -316,7 +316,10 @@ def bin_g(r):
     nonrel_before = r.rank[pos] - (r.relcum[pos] - 1)
     table = _discounts(int(nonrel_before.max()) + 1 if len(pos) else 0)  # log2(i + 2)
     total = masked_segment_sum(1.0 / table[nonrel_before], r.qidx[pos], r.n_queries)
-    return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
+    # trec_eval tests its own count of ranks with a code >= the level (at a
+    # negative level more than num_rel_ret)
+    return np.where(segment_total(r.relcum, r.offsets, 0) > 0,
+                    total / np.maximum(r.num_rel, 1), 0.0)
 
 
 @measure("G", params=ParamPairs(), order=20)

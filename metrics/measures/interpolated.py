@@ -20,14 +20,24 @@ def _interpolated(r, levels) -> np.ndarray:
     the given (possibly unsorted) order, walking the levels from last to
     first exactly like its reverse scan over the ranking."""
     nq = r.n_queries
-    isrel = r.isrel()
     # Interpolated precision at a relevant rank: the best precision at it or
     # below.  Precision only falls between relevant ranks, so the maximum is
     # always reached at a relevant rank: scanning those is enough.
-    relpos = np.nonzero(isrel)[0]
+    relpos = np.nonzero(r.isrel())[0]
     nrr = r.num_rel_ret
+    relcum = r.relcum[relpos]
+    # trec_eval counts down from num_rel_ret at every rank with a code >= the
+    # level.  At a negative level that includes documents outside the qrels
+    # (num_rel_ret does not), so the count is off by `extra` and the scan
+    # stops before the first `extra` relevant ranks.
+    q = r.qidx[relpos]
+    extra = np.bincount(q, minlength=nq) - nrr
+    if extra.any():
+        keep = relcum > extra[q]
+        relpos, q = relpos[keep], q[keep]
+        relcum = relcum[keep] - extra[q]
     relstart = np.concatenate([[0], np.cumsum(nrr)])
-    prec = r.relcum[relpos] / (r.rank[relpos] + 1.0)
+    prec = relcum / (r.rank[relpos] + 1.0)
     ip = segment_accumulate(prec, relstart, np.maximum, fill=-np.inf, reverse=True)
     relstart = relstart[:-1]
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -9,30 +9,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import UNJUDGED
-from ._kernels import masked_segment_sum, pooled_positions, positions_offsets, segment_count
+from ..ranking import NONPOOL, UNJUDGED
+from ._kernels import masked_segment_sum, positions_offsets, segment_count
 from .registry import geometric_mean, measure
 
 INFAP_EPSILON = 0.00001
 
 
 def _pooled_counts(r):
-    """At the pooled ranks (:func:`pooled_positions`; every judged, pooled or
-    relevant rank is one): (positions, codes, relevant flags, judged
-    non-relevant docs up to the rank, pooled-unjudged docs up to the rank),
-    counts inclusive, per query."""
+    """At the ranks of documents in the qrels (the only ones these measures
+    look at): (positions, relevant flags, then per query and inclusive:
+    judged relevant, judged non-relevant and pooled-unjudged docs up to the
+    rank).  Relevant means judged with grade >= the level: at a negative
+    level every judged document, never one outside the qrels (trec_eval's
+    loops skip those before testing the level)."""
     level = r.relevance_level
-    pos = pooled_positions(r)
+    pos = np.flatnonzero(r.rel != NONPOOL)
     rel = r.rel[pos]
     offsets = positions_offsets(r, pos)
+    isrel = (rel >= level) & (rel >= 0)
+    relevant = segment_count(isrel, offsets)
     nonrel = segment_count((rel >= 0) & (rel < level), offsets)
     unjudged = segment_count(rel == UNJUDGED, offsets)
-    return pos, rel, rel >= level, nonrel, unjudged
+    return pos, isrel, relevant, nonrel, unjudged
 
 
 def _bpref(r):
     level = r.relevance_level
-    pooled, _, isrel, nonrel, _ = _pooled_counts(r)
+    pooled, isrel, _, nonrel, _ = _pooled_counts(r)
     pos = pooled[isrel]
     q = r.qidx[pos]
     # judged non-relevant docs above each relevant rank
@@ -71,9 +75,9 @@ def inferred_ap(r):
     pooled-unjudged (negative grade) docs above it; 1 at rank 0.  Docs not in
     the qrels count only through j.  Summed and divided by num_rel; 0 without
     relevant docs.  eps = 0.00001."""
-    pooled, _, isrel, nonrel, unjudged = _pooled_counts(r)
+    pooled, isrel, relevant, nonrel, unjudged = _pooled_counts(r)
     pos = pooled[isrel]
-    k = r.relcum[pos]
+    k = relevant[isrel]
     n = nonrel[isrel]
     u = unjudged[isrel]
     rank = r.rank[pos]

@@ -34,7 +34,10 @@ def _ap_sparse(r):
 def _average_precision(r):
     _, prefix, poff = _ap_sparse(r)
     total = segment_total(prefix, poff)
-    return np.where(r.num_rel_ret > 0, total / np.maximum(r.num_rel, 1), 0.0)
+    # trec_eval tests its own count of ranks with a code >= the level (at a
+    # negative level more than num_rel_ret)
+    return np.where(segment_total(r.relcum, r.offsets, 0) > 0,
+                    total / np.maximum(r.num_rel, 1), 0.0)
 
 
 @measure("map", order=5)
@@ -127,6 +130,12 @@ def r_precision_mult(r, multiples):
     m = np.asarray(multiples, dtype=np.float64)[None, :]
     c = np.trunc(m * r.num_rel[:, None] + 0.9).astype(np.int64)
     hits = at_depth(_relcum(r), r.offsets, c, 0)
+    # trec_eval counts down from num_rel_ret at every rank with a code >= the
+    # level: at a negative level (documents outside the qrels count there,
+    # not in num_rel_ret) the count is lower by the difference, and ranks
+    # where it has reached 0 score 0
+    extra = at_depth(_relcum(r), r.offsets, r.num_ret, 0) - r.num_rel_ret
+    hits = np.maximum(hits - extra[:, None], 0)
     beyond = c > r.num_ret[:, None]
     val = np.where(beyond, r.num_rel_ret[:, None] / np.maximum(c, 1), hits / np.maximum(c, 1))
     return np.where(c > 0, val, 0.0)
