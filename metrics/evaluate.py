@@ -175,7 +175,7 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         labels.append(label)
         ranking = build_ranking(qrels, run, relevance_level=relevance_level, complete=complete,
                                 max_docs=max_docs, judged_only=judged_only,
-                                run_id=str(run.attrs.get("name", label)), warnings=warnings)
+                                run_id=str(run.attrs.get("run_id", run.attrs.get("name", label))), warnings=warnings)
         del run  # the ranking is all that is needed from here on
         qids = ranking.query_ids.tolist()
         query_ids[label] = qids

@@ -48,8 +48,9 @@ Output
 ------
 qrels: DataFrame ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64).
 run: DataFrame ``query_id`` (str), ``doc_id`` (str), ``score`` (float64),
-``attrs["name"]`` the run tag (or the name given), ``attrs["path"]``.
-Rows are in file order. String columns are arrow-backed (pandas ``str``).
+``attrs["name"]`` the run tag of the first line (or the name given),
+``attrs["run_id"]`` the tag of the last line (what trec_eval's ``runid``
+reports), ``attrs["path"]``. Rows are in file order. String columns are arrow-backed (pandas ``str``).
 
 Implementation
 --------------
@@ -174,7 +175,8 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
     """Read a run (``qid Q0 docid rank score tag``) from a path or DataFrame.
 
     ``attrs["name"]`` is ``name`` if given, else the tag of the first line
-    (for a DataFrame: its ``attrs["name"]``, else "run"). A DataFrame needs
+    (for a DataFrame: its ``attrs["name"]``, else "run"); ``attrs["run_id"]``
+    is the tag of the last line, as trec_eval's ``runid``. A DataFrame needs
     columns ``query_id``, ``doc_id``, ``score`` (or ``qid``, ``docno``).
     See the module docstring for the file rules. Raises :class:`InputError`.
     """
@@ -881,10 +883,13 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
     if last_tag != first_tag:
         warnings.append(
             f"{display}: the run tag changes from {first_tag!r} (first line) to "
-            f"{last_tag!r} (last line); using {name or first_tag!r}"
+            f"{last_tag!r} (last line); the run is labelled {name or first_tag!r} and "
+            f"its runid is {last_tag!r}, as trec_eval reports it"
         )
     run = _frame(qid, doc, "score", values.astype(np.float64, copy=False), display)
     run.attrs["name"] = name or first_tag
+    # trec_eval keeps the tag of the last line as the run's id (get_trec_results.c)
+    run.attrs["run_id"] = last_tag
     return LoadedFile("run", display, run, None, warnings)
 
 

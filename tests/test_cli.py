@@ -157,3 +157,15 @@ def test_run_from_stdin(files):
     proc = subprocess.run([sys.executable, "-m", "metrics.cli", "-m", "P.1", str(files["qrels"]), "-"],
                           input=RUN_A.encode(), capture_output=True, check=True)
     assert proc.stdout.decode() == "P_1                   \tall\t1.0000\n"
+
+
+def test_runid_is_the_last_lines_tag_as_in_trec_eval(files, tmp_path, capsys):
+    """trec_eval keeps the run_id of the last line read (get_trec_results.c)."""
+    mixed = tmp_path / "mixed.txt"
+    mixed.write_text(RUN_A.replace("q2 Q0 d4 3 3.0 runA", "q2 Q0 d4 3 3.0 other"))
+    code, out, _ = run_cli(["-m", "runid", files["qrels"], mixed], capsys)
+    assert code == 0
+    assert out == "runid                 \tall\tother\n"
+    run = metrics.read_run(mixed)
+    assert run.attrs["name"] == "runA"  # the label shown for the run
+    assert run.attrs["run_id"] == "other"
