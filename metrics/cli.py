@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from .errors import InputError
 from .evaluate import evaluate
 from .measures import parse_measures
-from .readers import read_qrels, read_run
+from .readers import read_qrels, read_run, use_jemalloc_pool
 
 EXIT_USAGE = 1
 EXIT_INPUT = 2
@@ -183,27 +183,9 @@ def _compare(ev, args, run_paths, out) -> int:
     return 0
 
 
-def _arrow_allocator() -> None:
-    """Give pyarrow its jemalloc pool for this process, unless the user chose
-    one with ``ARROW_DEFAULT_MEMORY_POOL``.
-
-    The default mimalloc pool hands freed pages back to the system at once;
-    reading a large run file then faults every page in again, which costs
-    more system time than the whole evaluation.  jemalloc reuses them.
-    """
-    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
-        return
-    import pyarrow as pa
-
-    try:
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-    except NotImplementedError:  # a pyarrow built without jemalloc
-        pass
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    _arrow_allocator()
+    use_jemalloc_pool()
     out = sys.stdout
     try:
         run_paths = list(args.runs)

@@ -1098,3 +1098,20 @@ def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
         if tokens and tokens[0][:1] != b"#":
             return tokens, i + 1
     return None
+
+
+def use_jemalloc_pool() -> None:
+    """Give pyarrow its jemalloc pool for this process, unless the user chose
+    one with ``ARROW_DEFAULT_MEMORY_POOL``.  Called by ``ir-eval`` and the
+    window at start-up; the library itself makes no allocator choice.
+
+    The default mimalloc pool hands freed pages back to the system at once;
+    reading a large run file then faults every page in again, which costs
+    more system time than the whole evaluation.  jemalloc reuses them.
+    """
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    try:
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+    except NotImplementedError:  # a pyarrow built without jemalloc
+        pass

@@ -28,7 +28,10 @@ def main(argv=None) -> int:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from metrics.readers import use_jemalloc_pool
     from workbench.main_window import MainWindow
+
+    use_jemalloc_pool()
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName(APP_NAME)
