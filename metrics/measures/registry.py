@@ -197,9 +197,21 @@ class DoubleCutoffs:
         return self.parse(text)
 
 
-class DoubleParams:
-    """A list of numbers making one measure (``utility.1,-1,0,0``)."""
+class _OneMeasureParams:
+    """Parameters that make one measure: trec_eval prints them as given."""
     expands = False
+
+    def trec_suffix(self, params: tuple, text: str | None) -> str:
+        if text is not None:
+            return "_" + text
+        return self.suffix(params)
+
+    def from_suffix(self, text: str) -> tuple:
+        return self.parse(text)
+
+
+class DoubleParams(_OneMeasureParams):
+    """A list of numbers making one measure (``utility.1,-1,0,0``)."""
 
     def __init__(self, *default: float):
         self.default = tuple(float(d) for d in default)
@@ -212,18 +224,9 @@ class DoubleParams:
             return ""
         return "_" + ",".join(_fmt_num(v) for v in params)
 
-    def trec_suffix(self, params: tuple, text: str | None) -> str:
-        if text is not None:
-            return "_" + text
-        return self.suffix(params)
 
-    def from_suffix(self, text: str) -> tuple:
-        return self.parse(text)
-
-
-class ParamPairs:
+class ParamPairs(_OneMeasureParams):
     """``name=value`` pairs making one measure (``ndcg.1=3,2=9``, ``rbp.p=0.8``)."""
-    expands = False
     default: tuple = ()
 
     def parse(self, text: str) -> tuple:
@@ -239,14 +242,6 @@ class ParamPairs:
         if not params:
             return ""
         return "_" + ",".join(f"{k}={_fmt_num(v)}" for k, v in params)
-
-    def trec_suffix(self, params: tuple, text: str | None) -> str:
-        if text is not None:
-            return "_" + text
-        return self.suffix(params)
-
-    def from_suffix(self, text: str) -> tuple:
-        return self.parse(text)
 
 
 # ---------------------------------------------------------------- registry
