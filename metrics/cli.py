@@ -1,6 +1,6 @@
 """``ir-eval``: trec_eval 10.0's command line, on the ir-workbench core.
 
-``ir-eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-m MEASURE]... QRELS RUN [RUN...]``
+``ir-eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-m MEASURE]... QRELS RUN [RUN...]``
 
 For one run the output is byte for byte trec_eval 10.0's
 (``%-22s\\t%s\\t%6.4f`` rows; with ``-q`` the per-query rows first, query by
@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="minimum relevance grade counted as relevant (default 1)")
     p.add_argument("-M", dest="max_docs", type=int, default=None, metavar="N",
                    help="evaluate only the first N documents of each query")
+    p.add_argument("-N", dest="num_docs", type=int, default=0, metavar="N",
+                   help="number of documents in the collection (for utility; default 0)")
     p.add_argument("-J", dest="judged_only", action="store_true",
                    help="drop unjudged documents before evaluating (use with care)")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
@@ -197,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         qrels = read_qrels(args.qrels)
         ev = evaluate(qrels, _read_runs(run_paths), measures, relevance_level=args.level,
                       complete=args.complete, max_docs=args.max_docs,
-                      judged_only=args.judged_only)
+                      judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
     except InputError as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -143,7 +143,7 @@ def _labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
 
 def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int = 1,
              complete: bool = False, max_docs: int | None = None,
-             judged_only: bool = False) -> Evaluation:
+             judged_only: bool = False, num_docs_in_coll: int = 0) -> Evaluation:
     """Evaluate ``runs`` against ``qrels`` as trec_eval 10.0 does.
 
     ``qrels``: columns query_id, doc_id, relevance.  ``runs``: a run
@@ -158,7 +158,9 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
     all qrels queries, scoring those missing from a run against trec_eval's
     placeholder ranking; otherwise they are skipped with a warning.
     ``max_docs`` (``-M``): ranks kept per query.  ``judged_only`` (``-J``):
-    drop unjudged documents from the rankings.
+    drop unjudged documents from the rankings.  ``num_docs_in_coll``
+    (``-N``): documents in the collection, for ``utility``'s fourth
+    coefficient (trec_eval's default is 0).
     """
     missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
     if missing:
@@ -175,7 +177,8 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         labels.append(label)
         ranking = build_ranking(qrels, run, relevance_level=relevance_level, complete=complete,
                                 max_docs=max_docs, judged_only=judged_only,
-                                run_id=str(run.attrs.get("run_id", run.attrs.get("name", label))), warnings=warnings)
+                                run_id=str(run.attrs.get("run_id", run.attrs.get("name", label))),
+                                warnings=warnings, num_docs_in_coll=num_docs_in_coll)
         del run  # the ranking is all that is needed from here on
         qids = ranking.query_ids.tolist()
         query_ids[label] = qids
@@ -206,7 +209,8 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
         runs=labels, measures=wanted, query_ids=query_ids,
         per_query=per_query, aggregate=aggregate, text=text, warnings=warnings,
         settings=dict(relevance_level=relevance_level, complete=complete,
-                      max_docs=max_docs, judged_only=judged_only),
+                      max_docs=max_docs, judged_only=judged_only,
+                      num_docs_in_coll=num_docs_in_coll),
     )
 
 

@@ -100,6 +100,9 @@ class JudgedRanking:
     #: number of qrels entries with grade > 0 over all qrels queries
     #: (trec_eval's ``num_rel`` summary under ``-c``)
     num_qrels_positive: int
+    #: number of documents in the collection (trec_eval ``-N``; only the
+    #: fourth coefficient of ``utility`` uses it)
+    num_docs_in_coll: int = 0
 
     @property
     def n_queries(self) -> int:
@@ -220,6 +223,7 @@ def build_ranking(
     judged_only: bool = False,
     run_id: str | None = None,
     warnings: list | None = None,
+    num_docs_in_coll: int = 0,
 ) -> JudgedRanking:
     """Build the :class:`JudgedRanking` of ``run`` against ``qrels``.
 
@@ -230,6 +234,7 @@ def build_ranking(
     query, after the sort.  ``judged_only`` (``-J``) then drops retrieved
     documents that are not judged (codes < 0), closing up the ranks.
     Messages about skipped queries are appended to ``warnings``.
+    ``num_docs_in_coll`` (``-N``) is recorded for ``utility``.
 
     The result holds no reference to ``run``: once the caller drops the run
     frame its memory is free.
@@ -379,6 +384,7 @@ def build_ranking(
         max_docs=None if max_docs is None else int(max_docs),
         num_qrels_queries=nq_all,
         num_qrels_positive=num_qrels_positive,
+        num_docs_in_coll=int(num_docs_in_coll),
     )
 
 

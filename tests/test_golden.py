@@ -23,7 +23,7 @@ CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "expected.txt").is_file(
 
 
 def test_cases_are_present():
-    assert len(CASES) >= 8
+    assert len(CASES) >= 9
 
 
 @pytest.mark.parametrize("name", CASES)

@@ -12,7 +12,8 @@ from .registry import DoubleParams, measure
 def utility(r, params):
     """p1*a + p2*b + p3*c + p4*d with a = relevant retrieved, b = non-relevant
     retrieved, c = relevant not retrieved, d = non-relevant not retrieved in a
-    collection of 0 docs (trec_eval's default -N).  Exactly four parameters.
+    collection of ``num_docs_in_coll`` documents (trec_eval's -N, default 0:
+    d is then negative, as in trec_eval).  Exactly four parameters.
     0 for a -c placeholder query (default parameters only, as trec_eval).  Summary: mean."""
     if len(params) != 4:
         raise ValueError("utility: improper number of coefficients (need 4)")
@@ -20,7 +21,7 @@ def utility(r, params):
     a = r.num_rel_ret.astype(np.float64)
     ret = r.num_ret.astype(np.float64)
     rel = r.num_rel.astype(np.float64)
-    val = p[0] * a + p[1] * (ret - a) + p[2] * (rel - a) + p[3] * (0 + a - ret - rel)
+    val = p[0] * a + p[1] * (ret - a) + p[2] * (rel - a) + p[3] * (r.num_docs_in_coll + a - ret - rel)
     if tuple(p) == (1.0, -1.0, 0.0, 0.0):
         # trec_eval resets a -c placeholder query's value only under the
         # plain name "utility"

@@ -35,6 +35,7 @@ CASES = {
                           "-m", "utility.2,-1,0,1", "-m", "11pt_avg..25,.5",
                           "-m", "relstring.15", "-m", "success.2,5", "-m", "ndcg_cut.4,30"]),
     "rbp_rescaled": (7, ["-q", "-m", "rbp.1=-2,2=4", "-m", "rbp_resid.1=-2,2=4"]),
+    "utility_collection": (8, ["-q", "-N", "5000", "-m", "utility.1,-1,0,0.01", "-m", "num_rel"]),
 }
 
 
