@@ -18,9 +18,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .evaluate import _labelled_runs
+from .evaluate import labelled_runs
 from .measures import FAMILIES
-from .measures.extra import _ndcg, dcg_matrices
+from .measures.extra import ndcg_ratio, dcg_matrices
 from .measures.extra import ndcg_options as _options
 from .measures.registry import mean
 from .ranking import build_ranking
@@ -43,7 +43,7 @@ def _check_qrels(qrels) -> None:
 
 def _rankings(qrels, runs, relevance_level):
     _check_qrels(qrels)
-    for label, run in _labelled_runs(runs):
+    for label, run in labelled_runs(runs):
         r = build_ranking(qrels, run, relevance_level=int(relevance_level),
                           run_id=str(run.attrs.get("name", label)))
         if r.n_queries:
@@ -141,7 +141,7 @@ def at_k(qrels: pd.DataFrame, runs, kind: str, k_max: int = 100, *, relevance_le
             values = FAMILIES["recall"].compute(r, ks)
         else:
             dcg, idcg = dcg_matrices(r, ks, opts)
-            values = dcg if kind == "DCG" else _ndcg(dcg, idcg)
+            values = dcg if kind == "DCG" else ndcg_ratio(dcg, idcg)
         values = np.asarray(values, dtype=np.float64)
         parts.append((label, r.query_ids, ks, values, _means(values, r)))
     return _tidy(parts, ("k", "value", np.int64))

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import JudgedRanking, build_ranking
 
-__all__ = ["evaluate", "Evaluation", "format_value"]
+__all__ = ["evaluate", "Evaluation", "format_value", "labelled_runs"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,7 +114,7 @@ def _format_line(m: Measure, qid: str, value: float) -> str:
     return f"{m.trec_name:<22}\t{qid}\t{format_value(m.kind, value)}"
 
 
-def _labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
+def labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
     """Yield (unique label, run frame), checked, one run at a time.
 
     ``runs`` is consumed lazily and nothing is kept here, so a generator
@@ -173,7 +173,7 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
 
     pq_parts, agg_rows, text_rows = [], [], []
     query_ids: dict[str, list[str]] = {}
-    for label, run in _labelled_runs(runs):
+    for label, run in labelled_runs(runs):
         labels.append(label)
         ranking = build_ranking(qrels, run, relevance_level=relevance_level, complete=complete,
                                 max_docs=max_docs, judged_only=judged_only,

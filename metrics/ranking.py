@@ -38,7 +38,8 @@ NONPOOL = -1
 UNJUDGED = -2
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 
-__all__ = ["JudgedRanking", "build_ranking", "NONPOOL", "UNJUDGED", "PLACEHOLDER_DOC"]
+__all__ = ["JudgedRanking", "build_ranking", "rank_order", "arrow_strings", "NONPOOL", "UNJUDGED",
+           "PLACEHOLDER_DOC"]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -180,7 +181,7 @@ def _byte_order_sorted(values) -> list[str]:
     return sorted(values)
 
 
-def _arrow_strings(col) -> pa.ChunkedArray:
+def arrow_strings(col) -> pa.ChunkedArray:
     """A column of ids as an arrow string array, chunked as pandas keeps it.
 
     Zero-copy for arrow-backed columns: the chunks are not combined (that
@@ -244,8 +245,8 @@ def build_ranking(
     relevance_level = int(relevance_level)
 
     # ---------------------------------------------------------------- qrels
-    q_qid = _arrow_strings(qrels["query_id"])
-    q_doc = _arrow_strings(qrels["doc_id"])
+    q_qid = arrow_strings(qrels["query_id"])
+    q_doc = arrow_strings(qrels["doc_id"])
     q_rel = qrels["relevance"].to_numpy(dtype=np.int64)
     qrels_queries = _byte_order_sorted(pc.unique(q_qid).to_pylist())
     query_set = pa.array(qrels_queries, type=q_qid.type)
@@ -263,8 +264,8 @@ def build_ranking(
     # ------------------------------------------------------------------ run
     # query and document codes (int32: 7M-line runs are common), no copies
     # of the id strings
-    r_qcode = _codes(pc.cast(_arrow_strings(run["query_id"]), q_qid.type), query_set)
-    r_doc = pc.cast(_arrow_strings(run["doc_id"]), q_doc.type)
+    r_qcode = _codes(pc.cast(arrow_strings(run["query_id"]), q_qid.type), query_set)
+    r_doc = pc.cast(arrow_strings(run["doc_id"]), q_doc.type)
     r_score = run["score"].to_numpy(dtype=np.float64)
     keep = r_qcode >= 0
     if not keep.all():
@@ -302,7 +303,7 @@ def build_ranking(
         remap[evaluated] = np.arange(nq, dtype=np.int32)
 
     # ----------------------------------------------------------------- sort
-    order = _rank_order(r_qcode, r_score, r_doc)
+    order = rank_order(r_qcode, r_score, r_doc)
     del r_score
     s_qcode = r_qcode[order]
     del r_qcode
@@ -388,7 +389,7 @@ def build_ranking(
     )
 
 
-def _rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
+def rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
     """Indices putting rows in (query, score desc, doc id desc bytes) order.
 
     ``qcode``: query code per row (queries come out in ascending code

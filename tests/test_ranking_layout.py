@@ -87,12 +87,12 @@ def test_grouped_run_takes_the_block_order_and_keeps_ties_for_the_doc_ids():
     assert ranking._grouped_order(np.array([0, 0], dtype=np.int32), np.array([1.0, 2.0])) is None
     docs = pa.chunked_array([pa.array(["a", "b"]), pa.array(["c", "z", "y", "x"])])
     # the tie (rows 2 and 3: docs "c" and "z") is settled by descending doc id
-    np.testing.assert_array_equal(ranking._rank_order(qcode, score, docs), [3, 2, 4, 5, 0, 1])
+    np.testing.assert_array_equal(ranking.rank_order(qcode, score, docs), [3, 2, 4, 5, 0, 1])
     # equal scores in neighbouring queries are no tie
     qcode = np.array([0, 0, 1, 1], dtype=np.int32)
     score = np.array([2.0, 1.0, 1.0, 0.0])
     docs = pa.chunked_array([pa.array(["a", "b", "z", "c"])])
-    np.testing.assert_array_equal(ranking._rank_order(qcode, score, docs), [0, 1, 2, 3])
+    np.testing.assert_array_equal(ranking.rank_order(qcode, score, docs), [0, 1, 2, 3])
 
 
 def test_take_from_chunks_keeps_the_order_of_the_indices():

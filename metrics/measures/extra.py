@@ -241,7 +241,8 @@ def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):
     return dcg, idcg
 
 
-def _ndcg(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
+def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
+    """DCG / ideal DCG element-wise; 0 where the ideal DCG is 0 (no relevant document)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(idcg > 0.0, dcg / np.where(idcg > 0.0, idcg, 1.0), 0.0)
 
@@ -261,7 +262,7 @@ def ndcg_ext(r, cutoffs, **options):
     if unknown:
         raise ValueError(f"ndcg_ext: unknown options {sorted(unknown)}")
     dcg, idcg = dcg_matrices(r, cutoffs, ndcg_options(**options))
-    return _ndcg(dcg, idcg)
+    return ndcg_ratio(dcg, idcg)
 
 
 def _precision_prefix(r):
