@@ -362,21 +362,13 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
     """What :func:`_chunks` yields, read in the calling thread."""
     with open(display, "rb") as raw:
         size = max(os.fstat(raw.fileno()).st_size, 1)
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
-        stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        gz, stream = _open_stream(raw)
         line = 1
         carry = b""
         first = True
         while True:
-            try:
+            with _gzip_errors(gz, display):
                 block = stream.read(_CHUNK_BYTES)
-            except (OSError, EOFError, zlib.error) as exc:
-                if gz:
-                    raise InputError(
-                        f"the gzip data is corrupt or truncated ({exc})", path=display
-                    ) from None
-                raise
             if first:
                 first = False
                 if block.startswith(_UTF8_BOM):
@@ -1051,24 +1043,35 @@ def _first_data_line(display: str):
     Reads 64 KiB at a time, at most 1 MiB.
     """
     with open(display, "rb") as raw:
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
-        stream = gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw
+        gz, stream = _open_stream(raw)
         data = b""
-        try:
-            while True:
+        while True:
+            with _gzip_errors(gz, display):
                 block = stream.read(_DETECT_BYTES)
-                data += block
-                eof = len(block) < _DETECT_BYTES
-                found = _scan_head(data, eof, len(data) >= _DETECT_LIMIT, display)
-                if found is not None or eof or len(data) >= _DETECT_LIMIT:
-                    return found if found is not None else (None, None)
-        except (OSError, EOFError, zlib.error) as exc:
-            if gz:
-                raise InputError(
-                    f"the gzip data is corrupt or truncated ({exc})", path=display
-                ) from exc
-            raise
+            data += block
+            eof = len(block) < _DETECT_BYTES
+            found = _scan_head(data, eof, len(data) >= _DETECT_LIMIT, display)
+            if found is not None or eof or len(data) >= _DETECT_LIMIT:
+                return found if found is not None else (None, None)
+
+
+def _open_stream(raw):
+    """(is gzip, readable stream) for a file opened in binary mode: gzip is
+    recognised by its magic bytes, not by the file name."""
+    gz = raw.read(2) == b"\x1f\x8b"
+    raw.seek(0)
+    return gz, (gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw)
+
+
+@contextlib.contextmanager
+def _gzip_errors(gz: bool, display: str):
+    """Turn a failure to decompress into an InputError naming the file."""
+    try:
+        yield
+    except (OSError, EOFError, zlib.error) as exc:
+        if gz:
+            raise InputError(f"the gzip data is corrupt or truncated ({exc})", path=display) from None
+        raise
 
 
 def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
