@@ -371,15 +371,7 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 block = stream.read(_CHUNK_BYTES)
             if first:
                 first = False
-                if block.startswith(_UTF8_BOM):
-                    block = block[len(_UTF8_BOM):]
-                elif block.startswith(_UTF16_BOMS):
-                    raise InputError(
-                        "found a UTF-16 byte-order mark",
-                        path=display,
-                        line=1,
-                        expected="UTF-8 text (save the file as UTF-8)",
-                    )
+                block = _without_bom(block, display)
             data = carry + block if carry else block
             if not block:
                 if data:
@@ -1063,6 +1055,18 @@ def _open_stream(raw):
     return gz, (gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw)
 
 
+def _without_bom(data: bytes, display: str) -> bytes:
+    """The start of a file without its UTF-8 byte-order mark; a UTF-16 one is an error."""
+    if data.startswith(_UTF16_BOMS):
+        raise InputError(
+            "found a UTF-16 byte-order mark",
+            path=display,
+            line=1,
+            expected="UTF-8 text (save the file as UTF-8)",
+        )
+    return data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data
+
+
 @contextlib.contextmanager
 def _gzip_errors(gz: bool, display: str):
     """Turn a failure to decompress into an InputError naming the file."""
@@ -1081,15 +1085,7 @@ def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
     the size limit, so does the cut-off line (not checked for UTF-8 then: the
     cut may split a character).
     """
-    if data.startswith(_UTF16_BOMS):
-        raise InputError(
-            "found a UTF-16 byte-order mark",
-            path=display,
-            line=1,
-            expected="UTF-8 text (save the file as UTF-8)",
-        )
-    if data.startswith(_UTF8_BOM):
-        data = data[len(_UTF8_BOM):]
+    data = _without_bom(data, display)
     lines = data.split(b"\n")
     partial = lines.pop()  # after the last newline
     for i, line in enumerate(lines + [partial] if (eof or limit) else lines):
