@@ -13,7 +13,7 @@ import threading  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from PySide6.QtCore import QPointF, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import metrics  # noqa: E402
@@ -21,7 +21,7 @@ import metrics.compare  # noqa: E402
 import metrics.readers  # noqa: E402
 from workbench import significance_model  # noqa: E402
 from workbench.diffchart import GAIN, LOSS  # noqa: E402
-from workbench.main_window import MainWindow  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
 from workbench.report_dialog import ReportDialog  # noqa: E402
 
 TIMEOUT = 30000
@@ -73,15 +73,9 @@ def collection(tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(settings=settings)
-    w.session.set_measures(MEASURES)
-    qtbot.addWidget(w)
-    w.resize(1600, 1000)
-    w.show()
-    qtbot.waitExposed(w)
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1600, 1000))
     yield w
-    w.session.shutdown()
+    close_window(w)
 
 
 def load(qtbot, window, collection):

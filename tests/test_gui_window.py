@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 import metrics  # noqa: E402
 import metrics.curves  # noqa: E402
 import metrics.readers  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
 from workbench.main_window import MainWindow  # noqa: E402
 from workbench.qtable import RAW_ROLE  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
@@ -40,13 +41,9 @@ def sample(tmp_path):
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    w = MainWindow(settings=settings)
-    w.session.set_measures(MEASURES)
-    qtbot.addWidget(w)
-    w.show()
+    w = open_window(qtbot, tmp_path, MEASURES)
     yield w
-    w.session.shutdown()
+    close_window(w)
 
 
 def drop(window, paths):

@@ -1,0 +1,29 @@
+"""Shared set-up for the tests that drive the real window (offscreen)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from workbench.main_window import MainWindow  # noqa: E402
+
+
+def open_window(qtbot, tmp_path, measures, size=None):
+    """A main window with its own settings file and measure set, shown and
+    registered with qtbot; call ``close_window`` when done."""
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings)
+    w.session.set_measures(measures)
+    qtbot.addWidget(w)
+    if size is not None:
+        w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
+def close_window(w) -> None:
+    w.session.shutdown()
