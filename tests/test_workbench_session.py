@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+
+import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QThreadPool  # noqa: E402
 
 from metrics.errors import Cancelled, InputError  # noqa: E402
-from workbench.session import _load_files, describe_error  # noqa: E402
+from workbench.jobs import Jobs  # noqa: E402
+from workbench.session import _load_file, describe_error  # noqa: E402
 from workbench.workers import Worker  # noqa: E402
 
 
@@ -23,35 +28,115 @@ def _files(tmp_path):
     return good, bad, qrels
 
 
-def test_load_job_reads_every_file_and_reports_failures_per_file(tmp_path):
+def test_load_job_reads_the_file_and_reports_its_size_and_time(tmp_path):
     good, bad, qrels = _files(tmp_path)
     seen = []
-    out = _load_files([(str(good), 1, None), (str(bad), 1, None), (str(qrels), 3, None)], seen.append)
-    assert [(p, g) for p, g, _ in out] == [(str(good), 1), (str(bad), 1), (str(qrels), 3)]
-    assert out[0][2].kind == "run" and len(out[0][2].run) == 5
-    assert isinstance(out[1][2], InputError) and "line 2" in str(out[1][2])
-    assert out[2][2].kind == "qrels"
-    assert seen == sorted(seen) and 0 <= seen[0] and seen[-1] == 1.0
+    stat, loaded = _load_file(str(good), None, seen.append)
+    assert loaded.kind == "run" and len(loaded.run) == 5
+    assert stat == (os.stat(good).st_size, os.stat(good).st_mtime)
+    assert _load_file(str(qrels), None, seen.append)[1].kind == "qrels"
+    with pytest.raises(InputError, match="line 2"):
+        _load_file(str(bad), None, seen.append)
 
 
-def test_load_job_stops_at_cancel_and_cancels_the_rest(tmp_path):
-    good, _, qrels = _files(tmp_path)
-    out = _load_files([(str(good), 1, None), (str(qrels), 1, None)], lambda fraction: False)
-    assert all(isinstance(outcome, Cancelled) for _, _, outcome in out)
+def test_load_job_stops_at_cancel(tmp_path):
+    good, _, _ = _files(tmp_path)
+    with pytest.raises(Cancelled):
+        _load_file(str(good), None, lambda fraction: False)
 
 
 def test_load_job_reads_as_the_kind_asked_for(tmp_path):
     good, _, _ = _files(tmp_path)
-    ((_, _, outcome),) = _load_files([(str(good), 1, "qrels")], lambda f: None)
-    assert isinstance(outcome, InputError)
-    assert "good.run" in describe_error(str(good), outcome)
+    with pytest.raises(InputError) as info:
+        _load_file(str(good), "qrels", lambda f: None)
+    assert "good.run" in describe_error(str(good), info.value)
 
 
 def test_error_messages_name_the_file(tmp_path):
     missing = str(tmp_path / "nope.txt")
-    ((_, _, outcome),) = _load_files([(missing, 1, None)], lambda f: None)
-    assert describe_error(missing, outcome).startswith("nope.txt: ")
+    with pytest.raises(OSError) as info:
+        _load_file(missing, None, lambda f: None)
+    assert describe_error(missing, info.value).startswith("nope.txt: ")
     assert describe_error("/x/run.txt", RuntimeError("boom")) == "run.txt: cannot be read (RuntimeError: boom)"
+
+
+class _Gate:
+    """A job body that waits until released (or cancelled), then returns its value."""
+
+    def __init__(self, value):
+        self.value, self.event = value, threading.Event()
+
+    def __call__(self, progress):
+        while not self.event.wait(0.01):
+            if progress(0.5) is False:
+                raise Cancelled("stopped")
+        return self.value
+
+
+def _outcomes(jobs, key, body, log):
+    return jobs.submit(key, body, f"job {key}", lambda v: log.append(("done", key, v)),
+                       lambda e: log.append(("failed", key, str(e))), lambda: log.append(("cancelled", key)))
+
+
+def test_jobs_a_request_supersedes_the_older_one_of_its_kind(qtbot):
+    jobs, log = Jobs(), []
+    first, second = _Gate("old"), _Gate("new")
+    a = _outcomes(jobs, "evaluate", first, log)
+    _outcomes(jobs, "evaluate", second, log)
+    assert a.worker.cancelled  # the older one is asked to stop...
+    first.event.set()
+    second.event.set()
+    qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
+    jobs.shutdown()
+    assert log == [("done", "evaluate", "new")]  # ...and its outcome is never applied
+
+
+def test_jobs_of_other_kinds_run_side_by_side(qtbot):
+    jobs, log = Jobs(), []
+    for key in (("load", "a"), ("load", "b"), "evaluate"):
+        gate = _Gate(key)
+        gate.event.set()
+        _outcomes(jobs, key, gate, log)
+    qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
+    jobs.shutdown()
+    assert sorted(map(str, log)) == sorted(map(str, [("done", ("load", "a"), ("load", "a")),
+                                                     ("done", ("load", "b"), ("load", "b")),
+                                                     ("done", "evaluate", "evaluate")]))
+
+
+def test_jobs_cancel_keeps_the_job_so_its_owner_hears_how_it_ended(qtbot):
+    jobs, log = Jobs(), []
+    _outcomes(jobs, "evaluate", _Gate("x"), log)
+    busy = []
+    jobs.sigBusyChanged.connect(busy.append)
+    jobs.cancel()
+    qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
+    jobs.shutdown()
+    assert log == [("cancelled", "evaluate")] and busy == [False]
+
+
+def test_jobs_discard_forgets_a_job_and_stops_its_worker(qtbot):
+    jobs, log = Jobs(), []
+    job = _outcomes(jobs, ("load", "r"), _Gate("x"), log)
+    jobs.discard(("load", "r"))
+    assert not jobs.busy and job.worker.cancelled
+    jobs.shutdown()
+    qtbot.wait(50)
+    assert log == []
+
+
+def test_jobs_failures_reach_the_owner_and_the_log(qtbot, caplog):
+    jobs, log = Jobs(), []
+
+    def fails(progress):
+        raise ValueError("bad input")
+
+    with caplog.at_level(logging.ERROR, logger="workbench.jobs"):
+        _outcomes(jobs, "compare", fails, log)
+        qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
+    jobs.shutdown()
+    assert log == [("failed", "compare", "bad input")]
+    assert "Traceback" in caplog.text and "ValueError: bad input" in caplog.text
 
 
 def test_worker_emits_result_failure_and_progress(qtbot):

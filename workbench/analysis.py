@@ -31,6 +31,7 @@ class Request:
     k_max: int = 100
     ndcg_options: tuple[tuple[str, object], ...] = ()
     qrels_name: str | None = None
+    key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
 
 
 class CurveTable:
@@ -71,6 +72,24 @@ class Results:
     pr: CurveTable
     ndcg: CurveTable
     extra: dict = field(default_factory=dict)
+    # run -> (queries evaluated, i.e. both retrieved and judged; queries in the run)
+    coverage: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def unscored(self) -> list[str]:
+        """Runs that share no query with the qrels: their zeros are not scores."""
+        return [r for r, (shared, _) in self.coverage.items() if shared == 0]
+
+    @property
+    def problems(self) -> list[str]:
+        """Sentences about runs that match the qrels badly, for the user."""
+        out = []
+        for run, (shared, total) in self.coverage.items():
+            if shared == 0:
+                out.append(f"Run {run!r} shares no query with the qrels: it is not scored "
+                           "(is it a run of another collection?)")
+            elif shared < total:
+                out.append(f"Run {run!r}: only {shared} of its {total} queries are in the qrels")
+        return out
 
 
 def compute(request: Request, progress=None) -> Results:
@@ -94,6 +113,9 @@ def compute(request: Request, progress=None) -> Results:
     summary = ev.summary()
     names = [n for n in names if n in summary.columns]
     summary = summary.reindex(index=list(ev.runs), columns=names)
+    coverage = {r: (len(ev.query_ids[r]), int(runs[r]["query_id"].nunique())) for r in ev.runs}
+    unscored = [r for r, (shared, _) in coverage.items() if shared == 0]
+    summary.loc[unscored] = np.nan  # a mean over no query is not a score of 0
     wide = {}
     pq = ev.per_query
     for name, part in pq.groupby("measure", sort=False):
@@ -119,6 +141,7 @@ def compute(request: Request, progress=None) -> Results:
         query_ids=query_ids,
         pr=CurveTable(pr, "recall", "precision"),
         ndcg=CurveTable(atk, "k", "value"),
+        coverage=coverage,
     )
 
 

@@ -188,6 +188,7 @@ class DifferenceChart(QWidget):
             self._frame = layout_bars(pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), [])
             self.bars.setOpts(x=[], height=[], width=0.8)
             self._set_legend([])
+            self._set_ticks(0)  # no query id of earlier data stays under the axis
             self.caption.setText("Per-query differences need a baseline and another run")
             self._update_highlight()
             return
@@ -214,7 +215,8 @@ class DifferenceChart(QWidget):
             "bottom", "queries, largest gain first" if len(runs) == 1 else "queries, largest mean gain first"
         )
         self.bars.setOpts(x=f["x"].to_numpy(dtype=float), height=delta,
-                          width=f["width"].to_numpy(dtype=float), brushes=brushes, pens=[None] * len(f))
+                          width=f["width"].to_numpy(dtype=float), brushes=brushes or None,
+                          pens=[None] * len(f) or None)  # pyqtgraph fails on empty per-bar lists
         n = int(f["slot"].max()) + 1 if len(f) else 0
         self._set_ticks(n)
         self.plot.setXRange(-0.7, max(n, 1) - 0.3, padding=0)

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench import drilldown_model as dm
-from workbench.qtable import DataFrameModel
+from workbench.qtable import DataFrameModel, install_copy
 
 GRADE_COLOURS = {
     dm.UNJUDGED_TONE: QColor(255, 236, 179),
@@ -51,6 +51,7 @@ def _table(parent) -> QTableView:
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
     view.horizontalHeader().setHighlightSections(False)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    install_copy(view)
     return view
 
 

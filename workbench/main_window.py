@@ -79,6 +79,17 @@ class MessageArea(QFrame):
         self.label.setToolTip("\n".join(self.messages))
         self._set_shown(True)
 
+    def keep_only(self, wanted) -> None:
+        """Drop the messages not in ``wanted``."""
+        kept = [m for m in self.messages if m in wanted]
+        if kept != self.messages:
+            self.messages = []
+            self.label.clear()
+            for m in kept:
+                self.add(m)
+            if not kept:
+                self._set_shown(False)
+
     def clear(self) -> None:
         self.messages = []
         self.label.clear()
@@ -93,6 +104,45 @@ class MessageArea(QFrame):
 
     def text(self) -> str:
         return self.label.text()
+
+
+class StaleBar(QFrame):
+    """Says when what is shown does not match what is loaded, and offers to compute it again."""
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.setObjectName("staleBar")
+        self.setStyleSheet("#staleBar { background: #fff3c4; border: 1px solid #e0c060; border-radius: 3px; }")
+        self.label = QLabel(self)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.recompute_button = QPushButton("Recompute", self)
+        self.recompute_button.setToolTip("Evaluate and compare the loaded files again")
+        self.recompute_button.clicked.connect(session.recompute)
+        self.reload_button = QPushButton("Read again", self)
+        self.reload_button.setToolTip("Read the files that changed on disk again")
+        self.reload_button.clicked.connect(self._reload)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 2, 4, 2)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.reload_button)
+        layout.addWidget(self.recompute_button)
+        session.sigStateChanged.connect(self.refresh)
+
+    def refresh(self) -> None:
+        reasons = self.session.stale_reasons()
+        changed = self.session.workspace.changed_on_disk()
+        self.label.setText("Out of date: " + "; ".join(reasons) + "." if reasons else "")
+        self.label.setToolTip("\n".join(reasons))
+        self.reload_button.setVisible(bool(changed))
+        self.recompute_button.setVisible(len(reasons) > len(changed))
+        bar = self.parentWidget()
+        if isinstance(bar, QToolBar):
+            bar.setVisible(bool(reasons))
+
+    def _reload(self) -> None:
+        for e in self.session.workspace.changed_on_disk():
+            self.session.reload(e.path)
 
 
 class MainWindow(QMainWindow):
@@ -156,6 +206,16 @@ class MainWindow(QMainWindow):
         self.message_bar.addWidget(self.messages)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.message_bar)
         self.message_bar.hide()
+        self.addToolBarBreak()
+        self.stale_toolbar = QToolBar("Out of date", self)
+        self.stale_toolbar.setObjectName("staleBar")
+        self.stale_toolbar.setMovable(False)
+        self.stale_toolbar.setFloatable(False)
+        self.stale_toolbar.toggleViewAction().setVisible(False)
+        self.stale_bar = StaleBar(self.session, self.stale_toolbar)
+        self.stale_toolbar.addWidget(self.stale_bar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.stale_toolbar)
+        self.stale_toolbar.hide()
         self._fit_to_screen()
         self._initial_state = self.saveState(LAYOUT_VERSION)  # dock positions for "Reset layout"
         self._restored = False
@@ -362,6 +422,9 @@ class MainWindow(QMainWindow):
         self.progress.setToolTip(what)
 
     def _on_results(self, results) -> None:
+        if results is not None:
+            # errors of earlier evaluations no longer describe what is shown; those of files still in error do
+            self.messages.keep_only({e.error for e in self.session.workspace.entries if e.error})
         self.query_box.clear()
         self.query_box.addItem("mean over queries", None)
         if results is not None:
@@ -497,6 +560,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self._restored = self.restoreState(state, LAYOUT_VERSION)
         self.message_bar.setVisible(bool(self.messages.messages))
+        self.stale_bar.refresh()
 
     def _fit_to_screen(self) -> None:
         """A first size that shows every view: up to 1800 x 1050, within the screen."""

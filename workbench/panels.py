@@ -85,6 +85,8 @@ class FilesPanel(QWidget):
         self.table.addAction(delete)
 
         session.sigFilesChanged.connect(self.refresh)
+        session.sigResultsChanged.connect(lambda _: self.refresh())
+        session.sigStateChanged.connect(self.refresh)
         self.refresh()
 
     # -- session -> view ------------------------------------------------
@@ -92,6 +94,9 @@ class FilesPanel(QWidget):
         selected = self.selected_path()
         ws = self.session.workspace
         baseline = ws.baseline_path
+        results = self.session.results
+        coverage = results.coverage if results is not None else {}
+        changed = {e.path for e in ws.changed_on_disk()}
         self.table.blockSignals(True)
         self.table.setRowCount(len(ws.entries))
         for row, e in enumerate(ws.entries):
@@ -128,16 +133,29 @@ class FilesPanel(QWidget):
                 status = "error"
             elif e.error:
                 status = "reload failed"
+            elif e.path in changed:
+                status = "changed on disk"
+            elif e.is_run and coverage.get(e.label, (1, 1))[0] == 0:
+                status = "no shared query"
             elif e.is_run and e.path == baseline:
                 status = "baseline"
             elif e.kind == "qrels":
                 status = "in use"
             else:
                 status = "ok"
+            tip = e.error or ""
+            shared, total = coverage.get(e.label, (None, None)) if e.is_run else (None, None)
+            if shared == 0:
+                tip = "No query of this run is in the qrels: it cannot be scored (a run of another collection?)"
+            elif shared is not None and shared < total:
+                status += f" ({shared}/{total} q)"
+                tip = f"Only {shared} of the run's {total} queries are in the qrels"
+            elif e.path in changed:
+                tip = "The file changed on disk since it was read; what is shown is of the earlier content"
             st = QTableWidgetItem(status)
             st.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
-            st.setToolTip(e.error or "")
-            if e.error:
+            st.setToolTip(tip)
+            if e.error or shared == 0 or e.path in changed:
                 st.setForeground(Qt.GlobalColor.darkRed)
             self.table.setItem(row, 2, st)
         self.table.blockSignals(False)

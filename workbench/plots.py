@@ -108,6 +108,7 @@ class CurvePlot(QWidget):
                 self.plot.removeItem(item)
         if results is None:
             self.caption.setText("")
+            self.legend.clear()  # no entry may outlive its run
             return
         query = self.session.selected_query
         table = self.table(results)

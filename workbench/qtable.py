@@ -163,13 +163,26 @@ class DataFrameModel(QAbstractTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and not 0 <= section < len(self._frame.columns):
+            return None
+        if role == Qt.ItemDataRole.InitialSortOrderRole and horizontal:
+            # the first click on a score column puts the best (highest) value on top
+            return Qt.SortOrder.DescendingOrder if self._numeric[section] else Qt.SortOrder.AscendingOrder
+        if role == Qt.ItemDataRole.ToolTipRole and horizontal:
+            return str(self._frame.columns[section])  # the whole name where the header is elided
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        if orientation == Qt.Orientation.Horizontal:
-            if 0 <= section < len(self._frame.columns):
-                return str(self._frame.columns[section])
+        return str(self._frame.columns[section]) if horizontal else str(section + 1)
+
+    def cell_value(self, row: int, column: int):
+        """The value of a cell at full precision (a float, an int for counts, or text)."""
+        value = self._columns[column][row]
+        if not self._numeric[column]:
+            return value
+        if math.isnan(value):
             return None
-        return str(section + 1)
+        return int(value) if self._integer[column] else float(value)
 
     def _is_count(self, c: int) -> bool:
         """A column of whole numbers named like trec_eval's counts (num_rel...) shows no decimals."""
@@ -178,6 +191,75 @@ class DataFrameModel(QAbstractTableModel):
         col = self._columns[c]
         finite = col[np.isfinite(col)]
         return bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
+
+
+def selection_as_tsv(view) -> str:
+    """The selected cells of a table view as tab-separated text with a header row.
+
+    Numbers at full precision, without display marks (significance markers,
+    thin spaces), so they paste into a spreadsheet as numbers; rows and columns
+    in the order shown.  Without a selection, the whole table.
+    """
+    proxy = view.model()
+    model = proxy.sourceModel() if isinstance(proxy, QSortFilterProxyModel) else proxy
+    indexes = view.selectionModel().selectedIndexes() if view.selectionModel() else []
+    if indexes:
+        rows = sorted({i.row() for i in indexes})
+        cols = sorted({i.column() for i in indexes})
+        chosen = {(i.row(), i.column()) for i in indexes}
+    else:
+        rows, cols = list(range(proxy.rowCount())), list(range(proxy.columnCount()))
+        chosen = None
+    header = view.horizontalHeader()
+    cols.sort(key=header.visualIndex)
+
+    def text(value) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return repr(value)
+        return str(value).replace("\t", " ").replace("\n", " ")
+
+    lines = ["\t".join(text(model.headerData(c, Qt.Orientation.Horizontal)) for c in cols)]
+    for r in rows:
+        source_row = proxy.mapToSource(proxy.index(r, 0)).row() if proxy is not model else r
+        cells = []
+        for c in cols:
+            if chosen is not None and (r, c) not in chosen:
+                cells.append("")
+            elif isinstance(model, DataFrameModel):
+                cells.append(text(model.cell_value(source_row, c)))
+            else:
+                cells.append(text(proxy.index(r, c).data()))
+        lines.append("\t".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def install_copy(view) -> None:
+    """Ctrl+C (the platform's Copy) copies the view's selection as :func:`selection_as_tsv`."""
+    from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+
+    action = QAction("Copy", view)
+    action.setShortcut(QKeySequence.StandardKey.Copy)
+    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    action.triggered.connect(lambda: QGuiApplication.clipboard().setText(selection_as_tsv(view)))
+    view.addAction(action)
+
+
+def fit_columns(view, max_header_chars: int = 18) -> None:
+    """Widths that show every value whole; a long header is elided (its tooltip has the whole name).
+
+    ``resizeColumnsToContents`` makes a column as wide as its header: with a
+    long run name the numbers end up off-screen at the right edge.
+    """
+    header = view.horizontalHeader()
+    header.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    cap = view.fontMetrics().horizontalAdvance("M" * max_header_chars)
+    model = view.model()
+    for c in range(model.columnCount() if model is not None else 0):
+        content = view.sizeHintForColumn(c)
+        head = header.sectionSizeFromContents(c).width()
+        header.resizeSection(c, max(content, min(head, cap), 40))
 
 
 class DataFrameProxy(QSortFilterProxyModel):

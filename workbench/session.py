@@ -15,6 +15,7 @@ sigQueryChanged(object)      selected query id (None: the mean over queries)
 sigFocusMeasureChanged(str)  measure shown per query
 sigBusyChanged(bool)         a job started / the last job ended
 sigProgress(float, str)      progress of the current job (fraction < 0: unknown)
+sigStateChanged()            whether what is shown is current may have changed (see :meth:`Session.stale_reasons`)
 sigError(str)                something failed (message for the user)
 sigMessage(str)              something worth telling in the status bar
 sigFileLoaded(str)           a file was loaded (path)
@@ -32,12 +33,12 @@ import itertools
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 import metrics.readers
 from metrics.errors import Cancelled, InputError
 from workbench import analysis, drilldown_model, qtcompat, significance_model
-from workbench.workers import Worker
+from workbench.jobs import Jobs
 from workbench.workspace import FileEntry, Workspace, expand_paths, normalize
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
@@ -63,37 +64,14 @@ def describe_error(path: str, exc: BaseException) -> str:
     return f"{os.path.basename(path)}: cannot be read ({type(exc).__name__}: {exc})"
 
 
-def _load_files(items: list[tuple[str, int, str | None]], progress) -> list[tuple[str, int, object]]:
-    """Worker body: read every file; one file's failure does not stop the others."""
-    sizes = []
-    for path, _, _ in items:
-        try:
-            sizes.append(max(os.path.getsize(path), 1))
-        except OSError:
-            sizes.append(1)
-    total = float(sum(sizes))
-    done = 0.0
-    out: list[tuple[str, int, object]] = []
-    stop = False
-    for (path, gen, kind), size in zip(items, sizes):
-        if stop:
-            out.append((path, gen, Cancelled("cancelled")))
-            continue
-
-        def part(fraction, done=done, size=size):
-            return progress((done + max(0.0, min(1.0, fraction)) * size) / total)
-
-        try:
-            out.append((path, gen, metrics.readers.read_file(path, kind=kind, progress=part)))
-        except Cancelled as exc:
-            out.append((path, gen, exc))
-            stop = True
-        except Exception as exc:  # reported to the user, never raised
-            out.append((path, gen, exc))
-        done += size
-        if not stop and progress(done / total) is False:
-            stop = True
-    return out
+def _load_file(path: str, kind: str | None, progress):
+    """Worker body: the file's size and time as read, and its content."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    loaded = metrics.readers.read_file(path, kind=kind, progress=progress)
+    return (st.st_size, st.st_mtime) if st is not None else (0, 0.0), loaded
 
 
 class Session(QObject):
@@ -105,6 +83,7 @@ class Session(QObject):
     sigFocusMeasureChanged = Signal(str)
     sigBusyChanged = Signal(bool)
     sigProgress = Signal(float, str)
+    sigStateChanged = Signal()
     sigError = Signal(str)
     sigMessage = Signal(str)
     sigFileLoaded = Signal(str)
@@ -126,11 +105,11 @@ class Session(QObject):
         self.focus_measure: str | None = None
         self.is_sample = False
 
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(max(2, QThreadPool.globalInstance().maxThreadCount()))
+        self.jobs = Jobs(self)
+        self.jobs.sigBusyChanged.connect(self.sigBusyChanged.emit)
+        self.jobs.sigProgress.connect(self.sigProgress.emit)
+        self.jobs.sigFinished.connect(lambda _: self._after_job())
         self._ids = itertools.count(1)
-        self._active: dict[int, tuple[Worker, str]] = {}
-        self._eval_gen = 0
         self._eval_timer = QTimer(self)
         self._eval_timer.setSingleShot(True)
         self._eval_timer.setInterval(0)
@@ -150,8 +129,6 @@ class Session(QObject):
         self.comparison: significance_model.Comparison | None = None
         self.drilldown = None
         self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
-        self._cmp_gen = 0
-        self._drill_gen = 0
         self.sigResultsChanged.connect(lambda _: (self.request_comparison(), self.request_drilldown()))
         self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
@@ -168,7 +145,7 @@ class Session(QObject):
         """Forget every file (loads under way are dropped)."""
         for e in list(self.workspace.entries):
             self._unwatch(e.path)
-            e.generation += 1
+            self.jobs.discard(("load", e.path))
         self.workspace.entries.clear()
         self.workspace.baseline_path = None
         self.is_sample = False
@@ -188,14 +165,21 @@ class Session(QObject):
                 if e.path in sample and e.path not in paths:
                     self._unwatch(e.path)
                     self.workspace.remove(e.path)
-        items = []
         for p in paths:
-            e = self.workspace.begin_load(p, kind)
-            items.append((e.path, e.generation, e.forced_kind))
+            self._submit_load(self.workspace.begin_load(p, kind))
         self.sigFilesChanged.emit()
-        what = os.path.basename(paths[0]) if len(paths) == 1 else f"{len(paths)} files"
-        self._start(lambda progress: _load_files(items, progress), f"Loading {what}", self._on_loaded)
-        return [p for p, _, _ in items]
+        return [normalize(p) for p in paths]
+
+    def _submit_load(self, e: FileEntry) -> None:
+        """Read one file in a worker; a newer load of the same file supersedes this one."""
+        path, kind, gen = e.path, e.forced_kind, e.generation
+        self.jobs.submit(
+            ("load", path), lambda progress: _load_file(path, kind, progress),
+            f"Loading {os.path.basename(path)}",
+            lambda outcome: self._on_loaded(path, gen, outcome),
+            lambda exc: self._on_load_failed(path, gen, exc),
+            lambda: self._on_load_cancelled(path, gen),
+        )
 
     def reload(self, path: str) -> None:
         e = self.workspace.entry(path)
@@ -214,35 +198,35 @@ class Session(QObject):
             return
         self.open_files([e.path], kind=kind)
 
-    def _on_loaded(self, outcomes) -> None:
-        changed = False
-        for path, gen, outcome in outcomes:
-            if isinstance(outcome, Cancelled):
-                if self.workspace.cancel_load(path, gen) is not None:
-                    self.sigMessage.emit(f"Loading {os.path.basename(path)} cancelled")
-                continue
-            if isinstance(outcome, BaseException):
-                msg = describe_error(path, outcome)
-                if self.workspace.fail_load(path, gen, msg) is not None:
-                    self.sigError.emit(msg)
-                continue
-            e = self.workspace.finish_load(path, gen, outcome.kind, outcome.run, outcome.qrels)
-            if e is None:
-                continue  # a newer load of this file is under way
-            changed = True
-            self._watch(e.path)
-            self.sigFileLoaded.emit(e.path)
-            for warning in getattr(outcome, "warnings", ()):
-                self.sigMessage.emit(warning)
-        # qrels files replaced by a newer one are no longer watched
-        loaded = {e.path for e in self.workspace.entries}
+    def _on_loaded(self, path: str, gen: int, outcome) -> None:
+        stat, loaded = outcome
+        e = self.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
+        if e is None:
+            return
+        self._watch(e.path)
+        self.sigFileLoaded.emit(e.path)
+        for warning in loaded.warnings:
+            self.sigMessage.emit(warning)
+        # a qrels file replaced by a newer one is no longer watched
+        present = {x.path for x in self.workspace.entries}
         for p in self._watcher.files():
-            if normalize(p) not in loaded:
+            if normalize(p) not in present:
                 self._watcher.removePath(p)
         self.sigFilesChanged.emit()
         self.sigBaselineChanged.emit(self.workspace.baseline_label())
-        if changed:
-            self.request_evaluation()
+        self.request_evaluation()
+
+    def _on_load_failed(self, path: str, gen: int, exc: BaseException) -> None:
+        msg = describe_error(path, exc)
+        if self.workspace.fail_load(path, gen, msg) is not None:
+            self.sigError.emit(msg)
+            self.sigFilesChanged.emit()
+
+    def _on_load_cancelled(self, path: str, gen: int) -> None:
+        if self.workspace.cancel_load(path, gen) is not None:
+            self.sigMessage.emit(f"Loading {os.path.basename(path)} cancelled")
+            self.sigFilesChanged.emit()
+            self.sigBaselineChanged.emit(self.workspace.baseline_label())
 
     # ------------------------------------------------------------------
     # editing the list of files
@@ -251,7 +235,7 @@ class Session(QObject):
         if e is None:
             return
         self._unwatch(e.path)
-        e.generation += 1  # a load still under way is dropped
+        self.jobs.discard(("load", e.path))  # a load still under way stops and is dropped
         self.workspace.remove(e.path)
         self.sigFilesChanged.emit()
         self.sigBaselineChanged.emit(self.workspace.baseline_label())
@@ -324,43 +308,98 @@ class Session(QObject):
     # evaluation
     def request_evaluation(self) -> None:
         """Evaluate again soon (several changes in a row give one evaluation)."""
-        self._eval_gen += 1  # whatever is running now is superseded
         self._eval_timer.start()
+        self.sigStateChanged.emit()
+
+    def recompute(self) -> None:
+        """Evaluate, compare and drill down again, whatever is shown now."""
+        self._eval_timer.start()
+        self.request_comparison()
+        self.request_drilldown()
+
+    def evaluation_key(self) -> tuple | None:
+        """What an evaluation of the current files and options would be computed from (None: nothing to evaluate).
+
+        Results whose ``request.key`` differs are out of date.
+        """
+        ws = self.workspace
+        q = ws.qrels_entry()
+        runs = ws.run_entries()
+        judgments = [(q.path, q.version)] if q is not None else [
+            (e.path, e.version) for e in runs if e.kind == "ranked" and e.qrels is not None]
+        if not judgments or not runs:
+            return None
+        return (
+            tuple(judgments), tuple((e.label, e.path, e.version) for e in runs), self.measures,
+            self.relevance_level, self.k_max, tuple(sorted(self.ndcg_options.items())),
+        )
+
+    @property
+    def evaluating(self) -> bool:
+        return self._eval_timer.isActive() or self.jobs.running("evaluate")
+
+    def evaluation_state(self) -> str:
+        """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
+        if self.evaluating:
+            return "computing"
+        key = self.evaluation_key()
+        if key is None and self.results is None:
+            return "empty"
+        return "current" if self.results is not None and self.results.request.key == key else "outdated"
+
+    def comparison_current(self) -> bool:
+        """Whether :attr:`comparison` belongs to the results, baseline and settings shown now."""
+        c, r = self.comparison, self.results
+        return (c is not None and r is not None and c.request.per_query is r.evaluation.per_query
+                and c.baseline == self.baseline_label() and c.request.settings == self.compare_settings)
+
+    def stale_reasons(self) -> list[str]:
+        """Why what the window shows does not match what is loaded (empty: it matches, or work is under way)."""
+        if self.jobs.busy or self._eval_timer.isActive():
+            return []
+        reasons = []
+        if self.evaluation_state() == "outdated":
+            reasons.append("the scores shown are not those of the files and options now loaded"
+                           if self.results is not None else "the loaded files are not evaluated")
+        elif (self.results is not None and self.comparison is not None and not self.comparison_current()):
+            reasons.append("the significance marks are not those of the scores shown")
+        for e in self.workspace.changed_on_disk():
+            reasons.append(f"{e.name} changed on disk and was not read again")
+        return reasons
 
     def _start_evaluation(self) -> None:
-        qrels = tuple(self.workspace.qrels_parts())  # merged in the worker
-        runs = self.workspace.runs()
-        if not qrels or not runs:
-            self._eval_gen += 1
+        key = self.evaluation_key()
+        if key is None:
+            self.jobs.discard("evaluate")
             if self.results is not None:
                 self.results = None
                 self.sigResultsChanged.emit(None)
             if not self.workspace.loading():
-                need = "a qrels file" if not qrels else "a run"
+                need = "a qrels file" if self.workspace.qrels_entry() is None else "a run"
                 self.sigMessage.emit(f"Load {need} to see scores")
-            self._emit_idle_if_done()
+            self.sigStateChanged.emit()
+            if not self.busy:
+                self.sigIdle.emit()
             return
+        runs = self.workspace.runs()
         request = analysis.Request(
-            qrels=qrels,
+            qrels=tuple(self.workspace.qrels_parts()),  # merged in the worker
             runs=runs,
             measures=self.measures,
             relevance_level=self.relevance_level,
             k_max=self.k_max,
             ndcg_options=tuple(sorted(self.ndcg_options.items())),
             qrels_name=self.workspace.qrels_name(),
+            key=key,
         )
-        self._eval_gen += 1
-        gen = self._eval_gen
-        self._start(
-            lambda progress: analysis.compute(request, progress),
+        self.jobs.submit(
+            "evaluate", lambda progress: analysis.compute(request, progress),
             f"Evaluating {len(runs)} run{'s' if len(runs) != 1 else ''}",
-            lambda res: self._on_evaluated(gen, res),
-            lambda exc: self._on_evaluation_failed(gen, exc),
+            self._on_evaluated, self._on_evaluation_failed,
+            lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
 
-    def _on_evaluated(self, gen: int, results: analysis.Results) -> None:
-        if gen != self._eval_gen:
-            return  # superseded by a newer request
+    def _on_evaluated(self, results: analysis.Results) -> None:
         self.results = results
         if self.focus_measure not in results.measures and results.measures:
             self.focus_measure = results.measures[0]
@@ -369,7 +408,10 @@ class Session(QObject):
             self.selected_query = None
             self.sigQueryChanged.emit(None)
         self.sigResultsChanged.emit(results)
-        if not results.query_ids:
+        if results.query_ids:
+            for problem in results.problems:
+                self.sigError.emit(problem)
+        else:
             self.sigError.emit(
                 "No query of the qrels has results in the runs: the runs and the qrels do not match "
                 "(is the right qrels file loaded?)"
@@ -385,13 +427,8 @@ class Session(QObject):
             f"{len(results.measures)} measure(s){note}"
         )
 
-    def _on_evaluation_failed(self, gen: int, exc: BaseException) -> None:
-        if gen != self._eval_gen:
-            return
-        if isinstance(exc, Cancelled):
-            self.sigMessage.emit("Evaluation cancelled")
-        else:
-            self.sigError.emit(f"Evaluation failed: {exc}")
+    def _on_evaluation_failed(self, exc: BaseException) -> None:
+        self.sigError.emit(f"Evaluation failed: {exc}")
 
     # ------------------------------------------------------------------
     # comparison with the baseline, and the drill-down of the selected query
@@ -411,13 +448,12 @@ class Session(QObject):
 
     def request_comparison(self) -> None:
         """Compare the runs with the baseline again (in a worker)."""
-        self._cmp_gen += 1
-        gen = self._cmp_gen
         results = self.results
         baseline = self.baseline_label()
         if (results is None or baseline not in results.runs or len(results.runs) < 2
                 or results.evaluation.per_query.empty):
             # nothing to compare: no baseline, a single run, or no query judged and retrieved
+            self.jobs.discard("compare")
             if self.comparison is not None:
                 self.comparison = None
                 self.sigComparisonChanged.emit(None)
@@ -426,22 +462,16 @@ class Session(QObject):
             per_query=results.evaluation.per_query, runs=tuple(results.runs), baseline=baseline,
             settings=self.compare_settings,
         )
-        self._start(
-            lambda progress: significance_model.compute(request, progress),
-            "Comparing with the baseline",
-            lambda res: self._on_compared(gen, res),
-            lambda exc: self._on_compare_failed(gen, exc),
+        self.jobs.submit(
+            "compare", lambda progress: significance_model.compute(request, progress),
+            "Comparing with the baseline", self._on_compared,
+            lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
+            lambda: self.sigMessage.emit("Comparison cancelled: significance marks are out of date"),
         )
 
-    def _on_compared(self, gen: int, comparison) -> None:
-        if gen != self._cmp_gen:
-            return  # superseded
+    def _on_compared(self, comparison) -> None:
         self.comparison = comparison
         self.sigComparisonChanged.emit(comparison)
-
-    def _on_compare_failed(self, gen: int, exc: BaseException) -> None:
-        if gen == self._cmp_gen and not isinstance(exc, Cancelled):
-            self.sigError.emit(f"Comparison failed: {exc}")
 
     def set_drilldown_depth(self, depth: int) -> None:
         if int(depth) != self.drilldown_depth:
@@ -450,11 +480,10 @@ class Session(QObject):
 
     def request_drilldown(self) -> None:
         """Rank the selected query's documents for every run again (in a worker)."""
-        self._drill_gen += 1
-        gen = self._drill_gen
         results = self.results
         query = self.selected_query
         if results is None or query is None:
+            self.jobs.discard("drilldown")
             if self.drilldown is not None:
                 self.drilldown = None
                 self.sigDrilldownChanged.emit(None)
@@ -465,90 +494,51 @@ class Session(QObject):
             depth=self.drilldown_depth, baseline=baseline if baseline in results.runs else None,
             relevance_level=results.request.relevance_level,
         )
-        self._start(
-            lambda progress: drilldown_model.compute(request, progress),
-            f"Ranking query {query}",
-            lambda res: self._on_drilled(gen, res),
-            lambda exc: self._on_drill_failed(gen, exc),
+        self.jobs.submit(
+            "drilldown", lambda progress: drilldown_model.compute(request, progress),
+            f"Ranking query {query}", self._on_drilled,
+            lambda exc: self.sigError.emit(f"Query drill-down failed: {exc}"),
         )
 
-    def _on_drilled(self, gen: int, drill) -> None:
-        if gen != self._drill_gen:
-            return
+    def _on_drilled(self, drill) -> None:
         self.drilldown = drill
         self.sigDrilldownChanged.emit(drill)
-
-    def _on_drill_failed(self, gen: int, exc: BaseException) -> None:
-        if gen == self._drill_gen and not isinstance(exc, Cancelled):
-            self.sigError.emit(f"Query drill-down failed: {exc}")
-
-    def start_job(self, fn, what: str, on_finished, on_failed=None):
-        """Run ``fn(progress)`` in a worker, shown as busy like every other job."""
-        return self._start(fn, what, on_finished, on_failed)
 
     # ------------------------------------------------------------------
     # jobs
     @property
     def busy(self) -> bool:
-        return bool(self._active) or self._eval_timer.isActive()
+        return self.jobs.busy or self._eval_timer.isActive()
 
-    def cancel(self) -> None:
-        """Stop every job; a cancelled evaluation's result is dropped."""
-        for worker, _ in list(self._active.values()):
-            worker.cancel()
-        if self._eval_timer.isActive():
-            self._eval_timer.stop()
-        self._eval_gen += 1
-
-    def shutdown(self, timeout_ms: int = 10000) -> None:
-        self.cancel()
-        self._pool.clear()
-        self._pool.waitForDone(timeout_ms)
-
-    def run_job(self, fn, what: str, on_finished, on_failed=None) -> Worker:
+    def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
 
         ``on_finished(result)`` / ``on_failed(exception)`` run on the GUI thread;
-        without ``on_failed`` a failure is reported through ``sigError``.
+        without ``on_failed`` a failure is reported through ``sigError``.  A job
+        with the ``key`` of one still running supersedes it (default: a new key).
         """
-        return self._start(fn, what, on_finished, on_failed)
-
-    def _start(self, fn, what: str, on_finished, on_failed=None) -> Worker:
-        job_id = next(self._ids)
-        worker = Worker(fn)
-        was_busy = bool(self._active)
-        self._active[job_id] = (worker, what)
-        worker.signals.sigProgress.connect(lambda f: self.sigProgress.emit(f, what))
-        worker.signals.sigFinished.connect(lambda res: self._job_done(job_id, on_finished, res))
-        worker.signals.sigFailed.connect(
-            lambda exc: self._job_done(job_id, on_failed or self._on_job_failed, exc)
+        return self.jobs.submit(
+            key if key is not None else ("job", next(self._ids)), fn, what, on_finished,
+            on_failed or (lambda exc: self.sigError.emit(f"{what}: {exc}")),
+            lambda: on_failed(Cancelled("cancelled")) if on_failed else self.sigMessage.emit(f"{what}: cancelled"),
         )
-        if not was_busy:
-            self.sigBusyChanged.emit(True)
-        self.sigProgress.emit(-1.0, what)
-        self._pool.start(worker)
-        return worker
 
-    def _job_done(self, job_id: int, handler, value) -> None:
-        self._active.pop(job_id, None)
-        try:
-            handler(value)
-        finally:
-            if self._active:
-                _, what = next(reversed(self._active.values()))
-                self.sigProgress.emit(-1.0, what)
-            else:
-                self.sigBusyChanged.emit(False)
-            self._emit_idle_if_done()
+    start_job = run_job
 
-    def _on_job_failed(self, exc: BaseException) -> None:
-        if isinstance(exc, Cancelled):
-            self.sigMessage.emit("Cancelled")
-        else:
-            self.sigError.emit(f"{type(exc).__name__}: {exc}")
+    def cancel(self) -> None:
+        """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
+        if self._eval_timer.isActive():
+            self._eval_timer.stop()
+        self.jobs.cancel()
+        self.sigStateChanged.emit()
 
-    def _emit_idle_if_done(self) -> None:
-        if not self._active and not self._eval_timer.isActive():
+    def shutdown(self, timeout_ms: int = 10000) -> None:
+        self._eval_timer.stop()
+        self.jobs.shutdown(timeout_ms)
+
+    def _after_job(self) -> None:
+        self.sigStateChanged.emit()
+        if not self.busy:
             self.sigIdle.emit()
 
     # ------------------------------------------------------------------
@@ -578,3 +568,4 @@ class Session(QObject):
             self._watch(path)  # editors that replace the file drop it from the watcher
             if (st.st_size, st.st_mtime) != (e.size, e.mtime):
                 self.sigFileChangedOnDisk.emit(path, int(st.st_size))
+        self.sigStateChanged.emit()

@@ -19,14 +19,15 @@ from PySide6.QtWidgets import (
 )
 
 from workbench import comparison, significance_model
-from workbench.qtable import DataFrameModel, DataFrameProxy
+from workbench.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
 
 
 def _make_table(parent) -> QTableView:
     view = QTableView(parent)
     view.setSortingEnabled(True)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+    view.setTabKeyNavigation(False)  # Tab moves on to the next control instead of the next cell
     view.setAlternatingRowColors(True)
     view.setWordWrap(False)
     view.verticalHeader().setVisible(False)
@@ -34,6 +35,7 @@ def _make_table(parent) -> QTableView:
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.horizontalHeader().setStretchLastSection(False)
     view.horizontalHeader().setHighlightSections(False)
+    install_copy(view)
     return view
 
 
@@ -68,12 +70,27 @@ class SummaryView(QWidget):
         self.view.clicked.connect(self._on_clicked)
         session.sigResultsChanged.connect(self.on_results)
         session.sigComparisonChanged.connect(lambda _: self.on_results(self.session.results))
+        session.sigStateChanged.connect(self._update_placeholder)
         self.on_results(session.results)
+
+    def _update_placeholder(self) -> None:
+        ws = self.session.workspace
+        if self.session.evaluating or (ws.loading() and self.session.results is None):
+            text = "Evaluating…" if self.session.evaluating else "Loading…"
+        elif ws.qrels_entry() is None and not any(e.kind == "ranked" for e in ws.run_entries()):
+            text = "Load a qrels file" + ("" if ws.run_entries() else " and one or more runs") + \
+                " (drop them on the window)."
+        elif not ws.run_entries():
+            text = "Load one or more runs (drop them on the window)."
+        else:
+            text = "Not evaluated: press Recompute."
+        self.placeholder.setText(text)
 
     def on_results(self, results) -> None:
         if results is None:
             self.model.set_frame(pd.DataFrame())
             self.view.hide()
+            self._update_placeholder()
             self.placeholder.show()
             self.legend.hide()
             return
@@ -83,6 +100,13 @@ class SummaryView(QWidget):
         if compared is not None and not compared.is_for(results):
             compared = None  # computed for earlier results; a new comparison is on its way
         marks, tips = significance_model.summary_marks(compared, frame)
+        unscored = set(results.unscored())
+        if unscored:  # their zeros are not scores: say so in the row itself
+            rows = frame["run"].isin(unscored)
+            marks = marks if marks is not None else pd.DataFrame("", index=frame.index, columns=frame.columns)
+            tips = tips if tips is not None else pd.DataFrame("", index=frame.index, columns=frame.columns)
+            marks.loc[rows, "run"] = marks.loc[rows, "run"].astype(str) + " — not scored"
+            tips.loc[rows, "run"] = "This run shares no query with the qrels; no measure can be computed."
         self.model.set_frame(
             frame, tones, sort_keys={"run": frame["run"].map(order).to_numpy()}, marks=marks, tips=tips
         )
@@ -90,7 +114,7 @@ class SummaryView(QWidget):
         self.legend.setVisible(compared is not None)
         self.placeholder.hide()
         self.view.show()
-        self.view.resizeColumnsToContents()
+        fit_columns(self.view)
 
     def _on_clicked(self, index) -> None:
         name = str(self.model.headerData(self.proxy.mapToSource(index).column(), Qt.Orientation.Horizontal))
@@ -174,7 +198,7 @@ class PerQueryView(QWidget):
         if 0 <= sort_col < len(frame.columns):
             self.proxy.sort(sort_col, sort_order)
         self.baseline_label.setText(f"Baseline: {baseline}" if baseline else "")
-        self.view.resizeColumnsToContents()
+        fit_columns(self.view)
         self.on_query(self.session.selected_query)
 
     def on_query(self, query_id) -> None:

@@ -40,7 +40,8 @@ class FileEntry:
     run: pd.DataFrame | None = None
     qrels: pd.DataFrame | None = None
     generation: int = 0              # bumped whenever a new load of this file starts
-    size: int = 0
+    version: int = 0                 # bumped whenever loaded content is stored
+    size: int = 0                    # size and modification time of the content in use
     mtime: float = 0.0
 
     @property
@@ -94,21 +95,24 @@ class Workspace:
         if e.status != "ok":
             e.status = "loading"
             e.error = None
-        try:
-            st = os.stat(path)
-            e.size, e.mtime = st.st_size, st.st_mtime
-        except OSError:
-            pass
         return e
 
-    def finish_load(self, path: str, generation: int, kind: str, run, qrels) -> FileEntry | None:
-        """Store a successful load; returns None if a newer load of the file superseded it."""
+    def finish_load(self, path: str, generation: int, kind: str, run, qrels,
+                    stat: tuple[int, float] | None = None) -> FileEntry | None:
+        """Store a successful load; returns None if a newer load of the file superseded it.
+
+        ``stat`` is the file's (size, mtime) when it was read: the content in
+        use is known to be current only while the file on disk still has them.
+        """
         e = self.entry(path)
         if e is None or e.generation != generation:
             return None
         was_run = e.is_run
         e.kind, e.run, e.qrels = kind, run, qrels
         e.status, e.error = "ok", None
+        e.version += 1
+        if stat is not None:
+            e.size, e.mtime = stat
         if kind == "qrels":
             e.run = None
             # one qrels file in use: this one replaces the others
@@ -215,6 +219,20 @@ class Workspace:
 
     def loading(self) -> list[FileEntry]:
         return [e for e in self.entries if e.status == "loading"]
+
+    def changed_on_disk(self) -> list[FileEntry]:
+        """Loaded files whose size or time on disk differ from those of the content in use."""
+        out = []
+        for e in self.entries:
+            if e.status != "ok" or not e.mtime:
+                continue
+            try:
+                st = os.stat(e.path)
+            except OSError:
+                continue  # deleted, or being replaced: what was read stays in use
+            if (st.st_size, st.st_mtime) != (e.size, e.mtime):
+                out.append(e)
+        return out
 
     # -- helpers --------------------------------------------------------
     def _unique_label(self, label: str, exclude: FileEntry | None = None) -> str:

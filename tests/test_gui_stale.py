@@ -1,0 +1,264 @@
+"""What the window shows always matches what is loaded, or says it is out of date.
+
+Each test holds a job in the middle of its work (a read or an evaluation that
+waits for a gate, checking for cancellation as the real ones do), then acts as
+a user would: Cancel, remove, reload, drop again, replace the qrels.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import threading  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtGui import QGuiApplication  # noqa: E402
+
+import metrics.readers  # noqa: E402
+from metrics.errors import Cancelled  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+from workbench import analysis  # noqa: E402
+
+TIMEOUT = 20000
+
+
+def _write(path, lines):
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.fixture
+def data(tmp_path):
+    rng = np.random.default_rng(5)
+    q, runs = [], {"A": [], "B": [], "slow": []}
+    for qid in range(1, 11):
+        for d in range(10):
+            q.append(f"{qid} 0 D{d} {int(rng.integers(0, 3))}")
+        for tag, rows in runs.items():
+            scores = rng.random(10)
+            for rank, d in enumerate(np.argsort(-scores)):
+                rows.append(f"{qid} Q0 D{d} {rank + 1} {scores[d]:.5f} {tag}")
+    paths = {"qrels": _write(tmp_path / "qrels.txt", q)}
+    for tag, rows in runs.items():
+        paths[tag] = _write(tmp_path / f"{tag}.run", rows)
+    return paths
+
+
+class Gate:
+    """Holds every job it is given until released, asking ``progress`` as a real reader does."""
+
+    def __init__(self):
+        self.release = threading.Event()
+        self.entered = threading.Event()
+        self.cancelled = threading.Event()
+
+    def hold(self, progress):
+        self.entered.set()
+        while not self.release.wait(0.005):
+            if progress(0.5) is False:
+                self.cancelled.set()
+                raise Cancelled("cancelled")
+
+
+@pytest.fixture
+def gated_reads(monkeypatch):
+    """Reads of files named ``slow*`` wait at the gate."""
+    gate = Gate()
+    real = metrics.readers.read_file
+
+    def read_file(path, kind=None, progress=None):
+        if os.path.basename(path).startswith("slow"):
+            gate.hold(progress)
+        return real(path, kind=kind, progress=progress)
+
+    monkeypatch.setattr(metrics.readers, "read_file", read_file)
+    yield gate
+    gate.release.set()
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map", "P.10"))
+    yield w
+    close_window(w)
+
+
+def _idle(qtbot, window):
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
+
+
+def _load(qtbot, window, paths):
+    window.open_files([str(p) for p in paths])
+    _idle(qtbot, window)
+
+
+def test_cancel_during_an_evaluation_leaves_results_marked_out_of_date(qtbot, window, data, monkeypatch):
+    s = window.session
+    _load(qtbot, window, [data["qrels"], data["A"]])
+    assert list(s.results.runs) == ["A"] and s.evaluation_state() == "current"
+    assert not window.stale_toolbar.isVisible()
+
+    gate, real = Gate(), analysis.compute
+
+    def slow_compute(request, progress=None):
+        gate.hold(progress)
+        return real(request, progress)
+
+    monkeypatch.setattr(analysis, "compute", slow_compute)
+    window.open_files([str(data["B"])])
+    qtbot.waitUntil(gate.entered.is_set, timeout=TIMEOUT)
+    assert window.summary.placeholder.text() == "Evaluating…" or window.summary.view.isVisible()
+    window.cancel_button.click()
+    _idle(qtbot, window)
+    assert gate.cancelled.is_set()
+    # B is loaded, the results hold only A: the window says so and offers to recompute
+    assert [e.label for e in s.workspace.run_entries()] == ["A", "B"]
+    assert list(s.results.runs) == ["A"]
+    assert s.evaluation_state() == "outdated"
+    assert window.stale_toolbar.isVisible()
+    assert "Out of date" in window.stale_bar.label.text()
+    assert window.stale_bar.recompute_button.isVisible()
+    assert "cancelled" in window.statusBar().currentMessage()
+
+    monkeypatch.setattr(analysis, "compute", real)
+    window.stale_bar.recompute_button.click()
+    _idle(qtbot, window)
+    assert list(s.results.runs) == ["A", "B"] and s.evaluation_state() == "current"
+    assert not window.stale_toolbar.isVisible()
+
+
+def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbot, window, data, gated_reads):
+    s = window.session
+    slow = data["slow"]
+    gated_reads.release.set()
+    _load(qtbot, window, [data["qrels"], slow])
+    before = s.results.summary.copy()
+    gated_reads.release.clear()
+    lines = slow.read_text().splitlines()
+    _write(slow, lines[: len(lines) // 2])  # half the run
+    os.utime(slow, (1_000_000_000, 1_000_000_000))
+    s.reload(str(slow))
+    qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
+    window.cancel_button.click()
+    _idle(qtbot, window)
+    assert gated_reads.cancelled.is_set()
+    e = s.workspace.entry(str(slow))
+    assert e.status == "ok" and len(e.run) == len(lines)  # the earlier content stays in use...
+    assert s.results.summary.equals(before)
+    assert [x.path for x in s.workspace.changed_on_disk()] == [e.path]  # ...and is known to be old
+    assert "slow.run changed on disk" in window.stale_bar.label.text()
+    assert window.stale_bar.reload_button.isVisible()
+    status = window.files.table.item(1, 2).text()
+    assert status == "changed on disk"
+
+    gated_reads.release.set()
+    window.stale_bar.reload_button.click()
+    _idle(qtbot, window)
+    assert len(s.workspace.entry(str(slow)).run) == len(lines) // 2
+    assert not s.workspace.changed_on_disk() and not window.stale_toolbar.isVisible()
+
+
+def test_removing_a_run_while_it_loads_stops_its_load(qtbot, window, data, gated_reads):
+    s = window.session
+    _load(qtbot, window, [data["qrels"], data["A"]])
+    window.open_files([str(data["slow"])])
+    qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
+    s.remove(str(data["slow"]))
+    qtbot.waitUntil(gated_reads.cancelled.is_set, timeout=TIMEOUT)  # the read itself stops
+    _idle(qtbot, window)
+    assert [e.name for e in s.workspace.entries] == ["qrels.txt", "A.run"]
+    assert list(s.results.runs) == ["A"] and s.evaluation_state() == "current"
+
+
+def test_cancel_then_reload_at_once_loads_the_file(qtbot, window, data, gated_reads):
+    s = window.session
+    _load(qtbot, window, [data["qrels"]])
+    window.open_files([str(data["slow"])])
+    qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
+    s.cancel()
+    gated_reads.release.set()
+    window.open_files([str(data["slow"])])  # before the cancelled read has even reported
+    _idle(qtbot, window)
+    e = s.workspace.entry(str(data["slow"]))
+    assert e is not None and e.status == "ok" and e.version == 1
+    assert list(s.results.runs) == ["slow"] and s.evaluation_state() == "current"
+
+
+def test_the_same_file_dropped_twice_is_loaded_once(qtbot, window, data, gated_reads):
+    s = window.session
+    _load(qtbot, window, [data["qrels"]])
+    window.open_files([str(data["slow"])])
+    qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
+    window.open_files([str(data["slow"])])  # the second request supersedes the first
+    gated_reads.release.set()
+    _idle(qtbot, window)
+    assert [e.name for e in s.workspace.entries] == ["qrels.txt", "slow.run"]
+    assert s.workspace.entry(str(data["slow"])).version == 1  # one load was applied
+    assert list(s.results.runs) == ["slow"]
+
+
+def test_qrels_replaced_while_a_run_loads_scores_against_the_new_qrels(qtbot, window, data, gated_reads, tmp_path):
+    s = window.session
+    _load(qtbot, window, [data["qrels"]])
+    window.open_files([str(data["slow"])])
+    qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
+    # every document relevant: P@10 is 1 for every query
+    all_rel = _write(tmp_path / "all_rel.txt", [f"{q} 0 D{d} 1" for q in range(1, 11) for d in range(10)])
+    window.open_files([str(all_rel)])
+    gated_reads.release.set()
+    _idle(qtbot, window)
+    assert s.workspace.qrels_entry().name == "all_rel.txt"
+    assert s.results.summary.loc["slow", "P_10"] == pytest.approx(1.0)
+    assert s.evaluation_state() == "current"
+
+
+def test_a_run_sharing_no_query_with_the_qrels_is_flagged_not_scored(qtbot, window, data, tmp_path):
+    s = window.session
+    other = _write(tmp_path / "robust.run", [f"30{q} Q0 X{d} {d + 1} {10 - d} robust" for q in range(3) for d in range(5)])
+    _load(qtbot, window, [data["qrels"], data["A"], other])
+    assert s.results.unscored() == ["robust"]
+    assert np.isnan(s.results.summary.loc["robust"]).all()  # no zeros presented as scores
+    model = window.summary.model
+    row = list(model.frame()["run"]).index("robust")
+    assert model.index(row, 0).data().endswith("not scored")
+    assert model.index(row, 1).data() == "–"
+    status = {window.files.table.item(r, 0).text(): window.files.table.item(r, 2).text()
+              for r in range(window.files.table.rowCount())}
+    assert status["robust"] == "no shared query"
+    assert any("robust" in m and "shares no query" in m for m in window.messages.messages)
+
+
+def test_copy_gives_numbers_at_full_precision_without_marks(qtbot, window, data):
+    s = window.session
+    _load(qtbot, window, [data["qrels"], data["A"], data["B"]])
+    qtbot.waitUntil(lambda: s.comparison is not None, timeout=TIMEOUT)
+    view = window.summary.view
+    view.selectAll()
+    view.setFocus()
+    for action in view.actions():
+        if action.text() == "Copy":
+            action.trigger()
+    lines = QGuiApplication.clipboard().text().splitlines()
+    assert lines[0].split("\t") == ["run", "map", "P_10"]
+    rows = {line.split("\t")[0]: line.split("\t")[1:] for line in lines[1:]}
+    assert set(rows) == {"A", "B"}  # labels without "(baseline)" or markers
+    assert float(rows["B"][0]) == s.results.summary.loc["B", "map"]  # repr round-trips exactly
+
+
+def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
+    long = "trec-robust.xml-LMDirichlet1000.0-content-with-a-very-long-name"
+    path = _write(tmp_path / "long.run", [line.rsplit(" ", 1)[0] + " " + long
+                                          for line in data["B"].read_text().splitlines()])
+    _load(qtbot, window, [data["qrels"], data["A"], path])
+    view = window.per_query.view
+    header = view.horizontalHeader()
+    fm = view.fontMetrics()
+    for c in range(1, view.model().columnCount()):
+        text = view.model().index(0, c).data()
+        assert header.sectionSize(c) >= fm.horizontalAdvance(text) + 6  # the value fits its column
+        assert header.sectionSize(c) < fm.horizontalAdvance(long)      # the header is elided instead
+    assert view.model().headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == long
