@@ -193,8 +193,16 @@ def test_sorting_by_numeric_columns_orders_numerically(qtbot, window, small):
     counts = proxy_column(window.summary, 4)
     assert counts == sorted(counts)
 
-    view.filter_edit.setText("1")
-    assert sorted(proxy_column(view, 0), key=int) == ["1", "10", "11", "12"]
+    view.filter_edit.setText("1")  # a whole id matches exactly ("1" is not "10", "11", "12")
+    assert proxy_column(view, 0) == ["1"] and view.filter_status.text() == "1 of 12 queries"
+    view.filter_edit.setText("2, 12 5")  # a list of ids
+    assert sorted(proxy_column(view, 0), key=int) == ["2", "5", "12"]
+    view.filter_edit.setText("2,99")
+    assert proxy_column(view, 0) == ["2"] and "not found: 99" in view.filter_status.text()
+    view.filter_edit.setText("99")  # nothing matches: the box says so
+    assert proxy_column(view, 0) == [] and "no query matches" in view.filter_status.text()
+    view.filter_edit.clear()
+    assert len(proxy_column(view, 0)) == 12 and view.filter_status.text() == ""
 
 
 def test_selecting_a_query_updates_the_plots(qtbot, window, small):

@@ -24,15 +24,25 @@ def _qrels() -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- workspace
-def test_labels_default_to_run_tag_and_are_made_unique(tmp_path):
+def test_labels_default_to_run_tag_and_a_repeated_tag_gives_the_file_name(tmp_path):
     ws = Workspace()
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     for p in (a, b):
         e = ws.begin_load(p)
         ws.finish_load(str(p), e.generation, "run", _run("bm25"), None)
-    assert [e.label for e in ws.run_entries()] == ["bm25", "bm25 (2)"]
-    assert list(ws.runs()) == ["bm25", "bm25 (2)"]
+    assert [e.label for e in ws.run_entries()] == ["bm25", "b"]
+    assert list(ws.runs()) == ["bm25", "b"]
     assert ws.baseline_label() == "bm25"
+
+
+def test_generic_tags_give_the_file_name_and_labels_stay_unique(tmp_path):
+    ws = Workspace()
+    for name, tag in (("bm25.run.gz", "Anserini"), ("rm3.txt", "Anserini"), ("x/rm3.txt", "run"), ("d.trec", "ranked-list")):
+        p = tmp_path / name
+        p.parent.mkdir(exist_ok=True)
+        e = ws.begin_load(p)
+        ws.finish_load(str(p), e.generation, "run", _run(tag), None)
+    assert [e.label for e in ws.run_entries()] == ["bm25", "rm3", "rm3 (2)", "d"]
 
 
 def test_label_falls_back_to_file_name(tmp_path):

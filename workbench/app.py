@@ -25,6 +25,13 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
 
+    from workbench import platform_check
+
+    problem = platform_check.check()
+    if problem:
+        print(problem, file=sys.stderr)
+        return 3
+
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -43,6 +50,9 @@ def main(argv=None) -> int:
     else:
         settings = QSettings(APP_NAME, APP_NAME)
     window = MainWindow(settings=settings)
+    from workbench import logs
+
+    logs.setup(window.messages.add)
     if args.screenshot:
         w, h = (int(v) for v in args.size.lower().split("x"))
         window.resize(w, h)

@@ -93,7 +93,7 @@ class FilesPanel(QWidget):
     def refresh(self) -> None:
         selected = self.selected_path()
         ws = self.session.workspace
-        baseline = ws.baseline_path
+        baseline = ws.baseline_entry().path if ws.baseline_entry() is not None else None
         results = self.session.results
         coverage = results.coverage if results is not None else {}
         changed = {e.path for e in ws.changed_on_disk()}

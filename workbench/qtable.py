@@ -275,6 +275,24 @@ class DataFrameProxy(QSortFilterProxyModel):
         self.setFilterKeyColumn(filter_column)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._exact: frozenset[str] | None = None
+
+    def set_exact_filter(self, values) -> None:
+        """Keep only rows whose filter column is one of ``values`` (None: no such filter)."""
+        exact = None if values is None else frozenset(str(v) for v in values)
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.9
+            self.beginFilterChange()
+            self._exact = exact
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._exact = exact
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row: int, parent) -> bool:
+        if self._exact is not None:
+            model = self.sourceModel()
+            return str(model.index(row, self.filterKeyColumn(), parent).data()) in self._exact
+        return super().filterAcceptsRow(row, parent)
 
     def setSourceModel(self, model) -> None:
         old = self.sourceModel()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QItemSelectionModel, QRegularExpression, Qt
@@ -135,8 +137,11 @@ class PerQueryView(QWidget):
         self.measure_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.measure_box.setToolTip("Measure shown per query")
         self.filter_edit = QLineEdit(self)
-        self.filter_edit.setPlaceholderText("Filter query ids…")
+        self.filter_edit.setPlaceholderText("Query ids (2, 13, 5) or part of one…")
+        self.filter_edit.setToolTip("Show only these queries: ids separated by commas or spaces match exactly; "
+                                    "a single text that is no whole id matches the ids containing it (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
+        self.filter_status = QLabel(self)
         self.baseline_label = QLabel(self)
         self.baseline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.baseline_label.setMinimumWidth(60)
@@ -148,6 +153,7 @@ class PerQueryView(QWidget):
         bar.addWidget(QLabel("Measure:", self))
         bar.addWidget(self.measure_box)
         bar.addWidget(self.filter_edit, 2)
+        bar.addWidget(self.filter_status)
         bar.addWidget(self.baseline_label, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -199,6 +205,7 @@ class PerQueryView(QWidget):
             self.proxy.sort(sort_col, sort_order)
         self.baseline_label.setText(f"Baseline: {baseline}" if baseline else "")
         fit_columns(self.view)
+        self._on_filter(self.filter_edit.text())  # the count and the id list apply to the new rows
         self.on_query(self.session.selected_query)
 
     def on_query(self, query_id) -> None:
@@ -243,6 +250,25 @@ class PerQueryView(QWidget):
             self.session.set_focus_measure(name)
 
     def _on_filter(self, text: str) -> None:
-        self.proxy.setFilterRegularExpression(
-            QRegularExpression(QRegularExpression.escape(text), QRegularExpression.PatternOption.CaseInsensitiveOption)
-        )
+        """Query ids: one id or a list (``2, 13, 5``) match exactly; a single text matching no id whole
+        matches ids containing it.  The box says how many queries are shown, or that none is."""
+        tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+        ids = set(self.model.frame()["query_id"].astype(str)) if "query_id" in self.model.frame() else set()
+        if not tokens:
+            self.proxy.set_exact_filter(None)
+            self.proxy.setFilterRegularExpression(QRegularExpression())
+        elif len(tokens) > 1 or tokens[0] in ids:
+            self.proxy.set_exact_filter(tokens)
+        else:
+            self.proxy.set_exact_filter(None)
+            self.proxy.setFilterRegularExpression(QRegularExpression(
+                QRegularExpression.escape(tokens[0]), QRegularExpression.PatternOption.CaseInsensitiveOption))
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        if not tokens:
+            self.filter_status.setText("")
+        elif shown == 0:
+            self.filter_status.setText(f"<span style='color:#c62828'>no query matches “{text.strip()}”</span>")
+        else:
+            missing = [t for t in tokens if t not in ids] if len(tokens) > 1 else []
+            note = f"; not found: {', '.join(missing[:5])}" if missing else ""
+            self.filter_status.setText(f"{shown} of {total} queries{note}")

@@ -11,8 +11,9 @@ Rules
   replaces the previous one.  Without a qrels file, the judgments of all ranked
   files are used together.
 * Every run (and ranked file) has a label, unique among the runs; it defaults to
-  the run tag, or to the file name when the tag is already taken.
-* The baseline is one of the runs; by default the first one.
+  the run tag, or to the file name when the tag is generic ("run", "Anserini")
+  or already taken by another run.
+* The baseline is one of the runs: the one chosen, by default the first one in order.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ from pathlib import Path
 import pandas as pd
 
 KINDS = ("qrels", "run", "ranked")
+# run tags that name a tool or nothing at all rather than a run
+GENERIC_TAGS = frozenset({
+    "run", "runs", "ranked-list", "ranked_list", "ranking", "default", "tag", "system", "sys", "test",
+    "anserini", "pyserini", "terrier", "pyterrier", "lucene", "indri", "galago", "solr", "elasticsearch",
+    "trec", "q0", "0", "none", "null", "-",
+})
 RUN_KINDS = ("run", "ranked")
 
 
@@ -122,10 +129,7 @@ class Workspace:
                 e.qrels = None
             if not was_run or not e.label:
                 tag = None if run is None else run.attrs.get("name")
-                e.label = self._unique_label(tag or Path(e.path).stem, exclude=e)
-        if self.baseline_path is None or self.entry(self.baseline_path) is None or not self.entry(self.baseline_path).is_run:
-            runs = self.run_entries()
-            self.baseline_path = runs[0].path if runs else None
+                e.label = self._unique_label(self._label_for(tag, e), exclude=e)
         return e
 
     def fail_load(self, path: str, generation: int, message: str) -> FileEntry | None:
@@ -153,8 +157,7 @@ class Workspace:
         if e is not None:
             self.entries.remove(e)
             if self.baseline_path == e.path:
-                runs = self.run_entries()
-                self.baseline_path = runs[0].path if runs else None
+                self.baseline_path = None  # back to the first run
 
     def rename(self, path: str, label: str) -> str:
         """Give a run a new label (made unique); returns the label used."""
@@ -188,9 +191,18 @@ class Workspace:
         self.baseline_path = path
 
     # -- what the evaluation needs --------------------------------------
-    def baseline_label(self) -> str | None:
+    def baseline_entry(self) -> FileEntry | None:
+        """The run chosen as baseline, or else the first run in order (files load in parallel:
+        the first one dropped, not the first one read, is the default)."""
         e = self.entry(self.baseline_path) if self.baseline_path else None
-        return e.label if e is not None and e.is_run else None
+        if e is not None and e.is_run:
+            return e
+        runs = self.run_entries()
+        return runs[0] if runs else None
+
+    def baseline_label(self) -> str | None:
+        e = self.baseline_entry()
+        return e.label if e is not None else None
 
     def runs(self) -> dict[str, pd.DataFrame]:
         """Runs in display order, keyed by label."""
@@ -235,6 +247,20 @@ class Workspace:
         return out
 
     # -- helpers --------------------------------------------------------
+    def _label_for(self, tag: str | None, e: FileEntry) -> str:
+        """The run tag when it tells this run apart; else the file name.
+
+        Tags like "run" or "Anserini" name a tool, not a run, and a tag already
+        used by another loaded run would only get a number: the file name says more.
+        """
+        stem = Path(e.path).name
+        for suffix in (".gz", ".txt", ".run", ".trec", ".res", ".tsv"):
+            stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) and len(stem) > len(suffix) else stem
+        if not tag or tag.strip().lower() in GENERIC_TAGS:
+            return stem
+        taken = {x.label for x in self.entries if x is not e and x.label}
+        return stem if tag in taken and stem not in taken else tag
+
     def _unique_label(self, label: str, exclude: FileEntry | None = None) -> str:
         taken = {e.label for e in self.entries if e is not exclude and e.label}
         if label not in taken:
