@@ -271,17 +271,31 @@ def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
     np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
 
 
-def test_an_unknown_measure_is_reported_and_the_scores_stay(qtbot, window, small):
+def test_an_unknown_measure_is_reported_and_the_others_are_computed(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
+        window.measures.extra.setText("P.5 no_such_measure foo@3")
+        window.measures.apply()
+    assert "no_such_measure" in blocker.args[0]
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert "P_5" in s.results.measures and "map" in s.results.measures
+    assert window.summary.model.rowCount() == 2 and "P_5" in list(window.summary.model.frame().columns)
+    assert "no_such_measure" in window.messages.text() and "foo@3" in window.messages.text()
+
+
+def test_only_bad_measure_names_keep_the_earlier_scores(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
     before = s.results
+    for item in (window.measures.list.item(i) for i in range(window.measures.list.count())):
+        item.setCheckState(Qt.CheckState.Unchecked)
     with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
-        window.measures.extra.setText("P.5 no_such_measure")
+        window.measures.extra.setText("no_such_measure")
         window.measures.apply()
     assert "no_such_measure" in blocker.args[0]
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert s.results is before and window.summary.model.rowCount() == 2
-    assert "no_such_measure" in window.messages.text()
 
 
 def test_rename_reorder_and_baseline(qtbot, window, small):

@@ -74,6 +74,7 @@ class Results:
     extra: dict = field(default_factory=dict)
     # run -> (queries evaluated, i.e. both retrieved and judged; queries in the run)
     coverage: dict[str, tuple[int, int]] = field(default_factory=dict)
+    measure_errors: list[str] = field(default_factory=list)  # names that were skipped, with the reason
 
     def unscored(self) -> list[str]:
         """Runs that share no query with the qrels: their zeros are not scores."""
@@ -82,7 +83,7 @@ class Results:
     @property
     def problems(self) -> list[str]:
         """Sentences about runs that match the qrels badly, for the user."""
-        out = []
+        out = [f"Measure skipped: {e}" for e in self.measure_errors]
         for run, (shared, total) in self.coverage.items():
             if shared == 0:
                 out.append(f"Run {run!r} shares no query with the qrels: it is not scored "
@@ -102,10 +103,9 @@ def compute(request: Request, progress=None) -> Results:
     runs = dict(request.runs)
     step = _Steps(progress, 4)
     spec = ndcg_variant(request.measures, dict(request.ndcg_options))
-    try:
-        measures = metrics.parse_measures(list(spec)) if spec else None
-    except ValueError as exc:
-        raise ValueError(f"measures: {exc}") from exc
+    measures, bad = parse_each(spec)
+    if bad and not measures:
+        raise ValueError("measures: " + "; ".join(bad))
     step()
     ev = metrics.evaluate(request.qrels, runs, measures, relevance_level=request.relevance_level)
     step()
@@ -142,7 +142,27 @@ def compute(request: Request, progress=None) -> Results:
         pr=CurveTable(pr, "recall", "precision"),
         ndcg=CurveTable(atk, "k", "value"),
         coverage=coverage,
+        measure_errors=bad,
     )
+
+
+def parse_each(spec) -> tuple[list | None, list[str]]:
+    """The measures named in ``spec``, and a sentence for each name that is not one.
+
+    One bad name among several does not stop the others from being computed.
+    ``(None, [])`` for an empty spec (the default set).
+    """
+    if not spec:
+        return None, []
+    measures: dict = {}
+    bad: list[str] = []
+    for name in spec:
+        try:
+            for m in metrics.parse_measures([name]):
+                measures.setdefault(m, None)
+        except (ValueError, KeyError) as exc:
+            bad.append(f"{name!r}: {exc}")
+    return list(measures), bad
 
 
 class _Steps:

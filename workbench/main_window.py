@@ -227,7 +227,7 @@ class MainWindow(QMainWindow):
         s.sigBusyChanged.connect(self._on_busy)
         s.sigProgress.connect(self._on_progress)
         s.sigFileLoaded.connect(self._remember_recent)
-        s.sigFilesChanged.connect(self._update_title)
+        s.sigFilesChanged.connect(self._on_files_changed)
         s.sigResultsChanged.connect(self._on_results)
         s.sigQueryChanged.connect(self._on_query)
         s.sigFileChangedOnDisk.connect(self._on_file_changed_on_disk)
@@ -294,12 +294,30 @@ class MainWindow(QMainWindow):
         act = file_menu.addAction("&Quit", self.close)
         act.setShortcut(QKeySequence.StandardKey.Quit)
 
+        edit = self.menuBar().addMenu("&Edit")
+        self.undo_action = edit.addAction("&Undo remove", self.undo_remove)
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setEnabled(False)
+        edit.addSeparator()
+        act = edit.addAction("&Find queries…", self.find_queries)
+        act.setShortcut(QKeySequence.StandardKey.Find)
+        act = edit.addAction("More &measures…", self.type_measures)
+        act.setShortcut(QKeySequence("Ctrl+M"))
+
         self.view_menu = self.menuBar().addMenu("&View")
         for dock in self.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
         self._view_sep = self.view_menu.addSeparator()
-        self.view_menu.addAction("Show the mean over queries", lambda: self.session.select_query(None))
+        act = self.view_menu.addAction("Show the mean over queries", lambda: self.session.select_query(None))
+        act.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.view_menu.addAction("Reset layout", self.reset_layout)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        act = help_menu.addAction("&Measure reference", lambda: self.show_help("measures"))
+        act.setShortcut(QKeySequence.StandardKey.HelpContents)
+        help_menu.addAction("&Keyboard shortcuts", lambda: self.show_help("shortcuts"))
+        help_menu.addAction("&About ir-workbench", lambda: self.show_help("about"))
 
         tools = self.addToolBar("Query")
         tools.setObjectName("queryToolBar")
@@ -315,6 +333,38 @@ class MainWindow(QMainWindow):
         sig_tools.setObjectName("significanceToolBar")
         self.significance = SignificancePanel(self.session, self)
         sig_tools.addWidget(self.significance)
+
+    # ------------------------------------------------------------------
+    # help and editing
+    def show_help(self, page: str = "measures"):
+        from workbench.help import HelpDialog
+
+        if getattr(self, "_help", None) is None:
+            self._help = HelpDialog(self, page)
+        else:
+            self._help.show_page(page)
+        self._help.show()
+        self._help.raise_()
+        return self._help
+
+    def undo_remove(self) -> None:
+        path = self.session.undo_remove()
+        if path:
+            self.statusBar().showMessage(f"{os.path.basename(path)} is back", 5000)
+        self.undo_action.setEnabled(self.session.can_undo_remove)
+
+    def find_queries(self) -> None:
+        self.per_query.filter_edit.setFocus()
+        self.per_query.filter_edit.selectAll()
+
+    def type_measures(self) -> None:
+        self.docks["measures"].show()
+        self.docks["measures"].raise_()
+        self.measures.extra.setFocus()
+
+    def _on_files_changed(self) -> None:
+        self._update_title()
+        self.undo_action.setEnabled(self.session.can_undo_remove)
 
     # ------------------------------------------------------------------
     # opening files

@@ -228,6 +228,8 @@ class FilesPanel(QWidget):
         menu.exec(self.table.viewport().mapToGlobal(pos))
 
 
+from workbench.help import measure_tooltip  # noqa: E402
+
 COMMON_MEASURES = (
     ("map", "MAP (mean average precision)"),
     ("P.5", "P@5"),
@@ -263,6 +265,7 @@ class MeasurePanel(QWidget):
         for name, text in COMMON_MEASURES:
             item = QListWidgetItem(f"{text}   [{name}]")
             item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setToolTip(measure_tooltip(name.split(".")[0]))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if name in session.measures else Qt.CheckState.Unchecked)
             self.list.addItem(item)

@@ -104,6 +104,7 @@ class Session(QObject):
         self.selected_query: str | None = None
         self.focus_measure: str | None = None
         self.is_sample = False
+        self._removed: list[tuple[int, FileEntry, bool]] = []  # undo stack of removed files
 
         self.jobs = Jobs(self)
         self.jobs.sigBusyChanged.connect(self.sigBusyChanged.emit)
@@ -236,10 +237,39 @@ class Session(QObject):
             return
         self._unwatch(e.path)
         self.jobs.discard(("load", e.path))  # a load still under way stops and is dropped
+        index = self.workspace.entries.index(e)
+        was_baseline = self.workspace.baseline_path == e.path
         self.workspace.remove(e.path)
+        if e.status == "ok":  # what was loaded can come back with undo_remove
+            self._removed.append((index, e, was_baseline))
+            self.sigMessage.emit(f"Removed {e.label or e.name} (Edit > Undo remove, Ctrl+Z, brings it back)")
         self.sigFilesChanged.emit()
         self.sigBaselineChanged.emit(self.workspace.baseline_label())
         self.request_evaluation()
+
+    @property
+    def can_undo_remove(self) -> bool:
+        return bool(self._removed)
+
+    def undo_remove(self) -> str | None:
+        """Put the last removed file back, with its data, kind, label and baseline role; returns its path."""
+        while self._removed:
+            index, e, was_baseline = self._removed.pop()
+            if self.workspace.entry(e.path) is not None:
+                continue  # opened again since
+            self.workspace.entries.insert(min(index, len(self.workspace.entries)), e)
+            if e.kind == "qrels":  # one qrels file in use: it replaces the one opened since
+                self.workspace.entries = [x for x in self.workspace.entries
+                                          if x is e or not (x.kind == "qrels" and x.status == "ok")]
+            if was_baseline:
+                self.workspace.baseline_path = e.path
+            e.label = self.workspace.unique_label(e.label, exclude=e) if e.is_run else e.label
+            self._watch(e.path)
+            self.sigFilesChanged.emit()
+            self.sigBaselineChanged.emit(self.workspace.baseline_label())
+            self.request_evaluation()
+            return e.path
+        return None
 
     def rename(self, path: str, label: str) -> str:
         e = self.workspace.entry(path)

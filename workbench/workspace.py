@@ -129,7 +129,7 @@ class Workspace:
                 e.qrels = None
             if not was_run or not e.label:
                 tag = None if run is None else run.attrs.get("name")
-                e.label = self._unique_label(self._label_for(tag, e), exclude=e)
+                e.label = self.unique_label(self._label_for(tag, e), exclude=e)
         return e
 
     def fail_load(self, path: str, generation: int, message: str) -> FileEntry | None:
@@ -167,7 +167,7 @@ class Workspace:
         label = label.strip()
         if not label:
             return e.label
-        e.label = self._unique_label(label, exclude=e)
+        e.label = self.unique_label(label, exclude=e)
         return e.label
 
     def move(self, path: str, delta: int) -> bool:
@@ -261,7 +261,7 @@ class Workspace:
         taken = {x.label for x in self.entries if x is not e and x.label}
         return stem if tag in taken and stem not in taken else tag
 
-    def _unique_label(self, label: str, exclude: FileEntry | None = None) -> str:
+    def unique_label(self, label: str, exclude: FileEntry | None = None) -> str:
         taken = {e.label for e in self.entries if e is not exclude and e.label}
         if label not in taken:
             return label

@@ -15,7 +15,7 @@ def _first(values, r):
 
 @measure("runid", kind="text", per_query=False, aggregate=_first, order=0)
 def runid(r):
-    """Run tag of the run (its first line's tag column), as text; summary row only."""
+    """Run tag of the run (the tag column of its last line, as trec_eval reports it), as text; summary row only."""
     return np.full(r.n_queries, r.run_id, dtype=object)
 
 

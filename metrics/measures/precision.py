@@ -67,7 +67,7 @@ def r_precision(r):
 
 @measure("recip_rank", order=9)
 def reciprocal_rank(r):
-    """1 / rank of the first retrieved relevant doc; 0 if none is retrieved."""
+    """Reciprocal rank: 1 / rank of the first retrieved relevant doc; 0 if none is retrieved."""
     isrel = r.isrel()
     first = np.full(r.n_queries, -1, dtype=np.int64)
     idx = np.nonzero(isrel)[0]
