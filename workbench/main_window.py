@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -26,7 +26,8 @@ from PySide6.QtWidgets import (
 )
 
 import metrics.report
-from workbench import comparison, export
+from metrics.errors import InputError
+from workbench import comparison, export, workspace_file
 from workbench.diffchart import DifferenceChart
 from workbench.drilldown import QueryDrilldownView
 from workbench.panels import FilesPanel, MeasurePanel
@@ -152,6 +153,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         self.session = session or Session(self)
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
+        self.workspace_path: str | None = None  # the workspace file last opened or saved
+        self.session.chosen_kinds.update(self._chosen_kinds())
         self.setWindowTitle(APP_NAME)
         icon = os.path.join(os.path.dirname(__file__), "resources", "icon.svg")
         if os.path.exists(icon):
@@ -268,6 +271,11 @@ class MainWindow(QMainWindow):
         self.cancel_button.setToolTip("Stop loading or evaluating")
         self.cancel_button.clicked.connect(self.session.cancel)
         self.cancel_button.hide()
+        self.reopen_button = QPushButton("Reopen last session", self)
+        self.reopen_button.setToolTip("Open again the files, labels, baseline and settings of the last session")
+        self.reopen_button.clicked.connect(self.reopen_last_session)
+        self.reopen_button.hide()
+        bar.addPermanentWidget(self.reopen_button)
         bar.addPermanentWidget(self.sample_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
@@ -280,6 +288,14 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open &sample data", self.open_sample)
+        file_menu.addSeparator()
+        file_menu.addAction("Open &workspace…", self.open_workspace_dialog)
+        act = file_menu.addAction("&Save workspace", self.save_workspace)
+        act.setShortcut(QKeySequence.StandardKey.Save)
+        act = file_menu.addAction("Save workspace &as…", self.save_workspace_as)
+        act.setShortcut(QKeySequence.StandardKey.SaveAs)
+        self.reopen_action = file_menu.addAction("Reopen &last session", self.reopen_last_session)
+        self.reopen_action.setEnabled(os.path.isfile(self.last_session_path()))
         file_menu.addSeparator()
         exp = file_menu.addMenu("&Export")
         exp.addAction("Summary as CSV…", lambda: self._export_dialog("summary"))
@@ -367,12 +383,90 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(self.session.can_undo_remove)
 
     # ------------------------------------------------------------------
+    # workspaces
+    def last_session_path(self) -> str:
+        """Where the session is kept when the window closes (next to the settings file)."""
+        return os.path.join(os.path.dirname(self.settings.fileName()) or ".", "last-session" + workspace_file.SUFFIX)
+
+    def workspace_doc(self):
+        doc = self.session.snapshot()
+        doc.layout = bytes(self.saveState(LAYOUT_VERSION).toBase64()).decode("ascii")
+        return doc
+
+    def open_workspace(self, path: str) -> bool:
+        try:
+            doc = workspace_file.read(path)
+        except (InputError, OSError) as exc:
+            self.messages.add(str(exc) if isinstance(exc, InputError) else
+                              f"{os.path.basename(path)}: {exc.strerror or exc}")
+            return False
+        self.session.open_workspace(doc)
+        if doc.layout:
+            self.restoreState(QByteArray.fromBase64(doc.layout.encode("ascii")), LAYOUT_VERSION)
+        if os.path.abspath(path) != os.path.abspath(self.last_session_path()):
+            self.workspace_path = os.path.abspath(path)
+            self._remember_recent(self.workspace_path)
+        self._update_title()
+        return True
+
+    def save_workspace(self) -> bool:
+        if not self.workspace_path:
+            return self.save_workspace_as()
+        return self.write_workspace(self.workspace_path)
+
+    def save_workspace_as(self) -> bool:
+        start = self.workspace_path or os.path.join(self._last_dir(), "workspace" + workspace_file.SUFFIX)
+        path, _ = QFileDialog.getSaveFileName(self, "Save workspace", start, f"Workspace (*{workspace_file.SUFFIX})")
+        if not path:
+            return False
+        if not path.endswith(workspace_file.SUFFIX):
+            path += workspace_file.SUFFIX
+        return self.write_workspace(path)
+
+    def write_workspace(self, path: str) -> bool:
+        try:
+            workspace_file.write(self.workspace_doc(), path)
+        except OSError as exc:
+            self.messages.add(f"Saving the workspace to {path} failed: {exc.strerror or exc}")
+            return False
+        self.workspace_path = os.path.abspath(path)
+        self._remember_recent(self.workspace_path)
+        self._update_title()
+        self.statusBar().showMessage(f"Workspace saved to {path}", 5000)
+        return True
+
+    def open_workspace_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open workspace", self._last_dir(),
+                                              f"Workspace (*{workspace_file.SUFFIX});;All files (*)")
+        if path:
+            self.open_workspace(path)
+
+    def reopen_last_session(self) -> bool:
+        path = self.last_session_path()
+        return os.path.isfile(path) and self.open_workspace(path)
+
+    def _save_last_session(self) -> None:
+        if self.session.is_sample or not self.session.workspace.entries:
+            return
+        try:
+            workspace_file.write(self.workspace_doc(), self.last_session_path())
+        except OSError:
+            pass  # a convenience; the user's own workspace files are saved explicitly
+
+    # ------------------------------------------------------------------
     # opening files
     def open_files(self, paths) -> None:
-        self.session.open_files(paths)
+        paths = [str(p) for p in paths]
+        workspaces = [p for p in paths if p.lower().endswith(workspace_file.SUFFIX)]
+        if workspaces:  # a workspace replaces everything; other files given with it are added to it
+            self.open_workspace(workspaces[-1])
+            paths = [p for p in paths if p not in workspaces]
+        if paths:
+            self.session.open_files(paths)
         self._update_title()
 
     def open_sample(self) -> None:
+        self.workspace_path = None
         self.session.open_sample()
         self._update_title()
 
@@ -451,10 +545,14 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(f"{APP_NAME} — Sample data")
             self.sample_label.setText("Sample data (made up, for a first look)")
             self.sample_label.show()
+            self.reopen_button.setVisible(os.path.isfile(self.last_session_path()))
         else:
             q = self.session.workspace.qrels_entry()
-            self.setWindowTitle(f"{APP_NAME} — {q.name}" if q else APP_NAME)
+            parts = [os.path.basename(self.workspace_path)] if self.workspace_path else []
+            parts += [q.name] if q else []
+            self.setWindowTitle(" — ".join([APP_NAME, *parts]))
             self.sample_label.hide()
+            self.reopen_button.hide()
 
     def _on_busy(self, busy: bool) -> None:
         self.progress.setVisible(busy)
@@ -662,7 +760,20 @@ class MainWindow(QMainWindow):
             dock.show()
         self._default_sizes()
 
+    def _chosen_kinds(self) -> dict:
+        import json
+
+        try:
+            value = json.loads(str(self.settings.value("chosenKinds", "{}")))
+        except ValueError:
+            return {}
+        return {str(k): str(v) for k, v in value.items() if v in workspace_file.KINDS} if isinstance(value, dict) else {}
+
     def closeEvent(self, event) -> None:
+        import json
+
+        self.settings.setValue("chosenKinds", json.dumps(dict(list(self.session.chosen_kinds.items())[-500:])))
+        self._save_last_session()
         self.save_layout()
         self.session.shutdown()
         super().closeEvent(event)

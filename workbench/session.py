@@ -105,6 +105,8 @@ class Session(QObject):
         self.focus_measure: str | None = None
         self.is_sample = False
         self._removed: list[tuple[int, FileEntry, bool]] = []  # undo stack of removed files
+        self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
+        self._pending_query: str | None = None  # query to select once evaluated (from a workspace)
 
         self.jobs = Jobs(self)
         self.jobs.sigBusyChanged.connect(self.sigBusyChanged.emit)
@@ -150,8 +152,54 @@ class Session(QObject):
         self.workspace.entries.clear()
         self.workspace.baseline_path = None
         self.is_sample = False
+        self._pending_query = None
         self.sigFilesChanged.emit()
         self.sigBaselineChanged.emit(None)
+        self.request_evaluation()
+
+    def snapshot(self):
+        """What the session holds, as a :class:`workbench.workspace_file.WorkspaceDoc` (layout left to the window)."""
+        from workbench.workspace_file import FileItem, WorkspaceDoc
+
+        ws = self.workspace
+        files = [FileItem(e.path, e.kind or e.forced_kind, e.label if e.is_run else None, e.forced_kind is not None)
+                 for e in ws.entries]
+        baseline = ws.baseline_entry()
+        return WorkspaceDoc(
+            files=files, baseline=baseline.path if baseline is not None else None,
+            measures=self.measures, relevance_level=self.relevance_level, k_max=self.k_max,
+            ndcg_options=dict(self.ndcg_options), significance=dataclasses.asdict(self.compare_settings),
+            selected_query=self.selected_query, focus_measure=self.focus_measure,
+        )
+
+    def open_workspace(self, doc) -> None:
+        """Replace everything with what a workspace document holds; files it names that are missing are reported."""
+        self.clear()
+        self.measures = tuple(doc.measures) or DEFAULT_MEASURES
+        self.relevance_level, self.k_max = doc.relevance_level, doc.k_max
+        self.ndcg_options = dict(doc.ndcg_options)
+        try:
+            settings = dataclasses.replace(significance_model.Settings(), **{
+                k: v for k, v in doc.significance.items() if k in significance_model.Settings.__dataclass_fields__})
+        except (TypeError, ValueError) as exc:
+            self.sigError.emit(f"Workspace significance settings ignored: {exc}")
+            settings = significance_model.Settings()
+        self.compare_settings = settings
+        self.focus_measure = doc.focus_measure
+        self._pending_query = doc.selected_query
+        for f in doc.files:
+            self._submit_load(self.workspace.begin_load(f.path, f.kind if f.kind_chosen else None, f.label))
+        if doc.baseline:
+            self.workspace.baseline_path = normalize(doc.baseline)
+        for path in doc.missing:  # listed in the Files panel as errors, so the user sees what is missing
+            e = FileEntry(path=normalize(path), status="error",
+                          error=f"{os.path.basename(path)}: not found (named in the workspace as {path})")
+            self.workspace.entries.append(e)
+            self.sigError.emit(e.error)
+        self.sigMeasuresChanged.emit()
+        self.sigCompareSettingsChanged.emit()
+        self.sigFilesChanged.emit()
+        self.sigBaselineChanged.emit(self.workspace.baseline_label())
         self.request_evaluation()
 
     def open_files(self, paths, kind: str | None = None) -> list[str]:
@@ -167,7 +215,7 @@ class Session(QObject):
                     self._unwatch(e.path)
                     self.workspace.remove(e.path)
         for p in paths:
-            self._submit_load(self.workspace.begin_load(p, kind))
+            self._submit_load(self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p))))
         self.sigFilesChanged.emit()
         return [normalize(p) for p in paths]
 
@@ -194,6 +242,7 @@ class Session(QObject):
         e = self.workspace.entry(path)
         if e is None:
             return
+        self.chosen_kinds[e.path] = kind  # remembered for this file (the window keeps it across restarts)
         if e.kind == kind and e.status == "ok":
             e.forced_kind = kind
             return
@@ -431,6 +480,9 @@ class Session(QObject):
 
     def _on_evaluated(self, results: analysis.Results) -> None:
         self.results = results
+        if self._pending_query is not None and self._pending_query in set(results.query_ids):
+            self.selected_query, self._pending_query = self._pending_query, None
+            self.sigQueryChanged.emit(self.selected_query)
         if self.focus_measure not in results.measures and results.measures:
             self.focus_measure = results.measures[0]
             self.sigFocusMeasureChanged.emit(self.focus_measure)

@@ -42,6 +42,7 @@ class FileEntry:
     kind: str | None = None          # detected or chosen kind; None while unknown
     forced_kind: str | None = None   # set when the user corrected the detected kind
     label: str = ""                  # display name of a run
+    wanted_label: str | None = None  # label to give the run once loaded (from a workspace file)
     status: str = "loading"          # "loading" | "ok" | "error"
     error: str | None = None
     run: pd.DataFrame | None = None
@@ -89,7 +90,7 @@ class Workspace:
         return None
 
     # -- changes --------------------------------------------------------
-    def begin_load(self, path: str, kind: str | None = None) -> FileEntry:
+    def begin_load(self, path: str, kind: str | None = None, label: str | None = None) -> FileEntry:
         """Register a load of ``path`` (new or again); returns its entry with a new generation."""
         path = normalize(path)
         e = self.entry(path)
@@ -98,6 +99,8 @@ class Workspace:
             self.entries.append(e)
         if kind is not None:
             e.forced_kind = kind
+        if label:
+            e.wanted_label = label
         e.generation += 1
         if e.status != "ok":
             e.status = "loading"
@@ -127,7 +130,9 @@ class Workspace:
         else:
             if kind == "run":
                 e.qrels = None
-            if not was_run or not e.label:
+            if e.wanted_label:
+                e.label, e.wanted_label = self.unique_label(e.wanted_label, exclude=e), None
+            elif not was_run or not e.label:
                 tag = None if run is None else run.attrs.get("name")
                 e.label = self.unique_label(self._label_for(tag, e), exclude=e)
         return e

@@ -1,0 +1,134 @@
+"""Workspace files: everything the window holds, saved and opened again; remembered kinds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+from metrics.errors import InputError  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+from workbench import workspace_file  # noqa: E402
+from workbench.session import SAMPLE_DIR  # noqa: E402
+
+TIMEOUT = 20000
+
+
+@pytest.fixture
+def project(tmp_path):
+    """The usual layout: qrels/ and runs/ side by side, the workspace beside them."""
+    (tmp_path / "qrels").mkdir()
+    (tmp_path / "runs").mkdir()
+    shutil.copy(SAMPLE_DIR / "qrels.txt", tmp_path / "qrels" / "qrels.txt")
+    for name in ("run_bm25.txt", "run_bm25_rm3.txt", "run_tfidf_title.txt"):
+        shutil.copy(SAMPLE_DIR / name, tmp_path / "runs" / name)
+    return tmp_path
+
+
+def _idle(qtbot, w):
+    qtbot.waitUntil(lambda: not w.session.busy and w.session.results is not None, timeout=TIMEOUT)
+
+
+def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp_path):
+    (tmp_path / "a").mkdir()
+    w = open_window(qtbot, tmp_path / "a", ("map",))
+    s = w.session
+    runs = project / "runs"
+    w.open_files([project / "qrels" / "qrels.txt", runs / "run_bm25.txt", runs / "run_bm25_rm3.txt",
+                  runs / "run_tfidf_title.txt"])
+    _idle(qtbot, w)
+    s.rename(str(runs / "run_bm25_rm3.txt"), "RM3 expansion")
+    s.move(str(runs / "run_tfidf_title.txt"), -1)
+    s.set_baseline(str(runs / "run_tfidf_title.txt"))
+    s.set_measures(("map", "ndcg_cut.10", "P.5"))
+    s.set_relevance_level(2)
+    s.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
+    _idle(qtbot, w)
+    s.select_query(s.results.query_ids[3])
+    path = project / "study.irwb"
+    assert w.write_workspace(str(path))
+    saved = json.loads(path.read_text())
+    assert saved["files"][0] == {"path": "qrels/qrels.txt", "kind": "qrels"}  # relative to the workspace
+    expected_runs = [e.label for e in s.workspace.run_entries()]
+    expected_summary = s.results.summary.copy()
+    query = s.selected_query
+    close_window(w)
+
+    (tmp_path / "b").mkdir()
+    w2 = open_window(qtbot, tmp_path / "b", ("map",))
+    try:
+        w2.open_files([str(path)])
+        _idle(qtbot, w2)
+        s2 = w2.session
+        qtbot.waitUntil(lambda: s2.selected_query == query, timeout=TIMEOUT)
+        assert [e.label for e in s2.workspace.run_entries()] == expected_runs
+        assert "RM3 expansion" in expected_runs
+        assert s2.baseline_label() == "tfidf_title"
+        assert s2.measures == ("map", "ndcg_cut.10", "P.5") and s2.relevance_level == 2
+        cs = s2.compare_settings
+        assert (cs.test, cs.alpha, cs.correction) == ("wilcoxon", 0.01, "bh")
+        assert s2.results.summary.equals(expected_summary)
+        assert "study.irwb" in w2.windowTitle()
+        assert str(path) in w2.recent_files()
+    finally:
+        close_window(w2)
+
+
+def test_a_missing_file_is_reported_and_the_rest_opens(qtbot, project, tmp_path):
+    doc = {"format": workspace_file.FORMAT, "version": 1, "files": [
+        {"path": "qrels/qrels.txt", "kind": "qrels"}, {"path": "runs/run_bm25.txt", "kind": "run"},
+        {"path": "runs/gone.txt", "kind": "run"}]}
+    path = project / "w.irwb"
+    path.write_text(json.dumps(doc))
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        w.open_files([str(path)])
+        _idle(qtbot, w)
+        assert list(w.session.results.runs) == ["bm25"]
+        assert "gone.txt: not found (named in the workspace" in w.messages.text()
+        rows = {w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())}
+        assert rows["gone.txt"] == "error"
+    finally:
+        close_window(w)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("not json", "line 1: not a workspace file (JSON expected"),
+    ('{"format": "something else"}', "not a workspace file"),
+    ('{"format": "ir-workbench workspace", "version": 99}', "newer than this program reads"),
+    ('{"format": "ir-workbench workspace", "version": 1, "files": [{"path": "x", "kind": "judgments"}]}',
+     "file 1: kind 'judgments'"),
+    ('{"format": "ir-workbench workspace", "version": 1, "k_max": 0}', '"k_max" must be a whole number >= 1'),
+])
+def test_a_bad_workspace_file_names_the_file_and_what_is_wrong(tmp_path, text, message):
+    path = tmp_path / "bad.irwb"
+    path.write_text(text)
+    with pytest.raises(InputError) as info:
+        workspace_file.read(str(path))
+    assert str(info.value).startswith("bad.irwb") and message in str(info.value)
+
+
+def test_a_chosen_kind_is_remembered_for_that_file(qtbot, project, tmp_path):
+    (tmp_path / "a").mkdir()
+    w = open_window(qtbot, tmp_path / "a", ("map",))
+    ranked = project / "ranked.txt"
+    ranked.write_text("".join(f"1 Q0 D{i} {i % 2}\n" for i in range(5)))
+    w.open_files([str(ranked)])
+    qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
+    assert w.session.workspace.entry(str(ranked)).kind == "qrels"  # four columns: qrels unless told
+    w.session.set_kind(str(ranked), "ranked")
+    qtbot.waitUntil(lambda: w.session.workspace.entry(str(ranked)).kind == "ranked", timeout=TIMEOUT)
+    w.close()
+    close_window(w)
+    w2 = open_window(qtbot, tmp_path / "a", ("map",))  # same settings file
+    try:
+        w2.open_files([str(ranked)])
+        qtbot.waitUntil(lambda: not w2.session.busy, timeout=TIMEOUT)
+        assert w2.session.workspace.entry(str(ranked)).kind == "ranked"
+        assert w2.reopen_action.isEnabled()  # the closed window kept its session
+    finally:
+        close_window(w2)
