@@ -30,6 +30,7 @@ from metrics.errors import InputError
 from workbench import comparison, export, workspace_file
 from workbench.diffchart import DifferenceChart
 from workbench.drilldown import QueryDrilldownView
+from workbench.inspect_view import InspectView
 from workbench.panels import FilesPanel, MeasurePanel
 from workbench.report_dialog import ReportDialog
 from workbench.significance import SignificancePanel
@@ -40,7 +41,7 @@ from workbench.tables import PerQueryView, SummaryView
 APP_NAME = "ir-workbench"
 MAX_RECENT = 10
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
-LAYOUT_VERSION = 2  # bump when the docks change, so that an older saved layout is not applied
+LAYOUT_VERSION = 3  # bump when the docks change, so that an older saved layout is not applied
 
 
 class MessageArea(QFrame):
@@ -189,10 +190,14 @@ class MainWindow(QMainWindow):
         self.drilldown = QueryDrilldownView(self.session, self)
         self.add_dock("diffChart", "Per-query differences", self.diff_chart, Qt.DockWidgetArea.RightDockWidgetArea)
         self.add_dock("drilldown", "Query drill-down", self.drilldown, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.inspect_view = InspectView(self.session, self)
+        self.add_dock("inspect", "Inspect file", self.inspect_view, Qt.DockWidgetArea.RightDockWidgetArea)
         # right area: a column of curves (precision-recall over NDCG@k), then the comparison column
         self.splitDockWidget(self.docks["prCurves"], self.docks["diffChart"], Qt.Orientation.Horizontal)
         self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.docks["drilldown"], self.docks["inspect"])
+        self.docks["drilldown"].raise_()
         self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 
@@ -235,6 +240,8 @@ class MainWindow(QMainWindow):
         s.sigQueryChanged.connect(self._on_query)
         s.sigFileChangedOnDisk.connect(self._on_file_changed_on_disk)
         self.files.sigOpenRequested.connect(self.open_dialog)
+        self.files.sigSelected.connect(self._inspect_selected)
+        s.sigInspectionChanged.connect(self._on_inspection)
         self.pr_plot.sigExportRequested.connect(lambda: self._export_dialog("pr"))
         self.ndcg_plot.sigExportRequested.connect(lambda: self._export_dialog("ndcg"))
         self._update_title()
@@ -362,6 +369,20 @@ class MainWindow(QMainWindow):
         self._help.show()
         self._help.raise_()
         return self._help
+
+    def _inspect_selected(self, path: str) -> None:
+        self.session.inspect(path)
+        self._show_inspection = True
+
+    def _on_inspection(self, inspection) -> None:
+        """Bring the Inspect view forward for a file just dropped or selected, or when nothing can be scored."""
+        if inspection is None:
+            return
+        nothing_scored = self.session.results is None
+        if getattr(self, "_show_inspection", False) or nothing_scored:
+            self._show_inspection = False
+            self.docks["inspect"].show()
+            self.docks["inspect"].raise_()
 
     def undo_remove(self) -> None:
         path = self.session.undo_remove()

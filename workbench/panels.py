@@ -34,11 +34,13 @@ class FilesPanel(QWidget):
     """Loaded files: kind (correctable), run label (editable), order, baseline, removal."""
 
     sigOpenRequested = Signal()
+    sigSelected = Signal(str)  # the user selected a file (its path)
 
     COLUMNS = ("Name", "Kind", "Status")
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
+        self._refreshing = False
         self.session = session
         self.table = QTableWidget(0, len(self.COLUMNS), self)
         self.table.setHorizontalHeaderLabels(self.COLUMNS)
@@ -84,6 +86,7 @@ class FilesPanel(QWidget):
         delete.triggered.connect(self._remove)
         self.table.addAction(delete)
 
+        self.table.itemSelectionChanged.connect(self._on_selection)
         session.sigFilesChanged.connect(self.refresh)
         session.sigResultsChanged.connect(lambda _: self.refresh())
         session.sigStateChanged.connect(self.refresh)
@@ -94,6 +97,7 @@ class FilesPanel(QWidget):
         selected = self.selected_path()
         ws = self.session.workspace
         baseline = ws.baseline_entry().path if ws.baseline_entry() is not None else None
+        self._refreshing = True
         results = self.session.results
         coverage = results.coverage if results is not None else {}
         changed = {e.path for e in ws.changed_on_disk()}
@@ -161,6 +165,12 @@ class FilesPanel(QWidget):
         self.table.blockSignals(False)
         if selected:
             self.select_path(selected)
+        self._refreshing = False
+
+    def _on_selection(self) -> None:
+        path = self.selected_path()
+        if path and not self._refreshing:
+            self.sigSelected.emit(path)
 
     def selected_path(self) -> str | None:
         row = self.table.currentRow()

@@ -24,6 +24,7 @@ sigIdle()                    no job is running any more
 sigCompareSettingsChanged()  test, alpha or correction of the comparison changed
 sigComparisonChanged(object) new :class:`workbench.significance_model.Comparison` (or None)
 sigDrilldownChanged(object)  new :class:`metrics.drilldown.QueryDrilldown` (or None)
+sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a dict, see metrics.inspect) or None
 """
 
 from __future__ import annotations
@@ -92,6 +93,7 @@ class Session(QObject):
     sigCompareSettingsChanged = Signal()
     sigComparisonChanged = Signal(object)
     sigDrilldownChanged = Signal(object)
+    sigInspectionChanged = Signal(object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -135,6 +137,13 @@ class Session(QObject):
         self.sigResultsChanged.connect(lambda _: (self.request_comparison(), self.request_drilldown()))
         self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
+
+        # the inspection of one file (the one selected, or the last one opened)
+        self.inspected_path: str | None = None
+        self.inspection: dict | None = None
+        self._inspection_key = None
+        self.sigFilesChanged.connect(self.request_inspection)
+        self.sigMeasuresChanged.connect(self.request_inspection)
 
     # ------------------------------------------------------------------
     # loading
@@ -216,6 +225,7 @@ class Session(QObject):
                     self.workspace.remove(e.path)
         for p in paths:
             self._submit_load(self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p))))
+        self.inspected_path = normalize(paths[-1])  # what was just opened is shown on its own
         self.sigFilesChanged.emit()
         return [normalize(p) for p in paths]
 
@@ -254,6 +264,7 @@ class Session(QObject):
         if e is None:
             return
         self._watch(e.path)
+        e.warnings = list(loaded.warnings)
         self.sigFileLoaded.emit(e.path)
         for warning in loaded.warnings:
             self.sigMessage.emit(warning)
@@ -585,6 +596,59 @@ class Session(QObject):
     def _on_drilled(self, drill) -> None:
         self.drilldown = drill
         self.sigDrilldownChanged.emit(drill)
+
+    # ------------------------------------------------------------------
+    # inspection of one file
+    def inspect(self, path: str | None) -> None:
+        """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
+        self.inspected_path = normalize(path) if path else None
+        self.request_inspection()
+
+    def request_inspection(self) -> None:
+        e = self.workspace.entry(self.inspected_path) if self.inspected_path else None
+        if e is None:
+            self.jobs.discard("inspect")
+            self._inspection_key = None
+            if self.inspection is not None:
+                self.inspection = None
+                self.sigInspectionChanged.emit(None)
+            return
+        if e.status == "loading":
+            return  # asked again when the file is read
+        q = self.workspace.qrels_entry()
+        qrels = q.qrels if q is not None and q is not e and e.kind in ("run", "ranked", None) else None
+        key = (e.path, e.version, e.status, e.kind, None if qrels is None else (q.path, q.version),
+               self.relevance_level)
+        if key == self._inspection_key:
+            return
+        self._inspection_key = key
+        level = self.relevance_level
+        if e.status == "ok":
+            loaded = metrics.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
+
+            def work(progress):
+                import metrics.inspect
+
+                return metrics.inspect.inspect_loaded(loaded, qrels=qrels, relevance_level=level).to_dict()
+        else:
+            path, kind = e.path, e.forced_kind
+
+            def work(progress):
+                import metrics.inspect
+
+                return metrics.inspect.inspect_file(path, kind, qrels=qrels, relevance_level=level,
+                                                    progress=progress).to_dict()
+
+        def done(inspection):
+            self.inspection = inspection
+            self.sigInspectionChanged.emit(inspection)
+
+        def failed(exc):
+            self._inspection_key = None
+            self.sigError.emit(f"Inspecting {e.name} failed: {exc}")
+
+        self.jobs.submit("inspect", work, f"Inspecting {e.name}", done, failed,
+                         lambda: setattr(self, "_inspection_key", None))
 
     # ------------------------------------------------------------------
     # jobs

@@ -43,6 +43,7 @@ class FileEntry:
     forced_kind: str | None = None   # set when the user corrected the detected kind
     label: str = ""                  # display name of a run
     wanted_label: str | None = None  # label to give the run once loaded (from a workspace file)
+    warnings: list[str] = field(default_factory=list)  # what the reader accepted but found odd
     status: str = "loading"          # "loading" | "ok" | "error"
     error: str | None = None
     run: pd.DataFrame | None = None
