@@ -13,6 +13,7 @@ import threading  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
@@ -277,9 +278,8 @@ def test_drilldown_of_a_selected_query(qtbot, window, collection):
 
 @pytest.fixture
 def dialog(qtbot, window):
-    plots = [("Per-query differences", window.diff_chart), ("Precision-recall", window.pr_plot)]
     answers = []
-    d = ReportDialog(window.session, plots, confirm_overwrite=lambda path: answers.pop(0), parent=window)
+    d = ReportDialog(window.session, confirm_overwrite=lambda path: answers.pop(0), parent=window)
     d.answers = answers
     return d
 
@@ -314,12 +314,15 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
     html = (tmp_path / "report.html").read_text()
     assert "<h1>Runs on test data</h1>" in html
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', html)
-    assert len(images) == 2
-    assert all(base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n") for data in images)
-    # figure captions say what the plots show
+    assert len(images) == 3  # differences, precision-recall, NDCG@k: drawn for the report
+    pngs = [QImage.fromData(base64.b64decode(data), "PNG") for data in images]
+    assert all(not p.isNull() and (p.width(), p.height()) == (2400, 1560) for p in pngs)
+    # figure captions say what the figures show: every run, the mean, whatever is selected in the window
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", html)
-    assert captions[0].startswith("good − base, map:") and "better" in captions[0]
-    assert "mean over 30 queries" in captions[1]
+    others = [r for r in window.session.results.runs if r != "base"]
+    assert captions[0].startswith("Per-query differences in map: " + ", ".join(others) + " minus the baseline base")
+    assert all("mean over 30 queries" in c and "runs " + ", ".join(window.session.results.runs) in c
+               for c in captions[1:])
     assert "Comparison with the baseline" in html
     assert "Per-query values" in html and "q17" in html
 

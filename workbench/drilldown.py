@@ -96,6 +96,18 @@ class _Column(QWidget):
         return [] if "doc_id" not in frame.columns else [str(d) for d in frame["doc_id"]]
 
 
+class StickyMenu(QMenu):
+    """A menu of check boxes that stays open while they are ticked."""
+
+    def mouseReleaseEvent(self, event) -> None:
+        action = self.activeAction()
+        if action is not None and action.isCheckable() and action.isEnabled():
+            action.trigger()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+
 class QueryDrilldownView(QWidget):
     """The drill-down of the session's selected query."""
 
@@ -108,7 +120,7 @@ class QueryDrilldownView(QWidget):
         self.runs_button.setText("Runs ▾")
         self.runs_button.setToolTip("Runs whose ranked lists are shown")
         self.runs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.runs_menu = QMenu(self)
+        self.runs_menu = StickyMenu(self)
         self.runs_button.setMenu(self.runs_menu)
         self.depth_box = QSpinBox(self)
         self.depth_box.setRange(1, 10000)
@@ -152,7 +164,7 @@ class QueryDrilldownView(QWidget):
         layout.addWidget(self.body, 1)
 
         self.columns: dict[str, _Column] = {}
-        self.missing = _Column(self)
+        self.missing = _Column(self.body.widget())  # inside the scroll area: never drawn over the legend
         self.missing.view.clicked.connect(lambda index: self._on_doc_clicked(self.missing, index))
         self.hidden_runs: set[str] = set()
         self.depth_box.valueChanged.connect(session.set_drilldown_depth)

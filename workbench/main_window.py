@@ -631,12 +631,7 @@ class MainWindow(QMainWindow):
 
     def report_dialog(self) -> ReportDialog:
         """Open the comparison report dialog (it exports in the background)."""
-        plots = [
-            ("Per-query differences to the baseline", self.diff_chart),
-            ("Interpolated precision-recall", self.pr_plot),
-            ("NDCG at every cutoff k", self.ndcg_plot),
-        ]
-        dialog = ReportDialog(self.session, plots, self.confirm_overwrite, self._last_dir(), self)
+        dialog = ReportDialog(self.session, self.confirm_overwrite, self._last_dir(), self)
         dialog.sigWritten.connect(self.sigExported.emit)
         dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
         dialog.setModal(True)

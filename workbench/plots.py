@@ -7,25 +7,50 @@ the query selected in the session.
 
 from __future__ import annotations
 
+import os
+
+import numpy as np
 import pyqtgraph as pg
-import pyqtgraph.exporters
-from PySide6.QtCore import QRectF, Signal
-from PySide6.QtGui import QAction, QColor, QPainter
-from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QVBoxLayout, QWidget,
+)
 
 from workbench import analysis
 from workbench.export import atomic_path
 
-# Colour-blind friendly palette (Okabe & Ito), then tab10 colours.
+# Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
+# (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
 PALETTE = [
-    (0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (230, 159, 0),
-    (86, 180, 233), (120, 120, 120), (240, 228, 66), (148, 103, 189), (140, 86, 75),
+    (0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (0, 0, 0),
+    (230, 159, 0), (86, 180, 233), (200, 180, 0),
 ]
+# a second channel besides colour: runs whose colours are alike (vermillion / orange,
+# blue / sky blue) get different dashes and markers
+DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
+SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "p"]
+MAX_CURVES = 8  # more runs than this: the best ones and the baseline are drawn, the rest on request
 
 
 def run_colour(i: int):
     return PALETTE[i % len(PALETTE)]
+
+
+def run_style(i: int) -> tuple[tuple[int, int, int], Qt.PenStyle, str]:
+    """Colour, dash and marker of the i-th run."""
+    return PALETTE[i % len(PALETTE)], DASHES[(i // 2 + i // len(PALETTE)) % len(DASHES)], SYMBOLS[i % len(SYMBOLS)]
+
+
+def shown_runs(runs, scores=None, baseline=None, limit: int = MAX_CURVES) -> list[str]:
+    """The runs a plot draws by default: all of them up to ``limit``, else the ``limit`` best by
+    ``scores`` (run -> value of the chosen measure) and the baseline, in the runs' order."""
+    runs = list(runs)
+    if len(runs) <= limit or not scores:
+        return runs
+    ranked = sorted((r for r in runs if r in scores and scores[r] == scores[r]), key=lambda r: -scores[r])
+    keep = set(ranked[:limit]) | ({baseline} if baseline in runs else set())
+    return [r for r in runs if r in keep]
 
 
 class CurvePlot(QWidget):
@@ -58,6 +83,7 @@ class CurvePlot(QWidget):
         for axis in ("left", "bottom"):
             item.getAxis(axis).setPen(pg.mkPen(60, 60, 60))
             item.getAxis(axis).setTextPen(pg.mkPen(40, 40, 40))
+            item.getAxis(axis).enableAutoSIPrefix(False)  # never "Precision (x0.001)" after a zoom
         item.getAxis("left").setStyle(hideOverlappingLabels=False)  # keep the "1.0" at the top
         # legend in its own row under the plot, so it never hides a curve (and is part of exports)
         self.legend = pg.LegendItem(colCount=4, labelTextColor=(30, 30, 30), labelTextSize="9pt")
@@ -68,6 +94,14 @@ class CurvePlot(QWidget):
         self.caption = QLabel(self)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar.addWidget(self.caption, 1)
+        self.all_runs_box = QCheckBox("all runs", self)
+        self.all_runs_box.setToolTip(f"With more than {MAX_CURVES} runs only the best {MAX_CURVES} by the "
+                                     "chosen measure and the baseline are drawn; tick to draw every run")
+        self.all_runs_box.hide()
+        self.all_runs_box.toggled.connect(lambda _: self.refresh())
+        self.bar.addWidget(self.all_runs_box)
+        self._hovered: str | None = None
+        self.plot.scene().sigMouseMoved.connect(self._on_hover)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -75,6 +109,7 @@ class CurvePlot(QWidget):
         layout.addWidget(self.plot, 1)
         session.sigResultsChanged.connect(lambda _: self.refresh())
         session.sigQueryChanged.connect(lambda _: self.refresh())
+        session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
 
     # -- to be given by subclasses ------------------------------------------
     def table(self, results) -> analysis.CurveTable:
@@ -85,25 +120,43 @@ class CurvePlot(QWidget):
         self.plot.setYRange(0.0, 1.0, padding=0.05)
 
     # -- shared -------------------------------------------------------------
+    def _pen(self, i: int, width: float = 2.0):
+        colour, dash, _ = run_style(i)
+        return pg.mkPen(colour, width=width, style=dash)
+
     def _curve(self, run: str, i: int) -> pg.PlotDataItem:
         item = self.curves.get(run)
-        colour = run_colour(i)
+        colour, _, symbol = run_style(i)
         if item is None:
             item = self.plot.plot(
-                [], [], name=run, pen=pg.mkPen(colour, width=2),
-                symbol=self.symbol, symbolSize=5, symbolBrush=colour, symbolPen=None,
+                [], [], name=run, pen=self._pen(i),
+                symbol=symbol if self.symbol else None, symbolSize=6, symbolBrush=colour, symbolPen=None,
             )
             self.curves[run] = item
         else:
-            item.setPen(pg.mkPen(colour, width=2))
+            item.setPen(self._pen(i))
             item.setSymbolBrush(colour)
+            if self.symbol:
+                item.setSymbol(symbol)
+        item.run_index = i
         return item
+
+    def drawn_runs(self, results) -> list[str]:
+        """The runs drawn now (all, or the best ones and the baseline when there are many)."""
+        runs = list(results.runs)
+        many = len(runs) > MAX_CURVES
+        self.all_runs_box.setVisible(many)
+        if not many or self.all_runs_box.isChecked():
+            return runs
+        measure = self.session.focus_measure
+        scores = results.summary[measure].to_dict() if measure in results.summary.columns else None
+        return shown_runs(runs, scores, self.session.baseline_label())
 
     def refresh(self) -> None:
         results = self.session.results
-        runs = [] if results is None else list(results.runs)
+        runs = [] if results is None else self.drawn_runs(results)
         for run in list(self.curves):
-            if run not in runs:  # a run that went away
+            if run not in runs:  # a run that went away (or is not drawn now)
                 item = self.curves.pop(run)
                 self.plot.removeItem(item)
         if results is None:
@@ -113,8 +166,9 @@ class CurvePlot(QWidget):
         query = self.session.selected_query
         table = self.table(results)
         key = analysis.MEAN if query is None else query
-        for i, run in enumerate(runs):
-            item = self._curve(run, i)
+        order = {r: i for i, r in enumerate(results.runs)}  # a run keeps its style when others are hidden
+        for run in runs:
+            item = self._curve(run, order[run])
             xy = table.get(key, run)
             if xy is None:
                 item.setData([], [])
@@ -122,10 +176,42 @@ class CurvePlot(QWidget):
                 item.setData(xy[0], xy[1])
         self._reorder_legend(runs)
         what = f"mean over {len(results.query_ids)} queries" if query is None else f"query <b>{query}</b>"
-        self.caption.setText(f"{self.title} — {what}")
+        hidden = len(results.runs) - len(runs)
+        more = f" — best {len(runs)} of {len(results.runs)} runs by {self.session.focus_measure}" if hidden else ""
+        self.caption.setText(f"{self.title} — {what}{more}")
         if self._ranged_for is not results:  # a new result resets the view; a new query keeps the zoom
             self._ranged_for = results
             self.set_ranges(results)
+
+    def _on_hover(self, pos) -> None:
+        """Name the curve under the mouse (and its value there), and draw it thicker."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not self.plot.sceneBoundingRect().contains(pos):
+            return
+        mouse = vb.mapSceneToView(pos)
+        pw, ph = vb.viewPixelSize()  # data units per pixel
+        best, best_d, best_xy = None, 8.0, None  # within 8 pixels
+        for run, item in self.curves.items():
+            x, y = item.getData()
+            if not item.isVisible() or x is None or len(x) == 0:
+                continue
+            d = np.hypot((np.asarray(x, dtype=float) - mouse.x()) / pw, (np.asarray(y, dtype=float) - mouse.y()) / ph)
+            j = int(np.nanargmin(d)) if np.isfinite(d).any() else -1
+            if j >= 0 and d[j] < best_d:
+                best, best_d, best_xy = run, float(d[j]), (float(x[j]), float(y[j]))
+        self.highlight(best)
+        if best is not None:
+            view = self.plot.mapToGlobal(self.plot.mapFromScene(pos).toPoint())
+            QToolTip.showText(view, f"{best}: {self.y_label} {best_xy[1]:.4f} at {self.x_label} {best_xy[0]:g}",
+                              self.plot)
+
+    def highlight(self, run: str | None) -> None:
+        if run == self._hovered:
+            return
+        for name, item in self.curves.items():
+            i = getattr(item, "run_index", 0)
+            item.setPen(self._pen(i, 4.0 if name == run else 2.0))
+        self._hovered = run
 
     def _reorder_legend(self, runs) -> None:
         current = [label.text for _, label in self.legend.items]
@@ -158,36 +244,24 @@ class CurvePlot(QWidget):
         return None if item is None else item.getData()
 
     def export_image(self, path: str) -> None:
-        """PNG (or other raster format by suffix) or SVG, written atomically."""
-        item = self.plot.getPlotItem()
-        if path.lower().endswith(".svg"):
-            # pyqtgraph's SVGExporter cannot parse the paths this Qt version writes;
-            # Qt's own SVG generator renders the scene faithfully.
-            source = item.sceneBoundingRect()
-            with atomic_path(path) as tmp:
-                generator = QSvgGenerator()
-                generator.setFileName(tmp)
-                generator.setSize(source.size().toSize())
-                generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
-                generator.setTitle(self.title)
-                painter = QPainter(generator)
-                try:
-                    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-                    painter.fillRect(QRectF(0, 0, source.width(), source.height()), QColor("white"))
-                    self.plot.scene().render(painter, QRectF(0, 0, source.width(), source.height()), source)
-                finally:
-                    painter.end()
-            return
-        exporter = pg.exporters.ImageExporter(item)
-        exporter.parameters()["width"] = max(800, int(self.plot.width() * 2))
-        image = exporter.export(toBytes=True)
-        fmt = path.rsplit(".", 1)[-1].upper() if "." in path else "PNG"
+        """The plot as it is shown (the same runs, the mean or the selected query), drawn for a file:
+        PNG (or another raster format by suffix) at 2400 x 1560 pixels, or SVG; written atomically."""
+        from workbench import figures
+
+        results = self.session.results
+        if results is None:
+            raise ValueError("nothing to draw yet")
+        fmt = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
+        figure = figures.curve_figure(results, self.kind, query=self.session.selected_query,
+                                      runs=self.drawn_runs(results), scale=1.0 if fmt == "svg" else figures.SCALE)
+        data = figures.render(figure, fmt)
         with atomic_path(path) as tmp:
-            if not image.save(tmp, fmt):
-                raise OSError(f"could not write {path}")
+            with open(tmp, "wb") as fh:
+                fh.write(data)
 
 
 class PrecisionRecallPlot(CurvePlot):
+    kind = "pr"
     title = "Interpolated precision vs recall"
     x_label = "Recall"
     y_label = "Precision"
@@ -202,6 +276,7 @@ class PrecisionRecallPlot(CurvePlot):
 
 
 class NdcgAtKPlot(CurvePlot):
+    kind = "ndcg"
     title = "NDCG at every cutoff k"
     x_label = "k (rank cutoff)"
     y_label = "NDCG@k"

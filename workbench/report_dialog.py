@@ -1,18 +1,16 @@
 """File > Export comparison report: CSV, Markdown, LaTeX or an HTML report with the plots.
 
-The plots are rendered to PNG on the GUI thread (rendering is GUI work); the
-report is assembled and written in a worker through :mod:`metrics.report`
+The figures are drawn for the report on the GUI thread (rendering is GUI work,
+:mod:`workbench.figures`); the report is assembled and written in a worker through :mod:`metrics.report`
 (atomic writes).  An existing file is replaced only after confirmation.
 """
 
 from __future__ import annotations
 
-import html
 import os
-import re
-from typing import Callable, Sequence
+from typing import Callable
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,53 +23,55 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QVBoxLayout,
-    QWidget,
 )
 
 from workbench import report_model
 
 
-def plot_png(widget: QWidget) -> bytes:
-    """The widget as it is on screen (axes, bars, legend), as PNG bytes; call on the GUI thread."""
-    pixmap = widget.grab()
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if pixmap.isNull() or not pixmap.save(buffer, "PNG"):
-        raise OSError("could not render the plot")
-    buffer.close()
-    return bytes(data.data())
+def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]:
+    """The report's figures, drawn for the report: every run, the mean over queries (or ``query``).
 
+    Per-query differences of every run against the baseline (when there is a
+    comparison), then precision-recall and NDCG@k; each with a caption that says
+    what it shows.  GUI work: call on the GUI thread.
+    """
+    from workbench import figures
 
-def view_caption(title: str, view) -> str:
-    """What a plot view shows, from its caption line (e.g. which query), else ``title``."""
-    label = getattr(view, "caption", None)
-    text = label.text() if label is not None else ""
-    text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
-    return text or title
-
-
-def view_plot(view) -> QWidget:
-    return getattr(view, "plot", view)
+    results = session.results
+    what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"
+    runs = ", ".join(results.runs)
+    out = []
+    comparison = session.comparison
+    if comparison is not None and comparison.is_for(results) and comparison.differences:
+        measures = list(comparison.differences)
+        measure = session.focus_measure if session.focus_measure in measures else measures[0]
+        others = [r for r in comparison.request.runs if r != comparison.baseline]
+        out.append((f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
+                    f"{comparison.baseline}, queries ordered by mean gain",
+                    figures.render(figures.difference_figure(comparison, measure))))
+    out.append((f"Interpolated precision-recall, {what}, runs {runs}",
+                figures.render(figures.curve_figure(results, "pr", query=query))))
+    out.append((f"NDCG at every cutoff k up to {results.request.k_max}, {what}, runs {runs}",
+                figures.render(figures.curve_figure(results, "ndcg", query=query))))
+    return out
 
 
 class ReportDialog(QDialog):
     """Choose format, contents and file; :meth:`export` does the work (also without the dialog shown).
 
-    ``plots``: (title, view) pairs; a view is a plot widget, or a widget with a
-    ``plot`` (the picture) and a ``caption`` label (what it shows, which becomes
-    the figure caption).
+    The HTML report's figures are drawn for the report (:func:`report_figures`),
+    not grabbed from the window: every run, the mean over queries unless the
+    user chooses the selected query.
     """
 
     sigWritten = Signal(str)
     sigFailed = Signal(str)
 
-    def __init__(self, session, plots: Sequence[tuple[str, QWidget]] = (),
-                 confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "", parent=None):
+    def __init__(self, session, confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "",
+                 parent=None):
         super().__init__(parent)
         self.setWindowTitle("Export comparison report")
         self.session = session
-        self.plots = list(plots)
         self.confirm_overwrite = confirm_overwrite or (lambda path: False)
         self.format_box = QComboBox(self)
         for code, (text, _) in report_model.FORMATS.items():
@@ -79,8 +79,14 @@ class ReportDialog(QDialog):
         self.table_box = QComboBox(self)
         for code, text in report_model.TABLES.items():
             self.table_box.addItem(text, code)
-        self.plots_check = QCheckBox("Plots (difference chart, precision-recall, NDCG@k)", self)
+        self.plots_check = QCheckBox("Figures: per-query differences of every run against the baseline, "
+                                     "precision-recall and NDCG@k of every run (PNG, 2400 x 1560)", self)
         self.plots_check.setChecked(True)
+        self.figure_query = QComboBox(self)
+        self.figure_query.addItem("the mean over queries", None)
+        if session.selected_query is not None:
+            self.figure_query.addItem(f"query {session.selected_query} (selected)", session.selected_query)
+        self.figure_query.setToolTip("What the precision-recall and NDCG@k figures show")
         self.per_query_check = QCheckBox("Per-query values of every measure", self)
         self.title_edit = QLineEdit("Evaluation report", self)
         self.path_edit = QLineEdit(os.path.join(start_dir or os.getcwd(), "report.html"), self)
@@ -95,6 +101,7 @@ class ReportDialog(QDialog):
         form.addRow("Format", self.format_box)
         form.addRow("Table", self.table_box)
         form.addRow("HTML report", self.plots_check)
+        form.addRow("Figures show", self.figure_query)
         form.addRow("", self.per_query_check)
         form.addRow("Title", self.title_edit)
         form.addRow("File", path_row)
@@ -116,6 +123,7 @@ class ReportDialog(QDialog):
         html = fmt == "html"
         self.table_box.setEnabled(not html)
         self.plots_check.setEnabled(html)
+        self.figure_query.setEnabled(html)
         self.per_query_check.setEnabled(html)
         base, _ = os.path.splitext(self.path_edit.text())
         self.path_edit.setText(base + report_model.FORMATS[fmt][1])
@@ -133,11 +141,12 @@ class ReportDialog(QDialog):
     def _on_export(self) -> None:
         self.export(self.path_edit.text().strip(), self.format_box.currentData(), table=self.table_box.currentData(),
                     plots=self.plots_check.isChecked(), per_query=self.per_query_check.isChecked(),
-                    title=self.title_edit.text().strip() or "Evaluation report")
+                    title=self.title_edit.text().strip() or "Evaluation report",
+                    query=self.figure_query.currentData())
 
     # -- work ------------------------------------------------------------
     def export(self, path: str, fmt: str | None = None, *, table: str = "comparison", plots: bool = True,
-               per_query: bool = False, title: str = "Evaluation report") -> bool:
+               per_query: bool = False, title: str = "Evaluation report", query: str | None = None) -> bool:
         """Start writing ``path``; False if there is nothing to write or the user keeps the file.
 
         ``sigWritten(path)`` or ``sigFailed(message)`` follows when the worker is done.
@@ -155,10 +164,7 @@ class ReportDialog(QDialog):
         overwrite = os.path.exists(path)
         if overwrite and not self.confirm_overwrite(path):
             return False
-        images = []
-        if fmt == "html" and plots:
-            for name, view in self.plots:  # rendering happens here, on the GUI thread
-                images.append((view_caption(name, view), plot_png(view_plot(view))))
+        images = report_figures(self.session, query) if fmt == "html" and plots else []  # GUI thread: drawing
         evaluation, qrels = results.evaluation, results.request.qrels_name
 
         def work(progress):
