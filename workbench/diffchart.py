@@ -14,6 +14,7 @@ from html import escape as esc
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -63,15 +64,17 @@ class DifferenceChart(QWidget):
         super().__init__(parent)
         self.session = session
         self.measure_box = QComboBox(self)
-        self.measure_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.measure_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.measure_box.setMinimumContentsLength(6)
         self.measure_box.setToolTip("Measure compared per query")
         self.run_box = QComboBox(self)
-        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.run_box.setMinimumContentsLength(6)
         self.run_box.setToolTip("Run compared with the baseline (or all runs side by side)")
         self.caption = QLabel(self)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.plot = pg.PlotWidget(self, background="w")
-        self.plot.setMinimumSize(220, 160)
+        self.plot.setMinimumSize(160, 120)
         self.plot.setToolTip(CLICK_HINT)
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.plot.installEventFilter(self)
@@ -93,6 +96,8 @@ class DifferenceChart(QWidget):
                                          pen=pg.mkPen(20, 20, 20, width=2))
         self.highlight.setZValue(10)
         self.plot.addItem(self.highlight)
+        item.getViewBox().sigResized.connect(lambda _: self._set_ticks(
+            int(self._frame["slot"].max()) + 1 if len(self._frame) else 0))
         self.legend = pg.LegendItem(colCount=4, labelTextColor=(30, 30, 30), labelTextSize="9pt")
         item.layout.addItem(self.legend, 4, 1)
         self._legend_items: list[pg.BarGraphItem] = []
@@ -232,9 +237,11 @@ class DifferenceChart(QWidget):
             return
         slots = self._frame.drop_duplicates("slot")
         labels = dict(zip(slots["slot"], slots["query_id"].astype(str)))
-        width = max(self.plot.width(), 200)
-        longest = max(len(s) for s in labels.values())
-        step = max(1, int(np.ceil(n * (longest * 7 + 8) / width)))
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        width = max(self.plot.getPlotItem().getViewBox().width(), 50)
+        font = axis.style.get("tickFont") or self.plot.font()
+        longest = max(QFontMetrics(font).horizontalAdvance(s) for s in labels.values())
+        step = max(1, int(np.ceil(n * (longest + 10) / width)))
         major = [(float(s), labels[s]) for s in range(0, n, step) if s in labels]
         self.plot.getPlotItem().getAxis("bottom").setTicks([major, []])
 

@@ -129,6 +129,8 @@ class QueryDrilldownView(QWidget):
         self.depth_box.setKeyboardTracking(False)
         self.depth_box.setToolTip("Ranks shown per run")
         self.legend = QLabel(self)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.legend.setMinimumWidth(40)
         self.legend.setText(self._legend_html())
         self.legend.setToolTip("Row colour: the document's judged grade; ? not judged. "
                                "▲n / ▼n: n ranks higher / lower than in the baseline; new: not retrieved by the baseline")

@@ -590,8 +590,22 @@ class MainWindow(QMainWindow):
         self.progress.setFormat(f"{what} %p%")
         self.progress.setToolTip(what)
 
+    def _fit_summary(self, results) -> None:
+        """Give the summary dock the height its rows need (up to 40% of the window) when the number of
+        runs changes, so that a small window does not hide a run's row."""
+        n = len(results.runs)
+        if n == getattr(self, "_summary_rows", None) or not self.docks["summary"].isVisible():
+            return
+        self._summary_rows = n
+        view = self.summary.view
+        need = view.horizontalHeader().height() + n * view.verticalHeader().defaultSectionSize() + 8
+        need += self.summary.legend.sizeHint().height() + 2 * self.docks["summary"].style().pixelMetric(
+            self.docks["summary"].style().PixelMetric.PM_TitleBarHeight) + 16
+        self.resizeDocks([self.docks["summary"]], [min(need, int(self.height() * 0.4))], Qt.Orientation.Vertical)
+
     def _on_results(self, results) -> None:
         if results is not None:
+            self._fit_summary(results)
             # errors of earlier evaluations no longer describe what is shown; those of files still in error do
             self.messages.keep_only({e.error for e in self.session.workspace.entries if e.error})
         self.query_box.clear()

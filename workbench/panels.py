@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QTableWidget,
     QTableWidgetItem,
@@ -54,6 +55,7 @@ class FilesPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumWidth(120)  # a narrow panel scrolls instead of widening the window
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.itemChanged.connect(self._on_item_changed)
@@ -71,9 +73,12 @@ class FilesPanel(QWidget):
         self.up_button = button("▲", "Move the selected run up", lambda: self._move(-1))
         self.down_button = button("▼", "Move the selected run down", lambda: self._move(1))
         self.baseline_button = button("Baseline", "Compare the other runs with the selected run", self._set_baseline)
-        self.remove_button = button("Remove", "Remove the selected file", self._remove)
+        self.remove_button = button("Remove", "Remove the selected file (Ctrl+Z brings it back)", self._remove)
         for b in (self.up_button, self.down_button, self.baseline_button, self.remove_button):
             bar.addWidget(b)
+        for i in range(bar.count()):  # buttons shrink (eliding their text) in a narrow panel
+            bar.itemAt(i).widget().setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+            bar.itemAt(i).widget().setMinimumWidth(22)
         bar.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -301,7 +306,7 @@ class MeasurePanel(QWidget):
         for name, choices in NDCG_CHOICES:
             box = QComboBox(self)
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(12)
+            box.setMinimumContentsLength(8)
             for text, value in choices:
                 box.addItem(text, value)
             box.setToolTip(tip)

@@ -7,6 +7,7 @@ the query selected in the session.
 
 from __future__ import annotations
 
+import html
 import os
 
 import numpy as np
@@ -30,6 +31,8 @@ PALETTE = [
 # blue / sky blue) get different dashes and markers
 DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
 SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "p"]
+DASH_TEXT = {Qt.PenStyle.SolidLine: "━━", Qt.PenStyle.DashLine: "╍╍", Qt.PenStyle.DotLine: "┅┅",
+             Qt.PenStyle.DashDotLine: "━·━"}
 MAX_CURVES = 8  # more runs than this: the best ones and the baseline are drawn, the rest on request
 
 
@@ -67,7 +70,7 @@ class CurvePlot(QWidget):
         super().__init__(parent)
         self.session = session
         self.plot = pg.PlotWidget(self, background="w")
-        self.plot.setMinimumSize(220, 180)
+        self.plot.setMinimumSize(160, 120)
         # the context menu's export goes through the window (confirmation, atomic write)
         # instead of pyqtgraph's own export dialog
         export_action = QAction("Export PNG or SVG…", self.plot.scene())
@@ -85,9 +88,16 @@ class CurvePlot(QWidget):
             item.getAxis(axis).setTextPen(pg.mkPen(40, 40, 40))
             item.getAxis(axis).enableAutoSIPrefix(False)  # never "Precision (x0.001)" after a zoom
         item.getAxis("left").setStyle(hideOverlappingLabels=False)  # keep the "1.0" at the top
-        # legend in its own row under the plot, so it never hides a curve (and is part of exports)
-        self.legend = pg.LegendItem(colCount=4, labelTextColor=(30, 30, 30), labelTextSize="9pt")
-        item.layout.addItem(self.legend, 4, 1)
+        # legend: a line of text under the plot that wraps, so it never hides a curve nor takes the
+        # plot's room in a small window; clicking a run hides or shows its curve
+        self.legend = QLabel(self)
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.legend.setMinimumWidth(10)  # wraps instead of widening the plot
+        self.legend.setToolTip("Click a run to hide or show its curve")
+        self.legend.linkActivated.connect(self._toggle_run)
+        self.hidden: set[str] = set()
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.bar = QHBoxLayout()
         self.bar.setContentsMargins(4, 0, 4, 0)
@@ -107,6 +117,7 @@ class CurvePlot(QWidget):
         layout.setSpacing(2)
         layout.addLayout(self.bar)
         layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
         session.sigResultsChanged.connect(lambda _: self.refresh())
         session.sigQueryChanged.connect(lambda _: self.refresh())
         session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
@@ -162,6 +173,7 @@ class CurvePlot(QWidget):
         if results is None:
             self.caption.setText("")
             self.legend.clear()  # no entry may outlive its run
+            self.hidden.clear()
             return
         query = self.session.selected_query
         table = self.table(results)
@@ -214,29 +226,31 @@ class CurvePlot(QWidget):
         self._hovered = run
 
     def _reorder_legend(self, runs) -> None:
-        current = [label.text for _, label in self.legend.items]
-        if current == runs:
-            return
-        self.legend.clear()
+        self.hidden &= set(runs)
+        entries = []
         for run in runs:
-            self.legend.addItem(self.curves[run], run)
-        self._fit_legend()
+            item = self.curves[run]
+            item.setVisible(run not in self.hidden)
+            colour, dash, _ = run_style(getattr(item, "run_index", 0))
+            line = DASH_TEXT[dash]
+            if run in self.hidden:
+                style = "color:#999;text-decoration:line-through"
+                line_style = "color:#bbb"
+            else:
+                style, line_style = "color:#1e1e1e;text-decoration:none", "color:#%02x%02x%02x" % colour
+            entries.append(f"<a href='{html.escape(run, quote=True)}' style='{style}'><span style='{line_style}'>"
+                           f"<b>{line}</b></span>&nbsp;{html.escape(run)}</a>")
+        self.legend.setText("&nbsp;&nbsp; ".join(entries))
 
-    def _fit_legend(self) -> None:
-        """As many legend columns as fit the plot's width (the legend must not widen the plot)."""
-        items = self.legend.items
-        if not items:
-            return
-        room = self.plot.width() - self.plot.getPlotItem().getAxis("left").width() - 24
-        for columns in range(len(items), 0, -1):
-            if columns != self.legend.columnCount:
-                self.legend.setColumnCount(columns)
-            if columns == 1 or self.legend.layout.preferredWidth() <= room:
-                break
+    def _toggle_run(self, run: str) -> None:
+        (self.hidden.discard if run in self.hidden else self.hidden.add)(run)
+        self._reorder_legend([r for r in self.curves])
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._fit_legend()
+    def legend_runs(self) -> list[str]:
+        """The runs the legend names, in order (for tests)."""
+        import re
+
+        return [html.unescape(m) for m in re.findall(r"<a href='([^']*)'", self.legend.text())]
 
     def data(self, run: str):
         """The (x, y) arrays the curve of ``run`` shows (for tests and export)."""
