@@ -132,3 +132,35 @@ def test_a_chosen_kind_is_remembered_for_that_file(qtbot, project, tmp_path):
         assert w2.reopen_action.isEnabled()  # the closed window kept its session
     finally:
         close_window(w2)
+
+
+def test_open_folder_finds_qrels_and_runs_in_subfolders_and_says_what_it_left_out(qtbot, project, tmp_path):
+    (project / "NOTES.txt").write_text("Runs of the study, see the paper.\n")
+    (project / "README.md").write_text("# study\n")
+    w = open_window(qtbot, tmp_path, ("map",))
+    messages = []
+    w.session.sigMessage.connect(messages.append)
+    try:
+        w.open_files([str(project)])
+        _idle(qtbot, w)
+        s = w.session
+        assert s.workspace.qrels_entry().name == "qrels.txt"
+        assert list(s.results.runs) == ["bm25", "bm25_rm3", "tfidf_title"]
+        assert [e.name for e in s.workspace.entries if e.status == "error"] == []  # NOTES.txt left out quietly
+        assert any("4 file(s) opened; 1 not recognised (NOTES.txt)" in m for m in messages)
+    finally:
+        close_window(w)
+
+
+def test_a_folder_with_nothing_to_evaluate_says_so(qtbot, tmp_path):
+    folder = tmp_path / "empty_study"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("nothing here\n")
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        with qtbot.waitSignal(w.session.sigError, timeout=TIMEOUT) as blocker:
+            w.open_files([str(folder)])
+        assert blocker.args[0].startswith(f"No qrels or run file recognised in {folder}")
+        assert "notes.txt" in blocker.args[0] and not w.session.workspace.entries
+    finally:
+        close_window(w)

@@ -10,7 +10,7 @@ import pytest
 
 from workbench import comparison, export
 from workbench.analysis import CurveTable, ndcg_variant, query_sort_key, sort_queries
-from workbench.workspace import Workspace, expand_paths
+from workbench.workspace import Workspace, expand, expand_paths
 
 
 def _run(name: str) -> pd.DataFrame:
@@ -114,13 +114,32 @@ def test_rename_move_baseline_remove(tmp_path):
         ws.set_baseline(str(tmp_path / "nope.txt"))
 
 
-def test_expand_paths_lists_visible_files_of_a_folder(tmp_path):
+def test_expand_paths_lists_visible_files_of_a_folder_and_its_subfolders(tmp_path):
     (tmp_path / "b.txt").write_text("x")
     (tmp_path / "a.txt").write_text("x")
     (tmp_path / ".hidden").write_text("x")
-    (tmp_path / "sub").mkdir()
+    (tmp_path / "README.md").write_text("x")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "bm25.run.gz").write_text("x")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("x")
     got = expand_paths([tmp_path, tmp_path / "a.txt"])
-    assert [os.path.basename(p) for p in got] == ["a.txt", "b.txt"]
+    assert [os.path.relpath(p, tmp_path) for p in got] == ["a.txt", "b.txt", os.path.join("runs", "bm25.run.gz")]
+
+
+def test_expand_stops_at_its_limits_and_says_so(tmp_path):
+    deep = tmp_path / "a" / "b" / "c" / "d"
+    deep.mkdir(parents=True)
+    (deep / "too_deep.txt").write_text("x")
+    for i in range(5):
+        (tmp_path / f"r{i}.txt").write_text("x")
+    (tmp_path / "notes.pdf").write_text("x")
+    found = expand([tmp_path], max_files=3)
+    assert [os.path.basename(p) for p in found.files] == ["r0.txt", "r1.txt", "r2.txt"]
+    assert found.folder_of[found.files[0]] == str(tmp_path)
+    assert any("only the first 3 files" in n for n in found.notes)
+    assert any("1 file(s) that are not qrels or runs" in n for n in found.notes)
+    assert "too_deep.txt" not in [os.path.basename(p) for p in expand([tmp_path]).files]
 
 
 # ---------------------------------------------------------------- tables

@@ -40,7 +40,7 @@ import metrics.readers
 from metrics.errors import Cancelled, InputError
 from workbench import analysis, drilldown_model, qtcompat, significance_model
 from workbench.jobs import Jobs
-from workbench.workspace import FileEntry, Workspace, expand_paths, normalize
+from workbench.workspace import FileEntry, Workspace, expand, normalize
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
@@ -108,6 +108,7 @@ class Session(QObject):
         self.is_sample = False
         self._removed: list[tuple[int, FileEntry, bool]] = []  # undo stack of removed files
         self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
+        self._folders: dict[str, dict] = {}     # folder being opened -> files read and left out
         self._pending_query: str | None = None  # query to select once evaluated (from a workspace)
 
         self.jobs = Jobs(self)
@@ -212,9 +213,17 @@ class Session(QObject):
         self.request_evaluation()
 
     def open_files(self, paths, kind: str | None = None) -> list[str]:
-        """Load files (a folder stands for the files in it); returns the paths being loaded."""
-        paths = expand_paths(paths)
+        """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
+
+        A file found in a folder that turns out to be neither qrels nor a run is left out quietly;
+        once the folder is read, one message says what was found and what was not.
+        """
+        found = expand(paths)
+        paths = found.files
+        for note in found.notes:
+            self.sigMessage.emit(note)
         if not paths:
+            self.sigError.emit("Nothing to open: no file found" + (f" ({'; '.join(found.notes)})" if found.notes else ""))
             return []
         if self.is_sample:  # the user's own files replace the sample
             self.is_sample = False
@@ -224,7 +233,12 @@ class Session(QObject):
                     self._unwatch(e.path)
                     self.workspace.remove(e.path)
         for p in paths:
-            self._submit_load(self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p))))
+            e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
+            folder = found.folder_of.get(p)
+            if folder is not None and e.status == "loading":
+                e.folder = folder
+                self._folders.setdefault(folder, {"read": 0, "skipped": []})
+            self._submit_load(e)
         self.inspected_path = normalize(paths[-1])  # what was just opened is shown on its own
         self.sigFilesChanged.emit()
         return [normalize(p) for p in paths]
@@ -263,6 +277,10 @@ class Session(QObject):
         e = self.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
         if e is None:
             return
+        if e.folder is not None and e.folder in self._folders:
+            self._folders[e.folder]["read"] += 1
+            folder, e.folder = e.folder, None
+            self._folder_done(folder)
         self._watch(e.path)
         e.warnings = list(loaded.warnings)
         self.sigFileLoaded.emit(e.path)
@@ -279,12 +297,40 @@ class Session(QObject):
 
     def _on_load_failed(self, path: str, gen: int, exc: BaseException) -> None:
         msg = describe_error(path, exc)
+        e = self.workspace.entry(path)
+        if e is not None and e.folder is not None and e.status == "loading" and e.generation == gen:
+            # found in a folder, and not a qrels or run file: left out, counted for the folder's message
+            self.workspace.entries.remove(e)
+            self._folders[e.folder]["skipped"].append(e.name)
+            self._folder_done(e.folder)
+            self.sigFilesChanged.emit()
+            return
         if self.workspace.fail_load(path, gen, msg) is not None:
             self.sigError.emit(msg)
             self.sigFilesChanged.emit()
 
+    def _folder_done(self, folder: str) -> None:
+        """Once every file of an opened folder is read, say what it held."""
+        if any(x.folder == folder and x.status == "loading" for x in self.workspace.entries):
+            return
+        tally = self._folders.pop(folder, None)
+        if tally is None:
+            return
+        skipped = tally["skipped"]
+        names = ", ".join(skipped[:4]) + (" …" if len(skipped) > 4 else "")
+        if tally["read"] == 0:
+            self.sigError.emit(f"No qrels or run file recognised in {folder}" +
+                               (f" ({len(skipped)} file(s) looked at: {names})" if skipped else ""))
+        else:
+            self.sigMessage.emit(f"{os.path.basename(folder)}: {tally['read']} file(s) opened" +
+                                 (f"; {len(skipped)} not recognised ({names})" if skipped else ""))
+
     def _on_load_cancelled(self, path: str, gen: int) -> None:
+        e = self.workspace.entry(path)
+        folder = e.folder if e is not None else None
         if self.workspace.cancel_load(path, gen) is not None:
+            if folder is not None:
+                self._folder_done(folder)
             self.sigMessage.emit(f"Loading {os.path.basename(path)} cancelled")
             self.sigFilesChanged.emit()
             self.sigBaselineChanged.emit(self.workspace.baseline_label())

@@ -44,6 +44,7 @@ class FileEntry:
     label: str = ""                  # display name of a run
     wanted_label: str | None = None  # label to give the run once loaded (from a workspace file)
     warnings: list[str] = field(default_factory=list)  # what the reader accepted but found odd
+    folder: str | None = None        # the folder it was found in, while it is read (see Session.open_files)
     status: str = "loading"          # "loading" | "ok" | "error"
     error: str | None = None
     run: pd.DataFrame | None = None
@@ -290,17 +291,65 @@ def normalize(path: str | os.PathLike) -> str:
     return os.path.abspath(os.fspath(path))
 
 
-def expand_paths(paths) -> list[str]:
-    """Files named by ``paths``; a folder stands for the visible files inside it (sorted, not recursive)."""
+# files a folder holds that are never qrels or runs (a folder of a study often has them)
+SKIP_SUFFIXES = frozenset({
+    ".md", ".rst", ".py", ".ipynb", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".sh", ".log",
+    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".html", ".htm", ".tex", ".csv", ".parquet", ".pkl",
+    ".zip", ".tar", ".tgz", ".bz2", ".xz", ".7z", ".irwb",
+})
+MAX_FOLDER_FILES = 1000  # files taken from one folder (and its subfolders) at the most
+MAX_FOLDER_DEPTH = 3     # subfolder levels searched (qrels/ and runs/ beside each other is the usual layout)
+
+
+@dataclass
+class Expansion:
+    files: list[str]
+    folder_of: dict[str, str]  # file -> the folder it was found in (files named directly are not in it)
+    notes: list[str]           # what was left out, in words
+
+
+def expand(paths, *, max_files: int = MAX_FOLDER_FILES, max_depth: int = MAX_FOLDER_DEPTH) -> Expansion:
+    """The files named by ``paths``; a folder stands for the visible files in it and its subfolders
+    (sorted, at most ``max_depth`` levels and ``max_files`` files), without files that are plainly not
+    qrels or runs (documents, pictures, code, archives)."""
     out: list[str] = []
+    folder_of: dict[str, str] = {}
+    notes: list[str] = []
     for p in paths:
         p = normalize(p)
-        if os.path.isdir(p):
-            for name in sorted(os.listdir(p)):
-                full = os.path.join(p, name)
-                if not name.startswith(".") and os.path.isfile(full):
-                    out.append(full)
-        else:
+        if not os.path.isdir(p):
             out.append(p)
+            continue
+        found, skipped, truncated = [], 0, False
+        base_depth = p.rstrip(os.sep).count(os.sep)
+        for root, dirs, names in os.walk(p):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+            if root.count(os.sep) - base_depth >= max_depth:
+                dirs[:] = []
+            for name in sorted(names):
+                if name.startswith("."):
+                    continue
+                suffix = os.path.splitext(name)[1].lower()
+                if suffix in SKIP_SUFFIXES:
+                    skipped += 1
+                    continue
+                if len(found) >= max_files:
+                    truncated = True
+                    break
+                found.append(os.path.join(root, name))
+            if truncated:
+                break
+        if truncated:
+            notes.append(f"{os.path.basename(p)}: only the first {max_files} files are opened")
+        if skipped:
+            notes.append(f"{os.path.basename(p)}: {skipped} file(s) that are not qrels or runs left out")
+        out.extend(found)
+        folder_of.update({f: p for f in found})
     seen: set[str] = set()
-    return [p for p in out if not (p in seen or seen.add(p))]
+    files = [p for p in out if not (p in seen or seen.add(p))]
+    return Expansion(files, folder_of, notes)
+
+
+def expand_paths(paths) -> list[str]:
+    """The files :func:`expand` finds for ``paths``."""
+    return expand(paths).files
