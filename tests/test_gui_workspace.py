@@ -164,3 +164,25 @@ def test_a_folder_with_nothing_to_evaluate_says_so(qtbot, tmp_path):
         assert "notes.txt" in blocker.args[0] and not w.session.workspace.entries
     finally:
         close_window(w)
+
+
+def test_query_texts_show_beside_the_scores_and_in_the_drill_down(qtbot, project, tmp_path):
+    queries = project / "queries.tsv"
+    queries.write_text("qid\tquery\n401\tforeign minorities germany\n402\tbehavioral genetics\n")
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt"), str(queries)])
+        _idle(qtbot, w)
+        s = w.session
+        assert s.workspace.entry(str(queries)).kind == "queries"
+        frame = w.per_query.model.frame()
+        assert list(frame.columns[:2]) == ["query_id", "query"]
+        texts = dict(zip(frame["query_id"], frame["query"]))
+        assert texts["401"] == "foreign minorities germany" and texts["403"] == ""
+        status = {w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())}
+        assert status["queries.tsv"] == "2 queries"
+        with qtbot.waitSignal(s.sigDrilldownChanged, timeout=TIMEOUT):
+            s.select_query("402")
+        assert "“behavioral genetics”" in w.drilldown.title.text()
+    finally:
+        close_window(w)

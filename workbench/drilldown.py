@@ -246,7 +246,10 @@ class QueryDrilldownView(QWidget):
         self.missing.set_caption(f"Relevant, retrieved by no run: {len(frame)}")
         self.columns_box.insertWidget(len(shown), self.missing, 0, Qt.AlignmentFlag.AlignTop)
         judged = "" if drill.judged_query else " (not in the qrels)"
-        self.title.setText(f"Query <b>{html.escape(drill.query_id)}</b>{judged}: {drill.num_rel} relevant judged")
+        text = self.session.workspace.queries().get(str(drill.query_id))
+        said = f" “{html.escape(text)}”" if text else ""
+        self.title.setText(f"Query <b>{html.escape(drill.query_id)}</b>{said}{judged}: {drill.num_rel} relevant judged")
+        self.title.setToolTip(text or "")
         self.placeholder.hide()
         self.body.show()
 

@@ -52,7 +52,8 @@ def _ids(values, limit: int = 12) -> str:
     return f"{len(values)}" + (f" ({shown}{', …' if len(values) > limit else ''})" if values else "")
 
 
-KIND_TEXT = {"run": "run", "qrels": "qrels (relevance judgments)", "ranked": "ranked judgments", None: "unknown"}
+KIND_TEXT = {"run": "run", "qrels": "qrels (relevance judgments)", "ranked": "ranked judgments",
+             "queries": "query texts", None: "unknown"}
 
 
 def inspection_html(d: dict) -> str:

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from workbench.workspace import KINDS
 
-KIND_TEXT = {"qrels": "qrels", "run": "run", "ranked": "ranked judgments"}
+KIND_TEXT = {"qrels": "qrels", "run": "run", "ranked": "ranked judgments", "queries": "query texts"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 10
 
 
@@ -150,6 +150,8 @@ class FilesPanel(QWidget):
                 status = "baseline"
             elif e.kind == "qrels":
                 status = "in use"
+            elif e.kind == "queries":
+                status = f"{len(e.queries or {})} queries"
             else:
                 status = "ok"
             tip = e.error or ""

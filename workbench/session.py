@@ -65,14 +65,42 @@ def describe_error(path: str, exc: BaseException) -> str:
     return f"{os.path.basename(path)}: cannot be read ({type(exc).__name__}: {exc})"
 
 
+@dataclasses.dataclass
+class QueriesFile:
+    """A file of query texts (:mod:`metrics.topics`), loaded beside qrels and runs."""
+
+    path: str
+    queries: dict
+    kind: str = "queries"
+    run: None = None
+    qrels: None = None
+    warnings: list = dataclasses.field(default_factory=list)
+
+
+def _head(path: str, size: int = 65536) -> bytes:
+    import gzip
+
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        try:
+            return (gzip.GzipFile(fileobj=raw) if gz else raw).read(size)
+        except (OSError, EOFError):
+            return b""  # the reader reports the corrupt file
+
+
 def _load_file(path: str, kind: str | None, progress):
     """Worker body: the file's size and time as read, and its content."""
+    import metrics.topics
+
     try:
         st = os.stat(path)
     except OSError:
         st = None
-    loaded = metrics.readers.read_file(path, kind=kind, progress=progress)
-    return (st.st_size, st.st_mtime) if st is not None else (0, 0.0), loaded
+    stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
+    if kind == "queries" or (kind is None and metrics.topics.sniff(_head(path))):
+        return stat, QueriesFile(path, metrics.topics.read_queries(path))
+    return stat, metrics.readers.read_file(path, kind=kind, progress=progress)
 
 
 class Session(QObject):
@@ -261,7 +289,7 @@ class Session(QObject):
 
     def set_kind(self, path: str, kind: str) -> None:
         """Correct the detected kind of a file; it is read again as that kind."""
-        if kind not in ("qrels", "run", "ranked"):
+        if kind not in ("qrels", "run", "ranked", "queries"):
             raise ValueError(kind)
         e = self.workspace.entry(path)
         if e is None:
@@ -277,6 +305,7 @@ class Session(QObject):
         e = self.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
         if e is None:
             return
+        e.queries = getattr(loaded, "queries", None)
         if e.folder is not None and e.folder in self._folders:
             self._folders[e.folder]["read"] += 1
             folder, e.folder = e.folder, None
@@ -669,7 +698,16 @@ class Session(QObject):
             return
         self._inspection_key = key
         level = self.relevance_level
-        if e.status == "ok":
+        if e.kind == "queries" and e.status == "ok":
+            queries = dict(e.queries or {})
+
+            def work(progress):
+                return {"path": e.path, "kind": "queries", "queries": len(queries),
+                        "kind_reason": "one query text per line ('qid<TAB>text') or TREC topics",
+                        "size": e.size, "columns": ["qid", "text"],
+                        "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
+                        "problems": []}
+        elif e.status == "ok":
             loaded = metrics.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
 
             def work(progress):

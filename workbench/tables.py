@@ -167,6 +167,7 @@ class PerQueryView(QWidget):
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
         session.sigResultsChanged.connect(self.on_results)
         session.sigBaselineChanged.connect(lambda _: self.rebuild())
+        session.sigFilesChanged.connect(self._on_files_changed)
         session.sigFocusMeasureChanged.connect(self._on_focus_measure)
         session.sigQueryChanged.connect(self.on_query)
         self.on_results(session.results)
@@ -181,6 +182,11 @@ class PerQueryView(QWidget):
                 self.measure_box.setCurrentText(self.session.focus_measure)
         self.measure_box.blockSignals(False)
         self.rebuild()
+
+    def _on_files_changed(self) -> None:
+        has_text = "query" in self.model.frame().columns
+        if bool(self.session.workspace.queries()) != has_text:  # a queries file came or went
+            self.rebuild()
 
     def _on_focus_measure(self, name: str) -> None:
         if self.measure_box.currentText() != name and self.measure_box.findText(name) >= 0:
@@ -199,6 +205,10 @@ class PerQueryView(QWidget):
         baseline = self.session.baseline_label()
         wide = results.per_query[measure]
         frame, tones = comparison.per_query_table(wide, baseline if baseline in wide.columns else None)
+        texts = self.session.workspace.queries()
+        if texts:  # the query's text beside its id (a queries or topics file is loaded)
+            frame.insert(1, "query", frame["query_id"].map(lambda q: texts.get(str(q), "")))
+            tones.insert(1, "query", "")
         header = self.view.horizontalHeader()
         sort_col, sort_order = header.sortIndicatorSection(), header.sortIndicatorOrder()
         # rows arrive in natural query order (sorted by the worker): that order is the sort key

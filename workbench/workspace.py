@@ -5,8 +5,9 @@ announces its changes with signals.
 
 Rules
 -----
-* One entry per file path.  A file is a ``"qrels"``, ``"run"`` or ``"ranked"``
-  (ranked judgments: a run whose lines carry their own judgments) file.
+* One entry per file path.  A file is a ``"qrels"``, ``"run"``, ``"ranked"``
+  (ranked judgments: a run whose lines carry their own judgments) or
+  ``"queries"`` (query texts, shown beside the scores) file.
 * One qrels file is in use at a time: a qrels file that loads successfully
   replaces the previous one.  Without a qrels file, the judgments of all ranked
   files are used together.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 
-KINDS = ("qrels", "run", "ranked")
+KINDS = ("qrels", "run", "ranked", "queries")
 # run tags that name a tool or nothing at all rather than a run
 GENERIC_TAGS = frozenset({
     "run", "runs", "ranked-list", "ranked_list", "ranking", "default", "tag", "system", "sys", "test",
@@ -45,6 +46,7 @@ class FileEntry:
     wanted_label: str | None = None  # label to give the run once loaded (from a workspace file)
     warnings: list[str] = field(default_factory=list)  # what the reader accepted but found odd
     folder: str | None = None        # the folder it was found in, while it is read (see Session.open_files)
+    queries: dict | None = None      # query id -> text, for a file of kind "queries"
     status: str = "loading"          # "loading" | "ok" | "error"
     error: str | None = None
     run: pd.DataFrame | None = None
@@ -125,7 +127,9 @@ class Workspace:
         e.version += 1
         if stat is not None:
             e.size, e.mtime = stat
-        if kind == "qrels":
+        if kind == "queries":
+            e.run = e.qrels = None
+        elif kind == "qrels":
             e.run = None
             # one qrels file in use: this one replaces the others
             self.entries = [x for x in self.entries if x is e or not (x.kind == "qrels" and x.status == "ok")]
@@ -235,6 +239,14 @@ class Workspace:
             return q.path
         ranked = [e.path for e in self.run_entries() if e.kind == "ranked"]
         return " + ".join(ranked) if ranked else None
+
+    def queries(self) -> dict[str, str]:
+        """Query texts of every loaded queries file (a later file wins for the same id)."""
+        out: dict[str, str] = {}
+        for e in self.entries:
+            if e.status == "ok" and e.kind == "queries" and e.queries:
+                out.update(e.queries)
+        return out
 
     def loading(self) -> list[FileEntry]:
         return [e for e in self.entries if e.status == "loading"]
