@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-import metrics.report
 from metrics.errors import InputError
 from workbench import comparison, export, workspace_file
 from workbench.diffchart import DifferenceChart
@@ -505,6 +504,11 @@ class MainWindow(QMainWindow):
         recent = self.recent_files()
         return os.path.dirname(recent[0]) if recent else os.getcwd()
 
+    def _export_dir(self) -> str:
+        """Where the last export went (else where the last file came from)."""
+        folder = str(self.settings.value("lastExportDir", "") or "")
+        return folder if folder and os.path.isdir(folder) else self._last_dir()
+
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
             event.acceptProposedAction()
@@ -637,7 +641,7 @@ class MainWindow(QMainWindow):
             name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
             filt = "PNG image (*.png);;SVG image (*.svg)"
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export", os.path.join(self._last_dir(), name), filt,
+            self, "Export", os.path.join(self._export_dir(), name), filt,
             options=QFileDialog.Option.DontConfirmOverwrite,
         )
         if path:
@@ -645,8 +649,10 @@ class MainWindow(QMainWindow):
 
     def report_dialog(self) -> ReportDialog:
         """Open the comparison report dialog (it exports in the background)."""
-        dialog = ReportDialog(self.session, self.confirm_overwrite, self._last_dir(), self)
+        dialog = ReportDialog(self.session, self.confirm_overwrite, self._export_dir(), self)
         dialog.sigWritten.connect(self.sigExported.emit)
+        dialog.sigWritten.connect(lambda path: self.settings.setValue(
+            "lastExportDir", os.path.dirname(os.path.abspath(path))))
         dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
         dialog.setModal(True)
         dialog.show()
@@ -706,6 +712,8 @@ class MainWindow(QMainWindow):
             frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
 
             def job(progress):
+                import metrics.report  # with scipy: imported for an export, not at start-up
+
                 metrics.report.export(frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name)
 
             return job
@@ -722,6 +730,7 @@ class MainWindow(QMainWindow):
         return job
 
     def _exported(self, path: str) -> None:
+        self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
         self.statusBar().showMessage(f"Exported {path}", 5000)
         self.sigExported.emit(path)
 

@@ -1,15 +1,13 @@
 """The comparison report the window exports (plain Python, no Qt).
 
-:func:`write_report` runs in a worker; the plots arrive as PNG bytes grabbed on
-the GUI thread.  Every file goes through :mod:`metrics.report`, which writes
+:func:`write_report` runs in a worker; the figures arrive as PNG bytes drawn on
+the GUI thread (:mod:`workbench.figures`).  Every file goes through :mod:`metrics.report`, which writes
 atomically and refuses to replace a file unless told to (the window asks first).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-
-import metrics.report
 
 #: format code -> (label, suffix)
 FORMATS = {
@@ -45,6 +43,8 @@ def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "c
     comparison) or ``"summary"`` (marked when a comparison is given; CSV
     carries no marks).
     """
+    import metrics.report  # with scipy: imported when a report is written, not at start-up
+
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     if table not in TABLES:

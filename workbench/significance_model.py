@@ -13,7 +13,18 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-import metrics.compare as mc
+
+class _LazyCompare:
+    """:mod:`metrics.compare`, imported on first use: it brings scipy.stats (about half a second),
+    which the window should not wait for before it is shown."""
+
+    def __getattr__(self, name):
+        import metrics.compare
+
+        return getattr(metrics.compare, name)
+
+
+mc = _LazyCompare()
 
 #: Tests offered in the window: code -> short label.
 TESTS = {"t": "t-test", "wilcoxon": "Wilcoxon", "permutation": "Permutation"}
@@ -143,7 +154,8 @@ def tooltip(row, family: int) -> str:
     lines = [
         f"{row['run']} vs {row['baseline']} on {row['measure']}: {verdict}",
         f"mean {row['mean']:.4f} vs {row['baseline_mean']:.4f} (Δ {row['delta']:+.4f}), "
-        f"{row['wins']} wins / {row['ties']} ties / {row['losses']} losses over {row['n_queries']} queries",
+        f"{_count(row['wins'], 'win')} / {_count(row['ties'], 'tie')} / {_count(row['losses'], 'loss')} "
+        f"over {_count(row['n_queries'], 'query')}",
         f"p = {_p(row['p_value'])} ({test}, two-sided)",
     ]
     if row["correction"] == "none":
@@ -152,6 +164,11 @@ def tooltip(row, family: int) -> str:
         lines.append(f"corrected p = {_p(row['p_corrected'])} ({correction} over {family} tests); "
                      f"α = {row['alpha']:g}")
     return "\n".join(lines)
+
+
+def _count(n, noun: str) -> str:
+    plural = {"loss": "losses", "query": "queries"}.get(noun, noun + "s")
+    return f"{int(n)} {noun if int(n) == 1 else plural}"
 
 
 def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

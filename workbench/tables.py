@@ -24,6 +24,9 @@ from workbench import comparison, significance_model
 from workbench.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
 
 
+MANY_RUNS = 8  # more runs than this: the summary offers a filter by run name
+
+
 def _make_table(parent) -> QTableView:
     view = QTableView(parent)
     view.setSortingEnabled(True)
@@ -60,8 +63,16 @@ class SummaryView(QWidget):
         self.placeholder = QLabel("Load a qrels file and one or more runs (drop them on the window).", self)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setEnabled(False)
+        self.run_filter = QLineEdit(self)
+        self.run_filter.setPlaceholderText("Filter runs by name…")
+        self.run_filter.setClearButtonEnabled(True)
+        self.run_filter.setToolTip("Show only the runs whose label contains this text (shown with many runs)")
+        self.run_filter.textChanged.connect(lambda text: self.proxy.setFilterRegularExpression(QRegularExpression(
+            QRegularExpression.escape(text), QRegularExpression.PatternOption.CaseInsensitiveOption)))
+        self.run_filter.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.run_filter)
         layout.addWidget(self.view)
         layout.addWidget(self.placeholder)
         self.legend = QLabel(self)
@@ -116,6 +127,7 @@ class SummaryView(QWidget):
         self.legend.setVisible(compared is not None)
         self.placeholder.hide()
         self.view.show()
+        self.run_filter.setVisible(len(results.runs) > MANY_RUNS or bool(self.run_filter.text()))
         fit_columns(self.view)
 
     def _on_clicked(self, index) -> None:
