@@ -11,16 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from metrics.presentation import best_mask, is_neutral
 from workbench.analysis import query_sort_key
 
-# Counts that describe the data rather than the quality of a run.
-NEUTRAL_MEASURES = {"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "runid", "relstring"}
-
 DIFF_PREFIX = "Δ "
-
-
-def is_neutral(measure: str) -> bool:
-    return measure in NEUTRAL_MEASURES or measure.startswith("num_ret")
 
 
 def summary_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -36,17 +30,8 @@ def summary_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     tones = pd.DataFrame("", index=table.index, columns=table.columns)
     for col in summary.columns:
         name = str(col)
-        if is_neutral(name):
-            continue
-        values = table[name].to_numpy(dtype=float)
-        finite = np.isfinite(values)
-        if finite.sum() < 2:
-            continue
-        best = np.nanmax(values)  # every trec_eval measure is "higher is better"
-        hit = finite & (values == best)
-        if hit.all():
-            continue
-        tones.loc[hit, name] = "best"
+        if not is_neutral(name):  # the reports decide "best" with the same rule (metrics.presentation)
+            tones.loc[best_mask(table[name].to_numpy(dtype=float)), name] = "best"
     return table, tones
 
 
