@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from .errors import InputError
 from .evaluate import evaluate
 from .measures import parse_measures
-from .readers import read_qrels, read_run, use_jemalloc_pool
+from .readers import read_qrels, read_ranked_judgments, read_run, use_jemalloc_pool
 
 EXIT_USAGE = 1
 EXIT_INPUT = 2
@@ -68,6 +68,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="number of documents in the collection (for utility; default 0)")
     p.add_argument("-J", dest="judged_only", action="store_true",
                    help="drop unjudged documents before evaluating (use with care)")
+    p.add_argument("--ranked", action="store_true",
+                   help="the RUN files are ranked judgments ('qid Q0 docid grade', best first): each is "
+                        "scored in its line order against QRELS (a 4-column file is otherwise never a run)")
     p.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
                    help="output format (default: trec_eval's)")
     cmp = p.add_argument_group("comparison against a baseline")
@@ -97,16 +100,19 @@ def _stdin_as_file():
         os.unlink(path)
 
 
-def _read_runs(paths: list[str]):
+def _read_runs(paths: list[str], ranked: bool = False):
     """Yield the runs one at a time, read when asked for: the evaluation
     ranks each one and lets it go before the next is read."""
+    def read(path):
+        return read_ranked_judgments(path)[0] if ranked else read_run(path)
+
     for path in paths:
         if path == "-":
             with _stdin_as_file() as tmp:
-                run = read_run(tmp)
+                run = read(tmp)
             run.attrs["path"] = "-"
         else:
-            run = read_run(path)
+            run = read(path)
         yield run
         del run
 
@@ -197,11 +203,13 @@ def main(argv: list[str] | None = None) -> int:
         # "-m all_trec -m relstring.20" gives relstring_20 only
         measures = parse_measures(args.measures, trec_rules=True)
         qrels = read_qrels(args.qrels)
-        ev = evaluate(qrels, _read_runs(run_paths), measures, relevance_level=args.level,
+        ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, relevance_level=args.level,
                       complete=args.complete, max_docs=args.max_docs,
                       judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
     except InputError as exc:
-        print(f"ir-eval: {exc}", file=sys.stderr)
+        hint = ("; to score it in its line order, add --ranked"
+                if "ranked-judgments file" in str(exc) and not args.ranked else "")
+        print(f"ir-eval: {exc}{hint}", file=sys.stderr)
         return EXIT_INPUT
     except (ValueError, KeyError) as exc:
         # unknown measure names and malformed measure parameters

@@ -92,6 +92,7 @@ from .errors import Cancelled, InputError
 __all__ = [
     "LoadedFile",
     "detect_kind",
+    "detect_kind_with_reason",
     "read_file",
     "read_qrels",
     "read_ranked_judgments",
@@ -209,29 +210,38 @@ def read_ranked_judgments(
 
 
 def detect_kind(path) -> str:
-    """Tell from its first data line whether a file is a run, qrels or ranked.
+    """Tell from its first data line whether a file is a run or qrels.
 
-    6 or more fields: "run". 4 fields: "ranked" when the second is ``Q0``
-    (any case), else "qrels". Reads only the start of the file (64 KiB
-    unless comments fill it). Raises :class:`InputError` for other shapes,
-    binary content and files without data lines.
+    6 or more fields: "run"; 4 fields: "qrels", whatever the second field
+    holds (``0``, ``Q0`` as in TREC Deep Learning and MS MARCO qrels, ``0.5``).
+    Ranked judgments (``qid Q0 docid rel`` in ranked order) share that layout
+    and are never guessed: they are read only when asked for by kind.  Reads
+    only the start of the file (64 KiB unless comments fill it). Raises
+    :class:`InputError` for other shapes, binary content and files without
+    data lines.
     """
+    return detect_kind_with_reason(path)[0]
+
+
+def detect_kind_with_reason(path) -> tuple[str, str]:
+    """(kind, one sentence saying why), as :func:`detect_kind` decides it."""
     display = os.fspath(path)
     head, line_no = _first_data_line(display)
     if head is None:
         raise _empty_error(display, None)
     n = len(head)
     if n >= 6:
-        return "run"
+        return "run", (f"line {line_no} has {n} fields (qid Q0 docid rank score tag): a run")
     if n == 4:
-        return "ranked" if head[1].lower() == b"q0" else "qrels"
+        return "qrels", (f"line {line_no} has 4 fields (qid iter docid grade): qrels; a ranked-judgments "
+                         "file ('qid Q0 docid grade' in ranked order) has the same layout and is read as one "
+                         "only when chosen")
     raise InputError(
         f"found {_columns(n)}",
         path=display,
         line=line_no,
         expected=(
-            "4 columns (qrels 'qid iter docid rel' or ranked judgments "
-            "'qid Q0 docid rel') or 6 columns (run 'qid Q0 docid rank score tag')"
+            "4 columns (qrels 'qid iter docid rel') or 6 columns (run 'qid Q0 docid rank score tag')"
         ),
     )
 

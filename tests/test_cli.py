@@ -169,3 +169,17 @@ def test_runid_is_the_last_lines_tag_as_in_trec_eval(files, tmp_path, capsys):
     run = metrics.read_run(mixed)
     assert run.attrs["name"] == "runA"  # the label shown for the run
     assert run.attrs["run_id"] == "other"
+
+
+def test_ranked_judgments_are_scored_in_line_order_only_when_asked(files, tmp_path, capsys):
+    ranked = tmp_path / "ranked.txt"
+    ranked.write_text("q1 Q0 d3 2\nq1 Q0 d1 1\nq1 Q0 d2 0\nq2 Q0 d5 1\n")  # best first, as listed
+    code, out, err = run_cli(["-m", "P.1", "-m", "recip_rank", files["qrels"], ranked], capsys)
+    assert code == 2 and "ranked-judgments" in err and "add --ranked" in err
+    code, out, err = run_cli(["-m", "P.1", "-m", "recip_rank", "--ranked", files["qrels"], ranked], capsys)
+    assert code == 0
+    # same as a run listing d3, d1, d2 for q1 and d5 for q2 with falling scores
+    run = tmp_path / "run.txt"
+    run.write_text("q1 Q0 d3 1 3 r\nq1 Q0 d1 2 2 r\nq1 Q0 d2 3 1 r\nq2 Q0 d5 1 1 r\n")
+    code2, expected, _ = run_cli(["-m", "P.1", "-m", "recip_rank", files["qrels"], run], capsys)
+    assert code2 == 0 and out == expected

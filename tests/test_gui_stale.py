@@ -37,7 +37,7 @@ def data(tmp_path):
     q, runs = [], {"A": [], "B": [], "slow": []}
     for qid in range(1, 11):
         for d in range(10):
-            q.append(f"{qid} 0 D{d} {int(rng.integers(0, 3))}")
+            q.append(f"{qid} Q0 D{d} {int(rng.integers(0, 3))}")  # the TREC DL layout
         for tag, rows in runs.items():
             scores = rng.random(10)
             for rank, d in enumerate(np.argsort(-scores)):

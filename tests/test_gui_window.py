@@ -650,8 +650,13 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
     # "qid Q0 docid grade", in ranked order: runs that carry their own judgments
     a = write_lines(tmp_path / "sysA.txt", ["1 Q0 D1 2", "1 Q0 D2 0", "2 Q0 D5 1", "2 Q0 D6 1"])
     b = write_lines(tmp_path / "sysB.txt", ["1 Q0 D2 0", "1 Q0 D3 1", "1 Q0 D1 2", "2 Q0 D6 1"])
-    drop_and_wait(qtbot, window, [a, b])
     s = window.session
+    drop_and_wait(qtbot, window, [a])
+    assert [e.kind for e in s.workspace.entries] == ["qrels"]  # four columns: qrels, never guessed as ranked
+    with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
+        window.files.table.cellWidget(0, 1).activated.emit(window.files.table.cellWidget(0, 1).findData("ranked"))
+    with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
+        s.open_files([str(b)], kind="ranked")  # as the Files panel's "read as" does
     assert [e.kind for e in s.workspace.entries] == ["ranked", "ranked"]
     qrels = s.results.request.qrels
     assert isinstance(qrels, pd.DataFrame)

@@ -15,6 +15,7 @@ from metrics.errors import Cancelled, InputError
 from metrics.readers import (
     LoadedFile,
     detect_kind,
+    detect_kind_with_reason,
     read_file,
     read_qrels,
     read_ranked_judgments,
@@ -527,8 +528,13 @@ def test_input_error_text_and_pickle():
         ("1 Q0 a 1 1.0 t extra more\n", "run"),
         ("1 0 a 1\n", "qrels"),
         ("# c\n\n  1\t0\ta\t1\r\n", "qrels"),
-        ("1 Q0 a 1\n", "ranked"),
-        ("1 q0 a 1\n", "ranked"),
+        # the layouts of real collections' qrels are all qrels: TREC (0), TREC DL / MS MARCO (Q0),
+        # TREC-COVID style fractional iter, tabs; ranked judgments are never guessed from a Q0
+        ("19335 Q0 1017759 0\n19335 Q0 1082489 0\n", "qrels"),
+        ("1 q0 a 1\n", "qrels"),
+        ("1 0.5 a 2\n", "qrels"),
+        ("301\t0\tFBIS3-10082\t1\n", "qrels"),
+        ("1101\tQ0\tmsmarco_passage_00_49\t3\n", "qrels"),
     ],
 )
 def test_detect_kind(tmp_path, text, kind):
@@ -545,6 +551,13 @@ def test_detect_kind_reads_only_the_start(tmp_path):
 def test_detect_kind_skips_long_comment_header(tmp_path):
     text = "".join(f"# {'x' * 70}\n" for _ in range(2000)) + "1 Q0 a 1 1.0 t\n"
     assert detect_kind(write(tmp_path, text)) == "run"
+
+
+def test_detect_kind_says_why(tmp_path):
+    kind, reason = detect_kind_with_reason(write(tmp_path, "# DL19\n19335 Q0 1017759 0\n"))
+    assert kind == "qrels" and reason.startswith("line 2 has 4 fields") and "ranked" in reason
+    kind, reason = detect_kind_with_reason(write(tmp_path, "1 Q0 a 1 1.0 t\n"))
+    assert kind == "run" and "6 fields" in reason
 
 
 @pytest.mark.parametrize(
@@ -576,7 +589,8 @@ def test_read_file_by_detected_kind(tmp_path):
     assert_frame_values(loaded.qrels, QRELS_EXPECTED)
 
     ranked_path = write(tmp_path, "1 Q0 a 1\n1 Q0 b 0\n", "a.txt")
-    loaded = read_file(ranked_path)
+    assert read_file(ranked_path).kind == "qrels"  # never guessed...
+    loaded = read_file(ranked_path, kind="ranked")  # ...but read as ranked judgments when asked
     assert loaded.kind == "ranked"
     assert loaded.run["score"].tolist() == [2.0, 1.0]
     assert loaded.qrels["relevance"].tolist() == [1, 0]
