@@ -192,6 +192,11 @@ def _compare(ev, args, run_paths, out) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--inspect" in argv:  # describe files instead of evaluating them (metrics.inspect)
+        from .inspect import main as inspect_main
+
+        return inspect_main(argv)
     args = _parser().parse_args(argv)
     use_jemalloc_pool()
     out = sys.stdout
