@@ -71,6 +71,7 @@ document) and one sort; candidates are confirmed on the strings themselves.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import gzip
 import math
 import os
@@ -106,6 +107,10 @@ KINDS = ("qrels", "run", "ranked")
 # Bytes of input parsed between two progress calls. A chunk takes well under
 # a tenth of a second, which bounds how long a cancellation waits.
 _CHUNK_BYTES = 16 << 20
+# The longest line read: TREC lines are well under a kilobyte, and even a run with a 10 MB document
+# id is read (in time linear in its bytes); a file without newlines, binary data or a gzip stream that
+# inflates to gigabytes of one "line" is refused once a line passes this length, not read whole.
+MAX_LINE_BYTES = 32 << 20
 _BLOCK_BYTES = 4 << 20  # pyarrow block size (its unit of parallelism)
 _DETECT_BYTES = 64 << 10
 _DETECT_LIMIT = 1 << 20
@@ -382,6 +387,10 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
             if first:
                 first = False
                 block = _without_bom(block, display)
+            nul = block.find(b"\0")
+            if nul >= 0:  # binary data: refused at once, not only when a line ends
+                raise InputError("found a NUL byte: this looks like a binary file", path=display,
+                                 line=line + block.count(b"\n", 0, nul), expected="UTF-8 text")
             data = carry + block if carry else block
             if not block:
                 if data:
@@ -392,12 +401,22 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 return
             cut = data.rfind(b"\n") + 1
             if cut == 0:
+                if len(data) > MAX_LINE_BYTES:
+                    raise InputError(
+                        f"line {line} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
+                        path=display, line=line,
+                        expected="text lines of TREC fields (a file without newlines, or not a qrels or run file?)",
+                    )
                 carry = data
                 continue
             if cut == len(data):
                 chunk, carry = data, b""
             else:
                 chunk, carry = data[:cut], data[cut:]
+                if len(carry) > MAX_LINE_BYTES:
+                    at = line + chunk.count(b"\n")
+                    raise InputError(f"line {at} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
+                                     path=display, line=at, expected="text lines of TREC fields")
             del data
             _check_text(chunk, line, display)
             lines = chunk.count(b"\n")
@@ -727,6 +746,7 @@ _MASKS = np.array(
     [0] + [(1 << (8 * k)) - 1 for k in range(1, 8)] + [(1 << 64) - 1], dtype=np.uint64
 )
 _MUL = np.uint64(0x9E3779B97F4A7C15)
+_LONG_ID = 1024  # bytes: longer ids are hashed one by one (see _string_hash)
 _MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
 
 
@@ -762,15 +782,38 @@ def _string_hash(arr) -> np.ndarray:
     h = length.astype(np.uint64)
     h *= _MUL
     last = len(words) - 1
+    # Strings longer than _LONG_ID bytes (rare: a 10 MB "document id") are hashed one by one in C
+    # (hashlib), the others in vectorised rounds of 8 bytes, so the work is linear in the bytes:
+    # rounds over every string up to the longest would cost rows x longest.
+    long_rows = np.flatnonzero(length > _LONG_ID)
+    if len(long_rows):
+        data = padded.tobytes()
+        for i in long_rows.tolist():
+            digest = hashlib.blake2b(data[start[i]:start[i] + length[i]], digest_size=8).digest()
+            h[i] ^= np.frombuffer(digest, dtype="<u8")[0]  # h holds length * _MUL already
+        length = np.where(length > _LONG_ID, 0, length)  # done: no rounds for them
     shortest, longest = int(length.min()), int(length.max())
+    # Round r mixes in bytes r..r+7 of every string that has them (a string takes part in as many
+    # rounds as it has 8-byte words).
+    by_length = np.argsort(-length, kind="stable")
+    neg_sorted = -length[by_length]
     for r in range(0, longest, 8):
-        # start <= last, so only later rounds need clipping
-        word = words[start if r == 0 else np.minimum(start + r, last)]
-        if shortest < r + 8:  # keep only the bytes of each string
-            word &= _MASKS[np.clip(length - r, 0, 8)]
-        h ^= word
-        h *= _MUL
-        h ^= h >> np.uint64(29)
+        if r < shortest:  # every string still has bytes: whole-array operations
+            word = words[start if r == 0 else np.minimum(start + r, last)]
+            if shortest < r + 8:  # keep only the bytes of each string
+                word &= _MASKS[np.clip(length - r, 0, 8)]
+            h ^= word
+            h *= _MUL
+            h ^= h >> np.uint64(29)
+            continue
+        active = by_length[: int(np.searchsorted(neg_sorted, -r, side="left"))]  # strings longer than r
+        word = words[np.minimum(start[active] + r, last)]
+        word &= _MASKS[np.clip(length[active] - r, 0, 8)]
+        part = h[active]
+        part ^= word
+        part *= _MUL
+        part ^= part >> np.uint64(29)
+        h[active] = part
     return h
 
 
