@@ -16,7 +16,9 @@ Differences from trec_eval 10.0, on purpose:
   with a warning on standard error (trec_eval 9.x's behaviour; 10.0 aborts).
 * Several run files may be given at once.
 * Bad input is reported as ``ir-eval: FILE, line N: what was found; what
-  was expected`` on standard error, with exit status 2 (usage errors: 1).
+  was expected`` on standard error, with exit status 2 (usage errors: 1,
+  before any file is read; an unexpected error: 3, one line, the traceback
+  only with ``--debug``; Ctrl-C: 130).
 
 Preference formats (``-R prefs``), z-scores (``-Z``) and ``-D`` debugging are
 not supported.
@@ -39,16 +41,45 @@ from .readers import read_qrels, read_ranked_judgments, read_run, use_jemalloc_p
 
 EXIT_USAGE = 1
 EXIT_INPUT = 2
+EXIT_INTERRUPTED = 130
+EXIT_INTERNAL = 3
+EXIT_OUTPUT = 4
+EXIT_CODES = ("Exit status: 0 done, 1 usage error (options, measure names), 2 bad input (a file that "
+              "cannot be read), 3 unexpected internal error, 4 the output could not be written, "
+              "130 interrupted (Ctrl-C).")
+STDIN = "standard input"
+
+
+class UsageError(ValueError):
+    """Options or measure names that cannot be used; reported before any file is read."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse exits with 2, which is the bad-input status here
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("ir-workbench")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="ir-eval",
         description="Evaluate TREC runs against qrels; output identical to trec_eval 10.0.",
         epilog="Measures: trec_eval names with parameters (P.5,10  ndcg_cut.10  "
                "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
-               "ir_measures-style names (AP, nDCG@10, P(rel=2)@5).",
+               "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
+               "ir-eval --inspect FILE... describes files without evaluating them. " + EXIT_CODES,
     )
+    p.add_argument("--version", action="version", version=f"ir-eval {_version()} (trec_eval 10.0 measures)")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
     p.add_argument("runs", metavar="RUN", nargs="+",
                    help="run file(s): qid Q0 docid rank score tag ('-' reads standard input)")
@@ -80,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="paired significance test (default t)")
     cmp.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                      help="multiple-testing correction over all runs and measures (default holm)")
-    cmp.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
     cmp.add_argument("--permutations", type=int, default=10000,
                      help="permutations of the randomization test (default 10000)")
     cmp.add_argument("--seed", type=int, default=0, help="seed for permutations and bootstrap")
@@ -109,7 +140,10 @@ def _read_runs(paths: list[str], ranked: bool = False):
     for path in paths:
         if path == "-":
             with _stdin_as_file() as tmp:
-                run = read(tmp)
+                try:
+                    run = read(tmp)
+                except InputError as exc:  # the user gave standard input, not a temporary file
+                    raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
             run.attrs["path"] = "-"
         else:
             run = read(path)
@@ -191,23 +225,88 @@ def _compare(ev, args, run_paths, out) -> int:
     return 0
 
 
+def _check_options(args) -> None:
+    """Options that argparse cannot judge alone; raises UsageError before any file is read."""
+    if not 0.0 < args.alpha < 1.0:
+        raise UsageError(f"--alpha must lie strictly between 0 and 1, not {args.alpha:g}")
+    if not 1 <= args.permutations <= 10_000_000:
+        raise UsageError(f"--permutations must be between 1 and 10,000,000, not {args.permutations}")
+    if args.max_docs is not None and args.max_docs < 0:
+        raise UsageError(f"-M must be 0 or more, not {args.max_docs}")
+    if args.num_docs < 0:
+        raise UsageError(f"-N must be 0 or more, not {args.num_docs}")
+    if args.runs.count("-") + (args.qrels == "-") > 1:
+        raise UsageError("standard input ('-') can be read only once")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if "--inspect" in argv:  # describe files instead of evaluating them (metrics.inspect)
         from .inspect import main as inspect_main
 
-        return inspect_main(argv)
+        return _guarded(lambda: inspect_main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
+    return _guarded(lambda: _run(args), args.debug)
+
+
+def _guarded(work, debug: bool) -> int:
+    """Run ``work``; no traceback reaches the user (but with --debug), whatever happens."""
+    try:
+        return work()
+    except KeyboardInterrupt:
+        print("ir-eval: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # output piped into head and the like: stop quietly, and keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        if debug:
+            raise
+        if exc.filename:
+            print(f"ir-eval: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_INPUT
+        print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_OUTPUT
+    except MemoryError:
+        print("ir-eval: not enough memory", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
+        if debug:
+            raise
+        print(f"ir-eval: internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _run(args) -> int:
     use_jemalloc_pool()
     out = sys.stdout
     try:
-        run_paths = list(args.runs)
-        if args.compare and os.path.isfile(args.compare) and args.compare not in run_paths:
-            run_paths.insert(0, args.compare)
+        _check_options(args)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
         measures = parse_measures(args.measures, trec_rules=True)
-        qrels = read_qrels(args.qrels)
+    except UsageError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, KeyError, OverflowError) as exc:
+        # unknown measure names and malformed measure parameters
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    run_paths = list(args.runs)
+    if args.compare and os.path.isfile(args.compare) and args.compare not in run_paths:
+        run_paths.insert(0, args.compare)
+    try:
+        if args.qrels == "-":
+            with _stdin_as_file() as tmp:
+                try:
+                    qrels = read_qrels(tmp)
+                except InputError as exc:
+                    raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
+        else:
+            qrels = read_qrels(args.qrels)
         ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, relevance_level=args.level,
                       complete=args.complete, max_docs=args.max_docs,
                       judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
@@ -216,27 +315,18 @@ def main(argv: list[str] | None = None) -> int:
                 if "ranked-judgments file" in str(exc) and not args.ranked else "")
         print(f"ir-eval: {exc}{hint}", file=sys.stderr)
         return EXIT_INPUT
-    except (ValueError, KeyError) as exc:
-        # unknown measure names and malformed measure parameters
-        print(f"ir-eval: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"ir-eval: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+    except FileNotFoundError as exc:
+        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
         return EXIT_INPUT
     for message in ev.warnings:
         print(f"ir-eval: warning: {message}", file=sys.stderr)
     if all(not ev.query_ids[r] for r in ev.runs):
         print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
         return EXIT_INPUT
-    try:
-        if args.compare:
-            return _compare(ev, args, run_paths, out)
-        {"trec": _print_trec, "csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
-        out.flush()
-    except BrokenPipeError:
-        # output piped into head and the like
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    if args.compare:
+        return _compare(ev, args, run_paths, out)
+    {"trec": _print_trec, "csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
+    out.flush()
     return 0
 
 

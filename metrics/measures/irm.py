@@ -108,8 +108,8 @@ class _Args:
         v = self.items.pop("rel", None)
         if v is None:
             return None
-        if isinstance(v, bool) or not float(v).is_integer():
-            raise ValueError(f"{self.name}: rel must be an integer, not {v!r}")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer():
+            raise ValueError(f"{self.name}: rel must be a whole number, not {v!r}")
         return int(v)
 
     def flag(self, key) -> bool:

@@ -57,6 +57,7 @@ __all__ = [
 ]
 
 MIN_GEO_MEAN = 0.00001
+MAX_CUTOFF = 2**31 - 1  # rank cutoffs are C ints in trec_eval
 
 # ----------------------------------------------------------------- aggregates
 # An aggregate maps the per-query values of one measure (trec order) and the
@@ -148,9 +149,14 @@ class LongCutoffs:
         self.default = tuple(default)
 
     def parse(self, text: str) -> tuple:
-        values = sorted(_atol(t) for t in text.split(","))
+        tokens = text.split(",")
+        if not all(re.fullmatch(r"\s*\+?\d+\s*", t) for t in tokens):
+            raise ValueError(f"cutoffs must be positive whole numbers, not {text!r}")
+        values = sorted(_atol(t) for t in tokens)
         if values[0] <= 0:
             raise ValueError("cutoffs must be positive")
+        if values[-1] > MAX_CUTOFF:
+            raise ValueError(f"cutoff {values[-1]} is too large (at most {MAX_CUTOFF})")
         if len(set(values)) != len(values):
             raise ValueError("duplicate cutoffs")
         return tuple(values)
@@ -211,13 +217,17 @@ class _OneMeasureParams:
 
 
 class DoubleParams(_OneMeasureParams):
-    """A list of numbers making one measure (``utility.1,-1,0,0``)."""
+    """A list of numbers making one measure (``utility.1,-1,0,0``); ``count``: how many it needs."""
 
-    def __init__(self, *default: float):
+    def __init__(self, *default: float, count: int | None = None, what: str = "parameters"):
         self.default = tuple(float(d) for d in default)
+        self.count, self.what = count, what
 
     def parse(self, text: str) -> tuple:
-        return tuple(_atof(t) for t in text.split(","))
+        values = tuple(_atof(t) for t in text.split(","))
+        if self.count is not None and len(values) != self.count:
+            raise ValueError(f"improper number of {self.what} (need {self.count}, got {len(values)})")
+        return values
 
     def suffix(self, params: tuple) -> str:
         if params == self.default:
@@ -427,7 +437,10 @@ def _trec_items(items: list[str]) -> list[Measure] | None:
                 # trec_eval ignores parameters of parameterless measures
                 params, text = (), None
             else:
-                params, text = fam.params.parse(args[n]), args[n]
+                try:
+                    params, text = fam.params.parse(args[n]), args[n]
+                except (ValueError, OverflowError) as exc:
+                    raise ValueError(f"measure '{n}.{args[n]}': {exc}") from None
         else:
             params, text = fam.params.default, None
         out += _expand(n, params, text)

@@ -8,7 +8,7 @@ import numpy as np
 from .registry import DoubleParams, measure
 
 
-@measure("utility", params=DoubleParams(1.0, -1.0, 0.0, 0.0), order=17)
+@measure("utility", params=DoubleParams(1.0, -1.0, 0.0, 0.0, count=4, what="coefficients"), order=17)
 def utility(r, params):
     """p1*a + p2*b + p3*c + p4*d with a = relevant retrieved, b = non-relevant
     retrieved, c = relevant not retrieved, d = non-relevant not retrieved in a
