@@ -10,16 +10,18 @@ import subprocess
 
 import pytest
 
+import trec_eval_ref
+
 import metrics
 
 from conftest import random_collection, write_trec
 
-TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")
+TREC_EVAL_BIN = trec_eval_ref.BIN
 
 MEASURES = ["all_trec", "Rprec_mult.0.3,0.7,1.5", "iprec_at_recall.0.15,0.55", "ndcg.-1=1"]
 
 
-@pytest.mark.skipif(not TREC_EVAL_BIN, reason="TREC_EVAL_BIN (trec_eval 10.0 binary) not set")
+@pytest.mark.skipif(not TREC_EVAL_BIN, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("level", [-1, -2])
 @pytest.mark.parametrize("flags, options", [([], {}), (["-c"], {"complete": True}),

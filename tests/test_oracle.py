@@ -15,6 +15,8 @@ import subprocess
 
 import numpy as np
 import pytest
+
+import trec_eval_ref
 import pytrec_eval
 
 import metrics
@@ -131,7 +133,7 @@ def test_recall_levels_round():
 
 # ------------------------------------------------------- trec_eval 10.0 binary
 
-TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")
+TREC_EVAL_BIN = trec_eval_ref.BIN
 
 BINARY_CASES = [
     ([], {}),
@@ -149,7 +151,7 @@ BINARY_MEASURES = [
 ]
 
 
-@pytest.mark.skipif(not TREC_EVAL_BIN, reason="TREC_EVAL_BIN (trec_eval 10.0 binary) not set")
+@pytest.mark.skipif(not TREC_EVAL_BIN, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("flags, options", BINARY_CASES, ids=[" ".join(c[0]) or "plain" for c in BINARY_CASES])
 def test_matches_trec_eval_10_binary(seed, flags, options, tmp_path):

@@ -12,6 +12,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
+import trec_eval_ref
+
 import metrics
 from metrics import ranking
 from metrics.measures import _kernels
@@ -135,10 +137,10 @@ def test_relevance_codes_take_the_smallest_type_that_holds_the_grades(top, dtype
     assert build_ranking(qrels, run).rel.dtype == dtype
 
 
-TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")
+TREC_EVAL_BIN = trec_eval_ref.BIN
 
 
-@pytest.mark.skipif(not TREC_EVAL_BIN, reason="TREC_EVAL_BIN (trec_eval 10.0 binary) not set")
+@pytest.mark.skipif(not TREC_EVAL_BIN, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("top", [200])
 @pytest.mark.parametrize("flags, options", [([], {}), (["-l150"], {"relevance_level": 150}),
                                             (["-c"], {"complete": True})])

@@ -8,11 +8,13 @@ import subprocess
 
 import pytest
 
+import trec_eval_ref
+
 import metrics
 
 from conftest import qrels_frame, random_collection, run_frame, write_trec
 
-TREC_EVAL_BIN = os.environ.get("TREC_EVAL_BIN")
+TREC_EVAL_BIN = trec_eval_ref.BIN
 
 
 def test_unjudged_documents_keep_gain_zero_when_gains_are_rescaled():
@@ -26,7 +28,7 @@ def test_unjudged_documents_keep_gain_zero_when_gains_are_rescaled():
     assert ev.per_query["value"].iloc[0] == pytest.approx(expected, abs=1e-15)
 
 
-@pytest.mark.skipif(not TREC_EVAL_BIN, reason="TREC_EVAL_BIN (trec_eval 10.0 binary) not set")
+@pytest.mark.skipif(not TREC_EVAL_BIN, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("spec", ["rbp.1=-2", "rbp.0=-1,p=0.7", "rbp.-1=-0.5,3=4",
                                   "rbp.-2=1,1=-1", "rbp.-1=0.5,2=3"])

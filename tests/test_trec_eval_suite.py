@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
+import trec_eval_ref
+
 from metrics import cli
 
-SRC = os.environ.get("TREC_EVAL_SRC")
+SRC = trec_eval_ref.SRC
 
 # The ``quicktest`` cases of trec_eval 10.0's Makefile that ir-eval supports.
 CASES = [
@@ -36,7 +38,7 @@ CASES = [
 ]
 
 
-@pytest.mark.skipif(not SRC, reason="TREC_EVAL_SRC (a trec_eval 10.0 checkout) is not set")
+@pytest.mark.skipif(not SRC, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("args, expected", CASES, ids=[c[1] + ":" + c[0][:30] for c in CASES])
 def test_reproduces_trec_eval_output(args, expected, capsysbinary):
     test_dir = Path(SRC) / "test"

@@ -150,7 +150,8 @@ class LongCutoffs:
 
     def parse(self, text: str) -> tuple:
         tokens = text.split(",")
-        if not all(re.fullmatch(r"\s*\+?\d+\s*", t) for t in tokens):
+        # trec_eval reads each with atol ("23.4" is 23); a token without leading digits is no cutoff
+        if not all(re.match(r"\s*[+-]?\d", t) for t in tokens):
             raise ValueError(f"cutoffs must be positive whole numbers, not {text!r}")
         values = sorted(_atol(t) for t in tokens)
         if values[0] <= 0:
