@@ -47,13 +47,10 @@ so a reader never sees half a file. An existing file is only replaced with
 from __future__ import annotations
 
 import base64
-import contextlib
 import csv
-import errno
 import html
 import math
 import os
-import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +58,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from metrics import fileio
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
 from metrics.compare import format_pvalue, describe_settings
 
@@ -179,7 +177,7 @@ def to_csv(frame, *, kind: str | None = None, qrels=None) -> str:
     runs = list(frame["run"])
     if kind == "comparison":
         runs = list(frame["baseline"]) + runs
-    header = [f"ir-workbench {kind.replace('_', '-')} table",
+    header = [f"ir-workbench {kind.replace('_', '-')} table (read with pandas.read_csv(path, comment='#'))",
               f"qrels: {_qrels_name(qrels)}",
               f"runs: {', '.join(map(str, _unique(runs)))}",
               f"measures: {', '.join(map(str, _unique(frame['measure'])))}"]
@@ -578,62 +576,24 @@ def to_html(frame, *, kind: str | None = None, comparison: pd.DataFrame | None =
 
 # ------------------------------------------------------------------ atomic writes
 
-def write_bytes(path, data: bytes, *, overwrite: bool = False) -> Path:
-    """Write ``data`` to ``path`` atomically; refuse to replace a file unless ``overwrite``.
-
-    The bytes go to a new temporary file next to ``path`` (same directory, so
-    the final move never crosses file systems), are flushed to disk, and the
-    file is then moved into place: ``os.replace`` when overwriting, otherwise a
-    hard link that fails if ``path`` appeared meanwhile (with a check-then-move
-    fallback on file systems without hard links). The temporary file never
-    remains, also on errors.
-    """
-    path = Path(path)
-    if not overwrite and path.exists():
-        raise FileExistsError(errno.EEXIST, "file exists; pass overwrite=True to replace it",
-                              str(path))
-    directory = path.parent
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        tmp = directory / f".{path.name}.{secrets.token_hex(6)}.tmp"
-        try:
-            fd = os.open(tmp, flags, 0o666)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                raise FileExistsError(errno.EEXIST, "file exists; pass overwrite=True to "
-                                      "replace it", str(path)) from None
-            except OSError:  # no hard links on this file system
-                if path.exists():
-                    raise FileExistsError(errno.EEXIST, "file exists; pass overwrite=True to "
-                                          "replace it", str(path)) from None
-                os.replace(tmp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-    return path
+def write_bytes(path, data: bytes, *, overwrite: bool = False, protect=()) -> Path:
+    """Write ``data`` atomically (:func:`metrics.fileio.write_bytes`)."""
+    return fileio.write_bytes(path, data, overwrite=overwrite, protect=protect)
 
 
-def write_text(path, text: str, *, overwrite: bool = False) -> Path:
-    """Write ``text`` as UTF-8 (newlines as given) with :func:`write_bytes`."""
-    return write_bytes(path, text.encode("utf-8"), overwrite=overwrite)
+def write_text(path, text: str, *, overwrite: bool = False, protect=()) -> Path:
+    """Write ``text`` as UTF-8 (newlines as given), with a byte-order mark when it is not plain ASCII
+    and is CSV (so that spreadsheets read "Δ" right; pandas reads it either way)."""
+    data = text.encode("utf-8")
+    if str(path).lower().endswith(".csv") and not text.isascii():
+        data = b"\xef\xbb\xbf" + data
+    return fileio.write_bytes(path, data, overwrite=overwrite, protect=protect)
 
 
 def export(frame, path, *, format: str | None = None, kind: str | None = None,
            overwrite: bool = False, qrels=None, comparison: pd.DataFrame | None = None,
            digits: int = 4, lower_is_better: Iterable[str] = (), caption: str | None = None,
-           label: str | None = None, images=None) -> Path:
+           label: str | None = None, images=None, protect=()) -> Path:
     """Write one table to ``path``; the format comes from ``format`` or the file suffix.
 
     ``format``: ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"`` (suffixes
@@ -663,9 +623,9 @@ def export(frame, path, *, format: str | None = None, kind: str | None = None,
                        title=caption or "Evaluation report", images=images)
     else:
         raise ValueError(f"unknown format {format!r}; expected csv, markdown, latex or html")
-    return write_text(path, text, overwrite=overwrite)
+    return write_text(path, text, overwrite=overwrite, protect=protect)
 
 
-def write_html_report(path, *, overwrite: bool = False, **report) -> Path:
+def write_html_report(path, *, overwrite: bool = False, protect=(), **report) -> Path:
     """Write :func:`html_report` (keyword arguments passed on) atomically to ``path``."""
-    return write_text(path, html_report(**report), overwrite=overwrite)
+    return write_text(path, html_report(**report), overwrite=overwrite, protect=protect)

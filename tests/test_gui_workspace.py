@@ -186,3 +186,26 @@ def test_query_texts_show_beside_the_scores_and_in_the_drill_down(qtbot, project
         assert "“behavioral genetics”" in w.drilldown.title.text()
     finally:
         close_window(w)
+
+
+def test_an_export_never_replaces_a_loaded_input(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        run = project / "runs" / "run_bm25.txt"
+        w.open_files([str(project / "qrels" / "qrels.txt"), str(run)])
+        _idle(qtbot, w)
+        before = run.read_bytes()
+        assert not w.export("summary", str(run))
+        assert not w.export("pr", str(run))
+        assert run.read_bytes() == before
+        assert "is loaded as input" in w.messages.text()
+        out = tmp_path / "summary.csv"
+        with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
+            assert w.export("summary", str(out))
+        import pandas as pd
+
+        back = pd.read_csv(out, comment="#")  # the one argument the first line names
+        assert list(back["run"]) == ["bm25"]
+        assert out.read_text().splitlines()[0].endswith("(read with pandas.read_csv(path, comment='#'))")
+    finally:
+        close_window(w)

@@ -1,47 +1,33 @@
-"""Writing exports atomically (plain Python, no Qt).
+"""The window's CSV exports (plain Python, no Qt), written through :mod:`metrics.fileio`.
 
 Every export is first written to a temporary file in the destination folder and
-then moved over the destination with ``os.replace``, so a reader never sees a
-half-written file and a failed export leaves an existing file untouched.
+then moved over the destination, so a reader never sees a half-written file, a
+failed export leaves an existing file untouched, and a file loaded as input is
+never replaced.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import tempfile
-from typing import Iterable, Iterator
+from typing import Iterable
 
 import pandas as pd
 
 
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[str]:
-    """Yield a temporary path next to ``path`` (same suffix); move it onto ``path`` on success."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    base, suffix = os.path.splitext(os.path.basename(path))
-    fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=f".tmp{suffix}", dir=folder)
-    os.close(fd)
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+def write_text_atomic(path: str | os.PathLike, text: str, protect=()) -> None:
+    """Replace ``path`` with ``text`` atomically (:mod:`metrics.fileio`; CSV with a byte-order mark
+    when not ASCII, so that spreadsheets read it as UTF-8)."""
+    from metrics.report import write_text
 
-
-def write_text_atomic(path: str | os.PathLike, text: str) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
+    write_text(path, text, overwrite=True, protect=protect)
 
 
 def csv_text(frame: pd.DataFrame, header: Iterable[str] = ()) -> str:
-    """CSV with ``# ``-prefixed header lines; floats at full precision (round-trip exact)."""
+    """CSV with ``# ``-prefixed header lines (the first says how to read it with pandas); floats at full
+    precision (round-trip exact)."""
+    header = list(header)
+    if header:
+        header[0] += " (read with pandas.read_csv(path, comment='#'))"
     lines = "".join(f"# {line}\n" for line in header)
     return lines + frame.to_csv(index=False, lineterminator="\n", float_format=None)
 
@@ -56,8 +42,8 @@ def per_query_header(qrels_name: str | None, runs: Iterable[str], measure: str, 
     ]
 
 
-def write_csv(path: str | os.PathLike, frame: pd.DataFrame, header: Iterable[str] = ()) -> None:
-    write_text_atomic(path, csv_text(frame, header))
+def write_csv(path: str | os.PathLike, frame: pd.DataFrame, header: Iterable[str] = (), protect=()) -> None:
+    write_text_atomic(path, csv_text(frame, header), protect=protect)
 
 
 def read_csv(path: str | os.PathLike) -> pd.DataFrame:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from metrics import fileio
 from metrics.errors import InputError
 from workbench import comparison, export, workspace_file
 from workbench.diffchart import DifferenceChart
@@ -679,6 +680,12 @@ class MainWindow(QMainWindow):
         results = self.session.results
         if results is None:
             return False
+        inputs = self.input_paths()
+        try:
+            fileio.check_not_input(path, inputs)  # before asking whether to replace it
+        except fileio.ProtectedFileError as exc:
+            self._export_failed(path, exc)
+            return False
         if os.path.exists(path) and not self.confirm_overwrite(path):
             return False
         if what in ("summary", "per_query", "per_query_table"):
@@ -694,9 +701,9 @@ class MainWindow(QMainWindow):
             return True
         try:
             if what == "pr":
-                self.pr_plot.export_image(path)
+                self.pr_plot.export_image(path, protect=inputs)
             elif what == "ndcg":
-                self.ndcg_plot.export_image(path)
+                self.ndcg_plot.export_image(path, protect=inputs)
             else:
                 raise ValueError(f"unknown export {what!r}")
         except (OSError, ValueError) as exc:
@@ -705,16 +712,22 @@ class MainWindow(QMainWindow):
         self._exported(path)
         return True
 
+    def input_paths(self) -> list[str]:
+        """Files loaded as input: no export may replace them."""
+        return [e.path for e in self.session.workspace.entries]
+
     def _table_export_job(self, what: str, path: str, results):
         """The work of a table export, as a function for a worker (it reads only values taken now)."""
         qrels_name = results.request.qrels_name
+        inputs = self.input_paths()
         if what in ("summary", "per_query"):
             frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
 
             def job(progress):
                 import metrics.report  # with scipy: imported for an export, not at start-up
 
-                metrics.report.export(frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name)
+                metrics.report.export(frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name,
+                                      protect=inputs)
 
             return job
         measure = self.per_query.measure_box.currentText()
@@ -725,7 +738,8 @@ class MainWindow(QMainWindow):
 
         def job(progress):
             frame, _ = comparison.per_query_table(wide, baseline if baseline in runs else None)
-            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline))
+            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline),
+                             protect=inputs)
 
         return job
 
@@ -735,7 +749,9 @@ class MainWindow(QMainWindow):
         self.sigExported.emit(path)
 
     def _export_failed(self, path: str, exc: BaseException) -> None:
-        self.messages.add(f"Export to {path} failed: {getattr(exc, 'strerror', None) or exc}")
+        reason = getattr(exc, "strerror", None) or exc
+        self.messages.add(f"Export to {path} failed: {os.path.basename(path)} {reason}"
+                          if isinstance(exc, fileio.ProtectedFileError) else f"Export to {path} failed: {reason}")
 
     # ------------------------------------------------------------------
     # layout

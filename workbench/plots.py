@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench import analysis
-from workbench.export import atomic_path
+from metrics import fileio
 
 # Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
 # (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
@@ -257,7 +257,7 @@ class CurvePlot(QWidget):
         item = self.curves.get(run)
         return None if item is None else item.getData()
 
-    def export_image(self, path: str) -> None:
+    def export_image(self, path: str, protect=()) -> None:
         """The plot as it is shown (the same runs, the mean or the selected query), drawn for a file:
         PNG (or another raster format by suffix) at 2400 x 1560 pixels, or SVG; written atomically."""
         from workbench import figures
@@ -268,10 +268,7 @@ class CurvePlot(QWidget):
         fmt = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
         figure = figures.curve_figure(results, self.kind, query=self.session.selected_query,
                                       runs=self.drawn_runs(results), scale=1.0 if fmt == "svg" else figures.SCALE)
-        data = figures.render(figure, fmt)
-        with atomic_path(path) as tmp:
-            with open(tmp, "wb") as fh:
-                fh.write(data)
+        fileio.write_bytes(path, figures.render(figure, fmt), overwrite=True, protect=protect)
 
 
 class PrecisionRecallPlot(CurvePlot):

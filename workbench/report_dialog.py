@@ -161,6 +161,13 @@ class ReportDialog(QDialog):
         frame = comparison.table if comparison is not None and comparison.is_for(results) else None
         if fmt != "html" and table == "comparison" and frame is None:
             return self._fail("No comparison yet: it needs a baseline and at least one other run.")
+        from metrics import fileio
+
+        inputs = [e.path for e in self.session.workspace.entries]
+        try:
+            fileio.check_not_input(path, inputs)
+        except fileio.ProtectedFileError:
+            return self._fail(f"{path} is loaded as input and is never written to; choose another file.")
         overwrite = os.path.exists(path)
         if overwrite and not self.confirm_overwrite(path):
             return False
@@ -170,7 +177,7 @@ class ReportDialog(QDialog):
         def work(progress):
             return report_model.write_report(
                 path, fmt, evaluation=evaluation, comparison=frame, table=table, qrels=qrels,
-                images=images, per_query=per_query, title=title, overwrite=overwrite,
+                images=images, per_query=per_query, title=title, overwrite=overwrite, protect=inputs,
             )
 
         self.export_button.setEnabled(False)

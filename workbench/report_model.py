@@ -34,7 +34,7 @@ def suffix_format(path) -> str | None:
 
 def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "comparison",
                  qrels=None, images=(), per_query: bool = False, title: str = "Evaluation report",
-                 overwrite: bool = False) -> Path:
+                 overwrite: bool = False, protect=()) -> Path:
     """Write the report; ``comparison`` is a :func:`metrics.compare.compare` frame or None.
 
     ``html``: summary (with significance marks), comparison, optionally the
@@ -51,7 +51,7 @@ def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "c
         raise ValueError(f"unknown table {table!r}; expected one of {', '.join(TABLES)}")
     if fmt == "html":
         return metrics.report.write_html_report(
-            path, overwrite=overwrite, summary=evaluation.aggregate, comparison=comparison,
+            path, overwrite=overwrite, protect=protect, summary=evaluation.aggregate, comparison=comparison,
             per_query=evaluation.per_query if per_query else None, images=list(images) or None,
             title=title, qrels=qrels,
         )
@@ -59,7 +59,7 @@ def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "c
         if comparison is None:
             raise ValueError("no comparison to export: choose a baseline and load another run")
         return metrics.report.export(comparison, path, format=fmt, kind="comparison", qrels=qrels,
-                                     overwrite=overwrite, caption=title if fmt == "latex" else None)
+                                     overwrite=overwrite, protect=protect, caption=title if fmt == "latex" else None)
     return metrics.report.export(evaluation.aggregate, path, format=fmt, kind="summary", qrels=qrels,
-                                 comparison=comparison, overwrite=overwrite,
+                                 comparison=comparison, overwrite=overwrite, protect=protect,
                                  caption=title if fmt == "latex" else None)

@@ -101,9 +101,9 @@ def to_json(doc: WorkspaceDoc, workspace_path: str) -> str:
 
 def write(doc: WorkspaceDoc, path: str) -> None:
     """Write atomically (a reader never sees half a workspace)."""
-    from workbench.export import write_text_atomic
+    from metrics.fileio import write_text
 
-    write_text_atomic(path, to_json(doc, path))
+    write_text(path, to_json(doc, path), overwrite=True)
 
 
 def _expect(cond: bool, path: str, what: str) -> None:
