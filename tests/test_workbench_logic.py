@@ -201,23 +201,25 @@ def test_csv_round_trips_at_full_precision(tmp_path):
     frame = pd.DataFrame({"query_id": ["001", "2"], "a": [1 / 3, np.pi], "Δ a": [-1e-17, np.nan]})
     path = tmp_path / "out.csv"
     export.write_csv(path, frame, ["measure: map", "runs: a"])
-    text = path.read_text()
-    assert text.startswith("# measure: map\n# runs: a\n")
+    text = path.read_text(encoding="utf-8")
+    # a byte-order mark (the header has a "Δ"), then the lines that say what the table is and how to read it
+    assert text.startswith("\ufeff# measure: map (read with pandas.read_csv(path, comment='#'))\n# runs: a\n")
     back = export.read_csv(path)
     assert list(back["query_id"]) == ["001", "2"]
     assert back["a"].tolist() == frame["a"].tolist()
     assert back["Δ a"].iloc[0] == -1e-17 and np.isnan(back["Δ a"].iloc[1])
 
 
-def test_atomic_write_leaves_old_file_on_failure(tmp_path):
+def test_atomic_write_leaves_old_file_on_failure(tmp_path, monkeypatch):
     path = tmp_path / "keep.csv"
     path.write_text("old")
 
-    with pytest.raises(RuntimeError):
-        with export.atomic_path(path) as tmp:
-            with open(tmp, "w") as fh:
-                fh.write("half")
-            raise RuntimeError("disk full")
+    def disk_full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        export.write_csv(path, pd.DataFrame({"a": [1.0]}))
     assert path.read_text() == "old"
     assert sorted(os.listdir(tmp_path)) == ["keep.csv"]
 
