@@ -888,6 +888,7 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
     qid = pa.chunked_array([c for p in pieces for c in p.qid.chunks], pa.large_string())
     doc = pa.chunked_array([c for p in pieces for c in p.doc.chunks], pa.large_string())
     keys = np.concatenate(keys)
+    tick()  # between every phase, so that a cancel acts within a fraction of a second
     repeated = _has_duplicate_keys(keys)
     del keys
     tick()
@@ -907,6 +908,7 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
     values = np.concatenate(
         [c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks]
     )
+    tick()
     if fmt is _QRELS:
         qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
         return LoadedFile("qrels", display, None, qrels, warnings)
