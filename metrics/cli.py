@@ -107,8 +107,11 @@ def _parser() -> argparse.ArgumentParser:
     cmp = p.add_argument_group("comparison against a baseline")
     cmp.add_argument("--compare", metavar="BASELINE",
                      help="compare every run with this one (a RUN file or run label, or another file)")
-    cmp.add_argument("--test", choices=("t", "wilcoxon", "permutation"), default="t",
-                     help="paired significance test (default t)")
+    cmp.add_argument("--all-pairs", action="store_true",
+                     help="compare every pair of runs instead (tests: all five; letters per run)")
+    cmp.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap", "tukey"), default="t",
+                     help="significance test (default t); bootstrap and tukey (randomised Tukey HSD) "
+                          "with --all-pairs")
     cmp.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
                      help="multiple-testing correction over all runs and measures (default holm)")
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
@@ -225,6 +228,34 @@ def _compare(ev, args, run_paths, out) -> int:
     return 0
 
 
+def _all_pairs(ev, args, out) -> int:
+    import pandas as pd
+
+    from .allpairs import compare_all_pairs, format_pairs, letter, significance_letters
+
+    pairs = compare_all_pairs(ev.per_query, runs=list(ev.runs), test=args.test, correction=args.correction,
+                              alpha=args.alpha, permutations=args.permutations, seed=args.seed)
+    if args.format == "json":
+        records = json.loads(pairs.drop(columns=["alpha"]).to_json(orient="records", double_precision=15))
+        doc = {"runs": list(ev.runs), "test": pairs.attrs["test"], "correction": pairs.attrs["correction"],
+               "alpha": args.alpha, "permutations": args.permutations, "seed": args.seed, "pairs": records}
+        json.dump(doc, out, indent=1)
+        out.write("\n")
+    elif args.format == "csv":
+        pairs.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
+    else:
+        letters = significance_letters(pairs, list(ev.runs))
+        summary = ev.summary()
+        measures = list(pd.unique(pairs["measure"])) if len(pairs) else []
+        width = max([len(str(r)) for r in ev.runs] + [4]) + 4
+        out.write(f"{'run':<{width}}" + "".join(f"{str(m):>16}" for m in measures) + "\n")
+        for i, run in enumerate(ev.runs):
+            cells = "".join(f"{summary.loc[run, m]:>10.4f} {letters.get((run, str(m)), ''):<5}" for m in measures)
+            out.write(f"{f'({letter(i)}) {run}':<{width}}{cells}\n")
+        out.write("\n" + format_pairs(pairs))
+    return 0
+
+
 def _check_options(args) -> None:
     """Options that argparse cannot judge alone; raises UsageError before any file is read."""
     if not 0.0 < args.alpha < 1.0:
@@ -237,6 +268,12 @@ def _check_options(args) -> None:
         raise UsageError(f"-N must be 0 or more, not {args.num_docs}")
     if args.runs.count("-") + (args.qrels == "-") > 1:
         raise UsageError("standard input ('-') can be read only once")
+    if args.all_pairs and args.compare:
+        raise UsageError("--all-pairs and --compare are two kinds of comparison; choose one")
+    if args.test in ("bootstrap", "tukey") and not args.all_pairs:
+        raise UsageError(f"--test {args.test} compares all pairs: add --all-pairs")
+    if args.all_pairs and len(args.runs) < 2:
+        raise UsageError("--all-pairs needs at least two runs")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -325,6 +362,8 @@ def _run(args) -> int:
         return EXIT_INPUT
     if args.compare:
         return _compare(ev, args, run_paths, out)
+    if args.all_pairs:
+        return _all_pairs(ev, args, out)
     {"trec": _print_trec, "csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
     out.flush()
     return 0

@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from metrics import fileio
+from metrics.presentation import NEUTRAL_MEASURES, best_mask, is_neutral
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
 from metrics.compare import format_pvalue, describe_settings
 
@@ -80,9 +81,6 @@ KINDS = ("summary", "per_query", "comparison")
 FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
            ".html": "html", ".htm": "html"}
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-_BEST_TOLERANCE = 1e-12
-#: Counts that describe the data rather than the quality of a run: never bold.
-NEUTRAL_MEASURES = frozenset({"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret"})
 
 
 # ------------------------------------------------------------------ input
@@ -200,6 +198,7 @@ class _Cell:
     text: str
     bold: bool = False
     mark: str = ""  # "higher", "lower" or ""
+    letters: str = ""  # the runs (by letter) this value is significantly better than
 
 
 @dataclass
@@ -212,6 +211,7 @@ class _Table:
     marks_used: bool = False
     settings: list[str] = field(default_factory=list)  # sentences for the legend
     direction: str = ""  # sentence on what "best" means
+    baseline_compared: bool = False  # marks against a baseline may appear (their legend is due)
 
 
 def _fmt_value(value, measure: str, digits: int) -> str:
@@ -230,15 +230,6 @@ def _fmt_signed(value, digits: int) -> str:
     if math.isinf(value):
         return "+inf" if value > 0 else "-inf"
     return f"{value:+.{digits}f}"
-
-
-def _best_mask(values: np.ndarray, lower: bool) -> np.ndarray:
-    values = np.asarray(values, dtype=np.float64)
-    finite = np.isfinite(values)
-    if finite.sum() < 2 or np.ptp(values[finite]) <= _BEST_TOLERANCE:
-        return np.zeros(values.shape, dtype=bool)
-    best = values[finite].min() if lower else values[finite].max()
-    return finite & (np.abs(values - best) <= _BEST_TOLERANCE)
 
 
 def _marks(comparison: pd.DataFrame | None) -> dict:
@@ -260,10 +251,17 @@ def _direction(lower_is_better) -> str:
     return text + ")."
 
 
-def _summary_model(frame, comparison, digits, lower_is_better) -> _Table:
+def _summary_model(frame, comparison, digits, lower_is_better, pairs=None) -> _Table:
     wide = summary_table(frame)
     lower = set(map(str, lower_is_better))
     marks = _marks(comparison)
+    letters, run_letter = {}, {}
+    if pairs is not None:  # all-pairs comparison: letters instead of daggers
+        from metrics import allpairs
+
+        order = list(pairs.attrs.get("runs") or wide.index)
+        run_letter = {r: allpairs.letter(i) for i, r in enumerate(order)}
+        letters = allpairs.significance_letters(pairs, order, lower_is_better)
     baseline = None
     if comparison is not None:
         if not set(COMPARISON_COLUMNS) <= set(comparison.columns):
@@ -271,20 +269,28 @@ def _summary_model(frame, comparison, digits, lower_is_better) -> _Table:
         baselines = _unique(comparison["baseline"])
         baseline = baselines[0] if len(baselines) == 1 else None
     table = _Table(header=["Run"] + list(wide.columns), align=["l"] + ["r"] * wide.shape[1])
-    bold = {m: (np.zeros(len(wide), dtype=bool) if m in NEUTRAL_MEASURES
-                else _best_mask(wide[m].to_numpy(), m in lower)) for m in wide.columns}
+    # "best" is decided once, for the window and the reports alike (metrics.presentation)
+    bold = {m: (np.zeros(len(wide), dtype=bool) if is_neutral(m)
+                else best_mask(wide[m].to_numpy(), m in lower)) for m in wide.columns}
     for i, run in enumerate(wide.index):
         label = f"{run} (baseline)" if baseline is not None and run == baseline else str(run)
+        if run in run_letter:
+            label = f"({run_letter[run]}) {label}"
         row = [_Cell(label)]
         for m in wide.columns:
             cell = _Cell(_fmt_value(wide.at[run, m], m, digits), bold=bool(bold[m][i]),
-                         mark=marks.get((run, m), ""))
+                         mark=marks.get((run, m), ""), letters=letters.get((run, str(m)), ""))
             table.bold_used |= cell.bold
             table.marks_used |= bool(cell.mark)
             row.append(cell)
         table.rows.append(row)
     if comparison is not None:
         table.settings = describe_settings(comparison)[:1]
+        table.baseline_compared = True
+    if pairs is not None:
+        from metrics import allpairs
+
+        table.settings = table.settings + [allpairs.describe(pairs)]
     table.direction = _direction(lower_is_better)
     return table
 
@@ -324,7 +330,7 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
         # the baseline's mean depends on the pairing; show it when it is one number
         base_mean = base_means[0] if len(base_means) == 1 else math.nan
         means = np.concatenate([[base_mean], rows["mean"].to_numpy(np.float64)])
-        bold = _best_mask(means, measure in lower) & (measure not in NEUTRAL_MEASURES)
+        bold = best_mask(means, measure in lower) & (not is_neutral(measure))
         table.rows.append([_Cell(measure), _Cell(f"{baselines[0]} (baseline)"),
                            _Cell(_fmt_value(base_mean, measure, digits), bold=bool(bold[0]))]
                           + [_Cell(dash) for _ in range(7)])
@@ -342,14 +348,15 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
             table.marks_used |= bool(mark)
         table.bold_used |= bool(bold.any())
     table.settings = describe_settings(frame)
+    table.baseline_compared = True
     table.direction = _direction(lower_is_better)
     return table
 
 
-def _model(frame, kind, comparison, digits, lower_is_better) -> _Table:
+def _model(frame, kind, comparison, digits, lower_is_better, pairs=None) -> _Table:
     frame, kind = _resolve(frame, kind)
     if kind == "summary":
-        return _summary_model(frame, comparison, digits, lower_is_better)
+        return _summary_model(frame, comparison, digits, lower_is_better, pairs)
     if kind == "per_query":
         return _per_query_model(frame, digits)
     return _comparison_model(frame, digits, lower_is_better)
@@ -359,7 +366,7 @@ def _legend_sentences(table: _Table, higher: str, lower: str) -> list[str]:
     out = []
     if table.bold_used:
         out.append(table.direction)
-    if table.marks_used or table.settings:
+    if table.marks_used or table.baseline_compared:
         out.append(f"{higher} significantly higher, {lower} significantly lower than the "
                    "baseline (corrected p <= alpha).")
     return out
@@ -376,18 +383,28 @@ def _md_escape(text: str) -> str:
 
 
 def to_markdown(frame, *, kind: str | None = None, comparison: pd.DataFrame | None = None,
-                digits: int = 4, lower_is_better: Iterable[str] = ()) -> str:
-    """The table as a GitHub-flavoured Markdown pipe table followed by its legend."""
-    table = _model(frame, kind, comparison, digits, lower_is_better)
+                digits: int = 4, lower_is_better: Iterable[str] = (), pairs: pd.DataFrame | None = None,
+                title: str | None = None, qrels=None) -> str:
+    """The table as a GitHub-flavoured Markdown pipe table followed by its legend.
+
+    ``pairs``: a :func:`metrics.allpairs.compare_all_pairs` result, shown as letters; ``title`` and
+    ``qrels`` add a heading and a line naming the qrels and the runs.
+    """
+    table = _model(frame, kind, comparison, digits, lower_is_better, pairs)
 
     def cell(c: _Cell) -> str:
         text = _md_escape(c.text)
         if c.bold:
             text = f"**{text}**"
-        return text + _MD_MARK[c.mark]
+        return text + _MD_MARK[c.mark] + (f"<sup>{c.letters}</sup>" if c.letters else "")
 
-    lines = ["| " + " | ".join(_md_escape(h) for h in table.header) + " |",
-             "|" + "|".join(":---" if a == "l" else "---:" for a in table.align) + "|"]
+    lines = [f"# {_md_escape(title)}", ""] if title else []
+    if title or qrels is not None:
+        resolved, _ = _resolve(frame, kind)
+        runs = list(resolved["baseline"]) + list(resolved["run"]) if "baseline" in resolved else list(resolved["run"])
+        lines += [f"Qrels: {_md_escape(_qrels_name(qrels))}; runs: {_md_escape(', '.join(map(str, _unique(runs))))}", ""]
+    lines += ["| " + " | ".join(_md_escape(h) for h in table.header) + " |",
+              "|" + "|".join(":---" if a == "l" else "---:" for a in table.align) + "|"]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]
     legend = [_md_escape(s) for s in _legend_sentences(table, "\u2020", "\u2021")
               + table.settings]
@@ -414,20 +431,20 @@ def _tex_sentence(text: str) -> str:
 
 def to_latex(frame, *, kind: str | None = None, comparison: pd.DataFrame | None = None,
              digits: int = 4, lower_is_better: Iterable[str] = (), caption: str | None = None,
-             label: str | None = None) -> str:
+             label: str | None = None, pairs: pd.DataFrame | None = None) -> str:
     """The table as a LaTeX ``table`` with a booktabs ``tabular`` and a legend.
 
     Needs ``\\usepackage{booktabs}``. Best values are ``\\textbf``; significance
     marks are ``\\textsuperscript{\\dag}`` (higher) and ``\\textsuperscript{\\ddag}``
     (lower). ``caption`` is escaped; ``label`` is used as given.
     """
-    table = _model(frame, kind, comparison, digits, lower_is_better)
+    table = _model(frame, kind, comparison, digits, lower_is_better, pairs)
 
     def cell(c: _Cell) -> str:
         text = _tex(c.text)
         if c.bold:
             text = rf"\textbf{{{text}}}"
-        return text + _LATEX_MARK[c.mark]
+        return text + _LATEX_MARK[c.mark] + (rf"\textsuperscript{{{c.letters}}}" if c.letters else "")
 
     lines = [r"\begin{table}", r"\centering"]
     if caption:
@@ -475,7 +492,8 @@ def _html_table(table: _Table, css_class: str) -> str:
         if c.bold:
             text = f"<strong>{text}</strong>"
         cls = right if align == "r" else ""
-        return f"<td{cls}>{text}{_HTML_MARK[c.mark]}</td>"
+        sup = f"<sup>{html.escape(c.letters)}</sup>" if c.letters else ""
+        return f"<td{cls}>{text}{_HTML_MARK[c.mark]}{sup}</td>"
 
     head = "".join(f"<th{right if a == 'r' else ''}>{html.escape(h)}</th>"
                    for h, a in zip(table.header, table.align))
@@ -508,7 +526,7 @@ def _images(images) -> list[tuple[str, bytes]]:
 
 def html_report(*, summary=None, per_query=None, comparison: pd.DataFrame | None = None,
                 images=None, title: str = "Evaluation report", qrels=None, digits: int = 4,
-                lower_is_better: Iterable[str] = ()) -> str:
+                lower_is_better: Iterable[str] = (), pairs: pd.DataFrame | None = None) -> str:
     """A standalone HTML document with the given tables and PNG images.
 
     ``summary`` is an aggregate frame (or an Evaluation, whose aggregate is
@@ -524,7 +542,7 @@ def html_report(*, summary=None, per_query=None, comparison: pd.DataFrame | None
         frame, _ = _resolve(summary, "summary")
         runs += list(frame["run"])
         measures += list(frame["measure"])
-        table = _summary_model(frame, comparison, digits, lower_is_better)
+        table = _summary_model(frame, comparison, digits, lower_is_better, pairs)
         sections.append(("Summary", _html_table(table, "summary")))
     if comparison is not None:
         frame, _ = _resolve(comparison, "comparison")
@@ -561,7 +579,7 @@ def html_report(*, summary=None, per_query=None, comparison: pd.DataFrame | None
 
 def to_html(frame, *, kind: str | None = None, comparison: pd.DataFrame | None = None,
             digits: int = 4, lower_is_better: Iterable[str] = (), qrels=None,
-            title: str = "Evaluation report", images=None) -> str:
+            title: str = "Evaluation report", images=None, pairs: pd.DataFrame | None = None) -> str:
     """A standalone HTML document holding one table (see :func:`html_report`)."""
     frame, kind = _resolve(frame, kind)
     if kind == "comparison":
@@ -571,7 +589,7 @@ def to_html(frame, *, kind: str | None = None, comparison: pd.DataFrame | None =
         return html_report(per_query=frame, digits=digits, qrels=qrels, title=title,
                            images=images)
     return html_report(summary=frame, comparison=comparison, digits=digits,
-                       lower_is_better=lower_is_better, qrels=qrels, title=title, images=images)
+                       lower_is_better=lower_is_better, qrels=qrels, title=title, images=images, pairs=pairs)
 
 
 # ------------------------------------------------------------------ atomic writes
@@ -593,7 +611,7 @@ def write_text(path, text: str, *, overwrite: bool = False, protect=()) -> Path:
 def export(frame, path, *, format: str | None = None, kind: str | None = None,
            overwrite: bool = False, qrels=None, comparison: pd.DataFrame | None = None,
            digits: int = 4, lower_is_better: Iterable[str] = (), caption: str | None = None,
-           label: str | None = None, images=None, protect=()) -> Path:
+           label: str | None = None, images=None, protect=(), pairs: pd.DataFrame | None = None) -> Path:
     """Write one table to ``path``; the format comes from ``format`` or the file suffix.
 
     ``format``: ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"`` (suffixes
@@ -613,14 +631,14 @@ def export(frame, path, *, format: str | None = None, kind: str | None = None,
         text = to_csv(frame, kind=kind, qrels=qrels)
     elif format == "markdown":
         text = to_markdown(frame, kind=kind, comparison=comparison, digits=digits,
-                           lower_is_better=lower_is_better)
+                           lower_is_better=lower_is_better, pairs=pairs, title=caption, qrels=qrels)
     elif format == "latex":
         text = to_latex(frame, kind=kind, comparison=comparison, digits=digits,
-                        lower_is_better=lower_is_better, caption=caption, label=label)
+                        lower_is_better=lower_is_better, caption=caption, label=label, pairs=pairs)
     elif format == "html":
         text = to_html(frame, kind=kind, comparison=comparison, digits=digits,
                        lower_is_better=lower_is_better, qrels=qrels,
-                       title=caption or "Evaluation report", images=images)
+                       title=caption or "Evaluation report", images=images, pairs=pairs)
     else:
         raise ValueError(f"unknown format {format!r}; expected csv, markdown, latex or html")
     return write_text(path, text, overwrite=overwrite, protect=protect)

@@ -59,7 +59,7 @@ def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "c
         if comparison is None:
             raise ValueError("no comparison to export: choose a baseline and load another run")
         return metrics.report.export(comparison, path, format=fmt, kind="comparison", qrels=qrels,
-                                     overwrite=overwrite, protect=protect, caption=title if fmt == "latex" else None)
+                                     overwrite=overwrite, protect=protect, caption=title if fmt in ("latex", "markdown") else None)
     return metrics.report.export(evaluation.aggregate, path, format=fmt, kind="summary", qrels=qrels,
                                  comparison=comparison, overwrite=overwrite, protect=protect,
-                                 caption=title if fmt == "latex" else None)
+                                 caption=title if fmt in ("latex", "markdown") else None)
