@@ -398,3 +398,43 @@ def test_bar_layout():
     assert both["run"].tolist() == ["x", "y"] * 3
     np.testing.assert_allclose(both["x"], [-0.2, 0.2, 0.8, 1.2, 1.8, 2.2])
     assert layout_bars(diffs, []).empty
+
+
+def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
+    load(qtbot, window, collection)
+    s = window.session
+    with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
+        window.significance.mode_box.activated.emit(window.significance.mode_box.findData("pairs"))
+    qtbot.waitUntil(lambda: s.comparison is not None and s.comparison.pairs is not None and not s.busy,
+                    timeout=TIMEOUT)
+    c = s.comparison
+    runs = list(c.request.runs)
+    letters = c.letters()
+    from metrics.allpairs import letter
+
+    model = window.summary.model
+    frame = model.frame()
+    for i, run in enumerate(runs):
+        row = list(frame["run"]).index(run)
+        assert model.index(row, 0).data().endswith(f"({letter(i)})")
+        col = list(frame.columns).index("map")
+        shown = model.index(row, col).data()
+        assert shown.replace("\u2002", "").strip().endswith(letters.get((run, "map"), "")) or not letters.get((run, "map"))
+    assert "Letters: the runs a value is significantly better than" in window.summary.legend.text()
+    # the matrix: row minus column, coloured by significance
+    s.set_focus_measure("map")
+    a, b = runs[0], runs[1]
+    row = c.pair(a, b, "map")
+    diff = row["difference"] if row["a"] == a else -row["difference"]
+    assert window.pairs_view.cell_text(a, b).startswith(f"{diff:+.4f}")
+    # a Tukey HSD keeps the pairs mode and needs no correction
+    with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
+        window.significance.test_box.activated.emit(window.significance.test_box.findData("tukey"))
+    qtbot.waitUntil(lambda: s.comparison is not None and s.comparison.settings.test == "tukey" and not s.busy,
+                    timeout=TIMEOUT)
+    assert set(s.comparison.pairs["correction"]) == {"none"} and not window.significance.correction_box.isEnabled()
+    # clicking a cell shows that pair in the difference chart
+    with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
+        window.pairs_view.table.cellClicked.emit(0, 1)
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert s.baseline_label() == b and window.diff_chart.chosen_runs() == [a]

@@ -31,6 +31,7 @@ from workbench import comparison, export, workspace_file
 from workbench.diffchart import DifferenceChart
 from workbench.drilldown import QueryDrilldownView
 from workbench.inspect_view import InspectView
+from workbench.pairs_view import PairsView
 from workbench.panels import FilesPanel, MeasurePanel
 from workbench.report_dialog import ReportDialog
 from workbench.significance import SignificancePanel
@@ -192,11 +193,14 @@ class MainWindow(QMainWindow):
         self.add_dock("drilldown", "Query drill-down", self.drilldown, Qt.DockWidgetArea.RightDockWidgetArea)
         self.inspect_view = InspectView(self.session, self)
         self.add_dock("inspect", "Inspect file", self.inspect_view, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.pairs_view = PairsView(self.session, self)
+        self.add_dock("pairs", "All pairs", self.pairs_view, Qt.DockWidgetArea.RightDockWidgetArea)
         # right area: a column of curves (precision-recall over NDCG@k), then the comparison column
         self.splitDockWidget(self.docks["prCurves"], self.docks["diffChart"], Qt.Orientation.Horizontal)
         self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Vertical)
         self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["drilldown"], self.docks["inspect"])
+        self.tabifyDockWidget(self.docks["drilldown"], self.docks["pairs"])
         self.docks["drilldown"].raise_()
         self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -242,6 +246,8 @@ class MainWindow(QMainWindow):
         self.files.sigOpenRequested.connect(self.open_dialog)
         self.files.sigSelected.connect(self._inspect_selected)
         s.sigInspectionChanged.connect(self._on_inspection)
+        self.pairs_view.sigPairChosen.connect(self._show_pair)
+        s.sigComparisonChanged.connect(self._on_comparison)
         self.pr_plot.sigExportRequested.connect(lambda: self._export_dialog("pr"))
         self.ndcg_plot.sigExportRequested.connect(lambda: self._export_dialog("ndcg"))
         self._update_title()
@@ -383,6 +389,25 @@ class MainWindow(QMainWindow):
             self._show_inspection = False
             self.docks["inspect"].show()
             self.docks["inspect"].raise_()
+
+    def _show_pair(self, run: str, baseline: str) -> None:
+        """A cell of the all-pairs matrix: ``run`` against ``baseline``, query by query."""
+        e = self.session.workspace.entry_by_label(baseline)
+        if e is not None:
+            self.session.set_baseline(e.path)
+        self._pair_to_show = run
+        self.docks["diffChart"].show()
+        self.docks["diffChart"].raise_()
+
+    def _on_comparison(self, comparison) -> None:
+        run = getattr(self, "_pair_to_show", None)
+        if comparison is not None and run is not None and run != comparison.baseline:
+            self._pair_to_show = None
+            self.diff_chart.set_run(run)
+        if comparison is not None and comparison.pairs is not None and not getattr(self, "_pairs_shown", False):
+            self._pairs_shown = True  # the first all-pairs result brings its matrix forward
+            self.docks["pairs"].show()
+            self.docks["pairs"].raise_()
 
     def undo_remove(self) -> None:
         path = self.session.undo_remove()

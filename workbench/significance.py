@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from workbench.significance_model import ALPHAS, CORRECTIONS, TESTS
+from workbench.significance_model import ALPHAS, CORRECTIONS, MODES, PAIRS_ONLY, TESTS
 
 
 class SignificancePanel(QWidget):
@@ -17,12 +17,17 @@ class SignificancePanel(QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
+        self.mode_box = QComboBox(self)
+        for code, text in MODES.items():
+            self.mode_box.addItem(text, code)
+        self.mode_box.setToolTip("Compare every run with the baseline (marks † ‡), or every pair of runs "
+                                 "(letters: the runs a value is significantly better than)")
         self.test_box = QComboBox(self)
         for code, text in TESTS.items():
             self.test_box.addItem(text, code)
         self.test_box.setToolTip(
-            "Paired test of each run against the baseline, query by query (two-sided): "
-            "t-test, Wilcoxon signed-rank or randomization (permutation) test"
+            "Paired test, query by query (two-sided): t-test, Wilcoxon signed-rank, randomization "
+            "(permutation) test; for all pairs also the bootstrap test and the randomised Tukey HSD"
         )
         self.alpha_box = QComboBox(self)
         for a in ALPHAS:
@@ -39,6 +44,7 @@ class SignificancePanel(QWidget):
         layout.setContentsMargins(4, 0, 4, 0)
         layout.setSpacing(4)
         layout.addWidget(QLabel("Significance:", self))
+        layout.addWidget(self.mode_box)
         layout.addWidget(self.test_box)
         layout.addWidget(QLabel(" α", self))
         layout.addWidget(self.alpha_box)
@@ -46,17 +52,30 @@ class SignificancePanel(QWidget):
         layout.addWidget(self.correction_box)
 
         self.sync()
-        self.test_box.activated.connect(lambda i: session.set_compare_settings(test=self.test_box.itemData(i)))
+        self.mode_box.activated.connect(lambda i: self._set_mode(self.mode_box.itemData(i)))
+        self.test_box.activated.connect(lambda i: self._set_test(self.test_box.itemData(i)))
         self.alpha_box.activated.connect(lambda i: session.set_compare_settings(alpha=self.alpha_box.itemData(i)))
         self.correction_box.activated.connect(
             lambda i: session.set_compare_settings(correction=self.correction_box.itemData(i))
         )
         session.sigCompareSettingsChanged.connect(self.sync)
 
+    def _set_mode(self, mode: str) -> None:
+        test = self.session.compare_settings.test
+        self.session.set_compare_settings(mode=mode, test="t" if mode == "baseline" and test in PAIRS_ONLY else test)
+
+    def _set_test(self, test: str) -> None:
+        if test in PAIRS_ONLY:  # these compare every pair
+            self.session.set_compare_settings(test=test, mode="pairs")
+        else:
+            self.session.set_compare_settings(test=test)
+
     def sync(self) -> None:
         """Show the session's settings."""
         s = self.session.compare_settings
-        for box, value in ((self.test_box, s.test), (self.alpha_box, s.alpha), (self.correction_box, s.correction)):
+        self.correction_box.setEnabled(s.test != "tukey")  # the HSD controls the family-wise error itself
+        for box, value in ((self.mode_box, s.mode), (self.test_box, s.test), (self.alpha_box, s.alpha),
+                           (self.correction_box, s.correction)):
             i = box.findData(value)
             if i < 0 and box is self.alpha_box:
                 box.addItem(f"{value:g}", value)

@@ -27,7 +27,12 @@ class _LazyCompare:
 mc = _LazyCompare()
 
 #: Tests offered in the window: code -> short label.
-TESTS = {"t": "t-test", "wilcoxon": "Wilcoxon", "permutation": "Permutation"}
+TESTS = {"t": "t-test", "wilcoxon": "Wilcoxon", "permutation": "Permutation", "bootstrap": "Bootstrap",
+         "tukey": "Tukey HSD"}
+#: Tests that compare every pair only (not one run with a baseline).
+PAIRS_ONLY = ("bootstrap", "tukey")
+#: What is compared: code -> short label.
+MODES = {"baseline": "with the baseline", "pairs": "all pairs"}
 #: Corrections offered in the window: code -> short label.
 CORRECTIONS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH (FDR)"}
 ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
@@ -47,8 +52,13 @@ class Settings:
     permutations: int = 10000
     bootstrap: int = 10000
     seed: int = 0
+    mode: str = "baseline"  # "baseline": every run against the baseline; "pairs": every pair of runs
 
     def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"unknown comparison {self.mode!r}; expected one of {', '.join(MODES)}")
+        if self.test in PAIRS_ONLY and self.mode != "pairs":
+            raise ValueError(f"the {TESTS[self.test]} compares all pairs of runs")
         if self.test not in TESTS:
             raise ValueError(f"unknown test {self.test!r}; expected one of {', '.join(TESTS)}")
         if self.correction not in CORRECTIONS:
@@ -74,6 +84,23 @@ class Comparison:
     request: Request
     table: pd.DataFrame                                   # metrics.compare.compare frame
     differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
+    pairs: pd.DataFrame | None = None                     # metrics.allpairs frame (mode "pairs")
+
+    def letters(self) -> dict:
+        """``{(run, measure): letters}`` of the runs each run is significantly better than (mode "pairs")."""
+        if self.pairs is None:
+            return {}
+        from metrics.allpairs import significance_letters
+
+        return significance_letters(self.pairs, list(self.request.runs))
+
+    def pair(self, a: str, b: str, measure: str):
+        """The all-pairs row of runs ``a`` and ``b`` (either order) on ``measure``, or None."""
+        if self.pairs is None:
+            return None
+        p = self.pairs
+        hit = p.loc[(p["measure"] == measure) & (((p["a"] == a) & (p["b"] == b)) | ((p["a"] == b) & (p["b"] == a)))]
+        return None if hit.empty else hit.iloc[0]
 
     @property
     def baseline(self) -> str:
@@ -108,16 +135,25 @@ def compute(request: Request, progress=None) -> Comparison:
     per_query = request.per_query
     measures = [m for m in pd.unique(per_query["measure"]) if not str(m).startswith("num_")]
     source = _Ordered(per_query, list(request.runs))
-    table = mc.compare(source, request.baseline, measures=measures, test=s.test,
-                       correction=s.correction, alpha=s.alpha, permutations=s.permutations,
-                       bootstrap=s.bootstrap, seed=s.seed)
+    pairs = None
+    if s.mode == "pairs":
+        from metrics.allpairs import compare_all_pairs
+
+        part = None if progress is None else (lambda f: progress(0.7 * f))
+        pairs = compare_all_pairs(source, runs=list(request.runs), measures=measures, test=s.test,
+                                  correction=s.correction, alpha=s.alpha, permutations=s.permutations,
+                                  bootstrap=s.bootstrap, seed=s.seed, progress=part)
+    # against the baseline too: the per-query differences and their chart
+    table = mc.compare(source, request.baseline, measures=measures,
+                       test="t" if s.test in PAIRS_ONLY else s.test, correction=s.correction, alpha=s.alpha,
+                       permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed)
     if progress is not None and progress(0.8) is False:
         from metrics.errors import Cancelled
 
         raise Cancelled("comparison cancelled")
     differences = {str(m): mc.per_query_differences(source, request.baseline, m)
                    for m in pd.unique(per_query["measure"])}
-    return Comparison(request=request, table=table, differences=differences)
+    return Comparison(request=request, table=table, differences=differences, pairs=pairs)
 
 
 class _Ordered:
@@ -183,6 +219,8 @@ def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[p
     tips = pd.DataFrame("", index=table.index, columns=table.columns)
     if comparison is None or "run" not in table.columns:
         return marks, tips
+    if comparison.pairs is not None:
+        return _letter_marks(comparison, table, marks, tips)
     t = comparison.table
     family = int(t["p_value"].notna().sum())
     lookup = {(r["run"], str(r["measure"])): r for _, r in t.iterrows()}
@@ -202,10 +240,46 @@ def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[p
     return marks, tips
 
 
+def _letter_marks(comparison: Comparison, table, marks, tips):
+    """Letters: each run's letter after its name, and after each value the letters of the runs it is
+    significantly better than (with the pairs in the tooltip)."""
+    from metrics.allpairs import letter
+
+    runs = list(comparison.request.runs)
+    letter_of = {r: letter(i) for i, r in enumerate(runs)}
+    got = comparison.letters()
+    width = max([len(v) for v in got.values()] + [0])
+    compared = {str(m) for m in comparison.pairs["measure"]}
+    for i, run in zip(table.index, table["run"]):
+        if run in letter_of:
+            marks.at[i, "run"] = f" ({letter_of[run]})"
+        for col in table.columns:
+            if str(col) not in compared or run not in letter_of:
+                continue
+            text = got.get((run, str(col)), "")
+            marks.at[i, col] = "\u2009" + text.ljust(width, "\u2002") if width else ""
+            lines = []
+            for other in runs:
+                row = comparison.pair(run, other, str(col)) if other != run else None
+                if row is None:
+                    continue
+                diff = row["difference"] if row["a"] == run else -row["difference"]
+                verdict = ("better" if diff > 0 else "worse") if bool(row["significant"]) else "not different"
+                lines.append(f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {_p(row['p_corrected'])}"
+                             f" — {verdict}")
+            tips.at[i, col] = "\n".join(lines)
+    return marks, tips
+
+
 def legend(comparison: Comparison | None) -> str:
     """One line under the summary table: what the marks mean and how they were computed."""
     if comparison is None:
         return ""
+    if comparison.pairs is not None:
+        from metrics.allpairs import describe
+
+        n_sig = int(comparison.pairs["significant"].sum())
+        return f"{describe(comparison.pairs)} {n_sig} of {len(comparison.pairs)} pairs differ significantly."
     s = comparison.settings
     family = int(comparison.table["p_value"].notna().sum())
     n_sig = int(comparison.table["significant"].sum())
