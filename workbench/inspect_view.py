@@ -10,6 +10,7 @@ a worker like every other job; this view only turns its dictionary into text.
 from __future__ import annotations
 
 import html
+import math
 
 from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
 
@@ -22,7 +23,8 @@ def sparkline(counts) -> str:
     top = max(counts) if counts else 0
     if top <= 0:
         return ""
-    return "".join(" " if c == 0 else BARS[min(len(BARS) - 1, int(round((len(BARS) - 1) * c / top)))] for c in counts)
+    # bar k (0..7) stands for (k + 1) / 8 of the largest count
+    return "".join(" " if c == 0 else BARS[max(0, math.ceil(len(BARS) * c / top) - 1)] for c in counts)
 
 
 def _num(v) -> str:
@@ -73,11 +75,12 @@ def inspection_html(d: dict) -> str:
         items = []
         for p in problems:
             colour = "#b71c1c" if p.get("severity") == "error" else "#8a6d00"
-            where = f"line {p['line']}: " if p.get("line") else ""
-            items.append(f"<li style='color:{colour}'>{html.escape(where + str(p.get('message', '')))}</li>")
+            message = str(p.get("message", ""))
+            where = f"line {p['line']}: " if p.get("line") and f"line {p['line']}" not in message else ""
+            items.append(f"<li style='color:{colour}'>{html.escape(where + message)}</li>")
         out.append("<p style='margin:6px 0 0 0'><b>Problems</b></p><ul style='margin-top:2px'>" + "".join(items) + "</ul>")
 
-    if kind in ("run", "ranked"):
+    if kind in ("run", "ranked") and "documents" in d:
         dpq = d.get("docs_per_query") or {}
         hist = (dpq.get("histogram") or {})
         spark = sparkline(hist.get("counts"))
@@ -96,7 +99,7 @@ def inspection_html(d: dict) -> str:
             ("run tags", ", ".join(f"{html.escape(str(t))} ({_num(n)} lines)" for t, n in list(tags.items())[:6])
              or None),
         ]) + "</table>")
-    if kind in ("qrels", "ranked"):
+    if kind in ("qrels", "ranked") and "judgments" in d:
         grades = d.get("grades") or {}
         out.append("<p style='margin:6px 0 0 0'><b>Judgments</b></p><table>" + _rows([
             ("judgments", _num(d.get("judgments"))),

@@ -1,0 +1,70 @@
+"""The Inspect view: what a dropped file holds, shown before and without any evaluation."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+
+from qt_support import close_window, open_window  # noqa: E402
+from workbench.inspect_view import inspection_html, sparkline  # noqa: E402
+
+TIMEOUT = 20000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    yield w
+    close_window(w)
+
+
+def test_a_run_dropped_alone_is_described_not_scored(qtbot, window, tmp_path):
+    run = tmp_path / "bm25.run"
+    run.write_text("".join(f"{q} Q0 d{d} {d} {10 - d / 10:.2f} bm25\n" for q in (1, 2, 3) for d in range(1, 41)))
+    window.open_files([str(run)])
+    qtbot.waitUntil(lambda: window.session.inspection is not None and not window.session.busy, timeout=TIMEOUT)
+    assert window.session.results is None
+    text = window.inspect_view.text()
+    assert "bm25.run" in text and "run — line 1 has 6 fields" in text
+    assert "120 data, 0 comment" in text and "40 / 40 / 40" in text and "bm25 (120 lines)" in text
+    assert window.docks["inspect"].isVisible()
+
+
+def test_with_qrels_loaded_a_selected_run_shows_its_coverage(qtbot, window, tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} r\n" for q in (1, 2, 9) for d in range(1, 21)))
+    window.open_files([str(qrels), str(run)])
+    qtbot.waitUntil(lambda: window.session.results is not None and not window.session.busy, timeout=TIMEOUT)
+    window.files.select_path(str(run))
+    qtbot.waitUntil(lambda: (window.session.inspection or {}).get("against_qrels") is not None, timeout=TIMEOUT)
+    d = window.session.inspection
+    assert d["against_qrels"]["queries_only_in_run"] == ["9"] and d["against_qrels"]["shared_queries"] == 2
+    text = window.inspect_view.text()
+    assert "queries only in the run" in text and "judged in the top 10 / top 100" in text
+    assert "1 of the run's 3 queries are not in the qrels" in text
+    window.files.select_path(str(qrels))
+    qtbot.waitUntil(lambda: (window.session.inspection or {}).get("kind") == "qrels", timeout=TIMEOUT)
+    assert "grades" in window.inspect_view.text() and "0: 10, 1: 10" in window.inspect_view.text()
+
+
+def test_a_bad_file_shows_its_error_with_the_line(qtbot, window, tmp_path):
+    bad = tmp_path / "broken.run"
+    bad.write_text("# header\n1 Q0 a 1 1.5 r\n1 Q0 b 2 abc r\n")
+    window.open_files([str(bad)])
+    qtbot.waitUntil(lambda: window.session.inspection is not None and not window.session.busy, timeout=TIMEOUT)
+    text = window.inspect_view.text()
+    assert "broken.run, line 3: found score 'abc'" in text
+    assert text.count("line 3") == 1  # said once
+    assert "documents" not in text  # no empty figures for a file that could not be read
+
+
+def test_sparkline_and_html_are_safe():
+    assert sparkline([0, 1, 2, 4]) == " ▂▄█"
+    page = inspection_html({"path": "<x>", "kind": None, "problems": [{"line": None, "severity": "error",
+                                                                       "message": "<b>bad</b>"}]})
+    assert "<x>" not in page and "&lt;b&gt;bad&lt;/b&gt;" in page
