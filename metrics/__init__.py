@@ -6,16 +6,18 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 >>> qrels = metrics.read_qrels("qrels.txt")            # doctest: +SKIP
 >>> run = metrics.read_run("run.txt")                  # doctest: +SKIP
 >>> metrics.evaluate(qrels, run, ["map", "nDCG@10"]).summary()  # doctest: +SKIP
+>>> ev = metrics.evaluator(qrels, ["map", "nDCG@10"])  # qrels encoded once  # doctest: +SKIP
+>>> ev.evaluate(run).summary()                         # for any number of runs  # doctest: +SKIP
 """
 
 from .errors import Cancelled, InputError
-from .evaluate import Evaluation, evaluate
+from .evaluate import Evaluation, Evaluator, evaluate, evaluator
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import JudgedRanking, build_ranking
 from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
 
 __all__ = [
-    "evaluate", "Evaluation", "parse_measures", "Measure", "FAMILIES",
+    "evaluate", "evaluator", "Evaluator", "Evaluation", "parse_measures", "Measure", "FAMILIES",
     "JudgedRanking", "build_ranking", "InputError", "Cancelled",
     "read_qrels", "read_run", "read_ranked_judgments", "read_file", "detect_kind", "LoadedFile",
 ]

@@ -23,7 +23,7 @@ from .measures import FAMILIES
 from .measures.extra import ndcg_ratio, dcg_matrices
 from .measures.extra import ndcg_options as _options
 from .measures.registry import mean
-from .ranking import build_ranking
+from .ranking import EncodedQrels, build_ranking
 
 __all__ = ["precision_recall", "at_k", "RECALL_LEVELS", "AT_K_KINDS"]
 
@@ -34,6 +34,8 @@ AT_K_KINDS = ("P", "R", "DCG", "NDCG")
 
 
 def _check_qrels(qrels) -> None:
+    if isinstance(qrels, EncodedQrels):  # encoded once by the caller (metrics.encode_qrels)
+        return
     if not isinstance(qrels, pd.DataFrame):
         raise TypeError(f"qrels must be a DataFrame, not {type(qrels).__name__}")
     missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .measures import FAMILIES, Measure, parse_measures
-from .ranking import JudgedRanking, build_ranking
+from .ranking import EncodedQrels, JudgedRanking, build_ranking, encode_qrels
 
 __all__ = ["evaluate", "Evaluation", "format_value", "labelled_runs"]
 
@@ -162,12 +162,14 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
     (``-N``): documents in the collection, for ``utility``'s fourth
     coefficient (trec_eval's default is 0).
     """
-    missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
-    if missing:
-        raise ValueError(f"qrels lack columns {sorted(missing)}")
+    if not isinstance(qrels, EncodedQrels):
+        missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
+        if missing:
+            raise ValueError(f"qrels lack columns {sorted(missing)}")
     if max_docs is not None and int(max_docs) < 0:
         raise ValueError("max_docs must be >= 0")
     wanted = parse_measures(measures)
+    qrels = qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)  # once for all the runs
     labels: list[str] = []
     warnings: list[str] = []
 
@@ -212,6 +214,40 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
                       max_docs=max_docs, judged_only=judged_only,
                       num_docs_in_coll=num_docs_in_coll),
     )
+
+
+class Evaluator:
+    """Qrels and measures fixed once; :meth:`evaluate` scores any number of runs, as often as asked.
+
+    The qrels are encoded once (their distinct queries and documents and the
+    sorted keys the runs are joined on), which is most of the work of scoring
+    a small run, and the measure names are parsed once::
+
+        ev = metrics.evaluator(qrels, ["map", "nDCG@10"])
+        for path in run_files:
+            print(ev.evaluate(metrics.read_run(path)).summary())
+
+    Options are those of :func:`evaluate`.
+    """
+
+    def __init__(self, qrels, measures=None, *, relevance_level: int = 1, complete: bool = False,
+                 max_docs: int | None = None, judged_only: bool = False, num_docs_in_coll: int = 0):
+        missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
+        if missing:
+            raise ValueError(f"qrels lack columns {sorted(missing)}")
+        self.measures = parse_measures(measures)
+        self.qrels = encode_qrels(qrels)
+        self.options = dict(relevance_level=relevance_level, complete=complete, max_docs=max_docs,
+                            judged_only=judged_only, num_docs_in_coll=num_docs_in_coll)
+
+    def evaluate(self, runs) -> Evaluation:
+        """Score ``runs`` (a run frame, a list of them or a dict label -> run), as :func:`evaluate` does."""
+        return evaluate(self.qrels, runs, self.measures, **self.options)
+
+
+def evaluator(qrels, measures=None, **options) -> Evaluator:
+    """An :class:`Evaluator` for ``qrels`` and ``measures`` (options as :func:`evaluate`)."""
+    return Evaluator(qrels, measures, **options)
 
 
 def _strings(parts: list[tuple[list[str], np.ndarray]]) -> pd.Series:

@@ -38,8 +38,8 @@ NONPOOL = -1
 UNJUDGED = -2
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 
-__all__ = ["JudgedRanking", "build_ranking", "rank_order", "arrow_strings", "NONPOOL", "UNJUDGED",
-           "PLACEHOLDER_DOC"]
+__all__ = ["JudgedRanking", "EncodedQrels", "encode_qrels", "build_ranking", "rank_order", "arrow_strings",
+           "NONPOOL", "UNJUDGED", "PLACEHOLDER_DOC"]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -214,8 +214,51 @@ def _codes(values, value_set: pa.Array) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True, eq=False)
+class EncodedQrels:
+    """The qrels as integer codes, ready to be joined with any number of runs.
+
+    Encoding the qrels (their distinct queries and documents, and the sorted
+    (query, document) keys) is most of the work of joining a small run; an
+    :class:`metrics.Evaluator` does it once for all the runs it evaluates.
+    """
+
+    qid_type: pa.DataType
+    doc_type: pa.DataType
+    queries: list           # qrels query ids in byte order (trec_eval's order)
+    query_set: pa.Array
+    num_queries: int
+    doc_set: pa.Array       # distinct judged document ids
+    nd: int
+    qcode: np.ndarray       # per qrels line: query code
+    rel: np.ndarray         # per qrels line: grade
+    key_sorted: np.ndarray  # sorted query * nd + document keys
+    rel_sorted: np.ndarray  # grades in that order
+    num_positive: int
+
+
+def encode_qrels(qrels: pd.DataFrame) -> EncodedQrels:
+    """Encode a qrels frame (query_id, doc_id, relevance) for :func:`build_ranking`."""
+    q_qid = arrow_strings(qrels["query_id"])
+    q_doc = arrow_strings(qrels["doc_id"])
+    q_rel = qrels["relevance"].to_numpy(dtype=np.int64)
+    queries = _byte_order_sorted(pc.unique(q_qid).to_pylist())
+    query_set = pa.array(queries, type=q_qid.type)
+    q_qcode = _codes(q_qid, query_set).astype(np.int64)
+    doc_set = pc.unique(q_doc)
+    nd = max(len(doc_set), 1)
+    q_key = q_qcode * nd + _codes(q_doc, doc_set).astype(np.int64)
+    korder = np.argsort(q_key, kind="stable")
+    return EncodedQrels(
+        qid_type=q_qid.type, doc_type=q_doc.type, queries=queries, query_set=query_set,
+        num_queries=len(queries), doc_set=doc_set if isinstance(doc_set, pa.Array) else doc_set.combine_chunks(),
+        nd=nd, qcode=_frozen(q_qcode), rel=_frozen(q_rel), key_sorted=_frozen(q_key[korder]),
+        rel_sorted=_frozen(q_rel[korder]), num_positive=int(np.count_nonzero(q_rel > 0)),
+    )
+
+
 def build_ranking(
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | EncodedQrels,
     run: pd.DataFrame,
     *,
     relevance_level: int = 1,
@@ -228,7 +271,8 @@ def build_ranking(
 ) -> JudgedRanking:
     """Build the :class:`JudgedRanking` of ``run`` against ``qrels``.
 
-    ``qrels``: columns query_id, doc_id, relevance (one line per (query, doc));
+    ``qrels``: columns query_id, doc_id, relevance (one line per (query, doc)),
+    or the same already encoded (:func:`encode_qrels`);
     ``run``: columns query_id, doc_id, score (one line per (query, doc)).
     Duplicate lines are the readers' business and are not checked here.
     ``max_docs`` (trec_eval ``-M``) keeps the first ``max_docs`` ranks of each
@@ -245,27 +289,16 @@ def build_ranking(
     relevance_level = int(relevance_level)
 
     # ---------------------------------------------------------------- qrels
-    q_qid = arrow_strings(qrels["query_id"])
-    q_doc = arrow_strings(qrels["doc_id"])
-    q_rel = qrels["relevance"].to_numpy(dtype=np.int64)
-    qrels_queries = _byte_order_sorted(pc.unique(q_qid).to_pylist())
-    query_set = pa.array(qrels_queries, type=q_qid.type)
-    nq_all = len(qrels_queries)
-    q_qcode = _codes(q_qid, query_set).astype(np.int64)
-    doc_set = pc.unique(q_doc)
-    nd = max(len(doc_set), 1)
-    q_dcode = _codes(q_doc, doc_set).astype(np.int64)
-    q_key = q_qcode * nd + q_dcode
-    korder = np.argsort(q_key, kind="stable")
-    q_key_sorted = q_key[korder]
-    q_rel_sorted = q_rel[korder]
-    num_qrels_positive = int(np.count_nonzero(q_rel > 0))
+    enc = qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)
+    qrels_queries, query_set, nq_all = enc.queries, enc.query_set, enc.num_queries
+    doc_set, nd, q_qcode, q_rel = enc.doc_set, enc.nd, enc.qcode, enc.rel
+    q_key_sorted, q_rel_sorted, num_qrels_positive = enc.key_sorted, enc.rel_sorted, enc.num_positive
 
     # ------------------------------------------------------------------ run
     # query and document codes (int32: 7M-line runs are common), no copies
     # of the id strings
-    r_qcode = _codes(pc.cast(arrow_strings(run["query_id"]), q_qid.type), query_set)
-    r_doc = pc.cast(arrow_strings(run["doc_id"]), q_doc.type)
+    r_qcode = _codes(pc.cast(arrow_strings(run["query_id"]), enc.qid_type), query_set)
+    r_doc = pc.cast(arrow_strings(run["doc_id"]), enc.doc_type)
     r_score = run["score"].to_numpy(dtype=np.float64)
     keep = r_qcode >= 0
     if not keep.all():

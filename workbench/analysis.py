@@ -15,6 +15,7 @@ import pandas as pd
 
 import metrics
 import metrics.curves
+import metrics.ranking
 from workbench.workspace import merge_qrels
 
 MEAN = "all"  # query_id under which metrics.curves reports the mean over queries
@@ -107,7 +108,9 @@ def compute(request: Request, progress=None) -> Results:
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
     step()
-    ev = metrics.evaluate(request.qrels, runs, measures, relevance_level=request.relevance_level)
+    # the qrels are encoded once, for the measures and both kinds of curves
+    encoded = metrics.ranking.encode_qrels(request.qrels)
+    ev = metrics.evaluate(encoded, runs, measures, relevance_level=request.relevance_level)
     step()
     names = [str(m) for m in ev.measures]
     summary = ev.summary()
@@ -124,10 +127,10 @@ def compute(request: Request, progress=None) -> Results:
         w.columns.name = None
         wide[str(name)] = w.reindex(sort_queries(w.index))
     query_ids = sort_queries(pd.unique(pq["query_id"]))
-    pr = metrics.curves.precision_recall(request.qrels, runs, relevance_level=request.relevance_level)
+    pr = metrics.curves.precision_recall(encoded, runs, relevance_level=request.relevance_level)
     step()
     atk = metrics.curves.at_k(
-        request.qrels, runs, "NDCG", k_max=request.k_max, relevance_level=request.relevance_level,
+        encoded, runs, "NDCG", k_max=request.k_max, relevance_level=request.relevance_level,
         **_changed_ndcg_options(dict(request.ndcg_options)),
     )
     step()
