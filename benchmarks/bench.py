@@ -80,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=HERE / "data")
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL") or shutil.which("trec_eval"))
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--skip", action="append", default=[],
-                        help="contender to leave out (trec_eval, pytrec_eval, ranx)")
+    parser.add_argument(
+        "--skip", action="append", default=[], help="contender to leave out (trec_eval, pytrec_eval, ranx)"
+    )
     args = parser.parse_args(argv)
     qrels, run = str(args.data / "qrels.txt"), str(args.data / "run.txt")
     if not Path(run).exists():

@@ -43,10 +43,12 @@ SHAPES = {  # queries, depth, judgments per query
     "1m": (1000, 1000, 10),
     "7m": (7000, 1000, 10),
 }
-PYTREC = ("import sys, pytrec_eval\n"
-          "q = pytrec_eval.parse_qrel(open(sys.argv[1]))\nr = pytrec_eval.parse_run(open(sys.argv[2]))\n"
-          "ev = pytrec_eval.RelevanceEvaluator(q, {'map', 'ndcg_cut', 'P', 'recall'})\n"
-          "res = ev.evaluate(r)\nprint(len(res))\n")
+PYTREC = (
+    "import sys, pytrec_eval\n"
+    "q = pytrec_eval.parse_qrel(open(sys.argv[1]))\nr = pytrec_eval.parse_run(open(sys.argv[2]))\n"
+    "ev = pytrec_eval.RelevanceEvaluator(q, {'map', 'ndcg_cut', 'P', 'recall'})\n"
+    "res = ev.evaluate(r)\nprint(len(res))\n"
+)
 
 
 def generate(folder: Path, name: str, runs: int = 1, seed: int = 7) -> tuple[Path, list[Path]]:
@@ -57,20 +59,23 @@ def generate(folder: Path, name: str, runs: int = 1, seed: int = 7) -> tuple[Pat
     qrels = folder / f"{name}.qrels"
     run_paths = [folder / f"{name}.{i}.run" for i in range(runs)]
     # each query's documents distinct (a run lists a document once per query)
-    docs = [np.stack([rng.choice(collection, size=depth, replace=False) for _ in range(queries)])
-            for _ in range(runs)]
+    docs = [np.stack([rng.choice(collection, size=depth, replace=False) for _ in range(queries)]) for _ in range(runs)]
     with open(qrels, "w") as fh:
         for qi, q in enumerate(qids):
-            pool = np.unique(np.concatenate([d[qi, : min(depth, judged // 2 + 1)] for d in docs]
-                                            + [rng.choice(collection, size=judged)]))[:judged]
+            pool = np.unique(
+                np.concatenate(
+                    [d[qi, : min(depth, judged // 2 + 1)] for d in docs] + [rng.choice(collection, size=judged)]
+                )
+            )[:judged]
             grades = rng.choice(4, size=len(pool), p=[0.5, 0.25, 0.15, 0.1])
             fh.write("".join(f"{q} Q0 {d} {g}\n" for d, g in zip(pool, grades)))
     for path, d in zip(run_paths, docs):
         scores = np.round(np.sort(rng.normal(10, 2, size=(queries, depth)), axis=1)[:, ::-1], 4)
         with open(path, "w") as fh:
             for qi, q in enumerate(qids):
-                fh.write("".join(f"{q} Q0 {doc} {r + 1} {s} bm25\n"
-                                 for r, (doc, s) in enumerate(zip(d[qi], scores[qi]))))
+                fh.write(
+                    "".join(f"{q} Q0 {doc} {r + 1} {s} bm25\n" for r, (doc, s) in enumerate(zip(d[qi], scores[qi])))
+                )
     return qrels, run_paths
 
 
@@ -85,8 +90,9 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None) -> dict[str
         out["trec_eval -m all_trec"] = [[trec_eval, "-m", "all_trec", str(qrels), str(runs[0])]]
         out["trec_eval -m ndcg_cut.10"] = [[trec_eval, "-m", "ndcg_cut.10", str(qrels), str(runs[0])]]
     if len(runs) > 1:
-        out[f"ir-eval, {len(runs)} runs in one call"] = [[py, "-m", "metrics", "-m", "all_trec", str(qrels),
-                                                         *map(str, runs)]]
+        out[f"ir-eval, {len(runs)} runs in one call"] = [
+            [py, "-m", "metrics", "-m", "all_trec", str(qrels), *map(str, runs)]
+        ]
         if trec_eval:
             out[f"trec_eval, {len(runs)} calls"] = [[trec_eval, "-m", "all_trec", str(qrels), str(r)] for r in runs]
     try:
@@ -95,8 +101,9 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None) -> dict[str
         out["pytrec_eval (4 measure families)"] = [[py, "-c", PYTREC, str(qrels), str(runs[0])]]
     except ImportError:
         pass
-    irm = shutil.which("ir_measures") or (str(Path(py).parent / "ir_measures")
-                                           if (Path(py).parent / "ir_measures").exists() else None)
+    irm = shutil.which("ir_measures") or (
+        str(Path(py).parent / "ir_measures") if (Path(py).parent / "ir_measures").exists() else None
+    )
     if irm:
         out["ir_measures CLI (AP nDCG@10 P@10 R@100)"] = [[irm, str(qrels), str(runs[0]), "AP nDCG@10 P@10 R@100"]]
     return out
@@ -148,8 +155,10 @@ def main() -> None:
             med = {k: statistics.median(v) for k, v in times.items()}
             floor = med["floor (python -c 'import numpy')"]
             ref = med.get("trec_eval -m all_trec")
-            print(f"\n{name}: {lines:,} run lines, {sum(1 for _ in open(qrels)):,} qrels lines "
-                  f"(median of {args.rounds}, whole process)")
+            print(
+                f"\n{name}: {lines:,} run lines, {sum(1 for _ in open(qrels)):,} qrels lines "
+                f"(median of {args.rounds}, whole process)"
+            )
             print(f"{'contender':<44} {'seconds':>8} {'x trec_eval':>12} {'x floor':>8} {'peak MiB':>9}")
             for key in table:
                 x_ref = f"{med[key] / ref:.2f}" if ref else "-"

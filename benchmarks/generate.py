@@ -31,8 +31,9 @@ def _write(path: Path, columns: dict[str, pa.Array]) -> None:
     tmp.replace(path)
 
 
-def generate(out: Path, queries: int = 7000, depth: int = 1000, judged: int = 10,
-             runs: int = 1, seed: int = 42) -> None:
+def generate(
+    out: Path, queries: int = 7000, depth: int = 1000, judged: int = 10, runs: int = 1, seed: int = 42
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(seed)
     qids = np.sort(rng.choice(np.arange(1, 1_200_000), size=queries, replace=False))
@@ -48,12 +49,15 @@ def generate(out: Path, queries: int = 7000, depth: int = 1000, judged: int = 10
     _, first = np.unique(key, return_index=True)
     first.sort()
     q_of_judgment, judged_docs, grades = q_of_judgment[first], judged_docs[first], grades[first]
-    _write(out / "qrels.txt", {
-        "qid": qid_text.take(pa.array(q_of_judgment)),
-        "iter": pa.array(np.zeros(q_of_judgment.size, dtype=np.int64)),
-        "docid": pa.array(np.char.add("D", judged_docs.astype(str))),
-        "rel": pa.array(grades),
-    })
+    _write(
+        out / "qrels.txt",
+        {
+            "qid": qid_text.take(pa.array(q_of_judgment)),
+            "iter": pa.array(np.zeros(q_of_judgment.size, dtype=np.int64)),
+            "docid": pa.array(np.char.add("D", judged_docs.astype(str))),
+            "rel": pa.array(grades),
+        },
+    )
 
     for r in range(runs):
         q_of_row = np.repeat(np.arange(queries), depth)
@@ -72,14 +76,17 @@ def generate(out: Path, queries: int = 7000, depth: int = 1000, judged: int = 10
         order = np.lexsort((-scores, q_of_row))
         q_of_row, docs, scores = q_of_row[order], docs[order], scores[order]
         ranks = np.tile(np.arange(1, depth + 1), queries)
-        _write(out / ("run.txt" if r == 0 else f"run{r + 1}.txt"), {
-            "qid": qid_text.take(pa.array(q_of_row)),
-            "q0": pa.array(np.full(q_of_row.size, "Q0")),
-            "docid": pa.array(np.char.add("D", docs.astype(str))),
-            "rank": pa.array(ranks),
-            "score": pa.array(scores),
-            "tag": pa.array(np.full(q_of_row.size, f"bench{r + 1}")),
-        })
+        _write(
+            out / ("run.txt" if r == 0 else f"run{r + 1}.txt"),
+            {
+                "qid": qid_text.take(pa.array(q_of_row)),
+                "q0": pa.array(np.full(q_of_row.size, "Q0")),
+                "docid": pa.array(np.char.add("D", docs.astype(str))),
+                "rank": pa.array(ranks),
+                "score": pa.array(scores),
+                "tag": pa.array(np.full(q_of_row.size, f"bench{r + 1}")),
+            },
+        )
 
 
 def main(argv: list[str] | None = None) -> None:

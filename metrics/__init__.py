@@ -17,7 +17,21 @@ from .ranking import JudgedRanking, build_ranking
 from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
 
 __all__ = [
-    "evaluate", "evaluator", "Evaluator", "Evaluation", "parse_measures", "Measure", "FAMILIES",
-    "JudgedRanking", "build_ranking", "InputError", "Cancelled",
-    "read_qrels", "read_run", "read_ranked_judgments", "read_file", "detect_kind", "LoadedFile",
+    "evaluate",
+    "evaluator",
+    "Evaluator",
+    "Evaluation",
+    "parse_measures",
+    "Measure",
+    "FAMILIES",
+    "JudgedRanking",
+    "build_ranking",
+    "InputError",
+    "Cancelled",
+    "read_qrels",
+    "read_run",
+    "read_ranked_judgments",
+    "read_file",
+    "detect_kind",
+    "LoadedFile",
 ]

@@ -47,18 +47,55 @@ import numpy as np
 import pandas as pd
 
 from .compare import (
-    CORRECTIONS, TESTS, _canonical, _clean, _CORRECTION_ALIASES, _effect_size, _run_order, _select_measures,
-    _test_pair, _tidy, adjust_pvalues, bootstrap_ci,
+    _CORRECTION_ALIASES,
+    CORRECTIONS,
+    TESTS,
+    _canonical,
+    _clean,
+    _effect_size,
+    _run_order,
+    _select_measures,
+    _test_pair,
+    _tidy,
+    adjust_pvalues,
+    bootstrap_ci,
 )
 from .errors import Cancelled
 
 ALL_PAIRS_TESTS = {**TESTS, "bootstrap": "paired bootstrap test", "tukey": "randomised Tukey HSD"}
-_ALIASES = {"t": "t", "ttest": "t", "t-test": "t", "wilcoxon": "wilcoxon", "permutation": "permutation",
-            "randomization": "permutation", "randomisation": "permutation", "bootstrap": "bootstrap",
-            "tukey": "tukey", "hsd": "tukey", "tukey-hsd": "tukey"}
+_ALIASES = {
+    "t": "t",
+    "ttest": "t",
+    "t-test": "t",
+    "wilcoxon": "wilcoxon",
+    "permutation": "permutation",
+    "randomization": "permutation",
+    "randomisation": "permutation",
+    "bootstrap": "bootstrap",
+    "tukey": "tukey",
+    "hsd": "tukey",
+    "tukey-hsd": "tukey",
+}
 PAIR_COLUMNS = [
-    "measure", "a", "b", "mean_a", "mean_b", "difference", "p_value", "p_corrected", "ci_low", "ci_high",
-    "effect_size", "wins", "ties", "losses", "n_queries", "test", "correction", "significant", "alpha",
+    "measure",
+    "a",
+    "b",
+    "mean_a",
+    "mean_b",
+    "difference",
+    "p_value",
+    "p_corrected",
+    "ci_low",
+    "ci_high",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "n_queries",
+    "test",
+    "correction",
+    "significant",
+    "alpha",
 ]
 _CHUNK = 1 << 22  # values of one block of permuted tables (32 MiB as float64)
 
@@ -119,9 +156,20 @@ def tukey_hsd(table: np.ndarray, permutations: int = 10000, rng=0, progress=None
     return p
 
 
-def compare_all_pairs(per_query, *, runs=None, measures=None, test: str = "t", correction: str = "holm",
-                      alpha: float = 0.05, permutations: int = 10000, bootstrap: int = 10000,
-                      ci: float = 0.95, seed: int = 0, progress=None) -> pd.DataFrame:
+def compare_all_pairs(
+    per_query,
+    *,
+    runs=None,
+    measures=None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10000,
+    bootstrap: int = 10000,
+    ci: float = 0.95,
+    seed: int = 0,
+    progress=None,
+) -> pd.DataFrame:
     """Compare every pair of runs on every measure; one row per (measure, a, b), a before b in order.
 
     ``runs``: the runs to compare, in order (default: all, in the frame's order).
@@ -132,8 +180,7 @@ def compare_all_pairs(per_query, *, runs=None, measures=None, test: str = "t", c
     """
     frame = _tidy(per_query)
     test = _canonical(test, _ALIASES, "test", ALL_PAIRS_TESTS)
-    correction = "none" if test == "tukey" else _canonical(correction, _CORRECTION_ALIASES, "correction",
-                                                           CORRECTIONS)
+    correction = "none" if test == "tukey" else _canonical(correction, _CORRECTION_ALIASES, "correction", CORRECTIONS)
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha}")
     if int(permutations) < 1:
@@ -159,16 +206,23 @@ def compare_all_pairs(per_query, *, runs=None, measures=None, test: str = "t", c
                 d = _clean(va[paired] - vb[paired])
                 n = int(d.size)
                 row = {
-                    "measure": measure, "a": a, "b": b,
+                    "measure": measure,
+                    "a": a,
+                    "b": b,
                     "mean_a": float(va[paired].mean()) if n else math.nan,
                     "mean_b": float(vb[paired].mean()) if n else math.nan,
                     "difference": float(d.mean()) if n else math.nan,
-                    "wins": int(np.count_nonzero(d > 0)), "ties": int(np.count_nonzero(d == 0)),
-                    "losses": int(np.count_nonzero(d < 0)), "n_queries": n,
+                    "wins": int(np.count_nonzero(d > 0)),
+                    "ties": int(np.count_nonzero(d == 0)),
+                    "losses": int(np.count_nonzero(d < 0)),
+                    "n_queries": n,
                     "effect_size": _effect_size(d) if n >= 2 else math.nan,
                 }
-                low, high = bootstrap_ci(d, int(bootstrap), ci, _rng(seed, measure, f"ci {a} {b}")) \
-                    if n >= 2 else (math.nan, math.nan)
+                low, high = (
+                    bootstrap_ci(d, int(bootstrap), ci, _rng(seed, measure, f"ci {a} {b}"))
+                    if n >= 2
+                    else (math.nan, math.nan)
+                )
                 row["ci_low"], row["ci_high"] = low, high
                 if test == "tukey":
                     row["p_value"] = float(tukey[i, j])
@@ -179,16 +233,24 @@ def compare_all_pairs(per_query, *, runs=None, measures=None, test: str = "t", c
                 rows.append(row)
         if progress is not None and test != "tukey" and progress((mi + 1) / steps) is False:
             raise Cancelled("comparison cancelled")
-    result = pd.DataFrame(rows, columns=[c for c in PAIR_COLUMNS if c not in
-                                         ("p_corrected", "test", "correction", "significant", "alpha")])
+    result = pd.DataFrame(
+        rows,
+        columns=[c for c in PAIR_COLUMNS if c not in ("p_corrected", "test", "correction", "significant", "alpha")],
+    )
     result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
     result["test"], result["correction"], result["alpha"] = test, correction, float(alpha)
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
     for col in ("wins", "ties", "losses", "n_queries"):
         result[col] = result[col].astype(np.int64)
     result = result[PAIR_COLUMNS]
-    result.attrs.update(runs=list(order), test=test, correction=correction, alpha=float(alpha),
-                        permutations=int(permutations), seed=int(seed))
+    result.attrs.update(
+        runs=list(order),
+        test=test,
+        correction=correction,
+        alpha=float(alpha),
+        permutations=int(permutations),
+        seed=int(seed),
+    )
     return result
 
 
@@ -231,12 +293,15 @@ def describe(pairs: pd.DataFrame) -> str:
     alpha = pairs.attrs.get("alpha", 0.05)
     n = int(pairs["p_value"].notna().sum())
     if test == "tukey":
-        how = f"which controls the family-wise error over each measure's pairs, " \
-              f"{pairs.attrs.get('permutations', 10000)} permutations"
+        how = (
+            f"which controls the family-wise error over each measure's pairs, "
+            f"{pairs.attrs.get('permutations', 10000)} permutations"
+        )
     else:
         how = f"{CORRECTIONS[correction]} correction over {n} tests" if correction != "none" else "no correction"
-    return (f"Letters: the runs a value is significantly better than ({ALL_PAIRS_TESTS[test]}, {how}, "
-            f"alpha = {alpha:g}).")
+    return (
+        f"Letters: the runs a value is significantly better than ({ALL_PAIRS_TESTS[test]}, {how}, alpha = {alpha:g})."
+    )
 
 
 def format_pairs(pairs: pd.DataFrame) -> str:
@@ -244,6 +309,8 @@ def format_pairs(pairs: pd.DataFrame) -> str:
     head = f"{'measure':<14} {'a':<16} {'b':<16} {'diff':>8} {'p':>8} {'p corr':>8}  sig"
     lines = [describe(pairs), "", head, "-" * len(head)]
     for r in pairs.itertuples(index=False):
-        lines.append(f"{str(r.measure):<14} {str(r.a):<16} {str(r.b):<16} {r.difference:>+8.4f} "
-                     f"{r.p_value:>8.4f} {r.p_corrected:>8.4f}  {'*' if r.significant else ''}")
+        lines.append(
+            f"{str(r.measure):<14} {str(r.a):<16} {str(r.b):<16} {r.difference:>+8.4f} "
+            f"{r.p_value:>8.4f} {r.p_corrected:>8.4f}  {'*' if r.significant else ''}"
+        )
     return "\n".join(lines) + "\n"

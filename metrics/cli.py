@@ -44,9 +44,11 @@ EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 3
 EXIT_OUTPUT = 4
-EXIT_CODES = ("Exit status: 0 done, 1 usage error (options, measure names), 2 bad input (a file that "
-              "cannot be read), 3 unexpected internal error, 4 the output could not be written, "
-              "130 interrupted (Ctrl-C).")
+EXIT_CODES = (
+    "Exit status: 0 done, 1 usage error (options, measure names), 2 bad input (a file that "
+    "cannot be read), 3 unexpected internal error, 4 the output could not be written, "
+    "130 interrupted (Ctrl-C)."
+)
 STDIN = "standard input"
 
 
@@ -74,49 +76,92 @@ def _parser() -> argparse.ArgumentParser:
         prog="ir-eval",
         description="Evaluate TREC runs against qrels; output identical to trec_eval 10.0.",
         epilog="Measures: trec_eval names with parameters (P.5,10  ndcg_cut.10  "
-               "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
-               "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
-               "ir-eval --inspect FILE... describes files without evaluating them. " + EXIT_CODES,
+        "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
+        "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
+        "ir-eval --inspect FILE... describes files without evaluating them. " + EXIT_CODES,
     )
     p.add_argument("--version", action="version", version=f"ir-eval {_version()} (trec_eval 10.0 measures)")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
-    p.add_argument("runs", metavar="RUN", nargs="+",
-                   help="run file(s): qid Q0 docid rank score tag ('-' reads standard input)")
-    p.add_argument("-q", dest="query", action="store_true",
-                   help="also print the evaluation of each query")
-    p.add_argument("-m", dest="measures", action="append", metavar="MEASURE",
-                   help="measure or set of measures to compute (repeatable); default 'official'")
-    p.add_argument("-c", dest="complete", action="store_true",
-                   help="average over all qrels queries; queries missing from a run score 0")
-    p.add_argument("-n", dest="summary", action="store_false",
-                   help="no summary ('all') rows")
-    p.add_argument("-l", dest="level", type=int, default=1, metavar="N",
-                   help="minimum relevance grade counted as relevant (default 1)")
-    p.add_argument("-M", dest="max_docs", type=int, default=None, metavar="N",
-                   help="evaluate only the first N documents of each query")
-    p.add_argument("-N", dest="num_docs", type=int, default=0, metavar="N",
-                   help="number of documents in the collection (for utility; default 0)")
-    p.add_argument("-J", dest="judged_only", action="store_true",
-                   help="drop unjudged documents before evaluating (use with care)")
-    p.add_argument("--ranked", action="store_true",
-                   help="the RUN files are ranked judgments ('qid Q0 docid grade', best first): each is "
-                        "scored in its line order against QRELS (a 4-column file is otherwise never a run)")
-    p.add_argument("--format", choices=("trec", "csv", "json"), default="trec",
-                   help="output format (default: trec_eval's)")
+    p.add_argument(
+        "runs", metavar="RUN", nargs="+", help="run file(s): qid Q0 docid rank score tag ('-' reads standard input)"
+    )
+    p.add_argument("-q", dest="query", action="store_true", help="also print the evaluation of each query")
+    p.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="measure or set of measures to compute (repeatable); default 'official'",
+    )
+    p.add_argument(
+        "-c",
+        dest="complete",
+        action="store_true",
+        help="average over all qrels queries; queries missing from a run score 0",
+    )
+    p.add_argument("-n", dest="summary", action="store_false", help="no summary ('all') rows")
+    p.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="minimum relevance grade counted as relevant (default 1)",
+    )
+    p.add_argument(
+        "-M",
+        dest="max_docs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="evaluate only the first N documents of each query",
+    )
+    p.add_argument(
+        "-N",
+        dest="num_docs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="number of documents in the collection (for utility; default 0)",
+    )
+    p.add_argument(
+        "-J", dest="judged_only", action="store_true", help="drop unjudged documents before evaluating (use with care)"
+    )
+    p.add_argument(
+        "--ranked",
+        action="store_true",
+        help="the RUN files are ranked judgments ('qid Q0 docid grade', best first): each is "
+        "scored in its line order against QRELS (a 4-column file is otherwise never a run)",
+    )
+    p.add_argument(
+        "--format", choices=("trec", "csv", "json"), default="trec", help="output format (default: trec_eval's)"
+    )
     cmp = p.add_argument_group("comparison against a baseline")
-    cmp.add_argument("--compare", metavar="BASELINE",
-                     help="compare every run with this one (a RUN file or run label, or another file)")
-    cmp.add_argument("--all-pairs", action="store_true",
-                     help="compare every pair of runs instead (tests: all five; letters per run)")
-    cmp.add_argument("--test", choices=("t", "wilcoxon", "permutation", "bootstrap", "tukey"), default="t",
-                     help="significance test (default t); bootstrap and tukey (randomised Tukey HSD) "
-                          "with --all-pairs")
-    cmp.add_argument("--correction", choices=("none", "bonferroni", "holm", "bh"), default="holm",
-                     help="multiple-testing correction over all runs and measures (default holm)")
+    cmp.add_argument(
+        "--compare",
+        metavar="BASELINE",
+        help="compare every run with this one (a RUN file or run label, or another file)",
+    )
+    cmp.add_argument(
+        "--all-pairs", action="store_true", help="compare every pair of runs instead (tests: all five; letters per run)"
+    )
+    cmp.add_argument(
+        "--test",
+        choices=("t", "wilcoxon", "permutation", "bootstrap", "tukey"),
+        default="t",
+        help="significance test (default t); bootstrap and tukey (randomised Tukey HSD) with --all-pairs",
+    )
+    cmp.add_argument(
+        "--correction",
+        choices=("none", "bonferroni", "holm", "bh"),
+        default="holm",
+        help="multiple-testing correction over all runs and measures (default holm)",
+    )
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
-    cmp.add_argument("--permutations", type=int, default=10000,
-                     help="permutations of the randomization test (default 10000)")
+    cmp.add_argument(
+        "--permutations", type=int, default=10000, help="permutations of the randomization test (default 10000)"
+    )
     cmp.add_argument("--seed", type=int, default=0, help="seed for permutations and bootstrap")
     return p
 
@@ -137,6 +182,7 @@ def _stdin_as_file():
 def _read_runs(paths: list[str], ranked: bool = False):
     """Yield the runs one at a time, read when asked for: the evaluation
     ranks each one and lets it go before the next is read."""
+
     def read(path):
         return read_ranked_judgments(path)[0] if ranked else read_run(path)
 
@@ -210,14 +256,24 @@ def _compare(ev, args, run_paths, out) -> int:
     if baseline in by_path:
         baseline = by_path[baseline]
     if baseline not in ev.runs:
-        print(f"ir-eval: --compare {args.compare!r} is neither a run label ({', '.join(ev.runs)}) "
-              "nor one of the RUN files", file=sys.stderr)
+        print(
+            f"ir-eval: --compare {args.compare!r} is neither a run label ({', '.join(ev.runs)}) "
+            "nor one of the RUN files",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if len(ev.runs) < 2:
         print("ir-eval: --compare needs at least one run besides the baseline", file=sys.stderr)
         return EXIT_USAGE
-    table = compare(ev.per_query, baseline, test=args.test, correction=args.correction,
-                    alpha=args.alpha, permutations=args.permutations, seed=args.seed)
+    table = compare(
+        ev.per_query,
+        baseline,
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
     if args.format == "csv":
         table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
     elif args.format == "json":
@@ -233,12 +289,26 @@ def _all_pairs(ev, args, out) -> int:
 
     from .allpairs import compare_all_pairs, format_pairs, letter, significance_letters
 
-    pairs = compare_all_pairs(ev.per_query, runs=list(ev.runs), test=args.test, correction=args.correction,
-                              alpha=args.alpha, permutations=args.permutations, seed=args.seed)
+    pairs = compare_all_pairs(
+        ev.per_query,
+        runs=list(ev.runs),
+        test=args.test,
+        correction=args.correction,
+        alpha=args.alpha,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
     if args.format == "json":
         records = json.loads(pairs.drop(columns=["alpha"]).to_json(orient="records", double_precision=15))
-        doc = {"runs": list(ev.runs), "test": pairs.attrs["test"], "correction": pairs.attrs["correction"],
-               "alpha": args.alpha, "permutations": args.permutations, "seed": args.seed, "pairs": records}
+        doc = {
+            "runs": list(ev.runs),
+            "test": pairs.attrs["test"],
+            "correction": pairs.attrs["correction"],
+            "alpha": args.alpha,
+            "permutations": args.permutations,
+            "seed": args.seed,
+            "pairs": records,
+        }
         json.dump(doc, out, indent=1)
         out.write("\n")
     elif args.format == "csv":
@@ -312,8 +382,7 @@ def _guarded(work, debug: bool) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
         if debug:
             raise
-        print(f"ir-eval: internal error: {type(exc).__name__}: {exc} (run with --debug for details)",
-              file=sys.stderr)
+        print(f"ir-eval: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
         return EXIT_INTERNAL
 
 
@@ -344,12 +413,22 @@ def _run(args) -> int:
                     raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
         else:
             qrels = read_qrels(args.qrels)
-        ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, relevance_level=args.level,
-                      complete=args.complete, max_docs=args.max_docs,
-                      judged_only=args.judged_only, num_docs_in_coll=args.num_docs)
+        ev = evaluate(
+            qrels,
+            _read_runs(run_paths, args.ranked),
+            measures,
+            relevance_level=args.level,
+            complete=args.complete,
+            max_docs=args.max_docs,
+            judged_only=args.judged_only,
+            num_docs_in_coll=args.num_docs,
+        )
     except InputError as exc:
-        hint = ("; to score it in its line order, add --ranked"
-                if "ranked-judgments file" in str(exc) and not args.ranked else "")
+        hint = (
+            "; to score it in its line order, add --ranked"
+            if "ranked-judgments file" in str(exc) and not args.ranked
+            else ""
+        )
         print(f"ir-eval: {exc}{hint}", file=sys.stderr)
         return EXIT_INPUT
     except FileNotFoundError as exc:

@@ -94,10 +94,28 @@ TIE_TOLERANCE = 1e-12
 
 #: Columns of the frame returned by :func:`compare`, in order.
 COLUMNS = [
-    "run", "measure", "baseline", "baseline_mean", "mean", "delta",
-    "p_value", "p_corrected", "ci_low", "ci_high", "effect_size",
-    "wins", "ties", "losses", "n_queries", "test", "correction", "significant",
-    "alpha", "ci_level", "n_baseline_only", "n_run_only",
+    "run",
+    "measure",
+    "baseline",
+    "baseline_mean",
+    "mean",
+    "delta",
+    "p_value",
+    "p_corrected",
+    "ci_low",
+    "ci_high",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "n_queries",
+    "test",
+    "correction",
+    "significant",
+    "alpha",
+    "ci_level",
+    "n_baseline_only",
+    "n_run_only",
 ]
 
 #: Canonical test codes and their descriptions.
@@ -107,9 +125,15 @@ TESTS = {
     "permutation": "paired randomization test",
 }
 _TEST_ALIASES = {
-    "t": "t", "ttest": "t", "t-test": "t", "paired-t": "t", "ttest_rel": "t",
-    "wilcoxon": "wilcoxon", "signed-rank": "wilcoxon",
-    "permutation": "permutation", "randomization": "permutation",
+    "t": "t",
+    "ttest": "t",
+    "t-test": "t",
+    "paired-t": "t",
+    "ttest_rel": "t",
+    "wilcoxon": "wilcoxon",
+    "signed-rank": "wilcoxon",
+    "permutation": "permutation",
+    "randomization": "permutation",
     "randomisation": "permutation",
 }
 
@@ -121,10 +145,15 @@ CORRECTIONS = {
     "bh": "Benjamini-Hochberg",
 }
 _CORRECTION_ALIASES = {
-    "none": "none", "": "none",
+    "none": "none",
+    "": "none",
     "bonferroni": "bonferroni",
-    "holm": "holm", "holm-bonferroni": "holm",
-    "bh": "bh", "fdr_bh": "bh", "benjamini-hochberg": "bh", "fdr": "bh",
+    "holm": "holm",
+    "holm-bonferroni": "holm",
+    "bh": "bh",
+    "fdr_bh": "bh",
+    "benjamini-hochberg": "bh",
+    "fdr": "bh",
 }
 
 _CHUNK = 1 << 20  # elements of one block of random draws (8 MiB as float64)
@@ -132,22 +161,26 @@ _CHUNK = 1 << 20  # elements of one block of random draws (8 MiB as float64)
 
 # ---------------------------------------------------------------- validation
 
+
 def _tidy(per_query) -> pd.DataFrame:
     frame = getattr(per_query, "per_query", per_query)
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(
             "per_query must be a DataFrame with columns run, query_id, measure, "
-            f"value (or an Evaluation); got {type(per_query).__name__}")
+            f"value (or an Evaluation); got {type(per_query).__name__}"
+        )
     missing = [c for c in ("run", "query_id", "measure", "value") if c not in frame.columns]
     if missing:
-        raise ValueError(f"per-query frame lacks column(s) {', '.join(missing)}; "
-                         "expected run, query_id, measure, value")
+        raise ValueError(
+            f"per-query frame lacks column(s) {', '.join(missing)}; expected run, query_id, measure, value"
+        )
     dup = frame.duplicated(["run", "query_id", "measure"])
     if dup.any():
         row = frame.loc[dup].iloc[0]
         raise ValueError(
             f"per-query frame has more than one value for run {row['run']!r}, "
-            f"query {row['query_id']!r}, measure {row['measure']!r}")
+            f"query {row['query_id']!r}, measure {row['measure']!r}"
+        )
     return frame
 
 
@@ -180,18 +213,19 @@ def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
     chosen = [str(m) for m in measures]
     unknown = [m for m in chosen if m not in set(present)]
     if unknown:
-        raise ValueError(f"measure(s) {', '.join(unknown)} not in the per-query frame; "
-                         f"it has {', '.join(map(str, present))}")
+        raise ValueError(
+            f"measure(s) {', '.join(unknown)} not in the per-query frame; it has {', '.join(map(str, present))}"
+        )
     return _unique(chosen)
 
 
 def _check_baseline(runs: list, baseline) -> None:
     if baseline not in runs:
-        raise ValueError(f"baseline run {baseline!r} not found; runs are "
-                         f"{', '.join(map(repr, runs))}")
+        raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
 
 
 # ---------------------------------------------------------------- kernels
+
 
 def _pair_seed(seed, run, measure, stream: int) -> np.random.Generator:
     words = [seed, zlib.crc32(str(run).encode()), zlib.crc32(str(measure).encode()), stream]
@@ -204,8 +238,7 @@ def _clean(d: np.ndarray) -> np.ndarray:
     return d
 
 
-def permutation_test(differences, permutations: int = 10000,
-                     rng: np.random.Generator | int | None = 0) -> float:
+def permutation_test(differences, permutations: int = 10000, rng: np.random.Generator | int | None = 0) -> float:
     """Two-sided paired randomization test of ``mean(differences) == 0``.
 
     Draws a ``permutations x n`` matrix of independent fair random signs (in
@@ -235,16 +268,20 @@ def permutation_test(differences, permutations: int = 10000,
         m = min(rows, permutations - done)
         # a block of the sign matrix as random bits b (sign = 2b - 1), so that
         # the signed sums are 2 (b @ d) - sum(d)
-        bits = np.unpackbits(np.frombuffer(rng.bytes((m * n + 7) // 8), dtype=np.uint8),
-                             count=m * n).reshape(m, n).astype(np.float64)
+        bits = (
+            np.unpackbits(np.frombuffer(rng.bytes((m * n + 7) // 8), dtype=np.uint8), count=m * n)
+            .reshape(m, n)
+            .astype(np.float64)
+        )
         sums = 2.0 * (bits @ d) - total
         count += int(np.count_nonzero(np.abs(sums) >= observed - allowance))
         done += m
     return (count + 1) / (permutations + 1)
 
 
-def bootstrap_ci(differences, resamples: int = 10000, ci: float = 0.95,
-                 rng: np.random.Generator | int | None = 0) -> tuple[float, float]:
+def bootstrap_ci(
+    differences, resamples: int = 10000, ci: float = 0.95, rng: np.random.Generator | int | None = 0
+) -> tuple[float, float]:
     """Percentile bootstrap interval of ``mean(differences)``.
 
     ``resamples`` samples of ``n`` differences drawn with replacement; returns
@@ -268,7 +305,7 @@ def bootstrap_ci(differences, resamples: int = 10000, ci: float = 0.95,
     while done < resamples:
         m = min(rows, resamples - done)
         idx = rng.integers(0, n, size=(m, n))
-        means[done:done + m] = d[idx].mean(axis=1)
+        means[done : done + m] = d[idx].mean(axis=1)
         done += m
     low, high = np.quantile(means, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
     return float(low), float(high)
@@ -310,6 +347,7 @@ def _test_pair(d: np.ndarray, test: str, permutations: int, rng) -> float:
 
 # ---------------------------------------------------------------- corrections
 
+
 def adjust_pvalues(p_values, method: str = "holm") -> np.ndarray:
     """Adjust a family of p-values for multiple testing.
 
@@ -348,6 +386,7 @@ def adjust_pvalues(p_values, method: str = "holm") -> np.ndarray:
 
 # ---------------------------------------------------------------- public API
 
+
 def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
     """Paired values of every run against ``baseline`` for one measure.
 
@@ -363,12 +402,10 @@ def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
     measure = _select_measures(frame, [measure])[0]
     sub = frame.loc[frame["measure"] == measure, ["run", "query_id", "value"]]
     sub = sub.loc[sub["value"].notna()]
-    base = sub.loc[sub["run"] == baseline, ["query_id", "value"]].rename(
-        columns={"value": "baseline_value"})
+    base = sub.loc[sub["run"] == baseline, ["query_id", "value"]].rename(columns={"value": "baseline_value"})
     other = sub.loc[sub["run"] != baseline]
     joined = other.merge(base, on="query_id", how="inner", sort=False)
-    joined["delta"] = _clean(joined["value"].to_numpy(np.float64)
-                             - joined["baseline_value"].to_numpy(np.float64))
+    joined["delta"] = _clean(joined["value"].to_numpy(np.float64) - joined["baseline_value"].to_numpy(np.float64))
     order = {r: i for i, r in enumerate(runs)}
     joined["_order"] = joined["run"].map(order)
     joined = joined.sort_values("_order", kind="stable").drop(columns="_order")
@@ -385,14 +422,23 @@ def per_query_differences(per_query, baseline, measure) -> pd.DataFrame:
     diffs = paired_differences(per_query, baseline, measure)
     runs = {r: i for i, r in enumerate(_run_order(per_query, _tidy(per_query)))}
     diffs["_order"] = diffs["run"].map(runs)
-    diffs = diffs.sort_values(["_order", "delta", "query_id"],
-                              ascending=[True, False, True], kind="stable")
+    diffs = diffs.sort_values(["_order", "delta", "query_id"], ascending=[True, False, True], kind="stable")
     return diffs[["query_id", "run", "delta", "baseline_value", "value"]].reset_index(drop=True)
 
 
-def compare(per_query, baseline, *, measures=None, test: str = "t",
-            correction: str = "holm", alpha: float = 0.05, permutations: int = 10000,
-            bootstrap: int = 10000, ci: float = 0.95, seed: int | None = 0) -> pd.DataFrame:
+def compare(
+    per_query,
+    baseline,
+    *,
+    measures=None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10000,
+    bootstrap: int = 10000,
+    ci: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
     """Compare every run with ``baseline`` on every measure, query by query.
 
     Parameters
@@ -458,16 +504,31 @@ def compare(per_query, baseline, *, measures=None, test: str = "t",
             base = pd.Series(np.nan, index=wide.index)
         base_present = base.notna().to_numpy()
         for run in others:
-            rows.append(_compare_pair(run, measure, baseline, base, base_present, wide, test,
-                                      int(permutations), int(bootstrap), ci, int(seed)))
-    result = pd.DataFrame(rows, columns=[c for c in COLUMNS if c not in
-                                         ("test", "correction", "p_corrected", "significant",
-                                          "alpha", "ci_level")])
+            rows.append(
+                _compare_pair(
+                    run,
+                    measure,
+                    baseline,
+                    base,
+                    base_present,
+                    wide,
+                    test,
+                    int(permutations),
+                    int(bootstrap),
+                    ci,
+                    int(seed),
+                )
+            )
+    result = pd.DataFrame(
+        rows,
+        columns=[
+            c for c in COLUMNS if c not in ("test", "correction", "p_corrected", "significant", "alpha", "ci_level")
+        ],
+    )
     if rows:
         order = {r: i for i, r in enumerate(others)}
         mpos = {m: i for i, m in enumerate(chosen)}
-        result = result.iloc[np.lexsort((result["measure"].map(mpos).to_numpy(),
-                                         result["run"].map(order).to_numpy()))]
+        result = result.iloc[np.lexsort((result["measure"].map(mpos).to_numpy(), result["run"].map(order).to_numpy()))]
     result = result.reset_index(drop=True)
     result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
     result["test"] = test
@@ -477,18 +538,23 @@ def compare(per_query, baseline, *, measures=None, test: str = "t",
     result["ci_level"] = float(ci)
     for col in ("wins", "ties", "losses", "n_queries", "n_baseline_only", "n_run_only"):
         result[col] = result[col].astype(np.int64)
-    for col in ("baseline_mean", "mean", "delta", "p_value", "p_corrected", "ci_low",
-                "ci_high", "effect_size"):
+    for col in ("baseline_mean", "mean", "delta", "p_value", "p_corrected", "ci_low", "ci_high", "effect_size"):
         result[col] = result[col].astype(np.float64)
     result = result[COLUMNS]
-    result.attrs.update(baseline=baseline, test=test, correction=correction, alpha=float(alpha),
-                        ci=float(ci), permutations=int(permutations),
-                        bootstrap=int(bootstrap), seed=int(seed))
+    result.attrs.update(
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=float(alpha),
+        ci=float(ci),
+        permutations=int(permutations),
+        bootstrap=int(bootstrap),
+        seed=int(seed),
+    )
     return result
 
 
-def _compare_pair(run, measure, baseline, base, base_present, wide, test, permutations,
-                  bootstrap, ci, seed) -> dict:
+def _compare_pair(run, measure, baseline, base, base_present, wide, test, permutations, bootstrap, ci, seed) -> dict:
     if run in wide.columns:
         values = wide[run]
     else:
@@ -500,7 +566,9 @@ def _compare_pair(run, measure, baseline, base, base_present, wide, test, permut
     d = _clean(v - b)
     n = int(d.size)
     row = {
-        "run": run, "measure": measure, "baseline": baseline,
+        "run": run,
+        "measure": measure,
+        "baseline": baseline,
         "baseline_mean": float(b.mean()) if n else math.nan,
         "mean": float(v.mean()) if n else math.nan,
         "delta": float(d.mean()) if n else math.nan,
@@ -515,21 +583,20 @@ def _compare_pair(run, measure, baseline, base, base_present, wide, test, permut
         row.update(p_value=math.nan, ci_low=math.nan, ci_high=math.nan, effect_size=math.nan)
         return row
     row["p_value"] = _test_pair(d, test, permutations, _pair_seed(seed, run, measure, 0))
-    row["ci_low"], row["ci_high"] = bootstrap_ci(d, bootstrap, ci,
-                                                 _pair_seed(seed, run, measure, 1))
+    row["ci_low"], row["ci_high"] = bootstrap_ci(d, bootstrap, ci, _pair_seed(seed, run, measure, 1))
     row["effect_size"] = _effect_size(d)
     return row
 
 
 # ---------------------------------------------------------------- text output
 
+
 def describe_settings(comparison: pd.DataFrame) -> list[str]:
     """Sentences stating baseline, test, correction, alpha and interval of a comparison.
 
     Read from the columns, or from ``attrs`` when the frame has no rows.
     """
-    attrs = {"baseline": "baseline", "test": "test", "correction": "correction",
-             "alpha": "alpha", "ci_level": "ci"}
+    attrs = {"baseline": "baseline", "test": "test", "correction": "correction", "alpha": "alpha", "ci_level": "ci"}
 
     def values(col):
         if col in comparison.columns and len(comparison):
@@ -547,14 +614,17 @@ def describe_settings(comparison: pd.DataFrame) -> list[str]:
         correction_text = f"No correction for multiple testing ({family} test{plural})."
     else:
         correction_text = f"Correction: {corrections} over {family} test{plural}."
-    lines = [f"Baseline: {baselines}. Test: {tests} (two-sided). {correction_text} "
-             f"Significance level alpha = {alphas}."]
+    lines = [
+        f"Baseline: {baselines}. Test: {tests} (two-sided). {correction_text} Significance level alpha = {alphas}."
+    ]
     if {"n_baseline_only", "n_run_only"} <= set(comparison.columns) and len(comparison):
         unpaired = comparison["n_baseline_only"] + comparison["n_run_only"]
         if (unpaired > 0).any():
-            lines.append("Queries are paired on query_id; queries with a value for only one of "
-                         f"the two runs are left out (up to {int(unpaired.max())} per "
-                         "comparison, see n_baseline_only and n_run_only).")
+            lines.append(
+                "Queries are paired on query_id; queries with a value for only one of "
+                f"the two runs are left out (up to {int(unpaired.max())} per "
+                "comparison, see n_baseline_only and n_run_only)."
+            )
     if levels:
         draws = []
         if "bootstrap" in comparison.attrs:
@@ -562,8 +632,10 @@ def describe_settings(comparison: pd.DataFrame) -> list[str]:
         if "seed" in comparison.attrs:
             draws.append(f"seed {comparison.attrs['seed']}")
         draws = f" ({', '.join(draws)})" if draws else ""
-        lines.append(f"Interval: bootstrap {levels} confidence interval of the mean difference"
-                     f"{draws}; effect size d_z = mean(diff) / sd(diff).")
+        lines.append(
+            f"Interval: bootstrap {levels} confidence interval of the mean difference"
+            f"{draws}; effect size d_z = mean(diff) / sd(diff)."
+        )
     return lines
 
 
@@ -611,29 +683,53 @@ def format_comparison(comparison: pd.DataFrame) -> str:
     missing = [c for c in COLUMNS if c not in comparison.columns]
     if missing:
         raise ValueError(f"not a comparison frame: lacks {', '.join(missing)}")
-    corr_codes = "/".join(map(str, _unique(comparison["correction"])
-                              or [comparison.attrs.get("correction", "")]))
+    corr_codes = "/".join(map(str, _unique(comparison["correction"]) or [comparison.attrs.get("correction", "")]))
     levels = _unique(comparison["ci_level"]) or [comparison.attrs.get("ci", 0.95)]
     ci_head = f"{100 * levels[0]:g}% CI" if len(levels) == 1 else "CI"
-    header = ["measure", "run", "baseline", "mean", "delta", ci_head, "p",
-              f"p ({corr_codes or 'corrected'})", "d_z", "W/T/L", "n", "sig"]
+    header = [
+        "measure",
+        "run",
+        "baseline",
+        "mean",
+        "delta",
+        ci_head,
+        "p",
+        f"p ({corr_codes or 'corrected'})",
+        "d_z",
+        "W/T/L",
+        "n",
+        "sig",
+    ]
     body = []
     for _, r in comparison.iterrows():
-        ci_text = (f"[{_fmt_num(r['ci_low'], sign=True)}, {_fmt_num(r['ci_high'], sign=True)}]"
-                   if not math.isnan(r["ci_low"]) else "n/a")
-        body.append([
-            str(r["measure"]), str(r["run"]), _fmt_num(r["baseline_mean"]), _fmt_num(r["mean"]),
-            _fmt_num(r["delta"], sign=True), ci_text, format_pvalue(r["p_value"]),
-            format_pvalue(r["p_corrected"]), _fmt_num(r["effect_size"], 3, sign=True),
-            f"{r['wins']}/{r['ties']}/{r['losses']}", str(r["n_queries"]),
-            significance_marker(r, ascii_only=True),
-        ])
+        ci_text = (
+            f"[{_fmt_num(r['ci_low'], sign=True)}, {_fmt_num(r['ci_high'], sign=True)}]"
+            if not math.isnan(r["ci_low"])
+            else "n/a"
+        )
+        body.append(
+            [
+                str(r["measure"]),
+                str(r["run"]),
+                _fmt_num(r["baseline_mean"]),
+                _fmt_num(r["mean"]),
+                _fmt_num(r["delta"], sign=True),
+                ci_text,
+                format_pvalue(r["p_value"]),
+                format_pvalue(r["p_corrected"]),
+                _fmt_num(r["effect_size"], 3, sign=True),
+                f"{r['wins']}/{r['ties']}/{r['losses']}",
+                str(r["n_queries"]),
+                significance_marker(r, ascii_only=True),
+            ]
+        )
     numeric = {2, 3, 4, 6, 7, 8, 10}
     widths = [max([len(h)] + [len(b[i]) for b in body]) for i, h in enumerate(header)]
 
     def line(cells):
-        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join(
+            c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        ).rstrip()
 
     out = describe_settings(comparison)
     out.append("")
@@ -641,13 +737,16 @@ def format_comparison(comparison: pd.DataFrame) -> str:
     out.append("  ".join("-" * w for w in widths))
     out.extend(line(b) for b in body)
     out.append("")
-    alphas = ", ".join(f"{a:g}" for a in _unique(comparison["alpha"])
-                       or [comparison.attrs.get("alpha", math.nan)])
-    out.append(f"sig: + significantly higher, - significantly lower than the baseline "
-               f"(corrected p <= {alphas}); W/T/L: queries where the run wins/ties/loses.")
+    alphas = ", ".join(f"{a:g}" for a in _unique(comparison["alpha"]) or [comparison.attrs.get("alpha", math.nan)])
+    out.append(
+        f"sig: + significantly higher, - significantly lower than the baseline "
+        f"(corrected p <= {alphas}); W/T/L: queries where the run wins/ties/loses."
+    )
     unpaired = comparison.loc[(comparison["n_baseline_only"] > 0) | (comparison["n_run_only"] > 0)]
     for _, r in unpaired.iterrows():
-        out.append(f"note: {r['run']} / {r['measure']}: {r['n_baseline_only']} queries only in "
-                   f"the baseline, {r['n_run_only']} only in the run; left out (paired on "
-                   "query_id).")
+        out.append(
+            f"note: {r['run']} / {r['measure']}: {r['n_baseline_only']} queries only in "
+            f"the baseline, {r['n_run_only']} only in the run; left out (paired on "
+            "query_id)."
+        )
     return "\n".join(out) + "\n"

@@ -20,7 +20,7 @@ import pandas as pd
 
 from .evaluate import labelled_runs
 from .measures import FAMILIES
-from .measures.extra import ndcg_ratio, dcg_matrices
+from .measures.extra import dcg_matrices, ndcg_ratio
 from .measures.extra import ndcg_options as _options
 from .measures.registry import mean
 from .ranking import EncodedQrels, build_ranking
@@ -46,8 +46,7 @@ def _check_qrels(qrels) -> None:
 def _rankings(qrels, runs, relevance_level):
     _check_qrels(qrels)
     for label, run in labelled_runs(runs):
-        r = build_ranking(qrels, run, relevance_level=int(relevance_level),
-                          run_id=str(run.attrs.get("name", label)))
+        r = build_ranking(qrels, run, relevance_level=int(relevance_level), run_id=str(run.attrs.get("name", label)))
         if r.n_queries:
             yield label, r
 
@@ -59,17 +58,26 @@ def _tidy(parts, value_columns) -> pd.DataFrame:
     frames = []
     for label, qids, xs, values, overall in parts:
         n, m = values.shape
-        q = np.concatenate([np.repeat(np.asarray(qids, dtype=object), m),
-                            np.full(m, "all", dtype=object)])
-        frames.append(pd.DataFrame({
-            "run": pd.Series(np.full(len(q), label, dtype=object), dtype="str"),
-            "query_id": pd.Series(q, dtype="str"),
-            xname: np.tile(np.asarray(xs, dtype=xdtype), n + 1),
-            yname: np.concatenate([values.ravel(), overall]).astype(np.float64),
-        }))
+        q = np.concatenate([np.repeat(np.asarray(qids, dtype=object), m), np.full(m, "all", dtype=object)])
+        frames.append(
+            pd.DataFrame(
+                {
+                    "run": pd.Series(np.full(len(q), label, dtype=object), dtype="str"),
+                    "query_id": pd.Series(q, dtype="str"),
+                    xname: np.tile(np.asarray(xs, dtype=xdtype), n + 1),
+                    yname: np.concatenate([values.ravel(), overall]).astype(np.float64),
+                }
+            )
+        )
     if not frames:
-        return pd.DataFrame({"run": pd.Series([], dtype="str"), "query_id": pd.Series([], dtype="str"),
-                             xname: np.zeros(0, dtype=xdtype), yname: np.zeros(0)})
+        return pd.DataFrame(
+            {
+                "run": pd.Series([], dtype="str"),
+                "query_id": pd.Series([], dtype="str"),
+                xname: np.zeros(0, dtype=xdtype),
+                yname: np.zeros(0),
+            }
+        )
     return pd.concat(frames, ignore_index=True)
 
 
@@ -107,8 +115,9 @@ def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: in
     return _tidy(parts, ("recall", "precision", np.float64))
 
 
-def at_k(qrels: pd.DataFrame, runs, kind: str, k_max: int = 100, *, relevance_level: int = 1,
-         **ndcg_options) -> pd.DataFrame:
+def at_k(
+    qrels: pd.DataFrame, runs, kind: str, k_max: int = 100, *, relevance_level: int = 1, **ndcg_options
+) -> pd.DataFrame:
     """A measure at every cutoff k = 1..k_max, per query and averaged.
 
     Returns columns run, query_id, k, value: for every run, its queries in

@@ -93,15 +93,24 @@ def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
     docs = arrow_strings(lines["doc_id"])
     scores = lines["score"].to_numpy(dtype=np.float64)
     order = rank_order(np.zeros(len(scores), dtype=np.int64), scores, docs)
-    return pd.DataFrame({
-        "rank": np.arange(1, len(order) + 1, dtype=np.int64),
-        "doc_id": pd.Series(np.asarray(docs.to_pylist(), dtype=object)[order], dtype="str"),
-        "score": scores[order],
-    })
+    return pd.DataFrame(
+        {
+            "rank": np.arange(1, len(order) + 1, dtype=np.int64),
+            "doc_id": pd.Series(np.asarray(docs.to_pylist(), dtype=object)[order], dtype="str"),
+            "score": scores[order],
+        }
+    )
 
 
-def query_drilldown(qrels: pd.DataFrame, runs, query_id, *, depth: int | None = 20,
-                    baseline: str | None = None, relevance_level: int = 1) -> QueryDrilldown:
+def query_drilldown(
+    qrels: pd.DataFrame,
+    runs,
+    query_id,
+    *,
+    depth: int | None = 20,
+    baseline: str | None = None,
+    relevance_level: int = 1,
+) -> QueryDrilldown:
     """The ranked lists of ``runs`` for ``query_id``, side by side material.
 
     Parameters
@@ -161,10 +170,12 @@ def query_drilldown(qrels: pd.DataFrame, runs, query_id, *, depth: int | None = 
     grades = judged["relevance"].to_numpy(dtype=np.int64)
     relevant = judged.loc[(grades >= relevance_level) & (grades >= 0)]
     missing = relevant.loc[~relevant["doc_id"].astype(str).isin(retrieved)]
-    missing = pd.DataFrame({
-        "doc_id": missing["doc_id"].astype("str").to_numpy(),
-        "relevance": missing["relevance"].to_numpy(dtype=np.int64),
-    })
+    missing = pd.DataFrame(
+        {
+            "doc_id": missing["doc_id"].astype("str").to_numpy(),
+            "relevance": missing["relevance"].to_numpy(dtype=np.int64),
+        }
+    )
     missing = missing.sort_values(["relevance", "doc_id"], ascending=[False, True], kind="stable")
     return QueryDrilldown(
         query_id=query_id,

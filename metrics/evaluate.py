@@ -67,8 +67,7 @@ class Evaluation:
     def _names(self) -> list[str]:
         return [str(m) for m in self.measures]
 
-    def trec_lines(self, run: str | None = None, *, queries: bool = False,
-                   summary: bool = True) -> list[str]:
+    def trec_lines(self, run: str | None = None, *, queries: bool = False, summary: bool = True) -> list[str]:
         """trec_eval's output lines for one run (no newlines): per-query rows
         (``-q``) query by query, then the "all" rows, each in trec_eval's
         format (``%-22s\\t%s\\t%6.4f``; ``%ld`` for counts)."""
@@ -141,9 +140,17 @@ def labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
         del df  # before the next run is produced
 
 
-def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int = 1,
-             complete: bool = False, max_docs: int | None = None,
-             judged_only: bool = False, num_docs_in_coll: int = 0) -> Evaluation:
+def evaluate(
+    qrels: pd.DataFrame,
+    runs,
+    measures=None,
+    *,
+    relevance_level: int = 1,
+    complete: bool = False,
+    max_docs: int | None = None,
+    judged_only: bool = False,
+    num_docs_in_coll: int = 0,
+) -> Evaluation:
     """Evaluate ``runs`` against ``qrels`` as trec_eval 10.0 does.
 
     ``qrels``: columns query_id, doc_id, relevance.  ``runs``: a run
@@ -177,10 +184,17 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
     query_ids: dict[str, list[str]] = {}
     for label, run in labelled_runs(runs):
         labels.append(label)
-        ranking = build_ranking(qrels, run, relevance_level=relevance_level, complete=complete,
-                                max_docs=max_docs, judged_only=judged_only,
-                                run_id=str(run.attrs.get("run_id", run.attrs.get("name", label))),
-                                warnings=warnings, num_docs_in_coll=num_docs_in_coll)
+        ranking = build_ranking(
+            qrels,
+            run,
+            relevance_level=relevance_level,
+            complete=complete,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            run_id=str(run.attrs.get("run_id", run.attrs.get("name", label))),
+            warnings=warnings,
+            num_docs_in_coll=num_docs_in_coll,
+        )
         del run  # the ranking is all that is needed from here on
         qids = ranking.query_ids.tolist()
         query_ids[label] = qids
@@ -205,14 +219,24 @@ def evaluate(qrels: pd.DataFrame, runs, measures=None, *, relevance_level: int =
 
     per_query = _per_query_frame(pq_parts)
     aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
-        {"run": "str", "measure": "str", "value": "float64"})
+        {"run": "str", "measure": "str", "value": "float64"}
+    )
     text = pd.DataFrame(text_rows, columns=["run", "query_id", "measure", "value"]).astype("str")
     return Evaluation(
-        runs=labels, measures=wanted, query_ids=query_ids,
-        per_query=per_query, aggregate=aggregate, text=text, warnings=warnings,
-        settings=dict(relevance_level=relevance_level, complete=complete,
-                      max_docs=max_docs, judged_only=judged_only,
-                      num_docs_in_coll=num_docs_in_coll),
+        runs=labels,
+        measures=wanted,
+        query_ids=query_ids,
+        per_query=per_query,
+        aggregate=aggregate,
+        text=text,
+        warnings=warnings,
+        settings=dict(
+            relevance_level=relevance_level,
+            complete=complete,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            num_docs_in_coll=num_docs_in_coll,
+        ),
     )
 
 
@@ -230,15 +254,29 @@ class Evaluator:
     Options are those of :func:`evaluate`.
     """
 
-    def __init__(self, qrels, measures=None, *, relevance_level: int = 1, complete: bool = False,
-                 max_docs: int | None = None, judged_only: bool = False, num_docs_in_coll: int = 0):
+    def __init__(
+        self,
+        qrels,
+        measures=None,
+        *,
+        relevance_level: int = 1,
+        complete: bool = False,
+        max_docs: int | None = None,
+        judged_only: bool = False,
+        num_docs_in_coll: int = 0,
+    ):
         missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
         if missing:
             raise ValueError(f"qrels lack columns {sorted(missing)}")
         self.measures = parse_measures(measures)
         self.qrels = encode_qrels(qrels)
-        self.options = dict(relevance_level=relevance_level, complete=complete, max_docs=max_docs,
-                            judged_only=judged_only, num_docs_in_coll=num_docs_in_coll)
+        self.options = dict(
+            relevance_level=relevance_level,
+            complete=complete,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            num_docs_in_coll=num_docs_in_coll,
+        )
 
     def evaluate(self, runs) -> Evaluation:
         """Score ``runs`` (a run frame, a list of them or a dict label -> run), as :func:`evaluate` does."""
@@ -264,15 +302,11 @@ def _strings(parts: list[tuple[list[str], np.ndarray]]) -> pd.Series:
 def _per_query_frame(parts) -> pd.DataFrame:
     """The tidy per-query frame from (label, query ids, measure names,
     query-major values) per run."""
-    runs = _strings([([label], np.zeros(len(block), dtype=np.int64))
-                     for label, _, _, block in parts])
-    queries = _strings([(qids, np.repeat(np.arange(len(qids)), len(names)))
-                        for _, qids, names, _ in parts])
-    measures = _strings([(names, np.tile(np.arange(len(names)), len(qids)))
-                         for _, qids, names, _ in parts])
+    runs = _strings([([label], np.zeros(len(block), dtype=np.int64)) for label, _, _, block in parts])
+    queries = _strings([(qids, np.repeat(np.arange(len(qids)), len(names))) for _, qids, names, _ in parts])
+    measures = _strings([(names, np.tile(np.arange(len(names)), len(qids))) for _, qids, names, _ in parts])
     values = np.concatenate([block for *_, block in parts] or [np.zeros(0)])
-    return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures,
-                         "value": values.astype(np.float64)})
+    return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
 
 
 def _compute(ranking: JudgedRanking, wanted: list[Measure]):

@@ -45,8 +45,9 @@ def check_not_input(path, protect: Iterable = ()) -> None:
     target = os.fspath(path)
     for p in protect or ():
         if _same_file(target, os.fspath(p)):
-            raise ProtectedFileError(errno.EPERM, "is loaded as input and is never written to; "
-                                                  "choose another file", target)
+            raise ProtectedFileError(
+                errno.EPERM, "is loaded as input and is never written to; choose another file", target
+            )
 
 
 def _remove_leftovers(path: Path) -> None:
@@ -87,14 +88,16 @@ def write_bytes(path, data: bytes, *, overwrite: bool = False, protect: Iterable
             try:
                 os.link(tmp, path)
             except FileExistsError:
-                raise FileExistsError(errno.EEXIST, "file exists; pass overwrite=True to replace it",
-                                      str(path)) from None
+                raise FileExistsError(
+                    errno.EEXIST, "file exists; pass overwrite=True to replace it", str(path)
+                ) from None
             except OSError as exc:
                 if isinstance(exc, FileExistsError):
                     raise
                 if path.exists():  # no hard links on this file system: check, then move
-                    raise FileExistsError(errno.EEXIST, "file exists; pass overwrite=True to replace it",
-                                          str(path)) from None
+                    raise FileExistsError(
+                        errno.EEXIST, "file exists; pass overwrite=True to replace it", str(path)
+                    ) from None
                 os.replace(tmp, path)
     except OSError as exc:
         if exc.filename is not None and tmp is not None and os.fspath(exc.filename) == os.fspath(tmp):

@@ -75,15 +75,21 @@ class Inspection:
     columns: list = field(default_factory=list)
     head: list = field(default_factory=list)
     queries: int = 0
-    figures: dict = field(default_factory=dict)      # the kind's own figures (see the module doc)
+    figures: dict = field(default_factory=dict)  # the kind's own figures (see the module doc)
     against_qrels: dict | None = None
-    problems: list = field(default_factory=list)     # {"line", "severity", "message"}
+    problems: list = field(default_factory=list)  # {"line", "severity", "message"}
 
     def to_dict(self) -> dict:
         out = {
-            "path": self.path, "kind": self.kind, "kind_reason": self.kind_reason, "size": self.size,
-            "lines": self.lines, "comment_lines": self.comment_lines, "columns": list(self.columns),
-            "head": list(self.head), "queries": self.queries,
+            "path": self.path,
+            "kind": self.kind,
+            "kind_reason": self.kind_reason,
+            "size": self.size,
+            "lines": self.lines,
+            "comment_lines": self.comment_lines,
+            "columns": list(self.columns),
+            "head": list(self.head),
+            "queries": self.queries,
         }
         out.update(self.figures)
         if self.against_qrels is not None:
@@ -93,8 +99,9 @@ class Inspection:
 
 
 # ----------------------------------------------------------------------- public API
-def inspect_file(path, kind: str | None = None, *, qrels: pd.DataFrame | None = None,
-                 relevance_level: int = 1, progress=None) -> Inspection:
+def inspect_file(
+    path, kind: str | None = None, *, qrels: pd.DataFrame | None = None, relevance_level: int = 1, progress=None
+) -> Inspection:
     """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems."""
     display = os.fspath(path)
     try:
@@ -103,13 +110,23 @@ def inspect_file(path, kind: str | None = None, *, qrels: pd.DataFrame | None = 
         raise
     except (InputError, OSError) as exc:
         return _unreadable(display, kind, exc)
-    return inspect_loaded(loaded, qrels=qrels, relevance_level=relevance_level,
-                          progress=_part(progress, 0.6, 1.0), kind_reason=None if kind is None else
-                          f"read as {kind}, as asked")
+    return inspect_loaded(
+        loaded,
+        qrels=qrels,
+        relevance_level=relevance_level,
+        progress=_part(progress, 0.6, 1.0),
+        kind_reason=None if kind is None else f"read as {kind}, as asked",
+    )
 
 
-def inspect_loaded(loaded: LoadedFile, *, qrels: pd.DataFrame | None = None, relevance_level: int = 1,
-                   progress=None, kind_reason: str | None = None) -> Inspection:
+def inspect_loaded(
+    loaded: LoadedFile,
+    *,
+    qrels: pd.DataFrame | None = None,
+    relevance_level: int = 1,
+    progress=None,
+    kind_reason: str | None = None,
+) -> Inspection:
     """Describe a file already read (a :class:`metrics.readers.LoadedFile`); the file's head and, for a
     run, its rank and tag columns are read again."""
     path, kind = os.fspath(loaded.path), loaded.kind
@@ -140,7 +157,9 @@ def against_qrels(run: pd.DataFrame, qrels: pd.DataFrame) -> dict:
         "shared_queries": int(len(shared)),
         "queries_only_in_run": _sorted_ids(np.setdiff1d(run_q.astype(str), qrels_q.astype(str))),
         "queries_only_in_qrels": _sorted_ids(np.setdiff1d(qrels_q.astype(str), run_q.astype(str))),
-        "judged_at_10": None, "judged_at_100": None, "judged_depth": None,
+        "judged_at_10": None,
+        "judged_at_100": None,
+        "judged_depth": None,
     }
     part = run[run["query_id"].isin(shared)]
     if part.empty:
@@ -167,34 +186,44 @@ def format_text(inspections) -> str:
     blocks = []
     for ins in inspections:
         d = ins.to_dict() if isinstance(ins, Inspection) else ins
-        lines = [f"{d['path']}", f"  kind          {d['kind'] or 'unknown'} ({d['kind_reason']})",
-                 f"  size          {d['size']:,} bytes, {d['lines']:,} data lines, "
-                 f"{d['comment_lines']:,} comment lines", f"  queries       {d['queries']:,}"]
+        lines = [
+            f"{d['path']}",
+            f"  kind          {d['kind'] or 'unknown'} ({d['kind_reason']})",
+            f"  size          {d['size']:,} bytes, {d['lines']:,} data lines, {d['comment_lines']:,} comment lines",
+            f"  queries       {d['queries']:,}",
+        ]
         if "docs_per_query" in d:
             s = d["docs_per_query"]
-            lines += [f"  documents     {d['documents']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
-                      f"  scores        {d['score_range'][0]:g} to {d['score_range'][1]:g}",
-                      f"  tied scores   {d['tied_scores']:,} documents in {d['tied_queries']:,} queries",
-                      f"  rank column   {d['rank_contradictions']:,} documents scored above the one ranked "
-                      "before them",
-                      "  tags          " + ", ".join(f"{t} ({n:,})" for t, n in d["tags"].items())]
+            lines += [
+                f"  documents     {d['documents']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
+                f"  scores        {d['score_range'][0]:g} to {d['score_range'][1]:g}",
+                f"  tied scores   {d['tied_scores']:,} documents in {d['tied_queries']:,} queries",
+                f"  rank column   {d['rank_contradictions']:,} documents scored above the one ranked before them",
+                "  tags          " + ", ".join(f"{t} ({n:,})" for t, n in d["tags"].items()),
+            ]
         if "grades" in d:
             s, r = d["judgments_per_query"], d["relevant_per_query"]
-            lines += [f"  judgments     {d['judgments']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
-                      "  grades        " + ", ".join(f"{g}: {n:,}" for g, n in d["grades"].items()),
-                      f"  relevant      {r['min']} / {r['median']:g} / {r['max']} per query "
-                      f"(grade >= {d['relevance_level']})",
-                      f"  no relevant   {len(d['queries_without_relevant'])} queries"]
+            lines += [
+                f"  judgments     {d['judgments']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
+                "  grades        " + ", ".join(f"{g}: {n:,}" for g, n in d["grades"].items()),
+                f"  relevant      {r['min']} / {r['median']:g} / {r['max']} per query "
+                f"(grade >= {d['relevance_level']})",
+                f"  no relevant   {len(d['queries_without_relevant'])} queries",
+            ]
         a = d.get("against_qrels")
         if a:
             depth = a["judged_depth"]
-            lines += [f"  vs qrels      {a['shared_queries']} shared queries, "
-                      f"{len(a['queries_only_in_run'])} only in the run, "
-                      f"{len(a['queries_only_in_qrels'])} only in the qrels"]
+            lines += [
+                f"  vs qrels      {a['shared_queries']} shared queries, "
+                f"{len(a['queries_only_in_run'])} only in the run, "
+                f"{len(a['queries_only_in_qrels'])} only in the qrels"
+            ]
             if a["judged_at_10"] is not None:
-                lines += [f"  judged        {100 * a['judged_at_10']:.1f}% of the top 10, "
-                          f"{100 * a['judged_at_100']:.1f}% of the top 100; judged to depth "
-                          f"{depth['min']} / {depth['median']:g} / {depth['max']}"]
+                lines += [
+                    f"  judged        {100 * a['judged_at_10']:.1f}% of the top 10, "
+                    f"{100 * a['judged_at_100']:.1f}% of the top 100; judged to depth "
+                    f"{depth['min']} / {depth['median']:g} / {depth['max']}"
+                ]
         for p in d["problems"]:
             where = f"line {p['line']}: " if p.get("line") else ""
             lines.append(f"  {p['severity']:<13} {where}{p['message']}")
@@ -207,13 +236,20 @@ def main(argv: list[str]) -> int:
     """``ir-eval --inspect FILE... [--format text|json] [-l N]``; exit 2 when a file cannot be read."""
     import argparse
 
-    p = argparse.ArgumentParser(prog="ir-eval --inspect",
-                                description="Describe qrels and run files without evaluating them.")
+    p = argparse.ArgumentParser(
+        prog="ir-eval --inspect", description="Describe qrels and run files without evaluating them."
+    )
     p.add_argument("--inspect", action="store_true", required=True)
     p.add_argument("files", metavar="FILE", nargs="+")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("-l", dest="level", type=int, default=1, metavar="N",
-                   help="minimum relevance grade counted as relevant (default 1)")
+    p.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="minimum relevance grade counted as relevant (default 1)",
+    )
     args = p.parse_args(argv)
     loaded: list = []
     for path in args.files:
@@ -222,9 +258,12 @@ def main(argv: list[str]) -> int:
         except (InputError, OSError) as exc:
             loaded.append(exc)
     qrels = next((x.qrels for x in loaded if isinstance(x, LoadedFile) and x.kind == "qrels"), None)
-    out = [_unreadable(path, None, x) if isinstance(x, BaseException) else
-           inspect_loaded(x, qrels=qrels if x.kind != "qrels" else None, relevance_level=args.level)
-           for path, x in zip(args.files, loaded)]
+    out = [
+        _unreadable(path, None, x)
+        if isinstance(x, BaseException)
+        else inspect_loaded(x, qrels=qrels if x.kind != "qrels" else None, relevance_level=args.level)
+        for path, x in zip(args.files, loaded)
+    ]
     if args.format == "json":
         json.dump([i.to_dict() for i in out], sys.stdout, indent=1, default=_json_default)
         sys.stdout.write("\n")
@@ -318,7 +357,7 @@ def _scan(path: str, kind: str | None, progress) -> dict:
                 n_data = kept.count(b"\n")
                 comments += len(re.findall(rb"(?m)^[ \t]*#", data))
                 if len(head) < HEAD_LINES:
-                    for i, line in enumerate(data[:1 << 16].split(b"\n")[:-1], line_no + 1):
+                    for i, line in enumerate(data[: 1 << 16].split(b"\n")[:-1], line_no + 1):
                         fields = line.split()
                         if fields and not fields[0].startswith(b"#"):
                             head.append({"line": i, "fields": [f.decode("utf-8", "replace") for f in fields]})
@@ -386,8 +425,10 @@ def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
     dup = run.duplicated(["query_id", "score"], keep=False).to_numpy()
     figures = {
         "documents": int(len(run)),
-        "docs_per_query": {**_spread(per_query),
-                           "histogram": {"edges": [_num(e) for e in edges], "counts": counts.tolist()}},
+        "docs_per_query": {
+            **_spread(per_query),
+            "histogram": {"edges": [_num(e) for e in edges], "counts": counts.tolist()},
+        },
         "score_range": [_num(scores.min()), _num(scores.max())] if len(scores) else None,
         "tied_scores": int(dup.sum()),
         "tied_queries": int(run.loc[dup, "query_id"].nunique()),
@@ -399,18 +440,36 @@ def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
         tags = pc.value_counts(table["f5"]).to_pylist()
         figures["tags"] = {t["values"]: int(t["counts"]) for t in sorted(tags, key=lambda t: -t["counts"])}
         if len(figures["tags"]) > 1:
-            problems.append({"line": None, "severity": "warning",
-                             "message": f"{len(figures['tags'])} different run tags in one file "
-                                        "(usually one run per file)"})
+            problems.append(
+                {
+                    "line": None,
+                    "severity": "warning",
+                    "message": f"{len(figures['tags'])} different run tags in one file (usually one run per file)",
+                }
+            )
         figures["rank_contradictions"] = _rank_contradictions(table)
         if figures["rank_contradictions"]:
-            problems.append({"line": None, "severity": "warning", "message": (
-                f"{figures['rank_contradictions']} documents have a higher score than the document ranked "
-                "just above them: trec_eval ranks by score (then docid) and ignores the rank column")})
+            problems.append(
+                {
+                    "line": None,
+                    "severity": "warning",
+                    "message": (
+                        f"{figures['rank_contradictions']} documents have a higher score than the document ranked "
+                        "just above them: trec_eval ranks by score (then docid) and ignores the rank column"
+                    ),
+                }
+            )
     if figures["tied_scores"]:
-        problems.append({"line": None, "severity": "warning", "message": (
-            f"{figures['tied_scores']} documents share their score with another document of the same query: "
-            "trec_eval orders them by docid (descending), whatever their rank column says")})
+        problems.append(
+            {
+                "line": None,
+                "severity": "warning",
+                "message": (
+                    f"{figures['tied_scores']} documents share their score with another document of the same query: "
+                    "trec_eval orders them by docid (descending), whatever their rank column says"
+                ),
+            }
+        )
     return figures
 
 
@@ -450,13 +509,23 @@ def _qrels_figures(qrels: pd.DataFrame, level: int) -> dict:
 def _coverage_problems(against: dict, run_queries: int) -> list:
     shared = against["shared_queries"]
     if shared == 0:
-        return [{"line": None, "severity": "error",
-                 "message": "no query of this run is in the qrels: every measure would be 0 "
-                            "(is it a run of another collection?)"}]
+        return [
+            {
+                "line": None,
+                "severity": "error",
+                "message": "no query of this run is in the qrels: every measure would be 0 "
+                "(is it a run of another collection?)",
+            }
+        ]
     if against["queries_only_in_run"]:
-        return [{"line": None, "severity": "warning",
-                 "message": f"{len(against['queries_only_in_run'])} of the run's {run_queries} queries are not "
-                            "in the qrels (they are not evaluated)"}]
+        return [
+            {
+                "line": None,
+                "severity": "warning",
+                "message": f"{len(against['queries_only_in_run'])} of the run's {run_queries} queries are not "
+                "in the qrels (they are not evaluated)",
+            }
+        ]
     return []
 
 

@@ -38,8 +38,17 @@ NONPOOL = -1
 UNJUDGED = -2
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 
-__all__ = ["JudgedRanking", "EncodedQrels", "encode_qrels", "build_ranking", "rank_order", "arrow_strings",
-           "NONPOOL", "UNJUDGED", "PLACEHOLDER_DOC"]
+__all__ = [
+    "JudgedRanking",
+    "EncodedQrels",
+    "encode_qrels",
+    "build_ranking",
+    "rank_order",
+    "arrow_strings",
+    "NONPOOL",
+    "UNJUDGED",
+    "PLACEHOLDER_DOC",
+]
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -115,8 +124,7 @@ class JudgedRanking:
         if level == self.relevance_level:
             return self
         num_rel, num_rel_ret, relcum = _level_counts(self.rel, self.offsets, self.qidx, self.rel_levels, level)
-        return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret,
-                       relcum=relcum)
+        return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret, relcum=relcum)
 
     # ------------------------------------------------------------------ kernels
     def segment_starts(self) -> np.ndarray:
@@ -209,7 +217,7 @@ def _codes(values, value_set: pa.Array) -> np.ndarray:
     out = np.empty(len(values), dtype=np.int32)
     start = 0
     for chunk in chunks:
-        out[start:start + len(chunk)] = chunk.fill_null(-1).to_numpy(zero_copy_only=False)
+        out[start : start + len(chunk)] = chunk.fill_null(-1).to_numpy(zero_copy_only=False)
         start += len(chunk)
     return out
 
@@ -225,13 +233,13 @@ class EncodedQrels:
 
     qid_type: pa.DataType
     doc_type: pa.DataType
-    queries: list           # qrels query ids in byte order (trec_eval's order)
+    queries: list  # qrels query ids in byte order (trec_eval's order)
     query_set: pa.Array
     num_queries: int
-    doc_set: pa.Array       # distinct judged document ids
+    doc_set: pa.Array  # distinct judged document ids
     nd: int
-    qcode: np.ndarray       # per qrels line: query code
-    rel: np.ndarray         # per qrels line: grade
+    qcode: np.ndarray  # per qrels line: query code
+    rel: np.ndarray  # per qrels line: grade
     key_sorted: np.ndarray  # sorted query * nd + document keys
     rel_sorted: np.ndarray  # grades in that order
     num_positive: int
@@ -250,10 +258,18 @@ def encode_qrels(qrels: pd.DataFrame) -> EncodedQrels:
     q_key = q_qcode * nd + _codes(q_doc, doc_set).astype(np.int64)
     korder = np.argsort(q_key, kind="stable")
     return EncodedQrels(
-        qid_type=q_qid.type, doc_type=q_doc.type, queries=queries, query_set=query_set,
-        num_queries=len(queries), doc_set=doc_set if isinstance(doc_set, pa.Array) else doc_set.combine_chunks(),
-        nd=nd, qcode=_frozen(q_qcode), rel=_frozen(q_rel), key_sorted=_frozen(q_key[korder]),
-        rel_sorted=_frozen(q_rel[korder]), num_positive=int(np.count_nonzero(q_rel > 0)),
+        qid_type=q_qid.type,
+        doc_type=q_doc.type,
+        queries=queries,
+        query_set=query_set,
+        num_queries=len(queries),
+        doc_set=doc_set if isinstance(doc_set, pa.Array) else doc_set.combine_chunks(),
+        nd=nd,
+        qcode=_frozen(q_qcode),
+        rel=_frozen(q_rel),
+        key_sorted=_frozen(q_key[korder]),
+        rel_sorted=_frozen(q_rel[korder]),
+        num_positive=int(np.count_nonzero(q_rel > 0)),
     )
 
 
@@ -316,8 +332,8 @@ def build_ranking(
             placeholder_q[missing] = True
             r_qcode = np.concatenate([r_qcode, missing.astype(np.int32)])
             r_doc = pa.chunked_array(
-                r_doc.chunks + [pa.array([PLACEHOLDER_DOC] * len(missing), type=r_doc.type)],
-                type=r_doc.type)
+                r_doc.chunks + [pa.array([PLACEHOLDER_DOC] * len(missing), type=r_doc.type)], type=r_doc.type
+            )
             r_score = np.concatenate([r_score, np.ones(len(missing))])
         elif warnings is not None:
             names = [qrels_queries[i] for i in missing]
@@ -444,7 +460,7 @@ def rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
     # query test runs on the equal-score pairs only)
     eq = []
     for lo, hi in _blocks(n - 1):
-        s = score[order[lo:hi + 1]]
+        s = score[order[lo : hi + 1]]
         eq.append(lo + np.flatnonzero(s[1:] == s[:-1]))
     eq = np.concatenate(eq) if eq else np.zeros(0, dtype=np.int64)
     if len(eq):

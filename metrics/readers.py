@@ -71,8 +71,8 @@ document) and one sort; candidates are confirmed on the strings themselves.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import gzip
+import hashlib
 import math
 import os
 import queue
@@ -136,9 +136,7 @@ class _Format:
 
 _RUN = _Format("run", 6, True, 4, "6 columns 'qid Q0 docid rank score tag'", "a run")
 _QRELS = _Format("qrels", 4, False, 3, "4 columns 'qid iter docid rel'", "a qrels file")
-_RANKED = _Format(
-    "ranked", 4, False, 3, "4 columns 'qid Q0 docid rel'", "a ranked-judgments file"
-)
+_RANKED = _Format("ranked", 4, False, 3, "4 columns 'qid Q0 docid rel'", "a ranked-judgments file")
 _FORMATS = {f.kind: f for f in (_RUN, _QRELS, _RANKED)}
 
 
@@ -238,16 +236,16 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
     if n >= 6:
         return "run", (f"line {line_no} has {n} fields (qid Q0 docid rank score tag): a run")
     if n == 4:
-        return "qrels", (f"line {line_no} has 4 fields (qid iter docid grade): qrels; a ranked-judgments "
-                         "file ('qid Q0 docid grade' in ranked order) has the same layout and is read as one "
-                         "only when chosen")
+        return "qrels", (
+            f"line {line_no} has 4 fields (qid iter docid grade): qrels; a ranked-judgments "
+            "file ('qid Q0 docid grade' in ranked order) has the same layout and is read as one "
+            "only when chosen"
+        )
     raise InputError(
         f"found {_columns(n)}",
         path=display,
         line=line_no,
-        expected=(
-            "4 columns (qrels 'qid iter docid rel') or 6 columns (run 'qid Q0 docid rank score tag')"
-        ),
+        expected=("4 columns (qrels 'qid iter docid rel') or 6 columns (run 'qid Q0 docid rank score tag')"),
     )
 
 
@@ -389,8 +387,12 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 block = _without_bom(block, display)
             nul = block.find(b"\0")
             if nul >= 0:  # binary data: refused at once, not only when a line ends
-                raise InputError("found a NUL byte: this looks like a binary file", path=display,
-                                 line=line + block.count(b"\n", 0, nul), expected="UTF-8 text")
+                raise InputError(
+                    "found a NUL byte: this looks like a binary file",
+                    path=display,
+                    line=line + block.count(b"\n", 0, nul),
+                    expected="UTF-8 text",
+                )
             data = carry + block if carry else block
             if not block:
                 if data:
@@ -404,7 +406,8 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 if len(data) > MAX_LINE_BYTES:
                     raise InputError(
                         f"line {line} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
-                        path=display, line=line,
+                        path=display,
+                        line=line,
                         expected="text lines of TREC fields (a file without newlines, or not a qrels or run file?)",
                     )
                 carry = data
@@ -415,8 +418,12 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
                 chunk, carry = data[:cut], data[cut:]
                 if len(carry) > MAX_LINE_BYTES:
                     at = line + chunk.count(b"\n")
-                    raise InputError(f"line {at} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
-                                     path=display, line=at, expected="text lines of TREC fields")
+                    raise InputError(
+                        f"line {at} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
+                        path=display,
+                        line=at,
+                        expected="text lines of TREC fields",
+                    )
             del data
             _check_text(chunk, line, display)
             lines = chunk.count(b"\n")
@@ -467,9 +474,7 @@ _PARSE_OPTIONS = {
 def _arrow_options(fmt: _Format):
     names = [f"f{i}" for i in range(fmt.columns)]
     if fmt.extra_ok:
-        read = pacsv.ReadOptions(
-            autogenerate_column_names=True, use_threads=True, block_size=_BLOCK_BYTES
-        )
+        read = pacsv.ReadOptions(autogenerate_column_names=True, use_threads=True, block_size=_BLOCK_BYTES)
     else:
         read = pacsv.ReadOptions(column_names=names, use_threads=True, block_size=_BLOCK_BYTES)
     types = {name: pa.string() for name in names}
@@ -492,9 +497,7 @@ def _arrow_options(fmt: _Format):
 _ARROW_OPTIONS = {kind: _arrow_options(fmt) for kind, fmt in _FORMATS.items()}
 
 
-def _parse_chunk(
-    chunk: bytes, lines: int, fmt: _Format, first_line: int, display: str, at_start: bool, tick
-) -> _Piece:
+def _parse_chunk(chunk: bytes, lines: int, fmt: _Format, first_line: int, display: str, at_start: bool, tick) -> _Piece:
     delimiter = _delimiter(chunk)
     if delimiter is not None:
         table = _arrow_parse(chunk, fmt, b"#" in chunk, delimiter)
@@ -523,9 +526,7 @@ def _delimiter(chunk: bytes) -> Optional[str]:
     return None
 
 
-def _arrow_parse(
-    data: bytes, fmt: _Format, maybe_comments: bool, delimiter: str = " "
-) -> Optional[pa.Table]:
+def _arrow_parse(data: bytes, fmt: _Format, maybe_comments: bool, delimiter: str = " ") -> Optional[pa.Table]:
     """Parse lines with single separators; None if anything is off."""
     read, convert = _ARROW_OPTIONS[fmt.kind]
     try:
@@ -553,9 +554,7 @@ def _arrow_parse(
 
 
 def _piece(table: pa.Table, fmt: _Format, first_line: int, exact: bool) -> _Piece:
-    piece = _Piece(
-        _large(table["f0"]), _large(table["f2"]), table[f"f{fmt.value}"], first_line, exact
-    )
+    piece = _Piece(_large(table["f0"]), _large(table["f2"]), table[f"f{fmt.value}"], first_line, exact)
     if fmt is _RUN:
         tags = table["f5"]
         piece.first_tag = tags[0].as_py().encode()
@@ -653,9 +652,7 @@ def _columns(n: int) -> str:
     return f"{n} column" if n == 1 else f"{n} columns"
 
 
-def _python_parse(
-    chunk: bytes, fmt: _Format, first_line: int, display: str, at_start: bool, tick
-) -> _Piece:
+def _python_parse(chunk: bytes, fmt: _Format, first_line: int, display: str, at_start: bool, tick) -> _Piece:
     """Line by line: raise at the first bad line, else return the columns."""
     qids, docs, values = [], [], []
     first_tag = last_tag = None
@@ -703,9 +700,7 @@ def _column_error(tokens, fmt, display, line_no, first_data_line) -> InputError:
     if first_data_line:
         if fmt is _RUN and n == 4:
             if tokens[1].lower() == b"q0":
-                message += (
-                    ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
-                )
+                message += ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
             else:
                 message += ": this looks like a qrels file, not a run"
         elif fmt is not _RUN and n >= 6:
@@ -742,9 +737,7 @@ def _empty_error(display: str, fmt: Optional[_Format]) -> InputError:
 # --------------------------------------------------------------------------
 # duplicates and assembly
 
-_MASKS = np.array(
-    [0] + [(1 << (8 * k)) - 1 for k in range(1, 8)] + [(1 << 64) - 1], dtype=np.uint64
-)
+_MASKS = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 8)] + [(1 << 64) - 1], dtype=np.uint64)
 _MUL = np.uint64(0x9E3779B97F4A7C15)
 _LONG_ID = 1024  # bytes: longer ids are hashed one by one (see _string_hash)
 _MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
@@ -755,9 +748,7 @@ def _string_hash(arr) -> np.ndarray:
     if isinstance(arr, pa.ChunkedArray):
         if arr.num_chunks == 1:
             return _string_hash(arr.chunk(0))
-        return np.concatenate(
-            [_string_hash(c) for c in arr.chunks] or [np.zeros(0, dtype=np.uint64)]
-        )
+        return np.concatenate([_string_hash(c) for c in arr.chunks] or [np.zeros(0, dtype=np.uint64)])
     n = len(arr)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
@@ -789,7 +780,7 @@ def _string_hash(arr) -> np.ndarray:
     if len(long_rows):
         data = padded.tobytes()
         for i in long_rows.tolist():
-            digest = hashlib.blake2b(data[start[i]:start[i] + length[i]], digest_size=8).digest()
+            digest = hashlib.blake2b(data[start[i] : start[i] + length[i]], digest_size=8).digest()
             h[i] ^= np.frombuffer(digest, dtype="<u8")[0]  # h holds length * _MUL already
         length = np.where(length > _LONG_ID, 0, length)  # done: no rounds for them
     shortest, longest = int(length.min()), int(length.max())
@@ -905,9 +896,7 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
                 expected="each document at most once per query",
             )
     warnings = []
-    values = np.concatenate(
-        [c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks]
-    )
+    values = np.concatenate([c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks])
     tick()
     if fmt is _QRELS:
         qrels = _frame(qid, doc, "relevance", values.astype(np.int64, copy=False), display)
@@ -996,17 +985,14 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
     missing = series.isna().to_numpy()
     if missing.any():
         raise InputError(
-            f"{what} DataFrame has a missing {column} at position "
-            f"{int(np.flatnonzero(missing)[0])}",
+            f"{what} DataFrame has a missing {column} at position {int(np.flatnonzero(missing)[0])}",
             expected=f"a {column} in every row",
         )
     if series.dtype != _STR:
         series = series.astype(_STR)
     arr = pa.chunked_array([pa.array(series.array, type=pa.large_string())])
     if len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
-        raise InputError(
-            f"{what} DataFrame has an empty {column}", expected=f"a non-empty {column}"
-        )
+        raise InputError(f"{what} DataFrame has an empty {column}", expected=f"a non-empty {column}")
     return arr
 
 
@@ -1119,7 +1105,7 @@ def _without_bom(data: bytes, display: str) -> bytes:
             line=1,
             expected="UTF-8 text (save the file as UTF-8)",
         )
-    return data[len(_UTF8_BOM):] if data.startswith(_UTF8_BOM) else data
+    return data[len(_UTF8_BOM) :] if data.startswith(_UTF8_BOM) else data
 
 
 @contextlib.contextmanager

@@ -59,9 +59,9 @@ import numpy as np
 import pandas as pd
 
 from metrics import fileio
-from metrics.presentation import NEUTRAL_MEASURES, best_mask, is_neutral
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
-from metrics.compare import format_pvalue, describe_settings
+from metrics.compare import describe_settings, format_pvalue
+from metrics.presentation import best_mask, is_neutral
 
 __all__ = [
     "export",
@@ -78,12 +78,12 @@ __all__ = [
 ]
 
 KINDS = ("summary", "per_query", "comparison")
-FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex",
-           ".html": "html", ".htm": "html"}
+FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 # ------------------------------------------------------------------ input
+
 
 def _unique(values) -> list:
     return list(dict.fromkeys(values))
@@ -107,11 +107,12 @@ def _resolve(frame, kind: str | None) -> tuple[pd.DataFrame, str]:
         elif {"run", "measure", "value"} <= cols:
             kind = "summary"
         else:
-            raise ValueError("cannot tell the table kind from the columns "
-                             f"{', '.join(map(str, frame.columns))}")
-    needed = {"summary": ["run", "measure", "value"],
-              "per_query": ["run", "query_id", "measure", "value"],
-              "comparison": COMPARISON_COLUMNS}[kind]
+            raise ValueError(f"cannot tell the table kind from the columns {', '.join(map(str, frame.columns))}")
+    needed = {
+        "summary": ["run", "measure", "value"],
+        "per_query": ["run", "query_id", "measure", "value"],
+        "comparison": COMPARISON_COLUMNS,
+    }[kind]
     missing = [c for c in needed if c not in cols]
     if missing:
         raise ValueError(f"{kind} table needs column(s) {', '.join(missing)}")
@@ -128,8 +129,7 @@ def _pivot(frame: pd.DataFrame, index: list[str]) -> pd.DataFrame:
     # group by the first key (the run), each in order of first appearance
     first = {v: i for i, v in enumerate(_unique(order[index[0]]))}
     order = order.iloc[np.argsort(order[index[0]].map(first).to_numpy(), kind="stable")]
-    wide = wide.reindex(pd.MultiIndex.from_frame(order) if len(index) > 1
-                        else pd.Index(order[index[0]], name=index[0]))
+    wide = wide.reindex(pd.MultiIndex.from_frame(order) if len(index) > 1 else pd.Index(order[index[0]], name=index[0]))
     wide = wide.reindex(columns=measures)
     wide.columns = pd.Index([str(m) for m in measures], name=None)
     return wide.astype(np.float64)
@@ -165,6 +165,7 @@ def _one_line(text) -> str:
 
 # ------------------------------------------------------------------ CSV
 
+
 def to_csv(frame, *, kind: str | None = None, qrels=None) -> str:
     """The table as CSV text at full precision, after ``# `` header lines.
 
@@ -175,10 +176,12 @@ def to_csv(frame, *, kind: str | None = None, qrels=None) -> str:
     runs = list(frame["run"])
     if kind == "comparison":
         runs = list(frame["baseline"]) + runs
-    header = [f"ir-workbench {kind.replace('_', '-')} table (read with pandas.read_csv(path, comment='#'))",
-              f"qrels: {_qrels_name(qrels)}",
-              f"runs: {', '.join(map(str, _unique(runs)))}",
-              f"measures: {', '.join(map(str, _unique(frame['measure'])))}"]
+    header = [
+        f"ir-workbench {kind.replace('_', '-')} table (read with pandas.read_csv(path, comment='#'))",
+        f"qrels: {_qrels_name(qrels)}",
+        f"runs: {', '.join(map(str, _unique(runs)))}",
+        f"measures: {', '.join(map(str, _unique(frame['measure'])))}",
+    ]
     if kind == "summary":
         table = summary_table(frame).reset_index()
     elif kind == "per_query":
@@ -192,6 +195,7 @@ def to_csv(frame, *, kind: str | None = None, qrels=None) -> str:
 
 
 # ------------------------------------------------------------------ cell model
+
 
 @dataclass
 class _Cell:
@@ -236,8 +240,9 @@ def _marks(comparison: pd.DataFrame | None) -> dict:
     if comparison is None:
         return {}
     out = {}
-    for run, measure, sig, delta in zip(comparison["run"], comparison["measure"],
-                                        comparison["significant"], comparison["delta"]):
+    for run, measure, sig, delta in zip(
+        comparison["run"], comparison["measure"], comparison["significant"], comparison["delta"]
+    ):
         if bool(sig):
             out[(run, str(measure))] = "higher" if delta > 0 else "lower"
     return out
@@ -270,16 +275,22 @@ def _summary_model(frame, comparison, digits, lower_is_better, pairs=None) -> _T
         baseline = baselines[0] if len(baselines) == 1 else None
     table = _Table(header=["Run"] + list(wide.columns), align=["l"] + ["r"] * wide.shape[1])
     # "best" is decided once, for the window and the reports alike (metrics.presentation)
-    bold = {m: (np.zeros(len(wide), dtype=bool) if is_neutral(m)
-                else best_mask(wide[m].to_numpy(), m in lower)) for m in wide.columns}
+    bold = {
+        m: (np.zeros(len(wide), dtype=bool) if is_neutral(m) else best_mask(wide[m].to_numpy(), m in lower))
+        for m in wide.columns
+    }
     for i, run in enumerate(wide.index):
         label = f"{run} (baseline)" if baseline is not None and run == baseline else str(run)
         if run in run_letter:
             label = f"({run_letter[run]}) {label}"
         row = [_Cell(label)]
         for m in wide.columns:
-            cell = _Cell(_fmt_value(wide.at[run, m], m, digits), bold=bool(bold[m][i]),
-                         mark=marks.get((run, m), ""), letters=letters.get((run, str(m)), ""))
+            cell = _Cell(
+                _fmt_value(wide.at[run, m], m, digits),
+                bold=bool(bold[m][i]),
+                mark=marks.get((run, m), ""),
+                letters=letters.get((run, str(m)), ""),
+            )
             table.bold_used |= cell.bold
             table.marks_used |= bool(cell.mark)
             row.append(cell)
@@ -305,20 +316,22 @@ def _per_query_model(frame, digits) -> _Table:
         if previous is not None and run != previous:
             table.group_starts.add(len(table.rows))
         previous = run
-        table.rows.append([_Cell(str(run)), _Cell(str(query))]
-                          + [_Cell(_fmt_value(v, m, digits)) for v, m in zip(values[2:], measures)])
+        table.rows.append(
+            [_Cell(str(run)), _Cell(str(query))]
+            + [_Cell(_fmt_value(v, m, digits)) for v, m in zip(values[2:], measures)]
+        )
     return table
 
 
 def _comparison_model(frame, digits, lower_is_better) -> _Table:
     lower = set(map(str, lower_is_better))
-    corrections = "/".join(map(str, _unique(frame["correction"])
-                               or [frame.attrs.get("correction", "")]))
+    corrections = "/".join(map(str, _unique(frame["correction"]) or [frame.attrs.get("correction", "")]))
     levels = _unique(frame["ci_level"]) or [frame.attrs.get("ci", 0.95)]
     ci_head = f"{100 * levels[0]:g}% CI" if len(levels) == 1 else "CI"
-    table = _Table(header=["Measure", "Run", "Mean", "Delta", ci_head, "p", f"p ({corrections})",
-                           "d_z", "W/T/L", "n"],
-                   align=["l", "l", "r", "r", "r", "r", "r", "r", "r", "r"])
+    table = _Table(
+        header=["Measure", "Run", "Mean", "Delta", ci_head, "p", f"p ({corrections})", "d_z", "W/T/L", "n"],
+        align=["l", "l", "r", "r", "r", "r", "r", "r", "r", "r"],
+    )
     dash = "\u2013"
     for measure in _unique(frame["measure"]):
         rows = frame.loc[frame["measure"] == measure]
@@ -331,20 +344,35 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
         base_mean = base_means[0] if len(base_means) == 1 else math.nan
         means = np.concatenate([[base_mean], rows["mean"].to_numpy(np.float64)])
         bold = best_mask(means, measure in lower) & (not is_neutral(measure))
-        table.rows.append([_Cell(measure), _Cell(f"{baselines[0]} (baseline)"),
-                           _Cell(_fmt_value(base_mean, measure, digits), bold=bool(bold[0]))]
-                          + [_Cell(dash) for _ in range(7)])
+        table.rows.append(
+            [
+                _Cell(measure),
+                _Cell(f"{baselines[0]} (baseline)"),
+                _Cell(_fmt_value(base_mean, measure, digits), bold=bool(bold[0])),
+            ]
+            + [_Cell(dash) for _ in range(7)]
+        )
         for i, (_, r) in enumerate(rows.iterrows(), start=1):
             mark = ("higher" if r["delta"] > 0 else "lower") if bool(r["significant"]) else ""
-            ci = ("n/a" if math.isnan(r["ci_low"]) else
-                  f"[{_fmt_signed(r['ci_low'], digits)}, {_fmt_signed(r['ci_high'], digits)}]")
-            table.rows.append([
-                _Cell(""), _Cell(str(r["run"])),
-                _Cell(_fmt_value(r["mean"], measure, digits), bold=bool(bold[i]), mark=mark),
-                _Cell(_fmt_signed(r["delta"], digits)), _Cell(ci), _Cell(format_pvalue(r["p_value"])),
-                _Cell(format_pvalue(r["p_corrected"])), _Cell(_fmt_signed(r["effect_size"], 3)),
-                _Cell(f"{r['wins']}/{r['ties']}/{r['losses']}"), _Cell(str(r["n_queries"])),
-            ])
+            ci = (
+                "n/a"
+                if math.isnan(r["ci_low"])
+                else f"[{_fmt_signed(r['ci_low'], digits)}, {_fmt_signed(r['ci_high'], digits)}]"
+            )
+            table.rows.append(
+                [
+                    _Cell(""),
+                    _Cell(str(r["run"])),
+                    _Cell(_fmt_value(r["mean"], measure, digits), bold=bool(bold[i]), mark=mark),
+                    _Cell(_fmt_signed(r["delta"], digits)),
+                    _Cell(ci),
+                    _Cell(format_pvalue(r["p_value"])),
+                    _Cell(format_pvalue(r["p_corrected"])),
+                    _Cell(_fmt_signed(r["effect_size"], 3)),
+                    _Cell(f"{r['wins']}/{r['ties']}/{r['losses']}"),
+                    _Cell(str(r["n_queries"])),
+                ]
+            )
             table.marks_used |= bool(mark)
         table.bold_used |= bool(bold.any())
     table.settings = describe_settings(frame)
@@ -367,8 +395,9 @@ def _legend_sentences(table: _Table, higher: str, lower: str) -> list[str]:
     if table.bold_used:
         out.append(table.direction)
     if table.marks_used or table.baseline_compared:
-        out.append(f"{higher} significantly higher, {lower} significantly lower than the "
-                   "baseline (corrected p <= alpha).")
+        out.append(
+            f"{higher} significantly higher, {lower} significantly lower than the baseline (corrected p <= alpha)."
+        )
     return out
 
 
@@ -378,13 +407,22 @@ _MD_MARK = {"higher": "\u2020", "lower": "\u2021", "": ""}
 
 
 def _md_escape(text: str) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*") \
-        .replace("`", "\\`").replace("\n", " ")
+    return (
+        str(text).replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("`", "\\`").replace("\n", " ")
+    )
 
 
-def to_markdown(frame, *, kind: str | None = None, comparison: pd.DataFrame | None = None,
-                digits: int = 4, lower_is_better: Iterable[str] = (), pairs: pd.DataFrame | None = None,
-                title: str | None = None, qrels=None) -> str:
+def to_markdown(
+    frame,
+    *,
+    kind: str | None = None,
+    comparison: pd.DataFrame | None = None,
+    digits: int = 4,
+    lower_is_better: Iterable[str] = (),
+    pairs: pd.DataFrame | None = None,
+    title: str | None = None,
+    qrels=None,
+) -> str:
     """The table as a GitHub-flavoured Markdown pipe table followed by its legend.
 
     ``pairs``: a :func:`metrics.allpairs.compare_all_pairs` result, shown as letters; ``title`` and
@@ -402,12 +440,16 @@ def to_markdown(frame, *, kind: str | None = None, comparison: pd.DataFrame | No
     if title or qrels is not None:
         resolved, _ = _resolve(frame, kind)
         runs = list(resolved["baseline"]) + list(resolved["run"]) if "baseline" in resolved else list(resolved["run"])
-        lines += [f"Qrels: {_md_escape(_qrels_name(qrels))}; runs: {_md_escape(', '.join(map(str, _unique(runs))))}", ""]
-    lines += ["| " + " | ".join(_md_escape(h) for h in table.header) + " |",
-              "|" + "|".join(":---" if a == "l" else "---:" for a in table.align) + "|"]
+        lines += [
+            f"Qrels: {_md_escape(_qrels_name(qrels))}; runs: {_md_escape(', '.join(map(str, _unique(runs))))}",
+            "",
+        ]
+    lines += [
+        "| " + " | ".join(_md_escape(h) for h in table.header) + " |",
+        "|" + "|".join(":---" if a == "l" else "---:" for a in table.align) + "|",
+    ]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in table.rows]
-    legend = [_md_escape(s) for s in _legend_sentences(table, "\u2020", "\u2021")
-              + table.settings]
+    legend = [_md_escape(s) for s in _legend_sentences(table, "\u2020", "\u2021") + table.settings]
     if legend:
         lines += [""] + [s.replace("Bold:", "**Bold**:", 1) for s in legend]
     return "\n".join(lines) + "\n"
@@ -415,9 +457,19 @@ def to_markdown(frame, *, kind: str | None = None, comparison: pd.DataFrame | No
 
 # ------------------------------------------------------------------ LaTeX
 
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
-                  "^": r"\textasciicircum{}", "\u2013": "--"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\u2013": "--",
+}
 _LATEX_MARK = {"higher": r"\textsuperscript{\dag}", "lower": r"\textsuperscript{\ddag}", "": ""}
 
 
@@ -429,9 +481,17 @@ def _tex_sentence(text: str) -> str:
     return _tex(text).replace("alpha =", r"$\alpha$ =").replace("<=", r"$\le$")
 
 
-def to_latex(frame, *, kind: str | None = None, comparison: pd.DataFrame | None = None,
-             digits: int = 4, lower_is_better: Iterable[str] = (), caption: str | None = None,
-             label: str | None = None, pairs: pd.DataFrame | None = None) -> str:
+def to_latex(
+    frame,
+    *,
+    kind: str | None = None,
+    comparison: pd.DataFrame | None = None,
+    digits: int = 4,
+    lower_is_better: Iterable[str] = (),
+    caption: str | None = None,
+    label: str | None = None,
+    pairs: pd.DataFrame | None = None,
+) -> str:
     """The table as a LaTeX ``table`` with a booktabs ``tabular`` and a legend.
 
     Needs ``\\usepackage{booktabs}``. Best values are ``\\textbf``; significance
@@ -451,16 +511,24 @@ def to_latex(frame, *, kind: str | None = None, comparison: pd.DataFrame | None 
         lines.append(rf"\caption{{{_tex(caption)}}}")
     if label:
         lines.append(rf"\label{{{label}}}")
-    lines += [rf"\begin{{tabular}}{{{''.join(table.align)}}}", r"\toprule",
-              " & ".join(_tex(h) for h in table.header) + r" \\", r"\midrule"]
+    lines += [
+        rf"\begin{{tabular}}{{{''.join(table.align)}}}",
+        r"\toprule",
+        " & ".join(_tex(h) for h in table.header) + r" \\",
+        r"\midrule",
+    ]
     for i, row in enumerate(table.rows):
         if i in table.group_starts:
             lines.append(r"\midrule")
         lines.append(" & ".join(cell(c) for c in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     legend = [_tex_sentence(s) for s in _legend_sentences(table, "\u2020", "\u2021")]
-    legend = [s.replace("Bold:", r"\textbf{Bold}:").replace("\u2020", r"\textsuperscript{\dag}")
-              .replace("\u2021", r"\textsuperscript{\ddag}") for s in legend]
+    legend = [
+        s.replace("Bold:", r"\textbf{Bold}:")
+        .replace("\u2020", r"\textsuperscript{\dag}")
+        .replace("\u2021", r"\textsuperscript{\ddag}")
+        for s in legend
+    ]
     legend += [_tex_sentence(s) for s in table.settings]
     if legend:
         lines += [r"\par\smallskip", r"{\footnotesize " + " ".join(legend) + r"\par}"]
@@ -495,15 +563,19 @@ def _html_table(table: _Table, css_class: str) -> str:
         sup = f"<sup>{html.escape(c.letters)}</sup>" if c.letters else ""
         return f"<td{cls}>{text}{_HTML_MARK[c.mark]}{sup}</td>"
 
-    head = "".join(f"<th{right if a == 'r' else ''}>{html.escape(h)}</th>"
-                   for h, a in zip(table.header, table.align))
+    head = "".join(f"<th{right if a == 'r' else ''}>{html.escape(h)}</th>" for h, a in zip(table.header, table.align))
     body = []
     for i, row in enumerate(table.rows):
         cls = ' class="group"' if i in table.group_starts else ""
-        body.append(f"<tr{cls}>" + "".join(cell(c, a) for c, a in zip(row, table.align))
-                    + "</tr>")
-    parts = [f'<table class="{css_class}">', f"<thead><tr>{head}</tr></thead>", "<tbody>",
-             *body, "</tbody>", "</table>"]
+        body.append(f"<tr{cls}>" + "".join(cell(c, a) for c, a in zip(row, table.align)) + "</tr>")
+    parts = [
+        f'<table class="{css_class}">',
+        f"<thead><tr>{head}</tr></thead>",
+        "<tbody>",
+        *body,
+        "</tbody>",
+        "</table>",
+    ]
     legend = _legend_sentences(table, "\u2020", "\u2021") + table.settings
     if legend:
         parts.append('<p class="legend">' + " ".join(html.escape(s) for s in legend) + "</p>")
@@ -524,9 +596,18 @@ def _images(images) -> list[tuple[str, bytes]]:
     return out
 
 
-def html_report(*, summary=None, per_query=None, comparison: pd.DataFrame | None = None,
-                images=None, title: str = "Evaluation report", qrels=None, digits: int = 4,
-                lower_is_better: Iterable[str] = (), pairs: pd.DataFrame | None = None) -> str:
+def html_report(
+    *,
+    summary=None,
+    per_query=None,
+    comparison: pd.DataFrame | None = None,
+    images=None,
+    title: str = "Evaluation report",
+    qrels=None,
+    digits: int = 4,
+    lower_is_better: Iterable[str] = (),
+    pairs: pd.DataFrame | None = None,
+) -> str:
     """A standalone HTML document with the given tables and PNG images.
 
     ``summary`` is an aggregate frame (or an Evaluation, whose aggregate is
@@ -554,45 +635,66 @@ def html_report(*, summary=None, per_query=None, comparison: pd.DataFrame | None
         frame, _ = _resolve(per_query, "per_query")
         runs += list(frame["run"])
         measures += list(frame["measure"])
-        sections.append(("Per-query values", _html_table(_per_query_model(frame, digits),
-                                                         "per-query")))
+        sections.append(("Per-query values", _html_table(_per_query_model(frame, digits), "per-query")))
     figures = []
     for caption, data in _images(images):
         uri = "data:image/png;base64," + base64.b64encode(data).decode("ascii")
-        figures.append(f'<figure><img src="{uri}" alt="{html.escape(caption)}">'
-                       f"<figcaption>{html.escape(caption)}</figcaption></figure>")
+        figures.append(
+            f'<figure><img src="{uri}" alt="{html.escape(caption)}">'
+            f"<figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
     if figures:
         sections.append(("Figures", "\n".join(figures)))
     if not sections:
-        raise ValueError("nothing to report: give a summary, per-query table, comparison "
-                         "or images")
-    info = [("Qrels", _qrels_name(qrels)), ("Runs", ", ".join(map(str, _unique(runs)))),
-            ("Measures", ", ".join(map(str, _unique(measures))))]
-    info_html = "\n".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>"
-                          for k, v in info if v)
-    body = "\n".join(f"<section>\n<h2>{html.escape(h)}</h2>\n{content}\n</section>"
-                     for h, content in sections)
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
-            f"<h1>{html.escape(title)}</h1>\n<dl>\n{info_html}\n</dl>\n{body}\n</body>\n</html>\n")
+        raise ValueError("nothing to report: give a summary, per-query table, comparison or images")
+    info = [
+        ("Qrels", _qrels_name(qrels)),
+        ("Runs", ", ".join(map(str, _unique(runs)))),
+        ("Measures", ", ".join(map(str, _unique(measures)))),
+    ]
+    info_html = "\n".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in info if v)
+    body = "\n".join(f"<section>\n<h2>{html.escape(h)}</h2>\n{content}\n</section>" for h, content in sections)
+    return (
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{html.escape(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{html.escape(title)}</h1>\n<dl>\n{info_html}\n</dl>\n{body}\n</body>\n</html>\n"
+    )
 
 
-def to_html(frame, *, kind: str | None = None, comparison: pd.DataFrame | None = None,
-            digits: int = 4, lower_is_better: Iterable[str] = (), qrels=None,
-            title: str = "Evaluation report", images=None, pairs: pd.DataFrame | None = None) -> str:
+def to_html(
+    frame,
+    *,
+    kind: str | None = None,
+    comparison: pd.DataFrame | None = None,
+    digits: int = 4,
+    lower_is_better: Iterable[str] = (),
+    qrels=None,
+    title: str = "Evaluation report",
+    images=None,
+    pairs: pd.DataFrame | None = None,
+) -> str:
     """A standalone HTML document holding one table (see :func:`html_report`)."""
     frame, kind = _resolve(frame, kind)
     if kind == "comparison":
-        return html_report(comparison=frame, digits=digits, lower_is_better=lower_is_better,
-                           qrels=qrels, title=title, images=images)
+        return html_report(
+            comparison=frame, digits=digits, lower_is_better=lower_is_better, qrels=qrels, title=title, images=images
+        )
     if kind == "per_query":
-        return html_report(per_query=frame, digits=digits, qrels=qrels, title=title,
-                           images=images)
-    return html_report(summary=frame, comparison=comparison, digits=digits,
-                       lower_is_better=lower_is_better, qrels=qrels, title=title, images=images, pairs=pairs)
+        return html_report(per_query=frame, digits=digits, qrels=qrels, title=title, images=images)
+    return html_report(
+        summary=frame,
+        comparison=comparison,
+        digits=digits,
+        lower_is_better=lower_is_better,
+        qrels=qrels,
+        title=title,
+        images=images,
+        pairs=pairs,
+    )
 
 
 # ------------------------------------------------------------------ atomic writes
+
 
 def write_bytes(path, data: bytes, *, overwrite: bool = False, protect=()) -> Path:
     """Write ``data`` atomically (:func:`metrics.fileio.write_bytes`)."""
@@ -608,10 +710,23 @@ def write_text(path, text: str, *, overwrite: bool = False, protect=()) -> Path:
     return fileio.write_bytes(path, data, overwrite=overwrite, protect=protect)
 
 
-def export(frame, path, *, format: str | None = None, kind: str | None = None,
-           overwrite: bool = False, qrels=None, comparison: pd.DataFrame | None = None,
-           digits: int = 4, lower_is_better: Iterable[str] = (), caption: str | None = None,
-           label: str | None = None, images=None, protect=(), pairs: pd.DataFrame | None = None) -> Path:
+def export(
+    frame,
+    path,
+    *,
+    format: str | None = None,
+    kind: str | None = None,
+    overwrite: bool = False,
+    qrels=None,
+    comparison: pd.DataFrame | None = None,
+    digits: int = 4,
+    lower_is_better: Iterable[str] = (),
+    caption: str | None = None,
+    label: str | None = None,
+    images=None,
+    protect=(),
+    pairs: pd.DataFrame | None = None,
+) -> Path:
     """Write one table to ``path``; the format comes from ``format`` or the file suffix.
 
     ``format``: ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"`` (suffixes
@@ -624,21 +739,46 @@ def export(frame, path, *, format: str | None = None, kind: str | None = None,
     if format is None:
         format = FORMATS.get(path.suffix.lower())
         if format is None:
-            raise ValueError(f"cannot tell the format from {path.name!r}; pass format= one of "
-                             "csv, markdown, latex, html")
+            raise ValueError(
+                f"cannot tell the format from {path.name!r}; pass format= one of csv, markdown, latex, html"
+            )
     format = {"md": "markdown", "tex": "latex", "htm": "html"}.get(format.lower(), format.lower())
     if format == "csv":
         text = to_csv(frame, kind=kind, qrels=qrels)
     elif format == "markdown":
-        text = to_markdown(frame, kind=kind, comparison=comparison, digits=digits,
-                           lower_is_better=lower_is_better, pairs=pairs, title=caption, qrels=qrels)
+        text = to_markdown(
+            frame,
+            kind=kind,
+            comparison=comparison,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            pairs=pairs,
+            title=caption,
+            qrels=qrels,
+        )
     elif format == "latex":
-        text = to_latex(frame, kind=kind, comparison=comparison, digits=digits,
-                        lower_is_better=lower_is_better, caption=caption, label=label, pairs=pairs)
+        text = to_latex(
+            frame,
+            kind=kind,
+            comparison=comparison,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            caption=caption,
+            label=label,
+            pairs=pairs,
+        )
     elif format == "html":
-        text = to_html(frame, kind=kind, comparison=comparison, digits=digits,
-                       lower_is_better=lower_is_better, qrels=qrels,
-                       title=caption or "Evaluation report", images=images, pairs=pairs)
+        text = to_html(
+            frame,
+            kind=kind,
+            comparison=comparison,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            qrels=qrels,
+            title=caption or "Evaluation report",
+            images=images,
+            pairs=pairs,
+        )
     else:
         raise ValueError(f"unknown format {format!r}; expected csv, markdown, latex or html")
     return write_text(path, text, overwrite=overwrite, protect=protect)

@@ -22,8 +22,14 @@ import re
 from .errors import InputError
 
 MAX_BYTES = 256 * 1024 * 1024  # topic files are a few megabytes at the most (MS MARCO's: 33 MB)
-_HEADERS = {("qid", "query"), ("qid", "text"), ("query_id", "text"), ("id", "text"), ("query_id", "query"),
-            ("qid", "title")}
+_HEADERS = {
+    ("qid", "query"),
+    ("qid", "text"),
+    ("query_id", "text"),
+    ("id", "text"),
+    ("query_id", "query"),
+    ("qid", "title"),
+}
 _TOP = re.compile(r"<top>(.*?)(?:</top>|(?=<top>)|\Z)", re.S | re.I)
 _NUM = re.compile(r"<num>\s*(?:Number:)?\s*(\S+)", re.I)
 _FIELD = r"<{0}>\s*(?:{1}:)?\s*(.*?)\s*(?=<[a-z/]|\Z)"
@@ -69,8 +75,10 @@ def read_queries(path) -> dict[str, str]:
             continue
         parts = line.split("\t")
         if len(parts) != 2:
-            raise InputError(f"{display}, line {i}: {len(parts)} tab-separated fields; expected 'qid<TAB>text' "
-                             "or TREC topics (<top> <num> ... <title> ...)")
+            raise InputError(
+                f"{display}, line {i}: {len(parts)} tab-separated fields; expected 'qid<TAB>text' "
+                "or TREC topics (<top> <num> ... <title> ...)"
+            )
         qid, query = parts[0].strip(), parts[1].strip()
         if i == 1 and (qid.lower(), query.lower()) in _HEADERS:
             continue

@@ -19,10 +19,10 @@ import numpy as np
 
 SEED = 20240601
 N_QUERIES = 60
-POOL = 400          # candidate documents per query
+POOL = 400  # candidate documents per query
 P_JUDGED = (0.15, 0.9)  # chance that a non-relevant / relevant document is judged
-DEPTH = 100         # documents retrieved per query and run
-RUNS = {            # run tag -> (mean, spread over queries) of how strongly the score follows the grade
+DEPTH = 100  # documents retrieved per query and run
+RUNS = {  # run tag -> (mean, spread over queries) of how strongly the score follows the grade
     "bm25_rm3": (1.35, 0.55),
     "bm25": (0.95, 0.35),
     "tfidf_title": (0.55, 0.35),

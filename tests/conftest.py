@@ -10,21 +10,30 @@ import pytest
 def qrels_frame(rows) -> pd.DataFrame:
     """qrels from (query_id, doc_id, relevance) tuples."""
     q, d, r = zip(*rows) if rows else ((), (), ())
-    return pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                         "relevance": np.asarray(r, dtype=np.int64)})
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "relevance": np.asarray(r, dtype=np.int64),
+        }
+    )
 
 
 def run_frame(rows, name="run") -> pd.DataFrame:
     """run from (query_id, doc_id, score) tuples."""
     q, d, s = zip(*rows) if rows else ((), (), ())
-    df = pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                       "score": np.asarray(s, dtype=np.float64)})
+    df = pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "score": np.asarray(s, dtype=np.float64),
+        }
+    )
     df.attrs["name"] = name
     return df
 
 
-def random_collection(seed: int, n_queries: int = 12, n_docs: int = 60, depth: int = 40,
-                      name: str = "rnd"):
+def random_collection(seed: int, n_queries: int = 12, n_docs: int = 60, depth: int = 40, name: str = "rnd"):
     """Random qrels and run with the awkward cases trec_eval must handle.
 
     Grades -1..3 (negative = pooled but unjudged), ties in score, unjudged

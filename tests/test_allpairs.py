@@ -23,8 +23,12 @@ def _per_query(values: dict, measure="map") -> pd.DataFrame:
 def four_runs():
     rng = np.random.default_rng(11)
     base = rng.random(40)
-    return {"a": base, "b": base + 0.01 * rng.standard_normal(40), "c": base + 0.08 + 0.05 * rng.standard_normal(40),
-            "d": np.clip(base - 0.2 + 0.05 * rng.standard_normal(40), 0, 1)}
+    return {
+        "a": base,
+        "b": base + 0.01 * rng.standard_normal(40),
+        "c": base + 0.08 + 0.05 * rng.standard_normal(40),
+        "d": np.clip(base - 0.2 + 0.05 * rng.standard_normal(40), 0, 1),
+    }
 
 
 def test_tukey_hsd_matches_a_plain_loop(four_runs):
@@ -45,10 +49,13 @@ def test_tukey_hsd_matches_a_plain_loop(four_runs):
     assert np.isnan(np.diag(got)).all()
 
 
-@pytest.mark.parametrize("test, reference", [
-    ("t", lambda a, b: stats.ttest_rel(a, b).pvalue),
-    ("wilcoxon", lambda a, b: stats.wilcoxon(a - b).pvalue),
-])
+@pytest.mark.parametrize(
+    "test, reference",
+    [
+        ("t", lambda a, b: stats.ttest_rel(a, b).pvalue),
+        ("wilcoxon", lambda a, b: stats.wilcoxon(a - b).pvalue),
+    ],
+)
 def test_parametric_and_rank_tests_equal_scipy_for_every_pair(four_runs, test, reference):
     pairs = allpairs.compare_all_pairs(_per_query(four_runs), test=test, correction="none")
     assert list(zip(pairs["a"], pairs["b"])) == [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"), ("b", "d"), ("c", "d")]
@@ -113,18 +120,43 @@ def test_cli_all_pairs_json(tmp_path):
                 lines.append(f"{q} Q0 d{d} {rank} {scores[d]:.6f} {name}\n")
         path.write_text("".join(lines))
         runs.append(str(path))
-    out = subprocess.run([sys.executable, "-m", "metrics", "--all-pairs", "--test", "tukey", "--permutations", "500",
-                          "--format", "json", "-m", "map", "-m", "P.10", str(qrels), *runs],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "metrics",
+            "--all-pairs",
+            "--test",
+            "tukey",
+            "--permutations",
+            "500",
+            "--format",
+            "json",
+            "-m",
+            "map",
+            "-m",
+            "P.10",
+            str(qrels),
+            *runs,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["runs"] == ["first", "second", "third"] and doc["test"] == "tukey"
     assert len(doc["pairs"]) == 6
     for pair in doc["pairs"]:
-        assert {"measure", "a", "b", "p_value", "p_corrected", "difference", "effect_size", "ci_low",
-                "ci_high"} <= set(pair)
-    usage = subprocess.run([sys.executable, "-m", "metrics", "--test", "tukey", str(qrels), *runs],
-                           capture_output=True, text=True, timeout=60)
+        assert {"measure", "a", "b", "p_value", "p_corrected", "difference", "effect_size", "ci_low", "ci_high"} <= set(
+            pair
+        )
+    usage = subprocess.run(
+        [sys.executable, "-m", "metrics", "--test", "tukey", str(qrels), *runs],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert usage.returncode == 1 and "add --all-pairs" in usage.stderr
 
 

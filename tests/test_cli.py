@@ -57,8 +57,7 @@ def run_cli(argv, capsys):
 def test_trec_output_matches_evaluate(files, capsys):
     code, out, err = run_cli(["-m", "map", "-m", "P.1,2", files["qrels"], files["a"]], capsys)
     assert code == 0
-    ev = metrics.evaluate(metrics.read_qrels(files["qrels"]), metrics.read_run(files["a"]),
-                          ["map", "P.1,2"])
+    ev = metrics.evaluate(metrics.read_qrels(files["qrels"]), metrics.read_run(files["a"]), ["map", "P.1,2"])
     expected = {m: v for m, v in zip(ev.aggregate["measure"], ev.aggregate["value"])}
     rows = [line.split("\t") for line in out.splitlines()]
     assert [r[0].strip() for r in rows] == ["map", "P_1", "P_2"]
@@ -98,8 +97,7 @@ def test_csv_full_precision(files, capsys):
 
 
 def test_json_output(files, capsys):
-    _, out, _ = run_cli(["--format", "json", "-q", "-m", "P.1", files["qrels"], files["a"], files["b"]],
-                        capsys)
+    _, out, _ = run_cli(["--format", "json", "-q", "-m", "P.1", files["qrels"], files["a"], files["b"]], capsys)
     doc = json.loads(out)
     assert set(doc["runs"]) == {"runA", "runB"}
     assert doc["runs"]["runA"]["queries"]["q1"]["P_1"] == 1.0
@@ -113,8 +111,9 @@ def test_no_summary_flag(files, capsys):
 
 
 def test_compare_prints_table(files, capsys):
-    code, out, _ = run_cli(["--compare", files["a"], "-m", "P.1", "-m", "map",
-                            files["qrels"], files["a"], files["b"]], capsys)
+    code, out, _ = run_cli(
+        ["--compare", files["a"], "-m", "P.1", "-m", "map", files["qrels"], files["a"], files["b"]], capsys
+    )
     assert code == 0
     assert "runB" in out and "P_1" in out
     assert "holm" in out.lower()
@@ -154,8 +153,12 @@ def test_missing_file(files, tmp_path, capsys):
 
 
 def test_run_from_stdin(files):
-    proc = subprocess.run([sys.executable, "-m", "metrics.cli", "-m", "P.1", str(files["qrels"]), "-"],
-                          input=RUN_A.encode(), capture_output=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "metrics.cli", "-m", "P.1", str(files["qrels"]), "-"],
+        input=RUN_A.encode(),
+        capture_output=True,
+        check=True,
+    )
     assert proc.stdout.decode() == "P_1                   \tall\t1.0000\n"
 
 

@@ -23,8 +23,14 @@ def files(tmp_path):
 
 
 def ir_eval(*args, stdin=None, stdout=subprocess.PIPE):
-    return subprocess.run([sys.executable, "-m", "metrics", *map(str, args)], input=stdin, stdout=stdout,
-                          stderr=subprocess.PIPE, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "metrics", *map(str, args)],
+        input=stdin,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+    )
 
 
 def one_line(err: str) -> str:
@@ -33,16 +39,22 @@ def one_line(err: str) -> str:
     return lines[-1]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--compare", "{run}", "--alpha", "5"], "--alpha must lie strictly between 0 and 1, not 5"),
-    (["--compare", "{run}", "--permutations", "0"], "--permutations must be between 1 and 10,000,000, not 0"),
-    (["-m", "P.99999999999999999999"], "measure 'P.99999999999999999999': cutoff 99999999999999999999 is too large"),
-    (["-m", "utility.1,2"], "measure 'utility.1,2': improper number of coefficients (need 4, got 2)"),
-    (["-m", "ndcg_cut.abc"], "measure 'ndcg_cut.abc': cutoffs must be positive whole numbers, not 'abc'"),
-    (["-m", "P(rel=x)@5"], "measure 'P(rel=x)@5': P: rel must be a whole number, not 'x'"),
-    (["-m", "nope"], "unknown measure 'nope'"),
-    (["-M", "-3"], "-M must be 0 or more, not -3"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--compare", "{run}", "--alpha", "5"], "--alpha must lie strictly between 0 and 1, not 5"),
+        (["--compare", "{run}", "--permutations", "0"], "--permutations must be between 1 and 10,000,000, not 0"),
+        (
+            ["-m", "P.99999999999999999999"],
+            "measure 'P.99999999999999999999': cutoff 99999999999999999999 is too large",
+        ),
+        (["-m", "utility.1,2"], "measure 'utility.1,2': improper number of coefficients (need 4, got 2)"),
+        (["-m", "ndcg_cut.abc"], "measure 'ndcg_cut.abc': cutoffs must be positive whole numbers, not 'abc'"),
+        (["-m", "P(rel=x)@5"], "measure 'P(rel=x)@5': P: rel must be a whole number, not 'x'"),
+        (["-m", "nope"], "unknown measure 'nope'"),
+        (["-M", "-3"], "-M must be 0 or more, not -3"),
+    ],
+)
 def test_options_and_measures_are_checked_before_any_file_is_read(tmp_path, files, args, message):
     missing = tmp_path / "not_there.txt"  # never opened: the usage error comes first
     out = ir_eval(*[a.format(run=files[1]) for a in args], missing, missing)
@@ -78,8 +90,11 @@ def test_a_full_disk_is_one_line_and_its_own_status(files):
 
 
 def test_a_closed_pipe_is_not_an_error(files, tmp_path):
-    proc = subprocess.Popen([sys.executable, "-m", "metrics", "-q", "-m", "all_trec", *files],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metrics", "-q", "-m", "all_trec", *files],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.read(10)
     proc.stdout.close()  # like `ir-eval ... | head -c 10`
     err = proc.stderr.read().decode()
@@ -92,8 +107,12 @@ def test_ctrl_c_is_one_line_and_status_130(tmp_path, files):
         for q in range(400):
             fh.write("".join(f"{q} Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2501)))
     qrels.write_text("".join(f"{q} 0 d{d} 1\n" for q in range(400) for d in (1, 7, 50)))
-    proc = subprocess.Popen([sys.executable, "-m", "metrics", "-m", "all_trec", qrels] + [big] * 6,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metrics", "-m", "all_trec", qrels] + [big] * 6,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(1.0)  # well into the work (or done, on a fast machine: then there is nothing to interrupt)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
@@ -104,9 +123,11 @@ def test_ctrl_c_is_one_line_and_status_130(tmp_path, files):
 
 
 def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(files, tmp_path):
-    code = ("import sys, metrics.cli as c\n"
-            "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
-            "c.evaluate = boom\nsys.exit(c.main(sys.argv[1:]))\n")
+    code = (
+        "import sys, metrics.cli as c\n"
+        "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
+        "c.evaluate = boom\nsys.exit(c.main(sys.argv[1:]))\n"
+    )
     script = tmp_path / "boom.py"
     script.write_text(code)
     out = subprocess.run([sys.executable, str(script), *files], capture_output=True, text=True, timeout=60)

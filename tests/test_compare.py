@@ -9,15 +9,20 @@ import pytest
 from scipy import stats
 
 from metrics.compare import (
-    COLUMNS, adjust_pvalues, bootstrap_ci, compare, format_comparison, paired_differences,
-    per_query_differences, permutation_test,
+    COLUMNS,
+    adjust_pvalues,
+    bootstrap_ci,
+    compare,
+    format_comparison,
+    paired_differences,
+    per_query_differences,
+    permutation_test,
 )
 
 
 def tidy(table: dict) -> pd.DataFrame:
     """{run: {measure: {query_id: value}}} -> tidy per-query frame (rows shuffled)."""
-    rows = [(run, q, m, v) for run, ms in table.items() for m, qs in ms.items()
-            for q, v in qs.items()]
+    rows = [(run, q, m, v) for run, ms in table.items() for m, qs in ms.items() for q, v in qs.items()]
     frame = pd.DataFrame(rows, columns=["run", "query_id", "measure", "value"])
     frame = frame.sample(frac=1.0, random_state=3).reset_index(drop=True)
     frame["value"] = frame["value"].astype(np.float64)
@@ -28,8 +33,7 @@ def random_frame(n_queries=30, runs=("base", "a", "b"), measures=("map", "P_10")
     rng = np.random.default_rng(seed)
     table = {}
     for i, run in enumerate(runs):
-        table[run] = {m: {f"q{q:03d}": float(rng.random() * 0.5 + 0.1 * i)
-                          for q in range(n_queries)} for m in measures}
+        table[run] = {m: {f"q{q:03d}": float(rng.random() * 0.5 + 0.1 * i) for q in range(n_queries)} for m in measures}
     return table
 
 
@@ -51,17 +55,19 @@ def test_columns_and_hand_computed_small_example():
     assert r["delta"] == pytest.approx(0.0625)
     assert (r["wins"], r["ties"], r["losses"], r["n_queries"]) == (2, 1, 1, 4)
     assert r["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1))
-    assert r["p_value"] == pytest.approx(stats.ttest_rel([0.3, 0.5, 0.05, 0.6],
-                                                         [0.2, 0.5, 0.1, 0.4]).pvalue)
+    assert r["p_value"] == pytest.approx(stats.ttest_rel([0.3, 0.5, 0.05, 0.6], [0.2, 0.5, 0.1, 0.4]).pvalue)
     assert r["p_corrected"] == r["p_value"]
     assert r["test"] == "t" and r["correction"] == "none"
     assert math.isnan(r["ci_low"]) and math.isnan(r["ci_high"])
 
 
-@pytest.mark.parametrize("test, scipy_p", [
-    ("t", lambda x, y: stats.ttest_rel(x, y).pvalue),
-    ("wilcoxon", lambda x, y: stats.wilcoxon(x, y).pvalue),
-])
+@pytest.mark.parametrize(
+    "test, scipy_p",
+    [
+        ("t", lambda x, y: stats.ttest_rel(x, y).pvalue),
+        ("wilcoxon", lambda x, y: stats.wilcoxon(x, y).pvalue),
+    ],
+)
 def test_pvalues_agree_with_scipy_on_the_paired_vectors(test, scipy_p):
     table = random_frame()
     out = compare(tidy(table), "base", test=test, correction="none", bootstrap=0)
@@ -108,15 +114,16 @@ def test_all_zero_differences_give_p_one_for_every_test():
 
 
 def test_floating_point_noise_counts_as_a_tie():
-    table = {"base": {"map": {"1": 0.3, "2": 0.7, "3": 0.2}},
-             "run": {"map": {"1": 0.1 + 0.2, "2": 0.7, "3": 0.6}}}  # 0.1 + 0.2 != 0.3
+    table = {
+        "base": {"map": {"1": 0.3, "2": 0.7, "3": 0.2}},
+        "run": {"map": {"1": 0.1 + 0.2, "2": 0.7, "3": 0.6}},
+    }  # 0.1 + 0.2 != 0.3
     r = compare(tidy(table), "base", test="wilcoxon", bootstrap=0).iloc[0]
     assert (r["wins"], r["ties"], r["losses"]) == (1, 2, 0)
 
 
 def test_constant_nonzero_difference():
-    table = {"base": {"m": {"1": 0.25, "2": 0.5, "3": 0.125}},
-             "run": {"m": {"1": 0.5, "2": 0.75, "3": 0.375}}}
+    table = {"base": {"m": {"1": 0.25, "2": 0.5, "3": 0.125}}, "run": {"m": {"1": 0.5, "2": 0.75, "3": 0.375}}}
     r = compare(tidy(table), "base", test="t", bootstrap=10).iloc[0]
     assert r["p_value"] == 0.0
     assert r["effect_size"] == math.inf
@@ -146,11 +153,13 @@ def test_fewer_than_two_queries_and_missing_run_give_nan_without_entering_the_fa
 
 def test_run_and_measure_order_and_measure_selection():
     table = random_frame(n_queries=8, runs=("x", "base", "y"), measures=("m1", "m2", "m3"))
-    frame = tidy(table).sort_values(["run", "measure"], key=lambda s: s.map(
-        {"x": 0, "base": 1, "y": 2, "m1": 0, "m2": 1, "m3": 2})).reset_index(drop=True)
+    frame = (
+        tidy(table)
+        .sort_values(["run", "measure"], key=lambda s: s.map({"x": 0, "base": 1, "y": 2, "m1": 0, "m2": 1, "m3": 2}))
+        .reset_index(drop=True)
+    )
     out = compare(frame, "base", measures=["m3", "m1"], bootstrap=0)
-    assert list(zip(out["run"], out["measure"])) == [("x", "m3"), ("x", "m1"),
-                                                     ("y", "m3"), ("y", "m1")]
+    assert list(zip(out["run"], out["measure"])) == [("x", "m3"), ("x", "m1"), ("y", "m3"), ("y", "m1")]
     with pytest.raises(ValueError, match="m9"):
         compare(frame, "base", measures="m9")
 
@@ -166,8 +175,7 @@ def test_counts_are_compared_only_when_named():
 def test_family_is_every_run_and_measure_pair():
     table = random_frame(n_queries=12, runs=("base", "a", "b", "c"), measures=("m1", "m2"))
     for correction in ("none", "bonferroni", "holm", "bh"):
-        out = compare(tidy(table), "base", test="wilcoxon", correction=correction,
-                      alpha=0.1, bootstrap=0)
+        out = compare(tidy(table), "base", test="wilcoxon", correction=correction, alpha=0.1, bootstrap=0)
         assert len(out) == 6
         expected = adjust_pvalues(out["p_value"].to_numpy(), correction)
         np.testing.assert_array_equal(out["p_corrected"].to_numpy(), expected)
@@ -197,8 +205,7 @@ def test_benjamini_hochberg_hand_computed_and_against_scipy():
     rng = np.random.default_rng(7)
     for size in (1, 2, 7, 50):
         p = rng.random(size) ** 3
-        np.testing.assert_allclose(adjust_pvalues(p, "bh"),
-                                   stats.false_discovery_control(p, method="bh"), rtol=1e-12)
+        np.testing.assert_allclose(adjust_pvalues(p, "bh"), stats.false_discovery_control(p, method="bh"), rtol=1e-12)
 
 
 def test_corrections_ignore_nan_and_accept_aliases():
@@ -213,6 +220,7 @@ def test_corrections_ignore_nan_and_accept_aliases():
 
 
 # ------------------------------------------------------------------ permutation test
+
 
 def exact_randomization_p(d):
     d = np.asarray(d, dtype=float)
@@ -245,21 +253,19 @@ def test_permutation_test_is_reproducible_and_uses_count_plus_one():
 
 def test_compare_permutation_is_seeded_per_pair():
     table = random_frame(n_queries=15, runs=("base", "a", "b"), measures=("m1", "m2"))
-    full = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200,
-                   seed=3, correction="none")
-    again = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200,
-                    seed=3, correction="none")
+    full = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200, seed=3, correction="none")
+    again = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200, seed=3, correction="none")
     pd.testing.assert_frame_equal(full, again)
     # one pair alone gets the same draws as inside the larger call
     alone = tidy({"base": table["base"], "b": table["b"]})
     alone = alone.loc[alone["measure"] == "m2"]
-    single = compare(alone, "base", test="permutation", permutations=500, bootstrap=200,
-                     seed=3, correction="none").iloc[0]
+    single = compare(
+        alone, "base", test="permutation", permutations=500, bootstrap=200, seed=3, correction="none"
+    ).iloc[0]
     row = full.set_index(["run", "measure"]).loc[("b", "m2")]
     assert single["p_value"] == row["p_value"]
     assert (single["ci_low"], single["ci_high"]) == (row["ci_low"], row["ci_high"])
-    other = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200,
-                    seed=4, correction="none")
+    other = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200, seed=4, correction="none")
     assert not np.array_equal(other["ci_low"].to_numpy(), full["ci_low"].to_numpy())
 
 
@@ -273,12 +279,19 @@ def test_permutation_pvalue_tracks_the_t_test_on_a_large_sample():
 
 # ------------------------------------------------------------------ bootstrap
 
+
 def test_bootstrap_interval_agrees_with_scipy_percentile_bootstrap():
     rng = np.random.default_rng(9)
     d = rng.normal(0.05, 0.2, size=40)
     low, high = bootstrap_ci(d, 20000, 0.9, rng=1)
-    ref = stats.bootstrap((d,), np.mean, confidence_level=0.9, n_resamples=20000,
-                          method="percentile", random_state=np.random.default_rng(2))
+    ref = stats.bootstrap(
+        (d,),
+        np.mean,
+        confidence_level=0.9,
+        n_resamples=20000,
+        method="percentile",
+        random_state=np.random.default_rng(2),
+    )
     width = ref.confidence_interval.high - ref.confidence_interval.low
     assert abs(low - ref.confidence_interval.low) < 0.05 * width
     assert abs(high - ref.confidence_interval.high) < 0.05 * width
@@ -289,6 +302,7 @@ def test_bootstrap_interval_agrees_with_scipy_percentile_bootstrap():
 
 # ------------------------------------------------------------------ differences, validation, text
 
+
 def test_per_query_differences_sorted_for_the_chart():
     table = {
         "base": {"map": {"1": 0.2, "2": 0.5, "3": 0.1}},
@@ -296,16 +310,14 @@ def test_per_query_differences_sorted_for_the_chart():
         "a": {"map": {"1": 0.6, "2": 0.4, "3": 0.3}},
     }
     frame = tidy(table)
-    frame = frame.iloc[np.argsort(frame["run"].map({"base": 0, "b": 1, "a": 2}).to_numpy(),
-                                  kind="stable")]
+    frame = frame.iloc[np.argsort(frame["run"].map({"base": 0, "b": 1, "a": 2}).to_numpy(), kind="stable")]
     out = per_query_differences(frame, "base", "map")
     assert list(out.columns[:3]) == ["query_id", "run", "delta"]
     assert list(out["run"]) == ["b", "b", "b", "a", "a", "a"]
     assert list(out["query_id"]) == ["2", "3", "1", "1", "3", "2"]
     np.testing.assert_allclose(out["delta"], [0.4, 0.0, -0.1, 0.4, 0.2, -0.1])
     pairs = paired_differences(frame, "base", "map")
-    assert len(pairs) == 6 and set(pairs.columns) == {"query_id", "run", "baseline_value",
-                                                      "value", "delta"}
+    assert len(pairs) == 6 and set(pairs.columns) == {"query_id", "run", "baseline_value", "value", "delta"}
 
 
 def test_invalid_input_is_reported():
@@ -323,17 +335,19 @@ def test_invalid_input_is_reported():
 def test_accepts_an_object_with_per_query():
     class Result:
         per_query = tidy(SMALL)
+
     a = compare(Result(), "base", bootstrap=0)
     b = compare(tidy(SMALL), "base", bootstrap=0)
     pd.testing.assert_frame_equal(a, b)
 
 
 def test_format_comparison_states_test_alpha_and_correction():
-    table = {"base": {"map": {str(q): 0.1 for q in range(8)}},
-             "good": {"map": {str(q): 0.5 + q / 100 for q in range(8)}},
-             "bad": {"map": {str(q): 0.05 - q / 1000 for q in range(8)}}}
-    out = compare(tidy(table), "base", test="wilcoxon", correction="bh", alpha=0.05,
-                  bootstrap=100)
+    table = {
+        "base": {"map": {str(q): 0.1 for q in range(8)}},
+        "good": {"map": {str(q): 0.5 + q / 100 for q in range(8)}},
+        "bad": {"map": {str(q): 0.05 - q / 1000 for q in range(8)}},
+    }
+    out = compare(tidy(table), "base", test="wilcoxon", correction="bh", alpha=0.05, bootstrap=100)
     text = format_comparison(out)
     assert "Wilcoxon signed-rank test" in text
     assert "Benjamini-Hochberg over 2 tests" in text
@@ -347,6 +361,7 @@ def test_format_comparison_states_test_alpha_and_correction():
 
 
 # ------------------------------------------------------------------ through metrics.evaluate
+
 
 def synthetic_collection(n_queries=25, n_docs=40, seed=8):
     rng = np.random.default_rng(seed)
@@ -378,25 +393,21 @@ def test_compare_through_evaluate():
     for _, r in out.iterrows():
         wide = ev.per_query_wide(r["measure"])
         assert r["n_queries"] == len(wide) == 25
-        assert r["p_value"] == pytest.approx(
-            stats.ttest_rel(wide[r["run"]], wide["base"]).pvalue, rel=1e-9)
+        assert r["p_value"] == pytest.approx(stats.ttest_rel(wide[r["run"]], wide["base"]).pvalue, rel=1e-9)
         assert r["baseline_mean"] == pytest.approx(wide["base"].mean(), rel=1e-12)
         agg = ev.summary().loc[r["run"], r["measure"]]
         assert r["mean"] == pytest.approx(agg, rel=1e-12)  # arithmetic-mean measures
     better = out.set_index(["run", "measure"]).loc[("better", "map")]
     assert better["delta"] > 0 and better["significant"]
-    np.testing.assert_allclose(out["p_corrected"],
-                               stats.false_discovery_control(out["p_value"]), rtol=1e-12)
+    np.testing.assert_allclose(out["p_corrected"], stats.false_discovery_control(out["p_value"]), rtol=1e-12)
     diffs = per_query_differences(ev, "base", "map")
     assert len(diffs) == 50 and list(diffs["run"].unique()) == ["better", "noisy"]
 
 
 def test_unseeded_call_records_a_seed_that_reproduces_it():
     table = random_frame(n_queries=10, runs=("base", "a"), measures=("m",))
-    first = compare(tidy(table), "base", test="permutation", permutations=300, bootstrap=300,
-                    seed=None)
-    again = compare(tidy(table), "base", test="permutation", permutations=300, bootstrap=300,
-                    seed=first.attrs["seed"])
+    first = compare(tidy(table), "base", test="permutation", permutations=300, bootstrap=300, seed=None)
+    again = compare(tidy(table), "base", test="permutation", permutations=300, bootstrap=300, seed=first.attrs["seed"])
     pd.testing.assert_frame_equal(first, again)
     text = format_comparison(compare(tidy(table), "base", correction="none", bootstrap=0))
     assert "No correction for multiple testing (1 test)" in text and "p (none)" in text

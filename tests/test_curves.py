@@ -16,14 +16,24 @@ from metrics.curves import AT_K_KINDS, RECALL_LEVELS, at_k, precision_recall
 
 def qrels_frame(rows) -> pd.DataFrame:
     q, d, r = zip(*rows)
-    return pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                         "relevance": np.asarray(r, dtype=np.int64)})
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "relevance": np.asarray(r, dtype=np.int64),
+        }
+    )
 
 
 def run_frame(rows, name="run") -> pd.DataFrame:
     q, d, s = zip(*rows)
-    df = pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                       "score": np.asarray(s, dtype=np.float64)})
+    df = pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "score": np.asarray(s, dtype=np.float64),
+        }
+    )
     df.attrs["name"] = name
     return df
 
@@ -171,15 +181,18 @@ def test_run_without_evaluated_queries_gives_no_rows():
     assert len(empty) == 0 and list(empty.columns) == ["run", "query_id", "k", "value"]
 
 
-@pytest.mark.parametrize("call", [
-    lambda q, r: at_k(q, r, "MAP"),
-    lambda q, r: at_k(q, r, "P", k_max=0),
-    lambda q, r: at_k(q, r, "P", gain="exp"),
-    lambda q, r: at_k(q, r, "NDCG", gain="cubic"),
-    lambda q, r: at_k(q, r, "NDCG", base=1),
-    lambda q, r: precision_recall(q, r, levels=[0.5, 1.5]),
-    lambda q, r: precision_recall(q, r, levels=[]),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda q, r: at_k(q, r, "MAP"),
+        lambda q, r: at_k(q, r, "P", k_max=0),
+        lambda q, r: at_k(q, r, "P", gain="exp"),
+        lambda q, r: at_k(q, r, "NDCG", gain="cubic"),
+        lambda q, r: at_k(q, r, "NDCG", base=1),
+        lambda q, r: precision_recall(q, r, levels=[0.5, 1.5]),
+        lambda q, r: precision_recall(q, r, levels=[]),
+    ],
+)
 def test_invalid_arguments(call):
     qrels, run = random_collection(0)
     with pytest.raises(ValueError):

@@ -5,26 +5,47 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import qrels_frame, random_collection, run_frame
 
 from metrics.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
 from metrics.ranking import NONPOOL, UNJUDGED, build_ranking
-from conftest import qrels_frame, random_collection, run_frame
 from workbench import drilldown_model as dm
 
-QRELS = qrels_frame([
-    ("q1", "d1", 2), ("q1", "d2", 0), ("q1", "d3", 1), ("q1", "d4", -1),
-    ("q1", "d7", 0), ("q1", "d8", 1), ("q1", "d9", 3),
-    ("q2", "d1", 1),
-])
+QRELS = qrels_frame(
+    [
+        ("q1", "d1", 2),
+        ("q1", "d2", 0),
+        ("q1", "d3", 1),
+        ("q1", "d4", -1),
+        ("q1", "d7", 0),
+        ("q1", "d8", 1),
+        ("q1", "d9", 3),
+        ("q2", "d1", 1),
+    ]
+)
 # base ranks d1, d3, d2 (tie with d3: higher doc id first), d5, d4
-BASE = run_frame([
-    ("q1", "d2", 2.0), ("q1", "d5", 1.0), ("q1", "d1", 3.0), ("q1", "d4", 0.5), ("q1", "d3", 2.0),
-    ("q2", "d1", 1.0),
-], "base")
+BASE = run_frame(
+    [
+        ("q1", "d2", 2.0),
+        ("q1", "d5", 1.0),
+        ("q1", "d1", 3.0),
+        ("q1", "d4", 0.5),
+        ("q1", "d3", 2.0),
+        ("q2", "d1", 1.0),
+    ],
+    "base",
+)
 # other ranks d3, d6, d4 (tie with d1: d4 first), d1, d2
-OTHER = run_frame([
-    ("q1", "d1", 3.0), ("q1", "d2", 1.0), ("q1", "d3", 5.0), ("q1", "d4", 3.0), ("q1", "d6", 4.0),
-], "other")
+OTHER = run_frame(
+    [
+        ("q1", "d1", 3.0),
+        ("q1", "d2", 1.0),
+        ("q1", "d3", 5.0),
+        ("q1", "d4", 3.0),
+        ("q1", "d6", 4.0),
+    ],
+    "other",
+)
 
 
 def test_rankings_follow_trec_eval_order_with_grades_and_movement():
@@ -93,7 +114,7 @@ def test_grades_agree_with_the_engines_judged_ranking(seed):
     qrels, run = random_collection(seed)
     ranking = build_ranking(qrels, run)
     for i, q in enumerate(ranking.query_ids):
-        codes = ranking.rel[ranking.offsets[i]:ranking.offsets[i + 1]]
+        codes = ranking.rel[ranking.offsets[i] : ranking.offsets[i + 1]]
         ranked = query_drilldown(qrels, {"r": run}, q, depth=None).rankings["r"]
         assert len(ranked) == len(codes)
         grades = ranked["relevance"].to_numpy(dtype=float, na_value=np.nan)
@@ -116,6 +137,7 @@ def test_line_order_does_not_matter():
 
 
 # ---------------------------------------------------------------- the window's text
+
 
 def test_move_text():
     assert dm.format_move(5, 3) == "\u25b23"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pandas as pd
+from conftest import random_collection
 
 import metrics
-from conftest import random_collection
 
 
 def test_evaluator_gives_evaluates_numbers_for_every_run_and_call():

@@ -46,7 +46,7 @@ def test_leftovers_of_an_interrupted_write_are_removed(tmp_path):
     target = tmp_path / "report.html"
     old = tmp_path / ".report.html.0123456789ab.tmp"
     fresh = tmp_path / ".report.html.ba9876543210.tmp"  # perhaps another writer at work: kept
-    other = tmp_path / ".notes.txt.0123456789ab.tmp"     # another target's: kept
+    other = tmp_path / ".notes.txt.0123456789ab.tmp"  # another target's: kept
     for p in (old, fresh, other):
         p.write_text("half")
     past = time.time() - 3600

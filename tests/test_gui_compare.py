@@ -13,16 +13,16 @@ import threading  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
 import metrics.compare  # noqa: E402
 import metrics.readers  # noqa: E402
 from workbench import significance_model  # noqa: E402
 from workbench.diffchart import GAIN, LOSS  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
 from workbench.report_dialog import ReportDialog  # noqa: E402
 
 TIMEOUT = 30000
@@ -122,6 +122,7 @@ def summary_cells(window):
 
 # ---------------------------------------------------------------- significance marks
 
+
 def test_marks_follow_the_comparison_and_its_settings(qtbot, window, collection):
     load(qtbot, window, collection)
     _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05)
@@ -177,6 +178,7 @@ def test_comparison_runs_in_a_worker_and_follows_the_baseline(qtbot, window, col
 
 # ---------------------------------------------------------------- difference chart
 
+
 def bar_heights(chart):
     return np.asarray(chart.bars.opts["height"], dtype=float)
 
@@ -229,6 +231,7 @@ def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot
 
 # ---------------------------------------------------------------- drill-down
 
+
 def test_drilldown_of_a_selected_query(qtbot, window, collection):
     load(qtbot, window, collection)
     with qtbot.waitSignal(window.session.sigDrilldownChanged, timeout=TIMEOUT):
@@ -276,6 +279,7 @@ def test_drilldown_of_a_selected_query(qtbot, window, collection):
 
 # ---------------------------------------------------------------- report export
 
+
 @pytest.fixture
 def dialog(qtbot, window):
     answers = []
@@ -321,8 +325,9 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
     captions = re.findall(r"<figcaption>(.*?)</figcaption>", html)
     others = [r for r in window.session.results.runs if r != "base"]
     assert captions[0].startswith("Per-query differences in map: " + ", ".join(others) + " minus the baseline base")
-    assert all("mean over 30 queries" in c and "runs " + ", ".join(window.session.results.runs) in c
-               for c in captions[1:])
+    assert all(
+        "mean over 30 queries" in c and "runs " + ", ".join(window.session.results.runs) in c for c in captions[1:]
+    )
     assert "Comparison with the baseline" in html
     assert "Per-query values" in html and "q17" in html
 
@@ -343,16 +348,19 @@ def test_report_never_overwrites_without_confirmation(qtbot, window, dialog, col
 
 # ---------------------------------------------------------------- pure parts (no window)
 
+
 def comparison_of(collection, **settings):
     ev, _ = expected_comparison(collection)
-    request = significance_model.Request(per_query=ev.per_query, runs=tuple(ev.runs), baseline="base",
-                                         settings=significance_model.Settings(**settings))
+    request = significance_model.Request(
+        per_query=ev.per_query, runs=tuple(ev.runs), baseline="base", settings=significance_model.Settings(**settings)
+    )
     return ev, significance_model.compute(request)
 
 
 def test_summary_marks_tooltips_and_legend(collection):
-    ev, comparison = comparison_of(collection, test="permutation", correction="bh", alpha=0.01,
-                                   permutations=2000, bootstrap=0)
+    ev, comparison = comparison_of(
+        collection, test="permutation", correction="bh", alpha=0.01, permutations=2000, bootstrap=0
+    )
     table = ev.summary().reset_index()
     marks, tips = significance_model.summary_marks(comparison, table)
     rows = {run: i for i, run in enumerate(table["run"])}
@@ -386,10 +394,15 @@ def test_settings_are_checked():
 def test_bar_layout():
     from workbench.diffchart import layout_bars
 
-    diffs = pd.DataFrame({
-        "query_id": ["a", "b", "c", "a", "b", "c"], "run": ["x", "x", "x", "y", "y", "y"],
-        "delta": [0.3, 0.1, -0.2, -0.4, 0.5, 0.0], "baseline_value": 0.5, "value": 0.5,
-    })
+    diffs = pd.DataFrame(
+        {
+            "query_id": ["a", "b", "c", "a", "b", "c"],
+            "run": ["x", "x", "x", "y", "y", "y"],
+            "delta": [0.3, 0.1, -0.2, -0.4, 0.5, 0.0],
+            "baseline_value": 0.5,
+            "value": 0.5,
+        }
+    )
     one = layout_bars(diffs, ["y"])
     assert one["query_id"].tolist() == ["a", "b", "c"] and one["x"].tolist() == [0.0, 1.0, 2.0]
     both = layout_bars(diffs, ["x", "y"])
@@ -405,8 +418,7 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
     s = window.session
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
         window.significance.mode_box.activated.emit(window.significance.mode_box.findData("pairs"))
-    qtbot.waitUntil(lambda: s.comparison is not None and s.comparison.pairs is not None and not s.busy,
-                    timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: s.comparison is not None and s.comparison.pairs is not None and not s.busy, timeout=TIMEOUT)
     c = s.comparison
     runs = list(c.request.runs)
     letters = c.letters()
@@ -419,7 +431,9 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
         assert model.index(row, 0).data().endswith(f"({letter(i)})")
         col = list(frame.columns).index("map")
         shown = model.index(row, col).data()
-        assert shown.replace("\u2002", "").strip().endswith(letters.get((run, "map"), "")) or not letters.get((run, "map"))
+        assert shown.replace("\u2002", "").strip().endswith(letters.get((run, "map"), "")) or not letters.get(
+            (run, "map")
+        )
     assert "Letters: the runs a value is significantly better than" in window.summary.legend.text()
     # the matrix: row minus column, coloured by significance
     s.set_focus_measure("map")
@@ -430,8 +444,9 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
     # a Tukey HSD keeps the pairs mode and needs no correction
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
         window.significance.test_box.activated.emit(window.significance.test_box.findData("tukey"))
-    qtbot.waitUntil(lambda: s.comparison is not None and s.comparison.settings.test == "tukey" and not s.busy,
-                    timeout=TIMEOUT)
+    qtbot.waitUntil(
+        lambda: s.comparison is not None and s.comparison.settings.test == "tukey" and not s.busy, timeout=TIMEOUT
+    )
     assert set(s.comparison.pairs["correction"]) == {"none"} and not window.significance.correction_box.isEnabled()
     # clicking a cell shows that pair in the difference chart
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):

@@ -9,10 +9,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
-
-from metrics.measures import FAMILIES  # noqa: E402
-from metrics.measures import reference  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
+
+from metrics.measures import (
+    FAMILIES,  # noqa: E402
+    reference,  # noqa: E402
+)
 from workbench.session import sample_files  # noqa: E402
 
 TIMEOUT = 20000

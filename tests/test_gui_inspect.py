@@ -7,8 +7,8 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-
 from qt_support import close_window, open_window  # noqa: E402
+
 from workbench.inspect_view import inspection_html, sparkline  # noqa: E402
 
 TIMEOUT = 20000
@@ -65,6 +65,7 @@ def test_a_bad_file_shows_its_error_with_the_line(qtbot, window, tmp_path):
 
 def test_sparkline_and_html_are_safe():
     assert sparkline([0, 1, 2, 4]) == " ▂▄█"
-    page = inspection_html({"path": "<x>", "kind": None, "problems": [{"line": None, "severity": "error",
-                                                                       "message": "<b>bad</b>"}]})
+    page = inspection_html(
+        {"path": "<x>", "kind": None, "problems": [{"line": None, "severity": "error", "message": "<b>bad</b>"}]}
+    )
     assert "<x>" not in page and "&lt;b&gt;bad&lt;/b&gt;" in page

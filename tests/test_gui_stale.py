@@ -17,10 +17,10 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
 
 import metrics.readers  # noqa: E402
 from metrics.errors import Cancelled  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
 from workbench import analysis  # noqa: E402
 
 TIMEOUT = 20000
@@ -218,7 +218,9 @@ def test_qrels_replaced_while_a_run_loads_scores_against_the_new_qrels(qtbot, wi
 
 def test_a_run_sharing_no_query_with_the_qrels_is_flagged_not_scored(qtbot, window, data, tmp_path):
     s = window.session
-    other = _write(tmp_path / "robust.run", [f"30{q} Q0 X{d} {d + 1} {10 - d} robust" for q in range(3) for d in range(5)])
+    other = _write(
+        tmp_path / "robust.run", [f"30{q} Q0 X{d} {d + 1} {10 - d} robust" for q in range(3) for d in range(5)]
+    )
     _load(qtbot, window, [data["qrels"], data["A"], other])
     assert s.results.unscored() == ["robust"]
     assert np.isnan(s.results.summary.loc["robust"]).all()  # no zeros presented as scores
@@ -226,8 +228,10 @@ def test_a_run_sharing_no_query_with_the_qrels_is_flagged_not_scored(qtbot, wind
     row = list(model.frame()["run"]).index("robust")
     assert model.index(row, 0).data().endswith("not scored")
     assert model.index(row, 1).data() == "–"
-    status = {window.files.table.item(r, 0).text(): window.files.table.item(r, 2).text()
-              for r in range(window.files.table.rowCount())}
+    status = {
+        window.files.table.item(r, 0).text(): window.files.table.item(r, 2).text()
+        for r in range(window.files.table.rowCount())
+    }
     assert status["robust"] == "no shared query"
     assert any("robust" in m and "shares no query" in m for m in window.messages.messages)
 
@@ -251,8 +255,9 @@ def test_copy_gives_numbers_at_full_precision_without_marks(qtbot, window, data)
 
 def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
     long = "trec-robust.xml-LMDirichlet1000.0-content-with-a-very-long-name"
-    path = _write(tmp_path / "long.run", [line.rsplit(" ", 1)[0] + " " + long
-                                          for line in data["B"].read_text().splitlines()])
+    path = _write(
+        tmp_path / "long.run", [line.rsplit(" ", 1)[0] + " " + long for line in data["B"].read_text().splitlines()]
+    )
     _load(qtbot, window, [data["qrels"], data["A"], path])
     view = window.per_query.view
     header = view.horizontalHeader()
@@ -260,5 +265,5 @@ def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
     for c in range(1, view.model().columnCount()):
         text = view.model().index(0, c).data()
         assert header.sectionSize(c) >= fm.horizontalAdvance(text) + 6  # the value fits its column
-        assert header.sectionSize(c) < fm.horizontalAdvance(long)      # the header is elided instead
+        assert header.sectionSize(c) < fm.horizontalAdvance(long)  # the header is elided instead
     assert view.model().headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == long

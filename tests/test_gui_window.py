@@ -17,11 +17,11 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
 import metrics.curves  # noqa: E402
 import metrics.readers  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
 from workbench.main_window import MainWindow  # noqa: E402
 from workbench.qtable import RAW_ROLE  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
@@ -50,10 +50,14 @@ def drop(window, paths):
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
     pos = window.rect().center()
-    enter = QDragEnterEvent(pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    enter = QDragEnterEvent(
+        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     QApplication.sendEvent(window, enter)
     assert enter.isAccepted()
-    event = QDropEvent(QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    )
     QApplication.sendEvent(window, event)
     assert event.isAccepted()
 
@@ -101,7 +105,12 @@ def test_drop_loads_files_and_tables_hold_evaluate_values(qtbot, window, sample)
 
     s = window.session
     kinds = {e.name: e.kind for e in s.workspace.entries}
-    assert kinds == {"qrels.txt": "qrels", "run_bm25.txt": "run", "run_bm25_rm3.txt": "run", "run_tfidf_title.txt": "run"}
+    assert kinds == {
+        "qrels.txt": "qrels",
+        "run_bm25.txt": "run",
+        "run_bm25_rm3.txt": "run",
+        "run_tfidf_title.txt": "run",
+    }
     labels = ["bm25", "bm25_rm3", "tfidf_title"]  # run tags
     assert list(s.workspace.runs()) == labels
     ev = expected_evaluation(sample / "qrels.txt", runs, labels)
@@ -538,7 +547,10 @@ def test_screenshot_command(tmp_path, small):
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
     proc = subprocess.run(
         [sys.executable, "-m", "workbench.app", "--screenshot", str(out), "--size", "900x600", *map(str, small)],
-        env=env, capture_output=True, text=True, timeout=120,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     data = out.read_bytes()
@@ -636,9 +648,7 @@ def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, sma
     s = window.session
     monkeypatch.setattr(mw, "LARGE_FILE", 10)
     asked = []
-    monkeypatch.setattr(
-        mw.QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No
-    )
+    monkeypatch.setattr(mw.QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No)
     before = s.workspace.entry_by_label("beta").run
     with qtbot.waitSignal(s.sigFileChangedOnDisk, timeout=TIMEOUT):
         small[2].write_text(small[2].read_text() + "1 Q0 EXTRA 99 -1.0 beta\n")
@@ -662,7 +672,11 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
     qrels = s.results.request.qrels
     assert isinstance(qrels, pd.DataFrame)
     assert sorted(zip(qrels["query_id"], qrels["doc_id"])) == [
-        ("1", "D1"), ("1", "D2"), ("1", "D3"), ("2", "D5"), ("2", "D6")
+        ("1", "D1"),
+        ("1", "D2"),
+        ("1", "D3"),
+        ("2", "D5"),
+        ("2", "D6"),
     ]
     runs = {e.label: e.run for e in s.workspace.run_entries()}
     expected = metrics.evaluate(qrels, runs, list(MEASURES)).summary()
@@ -717,7 +731,8 @@ def test_reader_warnings_reach_the_status_bar(qtbot, window, small, tmp_path):
     lines = small[1].read_text().splitlines()
     lines[-1] = lines[-1].rsplit(" ", 1)[0] + " renamed_tag"
     changed = write_lines(tmp_path / "changing_tag.txt", lines)
-    with qtbot.waitSignals([window.session.sigMessage], timeout=TIMEOUT,
-                           check_params_cbs=[lambda text: "renamed_tag" in text]):
+    with qtbot.waitSignals(
+        [window.session.sigMessage], timeout=TIMEOUT, check_params_cbs=[lambda text: "renamed_tag" in text]
+    ):
         drop(window, [small[0], changed])
     qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)

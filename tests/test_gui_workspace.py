@@ -9,9 +9,9 @@ import shutil
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.errors import InputError  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
 from workbench import workspace_file  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
 
@@ -38,8 +38,14 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
     w = open_window(qtbot, tmp_path / "a", ("map",))
     s = w.session
     runs = project / "runs"
-    w.open_files([project / "qrels" / "qrels.txt", runs / "run_bm25.txt", runs / "run_bm25_rm3.txt",
-                  runs / "run_tfidf_title.txt"])
+    w.open_files(
+        [
+            project / "qrels" / "qrels.txt",
+            runs / "run_bm25.txt",
+            runs / "run_bm25_rm3.txt",
+            runs / "run_tfidf_title.txt",
+        ]
+    )
     _idle(qtbot, w)
     s.rename(str(runs / "run_bm25_rm3.txt"), "RM3 expansion")
     s.move(str(runs / "run_tfidf_title.txt"), -1)
@@ -79,9 +85,15 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
 
 
 def test_a_missing_file_is_reported_and_the_rest_opens(qtbot, project, tmp_path):
-    doc = {"format": workspace_file.FORMAT, "version": 1, "files": [
-        {"path": "qrels/qrels.txt", "kind": "qrels"}, {"path": "runs/run_bm25.txt", "kind": "run"},
-        {"path": "runs/gone.txt", "kind": "run"}]}
+    doc = {
+        "format": workspace_file.FORMAT,
+        "version": 1,
+        "files": [
+            {"path": "qrels/qrels.txt", "kind": "qrels"},
+            {"path": "runs/run_bm25.txt", "kind": "run"},
+            {"path": "runs/gone.txt", "kind": "run"},
+        ],
+    }
     path = project / "w.irwb"
     path.write_text(json.dumps(doc))
     w = open_window(qtbot, tmp_path, ("map",))
@@ -90,20 +102,27 @@ def test_a_missing_file_is_reported_and_the_rest_opens(qtbot, project, tmp_path)
         _idle(qtbot, w)
         assert list(w.session.results.runs) == ["bm25"]
         assert "gone.txt: not found (named in the workspace" in w.messages.text()
-        rows = {w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())}
+        rows = {
+            w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())
+        }
         assert rows["gone.txt"] == "error"
     finally:
         close_window(w)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("not json", "line 1: not a workspace file (JSON expected"),
-    ('{"format": "something else"}', "not a workspace file"),
-    ('{"format": "ir-workbench workspace", "version": 99}', "newer than this program reads"),
-    ('{"format": "ir-workbench workspace", "version": 1, "files": [{"path": "x", "kind": "judgments"}]}',
-     "file 1: kind 'judgments'"),
-    ('{"format": "ir-workbench workspace", "version": 1, "k_max": 0}', '"k_max" must be a whole number >= 1'),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("not json", "line 1: not a workspace file (JSON expected"),
+        ('{"format": "something else"}', "not a workspace file"),
+        ('{"format": "ir-workbench workspace", "version": 99}', "newer than this program reads"),
+        (
+            '{"format": "ir-workbench workspace", "version": 1, "files": [{"path": "x", "kind": "judgments"}]}',
+            "file 1: kind 'judgments'",
+        ),
+        ('{"format": "ir-workbench workspace", "version": 1, "k_max": 0}', '"k_max" must be a whole number >= 1'),
+    ],
+)
 def test_a_bad_workspace_file_names_the_file_and_what_is_wrong(tmp_path, text, message):
     path = tmp_path / "bad.irwb"
     path.write_text(text)
@@ -179,7 +198,9 @@ def test_query_texts_show_beside_the_scores_and_in_the_drill_down(qtbot, project
         assert list(frame.columns[:2]) == ["query_id", "query"]
         texts = dict(zip(frame["query_id"], frame["query"]))
         assert texts["401"] == "foreign minorities germany" and texts["403"] == ""
-        status = {w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())}
+        status = {
+            w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())
+        }
         assert status["queries.tsv"] == "2 queries"
         with qtbot.waitSignal(s.sigDrilldownChanged, timeout=TIMEOUT):
             s.select_query("402")

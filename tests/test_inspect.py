@@ -38,7 +38,9 @@ def _dl19_like(tmp_path, *, sep=" ", qrels_iter="Q0", gz=False, seed=1):
             grade = 0 if qi in (1, 2) else int(rng.choice(4, p=[0.6, 0.2, 0.15, 0.05]))
             qrels_rows.append((q, f"D{d}", grade))
     run_text = "".join(f"{q}{sep}Q0{sep}{d}{sep}{r}{sep}{s}{sep}{t}\n" for q, d, r, s, t in run_rows)
-    qrels_text = "# judged by assessors\n" + "".join(f"{q}{sep}{qrels_iter}{sep}{d}{sep}{g}\n" for q, d, g in qrels_rows)
+    qrels_text = "# judged by assessors\n" + "".join(
+        f"{q}{sep}{qrels_iter}{sep}{d}{sep}{g}\n" for q, d, g in qrels_rows
+    )
     run_path = tmp_path / ("run.txt.gz" if gz else "run.txt")
     qrels_path = tmp_path / ("qrels.txt.gz" if gz else "qrels.txt")
     for path, text in ((run_path, run_text), (qrels_path, qrels_text)):
@@ -72,15 +74,21 @@ def test_run_and_qrels_figures_in_real_layouts(tmp_path, sep, qrels_iter, gz):
     assert q["kind"] == "qrels" and "4 fields" in q["kind_reason"]
     assert q["lines"] == len(qrels_rows) and q["comment_lines"] == 1
     assert q["head"][0]["line"] == 2 and q["head"][0]["fields"] == [str(x) for x in qrels_rows[0]][:1] + [
-        qrels_iter, qrels_rows[0][1], str(qrels_rows[0][2])]
+        qrels_iter,
+        qrels_rows[0][1],
+        str(qrels_rows[0][2]),
+    ]
     assert q["columns"] == ["qid", "iter", "docid", "grade"]
     assert q["queries"] == 43 and q["judgments"] == len(qrels_rows)
     assert q["grades"] == dict(sorted(Counter(g for *_, g in qrels_rows).items()))
     relevant = Counter()
     for qq, _, g in qrels_rows:
         relevant[qq] += g >= 1
-    assert q["relevant_per_query"] == {"min": min(relevant.values()), "max": max(relevant.values()),
-                                       "median": statistics.median(relevant.values())}
+    assert q["relevant_per_query"] == {
+        "min": min(relevant.values()),
+        "max": max(relevant.values()),
+        "median": statistics.median(relevant.values()),
+    }
     assert sorted(q["queries_without_relevant"]) == sorted(k for k, v in relevant.items() if v == 0)
 
     qrels = metrics.read_qrels(qrels_path)
@@ -122,8 +130,9 @@ def test_a_run_sharing_no_query_with_the_qrels_is_a_problem(tmp_path):
     r = mi.inspect_file(run, qrels=metrics.read_qrels(qrels)).to_dict()
     assert r["against_qrels"]["shared_queries"] == 0
     assert r["against_qrels"]["queries_only_in_qrels"] == ["19335"]
-    assert any(p["severity"] == "error" and "no query of this run is in the qrels" in p["message"]
-               for p in r["problems"])
+    assert any(
+        p["severity"] == "error" and "no query of this run is in the qrels" in p["message"] for p in r["problems"]
+    )
 
 
 def test_a_bad_file_is_still_described_with_its_error_and_line(tmp_path):
@@ -140,8 +149,22 @@ def test_cli_inspect_json_round_trip(tmp_path):
     run_path, qrels_path, run_rows, qrels_rows = _dl19_like(tmp_path)
     bad = tmp_path / "bad.txt"
     bad.write_text("1 0 a\n")
-    out = subprocess.run([sys.executable, "-m", "metrics.cli", "--inspect", str(qrels_path), str(run_path),
-                          str(bad), "--format", "json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "metrics.cli",
+            "--inspect",
+            str(qrels_path),
+            str(run_path),
+            str(bad),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 2, out.stderr  # one file could not be read
     doc = json.loads(out.stdout)
     assert [d["path"] for d in doc] == [str(qrels_path), str(run_path), str(bad)]

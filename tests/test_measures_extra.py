@@ -18,23 +18,33 @@ from metrics.measures import FAMILIES
 from metrics.measures.extra import ndcg_options
 from metrics.measures.irm import IR_MEASURES_NAMES, ir_measures_name
 
-
 # ------------------------------------------------------------------ data
 
 
 def frames(qrels_rows, run_rows, name="run"):
     q, d, r = zip(*qrels_rows)
-    qrels = pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                          "relevance": np.asarray(r, dtype=np.int64)})
+    qrels = pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "relevance": np.asarray(r, dtype=np.int64),
+        }
+    )
     q, d, s = zip(*run_rows)
-    run = pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                        "score": np.asarray(s, dtype=np.float64)})
+    run = pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "score": np.asarray(s, dtype=np.float64),
+        }
+    )
     run.attrs["name"] = name
     return qrels, run
 
 
-def random_collection(seed, n_queries=14, n_docs=50, ties=True, max_grade=4, numeric_ids=False,
-                      every_query_relevant=False):
+def random_collection(
+    seed, n_queries=14, n_docs=50, ties=True, max_grade=4, numeric_ids=False, every_query_relevant=False
+):
     """Grades -1..max_grade (negative: in the qrels, unjudged), score ties,
     retrieved documents outside the qrels, queries without relevant
     documents, a qrels-only and a run-only query; rankings of 1..45 docs."""
@@ -75,8 +85,7 @@ def reference_rankings(qrels, run):
     for q, d, g in zip(qrels["query_id"], qrels["doc_id"], qrels["relevance"]):
         judged.setdefault(q, {})[d] = int(g)
     out = {}
-    rows = sorted(zip(run["query_id"], run["score"], run["doc_id"]), key=lambda t: t[2].encode(),
-                  reverse=True)
+    rows = sorted(zip(run["query_id"], run["score"], run["doc_id"]), key=lambda t: t[2].encode(), reverse=True)
     rows.sort(key=lambda t: (t[0], -t[1]))  # stable: ties stay in descending doc id order
     for q, _, d in rows:
         if q in judged:
@@ -88,7 +97,7 @@ def reference_rankings(qrels, run):
 
 def ref_ndcg(codes, grades, k, gain="linear", discount="log", base=2.0, ideal="all"):
     def g(x):
-        return 0.0 if x <= 0 else (2.0 ** x - 1.0 if gain == "exp" else float(x))
+        return 0.0 if x <= 0 else (2.0**x - 1.0 if gain == "exp" else float(x))
 
     def d(i):  # 1-based rank
         if discount == "jk":
@@ -105,7 +114,7 @@ def ref_ndcg(codes, grades, k, gain="linear", discount="log", base=2.0, ideal="a
 
 def ref_interpolated_ap(codes, grades, level=1):
     rel = [c >= level for c in codes]
-    prec = [sum(rel[:i + 1]) / (i + 1) for i in range(len(codes))]
+    prec = [sum(rel[: i + 1]) / (i + 1) for i in range(len(codes))]
     num_rel = sum(1 for x in grades if x >= level)
     total = sum(max(prec[i:]) for i in range(len(codes)) if rel[i])
     return total / num_rel if any(rel) else 0.0
@@ -113,52 +122,77 @@ def ref_interpolated_ap(codes, grades, level=1):
 
 def ref_err(codes, k):
     score, decay = 0.0, 1.0
-    for i, c in enumerate(codes[:k or None], 1):
-        r = (2.0 ** c - 1.0) / 16.0 if c > 0 else 0.0
+    for i, c in enumerate(codes[: k or None], 1):
+        r = (2.0**c - 1.0) / 16.0 if c > 0 else 0.0
         score += r * decay / i
         decay *= 1.0 - r
     return score
 
 
 def ref_judged(codes, k):
-    top = codes[:k or None]
+    top = codes[: k or None]
     return sum(c != -1 for c in top) / len(top)
 
 
 def per_query(ev) -> dict:
-    return {(m, q): v for m, q, v in zip(ev.per_query["measure"], ev.per_query["query_id"],
-                                          ev.per_query["value"])}
+    return {(m, q): v for m, q, v in zip(ev.per_query["measure"], ev.per_query["query_id"], ev.per_query["value"])}
 
 
 # ------------------------------------------------------------- the names
 
 EXPECTED = {
-    "AP": Measure("map"), "MAP": Measure("map"), "RR": Measure("recip_rank"),
-    "MRR": Measure("recip_rank"), "nDCG@10": Measure("ndcg_cut", (10,)),
-    "NDCG@10": Measure("ndcg_cut", (10,)), "nDCG": Measure("ndcg"), "P@5": Measure("P", (5,)),
-    "Precision@5": Measure("P", (5,)), "R@100": Measure("recall", (100,)),
-    "Recall@100": Measure("recall", (100,)), "Rprec": Measure("Rprec"), "RPrec": Measure("Rprec"),
-    "Bpref": Measure("bpref"), "BPref": Measure("bpref"), "Success@1": Measure("success", (1,)),
-    "Judged@10": Measure("Judged", (10,)), "Judged": Measure("Judged", (0,)),
-    "P(rel=2)@5": Measure("P", (5,), rel=2), "P(rel=1)@5": Measure("P", (5,), rel=1),
-    "RBP(p=0.8)": Measure("rbp", (("p", 0.8),)), "RBP": Measure("rbp", (("p", 0.8),)),
-    "RBP(p=0.95)": Measure("rbp", (("p", 0.95),)), "ERR@20": Measure("ERR", (20,)),
-    "ERR": Measure("ERR", (0,)), "AP@100": Measure("map_cut", (100,)),
+    "AP": Measure("map"),
+    "MAP": Measure("map"),
+    "RR": Measure("recip_rank"),
+    "MRR": Measure("recip_rank"),
+    "nDCG@10": Measure("ndcg_cut", (10,)),
+    "NDCG@10": Measure("ndcg_cut", (10,)),
+    "nDCG": Measure("ndcg"),
+    "P@5": Measure("P", (5,)),
+    "Precision@5": Measure("P", (5,)),
+    "R@100": Measure("recall", (100,)),
+    "Recall@100": Measure("recall", (100,)),
+    "Rprec": Measure("Rprec"),
+    "RPrec": Measure("Rprec"),
+    "Bpref": Measure("bpref"),
+    "BPref": Measure("bpref"),
+    "Success@1": Measure("success", (1,)),
+    "Judged@10": Measure("Judged", (10,)),
+    "Judged": Measure("Judged", (0,)),
+    "P(rel=2)@5": Measure("P", (5,), rel=2),
+    "P(rel=1)@5": Measure("P", (5,), rel=1),
+    "RBP(p=0.8)": Measure("rbp", (("p", 0.8),)),
+    "RBP": Measure("rbp", (("p", 0.8),)),
+    "RBP(p=0.95)": Measure("rbp", (("p", 0.95),)),
+    "ERR@20": Measure("ERR", (20,)),
+    "ERR": Measure("ERR", (0,)),
+    "AP@100": Measure("map_cut", (100,)),
     "AP(rel=2)@100": Measure("map_cut", (100,), rel=2),
-    "NumRet": Measure("num_ret"), "NumRel": Measure("num_rel"), "NumRelRet": Measure("num_rel_ret"),
-    "NumRet(rel=1)": Measure("num_rel_ret", rel=1), "NumRet(rel=2)": Measure("num_rel_ret", rel=2),
-    "NumQ": Measure("num_q"), "IPrec@0.5": Measure("iprec_at_recall", (0.5,)),
+    "NumRet": Measure("num_ret"),
+    "NumRel": Measure("num_rel"),
+    "NumRelRet": Measure("num_rel_ret"),
+    "NumRet(rel=1)": Measure("num_rel_ret", rel=1),
+    "NumRet(rel=2)": Measure("num_rel_ret", rel=2),
+    "NumQ": Measure("num_q"),
+    "IPrec@0.5": Measure("iprec_at_recall", (0.5,)),
     "IPrec(rel=2)@0.25": Measure("iprec_at_recall", (0.25,), rel=2),
-    "SetP": Measure("set_P"), "SetP(relative=True)": Measure("set_relative_P"),
-    "SetRelP": Measure("set_relative_P"), "SetR": Measure("set_recall"),
-    "SetF": Measure("set_F", (1.0,)), "SetF(beta=0.5)": Measure("set_F", (0.5,)),
-    "SetAP": Measure("set_map"), "infAP": Measure("infAP"), "Bpref(rel=2)": Measure("bpref", rel=2),
-    "RR(rel=3)": Measure("recip_rank", rel=3), "Success(rel=2)@10": Measure("success", (10,), rel=2),
+    "SetP": Measure("set_P"),
+    "SetP(relative=True)": Measure("set_relative_P"),
+    "SetRelP": Measure("set_relative_P"),
+    "SetR": Measure("set_recall"),
+    "SetF": Measure("set_F", (1.0,)),
+    "SetF(beta=0.5)": Measure("set_F", (0.5,)),
+    "SetAP": Measure("set_map"),
+    "infAP": Measure("infAP"),
+    "Bpref(rel=2)": Measure("bpref", rel=2),
+    "RR(rel=3)": Measure("recip_rank", rel=3),
+    "Success(rel=2)@10": Measure("success", (10,), rel=2),
     "nDCG(gains={1: 3, 2: 9})": Measure("ndcg", (("1", 3.0), ("2", 9.0))),
     "nDCG(dcg='exp-log2')@10": Measure("ndcg_ext", (10,), options=(("gain", "exp"),)),
     "nDCG(dcg=log2)@10": Measure("ndcg_cut", (10,)),
-    "nDCG(gain=exp,discount=jk,base=2,ideal=retrieved)@10":
-        Measure("ndcg_ext", (10,), options=(("discount", "jk"), ("gain", "exp"), ("ideal", "retrieved"))),
+    "nDCG(gain=exp,discount=jk,base=2,ideal=retrieved)@10": Measure(
+        "ndcg_ext", (10,), options=(("discount", "jk"), ("gain", "exp"), ("ideal", "retrieved"))
+    ),
     "nDCG(discount=jk, base=3)": Measure("ndcg_ext", (0,), options=(("base", "3"), ("discount", "jk"))),
     "nDCG(gain='exp')": Measure("ndcg_ext", (0,), options=(("gain", "exp"),)),
     "AP(interpolated)": Measure("map_ext", options=(("precision", "interpolated"),)),
@@ -190,15 +224,16 @@ def test_every_ir_measures_name_is_understood():
 
 
 def test_canonical_names_of_the_variants():
-    assert str(parse_measures("nDCG(gain=exp,discount=jk,base=2,ideal=retrieved)@10")[0]) == \
-        "ndcg_ext_10(discount=jk,gain=exp,ideal=retrieved)"
+    assert (
+        str(parse_measures("nDCG(gain=exp,discount=jk,base=2,ideal=retrieved)@10")[0])
+        == "ndcg_ext_10(discount=jk,gain=exp,ideal=retrieved)"
+    )
     assert str(parse_measures("AP(interpolated)")[0]) == "map_ext(precision=interpolated)"
     assert str(parse_measures("ERR@20")[0]) == "ERR_20"
     assert str(parse_measures("P(rel=2)@5")[0]) == "P_5(rel=2)"
     assert ir_measures_name(parse_measures("ndcg_cut.10")[0]) == "nDCG@10"
     assert ir_measures_name(parse_measures("map")[0]) == "AP"
-    assert ir_measures_name(parse_measures("ndcg_ext_10(gain=exp,discount=jk)")[0]) == \
-        "nDCG(discount=jk,gain=exp)@10"
+    assert ir_measures_name(parse_measures("ndcg_ext_10(gain=exp,discount=jk)")[0]) == "nDCG(discount=jk,gain=exp)@10"
     # measures without an ir_measures name
     for trec in ("gm_map", "utility", "rbp", "11pt_avg", "relative_P_5", "ndcg_cut_10(rel=2)"):
         assert ir_measures_name(parse_measures(trec)[0]) is None
@@ -210,14 +245,39 @@ def test_trec_syntax_items_for_the_new_families():
     assert [str(m) for m in parse_measures("ndcg_ext_10(gain=exp)")] == ["ndcg_ext_10(gain=exp)"]
 
 
-@pytest.mark.parametrize("name", [
-    "RR@10", "R", "Success", "IPrec", "nDCG(rel=2)@10", "AP(judged_only=True)",
-    "P(judged_only=True)@5", "nDCG(gain=cubic)@10", "nDCG(discount=zipf)", "nDCG(base=1,discount=jk)",
-    "nDCG(ideal=best)", "nDCG(dcg=exp)@5", "nDCG(dcg='exp-log2', gain=linear)@5",
-    "nDCG(gains={1: 3})@10", "nDCG(gains={1: 3}, gain=exp)", "RBP(rel=1)", "RBP@10",
-    "AP(interpolated)@10", "AP(precision=smoothed)", "P(rel=1.5)@5", "P@0", "P@2.5",
-    "P(cutoff=5, foo=1)", "SetF(beta=x)", "NumQ(rel=2)", "Compat", "alpha_nDCG@10", "nDCG@10@5",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "RR@10",
+        "R",
+        "Success",
+        "IPrec",
+        "nDCG(rel=2)@10",
+        "AP(judged_only=True)",
+        "P(judged_only=True)@5",
+        "nDCG(gain=cubic)@10",
+        "nDCG(discount=zipf)",
+        "nDCG(base=1,discount=jk)",
+        "nDCG(ideal=best)",
+        "nDCG(dcg=exp)@5",
+        "nDCG(dcg='exp-log2', gain=linear)@5",
+        "nDCG(gains={1: 3})@10",
+        "nDCG(gains={1: 3}, gain=exp)",
+        "RBP(rel=1)",
+        "RBP@10",
+        "AP(interpolated)@10",
+        "AP(precision=smoothed)",
+        "P(rel=1.5)@5",
+        "P@0",
+        "P@2.5",
+        "P(cutoff=5, foo=1)",
+        "SetF(beta=x)",
+        "NumQ(rel=2)",
+        "Compat",
+        "alpha_nDCG@10",
+        "nDCG@10@5",
+    ],
+)
 def test_unsupported_names_are_refused(name):
     with pytest.raises(ValueError):
         parse_measures(name)
@@ -232,9 +292,14 @@ def test_judged_only_is_an_evaluation_setting():
 # ------------------------------------------------- values of the new families
 
 OPTION_SETS = [
-    {}, {"gain": "exp"}, {"discount": "jk"}, {"discount": "jk", "base": "3"},
-    {"discount": "log", "base": "10"}, {"ideal": "retrieved"},
-    {"gain": "exp", "discount": "jk", "ideal": "retrieved"}, {"discount": "jk", "base": "1.5"},
+    {},
+    {"gain": "exp"},
+    {"discount": "jk"},
+    {"discount": "jk", "base": "3"},
+    {"discount": "log", "base": "10"},
+    {"ideal": "retrieved"},
+    {"gain": "exp", "discount": "jk", "ideal": "retrieved"},
+    {"discount": "jk", "base": "1.5"},
 ]
 
 
@@ -258,9 +323,12 @@ def test_ndcg_ext_matches_reference(collection, options):
 def test_variants_with_default_options_are_trec_eval_ndcg_and_map(collection):
     qrels, run = collection
     cuts = (1, 5, 10, 20, 1000)
-    ev = evaluate(qrels, run, ["ndcg", "map", "ndcg_cut." + ",".join(map(str, cuts)),
-                               Measure("ndcg_ext", (0,)), Measure("map_ext")]
-                  + [Measure("ndcg_ext", (k,)) for k in cuts])
+    ev = evaluate(
+        qrels,
+        run,
+        ["ndcg", "map", "ndcg_cut." + ",".join(map(str, cuts)), Measure("ndcg_ext", (0,)), Measure("map_ext")]
+        + [Measure("ndcg_ext", (k,)) for k in cuts],
+    )
     pq = ev.per_query.pivot(index="query_id", columns="measure", values="value")
     agg = dict(zip(ev.aggregate["measure"], ev.aggregate["value"]))
     pairs = [("ndcg_ext", "ndcg"), ("map_ext", "map")] + [(f"ndcg_ext_{k}", f"ndcg_cut_{k}") for k in cuts]
@@ -293,8 +361,10 @@ def test_err_and_judged_match_reference():
 
 
 def test_err_and_judged_by_hand():
-    qrels, run = frames([("q", "a", 4), ("q", "b", 0), ("q", "c", 2), ("q", "e", -1)],
-                        [("q", "a", 5.0), ("q", "x", 4.0), ("q", "c", 3.0), ("q", "e", 2.0)])
+    qrels, run = frames(
+        [("q", "a", 4), ("q", "b", 0), ("q", "c", 2), ("q", "e", -1)],
+        [("q", "a", 5.0), ("q", "x", 4.0), ("q", "c", 3.0), ("q", "e", 2.0)],
+    )
     ev = evaluate(qrels, run, ["ERR@1", "ERR@3", "Judged@2", "Judged@10", "Judged"])
     got = {m: v for m, v in zip(ev.aggregate["measure"], ev.aggregate["value"])}
     assert got["ERR_1"] == 15 / 16
@@ -312,10 +382,12 @@ def test_err_refuses_grades_above_four():
 
 def test_bad_options_on_measure_objects_are_refused():
     qrels, run = random_collection(0)
-    for m in (Measure("ndcg_ext", (10,), options=(("gain", "cubic"),)),
-              Measure("ndcg_ext", (10,), options=(("gian", "exp"),)),
-              Measure("map_ext", options=(("precision", "smoothed"),)),
-              Measure("map_ext", options=(("interpolated", ""),))):
+    for m in (
+        Measure("ndcg_ext", (10,), options=(("gain", "cubic"),)),
+        Measure("ndcg_ext", (10,), options=(("gian", "exp"),)),
+        Measure("map_ext", options=(("precision", "smoothed"),)),
+        Measure("map_ext", options=(("interpolated", ""),)),
+    ):
         with pytest.raises(ValueError):
             evaluate(qrels, run, [m])
 
@@ -344,9 +416,30 @@ def test_same_values_as_ir_measures_pytrec_eval(seed):
     irm = _ir_measures()
     pytest.importorskip("pytrec_eval")
     qrels, run = random_collection(seed, ties=False)
-    names = ["AP", "AP@10", "RR", "nDCG", "nDCG@10", "P@5", "P(rel=2)@5", "R@20", "Rprec", "Bpref",
-             "Success@1", "IPrec@0.5", "NumRet", "NumRelRet", "NumRel", "SetP", "SetR", "SetF",
-             "SetF(beta=0.5)", "SetAP", "infAP", "AP(rel=2)"]
+    names = [
+        "AP",
+        "AP@10",
+        "RR",
+        "nDCG",
+        "nDCG@10",
+        "P@5",
+        "P(rel=2)@5",
+        "R@20",
+        "Rprec",
+        "Bpref",
+        "Success@1",
+        "IPrec@0.5",
+        "NumRet",
+        "NumRelRet",
+        "NumRel",
+        "SetP",
+        "SetR",
+        "SetF",
+        "SetF(beta=0.5)",
+        "SetAP",
+        "infAP",
+        "AP(rel=2)",
+    ]
     ev = evaluate(qrels, run, names)
     got = per_query(ev)
     for name in names:
@@ -355,8 +448,10 @@ def test_same_values_as_ir_measures_pytrec_eval(seed):
         for metric in irm.pytrec_eval.iter_calc([theirs], qrels, run):
             if metric.query_id not in ev.query_ids["run"]:
                 continue  # pytrec_eval also scores qrels queries the run does not have
-            assert got[(str(ours), metric.query_id)] == pytest.approx(metric.value, rel=1e-9, abs=1e-12), \
-                (name, metric.query_id)
+            assert got[(str(ours), metric.query_id)] == pytest.approx(metric.value, rel=1e-9, abs=1e-12), (
+                name,
+                metric.query_id,
+            )
 
 
 @pytest.mark.skipif(shutil.which("perl") is None, reason="gdeval needs perl")

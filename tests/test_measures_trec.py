@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import qrels_frame, random_collection, run_frame
 
 import metrics
-from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
+from metrics.measures import FAMILIES, NICKNAMES, parse_measures
 from metrics.ranking import NONPOOL, UNJUDGED, build_ranking
-from conftest import qrels_frame, random_collection, run_frame
 
 
 def values(ev, run=None):
@@ -52,7 +52,7 @@ def test_relevance_codes_and_counts():
     r = build_ranking(qrels, run)
     assert r.rel.tolist() == [2, 0, UNJUDGED, NONPOOL, 1]
     assert r.num_ret.tolist() == [5]
-    assert r.num_rel.tolist() == [3]          # a, d, e (negative grade is not judged)
+    assert r.num_rel.tolist() == [3]  # a, d, e (negative grade is not judged)
     assert r.num_rel_ret.tolist() == [2]
     assert r.rel_levels.tolist() == [[1, 1, 1, 1]]  # grades 0..3, the -1 is not counted
     assert r.num_nonpool.tolist() == [1] and r.num_unjudged.tolist() == [1]
@@ -91,10 +91,9 @@ def test_missing_queries_skipped_with_warning_or_placeholder_with_complete():
     assert len(ev.warnings) == 1 and "'2'" not in ev.warnings[0] and "2" in ev.warnings[0]
     assert summary(ev) == {"num_q": 1, "num_ret": 2, "num_rel": 1, "map": 1.0, "P_1": 1.0}
 
-    ev = metrics.evaluate(qrels, run, ["num_q", "num_ret", "num_rel", "map", "P.1", "relstring"],
-                          complete=True)
+    ev = metrics.evaluate(qrels, run, ["num_q", "num_ret", "num_rel", "map", "P.1", "relstring"], complete=True)
     assert ev.query_ids["tag"] == ["1", "2"] and ev.warnings == []
-    assert values(ev)[("2", "num_ret")] == 0      # trec_eval resets num_ret of the placeholder
+    assert values(ev)[("2", "num_ret")] == 0  # trec_eval resets num_ret of the placeholder
     assert values(ev)[("2", "map")] == 0.0
     assert summary(ev) == {"num_q": 2, "num_ret": 2, "num_rel": 3, "map": 0.5, "P_1": 0.5}
     assert ev.text.set_index("query_id")["value"].to_dict() == {"1": "1-", "2": ""}
@@ -160,10 +159,25 @@ def test_gm_map_floors_at_min_geo_mean():
 # ------------------------------------------------------------- identity
 
 
-@pytest.mark.parametrize("spec", ["all_trec", "official", "set", "P.5,7,3", "ndcg.1=3,2=9",
-                                  "utility.2,-1,0,0", "rbp.p=0.8", "Rprec_mult.0.2", "relstring.20",
-                                  "11pt_avg..25,.5", "success.2,5", "iprec_at_recall.0.333",
-                                  "dcg", "G.0=0.5"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "all_trec",
+        "official",
+        "set",
+        "P.5,7,3",
+        "ndcg.1=3,2=9",
+        "utility.2,-1,0,0",
+        "rbp.p=0.8",
+        "Rprec_mult.0.2",
+        "relstring.20",
+        "11pt_avg..25,.5",
+        "success.2,5",
+        "iprec_at_recall.0.333",
+        "dcg",
+        "G.0=0.5",
+    ],
+)
 def test_names_round_trip(spec):
     for m in parse_measures(spec):
         assert parse_measures(str(m)) == [m]
@@ -283,8 +297,12 @@ def test_placeholder_resets_follow_trec_eval_names():
     # matches the printed name), likewise utility and rbp_resid
     qrels = qrels_frame([("1", "a", 1), ("2", "b", 1)])
     run = run_frame([("1", "a", 1.0)])
-    ev = metrics.evaluate(qrels, run, ["relstring", "relstring.20", "utility", "utility.1,-1,0,0.5",
-                                       "rbp_resid", "rbp_resid.p=0.5"], complete=True)
+    ev = metrics.evaluate(
+        qrels,
+        run,
+        ["relstring", "relstring.20", "utility", "utility.1,-1,0,0.5", "rbp_resid", "rbp_resid.p=0.5"],
+        complete=True,
+    )
     text = {(q, m): v for q, m, v in zip(ev.text["query_id"], ev.text["measure"], ev.text["value"])}
     assert text[("2", "relstring")] == "" and text[("2", "relstring_20")] == "-"
     v = values(ev)

@@ -10,18 +10,16 @@ byte for byte as well.
 from __future__ import annotations
 
 import math
-import os
 import subprocess
 
 import numpy as np
 import pytest
-
-import trec_eval_ref
 import pytrec_eval
+import trec_eval_ref
+from conftest import qrels_frame, random_collection, run_frame, write_trec
 
 import metrics
-from metrics.measures import FAMILIES, NICKNAMES
-from conftest import qrels_frame, random_collection, run_frame, write_trec
+from metrics.measures import FAMILIES
 
 # Every registered family that pytrec_eval knows is checked against it.
 # trec_eval 10.0 families that 9.x lacks are checked against the 10.0 binary.
@@ -50,16 +48,18 @@ def _oracle_families():
 
 
 @pytest.mark.parametrize("family", _oracle_families())
-@pytest.mark.parametrize("options", [dict(), dict(relevance_level=2), dict(judged_only=True)],
-                         ids=["l1", "l2", "J"])
+@pytest.mark.parametrize("options", [dict(), dict(relevance_level=2), dict(judged_only=True)], ids=["l1", "l2", "J"])
 def test_matches_pytrec_eval(family, options, collection):
     qrels, run = collection
     measures = metrics.parse_measures(family)
     ev = metrics.evaluate(qrels, run, measures, **options)
     qd, rd = _dicts(qrels, run)
     oracle = pytrec_eval.RelevanceEvaluator(
-        qd, {family}, relevance_level=options.get("relevance_level", 1),
-        judged_docs_only_flag=options.get("judged_only", False)).evaluate(rd)
+        qd,
+        {family},
+        relevance_level=options.get("relevance_level", 1),
+        judged_docs_only_flag=options.get("judged_only", False),
+    ).evaluate(rd)
     pq = ev.per_query
     ours = {(q, m): v for q, m, v in zip(pq["query_id"], pq["measure"], pq["value"])}
     num_rel = {q: int(v) for q, v in ev_num_rel(qrels, run, options).items()}
@@ -85,16 +85,28 @@ def test_matches_pytrec_eval(family, options, collection):
             assert agg[str(m)] == pytest.approx(col.mean(), abs=1e-12, nan_ok=True)
 
 
-PARAMETERISED = ["P.1,3,7", "recall.1,3,7", "ndcg_cut.1,3,7", "map_cut.1,3,7", "relative_P.1,3,7",
-                 "success.1,2,7", "Rprec_mult.0.5,1.5,3", "set_F.0.5"]
+PARAMETERISED = [
+    "P.1,3,7",
+    "recall.1,3,7",
+    "ndcg_cut.1,3,7",
+    "map_cut.1,3,7",
+    "relative_P.1,3,7",
+    "success.1,2,7",
+    "Rprec_mult.0.5,1.5,3",
+    "set_F.0.5",
+]
 
 
 @pytest.mark.parametrize("spec", PARAMETERISED)
 def test_parameters_match_pytrec_eval(spec, collection):
     qrels, run = collection
     measures = metrics.parse_measures(spec)
-    ours = {(q, m): v for q, m, v in zip(*(metrics.evaluate(qrels, run, measures).per_query[c]
-                                            for c in ("query_id", "measure", "value")))}
+    ours = {
+        (q, m): v
+        for q, m, v in zip(
+            *(metrics.evaluate(qrels, run, measures).per_query[c] for c in ("query_id", "measure", "value"))
+        )
+    }
     qd, rd = _dicts(qrels, run)
     oracle = pytrec_eval.RelevanceEvaluator(qd, {spec}).evaluate(rd)
     for q, vals in oracle.items():
@@ -144,10 +156,24 @@ BINARY_CASES = [
     (["-c", "-l3", "-M20"], dict(complete=True, relevance_level=3, max_docs=20)),
 ]
 BINARY_MEASURES = [
-    ["all_trec", "ndcg.1=0.5,2=1.7,3=-2", "P.1,2,3,7", "rbp.p=0.8",
-     "iprec_at_recall.0,.05,.15,.33,.45,.55,.65,.85,.95,1", "relstring.15"],
-    ["all_trec", "dcg", "ideal_dcg", "Rndcg.1=2,2=2,3=5", "G.0=0.5,3=2.5",
-     "utility.2,-1,0.5,0", "11pt_avg..25,.5", "set_F.0.5"],
+    [
+        "all_trec",
+        "ndcg.1=0.5,2=1.7,3=-2",
+        "P.1,2,3,7",
+        "rbp.p=0.8",
+        "iprec_at_recall.0,.05,.15,.33,.45,.55,.65,.85,.95,1",
+        "relstring.15",
+    ],
+    [
+        "all_trec",
+        "dcg",
+        "ideal_dcg",
+        "Rndcg.1=2,2=2,3=5",
+        "G.0=0.5,3=2.5",
+        "utility.2,-1,0.5,0",
+        "11pt_avg..25,.5",
+        "set_F.0.5",
+    ],
 ]
 
 

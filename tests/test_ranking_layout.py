@@ -4,25 +4,35 @@ And the block-wise segment kernels equal plain left-to-right sums."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
-
 import trec_eval_ref
+from conftest import random_collection, write_trec
 
 import metrics
 from metrics import ranking
 from metrics.measures import _kernels
 from metrics.ranking import build_ranking
 
-from conftest import random_collection, write_trec
-
-RANK_ARRAYS = ("offsets", "rel", "qidx", "rank", "relcum", "num_ret", "num_rel", "num_rel_ret",
-               "num_nonpool", "num_unjudged", "rel_levels", "num_rel_levels", "placeholder")
+RANK_ARRAYS = (
+    "offsets",
+    "rel",
+    "qidx",
+    "rank",
+    "relcum",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonpool",
+    "num_unjudged",
+    "rel_levels",
+    "num_rel_levels",
+    "placeholder",
+)
 
 
 def _chunked(run: pd.DataFrame, n_chunks: int) -> pd.DataFrame:
@@ -31,11 +41,9 @@ def _chunked(run: pd.DataFrame, n_chunks: int) -> pd.DataFrame:
 
     def split(column):
         values = pa.array(run[column].tolist(), type=pa.large_string())
-        return pd.Series(pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:])]),
-                         dtype="str")
+        return pd.Series(pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:])]), dtype="str")
 
-    out = pd.DataFrame({"query_id": split("query_id"), "doc_id": split("doc_id"),
-                        "score": run["score"].to_numpy()})
+    out = pd.DataFrame({"query_id": split("query_id"), "doc_id": split("doc_id"), "score": run["score"].to_numpy()})
     out.attrs.update(run.attrs)
     return out
 
@@ -63,8 +71,9 @@ def _layouts(run: pd.DataFrame, seed: int):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("options", [{}, {"complete": True}, {"max_docs": 9, "relevance_level": 2},
-                                     {"judged_only": True}])
+@pytest.mark.parametrize(
+    "options", [{}, {"complete": True}, {"max_docs": 9, "relevance_level": 2}, {"judged_only": True}]
+)
 def test_layout_does_not_change_the_ranking(seed, options):
     qrels, run = random_collection(seed, n_queries=15, n_docs=80, depth=70)
     expected = build_ranking(qrels, run, **options)
@@ -73,8 +82,7 @@ def test_layout_does_not_change_the_ranking(seed, options):
         got = build_ranking(qrels, other, **options)
         assert list(got.query_ids) == list(expected.query_ids), name
         for field in RANK_ARRAYS:
-            np.testing.assert_array_equal(getattr(got, field), getattr(expected, field),
-                                          err_msg=f"{name}: {field}")
+            np.testing.assert_array_equal(getattr(got, field), getattr(expected, field), err_msg=f"{name}: {field}")
         other_values = metrics.evaluate(qrels, other, "all_trec", **options).per_query["value"]
         np.testing.assert_array_equal(other_values.to_numpy(), values, err_msg=name)
 
@@ -129,8 +137,7 @@ def test_segment_kernels_add_left_to_right_in_every_block(lengths, monkeypatch):
         np.testing.assert_array_equal(rev[a:b], _sequential(x[a:b][::-1], [0, b - a])[1][::-1])
 
 
-@pytest.mark.parametrize("top, dtype", [(3, np.int8), (127, np.int8), (128, np.int16),
-                                        (40000, np.int32)])
+@pytest.mark.parametrize("top, dtype", [(3, np.int8), (127, np.int8), (128, np.int16), (40000, np.int32)])
 def test_relevance_codes_take_the_smallest_type_that_holds_the_grades(top, dtype):
     qrels, run = random_collection(1)
     qrels.loc[qrels.index[0], "relevance"] = top
@@ -142,8 +149,9 @@ TREC_EVAL_BIN = trec_eval_ref.BIN
 
 @pytest.mark.skipif(not TREC_EVAL_BIN, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("top", [200])
-@pytest.mark.parametrize("flags, options", [([], {}), (["-l150"], {"relevance_level": 150}),
-                                            (["-c"], {"complete": True})])
+@pytest.mark.parametrize(
+    "flags, options", [([], {}), (["-l150"], {"relevance_level": 150}), (["-c"], {"complete": True})]
+)
 def test_wide_grades_match_trec_eval_10_binary(top, flags, options, tmp_path):
     qrels, run = random_collection(4, n_queries=10, n_docs=50, depth=40)
     qrels = qrels[qrels["query_id"].isin(set(run["query_id"]))].reset_index(drop=True)

@@ -3,16 +3,13 @@ gain table; documents outside the qrels keep gain 0."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
-
 import trec_eval_ref
+from conftest import qrels_frame, random_collection, run_frame, write_trec
 
 import metrics
-
-from conftest import qrels_frame, random_collection, run_frame, write_trec
 
 TREC_EVAL_BIN = trec_eval_ref.BIN
 
@@ -30,8 +27,7 @@ def test_unjudged_documents_keep_gain_zero_when_gains_are_rescaled():
 
 @pytest.mark.skipif(not TREC_EVAL_BIN, reason=trec_eval_ref.REASON)
 @pytest.mark.parametrize("seed", range(3))
-@pytest.mark.parametrize("spec", ["rbp.1=-2", "rbp.0=-1,p=0.7", "rbp.-1=-0.5,3=4",
-                                  "rbp.-2=1,1=-1", "rbp.-1=0.5,2=3"])
+@pytest.mark.parametrize("spec", ["rbp.1=-2", "rbp.0=-1,p=0.7", "rbp.-1=-0.5,3=4", "rbp.-2=1,1=-1", "rbp.-1=0.5,2=3"])
 def test_rescaled_rbp_matches_trec_eval_10_binary(seed, spec, tmp_path):
     qrels, run = random_collection(seed, n_queries=12, n_docs=60, depth=50)
     qrels = qrels[qrels["query_id"].isin(set(run["query_id"]))]

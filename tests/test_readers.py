@@ -134,8 +134,7 @@ def _variants(lines):
             {},
         ),
         "everything": (
-            "\ufeff# c\r\n\r\n"
-            + "".join(f" {line.replace(' ', chr(9) + '  ')} \r\n\t# c\r\n" for line in lines),
+            "\ufeff# c\r\n\r\n" + "".join(f" {line.replace(' ', chr(9) + '  ')} \r\n\t# c\r\n" for line in lines),
             {"compress": True},
         ),
     }

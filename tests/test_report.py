@@ -53,6 +53,7 @@ def test_summary_table_keeps_input_order(frames):
 
 # ------------------------------------------------------------------ CSV
 
+
 def header_lines(path) -> list[str]:
     with open(path, encoding="utf-8") as fh:
         return [line for line in fh if line.startswith("#")]
@@ -92,11 +93,15 @@ def test_comparison_csv_reads_back_equal(frames, tmp_path):
     pq, _, comp = frames
     # add a row with NaN statistics and one with an infinite effect size
     qids = [f"{q:03d}" for q in range(1, 9)]
-    extra = pd.DataFrame({"run": ["base"] * 8 + ["shifted"] * 8, "query_id": qids * 2,
-                          "measure": "R_prec",
-                          "value": [q / 8 for q in range(8)] + [q / 8 + 0.25 for q in range(8)]})
-    lonely = pd.DataFrame({"run": ["lonely"], "query_id": ["001"], "measure": ["map"],
-                           "value": [0.5]})
+    extra = pd.DataFrame(
+        {
+            "run": ["base"] * 8 + ["shifted"] * 8,
+            "query_id": qids * 2,
+            "measure": "R_prec",
+            "value": [q / 8 for q in range(8)] + [q / 8 + 0.25 for q in range(8)],
+        }
+    )
+    lonely = pd.DataFrame({"run": ["lonely"], "query_id": ["001"], "measure": ["map"], "value": [0.5]})
     comp = compare(pd.concat([pq, extra, lonely], ignore_index=True), "base", bootstrap=100)
     path = report.export(comp, tmp_path / "comparison.csv")
     header = "".join(header_lines(path))
@@ -110,6 +115,7 @@ def test_comparison_csv_reads_back_equal(frames, tmp_path):
 
 
 # ------------------------------------------------------------------ Markdown and LaTeX
+
 
 def test_summary_markdown_bold_best_and_marks(frames):
     _, agg, comp = frames
@@ -136,9 +142,13 @@ def test_summary_without_comparison_has_no_marks(frames):
 
 
 def test_counts_describing_the_data_are_never_bold():
-    agg = pd.DataFrame({"run": ["a", "b", "a", "b"],
-                        "measure": ["num_ret", "num_ret", "num_rel_ret", "num_rel_ret"],
-                        "value": [1000.0, 900.0, 50.0, 60.0]})
+    agg = pd.DataFrame(
+        {
+            "run": ["a", "b", "a", "b"],
+            "measure": ["num_ret", "num_ret", "num_rel_ret", "num_rel_ret"],
+            "value": [1000.0, 900.0, 50.0, 60.0],
+        }
+    )
     text = report.to_markdown(agg)
     assert "| a | 1000 | 50 |" in text and "| b | 900 | **60** |" in text
 
@@ -164,12 +174,19 @@ def test_comparison_markdown(frames):
 
 def test_summary_latex_booktabs_bold_marks_legend(frames):
     _, agg, comp = frames
-    text = report.to_latex(agg, comparison=comp, caption="Results on 50% of topics",
-                           label="tab:results")
+    text = report.to_latex(agg, comparison=comp, caption="Results on 50% of topics", label="tab:results")
     wide = report.summary_table(agg)
-    for piece in (r"\begin{tabular}{lrrr}", r"\toprule", r"\midrule", r"\bottomrule",
-                  r"\caption{Results on 50\% of topics}", r"\label{tab:results}",
-                  r"strong\_run", r"weak\#2", r"P\_10"):
+    for piece in (
+        r"\begin{tabular}{lrrr}",
+        r"\toprule",
+        r"\midrule",
+        r"\bottomrule",
+        r"\caption{Results on 50\% of topics}",
+        r"\label{tab:results}",
+        r"strong\_run",
+        r"weak\#2",
+        r"P\_10",
+    ):
         assert piece in text
     assert rf"\textbf{{{wide.loc['strong_run', 'map']:.4f}}}\textsuperscript{{\dag}}" in text
     assert rf"{wide.loc['weak#2', 'map']:.4f}\textsuperscript{{\ddag}}" in text
@@ -200,14 +217,14 @@ def test_per_query_markdown_and_latex(frames):
 
 # ------------------------------------------------------------------ HTML
 
+
 def tiny_png() -> bytes:
     def chunk(kind, data):
-        return (struct.pack(">I", len(data)) + kind + data
-                + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
     header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
     pixels = zlib.compress(b"\x00\xff\x00\x00")
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels)
-            + chunk(b"IEND", b""))
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
 
 
 class TableParser(HTMLParser):
@@ -245,9 +262,15 @@ class TableParser(HTMLParser):
 def test_html_report_parses_and_embeds_images(frames, tmp_path):
     pq, agg, comp = frames
     png = tiny_png()
-    path = report.write_html_report(tmp_path / "report.html", summary=agg, per_query=pq,
-                                    comparison=comp, images={"Differences <map>": png},
-                                    qrels="qrels.txt", title="Robust & co")
+    path = report.write_html_report(
+        tmp_path / "report.html",
+        summary=agg,
+        per_query=pq,
+        comparison=comp,
+        images={"Differences <map>": png},
+        qrels="qrels.txt",
+        title="Robust & co",
+    )
     text = path.read_text(encoding="utf-8")
     assert text.startswith("<!DOCTYPE html>")
     parser = TableParser()
@@ -277,6 +300,7 @@ def test_html_rejects_non_png_and_empty_reports(frames):
 
 
 # ------------------------------------------------------------------ writing
+
 
 def test_export_refuses_to_overwrite_and_leaves_no_temp_files(frames, tmp_path):
     _, agg, _ = frames
@@ -331,16 +355,28 @@ def test_format_and_kind_detection(frames, tmp_path):
 def test_exports_of_an_evaluation(tmp_path):
     from metrics import evaluate
 
-    qrels = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2", "3", "3"],
-                          "doc_id": ["a", "b", "c", "a", "d", "e", "f"],
-                          "relevance": [1, 0, 2, 1, 1, 1, 0]})
+    qrels = pd.DataFrame(
+        {
+            "query_id": ["1", "1", "1", "2", "2", "3", "3"],
+            "doc_id": ["a", "b", "c", "a", "d", "e", "f"],
+            "relevance": [1, 0, 2, 1, 1, 1, 0],
+        }
+    )
     qrels.attrs["path"] = "qrels.test"
-    r1 = pd.DataFrame({"query_id": ["1", "1", "1", "2", "2", "3", "3"],
-                       "doc_id": ["a", "b", "c", "d", "x", "f", "e"],
-                       "score": [3.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0]})
-    r2 = pd.DataFrame({"query_id": ["1", "1", "2", "2", "3", "3"],
-                       "doc_id": ["c", "a", "a", "d", "e", "z"],
-                       "score": [3.0, 2.0, 2.0, 1.0, 2.0, 1.0]})
+    r1 = pd.DataFrame(
+        {
+            "query_id": ["1", "1", "1", "2", "2", "3", "3"],
+            "doc_id": ["a", "b", "c", "d", "x", "f", "e"],
+            "score": [3.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0],
+        }
+    )
+    r2 = pd.DataFrame(
+        {
+            "query_id": ["1", "1", "2", "2", "3", "3"],
+            "doc_id": ["c", "a", "a", "d", "e", "z"],
+            "score": [3.0, 2.0, 2.0, 1.0, 2.0, 1.0],
+        }
+    )
     ev = evaluate(qrels, {"first": r1, "second": r2}, ["map", "P.2"])
     path = report.export(ev, tmp_path / "summary.csv", qrels=qrels)
     assert "# qrels: qrels.test\n" in header_lines(path)
@@ -353,11 +389,10 @@ def test_exports_of_an_evaluation(tmp_path):
     assert rows == [["| first", q] for q in "123"] + [["| second", q] for q in "123"]
 
 
-
 def test_per_query_table_groups_rows_by_run():
-    frame = pd.DataFrame({"run": ["x", "y", "x", "y"], "query_id": ["2", "2", "1", "1"],
-                          "measure": "map", "value": [0.1, 0.2, 0.3, 0.4]})
+    frame = pd.DataFrame(
+        {"run": ["x", "y", "x", "y"], "query_id": ["2", "2", "1", "1"], "measure": "map", "value": [0.1, 0.2, 0.3, 0.4]}
+    )
     table = report.per_query_table(frame)
-    assert list(zip(table["run"], table["query_id"])) == [("x", "2"), ("x", "1"),
-                                                          ("y", "2"), ("y", "1")]
+    assert list(zip(table["run"], table["query_id"])) == [("x", "2"), ("x", "1"), ("y", "2"), ("y", "1")]
     assert list(table["map"]) == [0.1, 0.3, 0.2, 0.4]

@@ -21,7 +21,8 @@ w.session.shutdown()
 
 
 def test_showing_the_window_imports_neither_scipy_nor_the_report_writers(tmp_path):
-    out = subprocess.run([sys.executable, "-c", CODE, str(tmp_path / "s.ini")], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", CODE, str(tmp_path / "s.ini")], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""

@@ -49,8 +49,10 @@ def test_tab_separated_queries_with_or_without_header(tmp_path):
 def test_trec_topics_take_the_title_or_else_the_description(tmp_path):
     p = tmp_path / "topics.301-302"
     p.write_text(TREC)
-    assert read_queries(p) == {"301": "International Organized Crime",
-                               "302": "Is the disease of Poliomyelitis (polio) under control?"}
+    assert read_queries(p) == {
+        "301": "International Organized Crime",
+        "302": "Is the disease of Poliomyelitis (polio) under control?",
+    }
 
 
 def test_xml_topics(tmp_path):

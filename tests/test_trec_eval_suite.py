@@ -9,12 +9,10 @@ z-score (``-Z``) cases of that suite are outside ir-eval's scope.
 
 from __future__ import annotations
 
-import os
 import shlex
 from pathlib import Path
 
 import pytest
-
 import trec_eval_ref
 
 from metrics import cli
@@ -31,10 +29,12 @@ CASES = [
     ("-m all_trec -q -c qrels.test results.trunc", "out.test.aqc"),
     ("-m all_trec -q -c -M100 qrels.test results.trunc", "out.test.aqcM"),
     ("-m all_trec -mrelstring.20 -q -l2 qrels.rel_level results.test", "out.test.aql"),
-    ("-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
-     "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
-     "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 qrels.test results.test",
-     "out.test.meas_params"),
+    (
+        "-q -miprec_at_recall..10,.20,.25,.75,.50 -m P.5,7,3 -m recall.20,2000 "
+        "-m Rprec_mult.5.0,0.2,0.35 -mutility.2,-1,0,0 -m 11pt_avg..25,.5,.75 "
+        "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 qrels.test results.test",
+        "out.test.meas_params",
+    ),
 ]
 
 

@@ -37,7 +37,12 @@ def test_labels_default_to_run_tag_and_a_repeated_tag_gives_the_file_name(tmp_pa
 
 def test_generic_tags_give_the_file_name_and_labels_stay_unique(tmp_path):
     ws = Workspace()
-    for name, tag in (("bm25.run.gz", "Anserini"), ("rm3.txt", "Anserini"), ("x/rm3.txt", "run"), ("d.trec", "ranked-list")):
+    for name, tag in (
+        ("bm25.run.gz", "Anserini"),
+        ("rm3.txt", "Anserini"),
+        ("x/rm3.txt", "run"),
+        ("d.trec", "ranked-list"),
+    ):
         p = tmp_path / name
         p.parent.mkdir(exist_ok=True)
         e = ws.begin_load(p)

@@ -74,8 +74,14 @@ class _Gate:
 
 
 def _outcomes(jobs, key, body, log):
-    return jobs.submit(key, body, f"job {key}", lambda v: log.append(("done", key, v)),
-                       lambda e: log.append(("failed", key, str(e))), lambda: log.append(("cancelled", key)))
+    return jobs.submit(
+        key,
+        body,
+        f"job {key}",
+        lambda v: log.append(("done", key, v)),
+        lambda e: log.append(("failed", key, str(e))),
+        lambda: log.append(("cancelled", key)),
+    )
 
 
 def test_jobs_a_request_supersedes_the_older_one_of_its_kind(qtbot):
@@ -99,9 +105,16 @@ def test_jobs_of_other_kinds_run_side_by_side(qtbot):
         _outcomes(jobs, key, gate, log)
     qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
     jobs.shutdown()
-    assert sorted(map(str, log)) == sorted(map(str, [("done", ("load", "a"), ("load", "a")),
-                                                     ("done", ("load", "b"), ("load", "b")),
-                                                     ("done", "evaluate", "evaluate")]))
+    assert sorted(map(str, log)) == sorted(
+        map(
+            str,
+            [
+                ("done", ("load", "a"), ("load", "a")),
+                ("done", ("load", "b"), ("load", "b")),
+                ("done", "evaluate", "evaluate"),
+            ],
+        )
+    )
 
 
 def test_jobs_cancel_keeps_the_job_so_its_owner_hears_how_it_ended(qtbot):
@@ -142,9 +155,10 @@ def test_jobs_failures_reach_the_owner_and_the_log(qtbot, caplog):
 def test_worker_emits_result_failure_and_progress(qtbot):
     pool = QThreadPool()
     ok = Worker(lambda progress: (progress(0.5), 42)[1])
-    with qtbot.waitSignal(ok.signals.sigFinished, timeout=5000) as done, qtbot.waitSignal(
-        ok.signals.sigProgress, timeout=5000
-    ) as prog:
+    with (
+        qtbot.waitSignal(ok.signals.sigFinished, timeout=5000) as done,
+        qtbot.waitSignal(ok.signals.sigProgress, timeout=5000) as prog,
+    ):
         pool.start(ok)
     assert done.args == [42] and prog.args == [0.5]
 

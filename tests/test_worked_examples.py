@@ -24,21 +24,27 @@ from metrics.measures import FAMILIES
 def printed(text: str):
     """pytest.approx accepting exactly the values that print as ``text``."""
     decimals = -Decimal(text).as_tuple().exponent
-    return pytest.approx(float(text), abs=0.5 * 10.0 ** -decimals)
+    return pytest.approx(float(text), abs=0.5 * 10.0**-decimals)
 
 
 def qrels_frame(rows) -> pd.DataFrame:
     q, d, r = zip(*rows)
-    return pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                         "relevance": np.asarray(r, dtype=np.int64)})
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            "relevance": np.asarray(r, dtype=np.int64),
+        }
+    )
 
 
 def ranked(lists: dict[str, list[str]], name="run") -> pd.DataFrame:
     """A run from {query: [doc at rank 1, doc at rank 2, ...]} (decreasing scores)."""
     rows = [(q, d, float(len(docs) - i)) for q, docs in lists.items() for i, d in enumerate(docs)]
     q, d, s = zip(*rows)
-    run = pd.DataFrame({"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"),
-                        "score": np.asarray(s)})
+    run = pd.DataFrame(
+        {"query_id": pd.Series(q, dtype="str"), "doc_id": pd.Series(d, dtype="str"), "score": np.asarray(s)}
+    )
     run.attrs["name"] = name
     return run
 
@@ -65,12 +71,17 @@ def test_average_precision_two_topics():
     """trec_eval's map: precision at each relevant retrieved document, summed
     and divided by the number of relevant documents (retrieved or not)."""
     qrels = qrels_frame(
-        [("t1", f"r{i}", 1) for i in range(1, 5)] + [("t1", f"n{i}", 0) for i in range(1, 7)]
-        + [("t2", f"r{i}", 1) for i in range(1, 6)] + [("t2", f"n{i}", 0) for i in range(1, 7)])
-    run = ranked({
-        "t1": ["r1", "r2", "n1", "r3", "n2", "n3", "r4", "n4", "n5", "n6"],  # ranks 1, 2, 4, 7
-        "t2": ["r1", "n1", "r2", "n2", "r3", "n3", "n4", "n5", "n6"],  # ranks 1, 3, 5; r4, r5 missed
-    })
+        [("t1", f"r{i}", 1) for i in range(1, 5)]
+        + [("t1", f"n{i}", 0) for i in range(1, 7)]
+        + [("t2", f"r{i}", 1) for i in range(1, 6)]
+        + [("t2", f"n{i}", 0) for i in range(1, 7)]
+    )
+    run = ranked(
+        {
+            "t1": ["r1", "r2", "n1", "r3", "n2", "n3", "r4", "n4", "n5", "n6"],  # ranks 1, 2, 4, 7
+            "t2": ["r1", "n1", "r2", "n2", "r3", "n3", "n4", "n5", "n6"],  # ranks 1, 3, 5; r4, r5 missed
+        }
+    )
     ev = evaluate(qrels, run, "AP")
     assert [str(m) for m in ev.measures] == ["map"]
     assert one(ev, "t1") == printed("0.8304")
@@ -139,8 +150,7 @@ def test_mean_reciprocal_rank():
     (1/4 + 0 + 0 + 1/5) / 4."""
     qrels = qrels_frame([(q, "rel", 1) for q in ("a", "b", "c", "d")])
     other = [f"n{i}" for i in range(6)]
-    run = ranked({"a": other[:3] + ["rel"] + other[3:], "b": other, "c": other[:2],
-                  "d": other[:4] + ["rel"]})
+    run = ranked({"a": other[:3] + ["rel"] + other[3:], "b": other, "c": other[:2], "d": other[:4] + ["rel"]})
     ev = evaluate(qrels, run, "RR")
     assert str(ev.measures[0]) == "recip_rank"
     assert [one(ev, q) for q in "abcd"] == [0.25, 0.0, 0.0, 0.2]

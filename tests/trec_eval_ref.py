@@ -44,8 +44,11 @@ def locate() -> tuple[str | None, str | None, str]:
         return binary or str(built), source or str(src), ""
     archive = _archive()
     if not archive.is_file():
-        return binary, source, (f"trec_eval 10.0 not found: set TREC_EVAL_BIN and TREC_EVAL_SRC, "
-                                f"or put {ARCHIVE_NAME} at {archive}")
+        return (
+            binary,
+            source,
+            (f"trec_eval 10.0 not found: set TREC_EVAL_BIN and TREC_EVAL_SRC, or put {ARCHIVE_NAME} at {archive}"),
+        )
     missing = [tool for tool in ("make", "cc") if shutil.which(tool) is None]
     if missing:
         return binary, source, f"cannot build trec_eval 10.0 from {archive}: {' and '.join(missing)} not found"

@@ -64,12 +64,12 @@ class CurveTable:
 @dataclass
 class Results:
     request: Request
-    evaluation: object                       # metrics Evaluation
-    summary: pd.DataFrame                    # index runs, columns measure names
-    per_query: dict[str, pd.DataFrame]       # measure name -> index query_id, columns runs
+    evaluation: object  # metrics Evaluation
+    summary: pd.DataFrame  # index runs, columns measure names
+    per_query: dict[str, pd.DataFrame]  # measure name -> index query_id, columns runs
     measures: list[str]
     runs: list[str]
-    query_ids: list[str]                     # all evaluated queries, natural order
+    query_ids: list[str]  # all evaluated queries, natural order
     pr: CurveTable
     ndcg: CurveTable
     extra: dict = field(default_factory=dict)
@@ -87,8 +87,9 @@ class Results:
         out = [f"Measure skipped: {e}" for e in self.measure_errors]
         for run, (shared, total) in self.coverage.items():
             if shared == 0:
-                out.append(f"Run {run!r} shares no query with the qrels: it is not scored "
-                           "(is it a run of another collection?)")
+                out.append(
+                    f"Run {run!r} shares no query with the qrels: it is not scored (is it a run of another collection?)"
+                )
             elif shared < total:
                 out.append(f"Run {run!r}: only {shared} of its {total} queries are in the qrels")
         return out
@@ -130,7 +131,11 @@ def compute(request: Request, progress=None) -> Results:
     pr = metrics.curves.precision_recall(encoded, runs, relevance_level=request.relevance_level)
     step()
     atk = metrics.curves.at_k(
-        encoded, runs, "NDCG", k_max=request.k_max, relevance_level=request.relevance_level,
+        encoded,
+        runs,
+        "NDCG",
+        k_max=request.k_max,
+        relevance_level=request.relevance_level,
         **_changed_ndcg_options(dict(request.ndcg_options)),
     )
     step()

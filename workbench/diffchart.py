@@ -14,8 +14,8 @@ from html import escape as esc
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtGui import QFontMetrics
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from workbench.plots import run_colour
@@ -92,12 +92,14 @@ class DifferenceChart(QWidget):
         self.plot.addItem(self.zero)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
         self.plot.addItem(self.bars)
-        self.highlight = pg.BarGraphItem(x=[], height=[], width=0.8, brush=pg.mkBrush(0, 0, 0, 0),
-                                         pen=pg.mkPen(20, 20, 20, width=2))
+        self.highlight = pg.BarGraphItem(
+            x=[], height=[], width=0.8, brush=pg.mkBrush(0, 0, 0, 0), pen=pg.mkPen(20, 20, 20, width=2)
+        )
         self.highlight.setZValue(10)
         self.plot.addItem(self.highlight)
-        item.getViewBox().sigResized.connect(lambda _: self._set_ticks(
-            int(self._frame["slot"].max()) + 1 if len(self._frame) else 0))
+        item.getViewBox().sigResized.connect(
+            lambda _: self._set_ticks(int(self._frame["slot"].max()) + 1 if len(self._frame) else 0)
+        )
         self.legend = pg.LegendItem(colCount=4, labelTextColor=(30, 30, 30), labelTextSize="9pt")
         item.layout.addItem(self.legend, 4, 1)
         self._legend_items: list[pg.BarGraphItem] = []
@@ -219,9 +221,13 @@ class DifferenceChart(QWidget):
         self.plot.getPlotItem().setLabel(
             "bottom", "queries, largest gain first" if len(runs) == 1 else "queries, largest mean gain first"
         )
-        self.bars.setOpts(x=f["x"].to_numpy(dtype=float), height=delta,
-                          width=f["width"].to_numpy(dtype=float), brushes=brushes or None,
-                          pens=[None] * len(f) or None)  # pyqtgraph fails on empty per-bar lists
+        self.bars.setOpts(
+            x=f["x"].to_numpy(dtype=float),
+            height=delta,
+            width=f["width"].to_numpy(dtype=float),
+            brushes=brushes or None,
+            pens=[None] * len(f) or None,
+        )  # pyqtgraph fails on empty per-bar lists
         n = int(f["slot"].max()) + 1 if len(f) else 0
         self._set_ticks(n)
         self.plot.setXRange(-0.7, max(n, 1) - 0.3, padding=0)
@@ -258,10 +264,13 @@ class DifferenceChart(QWidget):
         query = self.session.selected_query
         f = self._frame
         hit = f.loc[f["query_id"] == query] if query is not None and len(f) else f.iloc[0:0]
-        self.highlight.setOpts(x=hit["x"].to_numpy(dtype=float), height=hit["delta"].to_numpy(dtype=float),
-                               width=hit["width"].to_numpy(dtype=float) if len(hit) else 0.8,
-                               brush=pg.mkBrush(0, 0, 0, 0),
-                               pen=pg.mkPen(20, 20, 20, width=2))
+        self.highlight.setOpts(
+            x=hit["x"].to_numpy(dtype=float),
+            height=hit["delta"].to_numpy(dtype=float),
+            width=hit["width"].to_numpy(dtype=float) if len(hit) else 0.8,
+            brush=pg.mkBrush(0, 0, 0, 0),
+            pen=pg.mkPen(20, 20, 20, width=2),
+        )
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -132,10 +132,14 @@ class QueryDrilldownView(QWidget):
         self.legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
         self.legend.setMinimumWidth(40)
         self.legend.setText(self._legend_html())
-        self.legend.setToolTip("Row colour: the document's judged grade; ? not judged. "
-                               "▲n / ▼n: n ranks higher / lower than in the baseline; new: not retrieved by the baseline")
-        self.placeholder = QLabel("Select a query (in the per-query table, the difference chart or the "
-                                  "Query box) to see its ranked lists.", self)
+        self.legend.setToolTip(
+            "Row colour: the document's judged grade; ? not judged. "
+            "▲n / ▼n: n ranks higher / lower than in the baseline; new: not retrieved by the baseline"
+        )
+        self.placeholder = QLabel(
+            "Select a query (in the per-query table, the difference chart or the Query box) to see its ranked lists.",
+            self,
+        )
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setWordWrap(True)
         self.placeholder.setEnabled(False)
@@ -177,8 +181,7 @@ class QueryDrilldownView(QWidget):
     @staticmethod
     def _legend_html() -> str:
         cells = []
-        for tone, text in (("grade3", "3"), ("grade2", "2"), ("grade1", "1"), ("grade0", "0"),
-                           (dm.UNJUDGED_TONE, "?")):
+        for tone, text in (("grade3", "3"), ("grade2", "2"), ("grade1", "1"), ("grade0", "0"), (dm.UNJUDGED_TONE, "?")):
             cells.append(f"<span style='background:{GRADE_COLOURS[tone].name()}'>&nbsp;{text}&nbsp;</span>")
         return "grade " + "".join(cells) + "&nbsp;"
 

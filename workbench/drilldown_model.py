@@ -38,8 +38,14 @@ class Request:
 
 def compute(request: Request, progress=None) -> QueryDrilldown:
     baseline = request.baseline if request.baseline in request.runs else None
-    return query_drilldown(request.qrels, dict(request.runs), request.query_id, depth=request.depth,
-                           baseline=baseline, relevance_level=request.relevance_level)
+    return query_drilldown(
+        request.qrels,
+        dict(request.runs),
+        request.query_id,
+        depth=request.depth,
+        baseline=baseline,
+        relevance_level=request.relevance_level,
+    )
 
 
 def format_move(baseline_rank, moved) -> str:
@@ -62,21 +68,27 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
     """
     r = drill.rankings[run]
     compared = drill.baseline is not None and run != drill.baseline
-    frame = pd.DataFrame({
-        "rank": [str(int(k)) for k in r["rank"]],
-        "doc_id": r["doc_id"].astype(str).to_numpy(dtype=object),
-        "score": r["score"].to_numpy(dtype=float),
-        "grade": [UNJUDGED_MARK if pd.isna(g) else str(int(g)) for g in r["relevance"]],
-    })
+    frame = pd.DataFrame(
+        {
+            "rank": [str(int(k)) for k in r["rank"]],
+            "doc_id": r["doc_id"].astype(str).to_numpy(dtype=object),
+            "score": r["score"].to_numpy(dtype=float),
+            "grade": [UNJUDGED_MARK if pd.isna(g) else str(int(g)) for g in r["relevance"]],
+        }
+    )
     tips = []
     for i in range(len(r)):
         g = r["relevance"].iloc[i]
         text = f"{r['doc_id'].iloc[i]} at rank {int(r['rank'].iloc[i])}: " + (
-            "not judged" if pd.isna(g) else f"grade {int(g)}")
+            "not judged" if pd.isna(g) else f"grade {int(g)}"
+        )
         if compared:
             br = r["baseline_rank"].iloc[i]
-            text += ("; not retrieved by the baseline" if pd.isna(br)
-                     else f"; rank {int(br)} in the baseline {drill.baseline}")
+            text += (
+                "; not retrieved by the baseline"
+                if pd.isna(br)
+                else f"; rank {int(br)} in the baseline {drill.baseline}"
+            )
         tips.append(text)
     if compared:
         frame["moved"] = [format_move(b, m) for b, m in zip(r["baseline_rank"], r["moved"])]
@@ -87,10 +99,12 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
 def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:
     """Relevant documents no run retrieved: ``doc_id, grade`` and a tone per row."""
     m = drill.missing
-    frame = pd.DataFrame({
-        "doc_id": m["doc_id"].astype(str).to_numpy(dtype=object),
-        "grade": [str(int(g)) for g in m["relevance"]],
-    })
+    frame = pd.DataFrame(
+        {
+            "doc_id": m["doc_id"].astype(str).to_numpy(dtype=object),
+            "grade": [str(int(g)) for g in m["relevance"]],
+        }
+    )
     return frame, [grade_tone(g) for g in m["relevance"]]
 
 

@@ -65,8 +65,9 @@ def _legend(w: pg.PlotWidget, columns: int) -> pg.LegendItem:
     return legend
 
 
-def curve_figure(results: analysis.Results, kind: str, *, query: str | None = None, runs=None,
-                 size=SIZE, scale: float = SCALE) -> pg.PlotWidget:
+def curve_figure(
+    results: analysis.Results, kind: str, *, query: str | None = None, runs=None, size=SIZE, scale: float = SCALE
+) -> pg.PlotWidget:
     """Precision-recall (``kind="pr"``) or NDCG@k (``"ndcg"``) curves of ``runs`` (default: every run),
     for the mean over queries or one ``query``."""
     runs = list(results.runs) if runs is None else list(runs)
@@ -83,8 +84,15 @@ def curve_figure(results: analysis.Results, kind: str, *, query: str | None = No
         if xy is None:
             continue
         colour, dash, symbol = run_style(order.get(run, 0))
-        curve = w.plot(xy[0], xy[1], pen=pg.mkPen(colour, width=2.5 * scale, style=dash),
-                       symbol=symbol if kind == "pr" else None, symbolSize=8 * scale, symbolBrush=colour, symbolPen=None)
+        curve = w.plot(
+            xy[0],
+            xy[1],
+            pen=pg.mkPen(colour, width=2.5 * scale, style=dash),
+            symbol=symbol if kind == "pr" else None,
+            symbolSize=8 * scale,
+            symbolBrush=colour,
+            symbolPen=None,
+        )
         legend.addItem(curve, run)
     _label_legend(legend, scale)
     if kind == "pr":
@@ -102,8 +110,13 @@ def difference_figure(comparison, measure: str, runs=None, size=SIZE, scale: flo
     others = [r for r in comparison.request.runs if r != comparison.baseline]
     runs = others if runs is None else [r for r in runs if r in others]
     frame = layout_bars(comparison.differences_for(measure), runs)
-    w = _figure(f"{measure}: run − {comparison.baseline} per query", "queries, largest mean gain first",
-                f"Δ {measure}", size, scale)
+    w = _figure(
+        f"{measure}: run − {comparison.baseline} per query",
+        "queries, largest mean gain first",
+        f"Δ {measure}",
+        size,
+        scale,
+    )
     delta = frame["delta"].to_numpy(dtype=float)
     if len(runs) == 1:
         brushes = [pg.mkBrush(*(GAIN if d > 0 else LOSS if d < 0 else (150, 150, 150))) for d in delta]
@@ -115,8 +128,15 @@ def difference_figure(comparison, measure: str, runs=None, size=SIZE, scale: flo
             legend.addItem(pg.BarGraphItem(x=[0], height=[1], width=1, brush=pg.mkBrush(*run_style(order[r])[0])), r)
         _label_legend(legend, scale)
     if len(frame):
-        w.addItem(pg.BarGraphItem(x=frame["x"].to_numpy(dtype=float), height=delta,
-                                  width=frame["width"].to_numpy(dtype=float), brushes=brushes, pens=[None] * len(frame)))
+        w.addItem(
+            pg.BarGraphItem(
+                x=frame["x"].to_numpy(dtype=float),
+                height=delta,
+                width=frame["width"].to_numpy(dtype=float),
+                brushes=brushes,
+                pens=[None] * len(frame),
+            )
+        )
         slots = frame.drop_duplicates("slot")
         n = int(frame["slot"].max()) + 1
         step = max(1, int(np.ceil(n * 9.5 * max(len(str(q)) + 1 for q in slots["query_id"]) / (size[0] - 120))))
@@ -147,8 +167,9 @@ def render(widget, fmt: str = "png") -> bytes:
         try:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.fillRect(QRectF(0, 0, size.width(), size.height()), QColor("white"))
-            widget.scene().render(painter, QRectF(0, 0, size.width(), size.height()),
-                                  QRectF(0, 0, size.width(), size.height()))
+            widget.scene().render(
+                painter, QRectF(0, 0, size.width(), size.height()), QRectF(0, 0, size.width(), size.height())
+            )
         finally:
             painter.end()
     else:

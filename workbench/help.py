@@ -6,7 +6,6 @@ import html
 import platform
 from importlib import metadata
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLineEdit, QTextBrowser, QVBoxLayout, QWidget
 
 from metrics.measures import reference
@@ -48,9 +47,11 @@ def shortcuts_html() -> str:
 
 def about_html() -> str:
     rows = "".join(f"<tr><td>{html.escape(k)}</td><td>{html.escape(v)}</td></tr>" for k, v in versions())
-    return ("<h2>ir-workbench</h2><p>Information-retrieval evaluation: trec_eval 10.0's measures, exact to "
-            "the last digit, in a window and on the command line (<code>ir-eval</code>).</p>"
-            f"<table cellpadding='3'>{rows}</table>")
+    return (
+        "<h2>ir-workbench</h2><p>Information-retrieval evaluation: trec_eval 10.0's measures, exact to "
+        "the last digit, in a window and on the command line (<code>ir-eval</code>).</p>"
+        f"<table cellpadding='3'>{rows}</table>"
+    )
 
 
 class HelpDialog(QDialog):
@@ -92,9 +93,11 @@ class HelpDialog(QDialog):
             return all(w in hay for w in words)
 
         shown = [e for e in self._entries if hit(e)]
-        intro = ("<h2>Measures</h2><p>Every measure of trec_eval 10.0 and its ir_measures name. Type any of "
-                 "these names in the Measures panel (<code>P.5,10</code>, <code>ndcg_cut.10</code>, "
-                 "<code>nDCG@10</code>, <code>P(rel=2)@5</code>).</p>")
+        intro = (
+            "<h2>Measures</h2><p>Every measure of trec_eval 10.0 and its ir_measures name. Type any of "
+            "these names in the Measures panel (<code>P.5,10</code>, <code>ndcg_cut.10</code>, "
+            "<code>nDCG@10</code>, <code>P(rel=2)@5</code>).</p>"
+        )
         body = reference.to_html(shown) if shown else f"<p>No measure matches “{html.escape(text)}”.</p>"
         self.browser.setHtml(intro + body)
         self.browser.moveCursor(self.browser.textCursor().MoveOperation.Start)
@@ -108,5 +111,7 @@ def measure_tooltip(name: str) -> str:
     for e in reference.entries():
         if e.family == name or name in e.trec_names or name in e.ir_measures:
             first = e.doc.split(". ")[0].rstrip(".")
-            return f"{e.family}: {first}." + (f" (ir_measures: {', '.join(e.ir_measures[:2])})" if e.ir_measures else "")
+            return f"{e.family}: {first}." + (
+                f" (ir_measures: {', '.join(e.ir_measures[:2])})" if e.ir_measures else ""
+            )
     return ""

@@ -44,8 +44,11 @@ def _spread(d: dict | None) -> str:
 
 
 def _rows(pairs) -> str:
-    return "".join(f"<tr><td style='color:#555;padding-right:12px'>{html.escape(k)}</td><td>{v}</td></tr>"
-                   for k, v in pairs if v is not None)
+    return "".join(
+        f"<tr><td style='color:#555;padding-right:12px'>{html.escape(k)}</td><td>{v}</td></tr>"
+        for k, v in pairs
+        if v is not None
+    )
 
 
 def _ids(values, limit: int = 12) -> str:
@@ -54,8 +57,13 @@ def _ids(values, limit: int = 12) -> str:
     return f"{len(values)}" + (f" ({shown}{', …' if len(values) > limit else ''})" if values else "")
 
 
-KIND_TEXT = {"run": "run", "qrels": "qrels (relevance judgments)", "ranked": "ranked judgments",
-             "queries": "query texts", None: "unknown"}
+KIND_TEXT = {
+    "run": "run",
+    "qrels": "qrels (relevance judgments)",
+    "ranked": "ranked judgments",
+    "queries": "query texts",
+    None: "unknown",
+}
 
 
 def inspection_html(d: dict) -> str:
@@ -63,12 +71,21 @@ def inspection_html(d: dict) -> str:
     kind = d.get("kind")
     out = [f"<h3 style='margin:2px 0'>{html.escape(str(d.get('path', '')))}</h3>"]
     size = d.get("size")
-    out.append("<table>" + _rows([
-        ("kind", f"<b>{html.escape(KIND_TEXT.get(kind, str(kind)))}</b> — {html.escape(d.get('kind_reason') or '')}"),
-        ("size", f"{_num(size)} bytes" if size is not None else None),
-        ("lines", f"{_num(d.get('lines'))} data, {_num(d.get('comment_lines'))} comment"),
-        ("queries", _num(d.get("queries"))),
-    ]) + "</table>")
+    out.append(
+        "<table>"
+        + _rows(
+            [
+                (
+                    "kind",
+                    f"<b>{html.escape(KIND_TEXT.get(kind, str(kind)))}</b> — {html.escape(d.get('kind_reason') or '')}",
+                ),
+                ("size", f"{_num(size)} bytes" if size is not None else None),
+                ("lines", f"{_num(d.get('lines'))} data, {_num(d.get('comment_lines'))} comment"),
+                ("queries", _num(d.get("queries"))),
+            ]
+        )
+        + "</table>"
+    )
 
     problems = d.get("problems") or []
     if problems:
@@ -78,60 +95,111 @@ def inspection_html(d: dict) -> str:
             message = str(p.get("message", ""))
             where = f"line {p['line']}: " if p.get("line") and f"line {p['line']}" not in message else ""
             items.append(f"<li style='color:{colour}'>{html.escape(where + message)}</li>")
-        out.append("<p style='margin:6px 0 0 0'><b>Problems</b></p><ul style='margin-top:2px'>" + "".join(items) + "</ul>")
+        out.append(
+            "<p style='margin:6px 0 0 0'><b>Problems</b></p><ul style='margin-top:2px'>" + "".join(items) + "</ul>"
+        )
 
     if kind in ("run", "ranked") and "documents" in d:
         dpq = d.get("docs_per_query") or {}
-        hist = (dpq.get("histogram") or {})
+        hist = dpq.get("histogram") or {}
         spark = sparkline(hist.get("counts"))
         edges = hist.get("edges") or []
-        span = f" <span style='font-family:monospace'>{spark}</span> <span style='color:#777'>" \
-               f"({_num(edges[0])}–{_num(edges[-1])})</span>" if spark and edges else ""
+        span = (
+            f" <span style='font-family:monospace'>{spark}</span> <span style='color:#777'>"
+            f"({_num(edges[0])}–{_num(edges[-1])})</span>"
+            if spark and edges
+            else ""
+        )
         tags = d.get("tags") or {}
         score = d.get("score_range")
-        out.append("<p style='margin:6px 0 0 0'><b>Run</b></p><table>" + _rows([
-            ("documents", _num(d.get("documents"))),
-            ("docs per query (min / median / max)", _spread(dpq) + span),
-            ("score range", f"{_num(score[0])} to {_num(score[1])}" if score else None),
-            ("tied scores", f"{_num(d.get('tied_scores'))} documents in {_num(d.get('tied_queries'))} queries "
-                            "share their score (trec_eval orders them by docid)"),
-            ("rank column contradicting the scores", _num(d.get("rank_contradictions"))),
-            ("run tags", ", ".join(f"{html.escape(str(t))} ({_num(n)} lines)" for t, n in list(tags.items())[:6])
-             or None),
-        ]) + "</table>")
+        out.append(
+            "<p style='margin:6px 0 0 0'><b>Run</b></p><table>"
+            + _rows(
+                [
+                    ("documents", _num(d.get("documents"))),
+                    ("docs per query (min / median / max)", _spread(dpq) + span),
+                    ("score range", f"{_num(score[0])} to {_num(score[1])}" if score else None),
+                    (
+                        "tied scores",
+                        f"{_num(d.get('tied_scores'))} documents in {_num(d.get('tied_queries'))} queries "
+                        "share their score (trec_eval orders them by docid)",
+                    ),
+                    ("rank column contradicting the scores", _num(d.get("rank_contradictions"))),
+                    (
+                        "run tags",
+                        ", ".join(f"{html.escape(str(t))} ({_num(n)} lines)" for t, n in list(tags.items())[:6])
+                        or None,
+                    ),
+                ]
+            )
+            + "</table>"
+        )
     if kind in ("qrels", "ranked") and "judgments" in d:
         grades = d.get("grades") or {}
-        out.append("<p style='margin:6px 0 0 0'><b>Judgments</b></p><table>" + _rows([
-            ("judgments", _num(d.get("judgments"))),
-            ("judgments per query (min / median / max)", _spread(d.get("judgments_per_query"))),
-            ("grades", ", ".join(f"{html.escape(str(g))}: {_num(n)}" for g, n in sorted(
-                grades.items(), key=lambda kv: float(kv[0])))),
-            (f"relevant per query (grade ≥ {_num(d.get('relevance_level'))})", _spread(d.get("relevant_per_query"))),
-            ("queries without a relevant document", _ids(d.get("queries_without_relevant"))),
-        ]) + "</table>")
+        out.append(
+            "<p style='margin:6px 0 0 0'><b>Judgments</b></p><table>"
+            + _rows(
+                [
+                    ("judgments", _num(d.get("judgments"))),
+                    ("judgments per query (min / median / max)", _spread(d.get("judgments_per_query"))),
+                    (
+                        "grades",
+                        ", ".join(
+                            f"{html.escape(str(g))}: {_num(n)}"
+                            for g, n in sorted(grades.items(), key=lambda kv: float(kv[0]))
+                        ),
+                    ),
+                    (
+                        f"relevant per query (grade ≥ {_num(d.get('relevance_level'))})",
+                        _spread(d.get("relevant_per_query")),
+                    ),
+                    ("queries without a relevant document", _ids(d.get("queries_without_relevant"))),
+                ]
+            )
+            + "</table>"
+        )
     against = d.get("against_qrels")
     if against:
         depth = against.get("judged_depth")
-        out.append("<p style='margin:6px 0 0 0'><b>Against the loaded qrels</b></p><table>" + _rows([
-            ("queries in both", _num(against.get("shared_queries"))),
-            ("queries only in the run", _ids(against.get("queries_only_in_run"))),
-            ("queries only in the qrels", _ids(against.get("queries_only_in_qrels"))),
-            ("judged in the top 10 / top 100", f"{_pct(against.get('judged_at_10'))} / "
-                                                f"{_pct(against.get('judged_at_100'))}"),
-            ("judged to depth (min / median / max)", _spread(depth)),
-        ]) + "</table>")
+        out.append(
+            "<p style='margin:6px 0 0 0'><b>Against the loaded qrels</b></p><table>"
+            + _rows(
+                [
+                    ("queries in both", _num(against.get("shared_queries"))),
+                    ("queries only in the run", _ids(against.get("queries_only_in_run"))),
+                    ("queries only in the qrels", _ids(against.get("queries_only_in_qrels"))),
+                    (
+                        "judged in the top 10 / top 100",
+                        f"{_pct(against.get('judged_at_10'))} / {_pct(against.get('judged_at_100'))}",
+                    ),
+                    ("judged to depth (min / median / max)", _spread(depth)),
+                ]
+            )
+            + "</table>"
+        )
 
     head = d.get("head") or []
     if head:
         columns = list(d.get("columns") or [])
         width = max([len(columns)] + [len(h.get("fields", [])) for h in head])
         names = columns + [""] * (width - len(columns))
-        header = "<tr><th style='color:#777'>line</th>" + "".join(
-            f"<th align='left'>{html.escape(n)}</th>" for n in names) + "</tr>"
-        body = "".join("<tr><td style='color:#777'>" + _num(h.get("line")) + "</td>" + "".join(
-            f"<td>{html.escape(str(f))}</td>" for f in h.get("fields", [])) + "</tr>" for h in head)
-        out.append("<p style='margin:6px 0 0 0'><b>First lines</b></p>"
-                   f"<table cellspacing='0' cellpadding='2' style='font-family:monospace'>{header}{body}</table>")
+        header = (
+            "<tr><th style='color:#777'>line</th>"
+            + "".join(f"<th align='left'>{html.escape(n)}</th>" for n in names)
+            + "</tr>"
+        )
+        body = "".join(
+            "<tr><td style='color:#777'>"
+            + _num(h.get("line"))
+            + "</td>"
+            + "".join(f"<td>{html.escape(str(f))}</td>" for f in h.get("fields", []))
+            + "</tr>"
+            for h in head
+        )
+        out.append(
+            "<p style='margin:6px 0 0 0'><b>First lines</b></p>"
+            f"<table cellspacing='0' cellpadding='2' style='font-family:monospace'>{header}{body}</table>"
+        )
     return "\n".join(out)
 
 

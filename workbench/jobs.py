@@ -79,9 +79,15 @@ class Jobs(QObject):
         return next(reversed(self._wanted.values())).what if self._wanted else ""
 
     # -- changes ---------------------------------------------------------
-    def submit(self, key: Hashable, fn: Callable, what: str, on_done: Callable[[Any], None],
-               on_failed: Callable[[BaseException], None] | None = None,
-               on_cancelled: Callable[[], None] | None = None) -> Job:
+    def submit(
+        self,
+        key: Hashable,
+        fn: Callable,
+        what: str,
+        on_done: Callable[[Any], None],
+        on_failed: Callable[[BaseException], None] | None = None,
+        on_cancelled: Callable[[], None] | None = None,
+    ) -> Job:
         """Run ``fn(progress)`` as the job for ``key``, superseding the one before."""
         was_busy = self.busy
         self._supersede(key)

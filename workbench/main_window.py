@@ -8,6 +8,7 @@ from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
+    QComboBox,
     QDockWidget,
     QFileDialog,
     QFrame,
@@ -17,7 +18,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QComboBox,
     QSizePolicy,
     QToolBar,
     QToolButton,
@@ -33,10 +33,10 @@ from workbench.drilldown import QueryDrilldownView
 from workbench.inspect_view import InspectView
 from workbench.pairs_view import PairsView
 from workbench.panels import FilesPanel, MeasurePanel
-from workbench.report_dialog import ReportDialog
-from workbench.significance import SignificancePanel
 from workbench.plots import NdcgAtKPlot, PrecisionRecallPlot
+from workbench.report_dialog import ReportDialog
 from workbench.session import SAMPLE_DIR, Session
+from workbench.significance import SignificancePanel
 from workbench.tables import PerQueryView, SummaryView
 
 APP_NAME = "ir-workbench"
@@ -77,7 +77,7 @@ class MessageArea(QFrame):
         if text in self.messages:  # the same message again moves to the end instead of repeating
             self.messages.remove(text)
         self.messages.append(text)
-        self.messages = self.messages[-self.MAX_LINES:]
+        self.messages = self.messages[-self.MAX_LINES :]
         self.label.setText("\n".join(self.messages))
         self.label.setToolTip("\n".join(self.messages))
         self._set_shown(True)
@@ -443,8 +443,9 @@ class MainWindow(QMainWindow):
         try:
             doc = workspace_file.read(path)
         except (InputError, OSError) as exc:
-            self.messages.add(str(exc) if isinstance(exc, InputError) else
-                              f"{os.path.basename(path)}: {exc.strerror or exc}")
+            self.messages.add(
+                str(exc) if isinstance(exc, InputError) else f"{os.path.basename(path)}: {exc.strerror or exc}"
+            )
             return False
         self.session.open_workspace(doc)
         if doc.layout:
@@ -482,8 +483,9 @@ class MainWindow(QMainWindow):
         return True
 
     def open_workspace_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open workspace", self._last_dir(),
-                                              f"Workspace (*{workspace_file.SUFFIX});;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open workspace", self._last_dir(), f"Workspace (*{workspace_file.SUFFIX});;All files (*)"
+        )
         if path:
             self.open_workspace(path)
 
@@ -629,8 +631,11 @@ class MainWindow(QMainWindow):
         self._summary_rows = n
         view = self.summary.view
         need = view.horizontalHeader().height() + n * view.verticalHeader().defaultSectionSize() + 8
-        need += self.summary.legend.sizeHint().height() + 2 * self.docks["summary"].style().pixelMetric(
-            self.docks["summary"].style().PixelMetric.PM_TitleBarHeight) + 16
+        need += (
+            self.summary.legend.sizeHint().height()
+            + 2 * self.docks["summary"].style().pixelMetric(self.docks["summary"].style().PixelMetric.PM_TitleBarHeight)
+            + 16
+        )
         self.resizeDocks([self.docks["summary"]], [min(need, int(self.height() * 0.4))], Qt.Orientation.Vertical)
 
     def _on_results(self, results) -> None:
@@ -667,7 +672,10 @@ class MainWindow(QMainWindow):
             name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
             filt = "PNG image (*.png);;SVG image (*.svg)"
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export", os.path.join(self._export_dir(), name), filt,
+            self,
+            "Export",
+            os.path.join(self._export_dir(), name),
+            filt,
             options=QFileDialog.Option.DontConfirmOverwrite,
         )
         if path:
@@ -677,8 +685,9 @@ class MainWindow(QMainWindow):
         """Open the comparison report dialog (it exports in the background)."""
         dialog = ReportDialog(self.session, self.confirm_overwrite, self._export_dir(), self)
         dialog.sigWritten.connect(self.sigExported.emit)
-        dialog.sigWritten.connect(lambda path: self.settings.setValue(
-            "lastExportDir", os.path.dirname(os.path.abspath(path))))
+        dialog.sigWritten.connect(
+            lambda path: self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
+        )
         dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
         dialog.setModal(True)
         dialog.show()
@@ -686,8 +695,11 @@ class MainWindow(QMainWindow):
 
     def confirm_overwrite(self, path: str) -> bool:
         answer = QMessageBox.question(
-            self, "Replace file?", f"{path} already exists. Replace it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No,
+            self,
+            "Replace file?",
+            f"{path} already exists. Replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
         )
         return answer == QMessageBox.StandardButton.Yes
 
@@ -720,8 +732,10 @@ class MainWindow(QMainWindow):
                 self._export_failed(path, exc)
                 return False
             self.session.run_job(
-                job, f"Exporting {os.path.basename(path)}",
-                lambda _: self._exported(path), lambda exc: self._export_failed(path, exc),
+                job,
+                f"Exporting {os.path.basename(path)}",
+                lambda _: self._exported(path),
+                lambda exc: self._export_failed(path, exc),
             )
             return True
         try:
@@ -751,8 +765,9 @@ class MainWindow(QMainWindow):
             def job(progress):
                 import metrics.report  # with scipy: imported for an export, not at start-up
 
-                metrics.report.export(frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name,
-                                      protect=inputs)
+                metrics.report.export(
+                    frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name, protect=inputs
+                )
 
             return job
         measure = self.per_query.measure_box.currentText()
@@ -763,8 +778,7 @@ class MainWindow(QMainWindow):
 
         def job(progress):
             frame, _ = comparison.per_query_table(wide, baseline if baseline in runs else None)
-            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline),
-                             protect=inputs)
+            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline), protect=inputs)
 
         return job
 
@@ -775,8 +789,11 @@ class MainWindow(QMainWindow):
 
     def _export_failed(self, path: str, exc: BaseException) -> None:
         reason = getattr(exc, "strerror", None) or exc
-        self.messages.add(f"Export to {path} failed: {os.path.basename(path)} {reason}"
-                          if isinstance(exc, fileio.ProtectedFileError) else f"Export to {path} failed: {reason}")
+        self.messages.add(
+            f"Export to {path} failed: {os.path.basename(path)} {reason}"
+            if isinstance(exc, fileio.ProtectedFileError)
+            else f"Export to {path} failed: {reason}"
+        )
 
     # ------------------------------------------------------------------
     # layout
@@ -847,7 +864,9 @@ class MainWindow(QMainWindow):
             value = json.loads(str(self.settings.value("chosenKinds", "{}")))
         except ValueError:
             return {}
-        return {str(k): str(v) for k, v in value.items() if v in workspace_file.KINDS} if isinstance(value, dict) else {}
+        return (
+            {str(k): str(v) for k, v in value.items() if v in workspace_file.KINDS} if isinstance(value, dict) else {}
+        )
 
     def closeEvent(self, event) -> None:
         import json

@@ -13,7 +13,13 @@ import math
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 BETTER, WORSE, SAME = QColor(198, 239, 206), QColor(255, 199, 206), QColor(245, 245, 245)
@@ -75,10 +81,12 @@ class PairsView(QWidget):
                         item.setText(f"{diff:+.4f}\n{'p<0.001' if p < 0.001 else f'p={p:.3f}'}")
                         sig = bool(row["significant"])
                         item.setBackground(QBrush(BETTER if sig and diff > 0 else WORSE if sig and diff < 0 else SAME))
-                        item.setToolTip(f"{a} − {b} on {measure}: Δ {diff:+.6f}, p = {row['p_value']:.4g}, "
-                                        f"corrected p = {p:.4g} over {row['n_queries']} queries "
-                                        f"({'significant' if sig else 'not significant'}); click to see the "
-                                        "per-query differences")
+                        item.setToolTip(
+                            f"{a} − {b} on {measure}: Δ {diff:+.6f}, p = {row['p_value']:.4g}, "
+                            f"corrected p = {p:.4g} over {row['n_queries']} queries "
+                            f"({'significant' if sig else 'not significant'}); click to see the "
+                            "per-query differences"
+                        )
                 self.table.setItem(i, j, item)
         from metrics.allpairs import describe
 

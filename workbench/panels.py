@@ -315,9 +315,7 @@ class MeasurePanel(QWidget):
             current = session.ndcg_options.get(name)
             if current is not None and box.findData(current) >= 0:
                 box.setCurrentIndex(box.findData(current))
-            box.currentIndexChanged.connect(
-                lambda _, n=name, b=box: self.session.set_ndcg_option(n, b.currentData())
-            )
+            box.currentIndexChanged.connect(lambda _, n=name, b=box: self.session.set_ndcg_option(n, b.currentData()))
             self.ndcg_boxes[name] = box
 
         extra_row = QHBoxLayout()

@@ -15,24 +15,41 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QVBoxLayout, QWidget,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSpinBox,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
 )
 
-from workbench import analysis
 from metrics import fileio
+from workbench import analysis
 
 # Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
 # (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
 PALETTE = [
-    (0, 114, 178), (213, 94, 0), (0, 158, 115), (204, 121, 167), (0, 0, 0),
-    (230, 159, 0), (86, 180, 233), (200, 180, 0),
+    (0, 114, 178),
+    (213, 94, 0),
+    (0, 158, 115),
+    (204, 121, 167),
+    (0, 0, 0),
+    (230, 159, 0),
+    (86, 180, 233),
+    (200, 180, 0),
 ]
 # a second channel besides colour: runs whose colours are alike (vermillion / orange,
 # blue / sky blue) get different dashes and markers
 DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
 SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "p"]
-DASH_TEXT = {Qt.PenStyle.SolidLine: "━━", Qt.PenStyle.DashLine: "╍╍", Qt.PenStyle.DotLine: "┅┅",
-             Qt.PenStyle.DashDotLine: "━·━"}
+DASH_TEXT = {
+    Qt.PenStyle.SolidLine: "━━",
+    Qt.PenStyle.DashLine: "╍╍",
+    Qt.PenStyle.DotLine: "┅┅",
+    Qt.PenStyle.DashDotLine: "━·━",
+}
 MAX_CURVES = 8  # more runs than this: the best ones and the baseline are drawn, the rest on request
 
 
@@ -105,8 +122,10 @@ class CurvePlot(QWidget):
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.bar.addWidget(self.caption, 1)
         self.all_runs_box = QCheckBox("all runs", self)
-        self.all_runs_box.setToolTip(f"With more than {MAX_CURVES} runs only the best {MAX_CURVES} by the "
-                                     "chosen measure and the baseline are drawn; tick to draw every run")
+        self.all_runs_box.setToolTip(
+            f"With more than {MAX_CURVES} runs only the best {MAX_CURVES} by the "
+            "chosen measure and the baseline are drawn; tick to draw every run"
+        )
         self.all_runs_box.hide()
         self.all_runs_box.toggled.connect(lambda _: self.refresh())
         self.bar.addWidget(self.all_runs_box)
@@ -140,8 +159,14 @@ class CurvePlot(QWidget):
         colour, _, symbol = run_style(i)
         if item is None:
             item = self.plot.plot(
-                [], [], name=run, pen=self._pen(i),
-                symbol=symbol if self.symbol else None, symbolSize=6, symbolBrush=colour, symbolPen=None,
+                [],
+                [],
+                name=run,
+                pen=self._pen(i),
+                symbol=symbol if self.symbol else None,
+                symbolSize=6,
+                symbolBrush=colour,
+                symbolPen=None,
             )
             self.curves[run] = item
         else:
@@ -214,8 +239,9 @@ class CurvePlot(QWidget):
         self.highlight(best)
         if best is not None:
             view = self.plot.mapToGlobal(self.plot.mapFromScene(pos).toPoint())
-            QToolTip.showText(view, f"{best}: {self.y_label} {best_xy[1]:.4f} at {self.x_label} {best_xy[0]:g}",
-                              self.plot)
+            QToolTip.showText(
+                view, f"{best}: {self.y_label} {best_xy[1]:.4f} at {self.x_label} {best_xy[0]:g}", self.plot
+            )
 
     def highlight(self, run: str | None) -> None:
         if run == self._hovered:
@@ -238,8 +264,10 @@ class CurvePlot(QWidget):
                 line_style = "color:#bbb"
             else:
                 style, line_style = "color:#1e1e1e;text-decoration:none", "color:#%02x%02x%02x" % colour
-            entries.append(f"<a href='{html.escape(run, quote=True)}' style='{style}'><span style='{line_style}'>"
-                           f"<b>{line}</b></span>&nbsp;{html.escape(run)}</a>")
+            entries.append(
+                f"<a href='{html.escape(run, quote=True)}' style='{style}'><span style='{line_style}'>"
+                f"<b>{line}</b></span>&nbsp;{html.escape(run)}</a>"
+            )
         self.legend.setText("&nbsp;&nbsp; ".join(entries))
 
     def _toggle_run(self, run: str) -> None:
@@ -266,8 +294,13 @@ class CurvePlot(QWidget):
         if results is None:
             raise ValueError("nothing to draw yet")
         fmt = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
-        figure = figures.curve_figure(results, self.kind, query=self.session.selected_query,
-                                      runs=self.drawn_runs(results), scale=1.0 if fmt == "svg" else figures.SCALE)
+        figure = figures.curve_figure(
+            results,
+            self.kind,
+            query=self.session.selected_query,
+            runs=self.drawn_runs(results),
+            scale=1.0 if fmt == "svg" else figures.SCALE,
+        )
         fileio.write_bytes(path, figures.render(figure, fmt), overwrite=True, protect=protect)
 
 

@@ -46,13 +46,25 @@ def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]
         measures = list(comparison.differences)
         measure = session.focus_measure if session.focus_measure in measures else measures[0]
         others = [r for r in comparison.request.runs if r != comparison.baseline]
-        out.append((f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
-                    f"{comparison.baseline}, queries ordered by mean gain",
-                    figures.render(figures.difference_figure(comparison, measure))))
-    out.append((f"Interpolated precision-recall, {what}, runs {runs}",
-                figures.render(figures.curve_figure(results, "pr", query=query))))
-    out.append((f"NDCG at every cutoff k up to {results.request.k_max}, {what}, runs {runs}",
-                figures.render(figures.curve_figure(results, "ndcg", query=query))))
+        out.append(
+            (
+                f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
+                f"{comparison.baseline}, queries ordered by mean gain",
+                figures.render(figures.difference_figure(comparison, measure)),
+            )
+        )
+    out.append(
+        (
+            f"Interpolated precision-recall, {what}, runs {runs}",
+            figures.render(figures.curve_figure(results, "pr", query=query)),
+        )
+    )
+    out.append(
+        (
+            f"NDCG at every cutoff k up to {results.request.k_max}, {what}, runs {runs}",
+            figures.render(figures.curve_figure(results, "ndcg", query=query)),
+        )
+    )
     return out
 
 
@@ -67,8 +79,9 @@ class ReportDialog(QDialog):
     sigWritten = Signal(str)
     sigFailed = Signal(str)
 
-    def __init__(self, session, confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "",
-                 parent=None):
+    def __init__(
+        self, session, confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "", parent=None
+    ):
         super().__init__(parent)
         self.setWindowTitle("Export comparison report")
         self.session = session
@@ -79,8 +92,11 @@ class ReportDialog(QDialog):
         self.table_box = QComboBox(self)
         for code, text in report_model.TABLES.items():
             self.table_box.addItem(text, code)
-        self.plots_check = QCheckBox("Figures: per-query differences of every run against the baseline, "
-                                     "precision-recall and NDCG@k of every run (PNG, 2400 x 1560)", self)
+        self.plots_check = QCheckBox(
+            "Figures: per-query differences of every run against the baseline, "
+            "precision-recall and NDCG@k of every run (PNG, 2400 x 1560)",
+            self,
+        )
         self.plots_check.setChecked(True)
         self.figure_query = QComboBox(self)
         self.figure_query.addItem("the mean over queries", None)
@@ -132,21 +148,38 @@ class ReportDialog(QDialog):
         fmt = self.format_box.currentData()
         text, suffix = report_model.FORMATS[fmt]
         path, _ = QFileDialog.getSaveFileName(
-            self, "Export report", self.path_edit.text(), f"{text} (*{suffix})",
+            self,
+            "Export report",
+            self.path_edit.text(),
+            f"{text} (*{suffix})",
             options=QFileDialog.Option.DontConfirmOverwrite,
         )
         if path:
             self.path_edit.setText(path)
 
     def _on_export(self) -> None:
-        self.export(self.path_edit.text().strip(), self.format_box.currentData(), table=self.table_box.currentData(),
-                    plots=self.plots_check.isChecked(), per_query=self.per_query_check.isChecked(),
-                    title=self.title_edit.text().strip() or "Evaluation report",
-                    query=self.figure_query.currentData())
+        self.export(
+            self.path_edit.text().strip(),
+            self.format_box.currentData(),
+            table=self.table_box.currentData(),
+            plots=self.plots_check.isChecked(),
+            per_query=self.per_query_check.isChecked(),
+            title=self.title_edit.text().strip() or "Evaluation report",
+            query=self.figure_query.currentData(),
+        )
 
     # -- work ------------------------------------------------------------
-    def export(self, path: str, fmt: str | None = None, *, table: str = "comparison", plots: bool = True,
-               per_query: bool = False, title: str = "Evaluation report", query: str | None = None) -> bool:
+    def export(
+        self,
+        path: str,
+        fmt: str | None = None,
+        *,
+        table: str = "comparison",
+        plots: bool = True,
+        per_query: bool = False,
+        title: str = "Evaluation report",
+        query: str | None = None,
+    ) -> bool:
         """Start writing ``path``; False if there is nothing to write or the user keeps the file.
 
         ``sigWritten(path)`` or ``sigFailed(message)`` follows when the worker is done.
@@ -176,14 +209,22 @@ class ReportDialog(QDialog):
 
         def work(progress):
             return report_model.write_report(
-                path, fmt, evaluation=evaluation, comparison=frame, table=table, qrels=qrels,
-                images=images, per_query=per_query, title=title, overwrite=overwrite, protect=inputs,
+                path,
+                fmt,
+                evaluation=evaluation,
+                comparison=frame,
+                table=table,
+                qrels=qrels,
+                images=images,
+                per_query=per_query,
+                title=title,
+                overwrite=overwrite,
+                protect=inputs,
             )
 
         self.export_button.setEnabled(False)
         self.status.setText(f"Writing {os.path.basename(path)}…")
-        self.session.start_job(work, f"Writing {os.path.basename(path)}",
-                               lambda _: self._written(path), self._failed)
+        self.session.start_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
         return True
 
     def _written(self, path: str) -> None:

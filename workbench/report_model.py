@@ -32,9 +32,20 @@ def suffix_format(path) -> str | None:
     return {".htm": "html", ".markdown": "markdown"}.get(suffix)
 
 
-def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "comparison",
-                 qrels=None, images=(), per_query: bool = False, title: str = "Evaluation report",
-                 overwrite: bool = False, protect=()) -> Path:
+def write_report(
+    path,
+    fmt: str,
+    *,
+    evaluation,
+    comparison=None,
+    table: str = "comparison",
+    qrels=None,
+    images=(),
+    per_query: bool = False,
+    title: str = "Evaluation report",
+    overwrite: bool = False,
+    protect=(),
+) -> Path:
     """Write the report; ``comparison`` is a :func:`metrics.compare.compare` frame or None.
 
     ``html``: summary (with significance marks), comparison, optionally the
@@ -51,15 +62,37 @@ def write_report(path, fmt: str, *, evaluation, comparison=None, table: str = "c
         raise ValueError(f"unknown table {table!r}; expected one of {', '.join(TABLES)}")
     if fmt == "html":
         return metrics.report.write_html_report(
-            path, overwrite=overwrite, protect=protect, summary=evaluation.aggregate, comparison=comparison,
-            per_query=evaluation.per_query if per_query else None, images=list(images) or None,
-            title=title, qrels=qrels,
+            path,
+            overwrite=overwrite,
+            protect=protect,
+            summary=evaluation.aggregate,
+            comparison=comparison,
+            per_query=evaluation.per_query if per_query else None,
+            images=list(images) or None,
+            title=title,
+            qrels=qrels,
         )
     if table == "comparison":
         if comparison is None:
             raise ValueError("no comparison to export: choose a baseline and load another run")
-        return metrics.report.export(comparison, path, format=fmt, kind="comparison", qrels=qrels,
-                                     overwrite=overwrite, protect=protect, caption=title if fmt in ("latex", "markdown") else None)
-    return metrics.report.export(evaluation.aggregate, path, format=fmt, kind="summary", qrels=qrels,
-                                 comparison=comparison, overwrite=overwrite, protect=protect,
-                                 caption=title if fmt in ("latex", "markdown") else None)
+        return metrics.report.export(
+            comparison,
+            path,
+            format=fmt,
+            kind="comparison",
+            qrels=qrels,
+            overwrite=overwrite,
+            protect=protect,
+            caption=title if fmt in ("latex", "markdown") else None,
+        )
+    return metrics.report.export(
+        evaluation.aggregate,
+        path,
+        format=fmt,
+        kind="summary",
+        qrels=qrels,
+        comparison=comparison,
+        overwrite=overwrite,
+        protect=protect,
+        caption=title if fmt in ("latex", "markdown") else None,
+    )

@@ -136,7 +136,7 @@ class Session(QObject):
         self.is_sample = False
         self._removed: list[tuple[int, FileEntry, bool]] = []  # undo stack of removed files
         self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
-        self._folders: dict[str, dict] = {}     # folder being opened -> files read and left out
+        self._folders: dict[str, dict] = {}  # folder being opened -> files read and left out
         self._pending_query: str | None = None  # query to select once evaluated (from a workspace)
 
         self.jobs = Jobs(self)
@@ -200,14 +200,21 @@ class Session(QObject):
         from workbench.workspace_file import FileItem, WorkspaceDoc
 
         ws = self.workspace
-        files = [FileItem(e.path, e.kind or e.forced_kind, e.label if e.is_run else None, e.forced_kind is not None)
-                 for e in ws.entries]
+        files = [
+            FileItem(e.path, e.kind or e.forced_kind, e.label if e.is_run else None, e.forced_kind is not None)
+            for e in ws.entries
+        ]
         baseline = ws.baseline_entry()
         return WorkspaceDoc(
-            files=files, baseline=baseline.path if baseline is not None else None,
-            measures=self.measures, relevance_level=self.relevance_level, k_max=self.k_max,
-            ndcg_options=dict(self.ndcg_options), significance=dataclasses.asdict(self.compare_settings),
-            selected_query=self.selected_query, focus_measure=self.focus_measure,
+            files=files,
+            baseline=baseline.path if baseline is not None else None,
+            measures=self.measures,
+            relevance_level=self.relevance_level,
+            k_max=self.k_max,
+            ndcg_options=dict(self.ndcg_options),
+            significance=dataclasses.asdict(self.compare_settings),
+            selected_query=self.selected_query,
+            focus_measure=self.focus_measure,
         )
 
     def open_workspace(self, doc) -> None:
@@ -217,8 +224,10 @@ class Session(QObject):
         self.relevance_level, self.k_max = doc.relevance_level, doc.k_max
         self.ndcg_options = dict(doc.ndcg_options)
         try:
-            settings = dataclasses.replace(significance_model.Settings(), **{
-                k: v for k, v in doc.significance.items() if k in significance_model.Settings.__dataclass_fields__})
+            settings = dataclasses.replace(
+                significance_model.Settings(),
+                **{k: v for k, v in doc.significance.items() if k in significance_model.Settings.__dataclass_fields__},
+            )
         except (TypeError, ValueError) as exc:
             self.sigError.emit(f"Workspace significance settings ignored: {exc}")
             settings = significance_model.Settings()
@@ -230,8 +239,11 @@ class Session(QObject):
         if doc.baseline:
             self.workspace.baseline_path = normalize(doc.baseline)
         for path in doc.missing:  # listed in the Files panel as errors, so the user sees what is missing
-            e = FileEntry(path=normalize(path), status="error",
-                          error=f"{os.path.basename(path)}: not found (named in the workspace as {path})")
+            e = FileEntry(
+                path=normalize(path),
+                status="error",
+                error=f"{os.path.basename(path)}: not found (named in the workspace as {path})",
+            )
             self.workspace.entries.append(e)
             self.sigError.emit(e.error)
         self.sigMeasuresChanged.emit()
@@ -251,7 +263,9 @@ class Session(QObject):
         for note in found.notes:
             self.sigMessage.emit(note)
         if not paths:
-            self.sigError.emit("Nothing to open: no file found" + (f" ({'; '.join(found.notes)})" if found.notes else ""))
+            self.sigError.emit(
+                "Nothing to open: no file found" + (f" ({'; '.join(found.notes)})" if found.notes else "")
+            )
             return []
         if self.is_sample:  # the user's own files replace the sample
             self.is_sample = False
@@ -275,7 +289,8 @@ class Session(QObject):
         """Read one file in a worker; a newer load of the same file supersedes this one."""
         path, kind, gen = e.path, e.forced_kind, e.generation
         self.jobs.submit(
-            ("load", path), lambda progress: _load_file(path, kind, progress),
+            ("load", path),
+            lambda progress: _load_file(path, kind, progress),
             f"Loading {os.path.basename(path)}",
             lambda outcome: self._on_loaded(path, gen, outcome),
             lambda exc: self._on_load_failed(path, gen, exc),
@@ -348,11 +363,15 @@ class Session(QObject):
         skipped = tally["skipped"]
         names = ", ".join(skipped[:4]) + (" …" if len(skipped) > 4 else "")
         if tally["read"] == 0:
-            self.sigError.emit(f"No qrels or run file recognised in {folder}" +
-                               (f" ({len(skipped)} file(s) looked at: {names})" if skipped else ""))
+            self.sigError.emit(
+                f"No qrels or run file recognised in {folder}"
+                + (f" ({len(skipped)} file(s) looked at: {names})" if skipped else "")
+            )
         else:
-            self.sigMessage.emit(f"{os.path.basename(folder)}: {tally['read']} file(s) opened" +
-                                 (f"; {len(skipped)} not recognised ({names})" if skipped else ""))
+            self.sigMessage.emit(
+                f"{os.path.basename(folder)}: {tally['read']} file(s) opened"
+                + (f"; {len(skipped)} not recognised ({names})" if skipped else "")
+            )
 
     def _on_load_cancelled(self, path: str, gen: int) -> None:
         e = self.workspace.entry(path)
@@ -394,8 +413,9 @@ class Session(QObject):
                 continue  # opened again since
             self.workspace.entries.insert(min(index, len(self.workspace.entries)), e)
             if e.kind == "qrels":  # one qrels file in use: it replaces the one opened since
-                self.workspace.entries = [x for x in self.workspace.entries
-                                          if x is e or not (x.kind == "qrels" and x.status == "ok")]
+                self.workspace.entries = [
+                    x for x in self.workspace.entries if x is e or not (x.kind == "qrels" and x.status == "ok")
+                ]
             if was_baseline:
                 self.workspace.baseline_path = e.path
             e.label = self.workspace.unique_label(e.label, exclude=e) if e.is_run else e.label
@@ -490,13 +510,20 @@ class Session(QObject):
         ws = self.workspace
         q = ws.qrels_entry()
         runs = ws.run_entries()
-        judgments = [(q.path, q.version)] if q is not None else [
-            (e.path, e.version) for e in runs if e.kind == "ranked" and e.qrels is not None]
+        judgments = (
+            [(q.path, q.version)]
+            if q is not None
+            else [(e.path, e.version) for e in runs if e.kind == "ranked" and e.qrels is not None]
+        )
         if not judgments or not runs:
             return None
         return (
-            tuple(judgments), tuple((e.label, e.path, e.version) for e in runs), self.measures,
-            self.relevance_level, self.k_max, tuple(sorted(self.ndcg_options.items())),
+            tuple(judgments),
+            tuple((e.label, e.path, e.version) for e in runs),
+            self.measures,
+            self.relevance_level,
+            self.k_max,
+            tuple(sorted(self.ndcg_options.items())),
         )
 
     @property
@@ -515,8 +542,13 @@ class Session(QObject):
     def comparison_current(self) -> bool:
         """Whether :attr:`comparison` belongs to the results, baseline and settings shown now."""
         c, r = self.comparison, self.results
-        return (c is not None and r is not None and c.request.per_query is r.evaluation.per_query
-                and c.baseline == self.baseline_label() and c.request.settings == self.compare_settings)
+        return (
+            c is not None
+            and r is not None
+            and c.request.per_query is r.evaluation.per_query
+            and c.baseline == self.baseline_label()
+            and c.request.settings == self.compare_settings
+        )
 
     def stale_reasons(self) -> list[str]:
         """Why what the window shows does not match what is loaded (empty: it matches, or work is under way)."""
@@ -524,9 +556,12 @@ class Session(QObject):
             return []
         reasons = []
         if self.evaluation_state() == "outdated":
-            reasons.append("the scores shown are not those of the files and options now loaded"
-                           if self.results is not None else "the loaded files are not evaluated")
-        elif (self.results is not None and self.comparison is not None and not self.comparison_current()):
+            reasons.append(
+                "the scores shown are not those of the files and options now loaded"
+                if self.results is not None
+                else "the loaded files are not evaluated"
+            )
+        elif self.results is not None and self.comparison is not None and not self.comparison_current():
             reasons.append("the significance marks are not those of the scores shown")
         for e in self.workspace.changed_on_disk():
             reasons.append(f"{e.name} changed on disk and was not read again")
@@ -558,9 +593,11 @@ class Session(QObject):
             key=key,
         )
         self.jobs.submit(
-            "evaluate", lambda progress: analysis.compute(request, progress),
+            "evaluate",
+            lambda progress: analysis.compute(request, progress),
             f"Evaluating {len(runs)} run{'s' if len(runs) != 1 else ''}",
-            self._on_evaluated, self._on_evaluation_failed,
+            self._on_evaluated,
+            self._on_evaluation_failed,
             lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
 
@@ -618,8 +655,12 @@ class Session(QObject):
         """Compare the runs with the baseline again (in a worker)."""
         results = self.results
         baseline = self.baseline_label()
-        if (results is None or baseline not in results.runs or len(results.runs) < 2
-                or results.evaluation.per_query.empty):
+        if (
+            results is None
+            or baseline not in results.runs
+            or len(results.runs) < 2
+            or results.evaluation.per_query.empty
+        ):
             # nothing to compare: no baseline, a single run, or no query judged and retrieved
             self.jobs.discard("compare")
             if self.comparison is not None:
@@ -627,12 +668,16 @@ class Session(QObject):
                 self.sigComparisonChanged.emit(None)
             return
         request = significance_model.Request(
-            per_query=results.evaluation.per_query, runs=tuple(results.runs), baseline=baseline,
+            per_query=results.evaluation.per_query,
+            runs=tuple(results.runs),
+            baseline=baseline,
             settings=self.compare_settings,
         )
         self.jobs.submit(
-            "compare", lambda progress: significance_model.compute(request, progress),
-            "Comparing with the baseline", self._on_compared,
+            "compare",
+            lambda progress: significance_model.compute(request, progress),
+            "Comparing with the baseline",
+            self._on_compared,
             lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
             lambda: self.sigMessage.emit("Comparison cancelled: significance marks are out of date"),
         )
@@ -658,13 +703,18 @@ class Session(QObject):
             return
         baseline = self.baseline_label()
         request = drilldown_model.Request(
-            qrels=results.request.qrels, runs=results.request.runs, query_id=query,
-            depth=self.drilldown_depth, baseline=baseline if baseline in results.runs else None,
+            qrels=results.request.qrels,
+            runs=results.request.runs,
+            query_id=query,
+            depth=self.drilldown_depth,
+            baseline=baseline if baseline in results.runs else None,
             relevance_level=results.request.relevance_level,
         )
         self.jobs.submit(
-            "drilldown", lambda progress: drilldown_model.compute(request, progress),
-            f"Ranking query {query}", self._on_drilled,
+            "drilldown",
+            lambda progress: drilldown_model.compute(request, progress),
+            f"Ranking query {query}",
+            self._on_drilled,
             lambda exc: self.sigError.emit(f"Query drill-down failed: {exc}"),
         )
 
@@ -692,8 +742,14 @@ class Session(QObject):
             return  # asked again when the file is read
         q = self.workspace.qrels_entry()
         qrels = q.qrels if q is not None and q is not e and e.kind in ("run", "ranked", None) else None
-        key = (e.path, e.version, e.status, e.kind, None if qrels is None else (q.path, q.version),
-               self.relevance_level)
+        key = (
+            e.path,
+            e.version,
+            e.status,
+            e.kind,
+            None if qrels is None else (q.path, q.version),
+            self.relevance_level,
+        )
         if key == self._inspection_key:
             return
         self._inspection_key = key
@@ -702,11 +758,16 @@ class Session(QObject):
             queries = dict(e.queries or {})
 
             def work(progress):
-                return {"path": e.path, "kind": "queries", "queries": len(queries),
-                        "kind_reason": "one query text per line ('qid<TAB>text') or TREC topics",
-                        "size": e.size, "columns": ["qid", "text"],
-                        "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
-                        "problems": []}
+                return {
+                    "path": e.path,
+                    "kind": "queries",
+                    "queries": len(queries),
+                    "kind_reason": "one query text per line ('qid<TAB>text') or TREC topics",
+                    "size": e.size,
+                    "columns": ["qid", "text"],
+                    "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
+                    "problems": [],
+                }
         elif e.status == "ok":
             loaded = metrics.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
 
@@ -720,8 +781,9 @@ class Session(QObject):
             def work(progress):
                 import metrics.inspect
 
-                return metrics.inspect.inspect_file(path, kind, qrels=qrels, relevance_level=level,
-                                                    progress=progress).to_dict()
+                return metrics.inspect.inspect_file(
+                    path, kind, qrels=qrels, relevance_level=level, progress=progress
+                ).to_dict()
 
         def done(inspection):
             self.inspection = inspection
@@ -731,8 +793,9 @@ class Session(QObject):
             self._inspection_key = None
             self.sigError.emit(f"Inspecting {e.name} failed: {exc}")
 
-        self.jobs.submit("inspect", work, f"Inspecting {e.name}", done, failed,
-                         lambda: setattr(self, "_inspection_key", None))
+        self.jobs.submit(
+            "inspect", work, f"Inspecting {e.name}", done, failed, lambda: setattr(self, "_inspection_key", None)
+        )
 
     # ------------------------------------------------------------------
     # jobs
@@ -748,7 +811,10 @@ class Session(QObject):
         with the ``key`` of one still running supersedes it (default: a new key).
         """
         return self.jobs.submit(
-            key if key is not None else ("job", next(self._ids)), fn, what, on_finished,
+            key if key is not None else ("job", next(self._ids)),
+            fn,
+            what,
+            on_finished,
             on_failed or (lambda exc: self.sigError.emit(f"{what}: {exc}")),
             lambda: on_failed(Cancelled("cancelled")) if on_failed else self.sigMessage.emit(f"{what}: cancelled"),
         )

@@ -20,8 +20,10 @@ class SignificancePanel(QWidget):
         self.mode_box = QComboBox(self)
         for code, text in MODES.items():
             self.mode_box.addItem(text, code)
-        self.mode_box.setToolTip("Compare every run with the baseline (marks † ‡), or every pair of runs "
-                                 "(letters: the runs a value is significantly better than)")
+        self.mode_box.setToolTip(
+            "Compare every run with the baseline (marks † ‡), or every pair of runs "
+            "(letters: the runs a value is significantly better than)"
+        )
         self.test_box = QComboBox(self)
         for code, text in TESTS.items():
             self.test_box.addItem(text, code)
@@ -74,8 +76,12 @@ class SignificancePanel(QWidget):
         """Show the session's settings."""
         s = self.session.compare_settings
         self.correction_box.setEnabled(s.test != "tukey")  # the HSD controls the family-wise error itself
-        for box, value in ((self.mode_box, s.mode), (self.test_box, s.test), (self.alpha_box, s.alpha),
-                           (self.correction_box, s.correction)):
+        for box, value in (
+            (self.mode_box, s.mode),
+            (self.test_box, s.test),
+            (self.alpha_box, s.alpha),
+            (self.correction_box, s.correction),
+        ):
             i = box.findData(value)
             if i < 0 and box is self.alpha_box:
                 box.addItem(f"{value:g}", value)

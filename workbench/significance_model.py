@@ -27,8 +27,13 @@ class _LazyCompare:
 mc = _LazyCompare()
 
 #: Tests offered in the window: code -> short label.
-TESTS = {"t": "t-test", "wilcoxon": "Wilcoxon", "permutation": "Permutation", "bootstrap": "Bootstrap",
-         "tukey": "Tukey HSD"}
+TESTS = {
+    "t": "t-test",
+    "wilcoxon": "Wilcoxon",
+    "permutation": "Permutation",
+    "bootstrap": "Bootstrap",
+    "tukey": "Tukey HSD",
+}
 #: Tests that compare every pair only (not one run with a baseline).
 PAIRS_ONLY = ("bootstrap", "tukey")
 #: What is compared: code -> short label.
@@ -38,8 +43,8 @@ CORRECTIONS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "bh":
 ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
 
 HIGHER = "\u2020"  # dagger, as in metrics.report's tables
-LOWER = "\u2021"   # double dagger
-PAD = "\u2002"     # en space, about as wide as a dagger: keeps the decimals of a column aligned
+LOWER = "\u2021"  # double dagger
+PAD = "\u2002"  # en space, about as wide as a dagger: keeps the decimals of a column aligned
 
 
 @dataclass(frozen=True)
@@ -71,8 +76,8 @@ class Settings:
 class Request:
     """Inputs of one comparison; a value, so a worker can own it."""
 
-    per_query: pd.DataFrame       # Evaluation.per_query (run, query_id, measure, value)
-    runs: tuple[str, ...]         # run order
+    per_query: pd.DataFrame  # Evaluation.per_query (run, query_id, measure, value)
+    runs: tuple[str, ...]  # run order
     baseline: str
     settings: Settings
 
@@ -82,9 +87,9 @@ class Comparison:
     """Result of :func:`compute`."""
 
     request: Request
-    table: pd.DataFrame                                   # metrics.compare.compare frame
+    table: pd.DataFrame  # metrics.compare.compare frame
     differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
-    pairs: pd.DataFrame | None = None                     # metrics.allpairs frame (mode "pairs")
+    pairs: pd.DataFrame | None = None  # metrics.allpairs frame (mode "pairs")
 
     def letters(self) -> dict:
         """``{(run, measure): letters}`` of the runs each run is significantly better than (mode "pairs")."""
@@ -140,19 +145,37 @@ def compute(request: Request, progress=None) -> Comparison:
         from metrics.allpairs import compare_all_pairs
 
         part = None if progress is None else (lambda f: progress(0.7 * f))
-        pairs = compare_all_pairs(source, runs=list(request.runs), measures=measures, test=s.test,
-                                  correction=s.correction, alpha=s.alpha, permutations=s.permutations,
-                                  bootstrap=s.bootstrap, seed=s.seed, progress=part)
+        pairs = compare_all_pairs(
+            source,
+            runs=list(request.runs),
+            measures=measures,
+            test=s.test,
+            correction=s.correction,
+            alpha=s.alpha,
+            permutations=s.permutations,
+            bootstrap=s.bootstrap,
+            seed=s.seed,
+            progress=part,
+        )
     # against the baseline too: the per-query differences and their chart
-    table = mc.compare(source, request.baseline, measures=measures,
-                       test="t" if s.test in PAIRS_ONLY else s.test, correction=s.correction, alpha=s.alpha,
-                       permutations=s.permutations, bootstrap=s.bootstrap, seed=s.seed)
+    table = mc.compare(
+        source,
+        request.baseline,
+        measures=measures,
+        test="t" if s.test in PAIRS_ONLY else s.test,
+        correction=s.correction,
+        alpha=s.alpha,
+        permutations=s.permutations,
+        bootstrap=s.bootstrap,
+        seed=s.seed,
+    )
     if progress is not None and progress(0.8) is False:
         from metrics.errors import Cancelled
 
         raise Cancelled("comparison cancelled")
-    differences = {str(m): mc.per_query_differences(source, request.baseline, m)
-                   for m in pd.unique(per_query["measure"])}
+    differences = {
+        str(m): mc.per_query_differences(source, request.baseline, m) for m in pd.unique(per_query["measure"])
+    }
     return Comparison(request=request, table=table, differences=differences, pairs=pairs)
 
 
@@ -165,6 +188,7 @@ class _Ordered:
 
 
 # ---------------------------------------------------------------- lookups for views
+
 
 def marker(row) -> str:
     """Dagger (significantly higher than the baseline), double dagger (lower) or ''."""
@@ -185,8 +209,11 @@ def tooltip(row, family: int) -> str:
     """What a marked (or unmarked) value of a run means against the baseline."""
     test = mc.TESTS.get(row["test"], str(row["test"]))
     correction = mc.CORRECTIONS.get(row["correction"], str(row["correction"]))
-    verdict = (f"significantly {'higher' if row['delta'] > 0 else 'lower'} than the baseline"
-               if bool(row["significant"]) else "not significantly different from the baseline")
+    verdict = (
+        f"significantly {'higher' if row['delta'] > 0 else 'lower'} than the baseline"
+        if bool(row["significant"])
+        else "not significantly different from the baseline"
+    )
     lines = [
         f"{row['run']} vs {row['baseline']} on {row['measure']}: {verdict}",
         f"mean {row['mean']:.4f} vs {row['baseline_mean']:.4f} (Δ {row['delta']:+.4f}), "
@@ -197,8 +224,7 @@ def tooltip(row, family: int) -> str:
     if row["correction"] == "none":
         lines.append(f"no correction for multiple testing ({family} tests); α = {row['alpha']:g}")
     else:
-        lines.append(f"corrected p = {_p(row['p_corrected'])} ({correction} over {family} tests); "
-                     f"α = {row['alpha']:g}")
+        lines.append(f"corrected p = {_p(row['p_corrected'])} ({correction} over {family} tests); α = {row['alpha']:g}")
     return "\n".join(lines)
 
 
@@ -265,8 +291,10 @@ def _letter_marks(comparison: Comparison, table, marks, tips):
                     continue
                 diff = row["difference"] if row["a"] == run else -row["difference"]
                 verdict = ("better" if diff > 0 else "worse") if bool(row["significant"]) else "not different"
-                lines.append(f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {_p(row['p_corrected'])}"
-                             f" — {verdict}")
+                lines.append(
+                    f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {_p(row['p_corrected'])}"
+                    f" — {verdict}"
+                )
             tips.at[i, col] = "\n".join(lines)
     return marks, tips
 
@@ -285,6 +313,8 @@ def legend(comparison: Comparison | None) -> str:
     n_sig = int(comparison.table["significant"].sum())
     test = mc.TESTS[s.test]
     corr = "no correction" if s.correction == "none" else f"{mc.CORRECTIONS[s.correction]} correction"
-    return (f"{HIGHER} significantly higher, {LOWER} significantly lower than the baseline "
-            f"{comparison.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "
-            f"{n_sig} of {family} differences significant.")
+    return (
+        f"{HIGHER} significantly higher, {LOWER} significantly lower than the baseline "
+        f"{comparison.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "
+        f"{n_sig} of {family} differences significant."
+    )

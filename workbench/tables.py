@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 from workbench import comparison, significance_model
 from workbench.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
 
-
 MANY_RUNS = 8  # more runs than this: the summary offers a filter by run name
 
 
@@ -67,8 +66,13 @@ class SummaryView(QWidget):
         self.run_filter.setPlaceholderText("Filter runs by name…")
         self.run_filter.setClearButtonEnabled(True)
         self.run_filter.setToolTip("Show only the runs whose label contains this text (shown with many runs)")
-        self.run_filter.textChanged.connect(lambda text: self.proxy.setFilterRegularExpression(QRegularExpression(
-            QRegularExpression.escape(text), QRegularExpression.PatternOption.CaseInsensitiveOption)))
+        self.run_filter.textChanged.connect(
+            lambda text: self.proxy.setFilterRegularExpression(
+                QRegularExpression(
+                    QRegularExpression.escape(text), QRegularExpression.PatternOption.CaseInsensitiveOption
+                )
+            )
+        )
         self.run_filter.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -91,8 +95,11 @@ class SummaryView(QWidget):
         if self.session.evaluating or (ws.loading() and self.session.results is None):
             text = "Evaluating…" if self.session.evaluating else "Loading…"
         elif ws.qrels_entry() is None and not any(e.kind == "ranked" for e in ws.run_entries()):
-            text = "Load a qrels file" + ("" if ws.run_entries() else " and one or more runs") + \
-                " (drop them on the window)."
+            text = (
+                "Load a qrels file"
+                + ("" if ws.run_entries() else " and one or more runs")
+                + " (drop them on the window)."
+            )
         elif not ws.run_entries():
             text = "Load one or more runs (drop them on the window)."
         else:
@@ -151,8 +158,10 @@ class PerQueryView(QWidget):
         self.measure_box.setToolTip("Measure shown per query")
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setPlaceholderText("Query ids (2, 13, 5) or part of one…")
-        self.filter_edit.setToolTip("Show only these queries: ids separated by commas or spaces match exactly; "
-                                    "a single text that is no whole id matches the ids containing it (Ctrl+F)")
+        self.filter_edit.setToolTip(
+            "Show only these queries: ids separated by commas or spaces match exactly; "
+            "a single text that is no whole id matches the ids containing it (Ctrl+F)"
+        )
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setMinimumWidth(90)
         self.filter_status = QLabel(self)
@@ -243,7 +252,9 @@ class PerQueryView(QWidget):
                 self.view.clearSelection()
                 sel.setCurrentIndex(self.proxy.index(-1, -1), QItemSelectionModel.SelectionFlag.NoUpdate)
                 return
-            rows = self.model.frame().index[self.model.frame()["query_id"] == query_id] if len(self.model.frame()) else []
+            rows = (
+                self.model.frame().index[self.model.frame()["query_id"] == query_id] if len(self.model.frame()) else []
+            )
             if len(rows) == 0:
                 self.view.clearSelection()
                 return
@@ -285,8 +296,11 @@ class PerQueryView(QWidget):
             self.proxy.set_exact_filter(tokens)
         else:
             self.proxy.set_exact_filter(None)
-            self.proxy.setFilterRegularExpression(QRegularExpression(
-                QRegularExpression.escape(tokens[0]), QRegularExpression.PatternOption.CaseInsensitiveOption))
+            self.proxy.setFilterRegularExpression(
+                QRegularExpression(
+                    QRegularExpression.escape(tokens[0]), QRegularExpression.PatternOption.CaseInsensitiveOption
+                )
+            )
         shown, total = self.proxy.rowCount(), self.model.rowCount()
         if not tokens:
             self.filter_status.setText("")

@@ -27,11 +27,35 @@ import pandas as pd
 
 KINDS = ("qrels", "run", "ranked", "queries")
 # run tags that name a tool or nothing at all rather than a run
-GENERIC_TAGS = frozenset({
-    "run", "runs", "ranked-list", "ranked_list", "ranking", "default", "tag", "system", "sys", "test",
-    "anserini", "pyserini", "terrier", "pyterrier", "lucene", "indri", "galago", "solr", "elasticsearch",
-    "trec", "q0", "0", "none", "null", "-",
-})
+GENERIC_TAGS = frozenset(
+    {
+        "run",
+        "runs",
+        "ranked-list",
+        "ranked_list",
+        "ranking",
+        "default",
+        "tag",
+        "system",
+        "sys",
+        "test",
+        "anserini",
+        "pyserini",
+        "terrier",
+        "pyterrier",
+        "lucene",
+        "indri",
+        "galago",
+        "solr",
+        "elasticsearch",
+        "trec",
+        "q0",
+        "0",
+        "none",
+        "null",
+        "-",
+    }
+)
 RUN_KINDS = ("run", "ranked")
 
 
@@ -40,20 +64,20 @@ class FileEntry:
     """One loaded (or loading, or failed) file."""
 
     path: str
-    kind: str | None = None          # detected or chosen kind; None while unknown
-    forced_kind: str | None = None   # set when the user corrected the detected kind
-    label: str = ""                  # display name of a run
+    kind: str | None = None  # detected or chosen kind; None while unknown
+    forced_kind: str | None = None  # set when the user corrected the detected kind
+    label: str = ""  # display name of a run
     wanted_label: str | None = None  # label to give the run once loaded (from a workspace file)
     warnings: list[str] = field(default_factory=list)  # what the reader accepted but found odd
-    folder: str | None = None        # the folder it was found in, while it is read (see Session.open_files)
-    queries: dict | None = None      # query id -> text, for a file of kind "queries"
-    status: str = "loading"          # "loading" | "ok" | "error"
+    folder: str | None = None  # the folder it was found in, while it is read (see Session.open_files)
+    queries: dict | None = None  # query id -> text, for a file of kind "queries"
+    status: str = "loading"  # "loading" | "ok" | "error"
     error: str | None = None
     run: pd.DataFrame | None = None
     qrels: pd.DataFrame | None = None
-    generation: int = 0              # bumped whenever a new load of this file starts
-    version: int = 0                 # bumped whenever loaded content is stored
-    size: int = 0                    # size and modification time of the content in use
+    generation: int = 0  # bumped whenever a new load of this file starts
+    version: int = 0  # bumped whenever loaded content is stored
+    size: int = 0  # size and modification time of the content in use
     mtime: float = 0.0
 
     @property
@@ -111,8 +135,9 @@ class Workspace:
             e.error = None
         return e
 
-    def finish_load(self, path: str, generation: int, kind: str, run, qrels,
-                    stat: tuple[int, float] | None = None) -> FileEntry | None:
+    def finish_load(
+        self, path: str, generation: int, kind: str, run, qrels, stat: tuple[int, float] | None = None
+    ) -> FileEntry | None:
         """Store a successful load; returns None if a newer load of the file superseded it.
 
         ``stat`` is the file's (size, mtime) when it was read: the content in
@@ -304,20 +329,50 @@ def normalize(path: str | os.PathLike) -> str:
 
 
 # files a folder holds that are never qrels or runs (a folder of a study often has them)
-SKIP_SUFFIXES = frozenset({
-    ".md", ".rst", ".py", ".ipynb", ".json", ".yaml", ".yml", ".toml", ".cfg", ".ini", ".sh", ".log",
-    ".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf", ".html", ".htm", ".tex", ".csv", ".parquet", ".pkl",
-    ".zip", ".tar", ".tgz", ".bz2", ".xz", ".7z", ".irwb",
-})
+SKIP_SUFFIXES = frozenset(
+    {
+        ".md",
+        ".rst",
+        ".py",
+        ".ipynb",
+        ".json",
+        ".yaml",
+        ".yml",
+        ".toml",
+        ".cfg",
+        ".ini",
+        ".sh",
+        ".log",
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".svg",
+        ".pdf",
+        ".html",
+        ".htm",
+        ".tex",
+        ".csv",
+        ".parquet",
+        ".pkl",
+        ".zip",
+        ".tar",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".7z",
+        ".irwb",
+    }
+)
 MAX_FOLDER_FILES = 1000  # files taken from one folder (and its subfolders) at the most
-MAX_FOLDER_DEPTH = 3     # subfolder levels searched (qrels/ and runs/ beside each other is the usual layout)
+MAX_FOLDER_DEPTH = 3  # subfolder levels searched (qrels/ and runs/ beside each other is the usual layout)
 
 
 @dataclass
 class Expansion:
     files: list[str]
     folder_of: dict[str, str]  # file -> the folder it was found in (files named directly are not in it)
-    notes: list[str]           # what was left out, in words
+    notes: list[str]  # what was left out, in words
 
 
 def expand(paths, *, max_files: int = MAX_FOLDER_FILES, max_depth: int = MAX_FOLDER_DEPTH) -> Expansion:

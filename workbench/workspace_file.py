@@ -44,7 +44,7 @@ MAX_BYTES = 16 * 1024 * 1024  # a workspace names files; it never holds data
 
 @dataclass
 class FileItem:
-    path: str                  # absolute
+    path: str  # absolute
     kind: str | None = None
     label: str | None = None
     kind_chosen: bool = False  # the user corrected the detected kind
@@ -53,7 +53,7 @@ class FileItem:
 @dataclass
 class WorkspaceDoc:
     files: list[FileItem] = field(default_factory=list)
-    baseline: str | None = None          # absolute path of the baseline run
+    baseline: str | None = None  # absolute path of the baseline run
     measures: tuple[str, ...] = ()
     relevance_level: int = 1
     k_max: int = 100
@@ -61,7 +61,7 @@ class WorkspaceDoc:
     significance: dict = field(default_factory=dict)
     selected_query: str | None = None
     focus_measure: str | None = None
-    layout: str | None = None            # base64 text, the window's business
+    layout: str | None = None  # base64 text, the window's business
     missing: list[str] = field(default_factory=list)  # files named but not found (filled by read)
 
 
@@ -115,20 +115,30 @@ def read(path: str) -> WorkspaceDoc:
     """Read a workspace file; raises :class:`InputError` naming the file and what is wrong."""
     path = os.path.abspath(path)
     size = os.path.getsize(path)
-    _expect(size <= MAX_BYTES, path, f"{size} bytes is too large for a workspace file (it names files, "
-                                     "it does not hold them)")
+    _expect(
+        size <= MAX_BYTES,
+        path,
+        f"{size} bytes is too large for a workspace file (it names files, it does not hold them)",
+    )
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except UnicodeDecodeError:
         raise InputError(f"{os.path.basename(path)}: not a workspace file (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
-        raise InputError(f"{os.path.basename(path)}, line {exc.lineno}: not a workspace file "
-                         f"(JSON expected: {exc.msg})") from None
-    _expect(isinstance(data, dict) and data.get("format") == FORMAT, path,
-            f"not a workspace file (expected \"format\": \"{FORMAT}\")")
-    _expect(isinstance(data.get("version"), int) and data["version"] <= VERSION, path,
-            f"workspace version {data.get('version')!r} is newer than this program reads ({VERSION})")
+        raise InputError(
+            f"{os.path.basename(path)}, line {exc.lineno}: not a workspace file (JSON expected: {exc.msg})"
+        ) from None
+    _expect(
+        isinstance(data, dict) and data.get("format") == FORMAT,
+        path,
+        f'not a workspace file (expected "format": "{FORMAT}")',
+    )
+    _expect(
+        isinstance(data.get("version"), int) and data["version"] <= VERSION,
+        path,
+        f"workspace version {data.get('version')!r} is newer than this program reads ({VERSION})",
+    )
     folder = os.path.dirname(path)
 
     def absolute(p) -> str:
@@ -136,33 +146,42 @@ def read(path: str) -> WorkspaceDoc:
 
     doc = WorkspaceDoc()
     files = data.get("files", [])
-    _expect(isinstance(files, list), path, "\"files\" must be a list")
+    _expect(isinstance(files, list), path, '"files" must be a list')
     for i, item in enumerate(files, 1):
-        _expect(isinstance(item, dict) and isinstance(item.get("path"), str), path,
-                f"file {i}: an object with a \"path\" expected")
+        _expect(
+            isinstance(item, dict) and isinstance(item.get("path"), str),
+            path,
+            f'file {i}: an object with a "path" expected',
+        )
         kind = item.get("kind")
         _expect(kind is None or kind in KINDS, path, f"file {i}: kind {kind!r}; expected one of {', '.join(KINDS)}")
         label = item.get("label")
-        _expect(label is None or isinstance(label, str), path, f"file {i}: \"label\" must be text")
+        _expect(label is None or isinstance(label, str), path, f'file {i}: "label" must be text')
         f = FileItem(absolute(item["path"]), kind, label, bool(item.get("kind_chosen", False)))
         (doc.files if os.path.isfile(f.path) else doc.missing).append(f if os.path.isfile(f.path) else f.path)
     baseline = data.get("baseline")
     doc.baseline = absolute(baseline) if isinstance(baseline, str) else None
     measures = data.get("measures", [])
-    _expect(isinstance(measures, list) and all(isinstance(m, str) for m in measures), path,
-            "\"measures\" must be a list of measure names")
+    _expect(
+        isinstance(measures, list) and all(isinstance(m, str) for m in measures),
+        path,
+        '"measures" must be a list of measure names',
+    )
     doc.measures = tuple(measures)
-    for name, lo in (("relevance_level", -(10 ** 9)), ("k_max", 1)):
+    for name, lo in (("relevance_level", -(10**9)), ("k_max", 1)):
         value = data.get(name, getattr(doc, name))
-        _expect(isinstance(value, int) and not isinstance(value, bool) and value >= lo, path,
-                f"\"{name}\" must be a whole number >= {lo}")
+        _expect(
+            isinstance(value, int) and not isinstance(value, bool) and value >= lo,
+            path,
+            f'"{name}" must be a whole number >= {lo}',
+        )
         setattr(doc, name, value)
     for name in ("ndcg_options", "significance"):
         value = data.get(name, {})
-        _expect(isinstance(value, dict), path, f"\"{name}\" must be an object")
+        _expect(isinstance(value, dict), path, f'"{name}" must be an object')
         setattr(doc, name, value)
     for name in ("selected_query", "focus_measure", "layout"):
         value = data.get(name)
-        _expect(value is None or isinstance(value, str), path, f"\"{name}\" must be text or null")
+        _expect(value is None or isinstance(value, str), path, f'"{name}" must be text or null')
         setattr(doc, name, value)
     return doc

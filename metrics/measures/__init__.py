@@ -4,28 +4,84 @@ Each module registers its families with :func:`~metrics.measures.registry.measur
 where they are written; importing this package registers them all.
 """
 
-from .registry import (  # noqa: F401
-    FAMILIES, NICKNAMES, Family, Measure, family_of, measure, parse_measures, syntax,
-)
 from . import counts, gains, interpolated, judgments, precision, sets  # noqa: F401  (registration)
+from .registry import (  # noqa: F401
+    FAMILIES,
+    NICKNAMES,
+    Family,
+    Measure,
+    family_of,
+    measure,
+    parse_measures,
+    syntax,
+)
 
 # trec_eval 10.0's measure sets (measures.c)
 NICKNAMES["official"] = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-    "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P",
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
 )
 NICKNAMES["all_trec"] = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map",
-    "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring",
-    "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref",
-    "utility", "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success",
-    "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG", "G",
-    "set_P", "set_recall", "set_relative_P", "set_map", "set_F",
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "unj",
+    "rbp",
+    "rbp_resid",
+    "infAP",
+    "gm_bpref",
+    "utility",
+    "11pt_avg",
+    "ndcg",
+    "relative_P",
+    "Rprec_mult",
+    "success",
+    "map_cut",
+    "ndcg_cut",
+    "ndcg_rel",
+    "Rndcg",
+    "binG",
+    "G",
+    "set_P",
+    "set_recall",
+    "set_relative_P",
+    "set_map",
+    "set_F",
     "num_nonrel_judged_ret",
 )
 NICKNAMES["set"] = (
-    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P",
-    "set_recall", "set_relative_P", "set_map", "set_F",
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "utility",
+    "set_P",
+    "set_recall",
+    "set_relative_P",
+    "set_map",
+    "set_F",
 )
 
 # measures beyond trec_eval and the ir_measures-style names

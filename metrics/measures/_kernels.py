@@ -45,7 +45,7 @@ def _row_blocks(offsets: np.ndarray, reverse: bool = False):
             cols = cols[::-1]
         step = max(1, _BLOCK // w)
         for lo in range(0, len(qs), step):
-            rows = qs[lo:lo + step]
+            rows = qs[lo : lo + step]
             ln = lengths[rows][:, None]
             mask = cols[None, :] < ln
             idx = offsets[rows][:, None] + cols[None, :]
@@ -62,21 +62,22 @@ def _uniform_rows(offsets: np.ndarray):
     return None
 
 
-def segment_accumulate(x: np.ndarray, offsets: np.ndarray, ufunc=np.add, *,
-                       fill=0.0, reverse: bool = False) -> np.ndarray:
+def segment_accumulate(
+    x: np.ndarray, offsets: np.ndarray, ufunc=np.add, *, fill=0.0, reverse: bool = False
+) -> np.ndarray:
     """``ufunc.accumulate`` of ``x`` within each segment, left to right
     (right to left with ``reverse``), exact and sequential."""
     out = np.empty(len(x), dtype=np.result_type(x, np.float64) if ufunc is np.add else x.dtype)
     w = _uniform_rows(offsets)
     if w is not None:
-        m = np.asarray(x[offsets[0]:offsets[-1]], dtype=out.dtype).reshape(-1, w)
-        o = out[offsets[0]:offsets[-1]].reshape(-1, w)
+        m = np.asarray(x[offsets[0] : offsets[-1]], dtype=out.dtype).reshape(-1, w)
+        o = out[offsets[0] : offsets[-1]].reshape(-1, w)
         step = max(1, _BLOCK // w)
         for lo in range(0, len(m), step):
             if reverse:
-                o[lo:lo + step] = ufunc.accumulate(m[lo:lo + step, ::-1], axis=1)[:, ::-1]
+                o[lo : lo + step] = ufunc.accumulate(m[lo : lo + step, ::-1], axis=1)[:, ::-1]
             else:
-                ufunc.accumulate(m[lo:lo + step], axis=1, out=o[lo:lo + step])
+                ufunc.accumulate(m[lo : lo + step], axis=1, out=o[lo : lo + step])
         return out
     for _, _, idx, mask in _row_blocks(offsets, reverse):
         m = np.where(mask, x[idx], fill).astype(out.dtype)
@@ -93,10 +94,10 @@ def segment_sum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     out = np.zeros(len(lengths), dtype=np.float64)
     w = _uniform_rows(offsets)
     if w is not None:
-        m = np.asarray(x[offsets[0]:offsets[-1]], dtype=np.float64).reshape(-1, w)
+        m = np.asarray(x[offsets[0] : offsets[-1]], dtype=np.float64).reshape(-1, w)
         step = max(1, _BLOCK // w)
         for lo in range(0, len(m), step):
-            out[lo:lo + step] = np.add.accumulate(m[lo:lo + step], axis=1)[:, -1]
+            out[lo : lo + step] = np.add.accumulate(m[lo : lo + step], axis=1)[:, -1]
         return out
     for rows, ln, idx, mask in _row_blocks(offsets):
         m = np.where(mask, x[idx], 0.0).astype(np.float64)

@@ -59,8 +59,7 @@ def num_nonrel_judged_ret(r):
     return (r.num_ret - r.num_nonpool - r.num_unjudged - r.num_rel_ret).astype(np.float64)
 
 
-@measure("relstring", kind="text", params=DoubleParams(10.0), aggregate=no_summary,
-         summary=False, order=12)
+@measure("relstring", kind="text", params=DoubleParams(10.0), aggregate=no_summary, summary=False, order=12)
 def relstring(r, params):
     """Relevance codes of the first N (default 10) retrieved documents as a
     string: the grade for 0..9, '>' above 9, '-' not in the qrels, '.' in the
@@ -81,5 +80,4 @@ def relstring(r, params):
         # the plain name "relstring" (not "relstring_20")
         n = np.where(r.placeholder, 0, n)
     starts = r.offsets[:-1]
-    return np.array([buf[s:s + k].decode("ascii") for s, k in zip(starts.tolist(), n.tolist())],
-                    dtype=object)
+    return np.array([buf[s : s + k].decode("ascii") for s, k in zip(starts.tolist(), n.tolist())], dtype=object)

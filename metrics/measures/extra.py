@@ -250,8 +250,12 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------- families
 
 
-@measure("ndcg_ext", params=OptionalCutoffs(WHOLE_RANKING), order=200,
-         options={"gain": "linear", "discount": "log", "base": "2", "ideal": "all"})
+@measure(
+    "ndcg_ext",
+    params=OptionalCutoffs(WHOLE_RANKING),
+    order=200,
+    options={"gain": "linear", "discount": "log", "base": "2", "ideal": "all"},
+)
 def ndcg_ext(r, cutoffs, **options):
     """nDCG with a choice of gain (linear | exp), discount (log: log_b(i+1) |
     jk: log_b(i), ranks i < b undiscounted), base b and ideal ranking (all
@@ -288,8 +292,7 @@ def map_ext(r, **options):
     total = segment_total(segment_cumsum(np.where(isrel, prec, 0.0), r.offsets), r.offsets)
     # trec_eval tests its own count of ranks with a code >= the level (at a
     # negative level more than num_rel_ret)
-    return np.where(segment_total(r.relcum, r.offsets, 0) > 0,
-                    total / np.maximum(r.num_rel, 1), 0.0)
+    return np.where(segment_total(r.relcum, r.offsets, 0) > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
 def _depths(r, cutoffs) -> np.ndarray:
@@ -308,7 +311,7 @@ def expected_reciprocal_rank(r, cutoffs):
     out).  Summary: mean."""
     if r.rel_levels.shape[1] > ERR_MAX_GRADE + 1:  # a judged grade (retrieved or not) above 4
         raise ValueError(f"ERR: grades above {ERR_MAX_GRADE} are not defined (gdeval's maximum grade)")
-    stop = _gain(r.rel, "exp") / float(2 ** ERR_MAX_GRADE)
+    stop = _gain(r.rel, "exp") / float(2**ERR_MAX_GRADE)
     keep = segment_accumulate(1.0 - stop, r.offsets, np.multiply, fill=1.0)
     before = np.ones(len(stop))
     inner = np.ones(len(stop), dtype=bool)

@@ -20,8 +20,15 @@ import numpy as np
 
 from ..ranking import NONPOOL
 from ._kernels import (
-    at_depth, cutoff_matrix, masked_at_depth, masked_prefix_at, masked_segment_sum,
-    positions_offsets, segment_cumsum, segment_sum, segment_total,
+    at_depth,
+    cutoff_matrix,
+    masked_at_depth,
+    masked_prefix_at,
+    masked_segment_sum,
+    positions_offsets,
+    segment_cumsum,
+    segment_sum,
+    segment_total,
 )
 from .registry import LongCutoffs, ParamPairs, measure
 
@@ -318,8 +325,7 @@ def bin_g(r):
     total = masked_segment_sum(1.0 / table[nonrel_before], r.qidx[pos], r.n_queries)
     # trec_eval tests its own count of ranks with a code >= the level (at a
     # negative level more than num_rel_ret)
-    return np.where(segment_total(r.relcum, r.offsets, 0) > 0,
-                    total / np.maximum(r.num_rel, 1), 0.0)
+    return np.where(segment_total(r.relcum, r.offsets, 0) > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
 @measure("G", params=ParamPairs(), order=20)

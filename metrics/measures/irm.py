@@ -79,15 +79,46 @@ from .registry import FAMILIES, Measure, syntax
 __all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]
 
 _ALIASES = {
-    "MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R",
-    "BPref": "Bpref", "RPrec": "Rprec",
+    "MAP": "AP",
+    "MRR": "RR",
+    "NDCG": "nDCG",
+    "Precision": "P",
+    "Recall": "R",
+    "BPref": "Bpref",
+    "RPrec": "Rprec",
 }
 
 #: every ir_measures name understood here (aliases included)
 IR_MEASURES_NAMES = (
-    "AP", "MAP", "RR", "MRR", "nDCG", "NDCG", "P", "Precision", "R", "Recall", "Rprec", "RPrec",
-    "Bpref", "BPref", "Success", "infAP", "IPrec", "NumQ", "NumRet", "NumRelRet", "NumRel",
-    "SetP", "SetRelP", "SetR", "SetF", "SetAP", "RBP", "ERR", "Judged",
+    "AP",
+    "MAP",
+    "RR",
+    "MRR",
+    "nDCG",
+    "NDCG",
+    "P",
+    "Precision",
+    "R",
+    "Recall",
+    "Rprec",
+    "RPrec",
+    "Bpref",
+    "BPref",
+    "Success",
+    "infAP",
+    "IPrec",
+    "NumQ",
+    "NumRet",
+    "NumRelRet",
+    "NumRel",
+    "SetP",
+    "SetRelP",
+    "SetR",
+    "SetF",
+    "SetAP",
+    "RBP",
+    "ERR",
+    "Judged",
 )
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
@@ -122,8 +153,9 @@ class _Args:
 
     def done(self):
         if self.flag("judged_only"):
-            raise ValueError(f"{self.name}: judged_only is not a per-measure option; "
-                             "evaluate with judged_only=True instead")
+            raise ValueError(
+                f"{self.name}: judged_only is not a per-measure option; evaluate with judged_only=True instead"
+            )
         if self.items:
             raise ValueError(f"{self.name}: unsupported parameters {', '.join(sorted(self.items))}")
 
@@ -235,8 +267,10 @@ def _ndcg(name, at, args: _Args) -> Measure:
         if not isinstance(gains, dict):
             raise ValueError(f"{name}: gains must be a dict {{grade: gain}}")
         if k is not None or not variant.is_trec:
-            raise ValueError(f"{name}: gains are only available for the whole ranking with "
-                             "trec_eval's discount (trec_eval's ndcg.level=gain)")
+            raise ValueError(
+                f"{name}: gains are only available for the whole ranking with "
+                "trec_eval's discount (trec_eval's ndcg.level=gain)"
+            )
         items = sorted((int(g), float(v)) for g, v in gains.items())
         text = ",".join(f"{g}={v!r}" for g, v in items)
         return _trec("ndcg", text)
@@ -267,6 +301,7 @@ def _simple(family):
         rel = args.rel()
         args.done()
         return _trec(family, rel=rel)
+
     return make
 
 
@@ -276,6 +311,7 @@ def _cut(family, required=True):
         rel = args.rel()
         args.done()
         return _trec(family, str(k), rel)
+
     return make
 
 
@@ -284,6 +320,7 @@ def _own_cut(family):
         k = _cutoff(name, at, args, required=False)
         args.done()
         return Measure(family, (extra.WHOLE_RANKING if k is None else k,))
+
     return make
 
 
@@ -341,14 +378,31 @@ def _num_q(name, at, args: _Args) -> Measure:
 
 
 _BUILDERS = {
-    "AP": _ap, "RR": _simple("recip_rank"), "nDCG": _ndcg, "P": _cut("P"), "R": _cut("recall"),
-    "Rprec": _simple("Rprec"), "Bpref": _simple("bpref"), "Success": _cut("success"),
-    "infAP": _simple("infAP"), "IPrec": _iprec, "NumQ": _num_q, "NumRet": _num_ret,
-    "NumRelRet": _num_ret, "NumRel": _simple("num_rel"), "SetP": _set_p, "SetRelP": _set_p,
-    "SetR": _simple("set_recall"), "SetF": _set_f, "SetAP": _simple("set_map"), "RBP": _rbp,
-    "ERR": _own_cut("ERR"), "Judged": _own_cut("Judged"),
+    "AP": _ap,
+    "RR": _simple("recip_rank"),
+    "nDCG": _ndcg,
+    "P": _cut("P"),
+    "R": _cut("recall"),
+    "Rprec": _simple("Rprec"),
+    "Bpref": _simple("bpref"),
+    "Success": _cut("success"),
+    "infAP": _simple("infAP"),
+    "IPrec": _iprec,
+    "NumQ": _num_q,
+    "NumRet": _num_ret,
+    "NumRelRet": _num_ret,
+    "NumRel": _simple("num_rel"),
+    "SetP": _set_p,
+    "SetRelP": _set_p,
+    "SetR": _simple("set_recall"),
+    "SetF": _set_f,
+    "SetAP": _simple("set_map"),
+    "RBP": _rbp,
+    "ERR": _own_cut("ERR"),
+    "Judged": _own_cut("Judged"),
     # canonical names of the variant families, e.g. "ndcg_ext(gain=exp)"
-    "ndcg_ext": _ndcg, "map_ext": _ap,
+    "ndcg_ext": _ndcg,
+    "map_ext": _ap,
 }
 
 
@@ -376,9 +430,19 @@ syntax(parse_ir_measures)
 # ------------------------------------------------------------------ writing
 
 _SIMPLE_NAMES = {
-    "map": "AP", "recip_rank": "RR", "ndcg": "nDCG", "Rprec": "Rprec", "bpref": "Bpref",
-    "infAP": "infAP", "num_q": "NumQ", "num_ret": "NumRet", "num_rel_ret": "NumRelRet",
-    "num_rel": "NumRel", "set_P": "SetP", "set_relative_P": "SetRelP", "set_recall": "SetR",
+    "map": "AP",
+    "recip_rank": "RR",
+    "ndcg": "nDCG",
+    "Rprec": "Rprec",
+    "bpref": "Bpref",
+    "infAP": "infAP",
+    "num_q": "NumQ",
+    "num_ret": "NumRet",
+    "num_rel_ret": "NumRelRet",
+    "num_rel": "NumRel",
+    "set_P": "SetP",
+    "set_relative_P": "SetRelP",
+    "set_recall": "SetR",
     "set_map": "SetAP",
 }
 _CUT_NAMES = {"map_cut": "AP", "ndcg_cut": "nDCG", "P": "P", "recall": "R", "success": "Success"}
@@ -431,8 +495,7 @@ def ir_measures_name(m: Measure) -> str | None:
         return _compose(fam, [], None if k == extra.WHOLE_RANKING else k)
     if fam == "ndcg_ext" and m.rel is None:
         k = m.params[0]
-        return _compose("nDCG", [f"{a}={b}" for a, b in m.options],
-                        None if k == extra.WHOLE_RANKING else k)
+        return _compose("nDCG", [f"{a}={b}" for a, b in m.options], None if k == extra.WHOLE_RANKING else k)
     if fam == "map_ext" and m.options == (("precision", "interpolated"),):
         return _compose("AP", rel + ["interpolated"])
     return None

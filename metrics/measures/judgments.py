@@ -41,12 +41,12 @@ def _bpref(r):
     q = r.qidx[pos]
     # judged non-relevant docs above each relevant rank
     nonrel_before = nonrel[isrel]
-    num_nonrel = r.rel_levels[:, :max(level, 0)].sum(axis=1) if level > 0 else np.zeros(r.n_queries, np.int64)
+    num_nonrel = r.rel_levels[:, : max(level, 0)].sum(axis=1) if level > 0 else np.zeros(r.n_queries, np.int64)
     R = r.num_rel[q]
     denom = np.minimum(num_nonrel[q], R)
-    term = np.where(nonrel_before > 0,
-                    1.0 - np.minimum(nonrel_before, R) / np.maximum(denom, 1).astype(np.float64),
-                    1.0)
+    term = np.where(
+        nonrel_before > 0, 1.0 - np.minimum(nonrel_before, R) / np.maximum(denom, 1).astype(np.float64), 1.0
+    )
     total = masked_segment_sum(term, q, r.n_queries)
     return np.where(r.num_rel > 0, total / np.maximum(r.num_rel, 1), total)
 

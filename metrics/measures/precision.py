@@ -12,7 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._kernels import (
-    at_depth, count_at_depth, cutoff_matrix, masked_at_depth, masked_prefix, segment_total,
+    at_depth,
+    count_at_depth,
+    cutoff_matrix,
+    masked_at_depth,
+    masked_prefix,
+    segment_total,
 )
 from .registry import DoubleCutoffs, LongCutoffs, geometric_mean, measure
 
@@ -36,8 +41,7 @@ def _average_precision(r):
     total = segment_total(prefix, poff)
     # trec_eval tests its own count of ranks with a code >= the level (at a
     # negative level more than num_rel_ret)
-    return np.where(segment_total(r.relcum, r.offsets, 0) > 0,
-                    total / np.maximum(r.num_rel, 1), 0.0)
+    return np.where(segment_total(r.relcum, r.offsets, 0) > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
 @measure("map", order=5)

@@ -17,12 +17,12 @@ from .registry import FAMILIES, NICKNAMES, parse_measures
 @dataclass(frozen=True)
 class Entry:
     family: str
-    trec_names: tuple[str, ...]      # output names of the default request (P_5, P_10, ...)
-    ir_measures: tuple[str, ...]     # the same measures in ir_measures' notation, where it has them
-    parameters: str                  # default parameters as trec_eval's -m syntax takes them ("" if none)
-    options: dict                    # variant options and their defaults
-    kind: str                        # "double", "long" (a count) or "text"
-    sets: tuple[str, ...]            # trec_eval sets that contain it (official, all_trec, set)
+    trec_names: tuple[str, ...]  # output names of the default request (P_5, P_10, ...)
+    ir_measures: tuple[str, ...]  # the same measures in ir_measures' notation, where it has them
+    parameters: str  # default parameters as trec_eval's -m syntax takes them ("" if none)
+    options: dict  # variant options and their defaults
+    kind: str  # "double", "long" (a count) or "text"
+    sets: tuple[str, ...]  # trec_eval sets that contain it (official, all_trec, set)
     doc: str
 
 
@@ -41,16 +41,18 @@ def entries() -> list[Entry]:
         except (ValueError, KeyError):
             measures = []
         irm = tuple(dict.fromkeys(n for n in (ir_measures_name(m) for m in measures) if n))
-        out.append(Entry(
-            family=name,
-            trec_names=tuple(str(m) for m in measures),
-            ir_measures=irm,
-            parameters=_params_text(fam.params),
-            options=dict(fam.options),
-            kind=fam.kind,
-            sets=tuple(s for s, members in NICKNAMES.items() if name in members),
-            doc=" ".join((fam.doc or "").split()),
-        ))
+        out.append(
+            Entry(
+                family=name,
+                trec_names=tuple(str(m) for m in measures),
+                ir_measures=irm,
+                parameters=_params_text(fam.params),
+                options=dict(fam.options),
+                kind=fam.kind,
+                sets=tuple(s for s, members in NICKNAMES.items() if name in members),
+                doc=" ".join((fam.doc or "").split()),
+            )
+        )
     return out
 
 
@@ -60,19 +62,30 @@ def to_html(items: list[Entry] | None = None) -> str:
     rows = []
     for e in items:
         names = ", ".join(e.trec_names[:6]) + (" …" if len(e.trec_names) > 6 else "")
-        facts = [f"<b>trec_eval:</b> <code>{html.escape(e.family)}</code>"
-                 + (f" (default parameters <code>{html.escape(e.parameters)}</code>: {html.escape(names)})"
-                    if e.parameters else "")]
+        facts = [
+            f"<b>trec_eval:</b> <code>{html.escape(e.family)}</code>"
+            + (
+                f" (default parameters <code>{html.escape(e.parameters)}</code>: {html.escape(names)})"
+                if e.parameters
+                else ""
+            )
+        ]
         if e.ir_measures:
-            facts.append("<b>ir_measures:</b> " + ", ".join(f"<code>{html.escape(n)}</code>" for n in e.ir_measures[:4]))
+            facts.append(
+                "<b>ir_measures:</b> " + ", ".join(f"<code>{html.escape(n)}</code>" for n in e.ir_measures[:4])
+            )
         if e.options:
-            facts.append("<b>options:</b> " + ", ".join(
-                f"<code>{html.escape(str(k))}={html.escape(str(v))}</code>" for k, v in e.options.items()))
+            facts.append(
+                "<b>options:</b> "
+                + ", ".join(f"<code>{html.escape(str(k))}={html.escape(str(v))}</code>" for k, v in e.options.items())
+            )
         kind = {"long": "a count", "text": "text"}.get(e.kind)
         if kind:
             facts.append(f"<b>value:</b> {kind}")
         if e.sets:
             facts.append("<b>in:</b> " + ", ".join(e.sets))
-        rows.append(f"<h3 id='{html.escape(e.family)}'>{html.escape(e.family)}</h3>"
-                    f"<p>{html.escape(e.doc)}</p><p>{' · '.join(facts)}</p>")
+        rows.append(
+            f"<h3 id='{html.escape(e.family)}'>{html.escape(e.family)}</h3>"
+            f"<p>{html.escape(e.doc)}</p><p>{' · '.join(facts)}</p>"
+        )
     return "\n".join(rows)

@@ -51,9 +51,25 @@ from typing import Any, Callable
 import numpy as np
 
 __all__ = [
-    "Measure", "Family", "measure", "syntax", "FAMILIES", "NICKNAMES", "parse_measures",
-    "family_of", "NoParams", "LongCutoffs", "DoubleCutoffs", "DoubleParams", "ParamPairs",
-    "mean", "geometric_mean", "total", "count", "no_summary", "MIN_GEO_MEAN",
+    "Measure",
+    "Family",
+    "measure",
+    "syntax",
+    "FAMILIES",
+    "NICKNAMES",
+    "parse_measures",
+    "family_of",
+    "NoParams",
+    "LongCutoffs",
+    "DoubleCutoffs",
+    "DoubleParams",
+    "ParamPairs",
+    "mean",
+    "geometric_mean",
+    "total",
+    "count",
+    "no_summary",
+    "MIN_GEO_MEAN",
 ]
 
 MIN_GEO_MEAN = 0.00001
@@ -125,6 +141,7 @@ def _fmt_num(v: float) -> str:
 
 class NoParams:
     """The family takes no parameters."""
+
     expands = False
     default: tuple = ()
 
@@ -143,6 +160,7 @@ class LongCutoffs:
 
     One measure per cutoff, named ``<family>_<cutoff>``.
     """
+
     expands = True
 
     def __init__(self, *default: int):
@@ -180,6 +198,7 @@ class DoubleCutoffs:
     One measure per cutoff, named ``<family>_<cutoff %3.2f>`` like trec_eval
     (more digits in the canonical name when two decimals do not round-trip).
     """
+
     expands = True
 
     def __init__(self, *default: float):
@@ -206,6 +225,7 @@ class DoubleCutoffs:
 
 class _OneMeasureParams:
     """Parameters that make one measure: trec_eval prints them as given."""
+
     expands = False
 
     def trec_suffix(self, params: tuple, text: str | None) -> str:
@@ -238,6 +258,7 @@ class DoubleParams(_OneMeasureParams):
 
 class ParamPairs(_OneMeasureParams):
     """``name=value`` pairs making one measure (``ndcg.1=3,2=9``, ``rbp.p=0.8``)."""
+
     default: tuple = ()
 
     def parse(self, text: str) -> tuple:
@@ -268,6 +289,7 @@ class Family:
     "all" value from the per-query values.  ``options`` maps option names to
     default values (measure variants such as gain or discount).
     """
+
     name: str
     func: Callable
     params: Any
@@ -282,8 +304,11 @@ class Family:
     def compute(self, ranking, params: tuple, options: dict | None = None) -> np.ndarray:
         """Per-query values: (n_queries, len(params)) for cutoff families,
         (n_queries,) otherwise."""
-        n_args = sum(1 for p in inspect.signature(self.func).parameters.values()
-                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+        n_args = sum(
+            1
+            for p in inspect.signature(self.func).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
         args = (ranking, params)[:n_args]
         kwargs = {**self.options, **(options or {})}
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -294,19 +319,36 @@ FAMILIES: dict[str, Family] = {}
 NICKNAMES: dict[str, tuple[str, ...]] = {}
 
 
-def measure(name: str, *, params=None, aggregate=mean, kind="double", per_query=True,
-            summary=True, order: float | None = None, options: dict | None = None):
+def measure(
+    name: str,
+    *,
+    params=None,
+    aggregate=mean,
+    kind="double",
+    per_query=True,
+    summary=True,
+    order: float | None = None,
+    options: dict | None = None,
+):
     """Register the decorated function as measure family ``name``."""
+
     def deco(func):
         if name in FAMILIES:
             raise ValueError(f"measure family {name!r} registered twice")
         FAMILIES[name] = Family(
-            name=name, func=func, params=params if params is not None else NoParams(),
-            aggregate=aggregate, kind=kind, per_query=per_query, summary=summary,
+            name=name,
+            func=func,
+            params=params if params is not None else NoParams(),
+            aggregate=aggregate,
+            kind=kind,
+            per_query=per_query,
+            summary=summary,
             order=float(len(FAMILIES) if order is None else order),
-            options=dict(options or {}), doc=(func.__doc__ or "").strip(),
+            options=dict(options or {}),
+            doc=(func.__doc__ or "").strip(),
         )
         return func
+
     return deco
 
 
@@ -322,6 +364,7 @@ class Measure:
     given on a trec_eval command line, kept only so trec_eval's output name
     can be reproduced).
     """
+
     family: str
     params: tuple = ()
     rel: int | None = None
@@ -353,8 +396,7 @@ class Measure:
 
     def sort_key(self):
         fam = FAMILIES[self.family]
-        return (fam.order, self.params if fam.params.expands else (), self.rel or 0,
-                self.options, str(self))
+        return (fam.order, self.params if fam.params.expands else (), self.rel or 0, self.options, str(self))
 
 
 # ----------------------------------------------------------------- parsing
@@ -406,7 +448,7 @@ def _parse_output_name(text: str) -> list[Measure] | None:
             if isinstance(fam.params, NoParams):
                 continue
             try:
-                params = fam.params.from_suffix(text[len(name) + 1:])
+                params = fam.params.from_suffix(text[len(name) + 1 :])
             except (ValueError, IndexError):
                 continue
             return _expand(name, params, None, rel, options)
