@@ -381,11 +381,13 @@ class MainWindow(QMainWindow):
         self._show_inspection = True
 
     def _on_inspection(self, inspection) -> None:
-        """Bring the Inspect view forward for a file just dropped or selected, or when nothing can be scored."""
+        """Bring the Inspect view forward for a file the user selected, or when nothing can be scored
+        (a run dropped without qrels, a qrels file alone, a file that could not be read)."""
         if inspection is None:
             return
-        nothing_scored = self.session.results is None
-        if getattr(self, "_show_inspection", False) or nothing_scored:
+        s = self.session
+        nothing_to_score = s.evaluation_key() is None and not s.workspace.loading()
+        if getattr(self, "_show_inspection", False) or nothing_to_score:
             self._show_inspection = False
             self.docks["inspect"].show()
             self.docks["inspect"].raise_()
@@ -651,6 +653,8 @@ class MainWindow(QMainWindow):
         self._on_query(self.session.selected_query)
 
     def _on_query(self, query_id) -> None:
+        if query_id is not None:  # a query chosen: its ranked lists come forward
+            self.docks["drilldown"].raise_()
         i = self.query_box.findData(query_id) if query_id is not None else 0
         if i >= 0 and i != self.query_box.currentIndex():
             self.query_box.setCurrentIndex(i)
