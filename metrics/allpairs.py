@@ -224,7 +224,7 @@ def compare_all_pairs(
                     else (math.nan, math.nan)
                 )
                 row["ci_low"], row["ci_high"] = low, high
-                if test == "tukey":
+                if tukey is not None:
                     row["p_value"] = float(tukey[i, j])
                 elif test == "bootstrap":
                     row["p_value"] = bootstrap_test(d, int(permutations), _rng(seed, measure, f"test {a} {b}"))

@@ -485,7 +485,7 @@ def compare(
     if int(bootstrap) < 0:
         raise ValueError("bootstrap must not be negative")
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]  # an int here
     elif int(seed) < 0:
         raise ValueError("seed must not be negative")
     runs = _run_order(per_query, frame)
@@ -631,10 +631,10 @@ def describe_settings(comparison: pd.DataFrame) -> list[str]:
             draws.append(f"{comparison.attrs['bootstrap']} resamples")
         if "seed" in comparison.attrs:
             draws.append(f"seed {comparison.attrs['seed']}")
-        draws = f" ({', '.join(draws)})" if draws else ""
+        drawn = f" ({', '.join(draws)})" if draws else ""
         lines.append(
             f"Interval: bootstrap {levels} confidence interval of the mean difference"
-            f"{draws}; effect size d_z = mean(diff) / sd(diff)."
+            f"{drawn}; effect size d_z = mean(diff) / sd(diff)."
         )
     return lines
 

@@ -151,6 +151,7 @@ def at_k(
         elif kind == "R":
             values = FAMILIES["recall"].compute(r, ks)
         else:
+            assert opts is not None  # DCG and NDCG have options
             dcg, idcg = dcg_matrices(r, ks, opts)
             values = dcg if kind == "DCG" else ndcg_ratio(dcg, idcg)
         values = np.asarray(values, dtype=np.float64)

@@ -270,7 +270,7 @@ class Evaluator:
             raise ValueError(f"qrels lack columns {sorted(missing)}")
         self.measures = parse_measures(measures)
         self.qrels = encode_qrels(qrels)
-        self.options = dict(
+        self.options: dict = dict(
             relevance_level=relevance_level,
             complete=complete,
             max_docs=max_docs,

@@ -80,7 +80,7 @@ class Inspection:
     problems: list = field(default_factory=list)  # {"line", "severity", "message"}
 
     def to_dict(self) -> dict:
-        out = {
+        out: dict = {
             "path": self.path,
             "kind": self.kind,
             "kind_reason": self.kind_reason,
@@ -305,14 +305,14 @@ def _unreadable(path: str, kind, exc: BaseException) -> Inspection:
         ins.kind, ins.kind_reason = detect_kind_with_reason(path) if kind is None else (kind, "as chosen")
     except (InputError, OSError):
         ins.kind_reason = "not recognised"
-    ins.columns = list(COLUMNS.get(ins.kind, []))
+    ins.columns = list(COLUMNS.get(ins.kind or "", []))
     try:
         head = _scan(path, None, None)
         ins.lines, ins.comment_lines, ins.head = head["lines"], head["comment_lines"], head["head"]
     except (OSError, InputError, EOFError, ValueError):
         pass
     line = getattr(exc, "line", None)
-    message = str(exc) if isinstance(exc, InputError) else f"{exc.strerror or exc}"
+    message = str(exc) if isinstance(exc, InputError) else f"{getattr(exc, 'strerror', None) or exc}"
     ins.problems.append({"line": line, "severity": "error", "message": message})
     return ins
 
@@ -423,7 +423,7 @@ def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
     counts, edges = np.histogram(per_query, bins=min(12, max(1, len(np.unique(per_query)))))
     scores = run["score"].to_numpy(dtype=float)
     dup = run.duplicated(["query_id", "score"], keep=False).to_numpy()
-    figures = {
+    figures: dict = {
         "documents": int(len(run)),
         "docs_per_query": {
             **_spread(per_query),

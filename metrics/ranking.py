@@ -458,11 +458,11 @@ def rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
         del key
     # ties: neighbours with equal scores in the same query (rare, so the
     # query test runs on the equal-score pairs only)
-    eq = []
+    parts: list[np.ndarray] = []
     for lo, hi in _blocks(n - 1):
         s = score[order[lo : hi + 1]]
-        eq.append(lo + np.flatnonzero(s[1:] == s[:-1]))
-    eq = np.concatenate(eq) if eq else np.zeros(0, dtype=np.int64)
+        parts.append(lo + np.flatnonzero(s[1:] == s[:-1]))
+    eq = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     if len(eq):
         eq = eq[qcode[order[eq]] == qcode[order[eq + 1]]]
     if not len(eq):

@@ -306,7 +306,7 @@ def _read_path(display: str, fmt: _Format, progress: Progress, name=None) -> Loa
     pieces: list[_Piece] = []
     keys: list[np.ndarray] = []
     rows = 0
-    with contextlib.closing(_chunks(display)) as chunks:
+    with contextlib.closing(_chunks(display)) as chunks:  # type: ignore[type-var]  # a generator closes
         for chunk, first_line, lines, fraction in chunks:
             piece = _parse_chunk(chunk, lines, fmt, first_line, display, rows == 0, tick)
             del chunk
@@ -654,7 +654,9 @@ def _columns(n: int) -> str:
 
 def _python_parse(chunk: bytes, fmt: _Format, first_line: int, display: str, at_start: bool, tick) -> _Piece:
     """Line by line: raise at the first bad line, else return the columns."""
-    qids, docs, values = [], [], []
+    qids: list[bytes] = []
+    docs: list[bytes] = []
+    values: list = []
     first_tag = last_tag = None
     is_run = fmt is _RUN
     need = fmt.columns
@@ -752,6 +754,7 @@ def _string_hash(arr) -> np.ndarray:
     n = len(arr)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
+    offset_type: type[np.signedinteger]
     if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type):
         offset_type = np.int64
     else:
@@ -864,7 +867,7 @@ def _row_line(row: int, pieces: list[_Piece], display: str, fmt: _Format) -> int
         start += n
     # the chunk had blank or comment lines: count data lines again
     count = 0
-    with contextlib.closing(_chunks(display)) as chunks:
+    with contextlib.closing(_chunks(display)) as chunks:  # type: ignore[type-var]
         for chunk, first_line, _, _ in chunks:
             for i, line in enumerate(chunk.split(b"\n")[:-1]):
                 tokens = line.split()
@@ -895,7 +898,7 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
                 line=_row_line(row, pieces, display, fmt),
                 expected="each document at most once per query",
             )
-    warnings = []
+    warnings: list[str] = []
     values = np.concatenate([c.to_numpy(zero_copy_only=False) for p in pieces for c in p.value.chunks])
     tick()
     if fmt is _QRELS:

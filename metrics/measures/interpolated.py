@@ -15,7 +15,7 @@ from .registry import DoubleCutoffs, DoubleParams, measure
 _LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _interpolated(r, levels) -> np.ndarray:
+def _interpolated(r, levels) -> tuple[np.ndarray, np.ndarray]:
     """(n_queries, len(levels)) values trec_eval assigns to each level, in
     the given (possibly unsorted) order, walking the levels from last to
     first exactly like its reverse scan over the ranking."""

@@ -239,7 +239,7 @@ def _trec(family: str, param_text: str | None = None, rel=None, options=()) -> M
         if params is None or len(params) != 1:
             raise ValueError(f"{family}: exactly one cutoff expected")
         return Measure(family, params, rel, tuple(options))
-    return Measure(family, tuple(params), rel, tuple(options))
+    return Measure(family, tuple(params or ()), rel, tuple(options))
 
 
 def _no_cutoff(name, at, args):

@@ -228,6 +228,12 @@ class _OneMeasureParams:
 
     expands = False
 
+    def parse(self, text: str) -> tuple:  # pragma: no cover - every subclass has its own
+        raise NotImplementedError
+
+    def suffix(self, params: tuple) -> str:  # pragma: no cover
+        raise NotImplementedError
+
     def trec_suffix(self, params: tuple, text: str | None) -> str:
         if text is not None:
             return "_" + text
@@ -461,11 +467,11 @@ def _trec_items(items: list[str]) -> list[Measure] | None:
     marked: list[str] = []
     args: dict[str, str] = {}
     for item in items:
-        name, dot, text = item.partition(".")
+        name, dot, given = item.partition(".")
         if dot:
-            if not text:
+            if not given:
                 raise ValueError(f"improper measure in parameter '{item}'")
-            args.setdefault(name, text)
+            args.setdefault(name, given)
         names = NICKNAMES.get(name, (name,))
         for n in names:
             if n not in FAMILIES:
@@ -475,6 +481,7 @@ def _trec_items(items: list[str]) -> list[Measure] | None:
     out = []
     for n in marked:
         fam = FAMILIES[n]
+        text: str | None
         if n in args:
             if isinstance(fam.params, NoParams):
                 # trec_eval ignores parameters of parameterless measures
