@@ -329,3 +329,52 @@ def judged(r, cutoffs):
     depth = _depths(r, cutoffs)
     hits = at_depth(segment_count(r.rel != NONPOOL, r.offsets), r.offsets, depth, 0)
     return np.where(depth > 0, hits / np.maximum(depth, 1), 0.0)
+
+
+# ------------------------------------------------ cutoff measures of ir_measures and ranx
+
+
+def _hits(r, cutoffs):
+    k = cutoff_matrix(r.n_queries, cutoffs)
+    return at_depth(r.relcum, r.offsets, k, 0), k
+
+
+@measure("rr_cut", params=LongCutoffs(10), order=204)
+def reciprocal_rank_cut(r, cutoffs):
+    """Reciprocal rank within the top k (MS MARCO's MRR@10): 1 / rank of the first relevant document if
+    it is among the first k, else 0.  Summary: mean."""
+    isrel = r.isrel()
+    first = np.full(r.n_queries, -1, dtype=np.int64)
+    idx = np.nonzero(isrel)[0]
+    q = r.qidx[idx]
+    first[q[::-1]] = r.rank[idx][::-1]  # reversed assignment keeps the smallest rank
+    cut = np.asarray(cutoffs, dtype=np.int64)[None, :]
+    rank = first[:, None]
+    return np.where((rank >= 0) & (rank < cut), 1.0 / (rank + 1.0), 0.0)
+
+
+@measure("dcg_cut", params=LongCutoffs(10), order=205, options={"gain": "linear"})
+def dcg_cut(r, cutoffs, **options):
+    """DCG over the first k ranks: sum of gain / log2(rank + 1), the gain being the grade (trec_eval's
+    and ranx's ``dcg``) or 2**grade - 1 with gain=exp (ranx's ``dcg_burges``); negative grades and
+    unjudged documents give 0.  Summary: mean."""
+    dcg, _ = dcg_matrices(r, cutoffs, ndcg_options(gain=options.get("gain", "linear")))
+    return dcg
+
+
+@measure("f1_cut", params=LongCutoffs(10), order=206)
+def f1_cut(r, cutoffs):
+    """F1 at k: 2 P R / (P + R) with P = relevant in the top k / k and R = relevant in the top k /
+    num_rel; 0 when no relevant document is in the top k.  Summary: mean."""
+    hits, k = _hits(r, cutoffs)
+    p = hits / k
+    nrel = r.num_rel[:, None]
+    rec = np.where(nrel > 0, hits / np.maximum(nrel, 1), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(hits > 0, 2.0 * p * rec / (p + rec), 0.0)
+
+
+@measure("hits", params=LongCutoffs(10), order=207)
+def hits_cut(r, cutoffs):
+    """Number of relevant documents among the first k (ranx's ``hits@k``).  Summary: mean."""
+    return _hits(r, cutoffs)[0].astype(np.float64)

@@ -377,9 +377,28 @@ def _num_q(name, at, args: _Args) -> Measure:
     return _trec("num_q")
 
 
+def _rr(name, at, args: _Args) -> Measure:
+    k = _cutoff(name, at, args, required=False)
+    rel = args.rel()
+    args.done()
+    return _trec("recip_rank", rel=rel) if k is None else _trec("rr_cut", str(k), rel)
+
+
+def _dcg(name, at, args: _Args) -> Measure:
+    k = _cutoff(name, at, args, required=True)
+    gain = str(args.pop("gain", "linear"))
+    if gain not in ("linear", "exp"):
+        raise ValueError(f"{name}: gain must be linear or exp, not {gain!r}")
+    args.done()
+    return Measure("dcg_cut", (k,), None, (("gain", gain),) if gain != "linear" else ())
+
+
 _BUILDERS = {
     "AP": _ap,
-    "RR": _simple("recip_rank"),
+    "RR": _rr,
+    "DCG": _dcg,
+    "F1": _cut("f1_cut"),
+    "Hits": _cut("hits"),
     "nDCG": _ndcg,
     "P": _cut("P"),
     "R": _cut("recall"),
@@ -425,6 +444,40 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
 
 
 syntax(parse_ir_measures)
+
+
+# ranx's metric names (ranx 0.3), as the ir_measures names they stand for
+_RANX = {
+    "precision": "P",
+    "recall": "R",
+    "mrr": "RR",
+    "ndcg": "nDCG",
+    "ndcg_burges": "nDCG(gain=exp)",
+    "hit_rate": "Success",
+    "hits": "Hits",
+    "f1": "F1",
+    "r-precision": "Rprec",
+    "r_precision": "Rprec",
+    "map": "AP",
+    "dcg": "DCG",
+    "dcg_burges": "DCG(gain=exp)",
+    "bpref": "Bpref",
+}
+_RANX_NAME = re.compile(r"\s*([a-z_][a-z0-9_-]*)\s*(?:@\s*(\d+))?\s*")
+
+
+def parse_ranx(text: str) -> list[Measure] | None:
+    """ranx's names (``precision@10``, ``mrr@10``, ``ndcg_burges@10``, ``hit_rate@10``, ``r-precision``,
+    ``map@100``, ...) as the measures they compute; None for other names.  Lower-case only, so that
+    trec_eval's and ir_measures' own names keep their meaning (``map`` is the same measure either way)."""
+    m = _RANX_NAME.fullmatch(text)
+    if m is None or m.group(1) not in _RANX:
+        return None
+    name = _RANX[m.group(1)] + ("" if m.group(2) is None else f"@{m.group(2)}")
+    return parse_ir_measures(name)
+
+
+syntax(parse_ranx)
 
 
 # ------------------------------------------------------------------ writing
