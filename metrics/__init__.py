@@ -15,8 +15,11 @@ from .evaluate import Evaluation, Evaluator, evaluate, evaluator
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import JudgedRanking, build_ranking
 from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
+from .writers import write_qrels, write_run
 
 __all__ = [
+    "write_run",
+    "write_qrels",
     "evaluate",
     "evaluator",
     "Evaluator",

@@ -7,7 +7,9 @@ of the registry for its per-query values, and applies the family's aggregate.
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -18,6 +20,7 @@ import pyarrow.compute as pc
 
 from .measures import FAMILIES, Measure, parse_measures
 from .ranking import EncodedQrels, JudgedRanking, build_ranking, encode_qrels
+from .readers import read_qrels, read_run
 
 __all__ = ["evaluate", "Evaluation", "format_value", "labelled_runs"]
 
@@ -113,6 +116,34 @@ def _format_line(m: Measure, qid: str, value: float) -> str:
     return f"{m.trec_name:<22}\t{qid}\t{format_value(m.kind, value)}"
 
 
+def _as_qrels(qrels) -> pd.DataFrame:
+    """Our qrels frame as is; anything else users hold (paths, PyTerrier or ranx frames, dicts of dicts,
+    records, ranx Qrels) through the readers (:mod:`metrics.inputs`)."""
+    if isinstance(qrels, pd.DataFrame) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
+        return qrels
+    return read_qrels(qrels)
+
+
+def _as_runs(runs):
+    """``runs`` as evaluate takes them: one run in any accepted form becomes a list of one frame; a list
+    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`)."""
+    from .inputs import is_single_run
+
+    if isinstance(runs, (str, os.PathLike)) or is_single_run(runs) or type(runs).__module__.startswith("ranx"):
+        return [read_run(runs)]
+    if isinstance(runs, pd.DataFrame):
+        return [runs]
+    if isinstance(runs, Mapping):
+        return {label: run for label, run in runs.items()}
+    items = iter(runs)
+    first = next(items, None)
+    if first is None:
+        return []
+    if not isinstance(first, pd.DataFrame) and hasattr(first, "query_id"):  # records of one run (ScoredDoc...)
+        return [read_run(itertools.chain([first], items))]
+    return itertools.chain([first], items)
+
+
 def labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
     """Yield (unique label, run frame), checked, one run at a time.
 
@@ -126,11 +157,8 @@ def labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
     for i, item in enumerate(runs.items() if keyed else runs):
         label, df = (str(item[0]), item[1]) if keyed else (None, item)
         del item
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"run {i + 1} is a {type(df).__name__}, expected a DataFrame")
-        missing = {"query_id", "doc_id", "score"} - set(df.columns)
-        if missing:
-            raise ValueError(f"run {i + 1} lacks columns {sorted(missing)}")
+        if not (isinstance(df, pd.DataFrame) and {"query_id", "doc_id", "score"} <= set(df.columns)):
+            df = read_run(df, label)  # a path, PyTerrier's columns, a dict of dicts, records (metrics.inputs)
         base = label or str(df.attrs.get("name") or f"run{i + 1}")
         name, k = base, 2
         while name in seen:
@@ -170,9 +198,7 @@ def evaluate(
     coefficient (trec_eval's default is 0).
     """
     if not isinstance(qrels, EncodedQrels):
-        missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
-        if missing:
-            raise ValueError(f"qrels lack columns {sorted(missing)}")
+        qrels = _as_qrels(qrels)
     if max_docs is not None and int(max_docs) < 0:
         raise ValueError("max_docs must be >= 0")
     wanted = parse_measures(measures)
@@ -182,7 +208,7 @@ def evaluate(
 
     pq_parts, agg_rows, text_rows = [], [], []
     query_ids: dict[str, list[str]] = {}
-    for label, run in labelled_runs(runs):
+    for label, run in labelled_runs(_as_runs(runs)):
         labels.append(label)
         ranking = build_ranking(
             qrels,

@@ -164,12 +164,18 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
     """Read qrels (``qid iter docid rel``) from a path or a DataFrame.
 
     A DataFrame needs columns ``query_id``, ``doc_id``, ``relevance`` (or
-    ``qid``, ``docno``, ``label``); it is validated like a file and returned
-    as a new frame with exactly those columns and dtypes. See the module
+    PyTerrier's ``qid``, ``docno``, ``label``, or ranx's ``q_id``); it is
+    validated like a file and returned as a new frame with exactly those
+    columns and dtypes. ``{qid: {docid: grade}}``, iterables of records and
+    ranx's ``Qrels`` are read too (:mod:`metrics.inputs`). See the module
     docstring for the file rules. Raises :class:`InputError`.
     """
     if isinstance(source, pd.DataFrame):
         return _qrels_from_frame(source)
+    if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.inputs)
+        from .inputs import as_qrels
+
+        return as_qrels(source)
     display = os.fspath(source)
     result = _read_path(display, _QRELS, progress)
     return result.qrels
@@ -186,6 +192,10 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
     """
     if isinstance(source, pd.DataFrame):
         return _run_from_frame(source, name)
+    if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.inputs)
+        from .inputs import as_run
+
+        return as_run(source, name)
     display = os.fspath(source)
     result = _read_path(display, _RUN, progress, name=name)
     return result.run
@@ -962,7 +972,7 @@ def _stem(display: str) -> str:
 # DataFrame sources
 
 _ALIASES = {
-    "query_id": ("query_id", "qid"),
+    "query_id": ("query_id", "qid", "q_id"),
     "doc_id": ("doc_id", "docno", "docid"),
     "score": ("score",),
     "relevance": ("relevance", "label", "rel"),

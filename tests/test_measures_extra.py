@@ -248,7 +248,6 @@ def test_trec_syntax_items_for_the_new_families():
 @pytest.mark.parametrize(
     "name",
     [
-        "RR@10",
         "R",
         "Success",
         "IPrec",

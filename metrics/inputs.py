@@ -1,0 +1,127 @@
+"""Qrels and runs as users already hold them, turned into the frames the core evaluates.
+
+Accepted for qrels (``as_qrels``) and runs (``as_run``), besides a path:
+
+* DataFrames with our columns (``query_id``, ``doc_id``, ``relevance`` /
+  ``score``), PyTerrier's (``qid``, ``docno``, ``label`` / ``score``) or ranx's
+  and ir_datasets' (``q_id``, ``doc_id``; ``relevance``, ``score``);
+* dicts of dicts, ``{qid: {docid: grade}}`` and ``{qid: {docid: score}}``
+  (pytrec_eval's and ranx's form);
+* iterables of objects or named tuples with ``query_id``, ``doc_id`` and
+  ``relevance`` or ``score`` (ir_measures' ``Qrel`` and ``ScoredDoc``,
+  ir_datasets' ``qrels_iter()``), read once, lazily;
+* ranx's ``Qrels`` and ``Run`` (through their ``to_dict()``; ranx is not
+  needed to use this module).
+
+Integer ids are fine (they become text, as in a file).  Anything else raises
+:class:`metrics.InputError` saying which forms are accepted.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .readers import read_qrels, read_run
+
+QRELS_FORMS = (
+    "a path, a DataFrame (query_id, doc_id, relevance; or PyTerrier's qid, docno, label), "
+    "{qid: {docid: grade}}, an iterable of (query_id, doc_id, relevance) records, or a ranx Qrels"
+)
+RUN_FORMS = (
+    "a path, a DataFrame (query_id, doc_id, score; or PyTerrier's qid, docno, score), "
+    "{qid: {docid: score}}, an iterable of (query_id, doc_id, score) records, or a ranx Run"
+)
+
+
+def _from_nested(data: Mapping, value: str) -> pd.DataFrame:
+    q: list[str] = []
+    d: list[str] = []
+    v: list = []
+    for qid, docs in data.items():
+        if not isinstance(docs, Mapping):
+            raise TypeError
+        q.extend([str(qid)] * len(docs))
+        d.extend(str(x) for x in docs.keys())
+        v.extend(docs.values())
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            value: np.asarray(v, dtype=np.float64 if value == "score" else np.int64),
+        }
+    )
+
+
+def _from_records(records: Iterable, value: str) -> pd.DataFrame:
+    q: list[str] = []
+    d: list[str] = []
+    v: list = []
+    for r in records:
+        q.append(str(r.query_id))
+        d.append(str(r.doc_id))
+        v.append(getattr(r, value))
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(q, dtype="str"),
+            "doc_id": pd.Series(d, dtype="str"),
+            value: np.asarray(v, dtype=np.float64 if value == "score" else np.int64),
+        }
+    )
+
+
+def _frame(source, value: str) -> pd.DataFrame | None:
+    """A DataFrame from any accepted in-memory form, or None for a path."""
+    if isinstance(source, (str, os.PathLike)):
+        return None
+    if isinstance(source, pd.DataFrame):
+        return source  # the readers know the column names of our own, PyTerrier's and ranx's frames
+    to_dict = getattr(source, "to_dict", None)
+    if callable(to_dict) and type(source).__module__.startswith("ranx"):
+        return _from_nested(to_dict(), value)
+    if isinstance(source, Mapping):
+        return _from_nested(source, value)
+    if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
+        return _from_records(source, value)
+    raise TypeError
+
+
+def as_qrels(source) -> pd.DataFrame:
+    """The qrels frame (query_id, doc_id, relevance) of ``source`` (see the module docstring)."""
+    try:
+        frame = _frame(source, "relevance")
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise InputError(
+            f"cannot read qrels from a {type(source).__name__} ({exc or 'unexpected form'})", expected=QRELS_FORMS
+        ) from None
+    if frame is None:
+        return read_qrels(source)
+    frame = frame.rename(columns={"score": "relevance"}) if "relevance" not in frame and "score" in frame else frame
+    return read_qrels(frame)
+
+
+def as_run(source, name: str | None = None) -> pd.DataFrame:
+    """The run frame (query_id, doc_id, score) of ``source`` (see the module docstring)."""
+    try:
+        frame = _frame(source, "score")
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise InputError(
+            f"cannot read a run from a {type(source).__name__} ({exc or 'unexpected form'})", expected=RUN_FORMS
+        ) from None
+    if frame is None:
+        return read_run(source, name)
+    if name is None and isinstance(source, pd.DataFrame):
+        name = source.attrs.get("name")
+    return read_run(frame, name)
+
+
+def is_single_run(runs) -> bool:
+    """Whether ``runs`` is one run given as {qid: {docid: score}} (rather than {label: run})."""
+    if not isinstance(runs, Mapping) or not runs:
+        return False
+    first = next(iter(runs.values()))
+    return isinstance(first, Mapping) and all(isinstance(v, (int, float, np.number)) for v in list(first.values())[:5])
