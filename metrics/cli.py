@@ -326,6 +326,28 @@ def _all_pairs(ev, args, out) -> int:
     return 0
 
 
+def split_measures(values) -> list[str]:
+    """``-m`` values with several names in one (ir_measures' ``'AP nDCG@10 P@10'``) split at spaces
+    that are outside parentheses, braces and quotes; trec_eval's names hold no spaces."""
+    out: list[str] = []
+    for value in values or ():
+        depth, quote, start = 0, None, 0
+        for i, ch in enumerate(value):
+            if quote:
+                quote = None if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch.isspace() and depth == 0:
+                out.append(value[start:i])
+                start = i + 1
+        out.append(value[start:])
+    return [v for v in (v.strip() for v in out) if v]
+
+
 def _check_options(args) -> None:
     """Options that argparse cannot judge alone; raises UsageError before any file is read."""
     if not 0.0 < args.alpha < 1.0:
@@ -393,7 +415,7 @@ def _run(args) -> int:
         _check_options(args)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
-        measures = parse_measures(args.measures, trec_rules=True)
+        measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
     except UsageError as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE

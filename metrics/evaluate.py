@@ -7,6 +7,7 @@ of the registry for its per-query values, and applies the family's aggregate.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -18,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .measures import FAMILIES, Measure, parse_measures
+from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from .ranking import EncodedQrels, JudgedRanking, build_ranking, encode_qrels
 from .readers import read_qrels, read_run
 
@@ -45,13 +46,24 @@ class Evaluation:
     text: pd.DataFrame
     warnings: list[str] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
+    #: measure -> the name it was asked for by, when that differs from its canonical name
+    #: (``nDCG@10`` rather than ``ndcg_cut_10``); the frames use these names
+    names: dict = field(default_factory=dict)
+
+    def name(self, measure: Measure) -> str:
+        """The name a measure has in the frames (as asked for, or canonical)."""
+        return self.names.get(measure, str(measure))
+
+    def measure_names(self) -> list[str]:
+        """The names of the measures in the frames, in trec_eval's order."""
+        return [self.name(m) for m in self.measures]
 
     def per_query_wide(self, measure) -> pd.DataFrame:
         """Values of one measure: index query_id, one column per run."""
         if isinstance(measure, str) and measure in self._names():
             name = measure
         else:
-            name = str(measure if isinstance(measure, Measure) else parse_measures(measure)[0])
+            name = self.name(measure if isinstance(measure, Measure) else parse_measures(measure)[0])
         sub = self.per_query[self.per_query["measure"] == name]
         wide = sub.pivot(index="query_id", columns="run", values="value")
         order = list(dict.fromkeys(q for r in self.runs for q in self.query_ids[r]))
@@ -68,7 +80,7 @@ class Evaluation:
         return wide
 
     def _names(self) -> list[str]:
-        return [str(m) for m in self.measures]
+        return self.measure_names()
 
     def trec_lines(self, run: str | None = None, *, queries: bool = False, summary: bool = True) -> list[str]:
         """trec_eval's output lines for one run (no newlines): per-query rows
@@ -86,7 +98,7 @@ class Evaluation:
             shown = [m for m in self.measures if FAMILIES[m.family].per_query]
             for q in self.query_ids[run]:
                 for m in shown:
-                    key = (q, str(m))
+                    key = (q, self.name(m))
                     if m.kind == "text":
                         out.append(f"{m.trec_name:<22}\t{q}\t'{texts[key]}'")
                     else:
@@ -96,9 +108,9 @@ class Evaluation:
                 if not FAMILIES[m.family].summary:
                     continue
                 if m.kind == "text":
-                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', str(m))]}")
+                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', self.name(m))]}")
                 else:
-                    out.append(_format_line(m, "all", agg_values[str(m)]))
+                    out.append(_format_line(m, "all", agg_values[self.name(m)]))
         return out
 
 
@@ -114,6 +126,26 @@ def format_value(kind: str, value: float) -> str:
 
 def _format_line(m: Measure, qid: str, value: float) -> str:
     return f"{m.trec_name:<22}\t{qid}\t{format_value(m.kind, value)}"
+
+
+def written_names(measures) -> dict:
+    """``{measure: name}`` for the measures asked for by a name other than trec_eval's syntax or the
+    canonical name (ir_measures' ``nDCG@10``, ranx's ``mrr@10``, measure objects): results keep them."""
+    if measures is None or isinstance(measures, Measure):
+        return {}
+    items = [measures] if isinstance(measures, str) else list(measures)
+    out: dict = {}
+    for item in items:
+        if not isinstance(item, str):
+            continue
+        text = item.strip()
+        head = text.partition(".")[0]
+        if head in FAMILIES or head in NICKNAMES:
+            continue  # trec_eval syntax: its output names are the names
+        found = parse_measures([text])
+        if len(found) == 1 and str(found[0]) != text:
+            out.setdefault(found[0], text)
+    return out
 
 
 def _as_qrels(qrels) -> pd.DataFrame:
@@ -178,6 +210,7 @@ def evaluate(
     max_docs: int | None = None,
     judged_only: bool = False,
     num_docs_in_coll: int = 0,
+    keep_names: bool = True,
 ) -> Evaluation:
     """Evaluate ``runs`` against ``qrels`` as trec_eval 10.0 does.
 
@@ -195,13 +228,16 @@ def evaluate(
     ``max_docs`` (``-M``): ranks kept per query.  ``judged_only`` (``-J``):
     drop unjudged documents from the rankings.  ``num_docs_in_coll``
     (``-N``): documents in the collection, for ``utility``'s fourth
-    coefficient (trec_eval's default is 0).
+    coefficient (trec_eval's default is 0).  ``keep_names``: a measure asked
+    for by an ir_measures or ranx name (``nDCG@10``, ``mrr@10``) keeps that
+    name in the result frames (``ir-eval`` uses trec_eval's names instead).
     """
     if not isinstance(qrels, EncodedQrels):
         qrels = _as_qrels(qrels)
     if max_docs is not None and int(max_docs) < 0:
         raise ValueError("max_docs must be >= 0")
     wanted = parse_measures(measures)
+    shown = written_names(measures) if keep_names else {}
     qrels = qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)  # once for all the runs
     labels: list[str] = []
     warnings: list[str] = []
@@ -228,7 +264,7 @@ def evaluate(
             warnings.append(f"run {label!r}: no queries with both results and relevance info")
         names, columns = [], []
         for m, values, agg in _compute(ranking, wanted):
-            name = str(m)
+            name = shown.get(m, str(m))
             if m.kind == "text":
                 if FAMILIES[m.family].per_query:
                     text_rows += [(label, q, name, v) for q, v in zip(qids, values)]
@@ -256,6 +292,7 @@ def evaluate(
         aggregate=aggregate,
         text=text,
         warnings=warnings,
+        names=shown,
         settings=dict(
             relevance_level=relevance_level,
             complete=complete,
@@ -295,6 +332,7 @@ class Evaluator:
         if missing:
             raise ValueError(f"qrels lack columns {sorted(missing)}")
         self.measures = parse_measures(measures)
+        self.names = written_names(measures)
         self.qrels = encode_qrels(qrels)
         self.options: dict = dict(
             relevance_level=relevance_level,
@@ -306,7 +344,13 @@ class Evaluator:
 
     def evaluate(self, runs) -> Evaluation:
         """Score ``runs`` (a run frame, a list of them or a dict label -> run), as :func:`evaluate` does."""
-        return evaluate(self.qrels, runs, self.measures, **self.options)
+        ev = evaluate(self.qrels, runs, self.measures, keep_names=False, **self.options)
+        if self.names:  # the names as asked for, as evaluate gives them
+            rename = {str(m): n for m, n in self.names.items()}
+            for frame in (ev.per_query, ev.aggregate, ev.text):
+                frame["measure"] = frame["measure"].replace(rename)
+            ev = dataclasses.replace(ev, names=dict(self.names))
+        return ev
 
 
 def evaluator(qrels, measures=None, **options) -> Evaluator:

@@ -5,6 +5,7 @@ options, and ir_measures itself where it is installed."""
 
 from __future__ import annotations
 
+import functools
 import math
 import shutil
 
@@ -13,12 +14,17 @@ import pandas as pd
 import pytest
 
 import metrics.measures.irm  # noqa: F401  (ir_measures-style names)
-from metrics import Measure, evaluate, parse_measures
+from metrics import Measure, parse_measures
+from metrics import evaluate as evaluate_as_named
 from metrics.measures import FAMILIES
 from metrics.measures.extra import ndcg_options
 from metrics.measures.irm import IR_MEASURES_NAMES, ir_measures_name
 
 # ------------------------------------------------------------------ data
+
+
+# these tests look values up by the measures' canonical names (ndcg_cut_10, not nDCG@10)
+evaluate = functools.partial(evaluate_as_named, keep_names=False)
 
 
 def frames(qrels_rows, run_rows, name="run"):

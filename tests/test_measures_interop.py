@@ -54,7 +54,7 @@ def test_cutoff_measures_against_plain_loops(seed, k):
     qrels, run = random_collection(seed)
     names = [f"RR@{k}", f"DCG@{k}", f"DCG(gain=exp)@{k}", f"F1@{k}", f"hits@{k}"]
     ev = metrics.evaluate(qrels, run, names)
-    got = {n: _values(ev, str(metrics.parse_measures([n])[0])) for n in names}
+    got = {n: _values(ev, n) for n in names}  # results keyed by the names as written
     expected = _expected(qrels, run, k)
     for q, e in expected.items():
         assert got[f"RR@{k}"][q] == pytest.approx(e["rr"], abs=1e-12)
@@ -73,7 +73,7 @@ def test_rr_at_10_matches_ir_measures(seed):
     # compared on distinct scores
     run = run.assign(score=run["score"] + np.arange(len(run)) * 1e-9)
     ev = metrics.evaluate(qrels, run, ["RR@10"])
-    ours = _values(ev, "rr_cut_10")
+    ours = _values(ev, "RR@10")
     q_in = [ir_measures.Qrel(q, d, int(g)) for q, d, g in zip(qrels["query_id"], qrels["doc_id"], qrels["relevance"])]
     r_in = [ir_measures.ScoredDoc(q, d, float(s)) for q, d, s in zip(run["query_id"], run["doc_id"], run["score"])]
     theirs = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.RR @ 10], q_in, r_in)}
@@ -122,5 +122,33 @@ def test_against_ranx_where_installed():
     ev = metrics.evaluate(qrels, run, names)
     order = list(ranx.Run(r_dict).keys())  # ranx returns per-query values in its run's order
     for name in names:
-        ours = _values(ev, str(metrics.parse_measures([name])[0]))
+        ours = _values(ev, name)
         np.testing.assert_allclose([ours[q] for q in order], theirs[name], atol=1e-9, err_msg=name)
+
+
+def test_results_are_keyed_by_the_names_as_written():
+    qrels, run = random_collection(1)
+    ev = metrics.evaluate(qrels, run, ["AP", "nDCG@10", "P.5,10", "mrr@10", "ndcg_cut_10"])
+    assert list(ev.summary().columns) == ["AP", "P_5", "P_10", "nDCG@10", "mrr@10"]
+    canonical = metrics.evaluate(qrels, run, ["AP", "nDCG@10"], keep_names=False)
+    assert list(canonical.summary().columns) == ["map", "ndcg_cut_10"]
+    assert ev.per_query_wide("nDCG@10").equals(ev.per_query_wide("ndcg_cut_10"))
+    reused = metrics.evaluator(qrels, ["AP", "nDCG@10"]).evaluate(run)
+    assert list(reused.summary().columns) == ["AP", "nDCG@10"]
+
+
+def test_measure_objects_round_trip_and_key_the_results():
+    from metrics import AP, RR, P, nDCG
+
+    names = [AP, nDCG @ 10, P(rel=2) @ 5, RR @ 10, nDCG(gain="exp") @ 10]
+    assert [str(n) for n in names] == ["AP", "nDCG@10", "P(rel=2)@5", "RR@10", "nDCG(gain='exp')@10"]
+    assert {nDCG @ 10: 1}["nDCG@10"] == 1  # hashable, equal to its text
+    for n in names:
+        assert metrics.parse_measures([str(n)]) == metrics.parse_measures([n])
+    qrels, run = random_collection(2)
+    ev = metrics.evaluate(qrels, run, names)
+    summary = ev.summary()
+    assert summary[nDCG @ 10].iloc[0] == summary["nDCG@10"].iloc[0]
+    assert set(map(str, names)) == set(summary.columns)
+    with pytest.raises(ValueError):
+        (nDCG @ 10) @ 5

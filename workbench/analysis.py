@@ -113,7 +113,7 @@ def compute(request: Request, progress=None) -> Results:
     encoded = metrics.ranking.encode_qrels(request.qrels)
     ev = metrics.evaluate(encoded, runs, measures, relevance_level=request.relevance_level)
     step()
-    names = [str(m) for m in ev.measures]
+    names = ev.measure_names()
     summary = ev.summary()
     names = [n for n in names if n in summary.columns]
     summary = summary.reindex(index=list(ev.runs), columns=names)

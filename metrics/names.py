@@ -1,0 +1,85 @@
+"""Measure names as Python objects, as ir_measures offers them: ``from metrics import AP, nDCG, P, RR``.
+
+``nDCG@10``, ``P(rel=2)@5``, ``RR@10``, ``nDCG(gain="exp")@10`` build the names
+users type; each is a ``str`` (its text is the name), so it is hashable, a
+dictionary key, the column the results carry, and round-trips through
+:func:`metrics.parse_measures`::
+
+    >>> from metrics import AP, nDCG, P
+    >>> nDCG@10
+    nDCG@10
+    >>> str(P(rel=2)@5)
+    'P(rel=2)@5'
+"""
+
+from __future__ import annotations
+
+
+class MeasureName(str):
+    """The name of a measure family; ``@k`` gives a cutoff, calling it gives parameters."""
+
+    def __matmul__(self, cutoff) -> MeasureName:
+        if "@" in self:
+            raise ValueError(f"{self} has a cutoff already")
+        return MeasureName(f"{self}@{cutoff}")
+
+    def __call__(self, *frame, **params) -> MeasureName:
+        if frame:  # pandas calls a callable key with the frame: df[nDCG @ 10] is the column "nDCG@10"
+            return MeasureName(str(self))
+        if "(" in self or "@" in self:
+            raise ValueError(f"give the parameters of {self} before its cutoff, once: {self.split('@')[0]}(...)@k")
+        text = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        return MeasureName(f"{self}({text})")
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+AP = MeasureName("AP")
+RR = MeasureName("RR")
+nDCG = MeasureName("nDCG")
+DCG = MeasureName("DCG")
+P = MeasureName("P")
+R = MeasureName("R")
+F1 = MeasureName("F1")
+Rprec = MeasureName("Rprec")
+Bpref = MeasureName("Bpref")
+Success = MeasureName("Success")
+infAP = MeasureName("infAP")
+IPrec = MeasureName("IPrec")
+ERR = MeasureName("ERR")
+RBP = MeasureName("RBP")
+Judged = MeasureName("Judged")
+NumQ = MeasureName("NumQ")
+NumRet = MeasureName("NumRet")
+NumRel = MeasureName("NumRel")
+NumRelRet = MeasureName("NumRelRet")
+SetP = MeasureName("SetP")
+SetR = MeasureName("SetR")
+SetF = MeasureName("SetF")
+
+__all__ = [
+    "MeasureName",
+    "AP",
+    "RR",
+    "nDCG",
+    "DCG",
+    "P",
+    "R",
+    "F1",
+    "Rprec",
+    "Bpref",
+    "Success",
+    "infAP",
+    "IPrec",
+    "ERR",
+    "RBP",
+    "Judged",
+    "NumQ",
+    "NumRet",
+    "NumRel",
+    "NumRelRet",
+    "SetP",
+    "SetR",
+    "SetF",
+]
