@@ -135,6 +135,13 @@ def _parser() -> argparse.ArgumentParser:
         "scored in its line order against QRELS (a 4-column file is otherwise never a run)",
     )
     p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="score several RUN files in N processes (default: one per core; the output is the same)",
+    )
+    p.add_argument(
         "--format", choices=("trec", "csv", "json"), default="trec", help="output format (default: trec_eval's)"
     )
     cmp = p.add_argument_group("comparison against a baseline")
@@ -348,6 +355,48 @@ def split_measures(values) -> list[str]:
     return [v for v in (v.strip() for v in out) if v]
 
 
+PARALLEL_BYTES = 32 << 20  # below this much run text, starting processes costs more than it saves
+
+
+def _parallel(args, run_paths) -> bool:
+    """Whether to score the runs in several processes: trec_eval's output of several run files, with
+    ``--jobs`` above 1, or by default when the runs are large enough to gain from it."""
+    from .parallel import default_jobs
+
+    if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths or len(run_paths) < 2:
+        return False
+    if args.jobs is not None:
+        return args.jobs > 1
+    if default_jobs() < 2:
+        return False
+    try:
+        return sum(os.path.getsize(p) for p in run_paths) >= PARALLEL_BYTES
+    except OSError:
+        return False  # the serial path reports the missing file
+
+
+def _score_in_parallel(qrels, run_paths, measures, options, args, out) -> int:
+    from .parallel import default_jobs, score_runs
+    from .ranking import encode_qrels
+
+    encoded = encode_qrels(qrels)  # once, shared with every worker
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    evaluated = False
+    for scored in score_runs(
+        encoded, run_paths, measures, options, jobs=jobs, ranked=args.ranked, queries=args.query, summary=args.summary
+    ):
+        for message in scored.warnings:
+            print(f"ir-eval: warning: {message}", file=sys.stderr)
+        evaluated |= scored.evaluated
+        if scored.lines:
+            out.write("\n".join(scored.lines) + "\n")
+    out.flush()
+    if not evaluated:
+        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+        return EXIT_INPUT
+    return 0
+
+
 def _check_options(args) -> None:
     """Options that argparse cannot judge alone; raises UsageError before any file is read."""
     if not 0.0 < args.alpha < 1.0:
@@ -366,6 +415,8 @@ def _check_options(args) -> None:
         raise UsageError(f"--test {args.test} compares all pairs: add --all-pairs")
     if args.all_pairs and len(args.runs) < 2:
         raise UsageError("--all-pairs needs at least two runs")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs must be 1 or more, not {args.jobs}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -435,16 +486,16 @@ def _run(args) -> int:
                     raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
         else:
             qrels = read_qrels(args.qrels)
-        ev = evaluate(
-            qrels,
-            _read_runs(run_paths, args.ranked),
-            measures,
+        options = dict(
             relevance_level=args.level,
             complete=args.complete,
             max_docs=args.max_docs,
             judged_only=args.judged_only,
             num_docs_in_coll=args.num_docs,
         )
+        if _parallel(args, run_paths):
+            return _score_in_parallel(qrels, run_paths, measures, options, args, out)
+        ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, **options)
     except InputError as exc:
         hint = (
             "; to score it in its line order, add --ranked"

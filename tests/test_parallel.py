@@ -1,0 +1,50 @@
+"""ir-eval --jobs: several processes, output byte-identical to one, in the order given."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def many_runs(tmp_path):
+    rng = np.random.default_rng(8)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} Q0 d{d} {int(rng.integers(0, 3))}\n" for q in range(30) for d in range(40)))
+    paths = []
+    for i in range(6):
+        path = tmp_path / f"run{i}.txt"
+        lines = []
+        for q in range(30 if i != 4 else 25):  # one run misses queries: its warning comes in order too
+            scores = np.round(rng.random(60), 2)  # ties
+            for rank, d in enumerate(np.argsort(-scores), 1):
+                lines.append(f"{q} Q0 d{d} {rank} {scores[d]} tag{i % 3}\n")
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    return str(qrels), paths
+
+
+def ir_eval(*args):
+    return subprocess.run([sys.executable, "-m", "metrics", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("flags", [["-q", "-m", "all_trec"], ["-c", "-m", "official"], ["-M", "5", "-m", "ndcg_cut.3"]])
+def test_jobs_give_byte_identical_output_in_the_order_given(many_runs, flags):
+    qrels, runs = many_runs
+    one = ir_eval("--jobs", "1", *flags, qrels, *runs)
+    two = ir_eval("--jobs", "3", *flags, qrels, *runs)
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout == two.stdout and one.stderr == two.stderr
+    assert one.stdout.count("runid") in (0, 6)
+
+
+def test_a_bad_run_among_many_is_reported_as_in_one_process(many_runs, tmp_path):
+    qrels, runs = many_runs
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 d1 1 x tag\n")
+    out = ir_eval("--jobs", "2", "-m", "map", qrels, runs[0], str(bad))
+    assert out.returncode == 2 and "bad.txt, line 1" in out.stderr and "Traceback" not in out.stderr
+    assert ir_eval("--jobs", "0", qrels, *runs).returncode == 1
