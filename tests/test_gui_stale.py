@@ -267,3 +267,28 @@ def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
         assert header.sectionSize(c) >= fm.horizontalAdvance(text) + 6  # the value fits its column
         assert header.sectionSize(c) < fm.horizontalAdvance(long)  # the header is elided instead
     assert view.model().headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == long
+
+
+def test_plots_and_charts_hold_exactly_the_loaded_runs_after_a_switch(qtbot, window, data, tmp_path):
+    from workbench.session import sample_files
+
+    s = window.session
+    window.open_sample()
+    qtbot.waitUntil(lambda: not s.busy and s.comparison is not None, timeout=TIMEOUT)
+    assert window.pr_plot.legend_runs() == ["bm25", "bm25_rm3", "tfidf_title"]
+    s.clear()
+    _load(qtbot, window, [data["qrels"], data["A"], data["B"]])
+    qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
+    for plot in (window.pr_plot, window.ndcg_plot):
+        assert plot.legend_runs() == ["A", "B"] and set(plot.curves) == {"A", "B"}
+    ticks = window.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
+    labels = {text for level in (ticks or []) for _, text in level}
+    assert labels and labels <= {str(q) for q in range(1, 11)}  # no query id of the sample is left
+    assert window.diff_chart.chosen_runs() == ["B"]
+    # one run only: nothing to compare, and nothing of the earlier data stays on the chart
+    s.remove(str(data["B"]))
+    qtbot.waitUntil(lambda: not s.busy and s.comparison is None and list(s.results.runs) == ["A"], timeout=TIMEOUT)
+    assert window.pr_plot.legend_runs() == ["A"]
+    ticks = window.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
+    assert not [text for level in (ticks or []) for _, text in level]
+    assert sample_files()  # the sample is still there to open again
