@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
 from PySide6.QtGui import QIcon, QKeySequence
@@ -616,6 +617,13 @@ class MainWindow(QMainWindow):
             self.progress.setRange(0, 0)
 
     def _on_progress(self, fraction: float, what: str) -> None:
+        now = time.monotonic()
+        shown = (fraction < 0, int(round(fraction * 100)), what)
+        if shown == getattr(self, "_progress_shown", None) or (
+            now - getattr(self, "_progress_at", 0.0) < 0.05 and fraction not in (-1.0, 1.0)
+        ):
+            return  # a progress bar repaint costs milliseconds: at most twenty a second
+        self._progress_shown, self._progress_at = shown, now
         if fraction < 0:
             self.progress.setRange(0, 0)
         else:

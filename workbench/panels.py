@@ -92,10 +92,24 @@ class FilesPanel(QWidget):
         self.table.addAction(delete)
 
         self.table.itemSelectionChanged.connect(self._on_selection)
-        session.sigFilesChanged.connect(self.refresh)
-        session.sigResultsChanged.connect(lambda _: self.refresh())
-        session.sigStateChanged.connect(self.refresh)
+        # while files are being read the panel is redrawn at most ten times a second (a folder of hundreds
+        # of runs sends hundreds of changes); otherwise at once
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(100)
+        self._later.timeout.connect(self.refresh)
+        session.sigFilesChanged.connect(self._changed)
+        session.sigResultsChanged.connect(lambda _: self._changed())
+        session.sigStateChanged.connect(self._changed)
         self.refresh()
+
+    def _changed(self) -> None:
+        if self.session.workspace.loading():
+            if not self._later.isActive():
+                self._later.start()
+        else:
+            self._later.stop()
+            self.refresh()
 
     # -- session -> view ------------------------------------------------
     def refresh(self) -> None:
@@ -124,17 +138,23 @@ class FilesPanel(QWidget):
                 item.setFont(font)
             self.table.setItem(row, 0, item)
 
-            combo = QComboBox(self.table)
-            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            combo.setMinimumContentsLength(6)
-            combo.addItem("…" if e.kind is None else KIND_TEXT[e.kind], None)
-            for k in KINDS:
-                if k != e.kind:
-                    combo.addItem(f"read as {KIND_TEXT[k]}", k)
-            combo.setToolTip("Detected kind of file; choose another to read it again as that kind")
-            combo.setEnabled(e.status != "loading")
-            combo.activated.connect(lambda idx, c=combo, p=e.path: self._on_kind(p, c.itemData(idx)))
-            self.table.setCellWidget(row, 1, combo)
+            # a kind box is made once per (row, file, kind, status): with hundreds of runs, making them
+            # all again at every change would take seconds
+            state = (e.path, e.kind, e.status != "loading")
+            combo = self.table.cellWidget(row, 1)
+            if combo is None or combo.property("state") != state:
+                combo = QComboBox(self.table)
+                combo.setProperty("state", state)
+                combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                combo.setMinimumContentsLength(6)
+                combo.addItem("…" if e.kind is None else KIND_TEXT[e.kind], None)
+                for k in KINDS:
+                    if k != e.kind:
+                        combo.addItem(f"read as {KIND_TEXT[k]}", k)
+                combo.setToolTip("Detected kind of file; choose another to read it again as that kind")
+                combo.setEnabled(e.status != "loading")
+                combo.activated.connect(lambda idx, c=combo, p=e.path: self._on_kind(p, c.itemData(idx)))
+                self.table.setCellWidget(row, 1, combo)
 
             if e.status == "loading":
                 status = "loading…"

@@ -256,8 +256,13 @@ def fit_columns(view, max_header_chars: int = 18) -> None:
     header.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     cap = view.fontMetrics().horizontalAdvance("M" * max_header_chars)
     model = view.model()
+    fm = view.fontMetrics()
+    rows = min(model.rowCount(), 200) if model is not None else 0
     for c in range(model.columnCount() if model is not None else 0):
-        content = view.sizeHintForColumn(c)
+        # the widest of the first rows as shown (sizeHintForColumn lays out every cell: seconds for
+        # hundreds of columns)
+        texts = [model.index(r, c).data() for r in range(rows)]
+        content = max([fm.horizontalAdvance(str(t)) for t in texts if t is not None] + [0]) + 16
         head = header.sectionSizeFromContents(c).width()
         header.resizeSection(c, max(content, min(head, cap), 40))
 

@@ -568,6 +568,11 @@ class Session(QObject):
         return reasons
 
     def _start_evaluation(self) -> None:
+        if self.workspace.loading():
+            # files still being read: one evaluation once the last arrives (each arrival asks again),
+            # not one per file superseding the one before
+            self.sigStateChanged.emit()
+            return
         key = self.evaluation_key()
         if key is None:
             self.jobs.discard("evaluate")
