@@ -83,3 +83,17 @@ def test_ctrl_f_goes_to_the_query_filter(qtbot, window):
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert window.per_query.filter_edit.hasFocus() or window.focusWidget() is window.per_query.filter_edit
+
+
+def test_the_plot_columns_grow_back_with_the_window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",), size=(1024, 700))
+    try:
+        qtbot.wait(50)
+        small = (w.docks["prCurves"].width(), w.docks["diffChart"].width())
+        w.resize(1600, 1000)
+        qtbot.wait(50)
+        grown = (w.docks["prCurves"].width(), w.docks["diffChart"].width())
+        assert grown[0] > small[0] * 1.3 and grown[1] > small[1] * 1.3
+        assert w.centralWidget().width() < 1600 * 0.5  # the per-query table did not take it all
+    finally:
+        close_window(w)

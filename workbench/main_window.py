@@ -850,6 +850,23 @@ class MainWindow(QMainWindow):
         h = self.height()
         self.resizeDocks([d["diffChart"], d["drilldown"]], [int(h * 0.36), int(h * 0.64)], Qt.Orientation.Vertical)
 
+    def resizeEvent(self, event) -> None:
+        """The plot and comparison columns keep their share of the width as the window grows or shrinks
+        (Qt gives every change to the central table, so a window made small once stayed cramped)."""
+        super().resizeEvent(event)
+        old, new = event.oldSize(), event.size()
+        if (
+            getattr(self, "_first_show", True)
+            or not old.isValid()
+            or old.width() <= 0
+            or abs(new.width() - old.width()) < 40
+        ):
+            return
+        factor = new.width() / old.width()
+        columns = [d for d in (self.docks["prCurves"], self.docks["diffChart"]) if d.isVisible() and not d.isFloating()]
+        if columns:
+            self.resizeDocks(columns, [max(120, int(d.width() * factor)) for d in columns], Qt.Orientation.Horizontal)
+
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._first_show:
