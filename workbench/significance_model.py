@@ -153,7 +153,7 @@ def compute(request: Request, progress=None) -> Comparison:
             correction=s.correction,
             alpha=s.alpha,
             permutations=s.permutations,
-            bootstrap=s.bootstrap,
+            bootstrap=0,  # the matrix shows differences and p-values; an interval for every pair costs minutes
             seed=s.seed,
             progress=part,
         )
