@@ -292,3 +292,19 @@ def test_plots_and_charts_hold_exactly_the_loaded_runs_after_a_switch(qtbot, win
     ticks = window.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
     assert not [text for level in (ticks or []) for _, text in level]
     assert sample_files()  # the sample is still there to open again
+
+
+def test_query_ids_stay_in_sight_when_the_per_query_table_scrolls_right(qtbot, window, data, tmp_path):
+    runs = []
+    for i in range(12):  # many runs: the table is wider than the window
+        path = tmp_path / f"run{i}.run"
+        path.write_text(data["A"].read_text().replace(" A\n", f" a-rather-long-run-name-{i}\n"))
+        runs.append(path)
+    _load(qtbot, window, [data["qrels"], *runs])
+    view = window.per_query.view
+    bar = view.horizontalScrollBar()
+    assert bar.maximum() > 0 and not view.verticalHeader().isVisible()
+    bar.setValue(bar.maximum())
+    assert view.verticalHeader().isVisible()
+    first = view.model().headerData(0, Qt.Orientation.Vertical)
+    assert first == view.model().index(0, 0).data()  # the row's query id

@@ -50,6 +50,7 @@ class DataFrameModel(QAbstractTableModel):
         self._tips: np.ndarray | None = None
         self._bold = QFont()
         self._bold.setBold(True)
+        self.row_label_column: int | None = None  # a column whose value labels each row (vertical header)
 
     # -- data in --------------------------------------------------------
     def set_frame(
@@ -173,7 +174,11 @@ class DataFrameModel(QAbstractTableModel):
             return str(self._frame.columns[section])  # the whole name where the header is elided
         if role != Qt.ItemDataRole.DisplayRole:
             return None
-        return str(self._frame.columns[section]) if horizontal else str(section + 1)
+        if horizontal:
+            return str(self._frame.columns[section])
+        if self.row_label_column is not None and 0 <= section < len(self._frame):
+            return str(self._columns[self.row_label_column][section])  # e.g. the query id of the row
+        return str(section + 1)
 
     def cell_value(self, row: int, column: int):
         """The value of a cell at full precision (a float, an int for counts, or text)."""

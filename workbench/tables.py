@@ -171,6 +171,11 @@ class PerQueryView(QWidget):
         self.view = _make_table(self)
         self.view.setModel(self.proxy)
         self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        # scrolled to the right, the query ids stay in sight at the left, in the row header
+        self.model.row_label_column = 0
+        self.view.horizontalScrollBar().valueChanged.connect(
+            lambda value: self.view.verticalHeader().setVisible(value > 0)
+        )
         bar = QHBoxLayout()
         bar.setContentsMargins(0, 0, 0, 0)
         bar.addWidget(QLabel("Measure:", self))
