@@ -799,8 +799,9 @@ def _string_hash(arr) -> np.ndarray:
     shortest, longest = int(length.min()), int(length.max())
     # Round r mixes in bytes r..r+7 of every string that has them (a string takes part in as many
     # rounds as it has 8-byte words).
-    by_length = np.argsort(-length, kind="stable")
-    neg_sorted = -length[by_length]
+    # sorted only when some strings outlast the shortest (ids of mixed lengths)
+    by_length: np.ndarray | None = None
+    neg_sorted: np.ndarray = np.zeros(0, dtype=np.int64)
     for r in range(0, longest, 8):
         if r < shortest:  # every string still has bytes: whole-array operations
             word = words[start if r == 0 else np.minimum(start + r, last)]
@@ -810,6 +811,9 @@ def _string_hash(arr) -> np.ndarray:
             h *= _MUL
             h ^= h >> np.uint64(29)
             continue
+        if by_length is None:
+            by_length = np.argsort(-length, kind="stable")
+            neg_sorted = -length[by_length]
         active = by_length[: int(np.searchsorted(neg_sorted, -r, side="left"))]  # strings longer than r
         word = words[np.minimum(start[active] + r, last)]
         word &= _MASKS[np.clip(length[active] - r, 0, 8)]
