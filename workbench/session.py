@@ -38,7 +38,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 import metrics.readers
 from metrics.errors import Cancelled, InputError
-from workbench import analysis, drilldown_model, qtcompat, significance_model
+from workbench import analysis, drilldown_model, qtcompat, significance_model, state
 from workbench.jobs import Jobs
 from workbench.workspace import FileEntry, Workspace, expand, normalize
 
@@ -503,28 +503,8 @@ class Session(QObject):
         self.request_drilldown()
 
     def evaluation_key(self) -> tuple | None:
-        """What an evaluation of the current files and options would be computed from (None: nothing to evaluate).
-
-        Results whose ``request.key`` differs are out of date.
-        """
-        ws = self.workspace
-        q = ws.qrels_entry()
-        runs = ws.run_entries()
-        judgments = (
-            [(q.path, q.version)]
-            if q is not None
-            else [(e.path, e.version) for e in runs if e.kind == "ranked" and e.qrels is not None]
-        )
-        if not judgments or not runs:
-            return None
-        return (
-            tuple(judgments),
-            tuple((e.label, e.path, e.version) for e in runs),
-            self.measures,
-            self.relevance_level,
-            self.k_max,
-            tuple(sorted(self.ndcg_options.items())),
-        )
+        """What an evaluation of the current files and options would be computed from (see :mod:`workbench.state`)."""
+        return state.evaluation_key(self.workspace, self.measures, self.relevance_level, self.k_max, self.ndcg_options)
 
     @property
     def evaluating(self) -> bool:
@@ -532,40 +512,23 @@ class Session(QObject):
 
     def evaluation_state(self) -> str:
         """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
-        if self.evaluating:
-            return "computing"
-        key = self.evaluation_key()
-        if key is None and self.results is None:
-            return "empty"
-        return "current" if self.results is not None and self.results.request.key == key else "outdated"
+        return state.evaluation_state(self.results, self.evaluation_key(), self.evaluating)
 
     def comparison_current(self) -> bool:
         """Whether :attr:`comparison` belongs to the results, baseline and settings shown now."""
-        c, r = self.comparison, self.results
-        return (
-            c is not None
-            and r is not None
-            and c.request.per_query is r.evaluation.per_query
-            and c.baseline == self.baseline_label()
-            and c.request.settings == self.compare_settings
-        )
+        return state.comparison_current(self.comparison, self.results, self.baseline_label(), self.compare_settings)
 
     def stale_reasons(self) -> list[str]:
         """Why what the window shows does not match what is loaded (empty: it matches, or work is under way)."""
         if self.jobs.busy or self._eval_timer.isActive():
             return []
-        reasons = []
-        if self.evaluation_state() == "outdated":
-            reasons.append(
-                "the scores shown are not those of the files and options now loaded"
-                if self.results is not None
-                else "the loaded files are not evaluated"
-            )
-        elif self.results is not None and self.comparison is not None and not self.comparison_current():
-            reasons.append("the significance marks are not those of the scores shown")
-        for e in self.workspace.changed_on_disk():
-            reasons.append(f"{e.name} changed on disk and was not read again")
-        return reasons
+        return state.stale_reasons(
+            self.evaluation_state(),
+            self.results,
+            self.comparison,
+            self.comparison_current(),
+            self.workspace.changed_on_disk(),
+        )
 
     def _start_evaluation(self) -> None:
         if self.workspace.loading():
