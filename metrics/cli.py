@@ -71,6 +71,18 @@ def _version() -> str:
         return "unknown"
 
 
+def add_level_option(parser) -> None:
+    """trec_eval's -l, for ir-eval and ir-eval --inspect alike."""
+    parser.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="minimum relevance grade counted as relevant (default 1)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="ir-eval",
@@ -101,14 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         help="average over all qrels queries; queries missing from a run score 0",
     )
     p.add_argument("-n", dest="summary", action="store_false", help="no summary ('all') rows")
-    p.add_argument(
-        "-l",
-        dest="level",
-        type=int,
-        default=1,
-        metavar="N",
-        help="minimum relevance grade counted as relevant (default 1)",
-    )
+    add_level_option(p)
     p.add_argument(
         "-M",
         dest="max_docs",
@@ -336,23 +341,9 @@ def _all_pairs(ev, args, out) -> int:
 def split_measures(values) -> list[str]:
     """``-m`` values with several names in one (ir_measures' ``'AP nDCG@10 P@10'``) split at spaces
     that are outside parentheses, braces and quotes; trec_eval's names hold no spaces."""
-    out: list[str] = []
-    for value in values or ():
-        depth, quote, start = 0, None, 0
-        for i, ch in enumerate(value):
-            if quote:
-                quote = None if ch == quote else quote
-            elif ch in "'\"":
-                quote = ch
-            elif ch in "([{":
-                depth += 1
-            elif ch in ")]}":
-                depth -= 1
-            elif ch.isspace() and depth == 0:
-                out.append(value[start:i])
-                start = i + 1
-        out.append(value[start:])
-    return [v for v in (v.strip() for v in out) if v]
+    from .measures.irm import split_top_level
+
+    return [part for value in values or () for part in split_top_level(value, str.isspace)]
 
 
 PARALLEL_BYTES = 32 << 20  # below this much run text, starting processes costs more than it saves

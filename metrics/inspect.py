@@ -242,14 +242,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--inspect", action="store_true", required=True)
     p.add_argument("files", metavar="FILE", nargs="+")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument(
-        "-l",
-        dest="level",
-        type=int,
-        default=1,
-        metavar="N",
-        help="minimum relevance grade counted as relevant (default 1)",
-    )
+    from .cli import add_level_option
+
+    add_level_option(p)
     args = p.parse_args(argv)
     loaded: list = []
     for path in args.files:

@@ -173,7 +173,9 @@ def _value(text: str):
     raise ValueError(f"cannot read parameter value {text!r}")
 
 
-def _split_args(text: str) -> list[str]:
+def split_top_level(text: str, is_separator) -> list[str]:
+    """``text`` split at the characters ``is_separator`` accepts outside quotes, parentheses, brackets and
+    braces; parts stripped, empty ones dropped (``P(rel=2)@5, nDCG(gains={1: 3})`` has two parts at ",")."""
     parts, depth, quote, start = [], 0, None, 0
     for i, ch in enumerate(text):
         if quote:
@@ -185,11 +187,15 @@ def _split_args(text: str) -> list[str]:
             depth += 1
         elif ch in "}])":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif depth == 0 and is_separator(ch):
             parts.append(text[start:i])
             start = i + 1
     parts.append(text[start:])
     return [p for p in (p.strip() for p in parts) if p]
+
+
+def _split_args(text: str) -> list[str]:
+    return split_top_level(text, lambda ch: ch == ",")
 
 
 def _read(text: str):
