@@ -78,10 +78,18 @@ def score_runs(
         return
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=min(jobs, len(paths)),
         mp_context=context,
         initializer=_init,
         initargs=(qrels, measures, options, ranked, queries, summary),
-    ) as pool:
+    )
+    try:
         yield from pool.map(_score, paths)
+    except BaseException:
+        # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first
+        for process in list(getattr(pool, "_processes", {}).values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
