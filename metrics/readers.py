@@ -71,16 +71,12 @@ document) and one sort; candidates are confirmed on the strings themselves.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import hashlib
 import math
 import os
-import queue
 import re
-import threading
-import zlib
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional
+from typing import Callable, Optional
 
 import numpy as np
 import pandas as pd
@@ -89,6 +85,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .errors import Cancelled, InputError
+from .textfile import check_text as _check_text
+from .textfile import chunks as _chunks
+from .textfile import gzip_errors as _gzip_errors
+from .textfile import open_stream as _open_stream
+from .textfile import without_bom as _without_bom
 
 __all__ = [
     "LoadedFile",
@@ -104,13 +105,6 @@ Progress = Optional[Callable[[float], Optional[bool]]]
 
 KINDS = ("qrels", "run", "ranked")
 
-# Bytes of input parsed between two progress calls. A chunk takes well under
-# a tenth of a second, which bounds how long a cancellation waits.
-_CHUNK_BYTES = 16 << 20
-# The longest line read: TREC lines are well under a kilobyte, and even a run with a 10 MB document
-# id is read (in time linear in its bytes); a file without newlines, binary data or a gzip stream that
-# inflates to gigabytes of one "line" is refused once a line passes this length, not read whole.
-MAX_LINE_BYTES = 32 << 20
 _BLOCK_BYTES = 4 << 20  # pyarrow block size (its unit of parallelism)
 _DETECT_BYTES = 64 << 10
 _DETECT_LIMIT = 1 << 20
@@ -119,9 +113,6 @@ try:  # pandas >= 2.3: the "str" dtype of pandas 3
     _STR = pd.StringDtype("pyarrow", na_value=np.nan)
 except TypeError:  # pragma: no cover - older pandas
     _STR = pd.StringDtype("pyarrow")
-
-_UTF8_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 @dataclass(frozen=True)
@@ -330,139 +321,6 @@ def _read_path(display: str, fmt: _Format, progress: Progress, name=None) -> Loa
     result = _assemble(pieces, keys, fmt, display, name, tick)
     tick(1.0)
     return result
-
-
-def _chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
-    """Yield (chunk, number of its first line, its line count, fraction read).
-
-    A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
-    mark is removed, gzip is decompressed, NUL bytes and invalid UTF-8 raise
-    :class:`InputError`. A thread prepares the next chunk while the caller
-    parses the current one (zlib, file reads and pyarrow release the GIL).
-    Close the generator when done early (``contextlib.closing``): that stops
-    the thread.
-    """
-    ready: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def put(item) -> bool:
-        while not stop.is_set():
-            try:
-                ready.put(item, timeout=0.05)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def work():
-        source = _read_chunks(display)
-        try:
-            for item in source:
-                if not put(item):
-                    return
-            put(None)
-        except BaseException as exc:  # handed to the caller, in order
-            put(exc)
-        finally:
-            source.close()
-
-    thread = threading.Thread(target=work, name="trec-file-reader", daemon=True)
-    try:
-        thread.start()
-        while True:
-            item = ready.get()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        thread.join()
-
-
-def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
-    """What :func:`_chunks` yields, read in the calling thread."""
-    with open(display, "rb") as raw:
-        size = max(os.fstat(raw.fileno()).st_size, 1)
-        gz, stream = _open_stream(raw)
-        line = 1
-        carry = b""
-        first = True
-        while True:
-            with _gzip_errors(gz, display):
-                block = stream.read(_CHUNK_BYTES)
-            if first:
-                first = False
-                block = _without_bom(block, display)
-            nul = block.find(b"\0")
-            if nul >= 0:  # binary data: refused at once, not only when a line ends
-                raise InputError(
-                    "found a NUL byte: this looks like a binary file",
-                    path=display,
-                    line=line + block.count(b"\n", 0, nul),
-                    expected="UTF-8 text",
-                )
-            data = carry + block if carry else block
-            if not block:
-                if data:
-                    if not data.endswith(b"\n"):
-                        data += b"\n"
-                    _check_text(data, line, display)
-                    yield data, line, data.count(b"\n"), 1.0
-                return
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > MAX_LINE_BYTES:
-                    raise InputError(
-                        f"line {line} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
-                        path=display,
-                        line=line,
-                        expected="text lines of TREC fields (a file without newlines, or not a qrels or run file?)",
-                    )
-                carry = data
-                continue
-            if cut == len(data):
-                chunk, carry = data, b""
-            else:
-                chunk, carry = data[:cut], data[cut:]
-                if len(carry) > MAX_LINE_BYTES:
-                    at = line + chunk.count(b"\n")
-                    raise InputError(
-                        f"line {at} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
-                        path=display,
-                        line=at,
-                        expected="text lines of TREC fields",
-                    )
-            del data
-            _check_text(chunk, line, display)
-            lines = chunk.count(b"\n")
-            yield chunk, line, lines, raw.tell() / size
-            line += lines
-
-
-def _check_text(chunk: bytes, first_line: int, display: str) -> None:
-    """Refuse NUL bytes and invalid UTF-8."""
-    pos = chunk.find(b"\0")
-    if pos >= 0:
-        raise InputError(
-            "found a NUL byte: this looks like a binary file",
-            path=display,
-            line=first_line + chunk.count(b"\n", 0, pos),
-            expected="UTF-8 text",
-        )
-    if chunk.isascii():
-        return
-    try:
-        chunk.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        start = chunk.rfind(b"\n", 0, exc.start) + 1
-        raise InputError(
-            f"found bytes that are not UTF-8 (at byte {exc.start - start + 1} of the line)",
-            path=display,
-            line=first_line + chunk.count(b"\n", 0, exc.start),
-            expected="UTF-8 text",
-        ) from None
 
 
 # --------------------------------------------------------------------------
@@ -1103,37 +961,6 @@ def _first_data_line(display: str):
             found = _scan_head(data, eof, len(data) >= _DETECT_LIMIT, display)
             if found is not None or eof or len(data) >= _DETECT_LIMIT:
                 return found if found is not None else (None, None)
-
-
-def _open_stream(raw):
-    """(is gzip, readable stream) for a file opened in binary mode: gzip is
-    recognised by its magic bytes, not by the file name."""
-    gz = raw.read(2) == b"\x1f\x8b"
-    raw.seek(0)
-    return gz, (gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw)
-
-
-def _without_bom(data: bytes, display: str) -> bytes:
-    """The start of a file without its UTF-8 byte-order mark; a UTF-16 one is an error."""
-    if data.startswith(_UTF16_BOMS):
-        raise InputError(
-            "found a UTF-16 byte-order mark",
-            path=display,
-            line=1,
-            expected="UTF-8 text (save the file as UTF-8)",
-        )
-    return data[len(_UTF8_BOM) :] if data.startswith(_UTF8_BOM) else data
-
-
-@contextlib.contextmanager
-def _gzip_errors(gz: bool, display: str):
-    """Turn a failure to decompress into an InputError naming the file."""
-    try:
-        yield
-    except (OSError, EOFError, zlib.error) as exc:
-        if gz:
-            raise InputError(f"the gzip data is corrupt or truncated ({exc})", path=display) from None
-        raise
 
 
 def _scan_head(data: bytes, eof: bool, limit: bool, display: str):

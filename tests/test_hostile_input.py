@@ -15,7 +15,8 @@ import pytest
 
 import metrics
 from metrics.errors import Cancelled, InputError
-from metrics.readers import MAX_LINE_BYTES, read_file
+from metrics.readers import read_file
+from metrics.textfile import MAX_LINE_BYTES
 
 
 def test_a_sparse_2_gib_file_of_nul_bytes_is_refused_at_its_first_block(tmp_path):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import readers
+from metrics import readers, textfile
 from metrics.errors import Cancelled, InputError
 from metrics.readers import (
     LoadedFile,
@@ -85,7 +85,7 @@ def check_error(excinfo, path, line, *fragments):
 @pytest.fixture
 def small_chunks(monkeypatch):
     """Make the reader cut files into many chunks of about 64 bytes."""
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", 64)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 64)
 
 
 # --------------------------------------------------------------------------
@@ -179,7 +179,7 @@ def reference_rows(data: bytes, kind: str):
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("kind", ["run", "qrels"])
 def test_random_layouts_match_reference(tmp_path, monkeypatch, seed, kind):
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", [64, 300, 1 << 20][seed % 3])
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", [64, 300, 1 << 20][seed % 3])
     rng = np.random.default_rng(seed)
     blanks = [" ", "\t", "  ", " \t ", "\x0b", "\x0c", "\r"]
     style = rng.integers(0, 4)  # clean, tabs only, CRLF, anything
@@ -617,7 +617,7 @@ def test_read_file_warns_when_run_tag_changes(tmp_path):
 
 
 def test_progress_is_called_a_few_times_in_order(tmp_path, monkeypatch):
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", 1000)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)
     path = write(tmp_path, "".join(f"1 Q0 d{i} {i} 1.0 t\n" for i in range(1000)))
     seen = []
     run = read_run(path, progress=lambda f: seen.append(f))
@@ -629,7 +629,7 @@ def test_progress_is_called_a_few_times_in_order(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("stop_at", [0, 1, 5, -2])
 def test_cancel(tmp_path, monkeypatch, stop_at):
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", 1000)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)
     path = write(tmp_path, "".join(f"1 Q0 d{i} {i} 1.0 t\n" for i in range(1000)))
     calls = []
     read_file(path, progress=lambda f: calls.append(f))
@@ -647,7 +647,7 @@ def test_cancel(tmp_path, monkeypatch, stop_at):
 
 
 def test_cancel_during_slow_line_by_line_pass(tmp_path, monkeypatch):
-    monkeypatch.setattr(readers, "_CHUNK_BYTES", 10 << 20)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 10 << 20)
     # varying extra columns send every line through the line-by-line pass
     text = "".join(f"1 Q0 d{i} {i} 1.0 t{' x' * (i % 2)}\n" for i in range(200_000))
     path = write(tmp_path, text)
