@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metrics.ranking import arrow_strings, rank_order
+from metrics.columns import ids_from_series
+from metrics.ranking import rank_order
 
 __all__ = ["RANKING_COLUMNS", "MISSING_COLUMNS", "QueryDrilldown", "query_drilldown"]
 
@@ -90,13 +91,12 @@ def _labelled(runs) -> dict[str, pd.DataFrame]:
 def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
     """The run's lines for one query, in trec_eval's ranking order, with 1-based ranks."""
     lines = run.loc[run["query_id"].astype(str) == query_id, ["doc_id", "score"]]
-    docs = arrow_strings(lines["doc_id"])
     scores = lines["score"].to_numpy(dtype=np.float64)
-    order = rank_order(np.zeros(len(scores), dtype=np.int64), scores, docs)
+    order = rank_order(np.zeros(len(scores), dtype=np.int64), scores, ids_from_series(lines["doc_id"]))
     return pd.DataFrame(
         {
             "rank": np.arange(1, len(order) + 1, dtype=np.int64),
-            "doc_id": pd.Series(np.asarray(docs.to_pylist(), dtype=object)[order], dtype="str"),
+            "doc_id": pd.Series(lines["doc_id"].to_numpy(dtype=object)[order], dtype="str"),
             "score": scores[order],
         }
     )

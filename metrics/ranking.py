@@ -27,12 +27,11 @@ score 1.0.  Measures that trec_eval resets for such queries (``num_ret``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
+
+from .columns import Columns, columns_from_frame, id_hash
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -44,7 +43,6 @@ __all__ = [
     "encode_qrels",
     "build_ranking",
     "rank_order",
-    "arrow_strings",
     "NONPOOL",
     "UNJUDGED",
     "PLACEHOLDER_DOC",
@@ -184,98 +182,117 @@ def _code_dtype(grades: np.ndarray) -> np.dtype:
     return np.dtype(np.int64)
 
 
-def _byte_order_sorted(values) -> list[str]:
-    # Python compares str by code point, which is UTF-8 byte order (strcmp).
-    return sorted(values)
+def _pair_keys(qcode: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
+    """64-bit join keys of (query code, document hash) pairs: equal pairs, equal keys; a match of
+    keys is only a candidate, confirmed on the ids."""
+    return doc_hash + qcode.astype(np.uint64) * _MUL_QUERY
 
 
-def arrow_strings(col) -> pa.ChunkedArray:
-    """A column of ids as an arrow string array, chunked as pandas keeps it.
+_MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
 
-    Zero-copy for arrow-backed columns: the chunks are not combined (that
-    would copy every id once more); arrow's kernels work chunk by chunk.
+
+def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
+    """Position (int32) of each row's query id in the sorted ``query_keys``, -1 where absent.
+
+    Runs and qrels list a query's lines together, so the ids are looked up once per block of equal
+    ids, not once per row.
     """
-    try:
-        arr = pa.array(col)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        arr = pa.array(col.astype(str))
-    if not isinstance(arr, pa.ChunkedArray):
-        arr = pa.chunked_array([arr])
-    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
-        arr = pc.cast(arr, pa.string())
-    return arr
+    n = len(qid)
+    if n == 0:
+        return np.zeros(0, dtype=np.int32)
+    heads = np.flatnonzero(qid[1:] != qid[:-1]) + 1
+    heads = np.concatenate([np.zeros(1, dtype=np.int64), heads])
+    ids, inverse = np.unique(qid[heads], return_inverse=True)
+    codes = np.full(len(ids), -1, dtype=np.int32)
+    if len(query_keys):
+        pos = np.searchsorted(query_keys, ids)
+        at = np.minimum(pos, len(query_keys) - 1)
+        found = (pos < len(query_keys)) & (query_keys[at] == ids)
+        codes[found] = pos[found]
+    return np.repeat(codes[inverse.ravel()], np.diff(np.append(heads, n)))
 
 
-def _codes(values, value_set: pa.Array) -> np.ndarray:
-    """Position (int32) of each value in value_set, -1 where absent.
+def _decode(ids: np.ndarray) -> list[str]:
+    """Ids as text (they are UTF-8: the readers checked)."""
+    if ids.dtype == object:
+        return [x.decode("utf-8") for x in ids]
+    return np.char.decode(ids, "utf-8").tolist() if len(ids) else []
 
-    One arrow call for all chunks (it hashes ``value_set`` once per call),
-    then chunk by chunk into one numpy array.
-    """
-    idx = pc.index_in(values, value_set=value_set)
-    chunks = idx.chunks if isinstance(idx, pa.ChunkedArray) else [idx]
-    out = np.empty(len(values), dtype=np.int32)
-    start = 0
-    for chunk in chunks:
-        out[start : start + len(chunk)] = chunk.fill_null(-1).to_numpy(zero_copy_only=False)
-        start += len(chunk)
-    return out
+
+def _as_columns(data, kind: str) -> Columns:
+    return data if isinstance(data, Columns) else columns_from_frame(data, kind)
 
 
 @dataclass(frozen=True, eq=False)
 class EncodedQrels:
-    """The qrels as integer codes, ready to be joined with any number of runs.
+    """The qrels as integer codes and join keys, ready to be joined with any number of runs.
 
-    Encoding the qrels (their distinct queries and documents, and the sorted
-    (query, document) keys) is most of the work of joining a small run; an
-    :class:`metrics.Evaluator` does it once for all the runs it evaluates.
+    Encoding the qrels (their distinct queries in trec_eval's order and the sorted (query,
+    document) keys) is most of the work of joining a small run; an :class:`metrics.Evaluator`
+    does it once for all the runs it evaluates.  Keys are 64-bit hashes of the pairs, every match
+    confirmed on the ids; should two pairs ever share a key, the join switches to exact document
+    codes (:meth:`exact_index`).
     """
 
-    qid_type: pa.DataType
-    doc_type: pa.DataType
-    queries: list  # qrels query ids in byte order (trec_eval's order)
-    query_set: pa.Array
+    queries: list  # qrels query ids in byte order (trec_eval's order), as text
+    query_keys: np.ndarray  # the same, as bytes (numpy S or object)
     num_queries: int
-    doc_set: pa.Array  # distinct judged document ids
-    nd: int
     qcode: np.ndarray  # per qrels line: query code
     rel: np.ndarray  # per qrels line: grade
-    key_sorted: np.ndarray  # sorted query * nd + document keys
+    key_sorted: np.ndarray  # sorted pair keys
     rel_sorted: np.ndarray  # grades in that order
+    qcode_sorted: np.ndarray  # query codes in that order
+    doc_sorted: np.ndarray  # document ids in that order
     num_positive: int
+    collide: bool  # two lines share a key: join on exact codes
+    _exact: dict = field(default_factory=dict, repr=False)
+
+    def exact_index(self):
+        """(sorted distinct document ids, their number, sorted exact keys, grades in that order),
+        made on first use: the join used when hashes collide."""
+        if not self._exact:
+            doc_set, dcode = np.unique(self.doc_sorted, return_inverse=True)
+            nd = max(len(doc_set), 1)
+            key = self.qcode_sorted.astype(np.int64) * nd + dcode.ravel()
+            order = np.argsort(key, kind="stable")
+            self._exact.update(doc_set=doc_set, nd=nd, key=key[order], rel=self.rel_sorted[order])
+        e = self._exact
+        return e["doc_set"], e["nd"], e["key"], e["rel"]
 
 
-def encode_qrels(qrels: pd.DataFrame) -> EncodedQrels:
-    """Encode a qrels frame (query_id, doc_id, relevance) for :func:`build_ranking`."""
-    q_qid = arrow_strings(qrels["query_id"])
-    q_doc = arrow_strings(qrels["doc_id"])
-    q_rel = qrels["relevance"].to_numpy(dtype=np.int64)
-    queries = _byte_order_sorted(pc.unique(q_qid).to_pylist())
-    query_set = pa.array(queries, type=q_qid.type)
-    q_qcode = _codes(q_qid, query_set).astype(np.int64)
-    doc_set = pc.unique(q_doc)
-    nd = max(len(doc_set), 1)
-    q_key = q_qcode * nd + _codes(q_doc, doc_set).astype(np.int64)
-    korder = np.argsort(q_key, kind="stable")
+def encode_qrels(qrels) -> EncodedQrels:
+    """Encode qrels (:class:`~metrics.columns.Columns` or a frame with query_id, doc_id,
+    relevance) for :func:`build_ranking`."""
+    cols = _as_columns(qrels, "qrels")
+    rel = np.asarray(cols.value, dtype=np.int64)
+    n = len(rel)
+    if n:
+        heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(cols.qid[1:] != cols.qid[:-1]) + 1])
+        query_keys = np.unique(cols.qid[heads])
+    else:
+        query_keys = cols.qid[:0]
+    qcode = _query_codes(query_keys, cols.qid).astype(np.int64)
+    key = _pair_keys(qcode, id_hash(cols.doc))
+    order = np.argsort(key, kind="stable")
+    key = key[order]
     return EncodedQrels(
-        qid_type=q_qid.type,
-        doc_type=q_doc.type,
-        queries=queries,
-        query_set=query_set,
-        num_queries=len(queries),
-        doc_set=doc_set if isinstance(doc_set, pa.Array) else doc_set.combine_chunks(),
-        nd=nd,
-        qcode=_frozen(q_qcode),
-        rel=_frozen(q_rel),
-        key_sorted=_frozen(q_key[korder]),
-        rel_sorted=_frozen(q_rel[korder]),
-        num_positive=int(np.count_nonzero(q_rel > 0)),
+        queries=_decode(query_keys),
+        query_keys=_frozen(query_keys),
+        num_queries=len(query_keys),
+        qcode=_frozen(qcode),
+        rel=_frozen(rel),
+        key_sorted=_frozen(key),
+        rel_sorted=_frozen(rel[order]),
+        qcode_sorted=_frozen(qcode[order]),
+        doc_sorted=_frozen(cols.doc[order]),
+        num_positive=int(np.count_nonzero(rel > 0)),
+        collide=bool(n > 1 and (key[1:] == key[:-1]).any()),
     )
 
 
 def build_ranking(
-    qrels: pd.DataFrame | EncodedQrels,
-    run: pd.DataFrame,
+    qrels,
+    run,
     *,
     relevance_level: int = 1,
     complete: bool = False,
@@ -287,41 +304,31 @@ def build_ranking(
 ) -> JudgedRanking:
     """Build the :class:`JudgedRanking` of ``run`` against ``qrels``.
 
-    ``qrels``: columns query_id, doc_id, relevance (one line per (query, doc)),
-    or the same already encoded (:func:`encode_qrels`);
-    ``run``: columns query_id, doc_id, score (one line per (query, doc)).
-    Duplicate lines are the readers' business and are not checked here.
-    ``max_docs`` (trec_eval ``-M``) keeps the first ``max_docs`` ranks of each
-    query, after the sort.  ``judged_only`` (``-J``) then drops retrieved
-    documents that are not judged (codes < 0), closing up the ranks.
-    Messages about skipped queries are appended to ``warnings``.
-    ``num_docs_in_coll`` (``-N``) is recorded for ``utility``.
+    ``qrels``: :class:`~metrics.columns.Columns` or a frame with columns query_id, doc_id,
+    relevance (one line per (query, doc)), or the same already encoded (:func:`encode_qrels`);
+    ``run``: :class:`~metrics.columns.Columns` or a frame with columns query_id, doc_id, score
+    (one line per (query, doc)).  Duplicate lines are the readers' business and are not checked
+    here.  ``max_docs`` (trec_eval ``-M``) keeps the first ``max_docs`` ranks of each query,
+    after the sort.  ``judged_only`` (``-J``) then drops retrieved documents that are not judged
+    (codes < 0), closing up the ranks.  Messages about skipped queries are appended to
+    ``warnings``.  ``num_docs_in_coll`` (``-N``) is recorded for ``utility``.
 
-    The result holds no reference to ``run``: once the caller drops the run
-    frame its memory is free.
+    The result holds no reference to ``run``: once the caller drops the run its memory is free.
     """
+    cols = _as_columns(run, "run")
     if run_id is None:
-        run_id = str(run.attrs.get("name", "")) if hasattr(run, "attrs") else ""
+        run_id = cols.run_id or cols.name
     relevance_level = int(relevance_level)
-
-    # ---------------------------------------------------------------- qrels
     enc = qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)
-    qrels_queries, query_set, nq_all = enc.queries, enc.query_set, enc.num_queries
-    doc_set, nd, q_qcode, q_rel = enc.doc_set, enc.nd, enc.qcode, enc.rel
-    q_key_sorted, q_rel_sorted, num_qrels_positive = enc.key_sorted, enc.rel_sorted, enc.num_positive
+    nq_all = enc.num_queries
 
     # ------------------------------------------------------------------ run
-    # query and document codes (int32: 7M-line runs are common), no copies
-    # of the id strings
-    r_qcode = _codes(pc.cast(arrow_strings(run["query_id"]), enc.qid_type), query_set)
-    r_doc = pc.cast(arrow_strings(run["doc_id"]), enc.doc_type)
-    r_score = run["score"].to_numpy(dtype=np.float64)
+    r_qcode = _query_codes(enc.query_keys, cols.qid)
+    r_doc, r_score = cols.doc, np.asarray(cols.value, dtype=np.float64)
     keep = r_qcode >= 0
     if not keep.all():
-        r_qcode = r_qcode[keep]
-        r_doc = r_doc.filter(pa.array(keep))
-        r_score = r_score[keep]
-    del keep
+        r_qcode, r_doc, r_score = r_qcode[keep], r_doc[keep], r_score[keep]
+    del keep, cols
 
     present = np.zeros(nq_all, dtype=bool)
     present[r_qcode] = True
@@ -331,12 +338,11 @@ def build_ranking(
         if complete:
             placeholder_q[missing] = True
             r_qcode = np.concatenate([r_qcode, missing.astype(np.int32)])
-            r_doc = pa.chunked_array(
-                r_doc.chunks + [pa.array([PLACEHOLDER_DOC] * len(missing), type=r_doc.type)], type=r_doc.type
-            )
+            extra = np.array([PLACEHOLDER_DOC.encode()] * len(missing), dtype=object if r_doc.dtype == object else "S")
+            r_doc = np.concatenate([r_doc, extra])
             r_score = np.concatenate([r_score, np.ones(len(missing))])
         elif warnings is not None:
-            names = [qrels_queries[i] for i in missing]
+            names = [enc.queries[i] for i in missing]
             shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
             warnings.append(
                 f"run {run_id!r}: {len(names)} qrels "
@@ -365,18 +371,8 @@ def build_ranking(
         s_qcode = s_qcode[sel]
 
     # ----------------------------------------------------------------- join
-    # only documents that occur somewhere in the qrels need a lookup
-    s_dcode = _codes(r_doc, doc_set)[order]
+    rel = _join(enc, s_qcode, r_doc, order)
     del r_doc, order
-    rel = np.full(len(s_dcode), NONPOOL, dtype=_code_dtype(q_rel))
-    cand = np.nonzero(s_dcode >= 0)[0]
-    if len(cand) and len(q_key_sorted):
-        key = s_qcode[cand].astype(np.int64) * nd + s_dcode[cand]
-        hit = np.minimum(np.searchsorted(q_key_sorted, key), len(q_key_sorted) - 1)
-        found = q_key_sorted[hit] == key
-        g = q_rel_sorted[hit[found]]
-        rel[cand[found]] = np.where(g < 0, UNJUDGED, g)
-    del s_dcode, cand
 
     qidx = s_qcode if remap is None else remap[s_qcode]
     del s_qcode
@@ -396,25 +392,12 @@ def build_ranking(
     num_nonpool = num_ret - np.bincount(qidx[pooled], minlength=nq)
     num_unjudged = np.bincount(qidx[pooled[rel[pooled] == UNJUDGED]], minlength=nq).astype(np.int64)
     del pooled
-
-    # ------------------------------------------------------------ rel levels
-    ev_q = q_qcode if remap is None else remap[q_qcode]
-    judged = (q_rel >= 0) & (ev_q >= 0)
-    max_grade = int(q_rel[judged].max()) if judged.any() else -1
-    width = max_grade + 1
-    if width > 0:
-        rel_levels = np.bincount(ev_q[judged] * width + q_rel[judged], minlength=nq * width)
-        rel_levels = rel_levels.reshape(nq, width).astype(np.int64)
-        nz = rel_levels > 0
-        num_rel_levels = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)
-    else:
-        rel_levels = np.zeros((nq, 0), dtype=np.int64)
-        num_rel_levels = np.zeros(nq, dtype=np.int64)
+    rel_levels, num_rel_levels = _rel_levels(enc, remap, nq)
     num_rel, num_rel_ret, relcum = _level_counts(rel, offsets, qidx, rel_levels, relevance_level)
 
     return JudgedRanking(
         run_id=run_id,
-        query_ids=_frozen(np.array([qrels_queries[i] for i in evaluated], dtype=object)),
+        query_ids=_frozen(np.array([enc.queries[i] for i in evaluated], dtype=object)),
         offsets=_frozen(offsets),
         rel=_frozen(rel),
         qidx=_frozen(qidx),
@@ -433,17 +416,62 @@ def build_ranking(
         judged_only=bool(judged_only),
         max_docs=None if max_docs is None else int(max_docs),
         num_qrels_queries=nq_all,
-        num_qrels_positive=num_qrels_positive,
+        num_qrels_positive=enc.num_positive,
         num_docs_in_coll=int(num_docs_in_coll),
     )
 
 
-def rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
+def _rel_levels(enc: EncodedQrels, remap, nq: int):
+    """(judged documents per grade and evaluated query, highest grade + 1 per query)."""
+    ev_q = enc.qcode if remap is None else remap[enc.qcode]
+    q_rel = enc.rel
+    judged = (q_rel >= 0) & (ev_q >= 0)
+    max_grade = int(q_rel[judged].max()) if judged.any() else -1
+    width = max_grade + 1
+    if width <= 0:
+        return np.zeros((nq, 0), dtype=np.int64), np.zeros(nq, dtype=np.int64)
+    rel_levels = np.bincount(ev_q[judged] * width + q_rel[judged], minlength=nq * width)
+    rel_levels = rel_levels.reshape(nq, width).astype(np.int64)
+    nz = rel_levels > 0
+    num_rel_levels = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)
+    return rel_levels, num_rel_levels
+
+
+def _join(enc: EncodedQrels, s_qcode: np.ndarray, r_doc: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Relevance code per ranked row (rows ``order`` of the run, query codes ``s_qcode``)."""
+    rel = np.full(len(order), NONPOOL, dtype=_code_dtype(enc.rel))
+    if not len(order) or not len(enc.key_sorted):
+        return rel
+    if not enc.collide:
+        key = _pair_keys(s_qcode, id_hash(r_doc)[order])
+        hit = np.minimum(np.searchsorted(enc.key_sorted, key), len(enc.key_sorted) - 1)
+        found = np.flatnonzero(enc.key_sorted[hit] == key)
+        del key
+        at = hit[found]
+        confirmed = (enc.doc_sorted[at] == r_doc[order[found]]) & (enc.qcode_sorted[at] == s_qcode[found])
+        if confirmed.all():
+            g = enc.rel_sorted[at]
+            rel[found] = np.where(g < 0, UNJUDGED, g)
+            return rel
+    # two pairs share a 64-bit key (practically never): exact document codes
+    doc_set, nd, key_sorted, rel_sorted = enc.exact_index()
+    s_doc = r_doc[order]
+    pos = np.searchsorted(doc_set, s_doc)
+    cand = np.flatnonzero((pos < len(doc_set)) & (doc_set[np.minimum(pos, len(doc_set) - 1)] == s_doc))
+    if len(cand):
+        key = s_qcode[cand].astype(np.int64) * nd + pos[cand]
+        hit = np.minimum(np.searchsorted(key_sorted, key), len(key_sorted) - 1)
+        found = key_sorted[hit] == key
+        g = rel_sorted[hit[found]]
+        rel[cand[found]] = np.where(g < 0, UNJUDGED, g)
+    return rel
+
+
+def rank_order(qcode: np.ndarray, score: np.ndarray, doc: np.ndarray) -> np.ndarray:
     """Indices putting rows in (query, score desc, doc id desc bytes) order.
 
-    ``qcode``: query code per row (queries come out in ascending code
-    order); ``doc``: the doc ids (arrow array or chunked array) for breaking
-    score ties.
+    ``qcode``: query code per row (queries come out in ascending code order); ``doc``: the
+    document ids as bytes (numpy ``S`` or object array) for breaking score ties.
     """
     n = len(qcode)
     if n == 0:
@@ -480,30 +508,12 @@ def rank_order(qcode: np.ndarray, score: np.ndarray, doc) -> np.ndarray:
     starts_group[1:] = ~(tie[rows[1:] - 1] & (rows[1:] == rows[:-1] + 1))
     del tie
     gid = np.cumsum(starts_group)
-    docs = _take(doc, order[rows])
-    table = pa.table({"g": pa.array(gid), "d": docs})
-    sub = pc.sort_indices(table, sort_keys=[("g", "ascending"), ("d", "descending")]).to_numpy()
-    order[rows] = order[rows[sub]]
+    # ascending ids within ascending groups, then each group reversed: descending ids
+    sub = np.lexsort((doc[order[rows]], gid))
+    g = gid[sub]
+    reverse = np.searchsorted(g, g, side="left") + np.searchsorted(g, g, side="right") - 1 - np.arange(len(g))
+    order[rows] = order[rows[sub[reverse]]]
     return order
-
-
-def _take(arr, indices: np.ndarray):
-    """``arr.take(indices)``; a chunked array is taken from chunk by chunk
-    (arrow's own take first concatenates all chunks of a string column)."""
-    if not isinstance(arr, pa.ChunkedArray) or arr.num_chunks <= 1:
-        return arr.take(pa.array(indices))
-    bounds = np.cumsum([len(c) for c in arr.chunks])
-    which = np.searchsorted(bounds, indices, side="right")
-    by_chunk = np.argsort(which, kind="stable")
-    parts = []
-    for k in np.unique(which):  # one step per chunk holding some of the rows
-        local = indices[which == k] - (bounds[k - 1] if k else 0)
-        parts.append(arr.chunk(int(k)).take(pa.array(local)))
-    grouped = pa.concat_arrays(parts) if parts else pa.array([], type=arr.type)
-    # grouped holds the rows in by_chunk order; put them back
-    inverse = np.empty(len(indices), dtype=np.int64)
-    inverse[by_chunk] = np.arange(len(indices))
-    return grouped.take(pa.array(inverse))
 
 
 def _grouped_order(qcode: np.ndarray, score: np.ndarray):

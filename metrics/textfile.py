@@ -30,7 +30,7 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
+def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int, int, float]]:
     """Yield (chunk, number of its first line, its line count, fraction read).
 
     A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
@@ -53,7 +53,7 @@ def chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
         return False
 
     def work():
-        source = _read_chunks(display)
+        source = _read_chunks(display, block_bytes)
         try:
             for item in source:
                 if not put(item):
@@ -79,7 +79,7 @@ def chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
         thread.join()
 
 
-def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
+def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int, int, float]]:
     """What :func:`_chunks` yields, read in the calling thread."""
     with open(display, "rb") as raw:
         size = max(os.fstat(raw.fileno()).st_size, 1)
@@ -89,7 +89,7 @@ def _read_chunks(display: str) -> Iterator[tuple[bytes, int, int, float]]:
         first = True
         while True:
             with gzip_errors(gz, display):
-                block = stream.read(CHUNK_BYTES)
+                block = stream.read(block_bytes or CHUNK_BYTES)
             if first:
                 first = False
                 block = without_bom(block, display)

@@ -1,0 +1,444 @@
+"""Qrels and runs as numpy columns, read without pandas or pyarrow: the scoring path of ``ir-eval``.
+
+:func:`read_columns` gives a :class:`Columns`: per row the query id and the document id as numpy
+byte strings (``S`` dtype; an ``object`` array of ``bytes`` when some id is longer than
+:data:`MAX_FIXED_WIDTH` bytes), and the score (float64) or grade (int64); for a run also the tags
+of its first and last lines.  Everything the measures need, at a fraction of the memory and
+start-up time of DataFrames: importing this module costs numpy only.
+
+Lines of the usual shape (fields separated by one space or one tab, LF line ends, no comment or
+blank lines, the format's column count, plain decimal numbers) are split by a few vectorised passes
+over each chunk of the file; a chunk with runs of blanks, CRLF line ends or comment lines is first
+normalised (:func:`normalise`) and split the same way.  Any other file (extra run columns,
+hexadecimal or exotic numbers, duplicate documents, a bad line, a ranked-judgments file) is read by
+the DataFrame reader (:mod:`metrics.readers`), whose rules and error messages are the format's one
+definition; the two readers give the same columns for every file both accept (tested on every layout).
+
+Numbers are exact: a decimal score of at most 15 significant digits is its digits, an integer below
+2**53, divided by a power of ten no larger than 1e15, both exact doubles, so the IEEE quotient is
+the correctly rounded value C's ``strtod`` gives (Clinger's fast path); other scores are read by
+Python's correctly rounded ``float``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from .textfile import chunks
+
+__all__ = [
+    "Columns",
+    "read_columns",
+    "columns_from_frame",
+    "id_hash",
+    "ids_from_buffer",
+    "ids_from_series",
+    "MAX_FIXED_WIDTH",
+]
+
+#: ids up to this many bytes are kept in fixed-width ``S`` arrays; a longer one (hostile input, a
+#: 10 MB "document id") makes the whole column an object array of bytes rather than rows x width bytes
+MAX_FIXED_WIDTH = 512
+# bytes split at a time: the vectorised split holds a few index arrays per line of a chunk, so small
+# chunks keep its memory at a few MB whatever the file's size
+_CHUNK_BYTES = 2 << 20
+_MUL = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT = np.uint64(29)
+
+
+@dataclass(eq=False)
+class Columns:
+    """A qrels file (``value``: int64 grades) or a run (``value``: float64 scores) as columns.
+
+    Rows are in file order.  ``name`` is a run's label (the tag of its first line unless given),
+    ``run_id`` the tag of its last line (trec_eval's ``runid``); ``warnings`` are sentences about
+    what was accepted but may surprise.
+    """
+
+    kind: str
+    qid: np.ndarray
+    doc: np.ndarray
+    value: np.ndarray
+    path: Optional[str] = None
+    name: str = ""
+    run_id: str = ""
+    warnings: list = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+class _Irregular(Exception):
+    """A chunk the vectorised split does not take: the DataFrame reader reads the file."""
+
+
+# ------------------------------------------------------------------------------------------ reading
+
+
+def read_columns(path, kind: str, name: Optional[str] = None) -> Columns:
+    """Read a qrels (``kind="qrels"``) or run (``kind="run"``) file into :class:`Columns`.
+
+    Same rules and errors as :func:`metrics.read_qrels` and :func:`metrics.read_run`
+    (:class:`~metrics.errors.InputError` naming the file, the line and what was expected).
+    """
+    if kind not in ("qrels", "run"):
+        raise ValueError(f"kind must be 'qrels' or 'run', not {kind!r}")
+    display = os.fspath(path)
+    try:
+        cols = _read_regular(display, kind, name)
+    except _Irregular:
+        cols = None
+    if cols is None:
+        from .readers import read_file
+
+        loaded = read_file(display, kind)
+        frame = loaded.qrels if kind == "qrels" else loaded.run
+        cols = columns_from_frame(frame, kind)
+        cols.path = display
+        cols.warnings = list(loaded.warnings)
+        if name:
+            cols.name = name
+    return cols
+
+
+def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Columns]:
+    """The columns of a file whose every chunk splits regularly; raises _Irregular otherwise."""
+    ncols = 6 if kind == "run" else 4
+    qids, docs, values = [], [], []
+    first_tag = last_tag = b""
+    with contextlib.closing(chunks(display, _CHUNK_BYTES)) as source:  # type: ignore[type-var]  # a generator closes
+        for chunk, _first_line, _lines, _fraction in source:
+            fields = _split(chunk, ncols)
+            if fields is None:
+                continue  # only blank or comment lines
+            buf, starts, ends = fields
+            qids.append(ids_from_buffer(buf, starts[:, 0], ends[:, 0]))
+            docs.append(ids_from_buffer(buf, starts[:, 2], ends[:, 2]))
+            col = 4 if kind == "run" else 3
+            values.append(_numbers(buf, starts[:, col], ends[:, col], integer=kind == "qrels"))
+            if kind == "run":
+                if not first_tag:
+                    first_tag = bytes(buf[starts[0, 5] : ends[0, 5]])
+                last_tag = bytes(buf[starts[-1, 5] : ends[-1, 5]])
+    if not values:
+        raise _Irregular  # no data lines: the DataFrame reader says so in its words
+    qid = _concat(qids)
+    doc = _concat(docs)
+    value = np.concatenate(values)
+    if _has_duplicates(qid, doc):
+        raise _Irregular  # the DataFrame reader names both lines
+    cols = Columns(kind, qid, doc, value, path=display)
+    if kind == "run":
+        first, last = first_tag.decode(), last_tag.decode()
+        cols.name = name or first
+        cols.run_id = last
+        if last != first:
+            cols.warnings.append(
+                f"{display}: the run tag changes from {first!r} (first line) to "
+                f"{last!r} (last line); the run is labelled {name or first!r} and "
+                f"its runid is {last!r}, as trec_eval reports it"
+            )
+    return cols
+
+
+def _concat(parts: list) -> np.ndarray:
+    if len(parts) == 1:
+        return parts[0]
+    if any(p.dtype == object for p in parts):
+        return np.concatenate([p.astype(object) for p in parts])
+    return np.concatenate(parts)
+
+
+# every whitespace byte but the newline, as a space
+_BLANKS_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")
+
+
+def normalise(chunk: bytes) -> bytes:
+    """Single spaces between fields; no leading/trailing blanks, no comments.
+
+    Blank and comment lines become empty lines.  ``chunk`` ends with a newline.
+    """
+    a = np.frombuffer(chunk.translate(_BLANKS_TO_SPACE), dtype=np.uint8)
+    space = a == 32
+    # drop a space that follows a space or a newline, or starts the chunk
+    keep = np.empty_like(space)
+    np.logical_or(a[:-1] == 10, space[:-1], out=keep[1:])
+    np.logical_and(keep[1:], space[1:], out=keep[1:])
+    np.logical_not(keep, out=keep)
+    keep[0] = not space[0]
+    b = a[keep]
+    # what is left of a run of blanks before a newline is one space
+    trailing = b[:-1] == 32
+    trailing &= b[1:] == 10
+    if trailing.any():
+        keep = np.ones(len(b), dtype=bool)
+        np.logical_not(trailing, out=keep[:-1])
+        b = b[keep]
+    if b"#" in chunk:
+        ends = np.flatnonzero(b == 10)
+        starts = np.empty_like(ends)
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+        comment = b[starts] == 35
+        if comment.any():
+            mark = np.zeros(len(b) + 1, dtype=np.int8)
+            mark[starts[comment]] = 1
+            mark[ends[comment]] = -1  # keep the newline
+            b = b[np.cumsum(mark[:-1], dtype=np.int8) == 0]
+    return b.tobytes()
+
+
+def _split(chunk: bytes, ncols: int):
+    """(bytes as uint8, field starts, field ends), each ``(lines, ncols)``, or None for a chunk of
+    blank and comment lines only; raises _Irregular for lines of another shape."""
+    delimiter = _delimiter(chunk)
+    blank = chunk.startswith(b"\n") or b"\n\n" in chunk
+    if delimiter is None or blank or (b"#" in chunk and _has_comment(chunk)):
+        chunk = _without_empty_lines(normalise(chunk))
+        if not chunk:
+            return None
+        delimiter = 32
+    buf = np.frombuffer(chunk, dtype=np.uint8)
+    nl = np.flatnonzero(buf == 10)
+    sep = np.flatnonzero(buf == delimiter)
+    lines = len(nl)
+    if len(sep) != (ncols - 1) * lines:
+        raise _Irregular
+    sep = sep.reshape(lines, ncols - 1)
+    starts = np.empty((lines, ncols), dtype=np.int64)
+    ends = np.empty((lines, ncols), dtype=np.int64)
+    starts[0, 0] = 0
+    starts[1:, 0] = nl[:-1] + 1
+    starts[:, 1:] = sep + 1
+    ends[:, :-1] = sep
+    ends[:, -1] = nl
+    # every field non-empty (no doubled, leading or trailing separator) and every line holding
+    # exactly its own separators (they are sorted, so each row's lie between its line's bounds)
+    if not (ends > starts).all():
+        raise _Irregular
+    return buf, starts, ends
+
+
+def _without_empty_lines(chunk: bytes) -> bytes:
+    b = np.frombuffer(chunk, dtype=np.uint8)
+    newline = b == 10
+    drop = newline.copy()
+    drop[1:] &= newline[:-1]  # a newline right after a newline (or at the start) ends an empty line
+    return b[~drop].tobytes() if drop.any() else chunk
+
+
+def _delimiter(chunk: bytes) -> Optional[int]:
+    """The one separator byte of a chunk split as it is, or None when it needs normalising."""
+    if b"\r" in chunk or b"\x0b" in chunk or b"\x0c" in chunk:
+        return None
+    if b"\t" not in chunk:
+        return 32
+    if b" " not in chunk:
+        return 9
+    return None
+
+
+def _has_comment(chunk: bytes) -> bool:
+    return chunk.startswith(b"#") or b"\n#" in chunk
+
+
+# ---------------------------------------------------------------------------------------------- ids
+
+
+def ids_from_buffer(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The byte strings ``buf[starts[i]:ends[i]]`` as one array.
+
+    Fixed-width ``S`` (the width rounded up to 8 bytes, zero-padded, so that rows can also be read
+    as 64-bit words by :func:`id_hash`) when the longest is at most :data:`MAX_FIXED_WIDTH` bytes,
+    else an object array of ``bytes``.  ``buf`` is a uint8 array.
+    """
+    n = len(starts)
+    lengths = ends - starts
+    longest = int(lengths.max()) if n else 0
+    if longest > MAX_FIXED_WIDTH:
+        data = buf.tobytes()
+        out = np.empty(n, dtype=object)
+        out[:] = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
+        return out
+    width = max(8, -(-longest // 8) * 8)
+    rows = _windows(buf, starts, width)
+    rows[np.arange(width) >= lengths[:, None]] = 0
+    return rows.view(f"S{width}").ravel()
+
+
+def _windows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """``(len(starts), width)`` uint8: the ``width`` bytes from each start (zeros past the end).
+
+    One strided view of ``buf`` and one copy of the rows, without copying ``buf``; only rows that
+    start in its last ``width`` bytes are taken from a small zero-padded copy of that tail.
+    ``starts`` ascending.
+    """
+    n = len(starts)
+    rows = np.empty((n, width), dtype=np.uint8)
+    limit = len(buf) - width  # rows starting at or before this fit in buf
+    k = int(np.searchsorted(starts, limit, side="right")) if limit >= 0 else 0
+    if k:
+        view = np.lib.stride_tricks.as_strided(buf, shape=(limit + 1, width), strides=(1, 1), writeable=False)
+        rows[:k] = view[starts[:k]]
+    if k < n:
+        base = max(limit, 0)
+        tail = np.zeros(len(buf) - base + width, dtype=np.uint8)
+        tail[: len(buf) - base] = buf[base:]
+        view = np.lib.stride_tricks.as_strided(
+            tail, shape=(len(tail) - width + 1, width), strides=(1, 1), writeable=False
+        )
+        rows[k:] = view[starts[k:] - base]
+    return rows
+
+
+def id_hash(ids: np.ndarray) -> np.ndarray:
+    """A 64-bit hash per id (equal ids, equal hashes), vectorised over 8-byte words.
+
+    Hashes only narrow the search: every match found with them is confirmed on the ids.
+    """
+    n = len(ids)
+    if ids.dtype == object:  # very long ids: one C call each
+        return np.fromiter((hash(x) for x in ids), dtype=np.int64, count=n).view(np.uint64)
+    width = ids.dtype.itemsize
+    if width % 8:
+        ids = ids.astype(f"S{-(-width // 8) * 8}")
+        width = ids.dtype.itemsize
+    words = np.ascontiguousarray(ids).view("<u8").reshape(n, width // 8)
+    h = np.zeros(n, dtype=np.uint64)
+    for k in range(width // 8):
+        # ids hold no NUL byte, so a word is zero exactly when its id has ended: those rounds are
+        # skipped, and the hash does not depend on the width of the array
+        word = words[:, k]
+        mixed = (h ^ word) * _MUL
+        mixed ^= mixed >> _SHIFT
+        h = mixed if k == 0 or word.all() else np.where(word != 0, mixed, h)
+    return h
+
+
+def _has_duplicates(qid: np.ndarray, doc: np.ndarray) -> bool:
+    """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids)."""
+    keys = id_hash(doc) + id_hash(qid) * np.uint64(0xC2B2AE3D27D4EB4F)
+    order = np.argsort(keys, kind="stable")
+    keys = keys[order]
+    same = np.flatnonzero(keys[1:] == keys[:-1])
+    if not len(same):
+        return False
+    a, b = order[same], order[same + 1]
+    return bool(((qid[a] == qid[b]) & (doc[a] == doc[b])).any())
+
+
+# ------------------------------------------------------------------------------------------ numbers
+
+_POW10 = 10.0 ** np.arange(23)  # exact doubles
+
+
+def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, integer: bool) -> np.ndarray:
+    """The numbers in the fields: int64 grades or float64 scores, exactly as C reads them.
+
+    Vectorised for plain decimals (``-12``, ``3.25``, ``.5``, ``+1``); scores in other spellings
+    (``1e-4``, ``inf``) are read one by one.  Raises _Irregular for anything else, so that the
+    DataFrame reader reports the line.
+    """
+    lengths = ends - starts
+    width = int(lengths.max())
+    if width > 24:
+        raise _Irregular
+    c = _windows(buf, starts, width)
+    inside = np.arange(width) < lengths[:, None]
+    c[~inside] = 0
+    neg = c[:, 0] == 45
+    signed = neg | (c[:, 0] == 43)
+    digit = (c >= 48) & (c <= 57)
+    dot = c == 46
+    ndigits = digit.sum(axis=1)
+    plain = digit | ~inside
+    plain[:, 0] |= signed
+    if integer:
+        ok = plain.all(axis=1) & (ndigits >= 1) & (ndigits <= 18)
+        if not ok.all():
+            raise _Irregular  # '1.5', 'x', out of range: the DataFrame reader names the line
+        values = _horner(c, digit, np.int64)  # exact: below 10**18
+        return np.where(neg, -values, values)
+    plain |= dot
+    ok = plain.all(axis=1) & (dot.sum(axis=1) <= 1) & (ndigits >= 1) & (ndigits <= 15)
+    mantissa = _horner(c, digit & ok[:, None], np.float64)  # exact: integers below 2**53
+    after_dot = np.cumsum(dot, axis=1) > 0
+    fraction_digits = (digit & after_dot).sum(axis=1)
+    values = mantissa / _POW10[fraction_digits]
+    values = np.where(neg, -values, values)
+    others = np.flatnonzero(~ok)
+    if len(others):
+        from .readers import _strtod  # the one definition of what a score may look like
+
+        for i in others.tolist():
+            value = _strtod(bytes(buf[starts[i] : ends[i]]))
+            if value is None or value != value:  # not a number, or NaN: the DataFrame reader says where
+                raise _Irregular
+            values[i] = value
+    return values
+
+
+def _horner(c: np.ndarray, digit: np.ndarray, dtype) -> np.ndarray:
+    """The integer spelled by the digits of each row (other bytes skipped), column by column."""
+    out = np.zeros(len(c), dtype=dtype)
+    for j in range(c.shape[1]):
+        d = digit[:, j]
+        if d.any():
+            step = out * 10 + (c[:, j].astype(dtype) - 48)
+            out = np.where(d, step, out)
+    return out
+
+
+# ------------------------------------------------------------------------------------- from frames
+
+
+def columns_from_frame(frame, kind: str) -> Columns:
+    """:class:`Columns` of a qrels or run DataFrame as :mod:`metrics.readers` returns them."""
+    value_column = "relevance" if kind == "qrels" else "score"
+    dtype = np.int64 if kind == "qrels" else np.float64
+    cols = Columns(
+        kind,
+        ids_from_series(frame["query_id"]),
+        ids_from_series(frame["doc_id"]),
+        frame[value_column].to_numpy(dtype=dtype),
+        path=frame.attrs.get("path"),
+    )
+    if kind == "run":
+        cols.name = str(frame.attrs.get("name", ""))
+        cols.run_id = str(frame.attrs.get("run_id", cols.name))
+    return cols
+
+
+def ids_from_series(series) -> np.ndarray:
+    """A string column as id bytes, from arrow's buffers when it has them (no Python string per row)."""
+    import pyarrow as pa
+
+    try:
+        arr = pa.array(series)  # zero-copy for arrow-backed columns
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        arr = pa.array(series.astype(str))
+    if not isinstance(arr, pa.ChunkedArray):
+        arr = pa.chunked_array([arr])
+    parts = []
+    for chunk in arr.chunks:
+        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
+            chunk = chunk.cast(pa.large_string())
+        large = pa.types.is_large_string(chunk.type)
+        _, offsets_buf, data_buf = chunk.buffers()
+        n = len(chunk)
+        if n == 0:
+            continue
+        offset_type = np.int64 if large else np.int32
+        offsets = np.frombuffer(offsets_buf, dtype=offset_type, count=n + 1, offset=chunk.offset * (8 if large else 4))
+        offsets = offsets.astype(np.int64)
+        lo, hi = int(offsets[0]), int(offsets[-1])
+        buf = np.frombuffer(data_buf, dtype=np.uint8, count=hi - lo, offset=lo) if hi > lo else np.zeros(0, np.uint8)
+        parts.append(ids_from_buffer(buf, offsets[:-1] - lo, offsets[1:] - lo))
+    if not parts:
+        return np.zeros(0, dtype="S8")
+    return _concat(parts)
