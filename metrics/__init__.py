@@ -10,6 +10,8 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 >>> ev.evaluate(run).summary()                         # for any number of runs  # doctest: +SKIP
 """
 
+from typing import TYPE_CHECKING
+
 from .errors import Cancelled, InputError
 from .evaluate import Evaluation, Evaluator, evaluate, evaluator
 from .measures import FAMILIES, Measure, parse_measures
@@ -39,8 +41,32 @@ from .names import (
     nDCG,
 )
 from .ranking import JudgedRanking, build_ranking
-from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
-from .writers import write_qrels, write_run
+
+if TYPE_CHECKING:
+    from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
+    from .writers import write_qrels, write_run
+
+# The DataFrame readers and writers import pandas and pyarrow: they are loaded when first used, so
+# that scoring (``ir-eval``, ``evaluate`` on paths) starts without them.
+_LAZY = {
+    "LoadedFile": "readers",
+    "detect_kind": "readers",
+    "read_file": "readers",
+    "read_qrels": "readers",
+    "read_ranked_judgments": "readers",
+    "read_run": "readers",
+    "write_qrels": "writers",
+    "write_run": "writers",
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MeasureName",

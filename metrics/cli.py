@@ -34,10 +34,10 @@ import sys
 import tempfile
 from contextlib import contextmanager
 
+from .columns import read_columns
 from .errors import InputError
 from .evaluate import evaluate
 from .measures import parse_measures
-from .readers import read_qrels, read_ranked_judgments, read_run, use_jemalloc_pool
 
 EXIT_USAGE = 1
 EXIT_INPUT = 2
@@ -196,7 +196,11 @@ def _read_runs(paths: list[str], ranked: bool = False):
     ranks each one and lets it go before the next is read."""
 
     def read(path):
-        return read_ranked_judgments(path)[0] if ranked else read_run(path)
+        if ranked:
+            from .readers import read_ranked_judgments
+
+            return read_ranked_judgments(path)[0]
+        return read_columns(path, "run")
 
     for path in paths:
         if path == "-":
@@ -205,7 +209,10 @@ def _read_runs(paths: list[str], ranked: bool = False):
                     run = read(tmp)
                 except InputError as exc:  # the user gave standard input, not a temporary file
                     raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
-            run.attrs["path"] = "-"
+            if hasattr(run, "attrs"):
+                run.attrs["path"] = "-"
+            else:
+                run.path = "-"
         else:
             run = read(path)
         yield run
@@ -451,7 +458,6 @@ def _guarded(work, debug: bool) -> int:
 
 
 def _run(args) -> int:
-    use_jemalloc_pool()
     out = sys.stdout
     try:
         _check_options(args)
@@ -472,11 +478,11 @@ def _run(args) -> int:
         if args.qrels == "-":
             with _stdin_as_file() as tmp:
                 try:
-                    qrels = read_qrels(tmp)
+                    qrels = read_columns(tmp, "qrels")
                 except InputError as exc:
                     raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
         else:
-            qrels = read_qrels(args.qrels)
+            qrels = read_columns(args.qrels, "qrels")
         options = dict(
             relevance_level=args.level,
             complete=args.complete,

@@ -209,13 +209,13 @@ def _split(chunk: bytes, ncols: int):
     lines = len(nl)
     if len(sep) != (ncols - 1) * lines:
         raise _Irregular
-    sep = sep.reshape(lines, ncols - 1)
+    between = sep.reshape(lines, ncols - 1)
     starts = np.empty((lines, ncols), dtype=np.int64)
     ends = np.empty((lines, ncols), dtype=np.int64)
     starts[0, 0] = 0
     starts[1:, 0] = nl[:-1] + 1
-    starts[:, 1:] = sep + 1
-    ends[:, :-1] = sep
+    starts[:, 1:] = between + 1
+    ends[:, :-1] = between
     ends[:, -1] = nl
     # every field non-empty (no doubled, leading or trailing separator) and every line holding
     # exactly its own separators (they are sorted, so each row's lie between its line's bounds)

@@ -3,27 +3,42 @@
 The evaluator knows nothing about individual measures: it builds one
 :class:`~metrics.ranking.JudgedRanking` per run, asks each requested family
 of the registry for its per-query values, and applies the family's aggregate.
+
+Results are kept as numpy blocks, one per run; the tidy DataFrames of
+:class:`Evaluation` are built from them when first asked for, so scoring
+and printing trec_eval's output (``ir-eval``) import neither pandas nor
+pyarrow.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import itertools
 import math
 import os
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from .columns import Columns, read_columns
 from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from .ranking import EncodedQrels, JudgedRanking, build_ranking, encode_qrels
-from .readers import read_qrels, read_run
 
-__all__ = ["evaluate", "Evaluation", "format_value", "labelled_runs"]
+__all__ = ["evaluate", "Evaluation", "Evaluator", "evaluator", "format_value", "labelled_runs"]
+
+
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    """One run's values: ``values[i, j]`` is measure ``names[j]`` on query ``query_ids[i]``."""
+
+    label: str
+    query_ids: list
+    names: list  # numeric measures, as named in the results
+    values: np.ndarray  # (queries, measures) float64
+    aggregates: list  # per numeric measure, the "all" value
+    texts: list  # (query id or "all", name, text) of the text measures
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,14 +51,13 @@ class Evaluation:
     ``text``: run, query_id, measure, value (str) for the text measures
     (``runid`` with query_id "all", ``relstring`` per query).
     ``warnings``: messages about skipped queries, for stderr.
+    The frames are made on first use from ``results`` (numpy, one per run).
     """
 
     runs: list[str]
     measures: list[Measure]
     query_ids: dict[str, list[str]]
-    per_query: pd.DataFrame
-    aggregate: pd.DataFrame
-    text: pd.DataFrame
+    results: list[RunResult]
     warnings: list[str] = field(default_factory=list)
     settings: dict = field(default_factory=dict)
     #: measure -> the name it was asked for by, when that differs from its canonical name
@@ -58,7 +72,27 @@ class Evaluation:
         """The names of the measures in the frames, in trec_eval's order."""
         return [self.name(m) for m in self.measures]
 
-    def per_query_wide(self, measure) -> pd.DataFrame:
+    @functools.cached_property
+    def per_query(self):
+        return _per_query_frame(self.results)
+
+    @functools.cached_property
+    def aggregate(self):
+        import pandas as pd
+
+        rows = [(r.label, n, float(v)) for r in self.results for n, v in zip(r.names, r.aggregates)]
+        return pd.DataFrame(rows, columns=["run", "measure", "value"]).astype(
+            {"run": "str", "measure": "str", "value": "float64"}
+        )
+
+    @functools.cached_property
+    def text(self):
+        import pandas as pd
+
+        rows = [(r.label, q, n, v) for r in self.results for q, n, v in r.texts]
+        return pd.DataFrame(rows, columns=["run", "query_id", "measure", "value"]).astype("str")
+
+    def per_query_wide(self, measure):
         """Values of one measure: index query_id, one column per run."""
         if isinstance(measure, str) and measure in self._names():
             name = measure
@@ -71,7 +105,7 @@ class Evaluation:
         wide.columns.name = None
         return wide
 
-    def summary(self) -> pd.DataFrame:
+    def summary(self):
         """Aggregate values: index runs, one column per numeric measure."""
         wide = self.aggregate.pivot(index="run", columns="measure", values="value")
         cols = [n for n in self._names() if n in wide.columns]
@@ -82,35 +116,40 @@ class Evaluation:
     def _names(self) -> list[str]:
         return self.measure_names()
 
+    def result(self, run: str) -> RunResult:
+        """The numpy values of one run."""
+        for r in self.results:
+            if r.label == run:
+                return r
+        raise KeyError(run)
+
     def trec_lines(self, run: str | None = None, *, queries: bool = False, summary: bool = True) -> list[str]:
         """trec_eval's output lines for one run (no newlines): per-query rows
         (``-q``) query by query, then the "all" rows, each in trec_eval's
         format (``%-22s\\t%s\\t%6.4f``; ``%ld`` for counts)."""
-        run = self.runs[0] if run is None else run
+        res = self.result(self.runs[0] if run is None else run)
         out: list[str] = []
-        tx = self.text[self.text["run"] == run]
-        texts = {(q, m): v for q, m, v in zip(tx["query_id"], tx["measure"], tx["value"])}
-        agg = self.aggregate[self.aggregate["run"] == run]
-        agg_values = dict(zip(agg["measure"], agg["value"]))
+        texts = {(q, m): v for q, m, v in res.texts}
+        column = {name: j for j, name in enumerate(res.names)}
         if queries:
-            pq = self.per_query[self.per_query["run"] == run]
-            values = dict(zip(zip(pq["query_id"], pq["measure"]), pq["value"].tolist()))
-            shown = [m for m in self.measures if FAMILIES[m.family].per_query]
-            for q in self.query_ids[run]:
-                for m in shown:
-                    key = (q, self.name(m))
+            shown = [(m, self.name(m)) for m in self.measures if FAMILIES[m.family].per_query]
+            rows = res.values.tolist()
+            for q, row in zip(res.query_ids, rows):
+                for m, name in shown:
                     if m.kind == "text":
-                        out.append(f"{m.trec_name:<22}\t{q}\t'{texts[key]}'")
+                        out.append(f"{m.trec_name:<22}\t{q}\t'{texts[(q, name)]}'")
                     else:
-                        out.append(_format_line(m, q, values[key]))
+                        out.append(_format_line(m, q, row[column[name]]))
         if summary:
+            aggregates = dict(zip(res.names, res.aggregates))
             for m in self.measures:
                 if not FAMILIES[m.family].summary:
                     continue
+                name = self.name(m)
                 if m.kind == "text":
-                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', self.name(m))]}")
+                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', name)]}")
                 else:
-                    out.append(_format_line(m, "all", agg_values[self.name(m)]))
+                    out.append(_format_line(m, "all", aggregates[name]))
         return out
 
 
@@ -148,60 +187,97 @@ def written_names(measures) -> dict:
     return out
 
 
-def _as_qrels(qrels) -> pd.DataFrame:
-    """Our qrels frame as is; anything else users hold (paths, PyTerrier or ranx frames, dicts of dicts,
-    records, ranx Qrels) through the readers (:mod:`metrics.inputs`)."""
-    if isinstance(qrels, pd.DataFrame) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
+def _is_frame(x) -> bool:
+    """Whether ``x`` is a DataFrame, without importing pandas (nothing is one before pandas is)."""
+    pd = sys.modules.get("pandas")
+    return pd is not None and isinstance(x, pd.DataFrame)
+
+
+def _as_qrels(qrels):
+    """Qrels ready to encode: :class:`~metrics.columns.Columns` (a path is read into them, without
+    pandas) or our qrels frame as they are; anything else users hold (PyTerrier or ranx frames,
+    dicts of dicts, records, ranx Qrels) through the readers (:mod:`metrics.inputs`)."""
+    if isinstance(qrels, (EncodedQrels, Columns)):
         return qrels
+    if isinstance(qrels, (str, os.PathLike)):
+        return read_columns(qrels, "qrels")
+    if _is_frame(qrels) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
+        return qrels
+    from .readers import read_qrels
+
     return read_qrels(qrels)
 
 
-def _as_runs(runs):
-    """``runs`` as evaluate takes them: one run in any accepted form becomes a list of one frame; a list
-    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`)."""
-    from .inputs import is_single_run
+def _is_run(x) -> bool:
+    return isinstance(x, Columns) or (_is_frame(x) and {"query_id", "doc_id", "score"} <= set(x.columns))
 
-    if isinstance(runs, (str, os.PathLike)) or is_single_run(runs) or type(runs).__module__.startswith("ranx"):
-        return [read_run(runs)]
-    if isinstance(runs, pd.DataFrame):
+
+def _as_runs(runs):
+    """``runs`` as evaluate takes them: one run in any accepted form becomes a list of one; a list
+    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`)."""
+    if isinstance(runs, (str, os.PathLike, Columns)) or _is_frame(runs):
         return [runs]
+    if type(runs).__module__.startswith("ranx"):
+        return [_read_run(runs, None)]
     if isinstance(runs, Mapping):
+        from .inputs import is_single_run
+
+        if is_single_run(runs):
+            return [_read_run(runs, None)]
         return {label: run for label, run in runs.items()}
     items = iter(runs)
     first = next(items, None)
     if first is None:
         return []
-    if not isinstance(first, pd.DataFrame) and hasattr(first, "query_id"):  # records of one run (ScoredDoc...)
-        return [read_run(itertools.chain([first], items))]
+    if not _is_run(first) and hasattr(first, "query_id"):  # records of one run (ScoredDoc...)
+        return [_read_run(itertools.chain([first], items), None)]
     return itertools.chain([first], items)
 
 
-def labelled_runs(runs) -> Iterator[tuple[str, pd.DataFrame]]:
-    """Yield (unique label, run frame), checked, one run at a time.
+def _read_run(source, label, columns: bool = False):
+    """A run from a path (numpy columns when ``columns``) or any form :func:`metrics.read_run` takes."""
+    if columns and isinstance(source, (str, os.PathLike)):
+        return read_columns(source, "run", label)
+    from .readers import read_run
 
-    ``runs`` is consumed lazily and nothing is kept here, so a generator
-    of runs is read one run at a time.
+    return read_run(source, label)
+
+
+def _run_name(run) -> str:
+    if isinstance(run, Columns):
+        return run.name
+    return str(run.attrs.get("name") or "")
+
+
+def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]]:
+    """Yield (unique label, run), checked, one run at a time.
+
+    Runs are DataFrames, or with ``columns`` also :class:`~metrics.columns.Columns` (paths are then
+    read into columns).  ``runs`` is consumed lazily and nothing is kept here, so a generator of
+    runs is read one run at a time.
     """
-    if isinstance(runs, pd.DataFrame):
+    if _is_frame(runs) or isinstance(runs, Columns):
         runs = [runs]
     keyed = isinstance(runs, Mapping)
     seen = set()
     for i, item in enumerate(runs.items() if keyed else runs):
-        label, df = (str(item[0]), item[1]) if keyed else (None, item)
+        label, run = (str(item[0]), item[1]) if keyed else (None, item)
         del item
-        if not (isinstance(df, pd.DataFrame) and {"query_id", "doc_id", "score"} <= set(df.columns)):
-            df = read_run(df, label)  # a path, PyTerrier's columns, a dict of dicts, records (metrics.inputs)
-        base = label or str(df.attrs.get("name") or f"run{i + 1}")
+        if isinstance(run, Columns) and not columns:
+            raise TypeError("numpy columns are taken by evaluate, not here: pass run DataFrames")
+        if not _is_run(run):
+            run = _read_run(run, label, columns)  # a path, PyTerrier's columns, a dict of dicts, records
+        base = label or _run_name(run) or f"run{i + 1}"
         name, k = base, 2
         while name in seen:
             name, k = f"{base}_{k}", k + 1
         seen.add(name)
-        yield name, df
-        del df  # before the next run is produced
+        yield name, run
+        del run  # before the next run is produced
 
 
 def evaluate(
-    qrels: pd.DataFrame,
+    qrels,
     runs,
     measures=None,
     *,
@@ -214,12 +290,11 @@ def evaluate(
 ) -> Evaluation:
     """Evaluate ``runs`` against ``qrels`` as trec_eval 10.0 does.
 
-    ``qrels``: columns query_id, doc_id, relevance.  ``runs``: a run
-    DataFrame (query_id, doc_id, score; ``attrs["name"]`` = run tag), a list
-    or other iterable of them (labelled by their names, made unique) or a
-    dict label -> run.  Runs are ranked one after the other and not kept:
-    given a generator that reads them, only one run frame is in memory at a
-    time.
+    ``qrels``: a path, a frame with columns query_id, doc_id, relevance, or any form
+    :func:`metrics.read_qrels` takes.  ``runs``: a path or a run DataFrame (query_id, doc_id,
+    score; ``attrs["name"]`` = run tag), a list or other iterable of them (labelled by their
+    names, made unique) or a dict label -> run.  Runs are ranked one after the other and not
+    kept: given a generator that reads them, only one run is in memory at a time.
     ``measures``: None for trec_eval's "official" set, or anything
     :func:`~metrics.parse_measures` accepts.  ``relevance_level`` (``-l``):
     minimum grade counted as relevant.  ``complete`` (``-c``): average over
@@ -232,75 +307,72 @@ def evaluate(
     for by an ir_measures or ranx name (``nDCG@10``, ``mrr@10``) keeps that
     name in the result frames (``ir-eval`` uses trec_eval's names instead).
     """
-    if not isinstance(qrels, EncodedQrels):
-        qrels = _as_qrels(qrels)
     if max_docs is not None and int(max_docs) < 0:
         raise ValueError("max_docs must be >= 0")
     wanted = parse_measures(measures)
     shown = written_names(measures) if keep_names else {}
-    qrels = qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)  # once for all the runs
+    options = dict(
+        relevance_level=relevance_level,
+        complete=complete,
+        max_docs=max_docs,
+        judged_only=judged_only,
+        num_docs_in_coll=num_docs_in_coll,
+    )
+    return _evaluate(_encoded(qrels), runs, wanted, shown, options)
+
+
+def _encoded(qrels) -> EncodedQrels:
+    qrels = _as_qrels(qrels)
+    return qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)  # once for all the runs
+
+
+def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict) -> Evaluation:
     labels: list[str] = []
     warnings: list[str] = []
-
-    pq_parts, agg_rows, text_rows = [], [], []
+    results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
-    for label, run in labelled_runs(_as_runs(runs)):
+    for label, run in labelled_runs(_as_runs(runs), columns=True):
         labels.append(label)
-        ranking = build_ranking(
-            qrels,
-            run,
-            relevance_level=relevance_level,
-            complete=complete,
-            max_docs=max_docs,
-            judged_only=judged_only,
-            run_id=str(run.attrs.get("run_id", run.attrs.get("name", label))),
-            warnings=warnings,
-            num_docs_in_coll=num_docs_in_coll,
-        )
+        if isinstance(run, Columns):
+            run_id = run.run_id or run.name or label
+            warnings.extend(run.warnings)
+        else:
+            attrs = getattr(run, "attrs", {})
+            run_id = str(attrs.get("run_id", attrs.get("name", label)))
+        ranking = build_ranking(enc, run, run_id=run_id, warnings=warnings, **options)
         del run  # the ranking is all that is needed from here on
-        qids = ranking.query_ids.tolist()
-        query_ids[label] = qids
-        if not qids:
-            warnings.append(f"run {label!r}: no queries with both results and relevance info")
-        names, columns = [], []
-        for m, values, agg in _compute(ranking, wanted):
-            name = shown.get(m, str(m))
-            if m.kind == "text":
-                if FAMILIES[m.family].per_query:
-                    text_rows += [(label, q, name, v) for q, v in zip(qids, values)]
-                if agg is not None:
-                    text_rows.append((label, "all", name, agg))
-                continue
-            names.append(name)
-            columns.append(np.asarray(values, dtype=np.float64))
-            agg_rows.append((label, name, float(agg)))
-        if names and qids:
-            # query-major, like trec_eval's -q output
-            pq_parts.append((label, qids, names, np.vstack(columns).T.ravel()))
+        results.append(_result(label, ranking, wanted, shown))
         del ranking
-
-    per_query = _per_query_frame(pq_parts)
-    aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
-        {"run": "str", "measure": "str", "value": "float64"}
-    )
-    text = pd.DataFrame(text_rows, columns=["run", "query_id", "measure", "value"]).astype("str")
+        query_ids[label] = results[-1].query_ids
+        if not query_ids[label]:
+            warnings.append(f"run {label!r}: no queries with both results and relevance info")
     return Evaluation(
         runs=labels,
         measures=wanted,
         query_ids=query_ids,
-        per_query=per_query,
-        aggregate=aggregate,
-        text=text,
+        results=results,
         warnings=warnings,
-        names=shown,
-        settings=dict(
-            relevance_level=relevance_level,
-            complete=complete,
-            max_docs=max_docs,
-            judged_only=judged_only,
-            num_docs_in_coll=num_docs_in_coll,
-        ),
+        names=dict(shown),
+        settings=dict(options),
     )
+
+
+def _result(label: str, ranking: JudgedRanking, wanted: list, shown: dict) -> RunResult:
+    qids = ranking.query_ids.tolist()
+    names, columns, aggregates, texts = [], [], [], []
+    for m, values, agg in _compute(ranking, wanted):
+        name = shown.get(m, str(m))
+        if m.kind == "text":
+            if FAMILIES[m.family].per_query:
+                texts += [(q, name, v) for q, v in zip(qids, values)]
+            if agg is not None:
+                texts.append(("all", name, agg))
+            continue
+        names.append(name)
+        columns.append(np.asarray(values, dtype=np.float64))
+        aggregates.append(float(agg))
+    values = np.vstack(columns).T if columns and qids else np.zeros((len(qids), len(names)))
+    return RunResult(label, qids, names, values, aggregates, texts)
 
 
 class Evaluator:
@@ -312,9 +384,9 @@ class Evaluator:
 
         ev = metrics.evaluator(qrels, ["map", "nDCG@10"])
         for path in run_files:
-            print(ev.evaluate(metrics.read_run(path)).summary())
+            print(ev.evaluate(path).summary())
 
-    Options are those of :func:`evaluate`.
+    ``qrels`` is anything :func:`evaluate` takes; options are those of :func:`evaluate`.
     """
 
     def __init__(
@@ -328,12 +400,11 @@ class Evaluator:
         judged_only: bool = False,
         num_docs_in_coll: int = 0,
     ):
-        missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
-        if missing:
-            raise ValueError(f"qrels lack columns {sorted(missing)}")
+        if max_docs is not None and int(max_docs) < 0:
+            raise ValueError("max_docs must be >= 0")
         self.measures = parse_measures(measures)
         self.names = written_names(measures)
-        self.qrels = encode_qrels(qrels)
+        self.qrels = _encoded(qrels)
         self.options: dict = dict(
             relevance_level=relevance_level,
             complete=complete,
@@ -343,14 +414,8 @@ class Evaluator:
         )
 
     def evaluate(self, runs) -> Evaluation:
-        """Score ``runs`` (a run frame, a list of them or a dict label -> run), as :func:`evaluate` does."""
-        ev = evaluate(self.qrels, runs, self.measures, keep_names=False, **self.options)
-        if self.names:  # the names as asked for, as evaluate gives them
-            rename = {str(m): n for m, n in self.names.items()}
-            for frame in (ev.per_query, ev.aggregate, ev.text):
-                frame["measure"] = frame["measure"].replace(rename)
-            ev = dataclasses.replace(ev, names=dict(self.names))
-        return ev
+        """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does."""
+        return _evaluate(self.qrels, runs, self.measures, self.names, self.options)
 
 
 def evaluator(qrels, measures=None, **options) -> Evaluator:
@@ -358,10 +423,14 @@ def evaluator(qrels, measures=None, **options) -> Evaluator:
     return Evaluator(qrels, measures, **options)
 
 
-def _strings(parts: list[tuple[list[str], np.ndarray]]) -> pd.Series:
+def _strings(parts: list[tuple[list[str], np.ndarray]]):
     """A ``str`` column from (names, codes) parts: ``names[codes]`` of each
     part, one after the other.  Built by arrow from the few distinct names,
     not from one Python string per row."""
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     names = [n for part_names, _ in parts for n in part_names]
     base = np.cumsum([0] + [len(part_names) for part_names, _ in parts[:-1]])
     codes = np.concatenate([c + b for (_, c), b in zip(parts, base)] or [np.zeros(0, np.int64)])
@@ -369,13 +438,16 @@ def _strings(parts: list[tuple[list[str], np.ndarray]]) -> pd.Series:
     return pd.Series(column, dtype="str")
 
 
-def _per_query_frame(parts) -> pd.DataFrame:
-    """The tidy per-query frame from (label, query ids, measure names,
-    query-major values) per run."""
-    runs = _strings([([label], np.zeros(len(block), dtype=np.int64)) for label, _, _, block in parts])
-    queries = _strings([(qids, np.repeat(np.arange(len(qids)), len(names))) for _, qids, names, _ in parts])
-    measures = _strings([(names, np.tile(np.arange(len(names)), len(qids))) for _, qids, names, _ in parts])
-    values = np.concatenate([block for *_, block in parts] or [np.zeros(0)])
+def _per_query_frame(results: list[RunResult]):
+    """The tidy per-query frame of the runs' values, query-major like trec_eval's -q output."""
+    import pandas as pd
+
+    parts = [r for r in results if r.names and r.query_ids]
+    sizes = [r.values.size for r in parts]
+    runs = _strings([([r.label], np.zeros(k, dtype=np.int64)) for r, k in zip(parts, sizes)])
+    queries = _strings([(r.query_ids, np.repeat(np.arange(len(r.query_ids)), len(r.names))) for r in parts])
+    measures = _strings([(r.names, np.tile(np.arange(len(r.names)), len(r.query_ids))) for r in parts])
+    values = np.concatenate([r.values.ravel() for r in parts] or [np.zeros(0)])
     return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
 
 

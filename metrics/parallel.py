@@ -34,11 +34,16 @@ def _init(qrels, measures, options, ranked, queries, summary) -> None:
 
 
 def _score(path: str) -> Scored:
+    from .columns import read_columns
     from .evaluate import evaluate
-    from .readers import read_ranked_judgments, read_run
 
     s = _STATE
-    run = read_ranked_judgments(path)[0] if s["ranked"] else read_run(path)
+    if s["ranked"]:
+        from .readers import read_ranked_judgments
+
+        run = read_ranked_judgments(path)[0]
+    else:
+        run = read_columns(path, "run")
     ev = evaluate(s["qrels"], run, s["measures"], keep_names=False, **s["options"])
     label = ev.runs[0]
     return Scored(
@@ -84,12 +89,18 @@ def score_runs(
         initializer=_init,
         initargs=(qrels, measures, options, ranked, queries, summary),
     )
+    # submitted one by one rather than with pool.map, whose clean-up cancels the waiting futures:
+    # Python 3.11's pool thread then fails with a traceback when it marks them broken
+    futures = [pool.submit(_score, path) for path in paths]
     try:
-        yield from pool.map(_score, paths)
+        for future in futures:
+            yield future.result()
     except BaseException:
         # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first
+        # (the futures are not cancelled: the pool's own thread then marks every one broken, where
+        # marking a cancelled one would fail in that thread with a traceback on stderr)
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=False)
         raise
     pool.shutdown()
