@@ -71,6 +71,13 @@ def _version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """--version, looked up only when asked for (reading the installed metadata costs more than scoring a small run)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"ir-eval {_version()} (trec_eval 10.0 measures)\n")
+
+
 def add_level_option(parser) -> None:
     """trec_eval's -l, for ir-eval and ir-eval --inspect alike."""
     parser.add_argument(
@@ -92,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
         "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
         "ir-eval --inspect FILE... describes files without evaluating them. " + EXIT_CODES,
     )
-    p.add_argument("--version", action="version", version=f"ir-eval {_version()} (trec_eval 10.0 measures)")
+    p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
     p.add_argument(

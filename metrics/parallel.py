@@ -12,9 +12,7 @@ run at once.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -81,6 +79,10 @@ def score_runs(
         _init(qrels, measures, options, ranked, queries, summary)
         yield from map(_score, paths)
         return
+    # imported here: the command line asks default_jobs() on every call, and these cost more than scoring a small run
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
     pool = ProcessPoolExecutor(

@@ -182,6 +182,13 @@ def _code_dtype(grades: np.ndarray) -> np.dtype:
     return np.dtype(np.int64)
 
 
+def distinct(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (``np.unique`` without its import of numpy.ma, which costs more than
+    scoring a small run)."""
+    values = np.sort(values)
+    return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
+
+
 def _pair_keys(qcode: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
     """64-bit join keys of (query code, document hash) pairs: equal pairs, equal keys; a match of
     keys is only a candidate, confirmed on the ids."""
@@ -214,9 +221,7 @@ def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
 
 def _decode(ids: np.ndarray) -> list[str]:
     """Ids as text (they are UTF-8: the readers checked)."""
-    if ids.dtype == object:
-        return [x.decode("utf-8") for x in ids]
-    return np.char.decode(ids, "utf-8").tolist() if len(ids) else []
+    return [x.decode("utf-8") for x in ids.tolist()]  # one per distinct query
 
 
 def _as_columns(data, kind: str) -> Columns:
@@ -268,7 +273,7 @@ def encode_qrels(qrels) -> EncodedQrels:
     n = len(rel)
     if n:
         heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(cols.qid[1:] != cols.qid[:-1]) + 1])
-        query_keys = np.unique(cols.qid[heads])
+        query_keys = distinct(cols.qid[heads])
     else:
         query_keys = cols.qid[:0]
     qcode = _query_codes(query_keys, cols.qid).astype(np.int64)
@@ -524,7 +529,8 @@ def _grouped_order(qcode: np.ndarray, score: np.ndarray):
     starts = np.flatnonzero(qcode[1:] != qcode[:-1]) + 1
     starts = np.concatenate([[0], starts])
     block_q = qcode[starts]
-    if len(np.unique(block_q)) != len(block_q):
+    sorted_q = np.sort(block_q)
+    if (sorted_q[1:] == sorted_q[:-1]).any():
         return None  # a query in several blocks
     rise = np.flatnonzero(score[1:] > score[:-1]) + 1
     if len(rise) and not np.isin(rise, starts).all():

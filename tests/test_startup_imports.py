@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
+
+import pytest
 
 CODE = """
 import os, sys
@@ -26,3 +29,37 @@ def test_showing_the_window_imports_neither_scipy_nor_the_report_writers(tmp_pat
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == ""
+
+
+SCORING = """
+import sys
+before = set(sys.modules)  # what the interpreter loaded at start-up (site, .pth files) is not ours
+import metrics.cli
+print(",".join(sorted(m for m in HEAVY if m in sys.modules and m not in before)))
+status = metrics.cli.main(sys.argv[1:])
+print(",".join(sorted(m for m in HEAVY if m in sys.modules and m not in before)))
+sys.exit(status)
+"""
+HEAVY = ("pandas", "pyarrow", "scipy", "multiprocessing", "numpy.ma", "importlib.metadata")
+
+
+@pytest.mark.parametrize("measures", [["-m", "all_trec"], ["-m", "ndcg_cut.10"], ["-m", "AP nDCG@10", "-q", "-c"]])
+def test_scoring_a_run_imports_neither_pandas_nor_scipy(tmp_path, measures):
+    """``import metrics.cli`` and scoring runs (the usual DL/MS MARCO layout, gzip, tabs) need numpy only."""
+    qrels, run, gz = tmp_path / "qrels.txt", tmp_path / "run.txt", tmp_path / "run2.txt.gz"
+    qrels.write_text("".join(f"{q} Q0 d{d} {d % 3}\n" for q in (1, 2, 3) for d in range(20)))
+    lines = "".join(f"{q}\tQ0\td{d}\t{r}\t{10 - r / 10}\tbm25\n" for q in (1, 2) for r, d in enumerate(range(30)))
+    run.write_text(lines.replace("\t", " "))
+    with gzip.open(gz, "wt") as fh:
+        fh.write(lines)
+    code = f"HEAVY = {HEAVY!r}\n" + SCORING
+    out = subprocess.run(
+        [sys.executable, "-c", code, *measures, str(qrels), str(run), str(gz)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    after_import, after_scoring = out.stdout.splitlines()[0], out.stdout.splitlines()[-1]
+    assert after_import == "" and after_scoring == ""
+    assert "map                   \tall\t" in out.stdout or "ndcg_cut_10           \tall\t" in out.stdout

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ranking import distinct
+
 
 def _buckets(lengths: np.ndarray):
     """Yield (query indices, width) for queries grouped by length bucket."""
@@ -20,7 +22,7 @@ def _buckets(lengths: np.ndarray):
     exp = np.zeros(len(lengths), dtype=np.int64)
     _, e = np.frexp(np.maximum(lengths - 1, 0).astype(np.float64))
     exp[nonempty] = e[nonempty]
-    for b in np.unique(exp[nonempty]):
+    for b in distinct(exp[nonempty]):
         qs = np.nonzero(nonempty & (exp == b))[0]
         yield qs, int(lengths[qs].max())
 

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ..ranking import NONPOOL
+from ..ranking import NONPOOL, distinct
 from ._kernels import (
     at_depth,
     cutoff_matrix,
@@ -143,7 +143,7 @@ def _ideal(r, pairs):
     nq = r.n_queries
     levels, num_levels = _trec_levels(r)
     chunks_q, chunks_g, chunks_c = [], [], []
-    for L in np.unique(num_levels):
+    for L in distinct(num_levels):
         qs = np.nonzero(num_levels == L)[0]
         table = _gain_table(pairs, int(L))
         if not table or table[-1][1] <= 0.0:
@@ -411,7 +411,7 @@ def rbp(r, params):
     lo = np.zeros(r.n_queries)
     hi = np.zeros(r.n_queries)
     num_levels = _trec_levels(r)[1]
-    for L in np.unique(num_levels):
+    for L in distinct(num_levels):
         qs = num_levels == L
         table = [g for _, g in _gain_table(pairs, int(L))]
         lo[qs] = min(table + [0.0])
