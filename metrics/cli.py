@@ -75,7 +75,8 @@ class _VersionAction(argparse.Action):
     """--version, looked up only when asked for (reading the installed metadata costs more than scoring a small run)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        parser.exit(message=f"ir-eval {_version()} (trec_eval 10.0 measures)\n")
+        print(f"ir-eval {_version()} (trec_eval 10.0 measures)")
+        parser.exit()
 
 
 def add_level_option(parser) -> None:
