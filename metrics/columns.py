@@ -68,9 +68,18 @@ class Columns:
     name: str = ""
     run_id: str = ""
     warnings: list = field(default_factory=list)
+    #: 64-bit hash of each row's (query, document) pair, as :func:`pair_keys` makes it (kept from the
+    #: reader's duplicate check for the join)
+    keys: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.value)
+
+    def pair_keys(self) -> np.ndarray:
+        """The rows' (query, document) hashes: equal pairs, equal keys (a match is only a candidate)."""
+        if self.keys is None:
+            self.keys = pair_keys(self.qid, self.doc)
+        return self.keys
 
 
 class _Irregular(Exception):
@@ -116,23 +125,27 @@ def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Colu
             fields = _split(chunk, ncols)
             if fields is None:
                 continue  # only blank or comment lines
-            buf, starts, ends = fields
-            qids.append(ids_from_buffer(buf, starts[:, 0], ends[:, 0]))
-            docs.append(ids_from_buffer(buf, starts[:, 2], ends[:, 2]))
-            col = 4 if kind == "run" else 3
-            values.append(_numbers(buf, starts[:, col], ends[:, col], integer=kind == "qrels"))
+            buf, bounds = fields
+            qids.append(ids_from_buffer(buf, *_field(bounds, 0)))
+            docs.append(ids_from_buffer(buf, *_field(bounds, 2)))
+            values.append(_numbers(buf, *_field(bounds, 4 if kind == "run" else 3), integer=kind == "qrels"))
             if kind == "run":
+                tag_starts, tag_ends = _field(bounds, 5)
                 if not first_tag:
-                    first_tag = bytes(buf[starts[0, 5] : ends[0, 5]])
-                last_tag = bytes(buf[starts[-1, 5] : ends[-1, 5]])
+                    first_tag = bytes(buf[tag_starts[0] : tag_ends[0]])
+                last_tag = bytes(buf[tag_starts[-1] : tag_ends[-1]])
+            del fields, bounds
     if not values:
         raise _Irregular  # no data lines: the DataFrame reader says so in its words
     qid = _concat(qids)
+    del qids
     doc = _concat(docs)
+    del docs
     value = np.concatenate(values)
-    if _has_duplicates(qid, doc):
-        raise _Irregular  # the DataFrame reader names both lines
+    del values
     cols = Columns(kind, qid, doc, value, path=display)
+    if _has_duplicates(cols):
+        raise _Irregular  # the DataFrame reader names both lines
     if kind == "run":
         first, last = first_tag.decode(), last_tag.decode()
         cols.name = name or first
@@ -194,8 +207,9 @@ def normalise(chunk: bytes) -> bytes:
 
 
 def _split(chunk: bytes, ncols: int):
-    """(bytes as uint8, field starts, field ends), each ``(lines, ncols)``, or None for a chunk of
-    blank and comment lines only; raises _Irregular for lines of another shape."""
+    """(bytes as uint8, field boundaries ``(lines, ncols)``: the separator or newline ending each
+    field), or None for a chunk of blank and comment lines only; raises _Irregular for lines of
+    another shape."""
     delimiter = _delimiter(chunk)
     blank = chunk.startswith(b"\n") or b"\n\n" in chunk
     if delimiter is None or blank or (b"#" in chunk and _has_comment(chunk)):
@@ -204,24 +218,32 @@ def _split(chunk: bytes, ncols: int):
             return None
         delimiter = 32
     buf = np.frombuffer(chunk, dtype=np.uint8)
-    nl = np.flatnonzero(buf == 10)
-    sep = np.flatnonzero(buf == delimiter)
-    lines = len(nl)
-    if len(sep) != (ncols - 1) * lines:
+    # every field boundary (separator or newline) in one pass; with ncols per line, row i of the
+    # (lines, ncols) matrix is line i exactly when its last boundary is a newline
+    is_boundary = buf == delimiter
+    is_boundary |= buf == 10
+    bounds = np.flatnonzero(is_boundary)
+    del is_boundary
+    if len(bounds) % ncols:
         raise _Irregular
-    between = sep.reshape(lines, ncols - 1)
-    starts = np.empty((lines, ncols), dtype=np.int64)
-    ends = np.empty((lines, ncols), dtype=np.int64)
-    starts[0, 0] = 0
-    starts[1:, 0] = nl[:-1] + 1
-    starts[:, 1:] = between + 1
-    ends[:, :-1] = between
-    ends[:, -1] = nl
-    # every field non-empty (no doubled, leading or trailing separator) and every line holding
-    # exactly its own separators (they are sorted, so each row's lie between its line's bounds)
-    if not (ends > starts).all():
+    bounds = bounds.reshape(-1, ncols)
+    if not (buf[bounds[:, -1]] == 10).all():
         raise _Irregular
-    return buf, starts, ends
+    # no empty field: no two boundaries side by side, none at the start
+    flat = bounds.ravel()
+    if flat[0] == 0 or (flat[1:] - flat[:-1] == 1).any():
+        raise _Irregular
+    return buf, bounds
+
+
+def _field(bounds: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of field ``k`` of every line."""
+    if k:
+        return bounds[:, k - 1] + 1, bounds[:, k]
+    starts = np.empty(len(bounds), dtype=bounds.dtype)
+    starts[0] = 0
+    starts[1:] = bounds[:-1, -1] + 1
+    return starts, bounds[:, 0]
 
 
 def _without_empty_lines(chunk: bytes) -> bytes:
@@ -320,16 +342,34 @@ def id_hash(ids: np.ndarray) -> np.ndarray:
     return h
 
 
-def _has_duplicates(qid: np.ndarray, doc: np.ndarray) -> bool:
+def pair_keys(qid: np.ndarray, doc: np.ndarray) -> np.ndarray:
+    """64-bit hashes of (query, document) pairs; a query's rows come together, so its id is hashed
+    once per block of equal ids."""
+    n = len(qid)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(qid[1:] != qid[:-1]) + 1])
+    qhash = np.repeat(id_hash(qid[heads]), np.diff(np.append(heads, n)))
+    qhash *= _MUL_QUERY
+    qhash += id_hash(doc)
+    return qhash
+
+
+_MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
+
+
+def _has_duplicates(cols: Columns) -> bool:
     """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids)."""
-    keys = id_hash(doc) + id_hash(qid) * np.uint64(0xC2B2AE3D27D4EB4F)
-    order = np.argsort(keys, kind="stable")
-    keys = keys[order]
-    same = np.flatnonzero(keys[1:] == keys[:-1])
-    if not len(same):
+    keys = np.sort(cols.pair_keys())
+    repeated = keys[1:][keys[1:] == keys[:-1]]
+    del keys
+    if not len(repeated):
         return False
-    a, b = order[same], order[same + 1]
-    return bool(((qid[a] == qid[b]) & (doc[a] == doc[b])).any())
+    rows = np.flatnonzero(np.isin(cols.pair_keys(), repeated))
+    order = rows[np.argsort(cols.pair_keys()[rows], kind="stable")]
+    same = cols.pair_keys()[order[1:]] == cols.pair_keys()[order[:-1]]
+    a, b = order[:-1][same], order[1:][same]
+    return bool(((cols.qid[a] == cols.qid[b]) & (cols.doc[a] == cols.doc[b])).any())
 
 
 # ------------------------------------------------------------------------------------------ numbers

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .columns import Columns, columns_from_frame, id_hash
+from .columns import Columns, columns_from_frame, pair_keys
 
 NONPOOL = -1
 UNJUDGED = -2
@@ -189,15 +189,6 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
 
 
-def _pair_keys(qcode: np.ndarray, doc_hash: np.ndarray) -> np.ndarray:
-    """64-bit join keys of (query code, document hash) pairs: equal pairs, equal keys; a match of
-    keys is only a candidate, confirmed on the ids."""
-    return doc_hash + qcode.astype(np.uint64) * _MUL_QUERY
-
-
-_MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
-
-
 def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
     """Position (int32) of each row's query id in the sorted ``query_keys``, -1 where absent.
 
@@ -276,8 +267,8 @@ def encode_qrels(qrels) -> EncodedQrels:
         query_keys = distinct(cols.qid[heads])
     else:
         query_keys = cols.qid[:0]
-    qcode = _query_codes(query_keys, cols.qid).astype(np.int64)
-    key = _pair_keys(qcode, id_hash(cols.doc))
+    qcode = _query_codes(query_keys, cols.qid)
+    key = cols.pair_keys()  # kept from the reader's duplicate check
     order = np.argsort(key, kind="stable")
     key = key[order]
     return EncodedQrels(
@@ -329,10 +320,10 @@ def build_ranking(
 
     # ------------------------------------------------------------------ run
     r_qcode = _query_codes(enc.query_keys, cols.qid)
-    r_doc, r_score = cols.doc, np.asarray(cols.value, dtype=np.float64)
+    r_doc, r_score, r_key = cols.doc, np.asarray(cols.value, dtype=np.float64), cols.pair_keys()
     keep = r_qcode >= 0
     if not keep.all():
-        r_qcode, r_doc, r_score = r_qcode[keep], r_doc[keep], r_score[keep]
+        r_qcode, r_doc, r_score, r_key = r_qcode[keep], r_doc[keep], r_score[keep], r_key[keep]
     del keep, cols
 
     present = np.zeros(nq_all, dtype=bool)
@@ -346,6 +337,7 @@ def build_ranking(
             extra = np.array([PLACEHOLDER_DOC.encode()] * len(missing), dtype=object if r_doc.dtype == object else "S")
             r_doc = np.concatenate([r_doc, extra])
             r_score = np.concatenate([r_score, np.ones(len(missing))])
+            r_key = np.concatenate([r_key, pair_keys(enc.query_keys[missing], extra)])
         elif warnings is not None:
             names = [enc.queries[i] for i in missing]
             shown = ", ".join(names[:10]) + (", ..." if len(names) > 10 else "")
@@ -376,8 +368,8 @@ def build_ranking(
         s_qcode = s_qcode[sel]
 
     # ----------------------------------------------------------------- join
-    rel = _join(enc, s_qcode, r_doc, order)
-    del r_doc, order
+    rel = _join(enc, s_qcode, r_doc, r_key, order)
+    del r_doc, r_key, order
 
     qidx = s_qcode if remap is None else remap[s_qcode]
     del s_qcode
@@ -442,13 +434,14 @@ def _rel_levels(enc: EncodedQrels, remap, nq: int):
     return rel_levels, num_rel_levels
 
 
-def _join(enc: EncodedQrels, s_qcode: np.ndarray, r_doc: np.ndarray, order: np.ndarray) -> np.ndarray:
-    """Relevance code per ranked row (rows ``order`` of the run, query codes ``s_qcode``)."""
+def _join(enc: EncodedQrels, s_qcode: np.ndarray, r_doc: np.ndarray, r_key, order: np.ndarray) -> np.ndarray:
+    """Relevance code per ranked row (rows ``order`` of the run, with pair keys ``r_key``; query
+    codes ``s_qcode`` in ranked order)."""
     rel = np.full(len(order), NONPOOL, dtype=_code_dtype(enc.rel))
     if not len(order) or not len(enc.key_sorted):
         return rel
     if not enc.collide:
-        key = _pair_keys(s_qcode, id_hash(r_doc)[order])
+        key = r_key[order]
         hit = np.minimum(np.searchsorted(enc.key_sorted, key), len(enc.key_sorted) - 1)
         found = np.flatnonzero(enc.key_sorted[hit] == key)
         del key

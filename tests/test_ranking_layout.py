@@ -135,7 +135,6 @@ def test_colliding_keys_give_the_same_ranking_through_exact_codes(tmp_path, monk
 
     qrels, run = random_collection(5, n_queries=14)
     expected = build_ranking(qrels, run, complete=True)
-    monkeypatch.setattr(ranking, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     monkeypatch.setattr(columns, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
     got = build_ranking(qrels, run, complete=True)
     assert ranking.encode_qrels(qrels).collide
