@@ -117,32 +117,17 @@ def read_columns(path, kind: str, name: Optional[str] = None) -> Columns:
 
 def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Columns]:
     """The columns of a file whose every chunk splits regularly; raises _Irregular otherwise."""
-    ncols = 6 if kind == "run" else 4
-    qids, docs, values = [], [], []
-    first_tag = last_tag = b""
+    # (parsing two chunks at once in two threads gained 5% on a 1M-line run for 30% more memory)
     with contextlib.closing(chunks(display, _CHUNK_BYTES)) as source:  # type: ignore[type-var]  # a generator closes
-        for chunk, _first_line, _lines, _fraction in source:
-            fields = _split(chunk, ncols)
-            if fields is None:
-                continue  # only blank or comment lines
-            buf, bounds = fields
-            qids.append(ids_from_buffer(buf, *_field(bounds, 0)))
-            docs.append(ids_from_buffer(buf, *_field(bounds, 2)))
-            values.append(_numbers(buf, *_field(bounds, 4 if kind == "run" else 3), integer=kind == "qrels"))
-            if kind == "run":
-                tag_starts, tag_ends = _field(bounds, 5)
-                if not first_tag:
-                    first_tag = bytes(buf[tag_starts[0] : tag_ends[0]])
-                last_tag = bytes(buf[tag_starts[-1] : tag_ends[-1]])
-            del fields, bounds
-    if not values:
+        parts = [_parse(chunk, kind) for chunk, *_ in source]
+    parts = [p for p in parts if p is not None]  # chunks of blank and comment lines only
+    if not parts:
         raise _Irregular  # no data lines: the DataFrame reader says so in its words
-    qid = _concat(qids)
-    del qids
-    doc = _concat(docs)
-    del docs
-    value = np.concatenate(values)
-    del values
+    qid = _concat([p[0] for p in parts])
+    doc = _concat([p[1] for p in parts])
+    value = np.concatenate([p[2] for p in parts])
+    first_tag, last_tag = parts[0][3], parts[-1][4]
+    del parts
     cols = Columns(kind, qid, doc, value, path=display)
     if _has_duplicates(cols):
         raise _Irregular  # the DataFrame reader names both lines
@@ -157,6 +142,24 @@ def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Colu
                 f"its runid is {last!r}, as trec_eval reports it"
             )
     return cols
+
+
+def _parse(chunk: bytes, kind: str):
+    """(query ids, document ids, values, first tag, last tag) of a chunk, None for a chunk of blank
+    and comment lines only."""
+    fields = _split(chunk, 6 if kind == "run" else 4)
+    if fields is None:
+        return None
+    buf, bounds = fields
+    qid = ids_from_buffer(buf, *_field(bounds, 0))
+    doc = ids_from_buffer(buf, *_field(bounds, 2))
+    value = _numbers(buf, *_field(bounds, 4 if kind == "run" else 3), integer=kind == "qrels")
+    first_tag = last_tag = b""
+    if kind == "run":
+        tag_starts, tag_ends = _field(bounds, 5)
+        first_tag = bytes(buf[tag_starts[0] : tag_ends[0]])
+        last_tag = bytes(buf[tag_starts[-1] : tag_ends[-1]])
+    return qid, doc, value, first_tag, last_tag
 
 
 def _concat(parts: list) -> np.ndarray:
@@ -222,16 +225,15 @@ def _split(chunk: bytes, ncols: int):
     # (lines, ncols) matrix is line i exactly when its last boundary is a newline
     is_boundary = buf == delimiter
     is_boundary |= buf == 10
-    bounds = np.flatnonzero(is_boundary)
+    flat = np.flatnonzero(is_boundary)
     del is_boundary
-    if len(bounds) % ncols:
-        raise _Irregular
-    bounds = bounds.reshape(-1, ncols)
-    if not (buf[bounds[:, -1]] == 10).all():
+    if len(flat) % ncols:
         raise _Irregular
     # no empty field: no two boundaries side by side, none at the start
-    flat = bounds.ravel()
     if flat[0] == 0 or (flat[1:] - flat[:-1] == 1).any():
+        raise _Irregular
+    bounds = flat.reshape(-1, ncols)
+    if not (buf[bounds[:, -1]] == 10).all():
         raise _Irregular
     return buf, bounds
 
