@@ -1,0 +1,184 @@
+"""The numpy reader of the command line (metrics.columns) gives exactly what the DataFrame reader gives,
+for every layout real collections use, and the same errors for files it hands over."""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+from metrics import columns
+from metrics.columns import columns_from_frame, read_columns
+from metrics.errors import InputError
+from metrics.readers import read_file
+
+
+def _same(path, kind):
+    got = read_columns(path, kind)
+    loaded = read_file(path, kind)
+    want = columns_from_frame(loaded.qrels if kind == "qrels" else loaded.run, kind)
+    assert got.qid.tolist() == want.qid.tolist()
+    assert got.doc.tolist() == want.doc.tolist()
+    assert got.value.dtype == want.value.dtype
+    # bit for bit, -0.0 and all
+    np.testing.assert_array_equal(got.value.view(np.int64), want.value.view(np.int64))
+    if kind == "run":
+        assert (got.name, got.run_id) == (want.name, want.run_id)
+        assert got.warnings == loaded.warnings
+    return got
+
+
+def _scores(rng, n):
+    """Scores as systems print them: rounded, negative, long, tied, integers, exponents."""
+    kinds = rng.integers(0, 7, size=n)
+    values = rng.normal(0, 20, size=n)
+    out = []
+    for k, v in zip(kinds, values):
+        if k == 0:
+            out.append(f"{v:.4f}")
+        elif k == 1:
+            out.append(repr(float(v)))  # 17 significant digits: read one by one
+        elif k == 2:
+            out.append(str(int(v)))
+        elif k == 3:
+            out.append(f"{v:.3e}")
+        elif k == 4:
+            out.append("1.5")  # ties
+        elif k == 5:
+            out.append(f"{abs(v) / 1000:.9f}".lstrip("0") if abs(v) < 1000 else "0.5")  # .0123
+        else:
+            out.append(f"+{abs(v):.2f}" if v > 0 else "-0.0")
+    return out
+
+
+def _run_lines(rng, queries=43, depth=40, sep=" ", tag="bm25"):
+    lines = []
+    for q in range(queries):
+        qid = str(19335 + 7 * q)
+        docs = rng.choice(10**7, size=depth, replace=False)
+        for r, (d, s) in enumerate(zip(docs, _scores(rng, depth))):
+            lines.append(sep.join([qid, "Q0", f"D{d}", str(r + 1), s, tag]))
+    return lines
+
+
+def _qrels_lines(rng, queries=43, per_query=30, iteration="0", sep=" "):
+    lines = []
+    for q in range(queries):
+        qid = str(19335 + 7 * q)
+        for d in rng.choice(10**7, size=per_query, replace=False):
+            lines.append(sep.join([qid, iteration, f"D{d}", str(int(rng.choice([-1, 0, 0, 1, 2, 3])))]))
+    return lines
+
+
+LAYOUTS = {
+    "spaces": lambda lines: "\n".join(lines) + "\n",
+    "tabs": lambda lines: "\n".join(line.replace(" ", "\t") for line in lines) + "\n",
+    "crlf": lambda lines: "\r\n".join(lines) + "\r\n",
+    "no final newline": lambda lines: "\n".join(lines),
+    "comments and blank lines": lambda lines: (
+        "# a header\n\n" + "\n".join(lines[:5]) + "\n\n# x\n" + "\n".join(lines[5:])
+    ),
+    "runs of blanks": lambda lines: "\n".join("  " + line.replace(" ", " \t ") + " " for line in lines) + "\n",
+    "mixed tabs and spaces": lambda lines: "\n".join(line.replace(" ", "\t", 1) for line in lines) + "\n",
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+@pytest.mark.parametrize("iteration", ["0", "Q0", "0.5"])
+def test_qrels_layouts(tmp_path, layout, iteration):
+    rng = np.random.default_rng(len(layout) + len(iteration))
+    path = tmp_path / "qrels.txt"
+    path.write_text(LAYOUTS[layout](_qrels_lines(rng, iteration=iteration)))
+    cols = _same(path, "qrels")
+    assert len(cols) == 43 * 30 and set(cols.value.tolist()) <= {-1, 0, 1, 2, 3}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_run_layouts(tmp_path, layout):
+    rng = np.random.default_rng(len(layout))
+    path = tmp_path / "run.txt"
+    path.write_text(LAYOUTS[layout](_run_lines(rng)))
+    assert len(_same(path, "run")) == 43 * 40
+
+
+def test_gzip_and_small_chunks_cut_anywhere(tmp_path, monkeypatch):
+    """Chunk ends fall in every position of a line; gzip is read by content, whatever the name."""
+    rng = np.random.default_rng(11)
+    text = "\n".join(_run_lines(rng, queries=10, depth=50)) + "\n"
+    plain, packed = tmp_path / "run.txt", tmp_path / "run.data"
+    plain.write_text(text)
+    with gzip.open(packed, "wt") as fh:
+        fh.write(text)
+    for size in (97, 1000, 4093):
+        monkeypatch.setattr(columns, "_CHUNK_BYTES", size)
+        a, b = _same(plain, "run"), _same(packed, "run")
+        assert a.doc.tolist() == b.doc.tolist()
+
+
+def test_a_1000_deep_run_with_250_queries_and_a_changing_tag(tmp_path):
+    rng = np.random.default_rng(3)
+    lines = _run_lines(rng, queries=250, depth=1000)
+    lines[-1] = lines[-1].rsplit(" ", 1)[0] + " rm3"
+    path = tmp_path / "robust.run"
+    path.write_text("\n".join(lines) + "\n")
+    cols = _same(path, "run")
+    assert (cols.name, cols.run_id) == ("bm25", "rm3") and "changes" in cols.warnings[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "q1 Q0 d1 1 0x1p-3 r\nq1 Q0 d2 2 inf r\nq1 Q0 d3 3 -INF r\n",  # what strtod reads
+        "q1 Q0 d1 1 1e400 r\nq1 Q0 d2 2 1e-400 r\n",  # overflow and underflow
+        "q1 Q0 d1 1 3 r extra fields\nq1 Q0 d2 2 2 r\n",  # trec_eval ignores fields after the tag
+        "q1 Q0 " + "d" * 600 + " 1 3 r\nq1 Q0 d2 2 2.0 r\n",  # an id longer than the fixed width
+        "q1 Q0 d\u00e9j\u00e0 1 3 r\nq1 Q0 d2 2 2.0 r\n",  # UTF-8 ids
+        "\ufeffq1 Q0 d1 1 3 r\n",  # a byte-order mark
+        "q1 Q0 d1 1 12345678901234567890.5 r\nq1 Q0 d2 2 0.000000000000000000001 r\n",  # many digits
+    ],
+)
+def test_unusual_but_valid_runs(tmp_path, text):
+    path = tmp_path / "run.txt"
+    path.write_text(text, encoding="utf-8")
+    _same(path, "run")
+
+
+@pytest.mark.parametrize(
+    "kind, text",
+    [
+        ("run", "q1 Q0 d1 1 3.0 r\nq1 Q0 d1 2 2.0 r\n"),  # the same document twice
+        ("run", "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 nan r\n"),
+        ("run", "q1 Q0 d1 1 3.0x r\n"),
+        ("run", "q1 Q0 d1 1 3.0\n"),
+        ("qrels", "q1 0 d1 1\nq1 0 d2 1.5\n"),
+        ("qrels", "q1 0 d1 1 extra\n"),
+        ("qrels", "q1 0 d1 99999999999999999999\n"),
+        ("qrels", "# only a comment\n\n"),
+    ],
+)
+def test_bad_files_give_the_dataframe_readers_error(tmp_path, kind, text):
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    with pytest.raises(InputError) as ours:
+        read_columns(path, kind)
+    with pytest.raises(InputError) as theirs:
+        read_file(path, kind)
+    assert str(ours.value) == str(theirs.value) and ours.value.line == theirs.value.line
+
+
+def test_decimal_scores_are_read_exactly(tmp_path):
+    """The vectorised decimal reader gives Python's (correctly rounded) float for every spelling."""
+    rng = np.random.default_rng(5)
+    digits = rng.integers(1, 16, size=3000)
+    texts = []
+    for k, d in enumerate(digits):
+        whole = int(rng.integers(0, 10 ** int(d)))
+        point = int(rng.integers(0, int(d) + 1))
+        s = str(whole).zfill(int(d))
+        s = s[:point] + "." + s[point:] if k % 3 else s
+        texts.append(("-" if k % 5 == 0 else "") + s)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)))
+    got = read_columns(path, "run").value
+    assert got.tolist() == [float(t) for t in texts]
