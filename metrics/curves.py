@@ -25,7 +25,7 @@ from .measures.extra import ndcg_options as _options
 from .measures.registry import mean
 from .ranking import EncodedQrels, build_ranking
 
-__all__ = ["precision_recall", "at_k", "RECALL_LEVELS", "AT_K_KINDS"]
+__all__ = ["precision_recall", "at_k", "evaluate_with_curves", "RECALL_LEVELS", "AT_K_KINDS"]
 
 #: trec_eval's 11 standard recall levels
 RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -99,6 +99,12 @@ def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: in
     ``levels``: recall levels in [0, 1], default the 11 levels 0.0, 0.1, ...,
     1.0.  ``runs``: a run DataFrame, a list of them or a dict label -> run.
     """
+    lv = _levels(levels)
+    parts = [_pr_part(label, r, lv) for label, r in _rankings(qrels, runs, relevance_level)]
+    return _tidy(parts, ("recall", "precision", np.float64))
+
+
+def _levels(levels) -> list[float]:
     if levels is None:
         levels = RECALL_LEVELS
     try:
@@ -107,12 +113,12 @@ def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: in
         raise ValueError("levels must be numbers between 0 and 1") from None
     if not lv or any(not math.isfinite(x) or x < 0.0 or x > 1.0 for x in lv):
         raise ValueError("levels must be one or more numbers between 0 and 1")
-    fam = FAMILIES["iprec_at_recall"]
-    parts = []
-    for label, r in _rankings(qrels, runs, relevance_level):
-        values = np.asarray(fam.compute(r, tuple(lv)), dtype=np.float64)
-        parts.append((label, r.query_ids, lv, values, _means(values, r)))
-    return _tidy(parts, ("recall", "precision", np.float64))
+    return lv
+
+
+def _pr_part(label, r, lv):
+    values = np.asarray(FAMILIES["iprec_at_recall"].compute(r, tuple(lv)), dtype=np.float64)
+    return label, r.query_ids, lv, values, _means(values, r)
 
 
 def at_k(
@@ -136,6 +142,12 @@ def at_k(
     ``discount`` (log | jk), ``base`` (> 1, default 2), ``ideal`` (all |
     retrieved), as for the ``ndcg_ext`` measure (metrics/measures/extra.py).
     """
+    ks, opts = _at_k_spec(kind, k_max, ndcg_options)
+    parts = [_at_k_part(label, r, kind, ks, opts) for label, r in _rankings(qrels, runs, relevance_level)]
+    return _tidy(parts, ("k", "value", np.int64))
+
+
+def _at_k_spec(kind, k_max, ndcg_options):
     if kind not in AT_K_KINDS:
         raise ValueError(f"kind must be one of {', '.join(AT_K_KINDS)}, not {kind!r}")
     if isinstance(k_max, bool) or not float(k_max).is_integer() or k_max < 1:
@@ -143,17 +155,50 @@ def at_k(
     if kind in ("P", "R") and ndcg_options:
         raise ValueError(f"{kind} takes no options (got {', '.join(sorted(ndcg_options))})")
     opts = _options(**ndcg_options) if kind in ("DCG", "NDCG") else None
-    ks = tuple(range(1, int(k_max) + 1))
-    parts = []
-    for label, r in _rankings(qrels, runs, relevance_level):
-        if kind == "P":
-            values = FAMILIES["P"].compute(r, ks)
-        elif kind == "R":
-            values = FAMILIES["recall"].compute(r, ks)
-        else:
-            assert opts is not None  # DCG and NDCG have options
-            dcg, idcg = dcg_matrices(r, ks, opts)
-            values = dcg if kind == "DCG" else ndcg_ratio(dcg, idcg)
-        values = np.asarray(values, dtype=np.float64)
-        parts.append((label, r.query_ids, ks, values, _means(values, r)))
-    return _tidy(parts, ("k", "value", np.int64))
+    return tuple(range(1, int(k_max) + 1)), opts
+
+
+def _at_k_part(label, r, kind, ks, opts):
+    if kind == "P":
+        values = FAMILIES["P"].compute(r, ks)
+    elif kind == "R":
+        values = FAMILIES["recall"].compute(r, ks)
+    else:
+        assert opts is not None  # DCG and NDCG have options
+        dcg, idcg = dcg_matrices(r, ks, opts)
+        values = dcg if kind == "DCG" else ndcg_ratio(dcg, idcg)
+    values = np.asarray(values, dtype=np.float64)
+    return label, r.query_ids, ks, values, _means(values, r)
+
+
+def evaluate_with_curves(
+    qrels,
+    runs,
+    measures=None,
+    *,
+    relevance_level: int = 1,
+    levels=None,
+    kind: str = "NDCG",
+    k_max: int = 100,
+    **ndcg_options,
+):
+    """``(evaluation, precision_recall frame, at_k frame)``: what :func:`metrics.evaluate`,
+    :func:`precision_recall` and :func:`at_k` give for the same runs, with each run's ranking built
+    once for all three (the window's evaluation)."""
+    from .evaluate import _encoded, _evaluate, written_names
+    from .measures import parse_measures
+
+    lv = _levels(levels)
+    ks, opts = _at_k_spec(kind, k_max, ndcg_options)
+    pr_parts, at_k_parts = [], []
+
+    def curves(label, r):
+        if r.n_queries:
+            pr_parts.append(_pr_part(label, r, lv))
+            at_k_parts.append(_at_k_part(label, r, kind, ks, opts))
+
+    options = dict(
+        relevance_level=int(relevance_level), complete=False, max_docs=None, judged_only=False, num_docs_in_coll=0
+    )
+    ev = _evaluate(_encoded(qrels), runs, parse_measures(measures), written_names(measures), options, also=curves)
+    return ev, _tidy(pr_parts, ("recall", "precision", np.float64)), _tidy(at_k_parts, ("k", "value", np.int64))

@@ -326,7 +326,9 @@ def _encoded(qrels) -> EncodedQrels:
     return qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)  # once for all the runs
 
 
-def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict) -> Evaluation:
+def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict, also=None) -> Evaluation:
+    """The loop of :func:`evaluate`; ``also(label, ranking)``, if given, is called with each run's
+    ranking before it is let go (curves computed from the same ranking as the measures)."""
     labels: list[str] = []
     warnings: list[str] = []
     results: list[RunResult] = []
@@ -342,6 +344,8 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict)
         ranking = build_ranking(enc, run, run_id=run_id, warnings=warnings, **options)
         del run  # the ranking is all that is needed from here on
         results.append(_result(label, ranking, wanted, shown))
+        if also is not None:
+            also(label, ranking)
         del ranking
         query_ids[label] = results[-1].query_ids
         if not query_ids[label]:

@@ -5,6 +5,7 @@ computations."""
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pandas as pd
@@ -197,3 +198,35 @@ def test_invalid_arguments(call):
     qrels, run = random_collection(0)
     with pytest.raises(ValueError):
         call(qrels, run)
+
+
+def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_calls(monkeypatch):
+    from conftest import random_collection
+
+    import metrics
+    import metrics.curves as curves_module
+    from metrics import ranking
+
+    qrels, run = random_collection(21, n_queries=15)
+    other = run.copy()
+    other["score"] = -other["score"]
+    other.attrs = {"name": "reversed"}
+    runs = {"a": run, "b": other}
+    ev0 = metrics.evaluate(qrels, runs, ["map", "ndcg_cut.10"])
+    pr0 = metrics.curves.precision_recall(qrels, runs)
+    atk0 = metrics.curves.at_k(qrels, runs, "NDCG", k_max=20, gain="exp")
+
+    built = []
+    original = ranking.build_ranking
+
+    def counting(*args, **kwargs):
+        built.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sys.modules["metrics.evaluate"], "build_ranking", counting)
+    ev, pr, atk = curves_module.evaluate_with_curves(qrels, runs, ["map", "ndcg_cut.10"], k_max=20, gain="exp")
+    assert len(built) == 2  # one ranking per run
+    pd.testing.assert_frame_equal(ev.summary(), ev0.summary())
+    pd.testing.assert_frame_equal(ev.per_query, ev0.per_query)
+    pd.testing.assert_frame_equal(pr, pr0)
+    pd.testing.assert_frame_equal(atk, atk0)

@@ -103,15 +103,22 @@ def compute(request: Request, progress=None) -> Results:
     if isinstance(request.qrels, tuple):
         request = replace(request, qrels=merge_qrels(request.qrels))
     runs = dict(request.runs)
-    step = _Steps(progress, 4)
+    step = _Steps(progress, 3)
     spec = ndcg_variant(request.measures, dict(request.ndcg_options))
     measures, bad = parse_each(spec)
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
     step()
-    # the qrels are encoded once, for the measures and both kinds of curves
-    encoded = metrics.ranking.encode_qrels(request.qrels)
-    ev = metrics.evaluate(encoded, runs, measures, relevance_level=request.relevance_level)
+    # each run's ranking is built once, for the measures and both kinds of curves
+    ev, pr, atk = metrics.curves.evaluate_with_curves(
+        request.qrels,
+        runs,
+        measures,
+        relevance_level=request.relevance_level,
+        kind="NDCG",
+        k_max=request.k_max,
+        **_changed_ndcg_options(dict(request.ndcg_options)),
+    )
     step()
     names = ev.measure_names()
     summary = ev.summary()
@@ -128,16 +135,6 @@ def compute(request: Request, progress=None) -> Results:
         w.columns.name = None
         wide[str(name)] = w.reindex(sort_queries(w.index))
     query_ids = sort_queries(pd.unique(pq["query_id"]))
-    pr = metrics.curves.precision_recall(encoded, runs, relevance_level=request.relevance_level)
-    step()
-    atk = metrics.curves.at_k(
-        encoded,
-        runs,
-        "NDCG",
-        k_max=request.k_max,
-        relevance_level=request.relevance_level,
-        **_changed_ndcg_options(dict(request.ndcg_options)),
-    )
     step()
     return Results(
         request=request,
