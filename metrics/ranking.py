@@ -189,6 +189,10 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
 
 
+# the key filter's table: 2**22 entries (4 MiB)
+_FILTER_MASK = np.uint64((1 << 22) - 1)
+
+
 def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
     """Position (int32) of each row's query id in the sorted ``query_keys``, -1 where absent.
 
@@ -241,12 +245,20 @@ class EncodedQrels:
     doc_sorted: np.ndarray  # document ids in that order
     num_positive: int
     collide: bool  # two lines share a key: join on exact codes
-    _exact: dict = field(default_factory=dict, repr=False)
+    _exact: dict = field(default_factory=dict, repr=False)  # made on first use
+
+    def key_filter(self) -> np.ndarray:
+        """Boolean table: True at the low bits of every judged pair key."""
+        if "filter" not in self._exact:
+            table = np.zeros(int(_FILTER_MASK) + 1, dtype=bool)
+            table[self.key_sorted & _FILTER_MASK] = True
+            self._exact["filter"] = table
+        return self._exact["filter"]
 
     def exact_index(self):
         """(sorted distinct document ids, their number, sorted exact keys, grades in that order),
         made on first use: the join used when hashes collide."""
-        if not self._exact:
+        if "doc_set" not in self._exact:
             doc_set, dcode = np.unique(self.doc_sorted, return_inverse=True)
             nd = max(len(doc_set), 1)
             key = self.qcode_sorted.astype(np.int64) * nd + dcode.ravel()
@@ -441,11 +453,15 @@ def _join(enc: EncodedQrels, s_qcode: np.ndarray, r_doc: np.ndarray, r_key, orde
     if not len(order) or not len(enc.key_sorted):
         return rel
     if not enc.collide:
+        # most retrieved documents are not judged: a table of the judged keys' low bits rules out
+        # nearly all of them before the binary search (a few percent of false candidates remain)
         key = r_key[order]
+        cand = np.flatnonzero(enc.key_filter()[key & _FILTER_MASK])
+        key = key[cand]
         hit = np.minimum(np.searchsorted(enc.key_sorted, key), len(enc.key_sorted) - 1)
-        found = np.flatnonzero(enc.key_sorted[hit] == key)
+        match = np.flatnonzero(enc.key_sorted[hit] == key)
         del key
-        at = hit[found]
+        found, at = cand[match], hit[match]
         confirmed = (enc.doc_sorted[at] == r_doc[order[found]]) & (enc.qcode_sorted[at] == s_qcode[found])
         if confirmed.all():
             g = enc.rel_sorted[at]

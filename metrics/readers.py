@@ -75,16 +75,19 @@ import hashlib
 import math
 import os
 import re
+import sys
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .errors import Cancelled, InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 from .textfile import check_text as _check_text
 from .textfile import chunks as _chunks
 from .textfile import gzip_errors as _gzip_errors
@@ -109,10 +112,21 @@ _BLOCK_BYTES = 4 << 20  # pyarrow block size (its unit of parallelism)
 _DETECT_BYTES = 64 << 10
 _DETECT_LIMIT = 1 << 20
 
-try:  # pandas >= 2.3: the "str" dtype of pandas 3
-    _STR = pd.StringDtype("pyarrow", na_value=np.nan)
-except TypeError:  # pragma: no cover - older pandas
-    _STR = pd.StringDtype("pyarrow")
+
+def _str_dtype():
+    """pandas' ``str`` dtype (arrow-backed); pandas is imported when a frame is first made, so that
+    parsing a file (the command line's path for large files) does not need it."""
+    import pandas as pd
+
+    try:  # pandas >= 2.3: the "str" dtype of pandas 3
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pragma: no cover - older pandas
+        return pd.StringDtype("pyarrow")
+
+
+def _is_frame(x) -> bool:
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(x, pandas.DataFrame)
 
 
 @dataclass(frozen=True)
@@ -161,7 +175,7 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
     ranx's ``Qrels`` are read too (:mod:`metrics.inputs`). See the module
     docstring for the file rules. Raises :class:`InputError`.
     """
-    if isinstance(source, pd.DataFrame):
+    if _is_frame(source):
         return _qrels_from_frame(source)
     if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.inputs)
         from .inputs import as_qrels
@@ -181,7 +195,7 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
     columns ``query_id``, ``doc_id``, ``score`` (or ``qid``, ``docno``).
     See the module docstring for the file rules. Raises :class:`InputError`.
     """
-    if isinstance(source, pd.DataFrame):
+    if _is_frame(source):
         return _run_from_frame(source, name)
     if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.inputs)
         from .inputs import as_run
@@ -204,7 +218,7 @@ def read_ranked_judgments(
     name without ``.gz`` and without its (last) extension. A DataFrame
     source needs ``query_id``, ``doc_id``, ``relevance`` in ranked order.
     """
-    if isinstance(source, pd.DataFrame):
+    if _is_frame(source):
         qrels = _qrels_from_frame(source, fmt=_RANKED)
         run = _ranked_run(qrels, name or source.attrs.get("name") or "ranked")
         return run, qrels
@@ -430,45 +444,7 @@ def _piece(table: pa.Table, fmt: _Format, first_line: int, exact: bool) -> _Piec
     return piece
 
 
-# every whitespace byte but the newline, as a space
-_BLANKS_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")
-
-
-def _normalise(chunk: bytes) -> bytes:
-    """Single spaces between fields; no leading/trailing blanks, no comments.
-
-    Blank and comment lines become empty lines (pyarrow skips those).
-    ``chunk`` ends with a newline.
-    """
-    a = np.frombuffer(chunk.translate(_BLANKS_TO_SPACE), dtype=np.uint8)
-    space = a == 32
-    # drop a space that follows a space or a newline, or starts the chunk
-    keep = np.empty_like(space)
-    np.logical_or(a[:-1] == 10, space[:-1], out=keep[1:])
-    np.logical_and(keep[1:], space[1:], out=keep[1:])
-    np.logical_not(keep, out=keep)
-    keep[0] = not space[0]
-    b = a[keep]
-    # what is left of a run of blanks before a newline is one space
-    trailing = b[:-1] == 32
-    trailing &= b[1:] == 10
-    if trailing.any():
-        keep = np.ones(len(b), dtype=bool)
-        np.logical_not(trailing, out=keep[:-1])
-        b = b[keep]
-    if b"#" in chunk:
-        ends = np.flatnonzero(b == 10)
-        starts = np.empty_like(ends)
-        starts[0] = 0
-        starts[1:] = ends[:-1] + 1
-        comment = b[starts] == 35
-        if comment.any():
-            mark = np.zeros(len(b) + 1, dtype=np.int8)
-            mark[starts[comment]] = 1
-            mark[ends[comment]] = -1  # keep the newline
-            b = b[np.cumsum(mark[:-1], dtype=np.int8) == 0]
-    return b.tobytes()
-
+from .columns import normalise as _normalise  # noqa: E402  (one definition of the normal form)
 
 _INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
 _FLOAT_RE = re.compile(
@@ -797,6 +773,9 @@ def _assemble(pieces, keys, fmt, display, name, tick) -> LoadedFile:
 
 
 def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
+    import pandas as pd
+
+    _STR = _str_dtype()
     frame = pd.DataFrame(
         {
             "query_id": pd.Series(qid, dtype=_STR, copy=False),
@@ -857,6 +836,7 @@ def _pick(df: pd.DataFrame, wanted: tuple[str, ...], what: str) -> list[str]:
 
 
 def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray:
+    _STR = _str_dtype()
     missing = series.isna().to_numpy()
     if missing.any():
         raise InputError(
@@ -889,6 +869,8 @@ def _plain(value):
 
 
 def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
+    import pandas as pd
+
     what = "qrels" if fmt is _QRELS else "ranked-judgments"
     qcol, dcol, rcol = _pick(df, ("query_id", "doc_id", "relevance"), what)
     qid = _string_column(df[qcol], "query_id", what)
@@ -910,6 +892,8 @@ def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
 
 
 def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
+    import pandas as pd
+
     qcol, dcol, scol = _pick(df, ("query_id", "doc_id", "score"), "run")
     qid = _string_column(df[qcol], "query_id", "run")
     doc = _string_column(df[dcol], "doc_id", "run")
@@ -927,6 +911,8 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 
 
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
+    import pandas as pd
+
     codes = _query_codes(pa.chunked_array([pa.array(qrels["query_id"].array)]))
     run = pd.DataFrame(
         {
