@@ -12,15 +12,21 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from .errors import Cancelled, InputError
 from .evaluate import Evaluation, Evaluator, evaluate, evaluator
+from .intents import evaluate_diversity, read_intent_qrels
 from .measures import FAMILIES, Measure, parse_measures
 from .names import (
     AP,
     DCG,
     ERR,
+    ERR_IA,
     F1,
+    NRBP,
+    P_IA,
     RBP,
     RR,
+    Accuracy,
     Bpref,
+    Compat,
     IPrec,
     Judged,
     MeasureName,
@@ -34,7 +40,9 @@ from .names import (
     SetF,
     SetP,
     SetR,
+    StRecall,
     Success,
+    alpha_nDCG,
     infAP,
     nDCG,
 )
@@ -44,6 +52,15 @@ from .writers import write_qrels, write_run
 
 __all__ = [
     "MeasureName",
+    "Accuracy",
+    "Compat",
+    "alpha_nDCG",
+    "ERR_IA",
+    "P_IA",
+    "StRecall",
+    "NRBP",
+    "read_intent_qrels",
+    "evaluate_diversity",
     "AP",
     "DCG",
     "ERR",

@@ -63,8 +63,10 @@ its grade, not rescaled, while trec_eval's ``rbp`` (trec_eval syntax:
 ``rbp``, ``rbp.p=0.8``) rescales a query's grades into [0, 1] when any is
 above 1; on binary qrels the two agree.  ``rel`` of RBP and Accuracy must be
 >= 1 (ir_measures counts documents outside the qrels as grade 0, which a
-level <= 0 would make relevant).  Other names (diversity measures, cwl_eval's
-user models) are refused with a ValueError.
+level <= 0 would make relevant).  Diversity measures (``alpha_nDCG@k``,
+``ERR_IA@k``, ``P_IA@k``, ``StRecall@k``, ``NRBP``) need intent-annotated qrels:
+:func:`metrics.evaluate_diversity` computes them (diversity.py); here they
+are refused with a ValueError saying so, as are cwl_eval's user models.
 
 Textbook variants, as options of nDCG and AP (they name measures of the
 ``ndcg_ext`` and ``map_ext`` families; with trec_eval's defaults they are
@@ -499,6 +501,13 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     name = _ALIASES.get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
+        from .diversity import parse_diversity
+
+        if parse_diversity(text) is not None:
+            raise ValueError(
+                f"measure {text.strip()!r} needs intent-annotated qrels (qid intent docid grade): "
+                "use metrics.evaluate_diversity"
+            )
         return None
     try:
         arguments = _Args(name, args)
