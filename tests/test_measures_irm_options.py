@@ -300,3 +300,39 @@ def test_accuracy_matches_ir_measures_query_by_query():
             expected_mean = sum(defined) / len(defined) if defined else math.nan
             assert means[name] == pytest.approx(expected_mean, abs=1e-12, nan_ok=True), name
     assert compared > 50 and undefined > 5 and crashed > 0  # the data reach every case
+
+
+CWL = [
+    "INST(max_rel=3)",
+    "INST(T=2,max_rel=3)",
+    "INSQ(max_rel=3)",
+    "INSQ(T=3,min_rel=1,max_rel=3)",
+    "BPM(max_rel=3)@5",
+    "BPM(T=2,max_rel=3)@20",
+    "SDCG(max_rel=3)@5",
+    "SDCG(max_rel=3)@10",
+    "SDCG(min_rel=1,max_rel=2)@10",  # grade 3 clipped to 2, grade 1 to 0
+]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_cwl_measures_match_cwl_eval(seed):
+    pytest.importorskip("cwl")
+    qrels, run = random_collection(seed)
+    # cwl_eval sums with numpy's pairwise sums and BLAS dot products: agreement to ~1e-15
+    _compare(ir_measures.cwl_eval, qrels, _in_our_order(run), CWL, tol=1e-13)
+
+
+def test_cwl_names_round_trip_and_check_their_parameters():
+    from metrics.measures.irm import ir_measures_name
+
+    for name in CWL:
+        (m,) = metrics.parse_measures(name)
+        assert metrics.parse_measures(str(m)) == [m] and metrics.parse_measures(ir_measures_name(m)) == [m]
+    assert str(metrics.parse_measures("BPM(T=1,min_rel=0,max_rel=3)@20")[0]) == "bpm_20(max_rel=3)"
+    for bad in ("BPM(max_rel=3)", "INST(max_rel=3)@10", "SDCG(max_rel=-1)@5", "INSQ(T=x,max_rel=2)"):
+        with pytest.raises(ValueError):
+            metrics.parse_measures(bad)
+    qrels, run = random_collection(0)
+    with pytest.raises(ValueError, match="max_rel"):
+        metrics.evaluate(qrels, run, ["INST(min_rel=2,max_rel=1)"])

@@ -43,6 +43,9 @@ Judged@k                  Judged_k                           ir_measures' judgme
 Compat(p=x,normalize=b)   compat(p=x,normalize=false)        irm_families.py
 Accuracy[@k]              Accuracy[_k]                       NaN where undefined
 DCG@k, F1@k, Hits@k       dcg_cut_k, f1_cut_k, hits_k
+INST, INSQ(T=t,max_rel=m) inst, insq(T=t,max_rel=m)          cwl_eval's (cwl.py)
+BPM(max_rel=m)@k          bpm_k(max_rel=m)                   T, min_rel, max_rel
+SDCG(max_rel=m)@k         sdcg_k(max_rel=m)                  min_rel, max_rel
 ========================  =================================  ==========================
 
 ``rel=r`` (P, AP, RR, R, Rprec, Bpref, Success, infAP, IPrec, NumRel, the set
@@ -66,7 +69,7 @@ above 1; on binary qrels the two agree.  ``rel`` of RBP and Accuracy must be
 level <= 0 would make relevant).  Diversity measures (``alpha_nDCG@k``,
 ``ERR_IA@k``, ``P_IA@k``, ``StRecall@k``, ``NRBP``) need intent-annotated qrels:
 :func:`metrics.evaluate_diversity` computes them (diversity.py); here they
-are refused with a ValueError saying so, as are cwl_eval's user models.
+are refused with a ValueError saying so.
 
 Textbook variants, as options of nDCG and AP (they name measures of the
 ``ndcg_ext`` and ``map_ext`` families; with trec_eval's defaults they are
@@ -139,6 +142,10 @@ IR_MEASURES_NAMES = (
     "Judged",
     "Compat",
     "Accuracy",
+    "INST",
+    "INSQ",
+    "BPM",
+    "SDCG",
 )
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
@@ -409,6 +416,32 @@ def _rbp(name, at, args: _Args) -> Measure:
     return Measure("rbp_ext", (extra.WHOLE_RANKING if k is None else k,), None, tuple(sorted(opts)))
 
 
+def _cwl(family, cutoff: bool):
+    """cwl_eval's measures (INST, INSQ, BPM@k, SDCG@k): T, min_rel, max_rel (cwl.py)."""
+
+    def make(name, at, args: _Args) -> Measure:
+        k = _cutoff(name, at, args, required=cutoff)
+        if not cutoff and k is not None:
+            raise ValueError(f"{name} takes no cutoff")
+        opts = []
+        if family != "sdcg":
+            opts += _number_option(name, args, "T", 1.0, low=0.0, high=math.inf)
+        elif str(args.pop("dcg", "log2")) != "log2":
+            raise ValueError(f"{name}: dcg must be log2")
+        for key, default in (("min_rel", 0), ("max_rel", None)):
+            v = args.pop(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer() or v < 0:
+                raise ValueError(f"{name}: {key} must be a whole number >= 0, not {v!r}")
+            if v != default:
+                opts.append((key, str(int(v))))
+        args.done()
+        return Measure(family, () if k is None else (k,), None, tuple(sorted(opts)))
+
+    return make
+
+
 def _rbp_ext(name, at, args: _Args) -> Measure:
     """The canonical name: ``rbp_ext(binary_at=2,p=0.9)``."""
     level = args.pop("binary_at")
@@ -481,6 +514,10 @@ _BUILDERS = {
     "RBP": _rbp,
     "ERR": _own_cut("ERR"),
     "Compat": _compat,
+    "INST": _cwl("inst", False),
+    "INSQ": _cwl("insq", False),
+    "BPM": _cwl("bpm", True),
+    "SDCG": _cwl("sdcg", True),
     "Accuracy": _accuracy,
     "Judged": _own_cut("Judged"),
     # canonical names of the variant families, e.g. "ndcg_ext(gain=exp)"
@@ -629,7 +666,7 @@ def ir_measures_name(m: Measure) -> str | None:
 def _ir_measures_name(m: Measure) -> str | None:
     rel = [] if m.rel is None else [f"rel={m.rel}"]
     fam = m.family
-    if m.options and fam not in ("ndcg_ext", "map_ext", "rbp_ext", "compat"):
+    if m.options and fam not in ("ndcg_ext", "map_ext", "rbp_ext", "compat", "inst", "insq", "bpm", "sdcg"):
         return None
     if fam in _SIMPLE_NAMES and fam != "ndcg":
         if fam == "num_q" and m.rel is not None:
@@ -663,6 +700,10 @@ def _ir_measures_name(m: Measure) -> str | None:
         return _compose("RBP", args, None if k == extra.WHOLE_RANKING else k)
     if fam == "compat" and m.rel is None:
         return _compose("Compat", [f"{a}={'False' if b == 'false' else b}" for a, b in m.options])
+    if fam in ("inst", "insq", "bpm", "sdcg") and m.rel is None:
+        opts = dict(m.options)
+        args = [f"{key}={opts[key]}" for key in ("T", "min_rel", "max_rel") if key in opts]
+        return _compose(fam.upper(), args, m.params[0] if m.params else None)
     if fam == "Accuracy":
         k = m.params[0]
         return _compose("Accuracy", rel, None if k == extra.WHOLE_RANKING else k)
