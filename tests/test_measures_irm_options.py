@@ -25,6 +25,8 @@ from conftest import random_collection
 import metrics
 
 ir_measures = pytest.importorskip("ir_measures")
+# trectools 0.0.50 under pandas 3 (a reference's own deprecation warning)
+pytestmark = pytest.mark.filterwarnings("ignore:The inplace keyword:DeprecationWarning")
 
 
 def _irm_inputs(qrels, run):
