@@ -14,15 +14,21 @@ from typing import TYPE_CHECKING
 
 from .errors import Cancelled, InputError
 from .evaluate import Evaluation, Evaluator, evaluate, evaluator
+from .intents import evaluate_diversity, read_intent_qrels
 from .measures import FAMILIES, Measure, parse_measures
 from .names import (
     AP,
     DCG,
     ERR,
+    ERR_IA,
     F1,
+    NRBP,
+    P_IA,
     RBP,
     RR,
+    Accuracy,
     Bpref,
+    Compat,
     IPrec,
     Judged,
     MeasureName,
@@ -36,7 +42,9 @@ from .names import (
     SetF,
     SetP,
     SetR,
+    StRecall,
     Success,
+    alpha_nDCG,
     infAP,
     nDCG,
 )
@@ -70,6 +78,15 @@ def __getattr__(name: str):
 
 __all__ = [
     "MeasureName",
+    "Accuracy",
+    "Compat",
+    "alpha_nDCG",
+    "ERR_IA",
+    "P_IA",
+    "StRecall",
+    "NRBP",
+    "read_intent_qrels",
+    "evaluate_diversity",
     "AP",
     "DCG",
     "ERR",

@@ -427,6 +427,10 @@ def _check_options(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--irm"]:  # ir_measures' command line (metrics.irm_cli)
+        from .irm_cli import main as irm_main
+
+        return irm_main(argv[1:])
     if "--inspect" in argv:  # describe files instead of evaluating them (metrics.inspect)
         from .inspect import main as inspect_main
 

@@ -455,6 +455,12 @@ def _per_query_frame(results: list[RunResult]):
     return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
 
 
+def _is_true(text) -> bool:
+    if str(text).strip().lower() not in ("true", "false"):
+        raise ValueError(f"judged_only must be true or false, not {text!r}")
+    return str(text).strip().lower() == "true"
+
+
 def _compute(ranking: JudgedRanking, wanted: list[Measure]):
     """Yield (measure, per-query values, aggregate value) in ``wanted`` order."""
     groups: dict[tuple, list[Measure]] = {}
@@ -463,12 +469,16 @@ def _compute(ranking: JudgedRanking, wanted: list[Measure]):
         key = (m.family, m.rel, m.options, None if fam.params.expands else m.params)
         groups.setdefault(key, []).append(m)
     by_level: dict[int, JudgedRanking] = {ranking.relevance_level: ranking}
+    judged_views: dict[int, JudgedRanking] = {}
     results: dict[Measure, tuple] = {}
     for (family, rel, options, params), members in groups.items():
         fam = FAMILIES[family]
         r = ranking
         if rel is not None:
             r = by_level.get(rel) or by_level.setdefault(rel, ranking.with_relevance_level(rel))
+        options = dict(options)
+        if _is_true(options.pop("judged_only", "false")):  # a measure of its own ranking (ir_measures' judged_only)
+            r = judged_views.get(r.relevance_level) or judged_views.setdefault(r.relevance_level, r.judged_only_view())
         if fam.params.expands:
             cutoffs = tuple(sorted({m.params[0] for m in members}))
             values = fam.compute(r, cutoffs, dict(options))

@@ -57,6 +57,14 @@ NumRelRet = MeasureName("NumRelRet")
 SetP = MeasureName("SetP")
 SetR = MeasureName("SetR")
 SetF = MeasureName("SetF")
+Compat = MeasureName("Compat")
+Accuracy = MeasureName("Accuracy")
+# diversity measures: metrics.evaluate_diversity, over intent-annotated qrels
+alpha_nDCG = MeasureName("alpha_nDCG")
+ERR_IA = MeasureName("ERR_IA")
+P_IA = MeasureName("P_IA")
+StRecall = MeasureName("StRecall")
+NRBP = MeasureName("NRBP")
 
 __all__ = [
     "MeasureName",
@@ -82,4 +90,11 @@ __all__ = [
     "SetP",
     "SetR",
     "SetF",
+    "Compat",
+    "Accuracy",
+    "alpha_nDCG",
+    "ERR_IA",
+    "P_IA",
+    "StRecall",
+    "NRBP",
 ]

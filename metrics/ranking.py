@@ -124,6 +124,37 @@ class JudgedRanking:
         num_rel, num_rel_ret, relcum = _level_counts(self.rel, self.offsets, self.qidx, self.rel_levels, level)
         return replace(self, relevance_level=level, num_rel=num_rel, num_rel_ret=num_rel_ret, relcum=relcum)
 
+    def judged_only_view(self) -> "JudgedRanking":
+        """The same ranking without the retrieved documents that are not judged (codes < 0), ranks closed
+        up: what :func:`build_ranking` gives with ``judged_only=True`` (trec_eval ``-J``), for measures
+        that ask for it alone (ir_measures' ``nDCG(judged_only=True)@10``)."""
+        if self.judged_only or not (self.num_nonpool.any() or self.num_unjudged.any()):
+            return replace(self, judged_only=True)
+        keep = self.rel >= 0
+        rel = self.rel[keep]
+        qidx = self.qidx[keep]
+        nq = self.n_queries
+        num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
+        offsets = np.zeros(nq + 1, dtype=np.int64)
+        np.cumsum(num_ret, out=offsets[1:])
+        rank = (np.arange(len(rel), dtype=np.int64) - offsets[qidx]).astype(np.int32)
+        num_rel, num_rel_ret, relcum = _level_counts(rel, offsets, qidx, self.rel_levels, self.relevance_level)
+        zeros = np.zeros(nq, dtype=np.int64)
+        return replace(
+            self,
+            offsets=_frozen(offsets),
+            rel=_frozen(rel),
+            qidx=_frozen(qidx),
+            rank=_frozen(rank),
+            num_ret=_frozen(num_ret),
+            num_rel=num_rel,
+            num_rel_ret=num_rel_ret,
+            num_nonpool=_frozen(zeros),
+            num_unjudged=_frozen(zeros.copy()),
+            relcum=relcum,
+            judged_only=True,
+        )
+
     # ------------------------------------------------------------------ kernels
     def segment_starts(self) -> np.ndarray:
         return self.offsets[:-1]

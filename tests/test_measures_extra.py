@@ -167,9 +167,13 @@ EXPECTED = {
     "Judged": Measure("Judged", (0,)),
     "P(rel=2)@5": Measure("P", (5,), rel=2),
     "P(rel=1)@5": Measure("P", (5,), rel=1),
-    "RBP(p=0.8)": Measure("rbp", (("p", 0.8),)),
-    "RBP": Measure("rbp", (("p", 0.8),)),
-    "RBP(p=0.95)": Measure("rbp", (("p", 0.95),)),
+    # ir_measures' RBP (graded, not rescaled), not trec_eval's rbp
+    "RBP(p=0.8)": Measure("rbp_ext", (0,)),
+    "RBP": Measure("rbp_ext", (0,)),
+    "RBP(p=0.95)": Measure("rbp_ext", (0,), options=(("p", "0.95"),)),
+    "RBP(rel=2)@10": Measure("rbp_ext", (10,), options=(("binary_at", "2"),)),
+    "Compat(p=0.9)": Measure("compat", options=(("p", "0.9"),)),
+    "Accuracy(rel=2)@5": Measure("Accuracy", (5,), rel=2),
     "ERR@20": Measure("ERR", (20,)),
     "ERR": Measure("ERR", (0,)),
     "AP@100": Measure("map_cut", (100,)),
@@ -223,7 +227,7 @@ def test_ir_measures_name_parses_and_round_trips(name):
 
 
 def test_every_ir_measures_name_is_understood():
-    cutoff = {"P", "Precision", "R", "Recall", "Success", "IPrec"}
+    cutoff = {"P", "Precision", "R", "Recall", "Success", "IPrec", "BPM", "SDCG"}
     for name in IR_MEASURES_NAMES:
         (m,) = parse_measures(name + ("@1" if name in cutoff else ""))
         assert m.family in FAMILIES
@@ -258,18 +262,20 @@ def test_trec_syntax_items_for_the_new_families():
         "Success",
         "IPrec",
         "nDCG(rel=2)@10",
-        "AP(judged_only=True)",
-        "P(judged_only=True)@5",
+        "Bpref(judged_only=True)",
+        "NumRel(judged_only=True)",
         "nDCG(gain=cubic)@10",
         "nDCG(discount=zipf)",
         "nDCG(base=1,discount=jk)",
         "nDCG(ideal=best)",
         "nDCG(dcg=exp)@5",
         "nDCG(dcg='exp-log2', gain=linear)@5",
-        "nDCG(gains={1: 3})@10",
+        "nDCG(gains={1: -3})@10",
         "nDCG(gains={1: 3}, gain=exp)",
-        "RBP(rel=1)",
-        "RBP@10",
+        "RBP(rel=0)",
+        "RBP(p=1.5)@10",
+        "Accuracy(rel=0)",
+        "Compat@10",
         "AP(interpolated)@10",
         "AP(precision=smoothed)",
         "P(rel=1.5)@5",
@@ -278,7 +284,6 @@ def test_trec_syntax_items_for_the_new_families():
         "P(cutoff=5, foo=1)",
         "SetF(beta=x)",
         "NumQ(rel=2)",
-        "Compat",
         "alpha_nDCG@10",
         "nDCG@10@5",
     ],
@@ -288,9 +293,10 @@ def test_unsupported_names_are_refused(name):
         parse_measures(name)
 
 
-def test_judged_only_is_an_evaluation_setting():
+def test_judged_only_is_an_option_where_ir_measures_has_it():
     with pytest.raises(ValueError, match="judged_only"):
-        parse_measures("AP(judged_only=True)")
+        parse_measures("Bpref(judged_only=True)")
+    assert parse_measures("AP(judged_only=True)") == [Measure("map", options=(("judged_only", "true"),))]
     assert parse_measures("AP(judged_only=False)") == [Measure("map")]
 
 

@@ -85,4 +85,4 @@ NICKNAMES["set"] = (
 )
 
 # measures beyond trec_eval and the ir_measures-style names
-from . import extra, irm  # noqa: E402,F401  (registration)
+from . import cwl, extra, irm, irm_families  # noqa: E402,F401  (registration)

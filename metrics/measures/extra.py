@@ -17,6 +17,13 @@ a measure name such as ``ndcg_ext_10(discount=jk,gain=exp)``):
 * ``ideal``: ``all`` (ideal ranking of all judged documents of the query,
   retrieved or not: trec_eval) or ``retrieved`` (the retrieved documents of
   the query, reordered by decreasing gain).
+* ``gains``: grade -> gain pairs written ``1:3;2:9`` (ir_measures'
+  ``nDCG(gains={1: 3, 2: 9})@10``): each judged document's grade is replaced
+  by its gain before the ``gain`` function applies, grades not listed keep
+  their own value (ir_measures maps the qrels the same way, ``gains.get(grade,
+  grade)``); the ideal ranking orders the judged documents by the mapped
+  gain.  Grades and gains must be >= 0 (a negative grade is "unjudged" here,
+  whatever its value).
 
 nDCG is DCG / ideal DCG, both over the first k ranks for a cutoff k; 0 when
 the ideal DCG is 0 (no document with positive gain).  Sums run left to right
@@ -115,17 +122,21 @@ class NdcgOptions:
     discount: str = "log"
     base: float = 2.0
     ideal: str = "all"
+    #: (grade, gain) pairs, sorted by grade; empty: the gain of a grade is the grade
+    gains: tuple = ()
 
     def non_default(self) -> tuple[tuple[str, str], ...]:
         """The options that differ from trec_eval's, as sorted (name, text) pairs:
         the ``options`` of a canonical :class:`~metrics.measures.registry.Measure`."""
         default = NdcgOptions()
         out = []
-        for name in ("base", "discount", "gain", "ideal"):
+        for name in ("base", "discount", "gain", "gains", "ideal"):
             if name == "base" and self.discount == "log":
                 continue  # log_b(i+1) scales DCG and ideal DCG alike: nDCG does not depend on b
             value = getattr(self, name)
             if value != getattr(default, name):
+                if name == "gains":
+                    value = gains_text(value)
                 out.append((name, _format_number(value) if name == "base" else value))
         return tuple(out)
 
@@ -135,10 +146,46 @@ class NdcgOptions:
         return not self.non_default()
 
 
-def ndcg_options(gain="linear", discount="log", base=2, ideal="all") -> NdcgOptions:
+def gains_text(pairs) -> str:
+    """``((1, 3.0), (2, 9.0))`` as the option text ``1:3;2:9``."""
+    return ";".join(f"{g}:{_format_number(v)}" for g, v in pairs)
+
+
+def _gain_pairs(gains) -> tuple:
+    """(grade, gain) pairs, sorted, from a dict, pairs or the option text ``1:3;2:9``; an identity
+    mapping (every gain equal to its grade) is no mapping."""
+    if isinstance(gains, str):
+        items = []
+        for part in filter(None, (t.strip() for t in gains.split(";"))):
+            g, sep, v = part.partition(":")
+            if not sep:
+                raise ValueError(f"nDCG gains must be grade:gain pairs, not {part!r}")
+            items.append((g.strip(), v.strip()))
+    elif isinstance(gains, dict):
+        items = list(gains.items())
+    else:
+        items = list(gains)
+    out = {}
+    for g, v in items:
+        try:
+            gf, vf = float(g), float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"nDCG gains: grade {g!r} and gain {v!r} must be numbers") from None
+        if isinstance(g, bool) or not gf.is_integer() or gf < 0:
+            raise ValueError(f"nDCG gains: grades must be whole numbers >= 0, not {g!r}")
+        if not math.isfinite(vf) or vf < 0:
+            raise ValueError(f"nDCG gains: gains must be finite numbers >= 0, not {v!r}")
+        if int(gf) in out:
+            raise ValueError(f"nDCG gains: grade {int(gf)} given twice")
+        out[int(gf)] = vf
+    return tuple(sorted((g, v) for g, v in out.items() if v != g))
+
+
+def ndcg_options(gain="linear", discount="log", base=2, ideal="all", gains=()) -> NdcgOptions:
     """Check and normalise nDCG options given as text or values.
 
-    ``discount="log2"`` is accepted for ``log``; ``base`` may be text.
+    ``discount="log2"`` is accepted for ``log``; ``base`` may be text;
+    ``gains`` a dict, (grade, gain) pairs or the text ``1:3;2:9``.
     Raises ValueError for anything else.
     """
     gain, discount, ideal = str(gain).strip().lower(), str(discount).strip().lower(), str(ideal).strip().lower()
@@ -156,15 +203,21 @@ def ndcg_options(gain="linear", discount="log", base=2, ideal="all") -> NdcgOpti
         raise ValueError(f"nDCG base must be a number, not {base!r}") from None
     if not (math.isfinite(b) and b > 1.0):
         raise ValueError(f"nDCG base must be a finite number > 1, not {base!r}")
-    return NdcgOptions(gain=gain, discount=discount, base=b, ideal=ideal)
+    return NdcgOptions(gain=gain, discount=discount, base=b, ideal=ideal, gains=_gain_pairs(gains))
 
 
 # ------------------------------------------------------------------ kernels
 
 
-def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
-    """Gain per relevance code; codes <= 0 (non-relevant, not judged) gain 0."""
+def _gain(grades: np.ndarray, gain: str, mapping: tuple = ()) -> np.ndarray:
+    """Gain per relevance code; codes <= 0 (non-relevant, not judged) gain 0.  ``mapping``: (grade,
+    value) pairs replacing the grade of judged documents (codes >= 0) before the gain applies."""
     g = np.asarray(grades)
+    if mapping:
+        mapped = g.astype(np.float64)
+        for grade, value in mapping:
+            mapped[g == grade] = value
+        g = mapped
     pos = g > 0
     if gain == "exp":
         return np.where(pos, np.exp2(np.where(pos, g, 0).astype(np.float64)) - 1.0, 0.0)
@@ -191,15 +244,18 @@ def _ideal_all(r, opts: NdcgOptions):
     end to end: (gains, offsets)."""
     levels = r.rel_levels  # (nq, max_grade + 1)
     nq = r.n_queries
-    if levels.shape[1] <= 1:
+    # the grades in decreasing order of gain (best first), those with a positive gain only
+    gain_of = _gain(np.arange(levels.shape[1]), opts.gain, opts.gains)
+    grades = np.argsort(-gain_of, kind="stable")
+    grades = grades[gain_of[grades] > 0]
+    if not len(grades):
         return np.zeros(0), np.zeros(nq + 1, dtype=np.int64)
-    grades = np.arange(levels.shape[1] - 1, 0, -1)  # best grade first, grades >= 1
-    counts = levels[:, ::-1][:, :-1]  # (nq, max_grade) in the same order
+    counts = levels[:, grades]  # (nq, len(grades))
     per_query = counts.sum(axis=1)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(per_query, out=offsets[1:])
-    g = np.repeat(np.broadcast_to(grades, counts.shape).ravel(), counts.ravel())
-    return _gain(g, opts.gain), offsets
+    g = np.repeat(np.broadcast_to(gain_of[grades], counts.shape).ravel(), counts.ravel())
+    return g, offsets
 
 
 def _ideal_retrieved(r, gains: np.ndarray):
@@ -227,7 +283,7 @@ def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):
     """DCG and ideal DCG at each cutoff: two ``(n_queries, len(cutoffs))``
     arrays.  A cutoff of 0 means the whole ranking (whole ideal ranking)."""
     cut = np.asarray(cutoffs, dtype=np.int64)
-    gains = _gain(r.rel, opts.gain)
+    gains = _gain(r.rel, opts.gain, opts.gains)
     prefix = _prefix_dcg(gains, r.offsets, opts)
     big = np.iinfo(np.int64).max
     depth = cutoff_matrix(r.n_queries, np.where(cut == WHOLE_RANKING, big, cut))
@@ -254,15 +310,16 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
     "ndcg_ext",
     params=OptionalCutoffs(WHOLE_RANKING),
     order=200,
-    options={"gain": "linear", "discount": "log", "base": "2", "ideal": "all"},
+    options={"gain": "linear", "discount": "log", "base": "2", "ideal": "all", "gains": ""},
 )
 def ndcg_ext(r, cutoffs, **options):
     """nDCG with a choice of gain (linear | exp), discount (log: log_b(i+1) |
-    jk: log_b(i), ranks i < b undiscounted), base b and ideal ranking (all
-    judged documents | retrieved documents).  DCG / ideal DCG over the first
-    k ranks (whole ranking for cutoff 0); 0 when the ideal DCG is 0.
-    Defaults are trec_eval's ndcg / ndcg_cut.  Summary: mean."""
-    unknown = set(options) - {"gain", "discount", "base", "ideal"}
+    jk: log_b(i), ranks i < b undiscounted), base b, ideal ranking (all
+    judged documents | retrieved documents) and grade -> gain mapping
+    (``gains=1:3;2:9``).  DCG / ideal DCG over the first k ranks (whole
+    ranking for cutoff 0); 0 when the ideal DCG is 0.  Defaults are
+    trec_eval's ndcg / ndcg_cut.  Summary: mean."""
+    unknown = set(options) - {"gain", "discount", "base", "ideal", "gains"}
     if unknown:
         raise ValueError(f"ndcg_ext: unknown options {sorted(unknown)}")
     dcg, idcg = dcg_matrices(r, cutoffs, ndcg_options(**options))

@@ -4,19 +4,21 @@ Registered as a measure syntax, so :func:`~metrics.parse_measures` and
 :func:`~metrics.evaluate` accept these names next to trec_eval's.  A name is
 ``Name``, ``Name@value`` or ``Name(arg=value, ...)@value``; values are
 numbers, words (quoted or not), ``True``/``False`` or, for ``gains``, a dict
-``{1: 3, 2: 9}``.  Each name becomes the same :class:`Measure` as the
-trec_eval measure it denotes, so ``nDCG@10`` *is* ``ndcg_cut_10`` (same
-column, same values):
+``{1: 3, 2: 9}``.  Where trec_eval has the measure, the name becomes the
+same :class:`Measure`, so ``nDCG@10`` *is* ``ndcg_cut_10`` (same column,
+same values); the others are families of extra.py and irm_families.py:
 
 ========================  =================================  ==========================
 ir_measures name          measure                            notes
 ========================  =================================  ==========================
 AP, MAP                   map
 AP@k                      map_cut_k
-RR, MRR                   recip_rank                         no cutoff (trec_eval has none)
+RR, MRR                   recip_rank
+RR@k, MRR@k               rr_cut_k                           MS MARCO's MRR@10
 nDCG, NDCG                ndcg
 nDCG@k                    ndcg_cut_k
-nDCG(gains={1:3,2:9})     ndcg_1=3,2=9                       trec_eval's gain pairs; no cutoff
+nDCG(gains={1:3,2:9})     ndcg_1=3,2=9                       trec_eval's gain pairs
+nDCG(gains={1:3,2:9})@k   ndcg_ext_k(gains=1:3;2:9)          grades mapped, as ir_measures
 nDCG(dcg=exp-log2)@k      ndcg_ext_k(gain=exp)               gdeval's nDCG
 P@k, Precision@k          P_k
 R@k, Recall@k             recall_k
@@ -33,22 +35,41 @@ SetP / SetRelP            set_P / set_relative_P             SetP(relative=True)
 SetR                      set_recall
 SetF, SetF(beta=b)        set_F, set_F_b
 SetAP                     set_map
-RBP, RBP(p=x)             rbp_p=x                            ir_measures' default p is 0.8
+RBP, RBP(p=x)             rbp_ext(p=x)                       graded, not rescaled
+RBP@k                     rbp_ext_k                          (trectools' RBP)
+RBP(rel=r)[@k]            rbp_ext[_k](binary_at=r)           binary (cwl_eval's RBP)
 ERR@k                     ERR_k                              gdeval's ERR (see extra.py)
 Judged@k                  Judged_k                           ir_measures' judgment rate
+Compat(p=x,normalize=b)   compat(p=x,normalize=false)        irm_families.py
+Accuracy[@k]              Accuracy[_k]                       NaN where undefined
+DCG@k, F1@k, Hits@k       dcg_cut_k, f1_cut_k, hits_k
+INST, INSQ(T=t,max_rel=m) inst, insq(T=t,max_rel=m)          cwl_eval's (cwl.py)
+BPM(max_rel=m)@k          bpm_k(max_rel=m)                   T, min_rel, max_rel
+SDCG(max_rel=m)@k         sdcg_k(max_rel=m)                  min_rel, max_rel
 ========================  =================================  ==========================
 
 ``rel=r`` (P, AP, RR, R, Rprec, Bpref, Success, infAP, IPrec, NumRel, the set
 measures) sets the relevance level of that measure alone: ``P(rel=2)@5`` is
 ``P_5(rel=2)``.  An explicit ``rel=1`` is kept (it stays 1 whatever the
 evaluation's relevance level), the default follows the evaluation.
-``judged_only=True`` is not a per-measure option here: pass
-``judged_only=True`` to :func:`~metrics.evaluate` instead.  Names of
-measures trec_eval does not compute (``RR@k``, ``RBP@k``, ``RBP(rel=r)``,
-``nDCG(gains=...)@k``, diversity and other measures) are refused with a
-ValueError.  ``RBP`` is trec_eval's rbp: with grades above 1 it rescales the
-gains of a query into [0, 1] (min-max over its grades), which ir_measures'
-own RBP providers do not do, so graded values can differ from theirs.
+
+``judged_only=True`` (P, RR, Rprec, AP, nDCG, R, SetAP, SetF, SetP,
+Success, IPrec: where ir_measures has the parameter) computes that measure
+alone on the ranking without its unjudged documents (trec_eval's ``-J``),
+next to measures of the whole ranking: ``nDCG(judged_only=True)@10`` is
+``ndcg_cut_10(judged_only=true)``.  The canonical form takes it for any
+family; ir_measures' names refuse it where ir_measures does
+(``Bpref(judged_only=True)``).
+
+``RBP`` is ir_measures' RBP (see irm_families.py): the gain of a document is
+its grade, not rescaled, while trec_eval's ``rbp`` (trec_eval syntax:
+``rbp``, ``rbp.p=0.8``) rescales a query's grades into [0, 1] when any is
+above 1; on binary qrels the two agree.  ``rel`` of RBP and Accuracy must be
+>= 1 (ir_measures counts documents outside the qrels as grade 0, which a
+level <= 0 would make relevant).  Diversity measures (``alpha_nDCG@k``,
+``ERR_IA@k``, ``P_IA@k``, ``StRecall@k``, ``NRBP``) need intent-annotated qrels:
+:func:`metrics.evaluate_diversity` computes them (diversity.py); here they
+are refused with a ValueError saying so.
 
 Textbook variants, as options of nDCG and AP (they name measures of the
 ``ndcg_ext`` and ``map_ext`` families; with trec_eval's defaults they are
@@ -119,6 +140,12 @@ IR_MEASURES_NAMES = (
     "RBP",
     "ERR",
     "Judged",
+    "Compat",
+    "Accuracy",
+    "INST",
+    "INSQ",
+    "BPM",
+    "SDCG",
 )
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
@@ -154,7 +181,8 @@ class _Args:
     def done(self):
         if self.flag("judged_only"):
             raise ValueError(
-                f"{self.name}: judged_only is not a per-measure option; evaluate with judged_only=True instead"
+                f"{self.name} takes no judged_only option (ir_measures has none for it); "
+                "evaluate with judged_only=True instead"
             )
         if self.items:
             raise ValueError(f"{self.name}: unsupported parameters {', '.join(sorted(self.items))}")
@@ -272,14 +300,13 @@ def _ndcg(name, at, args: _Args) -> Measure:
     if gains is not None:
         if not isinstance(gains, dict):
             raise ValueError(f"{name}: gains must be a dict {{grade: gain}}")
-        if k is not None or not variant.is_trec:
-            raise ValueError(
-                f"{name}: gains are only available for the whole ranking with "
-                "trec_eval's discount (trec_eval's ndcg.level=gain)"
-            )
-        items = sorted((int(g), float(v)) for g, v in gains.items())
-        text = ",".join(f"{g}={v!r}" for g, v in items)
-        return _trec("ndcg", text)
+        if variant.gain != "linear":
+            raise ValueError(f"{name}: gains replace the grades as gains; they do not combine with gain={variant.gain}")
+        if k is None and variant.is_trec:
+            items = sorted((int(g), float(v)) for g, v in gains.items())
+            text = ",".join(f"{g}={v!r}" for g, v in items)
+            return _trec("ndcg", text)  # trec_eval's ndcg.1=3,2=9
+        variant = extra.ndcg_options(**opts, gains=gains)
     if variant.is_trec:
         return _trec("ndcg") if k is None else _trec("ndcg_cut", str(k))
     return Measure("ndcg_ext", (extra.WHOLE_RANKING if k is None else k,), None, variant.non_default())
@@ -366,15 +393,77 @@ def _set_f(name, at, args: _Args) -> Measure:
     return _trec("set_F", repr(float(beta)), rel)
 
 
+def _number_option(name, args: _Args, key, default, low=0.0, high=1.0):
+    v = args.pop(key, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (low < v < high):
+        raise ValueError(f"{name}: {key} must be a number between {low:g} and {high:g} (exclusive), not {v!r}")
+    return [] if float(v) == default else [(key, _num(v))]
+
+
+def _level_at_least_1(name, rel):
+    if rel is not None and rel < 1:
+        raise ValueError(f"{name}: rel must be >= 1 here (ir_measures counts documents outside the qrels as grade 0)")
+    return rel
+
+
 def _rbp(name, at, args: _Args) -> Measure:
-    _no_cutoff(name, at, args)
-    p = args.pop("p", 0.8)
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ValueError(f"{name}: p must be a number, not {p!r}")
-    if args.rel() is not None:
-        raise ValueError(f"{name}: trec_eval's rbp uses graded gains; rel is not supported")
+    k = _cutoff(name, at, args, required=False)
+    opts = _number_option(name, args, "p", 0.8)
+    rel = _level_at_least_1(name, args.rel())
     args.done()
-    return _trec("rbp", f"p={float(p)!r}")
+    if rel is not None:
+        opts.append(("binary_at", str(rel)))
+    return Measure("rbp_ext", (extra.WHOLE_RANKING if k is None else k,), None, tuple(sorted(opts)))
+
+
+def _cwl(family, cutoff: bool):
+    """cwl_eval's measures (INST, INSQ, BPM@k, SDCG@k): T, min_rel, max_rel (cwl.py)."""
+
+    def make(name, at, args: _Args) -> Measure:
+        k = _cutoff(name, at, args, required=cutoff)
+        if not cutoff and k is not None:
+            raise ValueError(f"{name} takes no cutoff")
+        opts = []
+        if family != "sdcg":
+            opts += _number_option(name, args, "T", 1.0, low=0.0, high=math.inf)
+        elif str(args.pop("dcg", "log2")) != "log2":
+            raise ValueError(f"{name}: dcg must be log2")
+        for key, default in (("min_rel", 0), ("max_rel", None)):
+            v = args.pop(key)
+            if v is None:
+                continue
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not float(v).is_integer() or v < 0:
+                raise ValueError(f"{name}: {key} must be a whole number >= 0, not {v!r}")
+            if v != default:
+                opts.append((key, str(int(v))))
+        args.done()
+        return Measure(family, () if k is None else (k,), None, tuple(sorted(opts)))
+
+    return make
+
+
+def _rbp_ext(name, at, args: _Args) -> Measure:
+    """The canonical name: ``rbp_ext(binary_at=2,p=0.9)``."""
+    level = args.pop("binary_at")
+    if level is not None:
+        args.items["rel"] = level
+    return _rbp(name, at, args)
+
+
+def _compat(name, at, args: _Args) -> Measure:
+    _no_cutoff(name, at, args)
+    opts = _number_option(name, args, "p", 0.95, high=math.inf)
+    if "normalize" in args.items and not args.flag("normalize"):
+        opts.append(("normalize", "false"))
+    args.done()
+    return Measure("compat", (), None, tuple(sorted(opts)))
+
+
+def _accuracy(name, at, args: _Args) -> Measure:
+    k = _cutoff(name, at, args, required=False)
+    rel = _level_at_least_1(name, args.rel())
+    args.done()
+    return Measure("Accuracy", (extra.WHOLE_RANKING if k is None else k,), rel)
 
 
 def _num_q(name, at, args: _Args) -> Measure:
@@ -424,10 +513,17 @@ _BUILDERS = {
     "SetAP": _simple("set_map"),
     "RBP": _rbp,
     "ERR": _own_cut("ERR"),
+    "Compat": _compat,
+    "INST": _cwl("inst", False),
+    "INSQ": _cwl("insq", False),
+    "BPM": _cwl("bpm", True),
+    "SDCG": _cwl("sdcg", True),
+    "Accuracy": _accuracy,
     "Judged": _own_cut("Judged"),
     # canonical names of the variant families, e.g. "ndcg_ext(gain=exp)"
     "ndcg_ext": _ndcg,
     "map_ext": _ap,
+    "rbp_ext": _rbp_ext,
 }
 
 
@@ -442,11 +538,35 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     name = _ALIASES.get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
+        from .diversity import parse_diversity
+
+        if parse_diversity(text) is not None:
+            raise ValueError(
+                f"measure {text.strip()!r} needs intent-annotated qrels (qid intent docid grade): "
+                "use metrics.evaluate_diversity"
+            )
         return None
     try:
-        return [builder(name, at, _Args(name, args))]
+        arguments = _Args(name, args)
+        judged = name in JUDGED_ONLY and arguments.flag("judged_only")
+        m = builder(name, at, arguments)
     except (ValueError, TypeError, SyntaxError) as e:
         raise ValueError(f"measure {text.strip()!r}: {e}") from None
+    return [with_judged_only(m) if judged else m]
+
+
+#: the measures for which ir_measures has a ``judged_only`` parameter (and the ndcg/map variants)
+JUDGED_ONLY = (
+    *("P", "RR", "Rprec", "AP", "nDCG", "R", "SetAP", "SetF", "SetP", "SetRelP", "Success", "IPrec"),
+    *("ndcg_ext", "map_ext"),
+)
+JUDGED_ONLY_OPTION = ("judged_only", "true")
+
+
+def with_judged_only(m: Measure) -> Measure:
+    """``m`` computed on its own ranking without the unjudged documents (ir_measures' ``judged_only=True``):
+    the option ``judged_only=true``, which the evaluator applies to the ranking, not to the family."""
+    return Measure(m.family, m.params, m.rel, tuple(sorted(set(m.options) | {JUDGED_ONLY_OPTION})), m.trec_text)
 
 
 syntax(parse_ir_measures)
@@ -504,7 +624,16 @@ _SIMPLE_NAMES = {
     "set_recall": "SetR",
     "set_map": "SetAP",
 }
-_CUT_NAMES = {"map_cut": "AP", "ndcg_cut": "nDCG", "P": "P", "recall": "R", "success": "Success"}
+_CUT_NAMES = {
+    "map_cut": "AP",
+    "ndcg_cut": "nDCG",
+    "P": "P",
+    "recall": "R",
+    "success": "Success",
+    "rr_cut": "RR",
+    "f1_cut": "F1",
+    "hits": "Hits",
+}
 
 
 def _num(v: float) -> str:
@@ -518,9 +647,26 @@ def _compose(name: str, args: list[str], at=None) -> str:
 def ir_measures_name(m: Measure) -> str | None:
     """The ir_measures-style name of ``m`` (``parse_measures`` of it gives
     ``m`` back), or None when ir_measures has no name for it."""
+    if JUDGED_ONLY_OPTION in m.options:
+        base = _ir_measures_name(
+            Measure(m.family, m.params, m.rel, tuple(o for o in m.options if o != JUDGED_ONLY_OPTION))
+        )
+        read = None if base is None else _read(base)
+        if base is None or read is None:
+            return None
+        bare, _, at = read
+        if _ALIASES.get(bare, bare) not in JUDGED_ONLY:
+            return None
+        inner = base[len(bare) :].partition("@")[0]
+        listed = inner[1:-1] if inner.startswith("(") else ""
+        return _compose(bare, ["judged_only=True"] + ([listed] if listed else []), at)
+    return _ir_measures_name(m)
+
+
+def _ir_measures_name(m: Measure) -> str | None:
     rel = [] if m.rel is None else [f"rel={m.rel}"]
     fam = m.family
-    if m.options and fam not in ("ndcg_ext", "map_ext"):
+    if m.options and fam not in ("ndcg_ext", "map_ext", "rbp_ext", "compat", "inst", "insq", "bpm", "sdcg"):
         return None
     if fam in _SIMPLE_NAMES and fam != "ndcg":
         if fam == "num_q" and m.rel is not None:
@@ -545,16 +691,33 @@ def ir_measures_name(m: Measure) -> str | None:
     if fam == "set_F":
         beta = float(m.params[0]) if m.params else 1.0
         return _compose("SetF", rel + ([] if beta == 1.0 else [f"beta={_num(beta)}"]))
-    if fam == "rbp":
-        if m.rel is not None or len(m.params) != 1 or m.params[0][0] != "p":
-            return None
-        return f"RBP(p={_num(m.params[0][1])})"
+    if fam == "rbp_ext" and m.rel is None:
+        opts = dict(m.options)
+        args = ([f"p={opts['p']}"] if "p" in opts else []) + (
+            [f"rel={opts['binary_at']}"] if "binary_at" in opts else []
+        )
+        k = m.params[0]
+        return _compose("RBP", args, None if k == extra.WHOLE_RANKING else k)
+    if fam == "compat" and m.rel is None:
+        return _compose("Compat", [f"{a}={'False' if b == 'false' else b}" for a, b in m.options])
+    if fam in ("inst", "insq", "bpm", "sdcg") and m.rel is None:
+        opts = dict(m.options)
+        args = [f"{key}={opts[key]}" for key in ("T", "min_rel", "max_rel") if key in opts]
+        return _compose(fam.upper(), args, m.params[0] if m.params else None)
+    if fam == "Accuracy":
+        k = m.params[0]
+        return _compose("Accuracy", rel, None if k == extra.WHOLE_RANKING else k)
     if fam in ("ERR", "Judged") and m.rel is None:
         k = m.params[0]
         return _compose(fam, [], None if k == extra.WHOLE_RANKING else k)
     if fam == "ndcg_ext" and m.rel is None:
         k = m.params[0]
-        return _compose("nDCG", [f"{a}={b}" for a, b in m.options], None if k == extra.WHOLE_RANKING else k)
+        args = []
+        for a, b in m.options:
+            if a == "gains":  # 1:3;2:9 -> {1:3,2:9}
+                b = "{" + ",".join(f"{g}:{_num(v)}" for g, v in extra.ndcg_options(gains=b).gains) + "}"
+            args.append(f"{a}={b}")
+        return _compose("nDCG", args, None if k == extra.WHOLE_RANKING else k)
     if fam == "map_ext" and m.options == (("precision", "interpolated"),):
         return _compose("AP", rel + ["interpolated"])
     return None

@@ -433,6 +433,11 @@ def _parse_options(text: str) -> tuple[int | None, tuple]:
         k, _, v = item.partition("=")
         if k == "rel":
             rel = int(v)
+        elif k == "judged_only":  # a ranking option of any measure (evaluate.py), written true or false
+            if v.strip().lower() not in ("true", "false"):
+                raise ValueError(f"judged_only must be true or false, not {v!r}")
+            if v.strip().lower() == "true":
+                opts.append((k, "true"))
         else:
             opts.append((k, v))
     return rel, tuple(sorted(opts))

@@ -1,0 +1,274 @@
+"""Intent-annotated qrels (TREC Web track diversity qrels) and the diversity measures over them.
+
+File format: ``qid intent docid grade``, four fields separated by blanks, one
+line per (query, intent, document); the second field is the intent
+(subtopic) id, where ordinary qrels have an unused iteration field.  Blank
+lines and lines starting with ``#`` are skipped; a file may be gzip
+compressed (recognised by content).  The grade is an integer (negative
+grades are kept and are never relevant).  A (query, intent, document) may
+appear once.
+
+Also accepted by :func:`read_intent_qrels`: a DataFrame with columns
+``query_id`` (or ``qid``), ``intent`` (or ``subtopic_id``, ``iteration``),
+``doc_id`` (or ``docno``) and ``relevance`` (or ``label``), and iterables of
+records with the same attributes (ir_measures' ``Qrel`` with its
+``iteration``, pyndeval's ``SubtopicQrel``, ir_datasets' diversity qrels).
+
+:func:`evaluate_diversity` scores runs with the measures of
+:mod:`metrics.measures.diversity` (``alpha_nDCG@k``, ``ERR_IA@k``,
+``P_IA@k``, ``StRecall@k``, ``NRBP``), as ndeval computes them.  Queries are
+those of the qrels that the run retrieves for (all qrels queries, scoring 0
+when missing from the run, with ``complete=True``: what ir_measures
+averages over); the mean is over those queries.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .evaluate import Evaluation, _as_runs, format_value, labelled_runs
+from .measures.diversity import DiversityMeasure, parse_diversity, query_values
+from .ranking import arrow_strings, rank_order
+
+__all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
+
+FORMAT = "4 columns 'qid intent docid grade'"
+_COLUMNS = {
+    "query_id": ("query_id", "qid"),
+    "intent": ("intent", "subtopic_id", "iteration"),
+    "doc_id": ("doc_id", "docno"),
+    "relevance": ("relevance", "label"),
+}
+_GRADE = re.compile(r"[+-]?\d+")
+
+
+def _from_lines(lines: Iterable[str], display: str) -> pd.DataFrame:
+    rows = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) != 4:
+            raise InputError(f"found {len(fields)} columns", path=display, line=number, expected=FORMAT)
+        if not _GRADE.fullmatch(fields[3]):
+            raise InputError(f"grade {fields[3]!r} is not an integer", path=display, line=number, expected=FORMAT)
+        rows.append((fields[0], fields[1], fields[2], int(fields[3])))
+    if not rows:
+        raise InputError("no intent judgments", path=display, expected=FORMAT)
+    return pd.DataFrame(rows, columns=["query_id", "intent", "doc_id", "relevance"])
+
+
+def _read_path(path) -> pd.DataFrame:
+    display = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise InputError(f"corrupt gzip data ({e})", path=display) from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InputError(f"bytes that are not UTF-8 at offset {e.start}", path=display) from None
+    return _from_lines(text.split("\n"), display)
+
+
+def _pick(columns, key: str):
+    for name in _COLUMNS[key]:
+        if name in columns:
+            return name
+    return None
+
+
+def _from_frame(df: pd.DataFrame) -> pd.DataFrame:
+    names = {key: _pick(df.columns, key) for key in _COLUMNS}
+    missing = [key for key, name in names.items() if name is None]
+    if missing:
+        raise InputError(
+            f"intent qrels frame lacks {', '.join(missing)}",
+            expected="columns query_id, intent (or subtopic_id, iteration), doc_id, relevance",
+        )
+    grades = pd.to_numeric(df[names["relevance"]], errors="coerce")
+    if grades.isna().any() or not np.all(np.asarray(grades, dtype=np.float64) % 1 == 0):
+        raise InputError("intent qrels grades must be integers")
+    return pd.DataFrame(
+        {
+            "query_id": df[names["query_id"]].astype(str).to_numpy(),
+            "intent": df[names["intent"]].astype(str).to_numpy(),
+            "doc_id": df[names["doc_id"]].astype(str).to_numpy(),
+            "relevance": np.asarray(grades, dtype=np.int64),
+        }
+    )
+
+
+def _from_records(records) -> pd.DataFrame:
+    rows = []
+    for r in records:
+        intent = next((getattr(r, a) for a in ("intent", "subtopic_id", "iteration") if hasattr(r, a)), None)
+        if intent is None or not all(hasattr(r, a) for a in ("query_id", "doc_id", "relevance")):
+            raise InputError(
+                f"cannot read {type(r).__name__} as an intent judgment",
+                expected="records with query_id, intent (or subtopic_id, iteration), doc_id and relevance",
+            )
+        rows.append((str(r.query_id), str(intent), str(r.doc_id), int(r.relevance)))
+    if not rows:
+        raise InputError("no intent judgments", expected=FORMAT)
+    return pd.DataFrame(rows, columns=["query_id", "intent", "doc_id", "relevance"])
+
+
+def read_intent_qrels(source) -> pd.DataFrame:
+    """Intent-annotated qrels as a frame ``query_id``, ``intent``, ``doc_id`` (str), ``relevance`` (int64),
+    in input order.  ``source``: a path (``qid intent docid grade`` lines), a DataFrame or an iterable
+    of records (see the module docstring).  Raises :class:`metrics.InputError` naming what was
+    expected."""
+    if isinstance(source, (str, os.PathLike)):
+        out = _read_path(source)
+    elif isinstance(source, pd.DataFrame):
+        out = _from_frame(source)
+    elif isinstance(source, Iterable) and not isinstance(source, (bytes, dict)):
+        out = _from_records(source)
+    else:
+        raise InputError(
+            f"cannot read {type(source).__name__} as intent qrels",
+            expected="a path, a DataFrame or an iterable of (query_id, intent, doc_id, relevance) records",
+        )
+    dup = out.duplicated(["query_id", "intent", "doc_id"])
+    if dup.any():
+        q, i, d = out.loc[dup.idxmax(), ["query_id", "intent", "doc_id"]]
+        raise InputError(f"document {d!r} judged twice for intent {i!r} of query {q!r}", expected=FORMAT)
+    return out
+
+
+def parse_diversity_measures(measures) -> dict[DiversityMeasure, str]:
+    """``{measure: name as written}`` for a name, a space-separated list of names or a list of names."""
+    items = measures.split() if isinstance(measures, str) else list(measures)
+    out: dict[DiversityMeasure, str] = {}
+    for item in items:
+        m = parse_diversity(str(item))
+        if m is None:
+            raise ValueError(
+                f"unknown diversity measure {str(item)!r}; expected alpha_nDCG@k, ERR_IA@k, P_IA@k, StRecall@k or NRBP"
+            )
+        out.setdefault(m, str(item).strip())
+    if not out:
+        raise ValueError("no diversity measure given")
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class DiversityEvaluation(Evaluation):
+    """:class:`~metrics.Evaluation` of diversity measures: the frames, ``summary()`` and
+    ``per_query_wide()`` as for any evaluation; ``diversity_measures`` lists the measures."""
+
+    diversity_measures: list = field(default_factory=list)
+
+    def measure_names(self) -> list[str]:
+        return [self.names[m] for m in self.diversity_measures]
+
+    def trec_lines(self, run: str | None = None, *, queries: bool = False, summary: bool = True) -> list[str]:
+        """trec_eval-style lines (``%-22s\\t%s\\t%6.4f``) under the names asked for."""
+        run = self.runs[0] if run is None else run
+        out = []
+        if queries:
+            pq = self.per_query[self.per_query["run"] == run]
+            for q, m, v in zip(pq["query_id"], pq["measure"], pq["value"]):
+                out.append(f"{m:<22}\t{q}\t{format_value('double', v)}")
+        if summary:
+            agg = self.aggregate[self.aggregate["run"] == run]
+            out += [f"{m:<22}\tall\t{format_value('double', v)}" for m, v in zip(agg["measure"], agg["value"])]
+        return out
+
+
+def _judged_matrices(qrels: pd.DataFrame, level: int):
+    """Per query: (judged doc ids, {doc id: row}, boolean (docs, intents) matrix at ``level``); the
+    intents of a query in the order they first appear in the qrels (ndeval's subtopic order)."""
+    intent_code = pd.factorize(qrels["intent"])[0]
+    out = {}
+    for q, rows in qrels.assign(_i=intent_code).groupby("query_id", sort=False):
+        docs, doc_rows = np.unique(rows["doc_id"].to_numpy(dtype=object), return_inverse=True)
+        intents, cols = np.unique(rows["_i"].to_numpy(), return_inverse=True)
+        matrix = np.zeros((len(docs), len(intents)), dtype=bool)
+        matrix[doc_rows, cols] |= rows["relevance"].to_numpy() >= level
+        ids = [str(d) for d in docs]
+        out[str(q)] = (ids, {d: i for i, d in enumerate(ids)}, matrix)
+    return out
+
+
+def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> DiversityEvaluation:
+    """Score ``runs`` with diversity ``measures`` against intent-annotated ``qrels``.
+
+    ``qrels``: anything :func:`read_intent_qrels` reads; ``runs``: as :func:`metrics.evaluate` takes
+    them; ``measures``: names such as ``"alpha_nDCG@20 ERR_IA@20 P_IA@10 StRecall@10 NRBP"`` (a string
+    or a list; ir_measures' and ndeval's spellings, with ``alpha``, ``beta`` and ``rel`` parameters).
+    ``complete``: also score the qrels queries missing from a run (0) and average over all of them.
+    Results are keyed by the names as written."""
+    if not (isinstance(qrels, pd.DataFrame) and list(qrels.columns) == ["query_id", "intent", "doc_id", "relevance"]):
+        qrels = read_intent_qrels(qrels)
+    wanted = parse_diversity_measures(measures)
+    queries = sorted(set(qrels["query_id"]))  # trec_eval's query order (byte order of the ids)
+    index = {q: i for i, q in enumerate(queries)}
+    by_level = {level: _judged_matrices(qrels, level) for level in sorted({m.rel for m in wanted})}
+    labels: list[str] = []
+    warnings: list[str] = []
+    query_ids: dict[str, list[str]] = {}
+    pq_rows, agg_rows = [], []
+    for label, run in labelled_runs(_as_runs(runs)):
+        labels.append(label)
+        qid = run["query_id"].astype(str).to_numpy(dtype=object)
+        keep = np.array([q in index for q in qid], dtype=bool)
+        run = run[keep]
+        qcode = np.array([index[q] for q in qid[keep]], dtype=np.int64)
+        order = rank_order(qcode, run["score"].to_numpy(dtype=np.float64), arrow_strings(run["doc_id"]))
+        docs = run["doc_id"].astype(str).to_numpy(dtype=object)[order]
+        codes = qcode[order]
+        present = sorted(set(codes.tolist()))
+        evaluated = list(range(len(queries))) if complete else present
+        missing = [queries[i] for i in range(len(queries)) if i not in set(present)]
+        if missing and not complete:
+            shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+            warnings.append(f"run {label!r}: {len(missing)} qrels queries without results skipped: {shown}")
+        starts = np.searchsorted(codes, np.arange(len(queries) + 1))
+        sums = {m: 0.0 for m in wanted}
+        query_ids[label] = [queries[i] for i in evaluated]
+        for i in evaluated:
+            ranked_docs = docs[starts[i] : starts[i + 1]]
+            values = {}
+            for level, judged in by_level.items():
+                ids, row_of, matrix = judged[queries[i]]
+                ranked = np.zeros((len(ranked_docs), matrix.shape[1]), dtype=bool)
+                hit = [(r, row_of[d]) for r, d in enumerate(ranked_docs) if d in row_of]
+                if hit:
+                    ranked[[r for r, _ in hit]] = matrix[[j for _, j in hit]]
+                values.update(query_values(ranked, matrix, ids, [m for m in wanted if m.rel == level]))
+            for m, name in wanted.items():
+                pq_rows.append((label, queries[i], name, values[m]))
+                sums[m] += values[m]
+        for m, name in wanted.items():
+            agg_rows.append((label, name, sums[m] / len(evaluated) if evaluated else 0.0))
+    per_query = pd.DataFrame(pq_rows, columns=["run", "query_id", "measure", "value"]).astype(
+        {"run": "str", "query_id": "str", "measure": "str", "value": "float64"}
+    )
+    aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
+        {"run": "str", "measure": "str", "value": "float64"}
+    )
+    return DiversityEvaluation(
+        runs=labels,
+        measures=[],
+        query_ids=query_ids,
+        per_query=per_query,
+        aggregate=aggregate,
+        text=pd.DataFrame(columns=["run", "query_id", "measure", "value"]),
+        warnings=warnings,
+        settings=dict(complete=complete),
+        names=dict(wanted),
+        diversity_measures=list(wanted),
+    )

@@ -1,0 +1,248 @@
+"""Novelty and diversity measures over intent-annotated qrels, as ndeval computes them.
+
+ndeval (TREC Web track 2009-2014; ``ndeval.c`` 4.5, the code of pyndeval and
+of ir_measures' pyndeval provider) judges each document per intent
+(subtopic) of a query.  A document is relevant to an intent when its grade
+for that intent is >= the relevance level (``rel``, default 1; negative
+grades never are).  ``S`` is the number of intents of the query with at
+least one relevant document.  The gain of the document at rank i (0-based)
+is ``g_i = sum over its relevant intents j of (1 - alpha)**c_ij``, c_ij
+being the number of documents above rank i relevant to intent j (the
+redundancy penalty; the sum runs over the intents in the order they first
+appear in the qrels, powers formed by repeated multiplication, as ndeval).
+
+* ``alpha_nDCG@k`` (``alpha`` 0.5): sum_{i<k} g_i / log2(i + 2) divided by
+  the same sum over the ideal ranking, which ndeval builds greedily: at each
+  rank the judged document with the largest gain given the ranks above it,
+  ties going to the larger docid (byte order).  0 when the ranking gains
+  nothing.
+* ``ERR_IA@k`` (``alpha`` 0.5): sum_{i<k} g_i / (i + 1) divided by its
+  "ideal ideal" value sum_{i<k} S (1 - alpha)**i / (i + 1).  For k = 1 ndeval
+  does not divide (its normalising loop starts at the second rank), so
+  ``ERR_IA@1`` is g_0; kept, for agreement with ndeval.
+* ``P_IA@k``: relevant (document, intent) pairs among the first k ranks
+  divided by k * S (k, not the number retrieved).
+* ``StRecall@k``: intents with a relevant document among the first k ranks,
+  divided by S.
+* ``NRBP`` (``alpha`` 0.5, ``beta`` 0.5): sum over the whole ranking of
+  g_i * beta**i, times (1 - (1 - alpha) beta) / S.
+
+Every measure is 0 for a query with S = 0.  The ranking is trec_eval's
+(score descending, ties by docid descending); pyndeval breaks ties by docid
+ascending and ndeval by default reads the rank column, so with tied scores
+the three can differ.  ndeval stops at rank 20 (its ``DEPTH``); cutoffs here
+have no limit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["DiversityMeasure", "parse_diversity", "DIVERSITY_NAMES", "query_values"]
+
+#: measure names (ir_measures' and ndeval's spellings) -> canonical name
+DIVERSITY_NAMES = {
+    "alpha_nDCG": "alpha_nDCG",
+    "alpha-nDCG": "alpha_nDCG",
+    "ERR_IA": "ERR_IA",
+    "ERR-IA": "ERR_IA",
+    "P_IA": "P_IA",
+    "P-IA": "P_IA",
+    "StRecall": "StRecall",
+    "strec": "StRecall",
+    "NRBP": "NRBP",
+}
+_CUT = {"alpha_nDCG", "ERR_IA", "P_IA", "StRecall"}
+_ALPHA = {"alpha_nDCG", "ERR_IA", "NRBP"}  # P_IA and StRecall do not depend on alpha
+_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_-]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*")
+
+
+@dataclass(frozen=True)
+class DiversityMeasure:
+    """One diversity measure: name, cutoff (None for NRBP), alpha, beta, relevance level."""
+
+    name: str
+    cutoff: int | None = None
+    alpha: float = 0.5
+    beta: float = 0.5
+    rel: int = 1
+
+    def __str__(self) -> str:
+        args = []
+        if self.name in _ALPHA and self.alpha != 0.5:
+            args.append(f"alpha={self.alpha!r}")
+        if self.name == "NRBP" and self.beta != 0.5:
+            args.append(f"beta={self.beta!r}")
+        if self.rel != 1:
+            args.append(f"rel={self.rel}")
+        text = self.name + (f"({','.join(args)})" if args else "")
+        return text + ("" if self.cutoff is None else f"@{self.cutoff}")
+
+
+def _number(name: str, key: str, text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise ValueError(f"{name}: {key} must be a number, not {text!r}") from None
+    if not (0.0 <= v <= 1.0):
+        raise ValueError(f"{name}: {key} must lie in [0, 1], not {text!r}")
+    return v
+
+
+def parse_diversity(text: str) -> DiversityMeasure | None:
+    """The diversity measure named by ``text`` (``alpha_nDCG@20``, ``ERR-IA@10``,
+    ``NRBP(alpha=0.3,beta=0.8)``, ``P_IA(rel=2)@5``), None when it names none.
+    Raises ValueError when it names one with parameters that do not fit."""
+    m = _NAME.fullmatch(str(text))
+    if m is None or m.group(1) not in DIVERSITY_NAMES:
+        return None
+    name = DIVERSITY_NAMES[m.group(1)]
+    args: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in (m.group(2) or "").split(","))):
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key in args:
+            raise ValueError(f"measure {text!r}: cannot read parameter {part!r}")
+        args[key] = value.strip().strip("'\"")
+    cutoff = None
+    if m.group(3) is not None or "cutoff" in args:
+        raw = m.group(3) if m.group(3) is not None else args.pop("cutoff")
+        if name not in _CUT:
+            raise ValueError(f"measure {text!r}: {name} takes no cutoff")
+        if not re.fullmatch(r"[1-9]\d*", raw):
+            raise ValueError(f"measure {text!r}: the cutoff must be a positive integer, not {raw!r}")
+        cutoff = int(raw)
+    elif name in _CUT:
+        raise ValueError(f"measure {text!r}: {name} needs a cutoff: {name}@k")
+    alpha = _number(text, "alpha", args.pop("alpha")) if "alpha" in args else 0.5
+    beta = _number(text, "beta", args.pop("beta")) if "beta" in args else 0.5
+    rel = 1
+    if "rel" in args:
+        raw = args.pop("rel")
+        if not re.fullmatch(r"[+-]?\d+", raw) or int(raw) < 1:
+            raise ValueError(f"measure {text!r}: rel must be a whole number >= 1, not {raw!r}")
+        rel = int(raw)
+    if args:
+        raise ValueError(f"measure {text!r}: unsupported parameters {', '.join(sorted(args))}")
+    if name not in _ALPHA:
+        alpha = 0.5
+    if name != "NRBP":
+        beta = 0.5
+    return DiversityMeasure(name, cutoff, alpha, beta, rel)
+
+
+# ------------------------------------------------------------------ kernels
+
+
+def _powers(x: float, n: int, start: float = 1.0) -> np.ndarray:
+    """start * x**i for i < n by repeated multiplication (ndeval's running products)."""
+    out = np.empty(max(n, 0))
+    v = start
+    for i in range(len(out)):
+        out[i] = v
+        v *= x
+    return out
+
+
+def _discounts(n: int) -> np.ndarray:
+    """ndeval's discount(i) = log(2) / log(i + 2), 1 at rank 0."""
+    return np.array([1.0] + [math.log(2.0) / math.log(i + 2.0) for i in range(1, n)])[:n]
+
+
+def _gains(rel: np.ndarray, alpha: float) -> np.ndarray:
+    """g_i for a (ranks, intents) boolean matrix, summed over the intents left to right."""
+    if rel.shape[0] == 0 or rel.shape[1] == 0:
+        return np.zeros(rel.shape[0])
+    seen = np.cumsum(rel, axis=0) - rel  # documents above, relevant to each intent
+    table = _powers(1.0 - alpha, rel.shape[0] + 1)
+    return np.add.accumulate(np.where(rel, table[seen], 0.0), axis=1)[:, -1]
+
+
+def _ideal_order(rel: np.ndarray, doc_ids: list[str], alpha: float, depth: int) -> list[int]:
+    """ndeval's greedy ideal ranking of the judged documents (rows of ``rel``), first ``depth`` ranks:
+    the largest gain given the ranks above, ties to the larger docid.  Documents relevant to no intent
+    gain 0 wherever they go, so only the relevant ones are ranked."""
+    candidates = np.flatnonzero(rel.any(axis=1))
+    order: list[int] = []
+    if not len(candidates) or depth <= 0:
+        return order
+    sub = rel[candidates]
+    by_docid = np.argsort(np.argsort(np.array([doc_ids[i] for i in candidates], dtype=object)))  # docid rank
+    gain = np.ones(rel.shape[1])
+    left = np.ones(len(candidates), dtype=bool)
+    for _ in range(min(depth, len(candidates))):
+        # ndeval adds the gains of a document's intents one by one, in intent order
+        scores = np.add.accumulate(np.where(sub, gain, 0.0), axis=1)[:, -1]
+        scores = np.where(left, scores, -1.0)
+        best = scores.max()
+        tied = np.flatnonzero(scores == best)
+        pick = tied[np.argmax(by_docid[tied])]
+        left[pick] = False
+        order.append(int(candidates[pick]))
+        gain = np.where(sub[pick], gain * (1.0 - alpha), gain)
+    return order
+
+
+def _prefix(values: np.ndarray, depth: int) -> np.ndarray:
+    """Running sums of the first ``depth`` values, padded with zeros (ndeval's arrays)."""
+    out = np.zeros(depth)
+    n = min(depth, len(values))
+    out[:n] = values[:n]
+    return np.cumsum(out)
+
+
+def query_values(ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], measures) -> dict:
+    """Values of ``measures`` (DiversityMeasure) for one query.
+
+    ``ranked``: (retrieved, intents) boolean relevance of the ranking, best rank first (rows of zeros for
+    documents outside the qrels); ``judged``: (judged documents, intents) boolean relevance from the qrels
+    at the measure's level, ``judged_ids`` their ids.  Both at the same relevance level; the caller
+    groups measures by level."""
+    out = {}
+    n_int = judged.shape[1]
+    covered = judged.any(axis=0) if judged.shape[0] else np.zeros(n_int, dtype=bool)
+    S = int(covered.sum())
+    for m in measures:
+        if S == 0:
+            out[m] = 0.0
+            continue
+        k = m.cutoff
+        if m.name == "NRBP":
+            g = _gains(ranked, m.alpha)
+            total = 0.0
+            decay = 1.0
+            for v in g:
+                total += v * decay
+                decay *= m.beta
+            out[m] = total * ((1 - (1 - m.alpha) * m.beta) / S)
+        elif m.name == "P_IA":
+            out[m] = float(ranked[:k].sum()) / (k * S)
+        elif m.name == "StRecall":
+            out[m] = float(ranked[:k].any(axis=0).sum()) / S if len(ranked) else 0.0
+        elif m.name == "ERR_IA":
+            g = _gains(ranked[:k], m.alpha)
+            err = _prefix(g / np.arange(1.0, len(g) + 1.0), k)
+            ideal = np.cumsum(_powers(1.0 - m.alpha, k, float(S)) / np.arange(1.0, k + 1.0))
+            out[m] = float(err[k - 1] / ideal[k - 1]) if k > 1 else float(err[0])
+        elif m.name == "alpha_nDCG":
+            disc = _discounts(k)
+            g = _gains(ranked[:k], m.alpha)
+            dcg = _prefix(g * disc[: len(g)], k)
+            if dcg[k - 1] == 0.0:
+                out[m] = 0.0
+                continue
+            order = _ideal_order(judged, judged_ids, m.alpha, k)
+            ig = _gains(judged[order], m.alpha)
+            idcg = _prefix(ig * disc[: len(ig)], k)
+            if k > 1:  # ndeval divides both by the same "ideal ideal" value first
+                ii = np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]
+                out[m] = float((dcg[k - 1] / ii) / (idcg[k - 1] / ii))
+            else:
+                out[m] = float(dcg[0] / idcg[0])
+        else:  # pragma: no cover - parse_diversity makes only the names above
+            raise ValueError(f"unknown diversity measure {m}")
+    return out
