@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from .errors import Cancelled, InputError
 from .evaluate import Evaluation, Evaluator, evaluate, evaluator
-from .intents import evaluate_diversity, read_intent_qrels
 from .measures import FAMILIES, Measure, parse_measures
 from .names import (
     AP,
@@ -51,12 +50,15 @@ from .names import (
 from .ranking import JudgedRanking, build_ranking
 
 if TYPE_CHECKING:
+    from .intents import evaluate_diversity, read_intent_qrels
     from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
     from .writers import write_qrels, write_run
 
 # The DataFrame readers and writers import pandas and pyarrow: they are loaded when first used, so
 # that scoring (``ir-eval``, ``evaluate`` on paths) starts without them.
 _LAZY = {
+    "evaluate_diversity": "intents",
+    "read_intent_qrels": "intents",
     "LoadedFile": "readers",
     "detect_kind": "readers",
     "read_file": "readers",

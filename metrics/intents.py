@@ -33,10 +33,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .columns import ids_from_series
 from .errors import InputError
-from .evaluate import Evaluation, _as_runs, format_value, labelled_runs
+from .evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_runs
 from .measures.diversity import DiversityMeasure, parse_diversity, query_values
-from .ranking import arrow_strings, rank_order
+from .ranking import rank_order
 
 __all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
 
@@ -220,14 +221,15 @@ def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> Dive
     labels: list[str] = []
     warnings: list[str] = []
     query_ids: dict[str, list[str]] = {}
-    pq_rows, agg_rows = [], []
-    for label, run in labelled_runs(_as_runs(runs)):
+    results: list[RunResult] = []
+    for label, frame in labelled_runs(_as_runs(runs)):
+        run: pd.DataFrame = frame  # type: ignore[assignment]  # labelled_runs gives frames unless asked for columns
         labels.append(label)
         qid = run["query_id"].astype(str).to_numpy(dtype=object)
         keep = np.array([q in index for q in qid], dtype=bool)
         run = run[keep]
         qcode = np.array([index[q] for q in qid[keep]], dtype=np.int64)
-        order = rank_order(qcode, run["score"].to_numpy(dtype=np.float64), arrow_strings(run["doc_id"]))
+        order = rank_order(qcode, run["score"].to_numpy(dtype=np.float64), ids_from_series(run["doc_id"]))
         docs = run["doc_id"].astype(str).to_numpy(dtype=object)[order]
         codes = qcode[order]
         present = sorted(set(codes.tolist()))
@@ -237,8 +239,8 @@ def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> Dive
             shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
             warnings.append(f"run {label!r}: {len(missing)} qrels queries without results skipped: {shown}")
         starts = np.searchsorted(codes, np.arange(len(queries) + 1))
-        sums = {m: 0.0 for m in wanted}
         query_ids[label] = [queries[i] for i in evaluated]
+        rows = []
         for i in evaluated:
             ranked_docs = docs[starts[i] : starts[i + 1]]
             values = {}
@@ -249,24 +251,17 @@ def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> Dive
                 if hit:
                     ranked[[r for r, _ in hit]] = matrix[[j for _, j in hit]]
                 values.update(query_values(ranked, matrix, ids, [m for m in wanted if m.rel == level]))
-            for m, name in wanted.items():
-                pq_rows.append((label, queries[i], name, values[m]))
-                sums[m] += values[m]
-        for m, name in wanted.items():
-            agg_rows.append((label, name, sums[m] / len(evaluated) if evaluated else 0.0))
-    per_query = pd.DataFrame(pq_rows, columns=["run", "query_id", "measure", "value"]).astype(
-        {"run": "str", "query_id": "str", "measure": "str", "value": "float64"}
-    )
-    aggregate = pd.DataFrame(agg_rows, columns=["run", "measure", "value"]).astype(
-        {"run": "str", "measure": "str", "value": "float64"}
-    )
+            rows.append([values[m] for m in wanted])
+        matrix = np.array(rows, dtype=np.float64).reshape(len(evaluated), len(wanted))
+        # sums in query order, as trec_eval adds them
+        sums = [sum(matrix[:, j].tolist()) for j in range(len(wanted))]
+        aggregates = [total / len(evaluated) if evaluated else 0.0 for total in sums]
+        results.append(RunResult(label, query_ids[label], list(wanted.values()), matrix, aggregates, []))
     return DiversityEvaluation(
         runs=labels,
         measures=[],
         query_ids=query_ids,
-        per_query=per_query,
-        aggregate=aggregate,
-        text=pd.DataFrame(columns=["run", "query_id", "measure", "value"]),
+        results=results,
         warnings=warnings,
         settings=dict(complete=complete),
         names=dict(wanted),
