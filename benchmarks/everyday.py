@@ -143,6 +143,14 @@ def main() -> None:
     args = parser.parse_args()
     import trec_eval_ref  # the tests' way of finding (or building) trec_eval 10.0
 
+    # byte-compiled as an installed package is (pip writes the .pyc files; an environment with
+    # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)
+    import compileall
+
+    import metrics
+
+    compileall.compile_dir(os.path.dirname(metrics.__file__), quiet=1)
+
     trec_eval = trec_eval_ref.BIN
     if not trec_eval:
         print(f"(no trec_eval: {trec_eval_ref.REASON})")
