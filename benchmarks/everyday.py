@@ -141,11 +141,11 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", default=["dl19", "robust", "1m"], choices=list(SHAPES))
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    import trec_eval_ref  # the tests' way of finding (or building) trec_eval 10.0
-
     # byte-compiled as an installed package is (pip writes the .pyc files; an environment with
     # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)
     import compileall
+
+    import trec_eval_ref  # the tests' way of finding (or building) trec_eval 10.0
 
     import metrics
 
