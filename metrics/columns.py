@@ -46,7 +46,7 @@ __all__ = [
 MAX_FIXED_WIDTH = 512
 # bytes split at a time: the vectorised split holds a few index arrays per line of a chunk, so small
 # chunks keep its memory at a few MB whatever the file's size
-_CHUNK_BYTES = 2 << 20
+_CHUNK_BYTES = 1 << 20
 _MUL = np.uint64(0x9E3779B97F4A7C15)
 # the low k bytes of a 64-bit word, k = 0..8
 _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
@@ -133,11 +133,15 @@ def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Colu
 def _assemble(display: str, kind: str, name: Optional[str], parts: list) -> Columns:
     if not parts:
         raise _Irregular  # no data lines: the DataFrame reader says so in its words
-    qid = _concat([p[0] for p in parts])
-    doc = _concat([p[1] for p in parts])
-    value = np.concatenate([p[2] for p in parts])
     first_tag, last_tag = parts[0][3], parts[-1][4]
-    del parts
+    qids, docs, values = ([p[k] for p in parts] for k in range(3))
+    parts.clear()  # each column's pieces go as soon as it is joined
+    qid = _concat(qids)
+    qids.clear()
+    doc = _concat(docs)
+    docs.clear()
+    value = np.concatenate(values)
+    values.clear()
     cols = Columns(kind, qid, doc, value, path=display)
     if _has_duplicates(cols):
         raise _Irregular  # the DataFrame reader names both lines
@@ -394,13 +398,20 @@ def id_hash(ids: np.ndarray) -> np.ndarray:
         width = ids.dtype.itemsize
     words = np.ascontiguousarray(ids).view("<u8").reshape(n, width // 8)
     h = np.zeros(n, dtype=np.uint64)
+    mixed = np.empty(n, dtype=np.uint64)
+    shifted = np.empty(n, dtype=np.uint64)
     for k in range(width // 8):
         # ids hold no NUL byte, so a word is zero exactly when its id has ended: those rounds are
         # skipped, and the hash does not depend on the width of the array
         word = words[:, k]
-        mixed = (h ^ word) * _MUL
-        mixed ^= mixed >> _SHIFT
-        h = mixed if k == 0 or word.all() else np.where(word != 0, mixed, h)
+        np.bitwise_xor(h, word, out=mixed)
+        mixed *= _MUL
+        np.right_shift(mixed, _SHIFT, out=shifted)
+        mixed ^= shifted
+        if k == 0 or word.all():
+            h, mixed = mixed, h
+        else:
+            np.copyto(h, mixed, where=word != 0)
     return h
 
 
