@@ -74,6 +74,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from metrics.measures import is_count
+
 __all__ = [
     "COLUMNS",
     "CORRECTIONS",
@@ -207,7 +209,7 @@ def _unique(values) -> list:
 def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
     present = _unique(frame["measure"])
     if measures is None:
-        return [m for m in present if not str(m).startswith("num_")]
+        return [m for m in present if not is_count(m)]
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     chosen = [str(m) for m in measures]
@@ -448,7 +450,7 @@ def compare(
     baseline : label of the baseline run.
     measures : measure names (or objects whose ``str`` is the name) to compare;
         None for all measures in the frame, in their order there, except
-        trec_eval's counts (names starting with ``num_``: ``num_ret``,
+        counts (measures of kind ``long`` in the registry: ``num_ret``,
         ``num_rel_ret``, ...), which describe the runs rather than their
         effectiveness and would only enlarge the family of tests; name them
         to compare them.

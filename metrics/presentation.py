@@ -1,7 +1,8 @@
 """How values are presented, decided once for the window and the reports: which value is best.
 
 A measure that only counts or names things (``num_q``, ``num_ret``, ``num_rel``,
-``num_nonrel_judged_ret``, ``runid``, ``relstring``) has no best value; for every
+``num_nonrel_judged_ret``, ``runid``, ``relstring``: the families registered as
+``neutral``, see :mod:`metrics.measures.registry`) has no best value; for every
 other measure the best is the highest (or the lowest, for measures the caller
 names as lower-is-better), and values within :data:`TOLERANCE` of it are best
 too, so that two runs equal but for rounding in the last bit are both marked.
@@ -12,14 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from metrics.measures import is_neutral
+
+__all__ = ["TOLERANCE", "is_neutral", "best_mask"]
+
 TOLERANCE = 1e-12
-NEUTRAL_MEASURES = frozenset({"num_q", "num_ret", "num_rel", "num_nonrel_judged_ret", "runid", "relstring"})
-
-
-def is_neutral(measure: str) -> bool:
-    """Whether ``measure`` (an output name) counts or names things rather than scoring a run."""
-    name = str(measure)
-    return name in NEUTRAL_MEASURES or name.startswith(("num_ret", "relstring", "num_q_"))
 
 
 def best_mask(values, lower: bool = False) -> np.ndarray:

@@ -24,8 +24,8 @@ CSV
     ``pandas.read_csv(path, comment="#")`` reads it back; pass
     ``dtype={"query_id": str}`` to keep query ids such as ``"001"`` as text.
 Markdown, LaTeX (booktabs), HTML
-    Values rounded to ``digits`` decimals; measures whose name starts with
-    ``num_`` (trec_eval's counts) are shown as integers. The best value of each
+    Values rounded to ``digits`` decimals; counts (measures of kind ``long`` in
+    the registry: trec_eval's ``num_...``) are shown as integers. The best value of each
     measure over the runs is set in bold: the largest, or the smallest for the
     measures named in ``lower_is_better``; values within 1e-12 of the best are
     bold too; nothing is bold when all runs have the same value, nor for the
@@ -61,6 +61,7 @@ import pandas as pd
 from metrics import fileio
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
 from metrics.compare import describe_settings, format_pvalue
+from metrics.measures import is_count
 from metrics.presentation import best_mask, is_neutral
 
 __all__ = [
@@ -223,7 +224,7 @@ def _fmt_value(value, measure: str, digits: int) -> str:
         return "n/a"
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
-    if str(measure).startswith("num_") and float(value).is_integer():
+    if is_count(measure) and float(value).is_integer():
         return str(int(value))
     return f"{value:.{digits}f}"
 

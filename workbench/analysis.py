@@ -6,7 +6,6 @@ only looks results up (:class:`CurveTable`, :class:`Results`).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
@@ -15,6 +14,7 @@ import pandas as pd
 
 import metrics
 import metrics.curves
+import metrics.measures
 import metrics.ranking
 from workbench.workspace import merge_qrels
 
@@ -185,21 +185,33 @@ class _Steps:
             raise Cancelled("evaluation cancelled")
 
 
-NDCG_DEFAULTS = {"gain": "linear", "discount": "log", "base": 2, "ideal": "all"}  # trec_eval's nDCG
+def _ndcg_defaults() -> dict:
+    """trec_eval's nDCG options: the defaults registered with the ``ndcg_ext`` family."""
+    return metrics.measures.FAMILIES["ndcg_ext"].options
+
+
+def _same_option(a, b) -> bool:
+    if str(a) == str(b):
+        return True
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _changed_ndcg_options(options: dict) -> dict:
-    return {k: v for k, v in options.items() if v is not None and NDCG_DEFAULTS.get(k) != v}
+    defaults = _ndcg_defaults()
+    return {k: v for k, v in options.items() if v is not None and not (k in defaults and _same_option(defaults[k], v))}
 
 
 def ndcg_variant(measures, options: dict) -> tuple[str, ...]:
     """The measures to compute when nDCG is asked for with non-default options.
 
-    trec_eval's ``ndcg`` and ``ndcg_cut.k`` (and ir_measures' ``nDCG@k``) become
-    the core's ``ndcg_ext`` with these options (``ndcg_ext_10(gain=exp)``), so
-    the measure names say which variant a column holds.  With trec_eval's
-    options (linear gain, log2(i + 1) discount, ideal from all judgments) the
-    measures stay as given.
+    trec_eval's ``ndcg`` and ``ndcg_cut`` measures (whatever name asks for them: ``ndcg_cut.10``,
+    ``nDCG@10``, ``NDCG``; the registry parses it) become the core's ``ndcg_ext`` with these options
+    (``ndcg_ext_10(gain=exp)``), so the measure names say which variant a column holds.  nDCG with gain
+    values or a relevance level of its own stays as asked.  With trec_eval's options (linear gain,
+    log2(i + 1) discount, ideal from all judgments) the measures stay as given.
     """
     measures = tuple(measures or ())
     opts = _changed_ndcg_options(options)
@@ -207,17 +219,23 @@ def ndcg_variant(measures, options: dict) -> tuple[str, ...]:
         return measures
     suffix = "(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
     out: list[str] = []
-    for m in measures:
-        cut = re.fullmatch(r"ndcg_cut(?:[._]([0-9,]+))?", m)
-        irm = re.fullmatch(r"nDCG(?:@([0-9]+))?", m)
-        if m == "ndcg" or (irm and irm.group(1) is None):
-            out.append("ndcg_ext" + suffix)
-        elif irm:
-            out.append(f"ndcg_ext_{irm.group(1)}{suffix}")
-        elif cut and cut.group(1):
-            out.extend(f"ndcg_ext_{k}{suffix}" for k in cut.group(1).split(",") if k)
-        else:
-            out.append(m)
+    for name in measures:
+        try:
+            parsed = metrics.parse_measures([name])
+        except (ValueError, KeyError, TypeError):
+            parsed = []
+        plain = parsed and all(
+            m.family in ("ndcg", "ndcg_cut")
+            and m.rel is None
+            and not m.options
+            and (m.family != "ndcg" or not m.params)
+            for m in parsed
+        )
+        if not plain:
+            out.append(name)
+            continue
+        for m in parsed:
+            out.append("ndcg_ext" + suffix if m.family == "ndcg" else f"ndcg_ext_{m.params[0]}{suffix}")
     return tuple(dict.fromkeys(out))
 
 

@@ -18,6 +18,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from metrics.measures import is_count
 from workbench.plots import run_colour
 
 GAIN = (46, 160, 67)
@@ -164,7 +165,7 @@ class DifferenceChart(QWidget):
     # -- session -> view -------------------------------------------------
     def _sync_boxes(self, comparison) -> None:
         measures = [] if comparison is None else list(comparison.differences)
-        measures = [m for m in measures if not m.startswith("num_")] or measures
+        measures = [m for m in measures if not is_count(m)] or measures
         focus = self.session.focus_measure
         self.measure_box.blockSignals(True)
         if [self.measure_box.itemText(i) for i in range(self.measure_box.count())] != measures:

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from metrics.measures import display_label
 from workbench.workspace import KINDS
 
 KIND_TEXT = {"qrels": "qrels", "run": "run", "ranked": "ranked judgments", "queries": "query texts"}
@@ -267,20 +268,21 @@ class FilesPanel(QWidget):
 
 from workbench.help import measure_tooltip  # noqa: E402
 
+#: the measures offered with a tick box; their labels come from the measure registry
 COMMON_MEASURES = (
-    ("map", "MAP (mean average precision)"),
-    ("P.5", "P@5"),
-    ("P.10", "P@10"),
-    ("P.20", "P@20"),
-    ("Rprec", "R-precision"),
-    ("recip_rank", "Reciprocal rank"),
-    ("bpref", "bpref"),
-    ("ndcg", "NDCG (full ranking)"),
-    ("ndcg_cut.10", "NDCG@10"),
-    ("ndcg_cut.20", "NDCG@20"),
-    ("recall.100", "Recall@100"),
-    ("recall.1000", "Recall@1000"),
-    ("num_rel_ret", "Relevant retrieved"),
+    "map",
+    "P.5",
+    "P.10",
+    "P.20",
+    "Rprec",
+    "recip_rank",
+    "bpref",
+    "ndcg",
+    "ndcg_cut.10",
+    "ndcg_cut.20",
+    "recall.100",
+    "recall.1000",
+    "num_rel_ret",
 )
 
 
@@ -298,9 +300,9 @@ class MeasurePanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.list = QListWidget(self)
-        known = {m for m, _ in COMMON_MEASURES}
-        for name, text in COMMON_MEASURES:
-            item = QListWidgetItem(f"{text}   [{name}]")
+        known = set(COMMON_MEASURES)
+        for name in COMMON_MEASURES:
+            item = QListWidgetItem(f"{display_label(name)}   [{name}]")
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setToolTip(measure_tooltip(name.split(".")[0]))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)

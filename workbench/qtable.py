@@ -25,6 +25,8 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
+from metrics.measures import is_count
+
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 RAW_ROLE = Qt.ItemDataRole.UserRole + 2
 
@@ -190,8 +192,8 @@ class DataFrameModel(QAbstractTableModel):
         return int(value) if self._integer[column] else float(value)
 
     def _is_count(self, c: int) -> bool:
-        """A column of whole numbers named like trec_eval's counts (num_rel...) shows no decimals."""
-        if not self._numeric[c] or not str(self._frame.columns[c]).startswith("num_"):
+        """A column of whole numbers named by a count measure (num_rel..., kind "long") shows no decimals."""
+        if not self._numeric[c] or not is_count(str(self._frame.columns[c])):
             return False
         col = self._columns[c]
         finite = col[np.isfinite(col)]

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from metrics.measures import is_count
+
 
 class _LazyCompare:
     """:mod:`metrics.compare`, imported on first use: it brings scipy.stats (about half a second),
@@ -138,7 +140,7 @@ def compute(request: Request, progress=None) -> Comparison:
     """Paired tests of every run against the baseline, and the per-query differences."""
     s = request.settings
     per_query = request.per_query
-    measures = [m for m in pd.unique(per_query["measure"]) if not str(m).startswith("num_")]
+    measures = [m for m in pd.unique(per_query["measure"]) if not is_count(m)]
     source = _Ordered(per_query, list(request.runs))
     pairs = None
     if s.mode == "pairs":

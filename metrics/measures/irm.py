@@ -74,51 +74,19 @@ import math
 import re
 
 from . import extra
-from .registry import FAMILIES, Measure, syntax
+from .registry import FAMILIES, LongCutoffs, Measure, NoParams, syntax
 
 __all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]
 
-_ALIASES = {
-    "MAP": "AP",
-    "MRR": "RR",
-    "NDCG": "nDCG",
-    "Precision": "P",
-    "Recall": "R",
-    "BPref": "Bpref",
-    "RPrec": "Rprec",
-}
 
-#: every ir_measures name understood here (aliases included)
-IR_MEASURES_NAMES = (
-    "AP",
-    "MAP",
-    "RR",
-    "MRR",
-    "nDCG",
-    "NDCG",
-    "P",
-    "Precision",
-    "R",
-    "Recall",
-    "Rprec",
-    "RPrec",
-    "Bpref",
-    "BPref",
-    "Success",
-    "infAP",
-    "IPrec",
-    "NumQ",
-    "NumRet",
-    "NumRelRet",
-    "NumRel",
-    "SetP",
-    "SetRelP",
-    "SetR",
-    "SetF",
-    "SetAP",
-    "RBP",
-    "ERR",
-    "Judged",
+def _aliases() -> dict[str, str]:
+    """Other spellings of ir_measures' names (``MAP`` for ``AP``), as the registry records them."""
+    return {alias: fam.ir_measures for fam in FAMILIES.values() if fam.ir_measures for alias in fam.aliases}
+
+
+#: every ir_measures name understood here (aliases included), from the registry
+IR_MEASURES_NAMES = tuple(
+    dict.fromkeys(n for fam in FAMILIES.values() if fam.ir_measures for n in (fam.ir_measures, *fam.aliases))
 )
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
@@ -439,7 +407,7 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     if read is None:
         return None
     name, args, at = read
-    name = _ALIASES.get(name, name)
+    name = _aliases().get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
         return None
@@ -488,24 +456,6 @@ syntax(parse_ranx)
 
 # ------------------------------------------------------------------ writing
 
-_SIMPLE_NAMES = {
-    "map": "AP",
-    "recip_rank": "RR",
-    "ndcg": "nDCG",
-    "Rprec": "Rprec",
-    "bpref": "Bpref",
-    "infAP": "infAP",
-    "num_q": "NumQ",
-    "num_ret": "NumRet",
-    "num_rel_ret": "NumRelRet",
-    "num_rel": "NumRel",
-    "set_P": "SetP",
-    "set_relative_P": "SetRelP",
-    "set_recall": "SetR",
-    "set_map": "SetAP",
-}
-_CUT_NAMES = {"map_cut": "AP", "ndcg_cut": "nDCG", "P": "P", "recall": "R", "success": "Success"}
-
 
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
@@ -515,46 +465,71 @@ def _compose(name: str, args: list[str], at=None) -> str:
     return name + (f"({','.join(args)})" if args else "") + ("" if at is None else f"@{at}")
 
 
+# ir_measures' names that take no relevance level
+_NO_REL = frozenset({"nDCG", "NumQ", "RBP", "ERR", "Judged"})
+
+
+def _write_ndcg(m: Measure, name: str, rel: list[str]) -> str | None:
+    if not m.params:
+        return name
+    try:
+        gains = ",".join(f"{int(g)}:{_num(v)}" for g, v in m.params)
+    except (TypeError, ValueError):
+        return None
+    return f"{name}(gains={{{gains}}})"
+
+
+def _write_set_f(m: Measure, name: str, rel: list[str]) -> str | None:
+    beta = float(m.params[0]) if m.params else 1.0
+    return _compose(name, rel + ([] if beta == 1.0 else [f"beta={_num(beta)}"]))
+
+
+def _write_rbp(m: Measure, name: str, rel: list[str]) -> str | None:
+    if len(m.params) != 1 or m.params[0][0] != "p":
+        return None
+    return f"{name}(p={_num(m.params[0][1])})"
+
+
+def _write_own_cut(m: Measure, name: str, rel: list[str]) -> str | None:
+    k = m.params[0]
+    return _compose(name, [f"{a}={b}" for a, b in m.options], None if k == extra.WHOLE_RANKING else k)
+
+
+def _write_map_ext(m: Measure, name: str, rel: list[str]) -> str | None:
+    return _compose(name, rel + ["interpolated"]) if m.options == (("precision", "interpolated"),) else None
+
+
+# families whose ir_measures name is written by hand (the others: ``Name(rel=r)`` or ``Name(rel=r)@k``)
+_WRITERS = {
+    "ndcg": _write_ndcg,
+    "iprec_at_recall": lambda m, name, rel: _compose(name, rel, repr(float(m.params[0]))),
+    "set_F": _write_set_f,
+    "rbp": _write_rbp,
+    "ERR": _write_own_cut,
+    "Judged": _write_own_cut,
+    "ndcg_ext": _write_own_cut,
+    "map_ext": _write_map_ext,
+}
+
+
 def ir_measures_name(m: Measure) -> str | None:
     """The ir_measures-style name of ``m`` (``parse_measures`` of it gives
-    ``m`` back), or None when ir_measures has no name for it."""
-    rel = [] if m.rel is None else [f"rel={m.rel}"]
-    fam = m.family
-    if m.options and fam not in ("ndcg_ext", "map_ext"):
+    ``m`` back), or None when ir_measures has no name for it.  The name is the
+    family's registered ``ir_measures`` name."""
+    fam = FAMILIES.get(m.family)
+    name = fam.ir_measures if fam is not None else None
+    if fam is None or name is None:
         return None
-    if fam in _SIMPLE_NAMES and fam != "ndcg":
-        if fam == "num_q" and m.rel is not None:
-            return None
-        return _compose(_SIMPLE_NAMES[fam], rel)
-    if fam == "ndcg":
-        if m.rel is not None:
-            return None
-        if not m.params:
-            return "nDCG"
-        try:
-            gains = ",".join(f"{int(g)}:{_num(v)}" for g, v in m.params)
-        except (TypeError, ValueError):
-            return None
-        return f"nDCG(gains={{{gains}}})"
-    if fam in _CUT_NAMES:
-        if fam == "ndcg_cut" and m.rel is not None:
-            return None
-        return _compose(_CUT_NAMES[fam], rel, m.params[0])
-    if fam == "iprec_at_recall":
-        return _compose("IPrec", rel, repr(float(m.params[0])))
-    if fam == "set_F":
-        beta = float(m.params[0]) if m.params else 1.0
-        return _compose("SetF", rel + ([] if beta == 1.0 else [f"beta={_num(beta)}"]))
-    if fam == "rbp":
-        if m.rel is not None or len(m.params) != 1 or m.params[0][0] != "p":
-            return None
-        return f"RBP(p={_num(m.params[0][1])})"
-    if fam in ("ERR", "Judged") and m.rel is None:
-        k = m.params[0]
-        return _compose(fam, [], None if k == extra.WHOLE_RANKING else k)
-    if fam == "ndcg_ext" and m.rel is None:
-        k = m.params[0]
-        return _compose("nDCG", [f"{a}={b}" for a, b in m.options], None if k == extra.WHOLE_RANKING else k)
-    if fam == "map_ext" and m.options == (("precision", "interpolated"),):
-        return _compose("AP", rel + ["interpolated"])
+    if m.options and m.family not in ("ndcg_ext", "map_ext"):
+        return None
+    if m.rel is not None and name in _NO_REL:
+        return None
+    rel = [] if m.rel is None else [f"rel={m.rel}"]
+    writer = _WRITERS.get(m.family)
+    if writer is not None:
+        return writer(m, name, rel)
+    if isinstance(fam.params, NoParams):
+        return _compose(name, rel)
+    if type(fam.params) is LongCutoffs:
+        return _compose(name, rel, m.params[0])
     return None

@@ -11,7 +11,7 @@ Adding a family: write one function over the judged ranking in a module of
 this package (or a new module imported from ``metrics/measures/__init__.py``)
 and decorate it::
 
-    @measure("P", params=LongCutoffs(5, 10, 15), aggregate=mean, order=11)
+    @measure("P", params=LongCutoffs(5, 10, 15), aggregate=mean, label="P@{k}", ir_measures="P", aliases=("Precision",))
     def precision(r, cutoffs):
         '''Precision at cutoff k: ... (state the convention).'''
         k = cutoff_matrix(r.n_queries, cutoffs)
@@ -31,8 +31,21 @@ and decorate it::
 * ``aggregate`` makes the "all" value from the per-query values
   (:func:`mean`, :func:`geometric_mean`, :func:`total`, :func:`count` or any
   ``f(values, r) -> float``); ``kind`` is ``"double"``, ``"long"`` or
-  ``"text"``; ``per_query``/``summary`` say which trec_eval rows exist;
-  ``order`` places the family in trec_eval's output order.
+  ``"text"``; ``per_query``/``summary`` say which trec_eval rows exist.
+* The place of a family in the output is its place in :data:`MEASURE_ORDER`
+  (trec_eval's measure table, then the families beyond it); a family not
+  listed there comes after all listed ones, in registration order, unless
+  ``order=`` places it explicitly.
+* What the window and the reports show about a family is registered with it
+  too: ``label`` (display label, ``{k}`` standing for the cutoff:
+  ``"P@{k}"``), ``group`` (defaults to the module's name: ``precision``,
+  ``gains``, ...), ``ir_measures`` (the name ir_measures gives the family's
+  measures, ``AP`` for ``map``) and ``aliases`` (other spellings of that name,
+  ``MAP``), ``neutral`` (a family that counts or names things and has no best
+  value: ``num_ret``; text families always are).  The docstring is the
+  family's documentation (Help shows it).  :func:`family_named`,
+  :func:`is_count`, :func:`is_neutral` and :func:`display_label` answer
+  questions about a measure given by name (a column of a results frame).
 * Another way of writing measure names is added with :func:`syntax`: a
   function ``text -> list[Measure] | None`` tried after trec_eval's syntax.
 
@@ -42,6 +55,7 @@ driven tests pick the new family up.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import re
@@ -70,6 +84,12 @@ __all__ = [
     "count",
     "no_summary",
     "MIN_GEO_MEAN",
+    "MEASURE_ORDER",
+    "TREC_EVAL_TABLE",
+    "family_named",
+    "is_count",
+    "is_neutral",
+    "display_label",
 ]
 
 MIN_GEO_MEAN = 0.00001
@@ -284,6 +304,73 @@ class ParamPairs(_OneMeasureParams):
 
 # ---------------------------------------------------------------- registry
 
+#: trec_eval 10.0's measure table (``te_trec_measures`` in measures.c), in its order; trec_eval prints
+#: measures in this order, and so do we.  Names not implemented here keep their place all the same.
+TREC_EVAL_TABLE = (
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+    "relstring",
+    "recall",
+    "infAP",
+    "gm_bpref",
+    "Rprec_mult",
+    "utility",
+    "11pt_avg",
+    "binG",
+    "G",
+    "dcg",
+    "ideal_dcg",
+    "ndcg",
+    "ndcg_rel",
+    "Rndcg",
+    "ndcg_cut",
+    "map_cut",
+    "relative_P",
+    "success",
+    "set_P",
+    "set_relative_P",
+    "set_recall",
+    "set_map",
+    "set_F",
+    "num_nonrel_judged_ret",
+    "prefs_num_prefs_poss",
+    "prefs_num_prefs_ful",
+    "prefs_num_prefs_ful_ret",
+    "prefs_simp",
+    "prefs_pair",
+    "prefs_avgjg",
+    "prefs_avgjg_Rnonrel",
+    "prefs_simp_ret",
+    "prefs_pair_ret",
+    "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret",
+    "prefs_simp_imp",
+    "prefs_pair_imp",
+    "prefs_avgjg_imp",
+    "map_avgjg",
+    "P_avgjg",
+    "Rprec_mult_avgjg",
+    "yaap",
+    "rbp",
+    "rbp_resid",
+    "unj",
+)
+#: the families beyond trec_eval, after its table in this order
+BEYOND_TREC_EVAL = ("ndcg_ext", "map_ext", "ERR", "Judged", "rr_cut", "dcg_cut", "f1_cut", "hits")
+#: output order of the families: a family's ``order`` is its index here
+MEASURE_ORDER = TREC_EVAL_TABLE + BEYOND_TREC_EVAL
+_ORDER_INDEX = {name: i for i, name in enumerate(MEASURE_ORDER)}
+
 
 @dataclass(frozen=True)
 class Family:
@@ -293,7 +380,13 @@ class Family:
     ``"long"`` (%ld) or ``"text"``.  ``per_query``/``summary`` say whether
     trec_eval prints per-query rows / an "all" row.  ``aggregate`` makes the
     "all" value from the per-query values.  ``options`` maps option names to
-    default values (measure variants such as gain or discount).
+    default values (measure variants such as gain or discount); the default
+    parameters are ``params.default``.  ``order`` is the place in the output
+    (see :data:`MEASURE_ORDER`), ``label`` the display label (``{k}``: the
+    cutoff), ``group`` the kind of measure (the module that defines it),
+    ``ir_measures`` the name ir_measures gives its measures and ``aliases``
+    other spellings of that name; ``neutral``: the values count or name
+    things and none is "best" (see :mod:`metrics.presentation`).
     """
 
     name: str
@@ -306,6 +399,21 @@ class Family:
     order: float = 0.0
     options: dict = field(default_factory=dict)
     doc: str = ""
+    label: str = ""
+    group: str = ""
+    ir_measures: str | None = None
+    aliases: tuple[str, ...] = ()
+    neutral: bool = False
+
+    @property
+    def is_count(self) -> bool:
+        """Whether the values are counts (trec_eval's ``long`` measures: num_ret, num_rel_ret, ...)."""
+        return self.kind == "long"
+
+    @property
+    def defaults(self) -> tuple:
+        """The parameters used when none are given (``(5, 10, ...)`` for P)."""
+        return tuple(getattr(self.params, "default", ()))
 
     def compute(self, ranking, params: tuple, options: dict | None = None) -> np.ndarray:
         """Per-query values: (n_queries, len(params)) for cutoff families,
@@ -335,12 +443,23 @@ def measure(
     summary=True,
     order: float | None = None,
     options: dict | None = None,
+    label: str = "",
+    group: str | None = None,
+    ir_measures: str | None = None,
+    aliases: tuple[str, ...] = (),
+    neutral: bool | None = None,
 ):
-    """Register the decorated function as measure family ``name``."""
+    """Register the decorated function as measure family ``name`` (see the module docstring)."""
 
     def deco(func):
         if name in FAMILIES:
             raise ValueError(f"measure family {name!r} registered twice")
+        if order is not None:
+            place = float(order)
+        elif name in _ORDER_INDEX:
+            place = float(_ORDER_INDEX[name])
+        else:  # not listed: after every listed family, in registration order
+            place = float(len(MEASURE_ORDER) + len(FAMILIES))
         FAMILIES[name] = Family(
             name=name,
             func=func,
@@ -349,9 +468,14 @@ def measure(
             kind=kind,
             per_query=per_query,
             summary=summary,
-            order=float(len(FAMILIES) if order is None else order),
+            order=place,
             options=dict(options or {}),
             doc=(func.__doc__ or "").strip(),
+            label=label,
+            group=group if group is not None else func.__module__.rpartition(".")[2].lstrip("_"),
+            ir_measures=ir_measures,
+            aliases=tuple(aliases),
+            neutral=(kind == "text") if neutral is None else bool(neutral),
         )
         return func
 
@@ -360,6 +484,54 @@ def measure(
 
 def family_of(m: "Measure") -> Family:
     return FAMILIES[m.family]
+
+
+@functools.lru_cache(maxsize=4096)
+def _measure_named(name: str, n_families: int) -> "Measure | None":
+    # n_families is part of the key so that a family registered later is seen
+    try:
+        found = parse_measures([name])
+    except (ValueError, KeyError, TypeError, OverflowError):
+        return None
+    return found[0] if len(found) == 1 else None
+
+
+def _measure_of(name) -> "Measure | None":
+    if isinstance(name, Measure):
+        return name
+    return _measure_named(str(name), len(FAMILIES))
+
+
+def family_named(name) -> Family | None:
+    """The family of the measure named ``name`` (an output name such as ``P_10``, ``num_ret``,
+    ``nDCG@10`` or a :class:`Measure`); None when ``name`` names no single measure."""
+    m = _measure_of(name)
+    return None if m is None else FAMILIES.get(m.family)
+
+
+def is_count(name) -> bool:
+    """Whether the measure named ``name`` counts things (its family's kind is ``"long"``): shown as integers,
+    and not tested for significance by default."""
+    fam = family_named(name)
+    return fam is not None and fam.is_count
+
+
+def is_neutral(name) -> bool:
+    """Whether the measure named ``name`` counts or names things rather than scoring a run (no best value)."""
+    fam = family_named(name)
+    return fam is not None and fam.neutral
+
+
+def display_label(name) -> str:
+    """The label the window shows for the measure named ``name``: its family's ``label`` with the cutoff
+    (``P.5`` -> ``P@5``), or the canonical name when the family has no label."""
+    m = _measure_of(name)
+    if m is None:
+        return str(name)
+    fam = FAMILIES[m.family]
+    if not fam.label or m.rel is not None or m.options or (not fam.params.expands and m.params != fam.defaults):
+        return str(m)
+    return fam.label.format(k=m.params[0]) if fam.params.expands else fam.label
 
 
 @dataclass(frozen=True)
