@@ -21,9 +21,9 @@ from qt_support import close_window, open_window  # noqa: E402
 import metrics  # noqa: E402
 import metrics.compare  # noqa: E402
 import metrics.readers  # noqa: E402
-from workbench import significance_model  # noqa: E402
-from workbench.diffchart import GAIN, LOSS  # noqa: E402
-from workbench.report_dialog import ReportDialog  # noqa: E402
+from workbench.model import significance as significance_model  # noqa: E402
+from workbench.views.diffchart import GAIN, LOSS  # noqa: E402
+from workbench.views.report_dialog import ReportDialog  # noqa: E402
 
 TIMEOUT = 30000
 MEASURES = ("map", "P.10")
@@ -392,7 +392,7 @@ def test_settings_are_checked():
 
 
 def test_bar_layout():
-    from workbench.diffchart import layout_bars
+    from workbench.views.diffchart import layout_bars
 
     diffs = pd.DataFrame(
         {

@@ -11,7 +11,7 @@ import metrics
 from metrics.measures import FAMILIES, display_label, family_named, is_count, is_neutral, parse_measures
 from metrics.measures.registry import MEASURE_ORDER, TREC_EVAL_TABLE
 from tests.trec_eval_ref import REASON, SRC
-from workbench.analysis import ndcg_variant
+from workbench.model.analysis import ndcg_variant
 
 
 @pytest.mark.skipif(SRC is None, reason=REASON)

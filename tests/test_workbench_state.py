@@ -6,8 +6,8 @@ import types
 
 import pandas as pd
 
-from workbench import state
-from workbench.workspace import Workspace
+from workbench.model import state
+from workbench.model.workspace import Workspace
 
 
 def _ws(tmp_path, runs=("a", "b")):
@@ -38,7 +38,7 @@ def test_the_rules_need_no_qt():
     import subprocess
     import sys
 
-    code = "import sys, workbench.state; print(any(m.startswith('PySide6') for m in sys.modules))"
+    code = "import sys, workbench.model.state; print(any(m.startswith('PySide6') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
 
 

@@ -1,7 +1,7 @@
 """The session: single owner of what the window has loaded, chosen and computed.
 
 Views read the session and subscribe to its signals; they never talk to each
-other.  All reading and evaluating runs in workers (:mod:`workbench.workers`)
+other.  All reading and evaluating runs in workers (:mod:`workbench.jobs.workers`)
 through ``metrics``; the session only starts them, keeps them alive until they
 report, and drops results that a newer request has superseded.
 
@@ -10,7 +10,7 @@ Signals
 sigFilesChanged()            files, kinds, labels, order or load status changed
 sigBaselineChanged(object)   baseline run label (or None)
 sigMeasuresChanged()         measure set or an evaluation option changed
-sigResultsChanged(object)    new :class:`workbench.analysis.Results` (or None)
+sigResultsChanged(object)    new :class:`workbench.model.analysis.Results` (or None)
 sigQueryChanged(object)      selected query id (None: the mean over queries)
 sigFocusMeasureChanged(str)  measure shown per query
 sigBusyChanged(bool)         a job started / the last job ended
@@ -22,7 +22,7 @@ sigFileLoaded(str)           a file was loaded (path)
 sigFileChangedOnDisk(str, int)  a loaded file changed on disk (path, size in bytes)
 sigIdle()                    no job is running any more
 sigCompareSettingsChanged()  test, alpha or correction of the comparison changed
-sigComparisonChanged(object) new :class:`workbench.significance_model.Comparison` (or None)
+sigComparisonChanged(object) new :class:`workbench.model.significance.Comparison` (or None)
 sigDrilldownChanged(object)  new :class:`metrics.drilldown.QueryDrilldown` (or None)
 sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a dict, see metrics.inspect) or None
 """
@@ -38,9 +38,12 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 import metrics.readers
 from metrics.errors import Cancelled, InputError
-from workbench import analysis, drilldown_model, qtcompat, significance_model, state
 from workbench.jobs import Jobs
-from workbench.workspace import FileEntry, Workspace, expand, normalize
+from workbench.model import analysis, state
+from workbench.model import drilldown as drilldown_model
+from workbench.model import significance as significance_model
+from workbench.model.workspace import FileEntry, Workspace, expand, normalize
+from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
@@ -196,8 +199,8 @@ class Session(QObject):
         self.request_evaluation()
 
     def snapshot(self):
-        """What the session holds, as a :class:`workbench.workspace_file.WorkspaceDoc` (layout left to the window)."""
-        from workbench.workspace_file import FileItem, WorkspaceDoc
+        """What the session holds, as a :class:`~workbench.model.workspace_file.WorkspaceDoc` (not the layout)."""
+        from workbench.model.workspace_file import FileItem, WorkspaceDoc
 
         ws = self.workspace
         files = [
@@ -503,7 +506,7 @@ class Session(QObject):
         self.request_drilldown()
 
     def evaluation_key(self) -> tuple | None:
-        """What an evaluation of the current files and options would be computed from (see :mod:`workbench.state`)."""
+        """What an evaluation of the current files and options is computed from (see :mod:`workbench.model.state`)."""
         return state.evaluation_key(self.workspace, self.measures, self.relevance_level, self.k_max, self.ndcg_options)
 
     @property

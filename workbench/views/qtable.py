@@ -4,7 +4,7 @@
 * ``SORT_ROLE``: the raw number (or a given sort key), so 10 sorts after 9;
   missing values are invalid and sort last.
 * ``RAW_ROLE`` / ToolTipRole: the full-precision value.
-* BackgroundRole / FontRole from a frame of tones (see :mod:`workbench.comparison`).
+* BackgroundRole / FontRole from a frame of tones (see :mod:`workbench.model.tables`).
 * Optional ``marks`` (text appended to the shown value, e.g. a significance
   marker) and ``tips`` (ToolTipRole instead of the full-precision value).
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from metrics.measures import display_label
-from workbench.workspace import KINDS
+from workbench.model.workspace import KINDS
 
 KIND_TEXT = {"qrels": "qrels", "run": "run", "ranked": "ranked judgments", "queries": "query texts"}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 10
@@ -266,7 +266,7 @@ class FilesPanel(QWidget):
         menu.exec(self.table.viewport().mapToGlobal(pos))
 
 
-from workbench.help import measure_tooltip  # noqa: E402
+from workbench.views.help import measure_tooltip  # noqa: E402
 
 #: the measures offered with a tick box; their labels come from the measure registry
 COMMON_MEASURES = (

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from metrics import fileio
-from workbench import analysis
+from workbench.model import analysis
 
 # Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
 # (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
@@ -288,7 +288,7 @@ class CurvePlot(QWidget):
     def export_image(self, path: str, protect=()) -> None:
         """The plot as it is shown (the same runs, the mean or the selected query), drawn for a file:
         PNG (or another raster format by suffix) at 2400 x 1560 pixels, or SVG; written atomically."""
-        from workbench import figures
+        from workbench.views import figures
 
         results = self.session.results
         if results is None:

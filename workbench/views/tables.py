@@ -20,8 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench import comparison, significance_model
-from workbench.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
+from workbench.model import significance as significance_model
+from workbench.model import tables as table_model
+from workbench.views.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
 
 MANY_RUNS = 8  # more runs than this: the summary offers a filter by run name
 
@@ -114,7 +115,7 @@ class SummaryView(QWidget):
             self.placeholder.show()
             self.legend.hide()
             return
-        frame, tones = comparison.summary_table(results.summary)
+        frame, tones = table_model.summary_table(results.summary)
         order = {r: i for i, r in enumerate(results.runs)}
         compared = self.session.comparison
         if compared is not None and not compared.is_for(results):
@@ -230,7 +231,7 @@ class PerQueryView(QWidget):
             return
         baseline = self.session.baseline_label()
         wide = results.per_query[measure]
-        frame, tones = comparison.per_query_table(wide, baseline if baseline in wide.columns else None)
+        frame, tones = table_model.per_query_table(wide, baseline if baseline in wide.columns else None)
         texts = self.session.workspace.queries()
         if texts:  # the query's text beside its id (a queries or topics file is loaded)
             frame.insert(1, "query", frame["query_id"].map(lambda q: texts.get(str(q), "")))

@@ -16,7 +16,7 @@ import metrics
 import metrics.curves
 import metrics.measures
 import metrics.ranking
-from workbench.workspace import merge_qrels
+from workbench.model.workspace import merge_qrels
 
 MEAN = "all"  # query_id under which metrics.curves reports the mean over queries
 

@@ -18,8 +18,8 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
-from workbench import analysis
-from workbench.plots import run_style
+from workbench.model import analysis
+from workbench.views.plots import run_style
 
 SIZE = (1200, 780)
 SCALE = 2.0
@@ -105,7 +105,7 @@ def curve_figure(
 
 def difference_figure(comparison, measure: str, runs=None, size=SIZE, scale: float = SCALE) -> pg.PlotWidget:
     """Per-query differences to the baseline of ``runs`` (default: every other run), sorted by gain."""
-    from workbench.diffchart import GAIN, LOSS, layout_bars
+    from workbench.views.diffchart import GAIN, LOSS, layout_bars
 
     others = [r for r in comparison.request.runs if r != comparison.baseline]
     runs = others if runs is None else [r for r in runs if r in others]

@@ -1,14 +1,14 @@
 """The significance controls: test, alpha and correction of the comparison with the baseline.
 
 The panel only edits the session's comparison settings; the comparison itself
-is computed in a worker (see :mod:`workbench.significance_model`).
+is computed in a worker (see :mod:`workbench.model.significance`).
 """
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QWidget
 
-from workbench.significance_model import ALPHAS, CORRECTIONS, MODES, PAIRS_ONLY, TESTS
+from workbench.model.significance import ALPHAS, CORRECTIONS, MODES, PAIRS_ONLY, TESTS
 
 
 class SignificancePanel(QWidget):

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.presentation import best_mask, is_neutral
-from workbench.analysis import query_sort_key
+from workbench.model.analysis import query_sort_key
 
 DIFF_PREFIX = "Δ "
 
@@ -40,7 +40,7 @@ def per_query_table(wide: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFr
 
     ``wide`` has index query_id and one column per run, rows in the order they
     are shown (the evaluation worker gives them in natural query order, see
-    :func:`workbench.analysis.sort_queries`).  Difference columns are named
+    :func:`workbench.model.analysis.sort_queries`).  Difference columns are named
     ``"Δ <run>"``; a query missing from either run has no difference.
     """
     runs = [str(c) for c in wide.columns]

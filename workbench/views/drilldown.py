@@ -4,7 +4,7 @@ Each row is coloured by the document's grade; unjudged documents show ``?``.
 Runs other than the baseline show how far each document moved against the
 baseline (``▲3``, ``▼12``, ``new``).  A last column lists the relevant
 documents that no run retrieved.  Clicking a document highlights it in every
-list.  The rankings are computed in a worker (see :mod:`workbench.drilldown_model`).
+list.  The rankings are computed in a worker (see :mod:`workbench.model.drilldown`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench import drilldown_model as dm
-from workbench.qtable import DataFrameModel, install_copy
+from workbench.model import drilldown as dm
+from workbench.views.qtable import DataFrameModel, install_copy
 
 GRADE_COLOURS = {
     dm.UNJUDGED_TONE: QColor(255, 236, 179),

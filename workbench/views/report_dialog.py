@@ -1,7 +1,7 @@
 """File > Export comparison report: CSV, Markdown, LaTeX or an HTML report with the plots.
 
 The figures are drawn for the report on the GUI thread (rendering is GUI work,
-:mod:`workbench.figures`); the report is assembled and written in a worker through :mod:`metrics.report`
+:mod:`workbench.views.figures`); the report is assembled and written in a worker through :mod:`metrics.report`
 (atomic writes).  An existing file is replaced only after confirmation.
 """
 
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from workbench import report_model
+from workbench.model import report as report_model
 
 
 def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]:
@@ -35,7 +35,7 @@ def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]
     comparison), then precision-recall and NDCG@k; each with a caption that says
     what it shows.  GUI work: call on the GUI thread.
     """
-    from workbench import figures
+    from workbench.views import figures
 
     results = session.results
     what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"

@@ -28,17 +28,18 @@ from PySide6.QtWidgets import (
 
 from metrics import fileio
 from metrics.errors import InputError
-from workbench import comparison, export, workspace_file
-from workbench.diffchart import DifferenceChart
-from workbench.drilldown import QueryDrilldownView
-from workbench.inspect_view import InspectView
-from workbench.pairs_view import PairsView
-from workbench.panels import FilesPanel, MeasurePanel
-from workbench.plots import NdcgAtKPlot, PrecisionRecallPlot
-from workbench.report_dialog import ReportDialog
+from workbench.model import export, workspace_file
+from workbench.model import tables as table_model
 from workbench.session import SAMPLE_DIR, Session
-from workbench.significance import SignificancePanel
-from workbench.tables import PerQueryView, SummaryView
+from workbench.views.diffchart import DifferenceChart
+from workbench.views.drilldown import QueryDrilldownView
+from workbench.views.inspect import InspectView
+from workbench.views.pairs import PairsView
+from workbench.views.panels import FilesPanel, MeasurePanel
+from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
+from workbench.views.report_dialog import ReportDialog
+from workbench.views.significance import SignificancePanel
+from workbench.views.tables import PerQueryView, SummaryView
 
 APP_NAME = "ir-workbench"
 MAX_RECENT = 10
@@ -159,7 +160,7 @@ class MainWindow(QMainWindow):
         self.workspace_path: str | None = None  # the workspace file last opened or saved
         self.session.chosen_kinds.update(self._chosen_kinds())
         self.setWindowTitle(APP_NAME)
-        icon = os.path.join(os.path.dirname(__file__), "resources", "icon.svg")
+        icon = os.path.join(os.path.dirname(os.path.dirname(__file__)), "resources", "icon.svg")
         if os.path.exists(icon):
             self.setWindowIcon(QIcon(icon))
         self.setAcceptDrops(True)
@@ -367,7 +368,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------------
     # help and editing
     def show_help(self, page: str = "measures"):
-        from workbench.help import HelpDialog
+        from workbench.views.help import HelpDialog
 
         if getattr(self, "_help", None) is None:
             self._help = HelpDialog(self, page)
@@ -789,7 +790,7 @@ class MainWindow(QMainWindow):
         wide, runs = results.per_query[measure], list(results.runs)
 
         def job(progress):
-            frame, _ = comparison.per_query_table(wide, baseline if baseline in runs else None)
+            frame, _ = table_model.per_query_table(wide, baseline if baseline in runs else None)
             export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline), protect=inputs)
 
         return job

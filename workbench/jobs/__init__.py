@@ -16,7 +16,7 @@ Every job has a *key* that says what it is for: ``"evaluate"``, ``"compare"``,
   replacement (a file removed while it loads).
 
 A failure's traceback goes to the log (:mod:`logging`, see
-:func:`workbench.logs.setup`), never lost; the owner's ``on_failed`` gets the
+:func:`workbench.system.logs.setup`), never lost; the owner's ``on_failed`` gets the
 exception for a message.
 """
 
@@ -29,7 +29,7 @@ from typing import Any, Callable, Hashable
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from metrics.errors import Cancelled
-from workbench.workers import Worker
+from workbench.jobs.workers import Worker
 
 log = logging.getLogger(__name__)
 

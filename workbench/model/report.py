@@ -1,7 +1,7 @@
 """The comparison report the window exports (plain Python, no Qt).
 
 :func:`write_report` runs in a worker; the figures arrive as PNG bytes drawn on
-the GUI thread (:mod:`workbench.figures`).  Every file goes through :mod:`metrics.report`, which writes
+the GUI thread (:mod:`workbench.views.figures`).  Every file goes through :mod:`metrics.report`, which writes
 atomically and refuses to replace a file unless told to (the window asks first).
 """
 

@@ -8,7 +8,7 @@ tested without a QApplication (``tests/test_workbench_state.py``).
 
 from __future__ import annotations
 
-from workbench.workspace import Workspace
+from workbench.model.workspace import Workspace
 
 
 def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_options) -> tuple | None:

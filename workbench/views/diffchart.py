@@ -19,7 +19,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from metrics.measures import is_count
-from workbench.plots import run_colour
+from workbench.views.plots import run_colour
 
 GAIN = (46, 160, 67)
 LOSS = (214, 39, 40)
