@@ -1,4 +1,5 @@
-"""How values are presented, decided once for the window and the reports: which value is best.
+"""How values are presented, decided once for the window, the reports and the terminal: which value is
+best, how a p-value is written, which mark a significant difference gets.
 
 A measure that only counts or names things (``num_q``, ``num_ret``, ``num_rel``,
 ``num_nonrel_judged_ret``, ``runid``, ``relstring``: the families registered as
@@ -11,13 +12,17 @@ Where every run has the same value, none is marked.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from metrics.measures import is_neutral
 
-__all__ = ["TOLERANCE", "is_neutral", "best_mask"]
+__all__ = ["TOLERANCE", "HIGHER", "LOWER", "is_neutral", "best_mask", "format_pvalue", "significance_marker"]
 
 TOLERANCE = 1e-12
+HIGHER = "\u2020"  # dagger: significantly higher than the baseline
+LOWER = "\u2021"  # double dagger: significantly lower
 
 
 def best_mask(values, lower: bool = False) -> np.ndarray:
@@ -28,3 +33,22 @@ def best_mask(values, lower: bool = False) -> np.ndarray:
         return np.zeros(values.shape, dtype=bool)
     best = values[finite].min() if lower else values[finite].max()
     return finite & (np.abs(values - best) <= TOLERANCE)
+
+
+def format_pvalue(p) -> str:
+    """A p-value for tables: 4 decimals, scientific below 1e-4, 'n/a' when missing."""
+    if p is None or math.isnan(p):
+        return "n/a"
+    if p != 0 and p < 1e-4:
+        return f"{p:.1e}"
+    return f"{p:.4f}"
+
+
+def significance_marker(row, ascii_only: bool = False) -> str:
+    """Mark of a comparison row (``significant`` and ``delta``): :data:`HIGHER` or :data:`LOWER` when the run
+    differs significantly from the baseline (``+``/``-`` with ``ascii_only``), '' otherwise or for no row."""
+    if row is None or not bool(row["significant"]):
+        return ""
+    if row["delta"] > 0:
+        return "+" if ascii_only else HIGHER
+    return "-" if ascii_only else LOWER

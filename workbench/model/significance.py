@@ -8,12 +8,17 @@ measure for the difference chart.  The GUI thread only looks results up
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import pandas as pd
 
 from metrics.measures import is_count
+from metrics.presentation import HIGHER, LOWER, format_pvalue, significance_marker
+from metrics.stat_methods import ALL_PAIRS_TESTS as STAT_ALL_TESTS
+from metrics.stat_methods import CORRECTION_METHODS, TEST_METHODS
+from metrics.stat_methods import CORRECTIONS as STAT_CORRECTIONS
+from metrics.stat_methods import PAIRS_ONLY as STAT_PAIRS_ONLY
+from metrics.stat_methods import TESTS as STAT_TESTS
 
 
 class _LazyCompare:
@@ -28,24 +33,16 @@ class _LazyCompare:
 
 mc = _LazyCompare()
 
-#: Tests offered in the window: code -> short label.
-TESTS = {
-    "t": "t-test",
-    "wilcoxon": "Wilcoxon",
-    "permutation": "Permutation",
-    "bootstrap": "Bootstrap",
-    "tukey": "Tukey HSD",
-}
+#: Tests offered in the window: code -> short label (the one table: :mod:`metrics.stat_methods`).
+TESTS = {m.code: m.label for m in TEST_METHODS}
 #: Tests that compare every pair only (not one run with a baseline).
-PAIRS_ONLY = ("bootstrap", "tukey")
+PAIRS_ONLY = STAT_PAIRS_ONLY
 #: What is compared: code -> short label.
 MODES = {"baseline": "with the baseline", "pairs": "all pairs"}
 #: Corrections offered in the window: code -> short label.
-CORRECTIONS = {"none": "None", "bonferroni": "Bonferroni", "holm": "Holm", "bh": "BH (FDR)"}
+CORRECTIONS = {m.code: m.label for m in CORRECTION_METHODS}
 ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
 
-HIGHER = "\u2020"  # dagger, as in metrics.report's tables
-LOWER = "\u2021"  # double dagger
 PAD = "\u2002"  # en space, about as wide as a dagger: keeps the decimals of a column aligned
 
 
@@ -194,23 +191,13 @@ class _Ordered:
 
 def marker(row) -> str:
     """Dagger (significantly higher than the baseline), double dagger (lower) or ''."""
-    if row is None or not bool(row["significant"]):
-        return ""
-    return HIGHER if row["delta"] > 0 else LOWER
-
-
-def _p(p) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "n/a"
-    if p != 0 and p < 1e-4:
-        return f"{p:.1e}"
-    return f"{p:.4f}"
+    return significance_marker(row)
 
 
 def tooltip(row, family: int) -> str:
     """What a marked (or unmarked) value of a run means against the baseline."""
-    test = mc.TESTS.get(row["test"], str(row["test"]))
-    correction = mc.CORRECTIONS.get(row["correction"], str(row["correction"]))
+    test = STAT_TESTS.get(row["test"], str(row["test"]))
+    correction = STAT_CORRECTIONS.get(row["correction"], str(row["correction"]))
     verdict = (
         f"significantly {'higher' if row['delta'] > 0 else 'lower'} than the baseline"
         if bool(row["significant"])
@@ -221,12 +208,13 @@ def tooltip(row, family: int) -> str:
         f"mean {row['mean']:.4f} vs {row['baseline_mean']:.4f} (Δ {row['delta']:+.4f}), "
         f"{_count(row['wins'], 'win')} / {_count(row['ties'], 'tie')} / {_count(row['losses'], 'loss')} "
         f"over {_count(row['n_queries'], 'query')}",
-        f"p = {_p(row['p_value'])} ({test}, two-sided)",
+        f"p = {format_pvalue(row['p_value'])} ({test}, two-sided)",
     ]
     if row["correction"] == "none":
         lines.append(f"no correction for multiple testing ({family} tests); α = {row['alpha']:g}")
     else:
-        lines.append(f"corrected p = {_p(row['p_corrected'])} ({correction} over {family} tests); α = {row['alpha']:g}")
+        corrected = format_pvalue(row["p_corrected"])
+        lines.append(f"corrected p = {corrected} ({correction} over {family} tests); α = {row['alpha']:g}")
     return "\n".join(lines)
 
 
@@ -294,7 +282,7 @@ def _letter_marks(comparison: Comparison, table, marks, tips):
                 diff = row["difference"] if row["a"] == run else -row["difference"]
                 verdict = ("better" if diff > 0 else "worse") if bool(row["significant"]) else "not different"
                 lines.append(
-                    f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {_p(row['p_corrected'])}"
+                    f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {format_pvalue(row['p_corrected'])}"
                     f" — {verdict}"
                 )
             tips.at[i, col] = "\n".join(lines)
@@ -313,8 +301,8 @@ def legend(comparison: Comparison | None) -> str:
     s = comparison.settings
     family = int(comparison.table["p_value"].notna().sum())
     n_sig = int(comparison.table["significant"].sum())
-    test = mc.TESTS[s.test]
-    corr = "no correction" if s.correction == "none" else f"{mc.CORRECTIONS[s.correction]} correction"
+    test = STAT_ALL_TESTS[s.test]
+    corr = "no correction" if s.correction == "none" else f"{STAT_CORRECTIONS[s.correction]} correction"
     return (
         f"{HIGHER} significantly higher, {LOWER} significantly lower than the baseline "
         f"{comparison.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from metrics.labels import unique_label
+
 KINDS = ("qrels", "run", "ranked", "queries")
 # run tags that name a tool or nothing at all rather than a run
 GENERIC_TAGS = frozenset(
@@ -306,13 +308,7 @@ class Workspace:
         return stem if tag in taken and stem not in taken else tag
 
     def unique_label(self, label: str, exclude: FileEntry | None = None) -> str:
-        taken = {e.label for e in self.entries if e is not exclude and e.label}
-        if label not in taken:
-            return label
-        n = 2
-        while f"{label} ({n})" in taken:
-            n += 1
-        return f"{label} ({n})"
+        return unique_label(label, {e.label for e in self.entries if e is not exclude and e.label}, "{base} ({n})")
 
 
 def merge_qrels(parts) -> pd.DataFrame:
