@@ -1,7 +1,7 @@
 """The rules that say whether what the window shows is current: plain Python, no Qt.
 
-:class:`workbench.session.Session` holds the state and announces changes with
-Qt signals; these functions decide, from that state alone, what an evaluation
+:class:`workbench.model.session.SessionModel` holds the state (and the Qt
+session turns its changes into signals); these functions decide, from that state alone, what an evaluation
 would be computed from and why what is shown is out of date, so they are
 tested without a QApplication (``tests/test_workbench_state.py``).
 """

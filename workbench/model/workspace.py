@@ -1,7 +1,7 @@
 """What the window has loaded: files, their kinds, run labels, order and baseline.
 
-Plain Python (no Qt): :class:`workbench.session.Session` wraps one Workspace and
-announces its changes with signals.
+Plain Python (no Qt): :class:`workbench.model.session.SessionModel` holds one Workspace and
+announces its changes.
 
 Rules
 -----

@@ -420,13 +420,12 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(self.session.can_undo_remove)
 
     def find_queries(self) -> None:
-        self.per_query.filter_edit.setFocus()
-        self.per_query.filter_edit.selectAll()
+        self.per_query.focus_filter()
 
     def type_measures(self) -> None:
         self.docks["measures"].show()
         self.docks["measures"].raise_()
-        self.measures.extra.setFocus()
+        self.measures.focus_free_text()
 
     def _on_files_changed(self) -> None:
         self._update_title()
@@ -640,13 +639,11 @@ class MainWindow(QMainWindow):
         if n == getattr(self, "_summary_rows", None) or not self.docks["summary"].isVisible():
             return
         self._summary_rows = n
-        view = self.summary.view
-        need = view.horizontalHeader().height() + n * view.verticalHeader().defaultSectionSize() + 8
-        need += (
-            self.summary.legend.sizeHint().height()
-            + 2 * self.docks["summary"].style().pixelMetric(self.docks["summary"].style().PixelMetric.PM_TitleBarHeight)
-            + 16
+        need = self.summary.height_for_rows(n)
+        need += 2 * self.docks["summary"].style().pixelMetric(
+            self.docks["summary"].style().PixelMetric.PM_TitleBarHeight
         )
+        need += 16
         self.resizeDocks([self.docks["summary"]], [min(need, int(self.height() * 0.4))], Qt.Orientation.Vertical)
 
     def _on_results(self, results) -> None:
@@ -678,7 +675,7 @@ class MainWindow(QMainWindow):
             name = {
                 "summary": "summary.csv",
                 "per_query": "per_query.csv",
-                "per_query_table": f"per_query_{self.per_query.measure_box.currentText()}.csv",
+                "per_query_table": f"per_query_{self.per_query.shown_measure()}.csv",
             }[what]
             filt = "CSV (*.csv)"
         else:
@@ -783,7 +780,7 @@ class MainWindow(QMainWindow):
                 )
 
             return job
-        measure = self.per_query.measure_box.currentText()
+        measure = self.per_query.shown_measure()
         if measure not in results.per_query:
             raise ValueError(f"no per-query values of {measure!r}")
         baseline = self.session.baseline_label()

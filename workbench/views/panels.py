@@ -361,6 +361,10 @@ class MeasurePanel(QWidget):
         self.apply_button.clicked.connect(self.apply)
         self.relevance.valueChanged.connect(session.set_relevance_level)
 
+    def focus_free_text(self) -> None:
+        """Put the keyboard in the field for more measures."""
+        self.extra.setFocus()
+
     def chosen(self) -> list[str]:
         out = []
         for i in range(self.list.count()):

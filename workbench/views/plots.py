@@ -114,6 +114,7 @@ class CurvePlot(QWidget):
         self.legend.setMinimumWidth(10)  # wraps instead of widening the plot
         self.legend.setToolTip("Click a run to hide or show its curve")
         self.legend.linkActivated.connect(self._toggle_run)
+        self._legend_runs: list[str] = []  # the runs the legend names, in order
         self.hidden: set[str] = set()
         self.curves: dict[str, pg.PlotDataItem] = {}
         self.bar = QHBoxLayout()
@@ -253,6 +254,7 @@ class CurvePlot(QWidget):
 
     def _reorder_legend(self, runs) -> None:
         self.hidden &= set(runs)
+        self._legend_runs = list(runs)
         entries = []
         for run in runs:
             item = self.curves[run]
@@ -275,10 +277,8 @@ class CurvePlot(QWidget):
         self._reorder_legend([r for r in self.curves])
 
     def legend_runs(self) -> list[str]:
-        """The runs the legend names, in order (for tests)."""
-        import re
-
-        return [html.unescape(m) for m in re.findall(r"<a href='([^']*)'", self.legend.text())]
+        """The runs the legend names, in order (kept when the legend is written, not read back from its text)."""
+        return list(self._legend_runs)
 
     def data(self, run: str):
         """The (x, y) arrays the curve of ``run`` shows (for tests and export)."""

@@ -143,6 +143,11 @@ class SummaryView(QWidget):
         if name != "run":
             self.session.set_focus_measure(name)
 
+    def height_for_rows(self, n: int) -> int:
+        """The height that shows ``n`` rows of runs, the header and the legend."""
+        need = self.view.horizontalHeader().height() + n * self.view.verticalHeader().defaultSectionSize() + 8
+        return need + self.legend.sizeHint().height()
+
 
 class PerQueryView(QWidget):
     """One row per query: the chosen measure for every run and the difference to the baseline."""
@@ -198,6 +203,15 @@ class PerQueryView(QWidget):
         session.sigFocusMeasureChanged.connect(self._on_focus_measure)
         session.sigQueryChanged.connect(self.on_query)
         self.on_results(session.results)
+
+    def shown_measure(self) -> str:
+        """The measure whose per-query values are shown."""
+        return self.measure_box.currentText()
+
+    def focus_filter(self) -> None:
+        """Put the keyboard in the query filter, its text selected (Find)."""
+        self.filter_edit.setFocus()
+        self.filter_edit.selectAll()
 
     # -- session -> view ------------------------------------------------
     def on_results(self, results) -> None:
