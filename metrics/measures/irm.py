@@ -65,6 +65,9 @@ The canonical name lists only the options that differ from the defaults, in
 alphabetical order: ``nDCG(gain=exp,discount=jk)@10`` is
 ``ndcg_ext_10(discount=jk,gain=exp)``, and :func:`ir_measures_name` writes it
 back as ``nDCG(discount=jk,gain=exp)@10``.
+
+(Longer than 500 lines on purpose: reading and writing ir_measures' and ranx's names live together,
+so that writing stays the inverse of reading.)
 """
 
 from __future__ import annotations

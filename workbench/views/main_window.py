@@ -5,31 +5,23 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, Signal
 from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
     QDockWidget,
     QFileDialog,
-    QFrame,
-    QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
     QProgressBar,
     QPushButton,
-    QSizePolicy,
     QToolBar,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from metrics import fileio
-from metrics.errors import InputError
-from workbench.model import export, workspace_file
-from workbench.model import tables as table_model
+from workbench.model import workspace_file
 from workbench.session import SAMPLE_DIR, Session
 from workbench.views.diffchart import DifferenceChart
 from workbench.views.drilldown import QueryDrilldownView
@@ -37,120 +29,19 @@ from workbench.views.inspect import InspectView
 from workbench.views.pairs import PairsView
 from workbench.views.panels import FilesPanel, MeasurePanel
 from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
-from workbench.views.report_dialog import ReportDialog
 from workbench.views.significance import SignificancePanel
+from workbench.views.status import MessageArea, StaleBar
 from workbench.views.tables import PerQueryView, SummaryView
+from workbench.views.window_exports import ExportActions
+from workbench.views.window_layout import LAYOUT_VERSION, LayoutActions
+from workbench.views.window_workspaces import WorkspaceActions
 
 APP_NAME = "ir-workbench"
 MAX_RECENT = 10
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
-LAYOUT_VERSION = 3  # bump when the docks change, so that an older saved layout is not applied
 
 
-class MessageArea(QFrame):
-    """Non-modal messages above the tables (errors stay until closed)."""
-
-    MAX_LINES = 6
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setObjectName("messageArea")
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
-        self.setStyleSheet(
-            "#messageArea { background: #fdecea; border: 1px solid #e6a5a0; border-radius: 3px; }"
-            " QLabel { color: #611a15; }"
-        )
-        self.label = QLabel(self)
-        self.label.setWordWrap(False)  # one line per message (wrapping labels size badly in a toolbar)
-        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        close = QToolButton(self)
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.setToolTip("Dismiss")
-        close.clicked.connect(self.clear)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 4, 4, 4)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.messages: list[str] = []
-
-    def add(self, text: str) -> None:
-        if text in self.messages:  # the same message again moves to the end instead of repeating
-            self.messages.remove(text)
-        self.messages.append(text)
-        self.messages = self.messages[-self.MAX_LINES :]
-        self.label.setText("\n".join(self.messages))
-        self.label.setToolTip("\n".join(self.messages))
-        self._set_shown(True)
-
-    def keep_only(self, wanted) -> None:
-        """Drop the messages not in ``wanted``."""
-        kept = [m for m in self.messages if m in wanted]
-        if kept != self.messages:
-            self.messages = []
-            self.label.clear()
-            for m in kept:
-                self.add(m)
-            if not kept:
-                self._set_shown(False)
-
-    def clear(self) -> None:
-        self.messages = []
-        self.label.clear()
-        self._set_shown(False)
-
-    def _set_shown(self, shown: bool) -> None:
-        bar = self.parentWidget()
-        if isinstance(bar, QToolBar):  # a banner across the window: the toolbar shows and hides it
-            bar.setVisible(shown)
-        else:
-            self.setVisible(shown)
-
-    def text(self) -> str:
-        return self.label.text()
-
-
-class StaleBar(QFrame):
-    """Says when what is shown does not match what is loaded, and offers to compute it again."""
-
-    def __init__(self, session, parent=None):
-        super().__init__(parent)
-        self.session = session
-        self.setObjectName("staleBar")
-        self.setStyleSheet("#staleBar { background: #fff3c4; border: 1px solid #e0c060; border-radius: 3px; }")
-        self.label = QLabel(self)
-        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.recompute_button = QPushButton("Recompute", self)
-        self.recompute_button.setToolTip("Evaluate and compare the loaded files again")
-        self.recompute_button.clicked.connect(session.recompute)
-        self.reload_button = QPushButton("Read again", self)
-        self.reload_button.setToolTip("Read the files that changed on disk again")
-        self.reload_button.clicked.connect(self._reload)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(8, 2, 4, 2)
-        layout.addWidget(self.label, 1)
-        layout.addWidget(self.reload_button)
-        layout.addWidget(self.recompute_button)
-        session.sigStateChanged.connect(self.refresh)
-
-    def refresh(self) -> None:
-        reasons = self.session.stale_reasons()
-        changed = self.session.workspace.changed_on_disk()
-        self.label.setText("Out of date: " + "; ".join(reasons) + "." if reasons else "")
-        self.label.setToolTip("\n".join(reasons))
-        self.reload_button.setVisible(bool(changed))
-        self.recompute_button.setVisible(len(reasons) > len(changed))
-        bar = self.parentWidget()
-        if isinstance(bar, QToolBar):
-            bar.setVisible(bool(reasons))
-
-    def _reload(self) -> None:
-        for e in self.session.workspace.changed_on_disk():
-            self.session.reload(e.path)
-
-
-class MainWindow(QMainWindow):
+class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
     sigExported = Signal(str)
 
     def __init__(self, session: Session | None = None, settings: QSettings | None = None, parent=None):
@@ -432,79 +323,6 @@ class MainWindow(QMainWindow):
         self.undo_action.setEnabled(self.session.can_undo_remove)
 
     # ------------------------------------------------------------------
-    # workspaces
-    def last_session_path(self) -> str:
-        """Where the session is kept when the window closes (next to the settings file)."""
-        return os.path.join(os.path.dirname(self.settings.fileName()) or ".", "last-session" + workspace_file.SUFFIX)
-
-    def workspace_doc(self):
-        doc = self.session.snapshot()
-        doc.layout = bytes(self.saveState(LAYOUT_VERSION).toBase64()).decode("ascii")
-        return doc
-
-    def open_workspace(self, path: str) -> bool:
-        try:
-            doc = workspace_file.read(path)
-        except (InputError, OSError) as exc:
-            self.messages.add(
-                str(exc) if isinstance(exc, InputError) else f"{os.path.basename(path)}: {exc.strerror or exc}"
-            )
-            return False
-        self.session.open_workspace(doc)
-        if doc.layout:
-            self.restoreState(QByteArray.fromBase64(doc.layout.encode("ascii")), LAYOUT_VERSION)
-        if os.path.abspath(path) != os.path.abspath(self.last_session_path()):
-            self.workspace_path = os.path.abspath(path)
-            self._remember_recent(self.workspace_path)
-        self._update_title()
-        return True
-
-    def save_workspace(self) -> bool:
-        if not self.workspace_path:
-            return self.save_workspace_as()
-        return self.write_workspace(self.workspace_path)
-
-    def save_workspace_as(self) -> bool:
-        start = self.workspace_path or os.path.join(self._last_dir(), "workspace" + workspace_file.SUFFIX)
-        path, _ = QFileDialog.getSaveFileName(self, "Save workspace", start, f"Workspace (*{workspace_file.SUFFIX})")
-        if not path:
-            return False
-        if not path.endswith(workspace_file.SUFFIX):
-            path += workspace_file.SUFFIX
-        return self.write_workspace(path)
-
-    def write_workspace(self, path: str) -> bool:
-        try:
-            workspace_file.write(self.workspace_doc(), path)
-        except OSError as exc:
-            self.messages.add(f"Saving the workspace to {path} failed: {exc.strerror or exc}")
-            return False
-        self.workspace_path = os.path.abspath(path)
-        self._remember_recent(self.workspace_path)
-        self._update_title()
-        self.statusBar().showMessage(f"Workspace saved to {path}", 5000)
-        return True
-
-    def open_workspace_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, "Open workspace", self._last_dir(), f"Workspace (*{workspace_file.SUFFIX});;All files (*)"
-        )
-        if path:
-            self.open_workspace(path)
-
-    def reopen_last_session(self) -> bool:
-        path = self.last_session_path()
-        return os.path.isfile(path) and self.open_workspace(path)
-
-    def _save_last_session(self) -> None:
-        if self.session.is_sample or not self.session.workspace.entries:
-            return
-        try:
-            workspace_file.write(self.workspace_doc(), self.last_session_path())
-        except OSError:
-            pass  # a convenience; the user's own workspace files are saved explicitly
-
-    # ------------------------------------------------------------------
     # opening files
     def open_files(self, paths) -> None:
         paths = [str(p) for p in paths]
@@ -534,11 +352,6 @@ class MainWindow(QMainWindow):
     def _last_dir(self) -> str:
         recent = self.recent_files()
         return os.path.dirname(recent[0]) if recent else os.getcwd()
-
-    def _export_dir(self) -> str:
-        """Where the last export went (else where the last file came from)."""
-        folder = str(self.settings.value("lastExportDir", "") or "")
-        return folder if folder and os.path.isdir(folder) else self._last_dir()
 
     def dragEnterEvent(self, event) -> None:
         if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
@@ -666,224 +479,7 @@ class MainWindow(QMainWindow):
             self.query_box.setCurrentIndex(i)
 
     # ------------------------------------------------------------------
-    # export
-    def _export_dialog(self, what: str) -> None:
-        if self.session.results is None:
-            self.messages.add("Nothing to export yet: load a qrels file and a run first.")
-            return
-        if what in ("summary", "per_query", "per_query_table"):
-            name = {
-                "summary": "summary.csv",
-                "per_query": "per_query.csv",
-                "per_query_table": f"per_query_{self.per_query.shown_measure()}.csv",
-            }[what]
-            filt = "CSV (*.csv)"
-        else:
-            name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
-            filt = "PNG image (*.png);;SVG image (*.svg)"
-        path, _ = QFileDialog.getSaveFileName(
-            self,
-            "Export",
-            os.path.join(self._export_dir(), name),
-            filt,
-            options=QFileDialog.Option.DontConfirmOverwrite,
-        )
-        if path:
-            self.export(what, path)
-
-    def report_dialog(self) -> ReportDialog:
-        """Open the comparison report dialog (it exports in the background)."""
-        dialog = ReportDialog(self.session, self.confirm_overwrite, self._export_dir(), self)
-        dialog.sigWritten.connect(self.sigExported.emit)
-        dialog.sigWritten.connect(
-            lambda path: self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
-        )
-        dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
-        dialog.setModal(True)
-        dialog.show()
-        return dialog
-
-    def confirm_overwrite(self, path: str) -> bool:
-        answer = QMessageBox.question(
-            self,
-            "Replace file?",
-            f"{path} already exists. Replace it?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-            QMessageBox.StandardButton.No,
-        )
-        return answer == QMessageBox.StandardButton.Yes
-
-    def export(self, what: str, path: str) -> bool:
-        """Write an export atomically; an existing file is replaced only after confirmation.
-
-        ``what``: ``"summary"`` (runs x measures), ``"per_query"`` (every measure
-        for every run and query), both through :mod:`metrics.report`;
-        ``"per_query_table"`` (the per-query table as shown, with the
-        differences to the baseline); ``"pr"`` / ``"ndcg"`` (a plot, PNG or SVG
-        by suffix).  Tables are written by a worker (they can be large); plots
-        are drawn here.  Returns whether the export was started; ``sigExported``
-        announces the written file, a failure shows in the message area.
-        """
-        results = self.session.results
-        if results is None:
-            return False
-        inputs = self.input_paths()
-        try:
-            fileio.check_not_input(path, inputs)  # before asking whether to replace it
-        except fileio.ProtectedFileError as exc:
-            self._export_failed(path, exc)
-            return False
-        if os.path.exists(path) and not self.confirm_overwrite(path):
-            return False
-        if what in ("summary", "per_query", "per_query_table"):
-            try:
-                job = self._table_export_job(what, path, results)
-            except ValueError as exc:
-                self._export_failed(path, exc)
-                return False
-            self.session.run_job(
-                job,
-                f"Exporting {os.path.basename(path)}",
-                lambda _: self._exported(path),
-                lambda exc: self._export_failed(path, exc),
-            )
-            return True
-        try:
-            if what == "pr":
-                self.pr_plot.export_image(path, protect=inputs)
-            elif what == "ndcg":
-                self.ndcg_plot.export_image(path, protect=inputs)
-            else:
-                raise ValueError(f"unknown export {what!r}")
-        except (OSError, ValueError) as exc:
-            self._export_failed(path, exc)
-            return False
-        self._exported(path)
-        return True
-
-    def input_paths(self) -> list[str]:
-        """Files loaded as input: no export may replace them."""
-        return [e.path for e in self.session.workspace.entries]
-
-    def _table_export_job(self, what: str, path: str, results):
-        """The work of a table export, as a function for a worker (it reads only values taken now)."""
-        qrels_name = results.request.qrels_name
-        inputs = self.input_paths()
-        if what in ("summary", "per_query"):
-            frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
-
-            def job(progress):
-                import metrics.report  # with scipy: imported for an export, not at start-up
-
-                metrics.report.export(
-                    frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name, protect=inputs
-                )
-
-            return job
-        measure = self.per_query.shown_measure()
-        if measure not in results.per_query:
-            raise ValueError(f"no per-query values of {measure!r}")
-        baseline = self.session.baseline_label()
-        wide, runs = results.per_query[measure], list(results.runs)
-
-        def job(progress):
-            frame, _ = table_model.per_query_table(wide, baseline if baseline in runs else None)
-            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline), protect=inputs)
-
-        return job
-
-    def _exported(self, path: str) -> None:
-        self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
-        self.statusBar().showMessage(f"Exported {path}", 5000)
-        self.sigExported.emit(path)
-
-    def _export_failed(self, path: str, exc: BaseException) -> None:
-        reason = getattr(exc, "strerror", None) or exc
-        self.messages.add(
-            f"Export to {path} failed: {os.path.basename(path)} {reason}"
-            if isinstance(exc, fileio.ProtectedFileError)
-            else f"Export to {path} failed: {reason}"
-        )
-
-    # ------------------------------------------------------------------
-    # layout
-    def restore_layout(self) -> None:
-        geometry = self.settings.value("geometry")
-        state = self.settings.value("windowState")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
-        if state is not None:
-            self._restored = self.restoreState(state, LAYOUT_VERSION)
-        self.message_bar.setVisible(bool(self.messages.messages))
-        self.stale_bar.refresh()
-
-    def _fit_to_screen(self) -> None:
-        """A first size that shows every view: up to 1800 x 1050, within the screen."""
-        w, h = 1800, 1050
-        screen = QApplication.primaryScreen()
-        if screen is not None:
-            room = screen.availableGeometry()
-            if room.width() >= 1200 and room.height() >= 800:
-                w, h = min(w, int(room.width() * 0.92)), min(h, int(room.height() * 0.92))
-            else:
-                w, h = 1400, 900
-        self.resize(w, h)
-
-    def _default_sizes(self) -> None:
-        """Columns: files and measures | summary over the per-query table | curves | comparison."""
-        d = self.docks
-        w, h = self.width(), self.height()
-        left = min(260, int(w * 0.18))
-        self.resizeDocks([d["files"]], [left], Qt.Orientation.Horizontal)
-        self.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
-        self.resizeDocks([d["summary"]], [int(h * 0.2)], Qt.Orientation.Vertical)
-        self.resizeDocks([d["prCurves"], d["ndcgAtK"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
-        self.resizeDocks([d["prCurves"]], [int(w * 0.22)], Qt.Orientation.Horizontal)
-        self._default_compare_sizes()
-
-    def _default_compare_sizes(self) -> None:
-        """Right column: the difference chart over the query drill-down."""
-        d = self.docks
-        self.resizeDocks([d["diffChart"]], [int(self.width() * 0.27)], Qt.Orientation.Horizontal)
-        h = self.height()
-        self.resizeDocks([d["diffChart"], d["drilldown"]], [int(h * 0.36), int(h * 0.64)], Qt.Orientation.Vertical)
-
-    def resizeEvent(self, event) -> None:
-        """The plot and comparison columns keep their share of the width as the window grows or shrinks
-        (Qt gives every change to the central table, so a window made small once stayed cramped)."""
-        super().resizeEvent(event)
-        old, new = event.oldSize(), event.size()
-        if (
-            getattr(self, "_first_show", True)
-            or not old.isValid()
-            or old.width() <= 0
-            or abs(new.width() - old.width()) < 40
-        ):
-            return
-        factor = new.width() / old.width()
-        columns = [d for d in (self.docks["prCurves"], self.docks["diffChart"]) if d.isVisible() and not d.isFloating()]
-        if columns:
-            self.resizeDocks(columns, [max(120, int(d.width() * factor)) for d in columns], Qt.Orientation.Horizontal)
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        if self._first_show:
-            self._first_show = False
-            if not self._restored:
-                self._default_sizes()
-
-    def save_layout(self) -> None:
-        self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("windowState", self.saveState(LAYOUT_VERSION))
-        self.settings.sync()
-
-    def reset_layout(self) -> None:
-        self.restoreState(self._initial_state, LAYOUT_VERSION)
-        for dock in self.docks.values():
-            dock.setFloating(False)
-            dock.show()
-        self._default_sizes()
-
+    # settings kept across runs
     def _chosen_kinds(self) -> dict:
         import json
 
