@@ -103,3 +103,14 @@ def test_ndcg_variant_asks_the_registry():
     assert ndcg_variant(("ndcg",), {"gain": "linear", "base": 2.0, "ideal": "all"}) == ("ndcg",)
     ev = metrics.evaluate({"q": {"a": 2, "b": 1}}, {"q": {"a": 1.0, "b": 2.0}}, list(ndcg_variant(("nDCG@10",), opts)))
     assert list(ev.summary().columns) == ["ndcg_ext_10(gain=exp)"]
+
+
+def test_ndcg_defaults_are_written_once():
+    from metrics.measures.extra import NDCG_DEFAULTS, NdcgOptions, ndcg_options
+    from workbench.views.panels import NDCG_CHOICES
+
+    assert FAMILIES["ndcg_ext"].options == NDCG_DEFAULTS
+    assert ndcg_options() == NdcgOptions() and NdcgOptions().is_trec
+    # the window offers trec_eval's choice first (what a new session shows)
+    for name, choices in NDCG_CHOICES:
+        assert choices[0][1] == NDCG_DEFAULTS[name]

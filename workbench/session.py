@@ -412,8 +412,6 @@ class Session(QObject):
             lambda: on_failed(Cancelled("cancelled")) if on_failed else self.sigMessage.emit(f"{what}: cancelled"),
         )
 
-    start_job = run_job
-
     def cancel(self) -> None:
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
         if self._eval_timer.isActive():

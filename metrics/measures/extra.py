@@ -140,7 +140,10 @@ class NdcgOptions:
 
 
 def ndcg_options(
-    gain=NDCG_DEFAULTS["gain"], discount=NDCG_DEFAULTS["discount"], base=2, ideal=NDCG_DEFAULTS["ideal"]
+    gain=NDCG_DEFAULTS["gain"],
+    discount=NDCG_DEFAULTS["discount"],
+    base=NDCG_DEFAULTS["base"],
+    ideal=NDCG_DEFAULTS["ideal"],
 ) -> NdcgOptions:
     """Check and normalise nDCG options given as text or values.
 

@@ -44,7 +44,6 @@ class CurveTable:
     def __init__(self, frame: pd.DataFrame, x: str, y: str):
         frame = frame.sort_values(["query_id", "run", x], kind="stable").reset_index(drop=True)
         self.frame = frame
-        self.x_name, self.y_name = x, y
         self._x = frame[x].to_numpy(dtype=float)
         self._y = frame[y].to_numpy(dtype=float)
         self._index = {

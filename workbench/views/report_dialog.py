@@ -224,7 +224,7 @@ class ReportDialog(QDialog):
 
         self.export_button.setEnabled(False)
         self.status.setText(f"Writing {os.path.basename(path)}…")
-        self.session.start_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
+        self.session.run_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
         return True
 
     def _written(self, path: str) -> None:
