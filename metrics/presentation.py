@@ -18,7 +18,16 @@ import numpy as np
 
 from metrics.measures import is_neutral
 
-__all__ = ["TOLERANCE", "HIGHER", "LOWER", "is_neutral", "best_mask", "format_pvalue", "significance_marker"]
+__all__ = [
+    "TOLERANCE",
+    "HIGHER",
+    "LOWER",
+    "is_neutral",
+    "best_mask",
+    "format_pvalue",
+    "format_pvalue_cell",
+    "significance_marker",
+]
 
 TOLERANCE = 1e-12
 HIGHER = "\u2020"  # dagger: significantly higher than the baseline
@@ -42,6 +51,11 @@ def format_pvalue(p) -> str:
     if p != 0 and p < 1e-4:
         return f"{p:.1e}"
     return f"{p:.4f}"
+
+
+def format_pvalue_cell(p) -> str:
+    """A p-value where room is short (a cell of the all-pairs matrix): ``p<0.001`` or ``p=0.123``."""
+    return "p<0.001" if p < 0.001 else f"p={p:.3f}"
 
 
 def significance_marker(row, ascii_only: bool = False) -> str:

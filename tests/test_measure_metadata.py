@@ -114,3 +114,23 @@ def test_ndcg_defaults_are_written_once():
     # the window offers trec_eval's choice first (what a new session shows)
     for name, choices in NDCG_CHOICES:
         assert choices[0][1] == NDCG_DEFAULTS[name]
+
+
+def test_p_values_and_marks_are_written_by_one_module():
+    import math
+
+    from metrics.presentation import HIGHER, LOWER, format_pvalue, format_pvalue_cell, significance_marker
+
+    assert [format_pvalue(p) for p in (None, math.nan, 0.0, 3e-5, 0.01234, 1.0)] == [
+        "n/a",
+        "n/a",
+        "0.0000",
+        "3.0e-05",
+        "0.0123",
+        "1.0000",
+    ]
+    assert format_pvalue_cell(0.0004) == "p<0.001" and format_pvalue_cell(0.0123) == "p=0.012"
+    assert significance_marker({"significant": True, "delta": 0.1}) == HIGHER == "\u2020"
+    assert significance_marker({"significant": True, "delta": -0.1}) == LOWER == "\u2021"
+    assert significance_marker({"significant": True, "delta": -0.1}, ascii_only=True) == "-"
+    assert significance_marker({"significant": False, "delta": 0.1}) == "" and significance_marker(None) == ""

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from metrics.presentation import format_pvalue_cell
+
 BETTER, WORSE, SAME = QColor(198, 239, 206), QColor(255, 199, 206), QColor(245, 245, 245)
 
 
@@ -78,7 +80,7 @@ class PairsView(QWidget):
                     if row is not None and not math.isnan(row["difference"]):
                         diff = row["difference"] if row["a"] == a else -row["difference"]
                         p = row["p_corrected"]
-                        item.setText(f"{diff:+.4f}\n{'p<0.001' if p < 0.001 else f'p={p:.3f}'}")
+                        item.setText(f"{diff:+.4f}\n{format_pvalue_cell(p)}")
                         sig = bool(row["significant"])
                         item.setBackground(QBrush(BETTER if sig and diff > 0 else WORSE if sig and diff < 0 else SAME))
                         item.setToolTip(
