@@ -65,12 +65,45 @@ Multiple testing
 
 from __future__ import annotations
 
+from metrics import stat_methods as _methods
 from metrics.presentation import format_pvalue, significance_marker
 from metrics.stat_methods import CORRECTIONS, TESTS
 
-from .baseline import COLUMNS, compare, paired_differences, per_query_differences
-from .statistics import TIE_TOLERANCE, adjust_pvalues, bootstrap_ci, permutation_test
+# the underscored helpers keep the names they had when this package was one module, for metrics.allpairs
+# and code written against that module; new code imports them from .baseline and .statistics
+from .baseline import (  # noqa: F401
+    COLUMNS,
+    _check_baseline,
+    _run_order,
+    _select_measures,
+    _tidy,
+    _unique,
+    compare,
+    paired_differences,
+    per_query_differences,
+)
+from .statistics import (  # noqa: F401
+    TIE_TOLERANCE,
+    _clean,
+    _effect_size,
+    _pair_seed,
+    _test_pair,
+    adjust_pvalues,
+    bootstrap_ci,
+    permutation_test,
+)
 from .text import describe_settings, format_comparison
+
+_TEST_ALIASES = {a: m.code for m in _methods.TEST_METHODS if not m.pairs_only for a in (m.code, *m.aliases)}
+_CORRECTION_ALIASES = {a: m.code for m in _methods.CORRECTION_METHODS for a in (m.code, *m.aliases)}
+
+
+def _canonical(value: str, aliases: dict, what: str, known: dict) -> str:
+    key = str(value).strip().lower()
+    if key not in aliases:
+        raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(known)}")
+    return aliases[key]
+
 
 __all__ = [
     "COLUMNS",
