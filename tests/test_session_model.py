@@ -63,7 +63,11 @@ def sample(tmp_path):
 
 
 def test_the_model_imports_no_qt():
-    code = "import sys, workbench.model.session; print(any(m.startswith('PySide6') for m in sys.modules))"
+    code = (
+        "import importlib, pkgutil, sys, workbench.model as m\n"
+        "for info in pkgutil.iter_modules(m.__path__): importlib.import_module('workbench.model.' + info.name)\n"
+        "print(any(n.split('.')[0] in ('PySide6', 'pyqtgraph') for n in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
