@@ -39,7 +39,7 @@ def main() -> None:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from workbench.main_window import MainWindow
+    from workbench.views.main_window import MainWindow
 
     app = QApplication([])
     with tempfile.TemporaryDirectory() as tmp:

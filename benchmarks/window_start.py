@@ -25,7 +25,7 @@ import sys
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from workbench.main_window import MainWindow
+from workbench.views.main_window import MainWindow
 w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.resize(1400, 900); w.show(); app.processEvents()
 import os; os._exit(0)

@@ -46,36 +46,11 @@ import zlib
 import numpy as np
 import pandas as pd
 
-from .compare import (
-    _CORRECTION_ALIASES,
-    CORRECTIONS,
-    TESTS,
-    _canonical,
-    _clean,
-    _effect_size,
-    _run_order,
-    _select_measures,
-    _test_pair,
-    _tidy,
-    adjust_pvalues,
-    bootstrap_ci,
-)
+from .compare.baseline import _run_order, _select_measures, _tidy
+from .compare.statistics import _clean, _effect_size, _test_pair, adjust_pvalues, bootstrap_ci
 from .errors import Cancelled
+from .stat_methods import ALL_PAIRS_TESTS, CORRECTIONS, canonical_correction, canonical_test
 
-ALL_PAIRS_TESTS = {**TESTS, "bootstrap": "paired bootstrap test", "tukey": "randomised Tukey HSD"}
-_ALIASES = {
-    "t": "t",
-    "ttest": "t",
-    "t-test": "t",
-    "wilcoxon": "wilcoxon",
-    "permutation": "permutation",
-    "randomization": "permutation",
-    "randomisation": "permutation",
-    "bootstrap": "bootstrap",
-    "tukey": "tukey",
-    "hsd": "tukey",
-    "tukey-hsd": "tukey",
-}
 PAIR_COLUMNS = [
     "measure",
     "a",
@@ -179,8 +154,8 @@ def compare_all_pairs(
     to cancel (:class:`metrics.errors.Cancelled`).
     """
     frame = _tidy(per_query)
-    test = _canonical(test, _ALIASES, "test", ALL_PAIRS_TESTS)
-    correction = "none" if test == "tukey" else _canonical(correction, _CORRECTION_ALIASES, "correction", CORRECTIONS)
+    test = canonical_test(test, pairs=True)
+    correction = "none" if test == "tukey" else canonical_correction(correction)
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha}")
     if int(permutations) < 1:

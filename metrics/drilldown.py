@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.columns import ids_from_series
+from metrics.labels import unique_label
 from metrics.ranking import rank_order
 
 __all__ = ["RANKING_COLUMNS", "MISSING_COLUMNS", "QueryDrilldown", "query_drilldown"]
@@ -79,12 +80,7 @@ def _labelled(runs) -> dict[str, pd.DataFrame]:
         return {str(k): v for k, v in runs.items()}
     out: dict[str, pd.DataFrame] = {}
     for i, run in enumerate(runs):
-        base = str(run.attrs.get("name") or f"run{i + 1}")
-        label, n = base, 1
-        while label in out:
-            n += 1
-            label = f"{base}_{n}"
-        out[label] = run
+        out[unique_label(str(run.attrs.get("name") or f"run{i + 1}"), out)] = run
     return out
 
 

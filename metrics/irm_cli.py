@@ -31,7 +31,7 @@ from .errors import InputError
 from .evaluate import Evaluation, evaluate
 from .measures import parse_measures
 from .measures.diversity import parse_diversity
-from .measures.irm import _ALIASES, _read, split_top_level
+from .measures.irm import _aliases, _read, split_top_level
 from .readers import read_qrels, read_run
 
 __all__ = ["main", "printed_name"]
@@ -63,7 +63,7 @@ def printed_name(text: str) -> str:
     if read is None:
         return text.strip()
     name, args, at = read
-    name = _ALIASES.get(name, name)
+    name = _aliases().get(name, name)
     shown = []
     for key, value in args.items():
         if key == "gains" and isinstance(value, dict):

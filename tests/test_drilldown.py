@@ -1,4 +1,4 @@
-"""Query drill-down: metrics.drilldown (pure) and the window's text for it (workbench.drilldown_model)."""
+"""Query drill-down: metrics.drilldown (pure) and the window's text for it (workbench.model.drilldown)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from conftest import qrels_frame, random_collection, run_frame
 
 from metrics.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
 from metrics.ranking import NONPOOL, UNJUDGED, build_ranking
-from workbench import drilldown_model as dm
+from workbench.model import drilldown as dm
 
 QRELS = qrels_frame(
     [

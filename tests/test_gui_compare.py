@@ -21,9 +21,10 @@ from qt_support import close_window, open_window  # noqa: E402
 import metrics  # noqa: E402
 import metrics.compare  # noqa: E402
 import metrics.readers  # noqa: E402
-from workbench import significance_model  # noqa: E402
-from workbench.diffchart import GAIN, LOSS  # noqa: E402
-from workbench.report_dialog import ReportDialog  # noqa: E402
+from metrics.presentation import format_pvalue  # noqa: E402
+from workbench.model import significance as significance_model  # noqa: E402
+from workbench.views.diffchart import GAIN, LOSS  # noqa: E402
+from workbench.views.report_dialog import ReportDialog  # noqa: E402
 
 TIMEOUT = 30000
 MEASURES = ("map", "P.10")
@@ -134,7 +135,7 @@ def test_marks_follow_the_comparison_and_its_settings(qtbot, window, collection)
         marked = text.endswith((significance_model.HIGHER, significance_model.LOWER))
         assert marked == bool(row["significant"]), (row["run"], row["measure"], text)
         assert "paired t-test" in tip and "Holm" in tip
-        assert f"p = {significance_model._p(row['p_value'])} (paired t-test" in tip
+        assert f"p = {format_pvalue(row['p_value'])} (paired t-test" in tip
     assert not cells[("base", "map")][0].endswith((significance_model.HIGHER, significance_model.LOWER))
     assert window.summary.legend.isVisible()
     assert "Holm" in window.summary.legend.text() and "base" in window.summary.legend.text()
@@ -154,7 +155,7 @@ def test_marks_follow_the_comparison_and_its_settings(qtbot, window, collection)
         text, tip = cells[(row["run"], row["measure"])]
         assert text.endswith((significance_model.HIGHER, significance_model.LOWER)) == bool(row["significant"])
         assert "Wilcoxon" in tip and "Bonferroni" in tip
-        assert f"corrected p = {significance_model._p(row['p_corrected'])}" in tip
+        assert f"corrected p = {format_pvalue(row['p_corrected'])}" in tip
 
 
 def test_comparison_runs_in_a_worker_and_follows_the_baseline(qtbot, window, collection, monkeypatch):
@@ -392,7 +393,7 @@ def test_settings_are_checked():
 
 
 def test_bar_layout():
-    from workbench.diffchart import layout_bars
+    from workbench.views.diffchart import layout_bars
 
     diffs = pd.DataFrame(
         {

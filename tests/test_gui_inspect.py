@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
-from workbench.inspect_view import inspection_html, sparkline  # noqa: E402
+from workbench.views.inspect import inspection_html, sparkline  # noqa: E402
 
 TIMEOUT = 20000
 

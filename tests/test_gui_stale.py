@@ -21,7 +21,7 @@ from qt_support import close_window, open_window  # noqa: E402
 
 import metrics.readers  # noqa: E402
 from metrics.errors import Cancelled  # noqa: E402
-from workbench import analysis  # noqa: E402
+from workbench.model import analysis  # noqa: E402
 
 TIMEOUT = 20000
 

@@ -22,9 +22,9 @@ from qt_support import close_window, open_window  # noqa: E402
 import metrics  # noqa: E402
 import metrics.curves  # noqa: E402
 import metrics.readers  # noqa: E402
-from workbench.main_window import MainWindow  # noqa: E402
-from workbench.qtable import RAW_ROLE  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
+from workbench.views.main_window import MainWindow  # noqa: E402
+from workbench.views.qtable import RAW_ROLE  # noqa: E402
 
 MEASURES = ("map", "P.10", "recip_rank", "num_rel_ret")
 TIMEOUT = 30000
@@ -568,7 +568,7 @@ def test_screenshot_command(tmp_path, small):
 def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatch):
     import threading
 
-    from workbench import analysis
+    from workbench.model import analysis
 
     drop_and_wait(qtbot, window, small)
     s = window.session
@@ -598,7 +598,7 @@ def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatc
 def test_cancel_drops_a_running_evaluation(qtbot, window, small, monkeypatch):
     import threading
 
-    from workbench import analysis
+    from workbench.model import analysis
 
     drop_and_wait(qtbot, window, small)
     s = window.session
@@ -642,7 +642,7 @@ def test_files_panel_renames_and_corrects_kinds(qtbot, window, small):
 def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, small, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    import workbench.main_window as mw
+    import workbench.views.main_window as mw
 
     drop_and_wait(qtbot, window, small)
     s = window.session

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.errors import InputError  # noqa: E402
-from workbench import workspace_file  # noqa: E402
+from workbench.model import workspace_file  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
 
 TIMEOUT = 20000

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from workbench import logs, platform_check
+from workbench.system import logs, platform_check
 
 
 def test_xcb_is_checked_only_where_qt_would_use_it():

@@ -14,7 +14,7 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
 from PySide6.QtCore import QSettings
 app = QApplication([])
-from workbench.main_window import MainWindow
+from workbench.views.main_window import MainWindow
 w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.show()
 app.processEvents()

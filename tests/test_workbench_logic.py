@@ -8,9 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench import comparison, export
-from workbench.analysis import CurveTable, ndcg_variant, query_sort_key, sort_queries
-from workbench.workspace import Workspace, expand, expand_paths
+from workbench.model import export
+from workbench.model import tables as table_model
+from workbench.model.analysis import CurveTable, ndcg_variant, query_sort_key, sort_queries
+from workbench.model.workspace import Workspace, expand, expand_paths
 
 
 def _run(name: str) -> pd.DataFrame:
@@ -153,7 +154,7 @@ def test_summary_table_marks_best_value_per_measure():
         {"map": [0.2, 0.5, 0.5], "P_10": [0.3, 0.3, 0.3], "num_ret": [10.0, 20.0, 5.0]},
         index=["a", "b", "c"],
     )
-    table, tones = comparison.summary_table(summary)
+    table, tones = table_model.summary_table(summary)
     assert list(table.columns) == ["run", "map", "P_10", "num_ret"]
     assert list(table["run"]) == ["a", "b", "c"]
     assert list(tones["map"]) == ["", "best", "best"]
@@ -164,7 +165,7 @@ def test_summary_table_marks_best_value_per_measure():
 def test_per_query_table_differences_and_tones():
     wide = pd.DataFrame({"base": [0.5, 0.2, np.nan], "new": [0.7, 0.1, 0.3]}, index=["10", "9", "2"])
     wide = wide.reindex(sort_queries(wide.index))  # as the evaluation worker gives it
-    table, tones = comparison.per_query_table(wide, "base")
+    table, tones = table_model.per_query_table(wide, "base")
     assert list(table["query_id"]) == ["2", "9", "10"]  # natural order kept
     assert list(table.columns) == ["query_id", "base", "new", "Δ new"]
     np.testing.assert_allclose(table["Δ new"].to_numpy(), [np.nan, 0.1 - 0.2, 0.7 - 0.5])
@@ -173,14 +174,14 @@ def test_per_query_table_differences_and_tones():
 
 def test_per_query_table_without_baseline_has_no_differences():
     wide = pd.DataFrame({"a": [0.5]}, index=["1"])
-    table, _ = comparison.per_query_table(wide, None)
+    table, _ = table_model.per_query_table(wide, None)
     assert list(table.columns) == ["query_id", "a"]
 
 
 def test_query_order_is_natural():
     assert sort_queries(["10", "9", "b", "a", "100", "1.5"]) == ["1.5", "9", "10", "100", "a", "b"]
     assert query_sort_key("7") < query_sort_key("10")
-    np.testing.assert_array_equal(comparison.query_rank(["10", "9", "a"]), [1, 0, 2])
+    np.testing.assert_array_equal(table_model.query_rank(["10", "9", "a"]), [1, 0, 2])
 
 
 # ---------------------------------------------------------------- curves lookup
@@ -244,7 +245,7 @@ def test_ndcg_measures_follow_the_chosen_variant():
 
 
 def test_ranked_judgments_are_merged_later_part_winning():
-    from workbench.workspace import merge_qrels
+    from workbench.model.workspace import merge_qrels
 
     a = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["x", "y"], "relevance": [1, 0]})
     b = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["y", "z"], "relevance": [2, 1]})

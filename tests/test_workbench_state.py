@@ -6,8 +6,8 @@ import types
 
 import pandas as pd
 
-from workbench import state
-from workbench.workspace import Workspace
+from workbench.model import state
+from workbench.model.workspace import FileEntry, Workspace
 
 
 def _ws(tmp_path, runs=("a", "b")):
@@ -38,7 +38,7 @@ def test_the_rules_need_no_qt():
     import subprocess
     import sys
 
-    code = "import sys, workbench.state; print(any(m.startswith('PySide6') for m in sys.modules))"
+    code = "import sys, workbench.model.state; print(any(m.startswith('PySide6') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
 
 
@@ -62,3 +62,15 @@ def test_states_and_reasons(tmp_path):
         "the significance marks are not those of the scores shown",
         f"{e.name} changed on disk and was not read again",
     ]
+
+
+def test_one_rule_makes_labels_unique():
+    from metrics.labels import unique_label
+
+    assert unique_label("bm25", set()) == "bm25"
+    assert unique_label("bm25", {"bm25", "bm25_2"}) == "bm25_3"
+    assert unique_label("bm25", {"bm25", "bm25 (2)"}, "{base} ({n})") == "bm25 (3)"
+    ws = Workspace()
+    for path in ("/a/x.txt", "/b/x.txt", "/c/x.txt"):
+        ws.entries.append(FileEntry(path=path, kind="run", status="ok", label=ws.unique_label("x")))
+    assert [e.label for e in ws.entries] == ["x", "x (2)", "x (3)"]

@@ -25,7 +25,7 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
 
-    from workbench import platform_check
+    from workbench.system import platform_check
 
     problem = platform_check.check()
     if problem:
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from metrics.readers import use_jemalloc_pool
-    from workbench.main_window import MainWindow
+    from workbench.views.main_window import MainWindow
 
     use_jemalloc_pool()
 
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     else:
         settings = QSettings(APP_NAME, APP_NAME)
     window = MainWindow(settings=settings)
-    from workbench import logs
+    from workbench.system import logs
 
     logs.setup(window.messages.add)
     if args.screenshot:

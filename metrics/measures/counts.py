@@ -9,24 +9,25 @@ from ..ranking import NONPOOL, UNJUDGED
 from .registry import DoubleParams, count, measure, no_summary, total
 
 
-def _first(values, r):
+def _run_tag(values, r):
+    """The run's tag: the tag column of its last line, as trec_eval reports it."""
     return r.run_id
 
 
-@measure("runid", kind="text", per_query=False, aggregate=_first, order=0)
+@measure("runid", kind="text", per_query=False, aggregate=_run_tag)
 def runid(r):
     """Run tag of the run (the tag column of its last line, as trec_eval reports it), as text; summary row only."""
     return np.full(r.n_queries, r.run_id, dtype=object)
 
 
-@measure("num_q", kind="long", per_query=False, aggregate=count, order=1)
+@measure("num_q", kind="long", per_query=False, aggregate=count, ir_measures="NumQ", neutral=True)
 def num_q(r):
     """Number of queries averaged over: 1 per query; the summary is the count
     of evaluated queries (of qrels queries with -c)."""
     return np.ones(r.n_queries)
 
 
-@measure("num_ret", kind="long", aggregate=total, order=2)
+@measure("num_ret", kind="long", aggregate=total, ir_measures="NumRet", neutral=True)
 def num_ret(r):
     """Number of documents retrieved (after -M and -J).  Summary: sum.
     0 for a -c placeholder query."""
@@ -39,27 +40,27 @@ def _num_rel_total(values, r):
     return float(r.num_qrels_positive) if r.complete else float(np.sum(values))
 
 
-@measure("num_rel", kind="long", aggregate=_num_rel_total, order=3)
+@measure("num_rel", kind="long", aggregate=_num_rel_total, ir_measures="NumRel", neutral=True)
 def num_rel(r):
     """Number of judged documents with grade >= relevance level (retrieved or
     not).  Summary: sum; with -c, the number of qrels entries with grade > 0."""
     return r.num_rel.astype(np.float64)
 
 
-@measure("num_rel_ret", kind="long", aggregate=total, order=4)
+@measure("num_rel_ret", kind="long", aggregate=total, label="Relevant retrieved", ir_measures="NumRelRet")
 def num_rel_ret(r):
     """Number of retrieved documents with grade >= relevance level.  Summary: sum."""
     return r.num_rel_ret.astype(np.float64)
 
 
-@measure("num_nonrel_judged_ret", kind="long", aggregate=total, order=35)
+@measure("num_nonrel_judged_ret", kind="long", aggregate=total, neutral=True)
 def num_nonrel_judged_ret(r):
     """Retrieved documents judged with grade below the relevance level
     (num_ret - not in qrels - in qrels unjudged - relevant).  Summary: sum."""
     return (r.num_ret - r.num_nonpool - r.num_unjudged - r.num_rel_ret).astype(np.float64)
 
 
-@measure("relstring", kind="text", params=DoubleParams(10.0), aggregate=no_summary, summary=False, order=12)
+@measure("relstring", kind="text", params=DoubleParams(10.0), aggregate=no_summary, summary=False)
 def relstring(r, params):
     """Relevance codes of the first N (default 10) retrieved documents as a
     string: the grade for 0..9, '>' above 9, '-' not in the qrels, '.' in the

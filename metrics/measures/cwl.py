@@ -98,7 +98,7 @@ _OPTIONS = {"T": "1", "min_rel": "0", "max_rel": ""}
 _I = np.arange(1.0, CWL_DEPTH + 1.0)  # ranks counted from 1
 
 
-@measure("inst", order=211, options=_OPTIONS)
+@measure("inst", ir_measures="INST", options=_OPTIONS)
 def inst(r, *, T="1", min_rel="0", max_rel=""):
     """INST (C/W/L, as cwl_eval): continuation c_i = ((i + T + T_i - 1) / (i + T + T_i))^2 with T_i = T
     minus the gain accumulated to rank i, gains the grades scaled from [min_rel, max_rel] to [0, 1];
@@ -112,7 +112,7 @@ def inst(r, *, T="1", min_rel="0", max_rel=""):
     return out
 
 
-@measure("insq", order=212, options=_OPTIONS)
+@measure("insq", ir_measures="INSQ", options=_OPTIONS)
 def insq(r, *, T="1", min_rel="0", max_rel=""):
     """INSQ (C/W/L, as cwl_eval): continuation c_i = ((i + 2T - 1) / (i + 2T))^2; gains the grades
     scaled from [min_rel, max_rel] to [0, 1]; expected utility per document over 1000 ranks.
@@ -126,7 +126,7 @@ def insq(r, *, T="1", min_rel="0", max_rel=""):
     return out
 
 
-@measure("bpm", params=LongCutoffs(10), order=213, options=_OPTIONS)
+@measure("bpm", params=LongCutoffs(10), ir_measures="BPM", options=_OPTIONS)
 def bpm(r, cutoffs, *, T="1", min_rel="0", max_rel=""):
     """Static Bejeweled Player Model (C/W/L, as cwl_eval) with a budget of k documents: the user goes on
     while the gain so far is below T and fewer than k documents are read; gains the grades scaled from
@@ -146,7 +146,7 @@ def _sdcg_continuation(k: int) -> np.ndarray:
     return np.array([math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, CWL_DEPTH + 1)])
 
 
-@measure("sdcg", params=LongCutoffs(10), order=214, options={"min_rel": "0", "max_rel": ""})
+@measure("sdcg", params=LongCutoffs(10), ir_measures="SDCG", options={"min_rel": "0", "max_rel": ""})
 def sdcg(r, cutoffs, *, min_rel="0", max_rel=""):
     """Scaled DCG at k (C/W/L, as cwl_eval): sum over the first k ranks of gain / log2(i + 1), divided by
     sum over i <= k of 1 / log2(i + 1); gains the grades scaled from [min_rel, max_rel] to [0, 1].

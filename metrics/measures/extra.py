@@ -62,12 +62,16 @@ from ..ranking import NONPOOL
 from ._kernels import at_depth, cutoff_matrix, segment_accumulate, segment_count, segment_cumsum, segment_total
 from .registry import LongCutoffs, measure
 
-__all__ = ["NdcgOptions", "ndcg_options", "dcg_matrices", "ERR_MAX_GRADE", "WHOLE_RANKING"]
+__all__ = ["NDCG_DEFAULTS", "NdcgOptions", "ndcg_options", "dcg_matrices", "ERR_MAX_GRADE", "WHOLE_RANKING"]
 
 #: the cutoff value meaning "no cutoff" for the families of this module
 WHOLE_RANKING = 0
 #: gdeval.pl's maximum grade (``$MAX_JUDGMENT``)
 ERR_MAX_GRADE = 4
+
+#: trec_eval's nDCG, the default of every nDCG option (the one place they are written: the ``ndcg_ext``
+#: family's registered options, :class:`NdcgOptions` and the window read them)
+NDCG_DEFAULTS = {"gain": "linear", "discount": "log", "base": "2", "ideal": "all"}
 
 _GAINS = ("linear", "exp")
 _DISCOUNTS = ("log", "jk")
@@ -118,10 +122,10 @@ def _format_number(v: float) -> str:
 class NdcgOptions:
     """Validated nDCG options (see the module docstring)."""
 
-    gain: str = "linear"
-    discount: str = "log"
-    base: float = 2.0
-    ideal: str = "all"
+    gain: str = NDCG_DEFAULTS["gain"]
+    discount: str = NDCG_DEFAULTS["discount"]
+    base: float = float(NDCG_DEFAULTS["base"])
+    ideal: str = NDCG_DEFAULTS["ideal"]
     #: (grade, gain) pairs, sorted by grade; empty: the gain of a grade is the grade
     gains: tuple = ()
 
@@ -181,7 +185,13 @@ def _gain_pairs(gains) -> tuple:
     return tuple(sorted((g, v) for g, v in out.items() if v != g))
 
 
-def ndcg_options(gain="linear", discount="log", base=2, ideal="all", gains=()) -> NdcgOptions:
+def ndcg_options(
+    gain=NDCG_DEFAULTS["gain"],
+    discount=NDCG_DEFAULTS["discount"],
+    base=NDCG_DEFAULTS["base"],
+    ideal=NDCG_DEFAULTS["ideal"],
+    gains=(),
+) -> NdcgOptions:
     """Check and normalise nDCG options given as text or values.
 
     ``discount="log2"`` is accepted for ``log``; ``base`` may be text;
@@ -309,8 +319,8 @@ def ndcg_ratio(dcg: np.ndarray, idcg: np.ndarray) -> np.ndarray:
 @measure(
     "ndcg_ext",
     params=OptionalCutoffs(WHOLE_RANKING),
-    order=200,
-    options={"gain": "linear", "discount": "log", "base": "2", "ideal": "all", "gains": ""},
+    options={**NDCG_DEFAULTS, "gains": ""},
+    ir_measures="nDCG",
 )
 def ndcg_ext(r, cutoffs, **options):
     """nDCG with a choice of gain (linear | exp), discount (log: log_b(i+1) |
@@ -331,7 +341,7 @@ def _precision_prefix(r):
     return isrel, segment_count(isrel, r.offsets) / (r.rank + 1.0)
 
 
-@measure("map_ext", order=201, options={"precision": "observed"})
+@measure("map_ext", options={"precision": "observed"}, ir_measures="AP")
 def map_ext(r, **options):
     """Average precision; precision=observed is trec_eval's map, and
     precision=interpolated sums, over the retrieved relevant documents, the
@@ -358,7 +368,7 @@ def _depths(r, cutoffs) -> np.ndarray:
     return np.where(cut[None, :] == WHOLE_RANKING, full, np.minimum(cut[None, :], full))
 
 
-@measure("ERR", params=OptionalCutoffs(WHOLE_RANKING), order=202)
+@measure("ERR", params=OptionalCutoffs(WHOLE_RANKING), ir_measures="ERR")
 def expected_reciprocal_rank(r, cutoffs):
     """Expected reciprocal rank, gdeval.pl's convention: stopping probability
     R = (2**g - 1) / 16 for grade g (grades above 4 raise ValueError; grades
@@ -378,7 +388,7 @@ def expected_reciprocal_rank(r, cutoffs):
     return at_depth(prefix, r.offsets, _depths(r, cutoffs), 0.0)
 
 
-@measure("Judged", params=OptionalCutoffs(WHOLE_RANKING), order=203)
+@measure("Judged", params=OptionalCutoffs(WHOLE_RANKING), ir_measures="Judged")
 def judged(r, cutoffs):
     """Judgment rate: retrieved documents among the first min(k, num_ret)
     that appear in the qrels (any grade) divided by min(k, num_ret); the
@@ -396,7 +406,7 @@ def _hits(r, cutoffs):
     return at_depth(r.relcum, r.offsets, k, 0), k
 
 
-@measure("rr_cut", params=LongCutoffs(10), order=204)
+@measure("rr_cut", params=LongCutoffs(10), ir_measures="RR")
 def reciprocal_rank_cut(r, cutoffs):
     """Reciprocal rank within the top k (MS MARCO's MRR@10): 1 / rank of the first relevant document if
     it is among the first k, else 0.  Summary: mean."""
@@ -410,7 +420,7 @@ def reciprocal_rank_cut(r, cutoffs):
     return np.where((rank >= 0) & (rank < cut), 1.0 / (rank + 1.0), 0.0)
 
 
-@measure("dcg_cut", params=LongCutoffs(10), order=205, options={"gain": "linear"})
+@measure("dcg_cut", params=LongCutoffs(10), options={"gain": "linear"})
 def dcg_cut(r, cutoffs, **options):
     """DCG over the first k ranks: sum of gain / log2(rank + 1), the gain being the grade (trec_eval's
     and ranx's ``dcg``) or 2**grade - 1 with gain=exp (ranx's ``dcg_burges``); negative grades and
@@ -419,7 +429,7 @@ def dcg_cut(r, cutoffs, **options):
     return dcg
 
 
-@measure("f1_cut", params=LongCutoffs(10), order=206)
+@measure("f1_cut", params=LongCutoffs(10), ir_measures="F1")
 def f1_cut(r, cutoffs):
     """F1 at k: 2 P R / (P + R) with P = relevant in the top k / k and R = relevant in the top k /
     num_rel; 0 when no relevant document is in the top k.  Summary: mean."""
@@ -431,7 +441,7 @@ def f1_cut(r, cutoffs):
         return np.where(hits > 0, 2.0 * p * rec / (p + rec), 0.0)
 
 
-@measure("hits", params=LongCutoffs(10), order=207)
+@measure("hits", params=LongCutoffs(10), ir_measures="Hits")
 def hits_cut(r, cutoffs):
     """Number of relevant documents among the first k (ranx's ``hits@k``).  Summary: mean."""
     return _hits(r, cutoffs)[0].astype(np.float64)

@@ -205,20 +205,20 @@ def _dcg_parts(r, params):
     return dcg, idcg
 
 
-@measure("dcg", params=ParamPairs(), order=21)
+@measure("dcg", params=ParamPairs())
 def dcg(r, params):
     """Discounted cumulative gain over the whole ranking: sum of gain /
     log2(rank + 1)."""
     return _dcg_parts(r, params)[0]
 
 
-@measure("ideal_dcg", params=ParamPairs(), order=22)
+@measure("ideal_dcg", params=ParamPairs())
 def ideal_dcg(r, params):
     """DCG of the ideal ranking of all judged documents of the query."""
     return _dcg_parts(r, params)[1]
 
 
-@measure("ndcg", params=ParamPairs(), order=23)
+@measure("ndcg", params=ParamPairs(), label="NDCG (full ranking)", ir_measures="nDCG", aliases=("NDCG",))
 def ndcg(r, params):
     """DCG of the whole ranking divided by the DCG of the ideal ranking of
     all judged docs (not cut at num_ret); 0 when the ideal DCG is 0."""
@@ -226,7 +226,7 @@ def ndcg(r, params):
     return np.where(i > 0, d / np.where(i > 0, i, 1.0), 0.0)
 
 
-@measure("ndcg_rel", params=ParamPairs(), order=24)
+@measure("ndcg_rel", params=ParamPairs())
 def ndcg_rel(r, params):
     """nDCG averaged over the relevant documents (positive ideal gain): at
     each retrieved doc with positive gain, DCG so far / ideal DCG at the same
@@ -255,7 +255,7 @@ def ndcg_rel(r, params):
     return np.where(s > 0.0, s / np.where(K > 0, K, 1), 0.0)
 
 
-@measure("Rndcg", params=ParamPairs(), order=25)
+@measure("Rndcg", params=ParamPairs())
 def rndcg(r, params):
     """nDCG averaged over the R-level points: the depths where the ideal gain
     changes value (the last one is the number of positive-gain judged docs,
@@ -300,7 +300,7 @@ def rndcg(r, params):
     return np.where(r.num_rel > 0, s / n, 0.0)
 
 
-@measure("ndcg_cut", params=LongCutoffs(*_CUTS), order=26)
+@measure("ndcg_cut", params=LongCutoffs(*_CUTS), label="NDCG@{k}", ir_measures="nDCG")
 def ndcg_cut(r, cutoffs):
     """nDCG at cutoff k: DCG of the top k (gain = grade, positive grades
     only) divided by the DCG of the top k of the ideal ranking of all judged
@@ -314,7 +314,7 @@ def ndcg_cut(r, cutoffs):
     return np.where(i > 0, d / np.where(i > 0, i, 1.0), d)
 
 
-@measure("binG", order=19)
+@measure("binG")
 def bin_g(r):
     """Binary G: for each retrieved relevant doc, 1 / log2(2 + non-relevant
     docs above it); summed and divided by num_rel.  0 if no relevant doc is
@@ -328,7 +328,7 @@ def bin_g(r):
     return np.where(segment_total(r.relcum, r.offsets, 0) > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
-@measure("G", params=ParamPairs(), order=20)
+@measure("G", params=ParamPairs())
 def g_measure(r, params):
     """Normalized gain G: each retrieved doc with gain g at rank i adds
     g / log2(2 + cost(i) - gain(i)), where gain(i) sums the gains of ranks
@@ -396,7 +396,7 @@ def _powers(p: float, n: int) -> np.ndarray:
     return np.cumprod(a)
 
 
-@measure("rbp", params=ParamPairs(), order=54)
+@measure("rbp", params=ParamPairs())  # ir_measures' RBP is rbp_ext (no rescaling of grades)
 def rbp(r, params):
     """Rank-biased precision (Moffat & Zobel): (1 - p) * sum of gain * p^(rank-1),
     persistence p = 0.9 unless given (``rbp.p=0.8``).  Gains are the grades
@@ -438,7 +438,7 @@ def rbp(r, params):
     return (1.0 - p) * total
 
 
-@measure("rbp_resid", params=ParamPairs(), order=55)
+@measure("rbp_resid", params=ParamPairs())
 def rbp_resid(r, params):
     """RBP residual: the most RBP could grow if every unjudged retrieved doc
     (not in the qrels, or negative grade) had gain 1, plus the tail beyond

@@ -65,7 +65,7 @@ def _interpolated(r, levels) -> tuple[np.ndarray, np.ndarray]:
     return out, skipping
 
 
-@measure("iprec_at_recall", params=DoubleCutoffs(*_LEVELS), order=10)
+@measure("iprec_at_recall", params=DoubleCutoffs(*_LEVELS), ir_measures="IPrec")
 def iprec_at_recall(r, levels):
     """Interpolated precision at recall levels: max precision at or after the
     rank where lround(level * num_rel) relevant docs have been retrieved;
@@ -74,7 +74,7 @@ def iprec_at_recall(r, levels):
     return _interpolated(r, levels)[0]
 
 
-@measure("11pt_avg", params=DoubleParams(*_LEVELS), order=18)
+@measure("11pt_avg", params=DoubleParams(*_LEVELS))
 def eleven_point_average(r, levels):
     """Mean of the interpolated precisions at the given recall levels
     (default 0.0, 0.1, ..., 1.0), summed from the last level to the first

@@ -86,6 +86,9 @@ The canonical name lists only the options that differ from the defaults, in
 alphabetical order: ``nDCG(gain=exp,discount=jk)@10`` is
 ``ndcg_ext_10(discount=jk,gain=exp)``, and :func:`ir_measures_name` writes it
 back as ``nDCG(discount=jk,gain=exp)@10``.
+
+(Longer than 500 lines on purpose: reading and writing ir_measures' and ranx's names live together,
+so that writing stays the inverse of reading.)
 """
 
 from __future__ import annotations
@@ -95,58 +98,15 @@ import math
 import re
 
 from . import extra
-from .registry import FAMILIES, Measure, syntax
+from .registry import FAMILIES, LongCutoffs, Measure, NoParams, syntax
 
-__all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]
+__all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]  # noqa: F822  (module __getattr__)
 
-_ALIASES = {
-    "MAP": "AP",
-    "MRR": "RR",
-    "NDCG": "nDCG",
-    "Precision": "P",
-    "Recall": "R",
-    "BPref": "Bpref",
-    "RPrec": "Rprec",
-}
 
-#: every ir_measures name understood here (aliases included)
-IR_MEASURES_NAMES = (
-    "AP",
-    "MAP",
-    "RR",
-    "MRR",
-    "nDCG",
-    "NDCG",
-    "P",
-    "Precision",
-    "R",
-    "Recall",
-    "Rprec",
-    "RPrec",
-    "Bpref",
-    "BPref",
-    "Success",
-    "infAP",
-    "IPrec",
-    "NumQ",
-    "NumRet",
-    "NumRelRet",
-    "NumRel",
-    "SetP",
-    "SetRelP",
-    "SetR",
-    "SetF",
-    "SetAP",
-    "RBP",
-    "ERR",
-    "Judged",
-    "Compat",
-    "Accuracy",
-    "INST",
-    "INSQ",
-    "BPM",
-    "SDCG",
-)
+def _aliases() -> dict[str, str]:
+    """Other spellings of ir_measures' names (``MAP`` for ``AP``), as the registry records them."""
+    return {alias: fam.ir_measures for fam in FAMILIES.values() if fam.ir_measures for alias in fam.aliases}
+
 
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
 _TRUE = {"true": True, "false": False, "yes": True, "no": False}
@@ -527,6 +487,16 @@ _BUILDERS = {
 }
 
 
+def __getattr__(name: str):
+    if name == "IR_MEASURES_NAMES":
+        # every ir_measures name understood here (aliases included), from the registry: asked when
+        # used, so that families registered after this module are in it
+        return tuple(
+            dict.fromkeys(n for fam in FAMILIES.values() if fam.ir_measures for n in (fam.ir_measures, *fam.aliases))
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def parse_ir_measures(text: str) -> list[Measure] | None:
     """The measure named by an ir_measures-style name, as a one-element list;
     None when ``text`` is not such a name.  Raises ValueError when it is one
@@ -535,7 +505,7 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     if read is None:
         return None
     name, args, at = read
-    name = _ALIASES.get(name, name)
+    name = _aliases().get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
         from .diversity import parse_diversity
@@ -608,33 +578,6 @@ syntax(parse_ranx)
 
 # ------------------------------------------------------------------ writing
 
-_SIMPLE_NAMES = {
-    "map": "AP",
-    "recip_rank": "RR",
-    "ndcg": "nDCG",
-    "Rprec": "Rprec",
-    "bpref": "Bpref",
-    "infAP": "infAP",
-    "num_q": "NumQ",
-    "num_ret": "NumRet",
-    "num_rel_ret": "NumRelRet",
-    "num_rel": "NumRel",
-    "set_P": "SetP",
-    "set_relative_P": "SetRelP",
-    "set_recall": "SetR",
-    "set_map": "SetAP",
-}
-_CUT_NAMES = {
-    "map_cut": "AP",
-    "ndcg_cut": "nDCG",
-    "P": "P",
-    "recall": "R",
-    "success": "Success",
-    "rr_cut": "RR",
-    "f1_cut": "F1",
-    "hits": "Hits",
-}
-
 
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
@@ -644,9 +587,87 @@ def _compose(name: str, args: list[str], at=None) -> str:
     return name + (f"({','.join(args)})" if args else "") + ("" if at is None else f"@{at}")
 
 
+# ir_measures' names that take no relevance level
+_NO_REL = frozenset({"nDCG", "NumQ", "RBP", "ERR", "Judged", "Compat", "INST", "INSQ", "BPM", "SDCG"})
+
+
+def _write_ndcg(m: Measure, name: str, rel: list[str]) -> str | None:
+    if not m.params:
+        return name
+    try:
+        gains = ",".join(f"{int(g)}:{_num(v)}" for g, v in m.params)
+    except (TypeError, ValueError):
+        return None
+    return f"{name}(gains={{{gains}}})"
+
+
+def _write_set_f(m: Measure, name: str, rel: list[str]) -> str | None:
+    beta = float(m.params[0]) if m.params else 1.0
+    return _compose(name, rel + ([] if beta == 1.0 else [f"beta={_num(beta)}"]))
+
+
+def _write_own_cut(m: Measure, name: str, rel: list[str]) -> str | None:
+    k = m.params[0]
+    return _compose(name, [f"{a}={b}" for a, b in m.options], None if k == extra.WHOLE_RANKING else k)
+
+
+def _write_ndcg_ext(m: Measure, name: str, rel: list[str]) -> str | None:
+    k = m.params[0]
+    args = []
+    for a, b in m.options:
+        if a == "gains":  # 1:3;2:9 -> {1:3,2:9}
+            b = "{" + ",".join(f"{g}:{_num(v)}" for g, v in extra.ndcg_options(gains=b).gains) + "}"
+        args.append(f"{a}={b}")
+    return _compose(name, args, None if k == extra.WHOLE_RANKING else k)
+
+
+def _write_rbp_ext(m: Measure, name: str, rel: list[str]) -> str | None:
+    opts = dict(m.options)
+    args = ([f"p={opts['p']}"] if "p" in opts else []) + ([f"rel={opts['binary_at']}"] if "binary_at" in opts else [])
+    k = m.params[0]
+    return _compose(name, args, None if k == extra.WHOLE_RANKING else k)
+
+
+def _write_cwl(m: Measure, name: str, rel: list[str]) -> str | None:
+    opts = dict(m.options)
+    args = [f"{key}={opts[key]}" for key in ("T", "min_rel", "max_rel") if key in opts]
+    return _compose(name, args, m.params[0] if m.params else None)
+
+
+def _write_accuracy(m: Measure, name: str, rel: list[str]) -> str | None:
+    k = m.params[0]
+    return _compose(name, rel, None if k == extra.WHOLE_RANKING else k)
+
+
+def _write_map_ext(m: Measure, name: str, rel: list[str]) -> str | None:
+    return _compose(name, rel + ["interpolated"]) if m.options == (("precision", "interpolated"),) else None
+
+
+# families whose ir_measures name is written by hand (the others: ``Name(rel=r)`` or ``Name(rel=r)@k``)
+_WRITERS = {
+    "ndcg": _write_ndcg,
+    "iprec_at_recall": lambda m, name, rel: _compose(name, rel, repr(float(m.params[0]))),
+    "set_F": _write_set_f,
+    "ERR": _write_own_cut,
+    "Judged": _write_own_cut,
+    "ndcg_ext": _write_ndcg_ext,
+    "map_ext": _write_map_ext,
+    "rbp_ext": _write_rbp_ext,
+    "compat": lambda m, name, rel: _compose(name, [f"{a}={'False' if b == 'false' else b}" for a, b in m.options]),
+    "inst": _write_cwl,
+    "insq": _write_cwl,
+    "bpm": _write_cwl,
+    "sdcg": _write_cwl,
+    "Accuracy": _write_accuracy,
+}
+# families whose options are part of their ir_measures name
+_WITH_OPTIONS = ("ndcg_ext", "map_ext", "rbp_ext", "compat", "inst", "insq", "bpm", "sdcg")
+
+
 def ir_measures_name(m: Measure) -> str | None:
     """The ir_measures-style name of ``m`` (``parse_measures`` of it gives
-    ``m`` back), or None when ir_measures has no name for it."""
+    ``m`` back), or None when ir_measures has no name for it.  The name is the
+    family's registered ``ir_measures`` name."""
     if JUDGED_ONLY_OPTION in m.options:
         base = _ir_measures_name(
             Measure(m.family, m.params, m.rel, tuple(o for o in m.options if o != JUDGED_ONLY_OPTION))
@@ -655,7 +676,7 @@ def ir_measures_name(m: Measure) -> str | None:
         if base is None or read is None:
             return None
         bare, _, at = read
-        if _ALIASES.get(bare, bare) not in JUDGED_ONLY:
+        if _aliases().get(bare, bare) not in JUDGED_ONLY:
             return None
         inner = base[len(bare) :].partition("@")[0]
         listed = inner[1:-1] if inner.startswith("(") else ""
@@ -664,60 +685,20 @@ def ir_measures_name(m: Measure) -> str | None:
 
 
 def _ir_measures_name(m: Measure) -> str | None:
-    rel = [] if m.rel is None else [f"rel={m.rel}"]
-    fam = m.family
-    if m.options and fam not in ("ndcg_ext", "map_ext", "rbp_ext", "compat", "inst", "insq", "bpm", "sdcg"):
+    fam = FAMILIES.get(m.family)
+    name = fam.ir_measures if fam is not None else None
+    if fam is None or name is None:
         return None
-    if fam in _SIMPLE_NAMES and fam != "ndcg":
-        if fam == "num_q" and m.rel is not None:
-            return None
-        return _compose(_SIMPLE_NAMES[fam], rel)
-    if fam == "ndcg":
-        if m.rel is not None:
-            return None
-        if not m.params:
-            return "nDCG"
-        try:
-            gains = ",".join(f"{int(g)}:{_num(v)}" for g, v in m.params)
-        except (TypeError, ValueError):
-            return None
-        return f"nDCG(gains={{{gains}}})"
-    if fam in _CUT_NAMES:
-        if fam == "ndcg_cut" and m.rel is not None:
-            return None
-        return _compose(_CUT_NAMES[fam], rel, m.params[0])
-    if fam == "iprec_at_recall":
-        return _compose("IPrec", rel, repr(float(m.params[0])))
-    if fam == "set_F":
-        beta = float(m.params[0]) if m.params else 1.0
-        return _compose("SetF", rel + ([] if beta == 1.0 else [f"beta={_num(beta)}"]))
-    if fam == "rbp_ext" and m.rel is None:
-        opts = dict(m.options)
-        args = ([f"p={opts['p']}"] if "p" in opts else []) + (
-            [f"rel={opts['binary_at']}"] if "binary_at" in opts else []
-        )
-        k = m.params[0]
-        return _compose("RBP", args, None if k == extra.WHOLE_RANKING else k)
-    if fam == "compat" and m.rel is None:
-        return _compose("Compat", [f"{a}={'False' if b == 'false' else b}" for a, b in m.options])
-    if fam in ("inst", "insq", "bpm", "sdcg") and m.rel is None:
-        opts = dict(m.options)
-        args = [f"{key}={opts[key]}" for key in ("T", "min_rel", "max_rel") if key in opts]
-        return _compose(fam.upper(), args, m.params[0] if m.params else None)
-    if fam == "Accuracy":
-        k = m.params[0]
-        return _compose("Accuracy", rel, None if k == extra.WHOLE_RANKING else k)
-    if fam in ("ERR", "Judged") and m.rel is None:
-        k = m.params[0]
-        return _compose(fam, [], None if k == extra.WHOLE_RANKING else k)
-    if fam == "ndcg_ext" and m.rel is None:
-        k = m.params[0]
-        args = []
-        for a, b in m.options:
-            if a == "gains":  # 1:3;2:9 -> {1:3,2:9}
-                b = "{" + ",".join(f"{g}:{_num(v)}" for g, v in extra.ndcg_options(gains=b).gains) + "}"
-            args.append(f"{a}={b}")
-        return _compose("nDCG", args, None if k == extra.WHOLE_RANKING else k)
-    if fam == "map_ext" and m.options == (("precision", "interpolated"),):
-        return _compose("AP", rel + ["interpolated"])
+    if m.options and m.family not in _WITH_OPTIONS:
+        return None
+    if m.rel is not None and name in _NO_REL:
+        return None
+    rel = [] if m.rel is None else [f"rel={m.rel}"]
+    writer = _WRITERS.get(m.family)
+    if writer is not None:
+        return writer(m, name, rel)
+    if isinstance(fam.params, NoParams):
+        return _compose(name, rel)
+    if type(fam.params) is LongCutoffs:
+        return _compose(name, rel, m.params[0])
     return None

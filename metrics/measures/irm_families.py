@@ -95,7 +95,7 @@ def _depths(r, cutoffs) -> np.ndarray:
 # ------------------------------------------------------------------ RBP
 
 
-@measure("rbp_ext", params=OptionalCutoffs(WHOLE_RANKING), order=208, options={"p": "0.8", "binary_at": ""})
+@measure("rbp_ext", params=OptionalCutoffs(WHOLE_RANKING), ir_measures="RBP", options={"p": "0.8", "binary_at": ""})
 def rbp_ext(r, cutoffs, *, p="0.8", binary_at=""):
     """Rank-biased precision as ir_measures computes RBP: (1 - p) times the sum over the first k ranks
     (whole ranking for cutoff 0) of gain * p**(rank - 1); the gain is the positive grade (not rescaled),
@@ -116,7 +116,7 @@ def rbp_ext(r, cutoffs, *, p="0.8", binary_at=""):
 # --------------------------------------------------------------- Compat
 
 
-@measure("compat", order=209, options={"p": "0.95", "normalize": "true"})
+@measure("compat", ir_measures="Compat", options={"p": "0.95", "normalize": "true"})
 def compat(r, *, p="0.95", normalize="true"):
     """Compatibility (Clarke et al. 2021), as ir_measures: rank-biased overlap with persistence p between
     the ranking and the ideal ranking of the documents with a grade > 0 (by grade, then in ranking
@@ -161,7 +161,7 @@ def compat(r, *, p="0.95", normalize="true"):
 # -------------------------------------------------------------- Accuracy
 
 
-@measure("Accuracy", params=OptionalCutoffs(WHOLE_RANKING), order=210, aggregate=defined_mean)
+@measure("Accuracy", params=OptionalCutoffs(WHOLE_RANKING), ir_measures="Accuracy", aggregate=defined_mean)
 def accuracy(r, cutoffs):
     """ir_measures' Accuracy: among the first k ranks (whole ranking for cutoff 0), the fraction of
     (relevant, non-relevant) document pairs where the relevant one ranks first; NaN (left out of the

@@ -51,7 +51,7 @@ def _bpref(r):
     return np.where(r.num_rel > 0, total / np.maximum(r.num_rel, 1), total)
 
 
-@measure("bpref", order=8)
+@measure("bpref", label="bpref", ir_measures="Bpref", aliases=("BPref",))
 def bpref(r):
     """Binary preference: for each retrieved relevant doc, 1 - min(n, R) /
     min(N, R), where n = judged non-relevant docs ranked above it, R =
@@ -60,14 +60,14 @@ def bpref(r):
     return _bpref(r)
 
 
-@measure("gm_bpref", aggregate=geometric_mean, per_query=False, order=15)
+@measure("gm_bpref", aggregate=geometric_mean, per_query=False)
 def gm_bpref(r):
     """bpref per query; the summary is the geometric mean
     exp(mean(log(max(bpref, 0.00001)))).  No per-query rows in trec_eval."""
     return _bpref(r)
 
 
-@measure("infAP", order=14)
+@measure("infAP", ir_measures="infAP")
 def inferred_ap(r):
     """Inferred AP (Yilmaz & Aslam): at each judged relevant doc at 0-based
     rank j > 0, 1/(j+1) + j/(j+1) * ((k-1+n+u)/j) * ((k-1+eps)/(k-1+n+2eps)),

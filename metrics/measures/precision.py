@@ -44,7 +44,7 @@ def _average_precision(r):
     return np.where(segment_total(r.relcum, r.offsets, 0) > 0, total / np.maximum(r.num_rel, 1), 0.0)
 
 
-@measure("map", order=5)
+@measure("map", label="MAP (mean average precision)", ir_measures="AP", aliases=("MAP",))
 def average_precision(r):
     """Average precision: sum over retrieved relevant docs of precision at
     their rank, divided by the number of relevant docs (num_rel, retrieved or
@@ -53,14 +53,14 @@ def average_precision(r):
     return _average_precision(r)
 
 
-@measure("gm_map", aggregate=geometric_mean, per_query=False, order=6)
+@measure("gm_map", aggregate=geometric_mean, per_query=False)
 def gm_average_precision(r):
     """Average precision per query (as map); the summary is the geometric
     mean exp(mean(log(max(AP, 0.00001)))).  trec_eval prints no per-query rows."""
     return _average_precision(r)
 
 
-@measure("Rprec", order=7)
+@measure("Rprec", label="R-precision", ir_measures="Rprec", aliases=("RPrec",))
 def r_precision(r):
     """Precision after R = num_rel docs: relevant in the top min(R, num_ret)
     divided by R.  0 when R or num_ret is 0."""
@@ -69,7 +69,7 @@ def r_precision(r):
     return np.where(depth > 0, hits / np.maximum(r.num_rel, 1), 0.0)
 
 
-@measure("recip_rank", order=9)
+@measure("recip_rank", label="Reciprocal rank", ir_measures="RR", aliases=("MRR",))
 def reciprocal_rank(r):
     """Reciprocal rank: 1 / rank of the first retrieved relevant doc; 0 if none is retrieved."""
     isrel = r.isrel()
@@ -81,7 +81,7 @@ def reciprocal_rank(r):
     return np.where(first >= 0, 1.0 / (first + 1.0), 0.0)
 
 
-@measure("P", params=LongCutoffs(*_CUTS), order=11)
+@measure("P", params=LongCutoffs(*_CUTS), label="P@{k}", ir_measures="P", aliases=("Precision",))
 def precision(r, cutoffs):
     """Precision at cutoff k: relevant docs in the top k divided by k; when
     fewer than k docs are retrieved the missing ones count as non-relevant."""
@@ -89,7 +89,7 @@ def precision(r, cutoffs):
     return at_depth(_relcum(r), r.offsets, k, 0) / k
 
 
-@measure("recall", params=LongCutoffs(*_CUTS), order=13)
+@measure("recall", params=LongCutoffs(*_CUTS), label="Recall@{k}", ir_measures="R", aliases=("Recall",))
 def recall(r, cutoffs):
     """Recall at cutoff k: relevant docs in the top k divided by num_rel;
     0 for a query without relevant docs."""
@@ -99,7 +99,7 @@ def recall(r, cutoffs):
     return np.where(nrel > 0, hits / np.maximum(nrel, 1), 0.0)
 
 
-@measure("map_cut", params=LongCutoffs(*_CUTS), order=27)
+@measure("map_cut", params=LongCutoffs(*_CUTS), ir_measures="AP")
 def average_precision_cut(r, cutoffs):
     """Average precision over the top k: sum of precision at the relevant
     ranks <= k, divided by num_rel.  0 for a query without relevant docs."""
@@ -109,7 +109,7 @@ def average_precision_cut(r, cutoffs):
     return np.where(nrel > 0, sums / np.maximum(nrel, 1), 0.0)
 
 
-@measure("relative_P", params=LongCutoffs(*_CUTS), order=28)
+@measure("relative_P", params=LongCutoffs(*_CUTS))
 def relative_precision(r, cutoffs):
     """Precision at k relative to the best possible: relevant in the top k
     divided by min(k, num_rel).  0 for a query without relevant docs."""
@@ -119,14 +119,14 @@ def relative_precision(r, cutoffs):
     return np.where(nrel > 0, hits / np.maximum(np.minimum(k, nrel), 1), 0.0)
 
 
-@measure("success", params=LongCutoffs(1, 5, 10), order=29)
+@measure("success", params=LongCutoffs(1, 5, 10), ir_measures="Success")
 def success(r, cutoffs):
     """1 if a relevant doc is in the top k, else 0."""
     k = cutoff_matrix(r.n_queries, cutoffs)
     return (at_depth(_relcum(r), r.offsets, k, 0) > 0).astype(np.float64)
 
 
-@measure("Rprec_mult", params=DoubleCutoffs(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0), order=16)
+@measure("Rprec_mult", params=DoubleCutoffs(0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0))
 def r_precision_mult(r, multiples):
     """Precision at m * R docs, for multiples m of R = num_rel.  The cutoff is
     (long)(m * R + 0.9) (trec_eval 10.0 still truncates here); precision at a
@@ -145,7 +145,7 @@ def r_precision_mult(r, multiples):
     return np.where(c > 0, val, 0.0)
 
 
-@measure("unj", params=LongCutoffs(5, 10, 20), order=56)
+@measure("unj", params=LongCutoffs(5, 10, 20))
 def unjudged(r, cutoffs):
     """Fraction of the top k that is unjudged (not in the qrels, or in them
     with a negative grade); missing docs below num_ret count as judged.

@@ -24,6 +24,8 @@ class Entry:
     kind: str  # "double", "long" (a count) or "text"
     sets: tuple[str, ...]  # trec_eval sets that contain it (official, all_trec, set)
     doc: str
+    group: str = ""  # the kind of measure (the module that defines it)
+    label: str = ""  # the label the window shows ("P@{k}"), "" if none
 
 
 def _params_text(params) -> str:
@@ -51,6 +53,8 @@ def entries() -> list[Entry]:
                 kind=fam.kind,
                 sets=tuple(s for s, members in NICKNAMES.items() if name in members),
                 doc=" ".join((fam.doc or "").split()),
+                group=fam.group,
+                label=fam.label,
             )
         )
     return out

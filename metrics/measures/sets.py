@@ -8,7 +8,7 @@ import numpy as np
 from .registry import DoubleParams, measure
 
 
-@measure("utility", params=DoubleParams(1.0, -1.0, 0.0, 0.0, count=4, what="coefficients"), order=17)
+@measure("utility", params=DoubleParams(1.0, -1.0, 0.0, 0.0, count=4, what="coefficients"))
 def utility(r, params):
     """p1*a + p2*b + p3*c + p4*d with a = relevant retrieved, b = non-relevant
     retrieved, c = relevant not retrieved, d = non-relevant not retrieved in a
@@ -29,26 +29,26 @@ def utility(r, params):
     return val
 
 
-@measure("set_P", order=30)
+@measure("set_P", ir_measures="SetP")
 def set_precision(r):
     """num_rel_ret / num_ret; 0 when nothing is retrieved."""
     return np.where(r.num_ret > 0, r.num_rel_ret / np.maximum(r.num_ret, 1), 0.0)
 
 
-@measure("set_relative_P", order=31)
+@measure("set_relative_P", ir_measures="SetRelP")
 def set_relative_precision(r):
     """num_rel_ret / min(num_ret, num_rel); 0 when either is 0."""
     d = np.minimum(r.num_ret, r.num_rel)
     return np.where(d > 0, r.num_rel_ret / np.maximum(d, 1), 0.0)
 
 
-@measure("set_recall", order=32)
+@measure("set_recall", ir_measures="SetR")
 def set_recall(r):
     """num_rel_ret / num_rel; 0 without relevant docs."""
     return np.where(r.num_rel > 0, r.num_rel_ret / np.maximum(r.num_rel, 1), 0.0)
 
 
-@measure("set_map", order=33)
+@measure("set_map", ir_measures="SetAP")
 def set_map(r):
     """num_rel_ret^2 / (num_ret * num_rel) (set precision times set recall);
     0 when num_ret or num_rel is 0."""
@@ -57,7 +57,7 @@ def set_map(r):
     return np.where(d > 0, (a * a) / np.where(d > 0, d, 1.0), 0.0)
 
 
-@measure("set_F", params=DoubleParams(1.0), order=34)
+@measure("set_F", params=DoubleParams(1.0), ir_measures="SetF")
 def set_f(r, params):
     """(x+1) P R / (x P + R) with set precision P, set recall R and x = the
     parameter (default 1); 0 when no relevant doc is retrieved."""

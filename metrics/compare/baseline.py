@@ -1,0 +1,305 @@
+"""Every run against a baseline: pairing by query, one row of statistics per (run, measure).
+
+The conventions are stated in :mod:`metrics.compare`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from metrics.measures import is_count
+from metrics.stat_methods import canonical_correction, canonical_test
+
+from .statistics import _clean, _effect_size, _pair_seed, _test_pair, adjust_pvalues, bootstrap_ci
+
+#: Columns of the frame returned by :func:`compare`, in order.
+COLUMNS = [
+    "run",
+    "measure",
+    "baseline",
+    "baseline_mean",
+    "mean",
+    "delta",
+    "p_value",
+    "p_corrected",
+    "ci_low",
+    "ci_high",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "n_queries",
+    "test",
+    "correction",
+    "significant",
+    "alpha",
+    "ci_level",
+    "n_baseline_only",
+    "n_run_only",
+]
+
+
+# ---------------------------------------------------------------- validation
+
+
+def _tidy(per_query) -> pd.DataFrame:
+    frame = getattr(per_query, "per_query", per_query)
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            "per_query must be a DataFrame with columns run, query_id, measure, "
+            f"value (or an Evaluation); got {type(per_query).__name__}"
+        )
+    missing = [c for c in ("run", "query_id", "measure", "value") if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"per-query frame lacks column(s) {', '.join(missing)}; expected run, query_id, measure, value"
+        )
+    dup = frame.duplicated(["run", "query_id", "measure"])
+    if dup.any():
+        row = frame.loc[dup].iloc[0]
+        raise ValueError(
+            f"per-query frame has more than one value for run {row['run']!r}, "
+            f"query {row['query_id']!r}, measure {row['measure']!r}"
+        )
+    return frame
+
+
+def _run_order(source, frame: pd.DataFrame) -> list:
+    """Runs in the Evaluation's order when given one, else in order of appearance."""
+    present = _unique(frame["run"])
+    given = getattr(source, "runs", None)
+    if isinstance(given, (list, tuple)) and set(given) >= set(present):
+        return [r for r in given if r in set(present)]
+    return present
+
+
+def _unique(values) -> list:
+    return list(dict.fromkeys(values))
+
+
+def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
+    present = _unique(frame["measure"])
+    if measures is None:
+        return [m for m in present if not is_count(m)]
+    if isinstance(measures, str) or not isinstance(measures, Iterable):
+        measures = [measures]
+    chosen = [str(m) for m in measures]
+    unknown = [m for m in chosen if m not in set(present)]
+    if unknown:
+        raise ValueError(
+            f"measure(s) {', '.join(unknown)} not in the per-query frame; it has {', '.join(map(str, present))}"
+        )
+    return _unique(chosen)
+
+
+def _check_baseline(runs: list, baseline) -> None:
+    if baseline not in runs:
+        raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
+
+
+# ---------------------------------------------------------------- comparison
+
+
+def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
+    """Paired values of every run against ``baseline`` for one measure.
+
+    Returns a tidy frame ``query_id, run, baseline_value, value, delta`` with
+    one row per run other than the baseline and per query where both values
+    exist (inner join on ``query_id``; NaN counts as missing), in run order and
+    then query order of the input. ``delta = value - baseline_value`` with the
+    module's tie tolerance applied.
+    """
+    frame = _tidy(per_query)
+    runs = _run_order(per_query, frame)
+    _check_baseline(runs, baseline)
+    measure = _select_measures(frame, [measure])[0]
+    sub = frame.loc[frame["measure"] == measure, ["run", "query_id", "value"]]
+    sub = sub.loc[sub["value"].notna()]
+    base = sub.loc[sub["run"] == baseline, ["query_id", "value"]].rename(columns={"value": "baseline_value"})
+    other = sub.loc[sub["run"] != baseline]
+    joined = other.merge(base, on="query_id", how="inner", sort=False)
+    joined["delta"] = _clean(joined["value"].to_numpy(np.float64) - joined["baseline_value"].to_numpy(np.float64))
+    order = {r: i for i, r in enumerate(runs)}
+    joined["_order"] = joined["run"].map(order)
+    joined = joined.sort_values("_order", kind="stable").drop(columns="_order")
+    return joined[["query_id", "run", "baseline_value", "value", "delta"]].reset_index(drop=True)
+
+
+def per_query_differences(per_query, baseline, measure) -> pd.DataFrame:
+    """Per-query differences to the baseline for one measure, for a difference chart.
+
+    Columns ``query_id, run, delta, baseline_value, value`` (paired as in
+    :func:`paired_differences`). Sorted by run (input order), then by ``delta``
+    from largest to smallest, then by ``query_id``.
+    """
+    diffs = paired_differences(per_query, baseline, measure)
+    runs = {r: i for i, r in enumerate(_run_order(per_query, _tidy(per_query)))}
+    diffs["_order"] = diffs["run"].map(runs)
+    diffs = diffs.sort_values(["_order", "delta", "query_id"], ascending=[True, False, True], kind="stable")
+    return diffs[["query_id", "run", "delta", "baseline_value", "value"]].reset_index(drop=True)
+
+
+def compare(
+    per_query,
+    baseline,
+    *,
+    measures=None,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    permutations: int = 10000,
+    bootstrap: int = 10000,
+    ci: float = 0.95,
+    seed: int | None = 0,
+) -> pd.DataFrame:
+    """Compare every run with ``baseline`` on every measure, query by query.
+
+    Parameters
+    ----------
+    per_query : DataFrame with columns run, query_id, measure, value (or an
+        object with a ``per_query`` attribute such as ``metrics.Evaluation``).
+    baseline : label of the baseline run.
+    measures : measure names (or objects whose ``str`` is the name) to compare;
+        None for all measures in the frame, in their order there, except
+        counts (measures of kind ``long`` in the registry: ``num_ret``,
+        ``num_rel_ret``, ...), which describe the runs rather than their
+        effectiveness and would only enlarge the family of tests; name them
+        to compare them.
+    test : ``"t"``, ``"wilcoxon"`` or ``"permutation"`` (see the module
+        docstring for the exact conventions).
+    correction : ``"none"``, ``"bonferroni"``, ``"holm"`` or ``"bh"``; the
+        family is every (run, measure) pair with a p-value in this call.
+    alpha : significance level for the ``significant`` column
+        (``p_corrected <= alpha``).
+    permutations : sign vectors drawn by the permutation test.
+    bootstrap : bootstrap resamples for the confidence interval (0 to skip).
+    ci : confidence level of the interval.
+    seed : seed of the permutation and bootstrap draws (None: not reproducible).
+
+    Returns
+    -------
+    DataFrame with the columns of :data:`COLUMNS`: one row per (run, measure),
+    runs other than the baseline in input order, measures within each run in
+    the chosen order (an Evaluation's ``runs`` order when one is given).
+    ``test`` and ``correction`` hold the canonical codes
+    (keys of :data:`TESTS` and :data:`CORRECTIONS`); ``alpha`` and ``ci_level``
+    repeat the settings. ``attrs`` records baseline, test, correction, alpha,
+    ci, permutations, bootstrap and seed.
+    """
+    frame = _tidy(per_query)
+    test = canonical_test(test)
+    correction = canonical_correction(correction)
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha}")
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must lie strictly between 0 and 1; got {ci}")
+    if int(permutations) < 1:
+        raise ValueError("permutations must be at least 1")
+    if int(bootstrap) < 0:
+        raise ValueError("bootstrap must not be negative")
+    if seed is None:
+        seed = int(np.random.SeedSequence().entropy % (1 << 63))  # type: ignore[operator]  # an int here
+    elif int(seed) < 0:
+        raise ValueError("seed must not be negative")
+    runs = _run_order(per_query, frame)
+    _check_baseline(runs, baseline)
+    chosen = _select_measures(frame, measures)
+    others = [r for r in runs if r != baseline]
+
+    frame = frame.loc[frame["measure"].isin(chosen) & frame["value"].notna()]
+    rows = []
+    for measure in chosen:
+        sub = frame.loc[frame["measure"] == measure]
+        wide = sub.pivot(index="query_id", columns="run", values="value")
+        if baseline in wide.columns:
+            base = wide[baseline]
+        else:
+            base = pd.Series(np.nan, index=wide.index)
+        base_present = base.notna().to_numpy()
+        for run in others:
+            rows.append(
+                _compare_pair(
+                    run,
+                    measure,
+                    baseline,
+                    base,
+                    base_present,
+                    wide,
+                    test,
+                    int(permutations),
+                    int(bootstrap),
+                    ci,
+                    int(seed),
+                )
+            )
+    result = pd.DataFrame(
+        rows,
+        columns=[
+            c for c in COLUMNS if c not in ("test", "correction", "p_corrected", "significant", "alpha", "ci_level")
+        ],
+    )
+    if rows:
+        order = {r: i for i, r in enumerate(others)}
+        mpos = {m: i for i, m in enumerate(chosen)}
+        result = result.iloc[np.lexsort((result["measure"].map(mpos).to_numpy(), result["run"].map(order).to_numpy()))]
+    result = result.reset_index(drop=True)
+    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
+    result["test"] = test
+    result["correction"] = correction
+    result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
+    result["alpha"] = float(alpha)
+    result["ci_level"] = float(ci)
+    for col in ("wins", "ties", "losses", "n_queries", "n_baseline_only", "n_run_only"):
+        result[col] = result[col].astype(np.int64)
+    for col in ("baseline_mean", "mean", "delta", "p_value", "p_corrected", "ci_low", "ci_high", "effect_size"):
+        result[col] = result[col].astype(np.float64)
+    result = result[COLUMNS]
+    result.attrs.update(
+        baseline=baseline,
+        test=test,
+        correction=correction,
+        alpha=float(alpha),
+        ci=float(ci),
+        permutations=int(permutations),
+        bootstrap=int(bootstrap),
+        seed=int(seed),
+    )
+    return result
+
+
+def _compare_pair(run, measure, baseline, base, base_present, wide, test, permutations, bootstrap, ci, seed) -> dict:
+    if run in wide.columns:
+        values = wide[run]
+    else:
+        values = pd.Series(np.nan, index=wide.index)
+    run_present = values.notna().to_numpy()
+    paired = base_present & run_present
+    b = base.to_numpy(np.float64)[paired]
+    v = values.to_numpy(np.float64)[paired]
+    d = _clean(v - b)
+    n = int(d.size)
+    row = {
+        "run": run,
+        "measure": measure,
+        "baseline": baseline,
+        "baseline_mean": float(b.mean()) if n else math.nan,
+        "mean": float(v.mean()) if n else math.nan,
+        "delta": float(d.mean()) if n else math.nan,
+        "wins": int(np.count_nonzero(d > 0)),
+        "ties": int(np.count_nonzero(d == 0)),
+        "losses": int(np.count_nonzero(d < 0)),
+        "n_queries": n,
+        "n_baseline_only": int(np.count_nonzero(base_present & ~run_present)),
+        "n_run_only": int(np.count_nonzero(run_present & ~base_present)),
+    }
+    if n < 2:
+        row.update(p_value=math.nan, ci_low=math.nan, ci_high=math.nan, effect_size=math.nan)
+        return row
+    row["p_value"] = _test_pair(d, test, permutations, _pair_seed(seed, run, measure, 0))
+    row["ci_low"], row["ci_high"] = bootstrap_ci(d, bootstrap, ci, _pair_seed(seed, run, measure, 1))
+    row["effect_size"] = _effect_size(d)
+    return row

@@ -1,0 +1,176 @@
+"""The statistics of a paired comparison: tests, bootstrap interval, effect size, corrections.
+
+The conventions are stated in :mod:`metrics.compare`; these functions work on one array of paired
+differences (or one family of p-values) at a time.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+import zlib
+
+import numpy as np
+from scipy import stats
+
+from metrics.stat_methods import canonical_correction
+
+TIE_TOLERANCE = 1e-12
+_CHUNK = 1 << 20  # elements of one block of random draws (8 MiB as float64)
+
+
+def _pair_seed(seed, run, measure, stream: int) -> np.random.Generator:
+    words = [seed, zlib.crc32(str(run).encode()), zlib.crc32(str(measure).encode()), stream]
+    return np.random.default_rng(np.random.SeedSequence(words))
+
+
+def _clean(d: np.ndarray) -> np.ndarray:
+    d = np.asarray(d, dtype=np.float64).copy()
+    d[np.abs(d) <= TIE_TOLERANCE] = 0.0
+    return d
+
+
+def permutation_test(differences, permutations: int = 10000, rng: np.random.Generator | int | None = 0) -> float:
+    """Two-sided paired randomization test of ``mean(differences) == 0``.
+
+    Draws a ``permutations x n`` matrix of independent fair random signs (in
+    blocks of about a million entries to bound memory), and returns ``(k + 1) / (permutations + 1)`` where ``k`` is the
+    number of sign vectors ``s`` with ``|s @ d| >= |sum(d)|`` (within a relative
+    rounding allowance of 1e-9 of ``sum(|d|)``). NaN for fewer than 2
+    differences, 1.0 when all differences are zero.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim != 1 or np.isnan(d).any():
+        raise ValueError("differences must be a 1-d array without NaN")
+    if permutations < 1:
+        raise ValueError("permutations must be at least 1")
+    n = d.size
+    if n < 2:
+        return math.nan
+    if not d.any():
+        return 1.0
+    rng = np.random.default_rng(rng)
+    total = d.sum()
+    observed = abs(total)
+    allowance = 1e-9 * np.abs(d).sum()
+    rows = max(1, _CHUNK // n)
+    count = 0
+    done = 0
+    while done < permutations:
+        m = min(rows, permutations - done)
+        # a block of the sign matrix as random bits b (sign = 2b - 1), so that
+        # the signed sums are 2 (b @ d) - sum(d)
+        bits = (
+            np.unpackbits(np.frombuffer(rng.bytes((m * n + 7) // 8), dtype=np.uint8), count=m * n)
+            .reshape(m, n)
+            .astype(np.float64)
+        )
+        sums = 2.0 * (bits @ d) - total
+        count += int(np.count_nonzero(np.abs(sums) >= observed - allowance))
+        done += m
+    return (count + 1) / (permutations + 1)
+
+
+def bootstrap_ci(
+    differences, resamples: int = 10000, ci: float = 0.95, rng: np.random.Generator | int | None = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``mean(differences)``.
+
+    ``resamples`` samples of ``n`` differences drawn with replacement; returns
+    the ``(1 - ci) / 2`` and ``(1 + ci) / 2`` quantiles of their means. (NaN,
+    NaN) for fewer than 2 differences or ``resamples == 0``.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must lie strictly between 0 and 1; got {ci}")
+    if resamples < 0:
+        raise ValueError("resamples must not be negative")
+    n = d.size
+    if n < 2 or resamples == 0:
+        return math.nan, math.nan
+    if not d.any():
+        return 0.0, 0.0
+    rng = np.random.default_rng(rng)
+    rows = max(1, _CHUNK // n)
+    means = np.empty(resamples)
+    done = 0
+    while done < resamples:
+        m = min(rows, resamples - done)
+        idx = rng.integers(0, n, size=(m, n))
+        means[done : done + m] = d[idx].mean(axis=1)
+        done += m
+    low, high = np.quantile(means, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0])
+    return float(low), float(high)
+
+
+def _t_pvalue(d: np.ndarray) -> float:
+    if np.all(d == d[0]):  # zero spread, non-zero mean: |t| is infinite
+        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(stats.ttest_rel(d, np.zeros_like(d)).pvalue)
+
+
+def _wilcoxon_pvalue(d: np.ndarray) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # normal approximation with ties
+        return float(stats.wilcoxon(d).pvalue)
+
+
+def _effect_size(d: np.ndarray) -> float:
+    mean = d.mean()
+    sd = d.std(ddof=1)
+    if sd == 0.0:
+        return 0.0 if mean == 0.0 else math.copysign(math.inf, mean)
+    return float(mean / sd)
+
+
+def _test_pair(d: np.ndarray, test: str, permutations: int, rng) -> float:
+    if d.size < 2:
+        return math.nan
+    if not d.any():
+        return 1.0
+    if test == "t":
+        return _t_pvalue(d)
+    if test == "wilcoxon":
+        return _wilcoxon_pvalue(d)
+    return permutation_test(d, permutations, rng)
+
+
+# ---------------------------------------------------------------- corrections
+
+
+def adjust_pvalues(p_values, method: str = "holm") -> np.ndarray:
+    """Adjust a family of p-values for multiple testing.
+
+    ``method``: ``"none"``, ``"bonferroni"`` (``min(1, m p)``), ``"holm"``
+    (step-down: the i-th smallest becomes ``max_{j<=i} min(1, (m - j + 1) p_(j))``)
+    or ``"bh"`` (Benjamini-Hochberg step-up: ``min_{j>=i} min(1, m p_(j) / j)``).
+    NaN entries stay NaN and are not counted in the family size ``m``.
+    """
+    method = canonical_correction(method)
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError("p_values must be one-dimensional")
+    valid = ~np.isnan(p)
+    if ((p[valid] < 0) | (p[valid] > 1)).any():
+        raise ValueError("p-values must lie in [0, 1]")
+    out = p.copy()
+    q = p[valid]
+    m = q.size
+    if method == "none" or m == 0:
+        return out
+    if method == "bonferroni":
+        out[valid] = np.minimum(1.0, q * m)
+        return out
+    order = np.argsort(q, kind="stable")
+    ranked = q[order]
+    rank = np.arange(1, m + 1)
+    if method == "holm":
+        adjusted = np.maximum.accumulate(np.minimum(1.0, (m - rank + 1) * ranked))
+    else:  # bh
+        adjusted = np.minimum.accumulate(np.minimum(1.0, ranked * m / rank)[::-1])[::-1]
+    back = np.empty(m)
+    back[order] = adjusted
+    out[valid] = back
+    return out

@@ -1,0 +1,111 @@
+"""Writing a report to a file: the format chosen by suffix, every write atomic through :mod:`metrics.fileio`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from metrics import fileio
+
+from .html_report import html_report, to_html
+from .text import to_csv, to_latex, to_markdown
+
+FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
+
+
+# ------------------------------------------------------------------ atomic writes
+
+
+def write_bytes(path, data: bytes, *, overwrite: bool = False, protect=()) -> Path:
+    """Write ``data`` atomically (:func:`metrics.fileio.write_bytes`)."""
+    return fileio.write_bytes(path, data, overwrite=overwrite, protect=protect)
+
+
+def write_text(path, text: str, *, overwrite: bool = False, protect=()) -> Path:
+    """Write ``text`` as UTF-8 (newlines as given), with a byte-order mark when it is not plain ASCII
+    and is CSV (so that spreadsheets read "Δ" right; pandas reads it either way)."""
+    data = text.encode("utf-8")
+    if str(path).lower().endswith(".csv") and not text.isascii():
+        data = b"\xef\xbb\xbf" + data
+    return fileio.write_bytes(path, data, overwrite=overwrite, protect=protect)
+
+
+def export(
+    frame,
+    path,
+    *,
+    format: str | None = None,
+    kind: str | None = None,
+    overwrite: bool = False,
+    qrels=None,
+    comparison: pd.DataFrame | None = None,
+    digits: int = 4,
+    lower_is_better: Iterable[str] = (),
+    caption: str | None = None,
+    label: str | None = None,
+    images=None,
+    protect=(),
+    pairs: pd.DataFrame | None = None,
+) -> Path:
+    """Write one table to ``path``; the format comes from ``format`` or the file suffix.
+
+    ``format``: ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"`` (suffixes
+    ``.csv``, ``.md``/``.markdown``, ``.tex``, ``.html``/``.htm``). ``kind``
+    (``"summary"``, ``"per_query"``, ``"comparison"``) is inferred from the
+    columns when not given. Options a format does not use are ignored.
+    Raises :class:`FileExistsError` if ``path`` exists and not ``overwrite``.
+    """
+    path = Path(path)
+    if format is None:
+        format = FORMATS.get(path.suffix.lower())
+        if format is None:
+            raise ValueError(
+                f"cannot tell the format from {path.name!r}; pass format= one of csv, markdown, latex, html"
+            )
+    format = {"md": "markdown", "tex": "latex", "htm": "html"}.get(format.lower(), format.lower())
+    if format == "csv":
+        text = to_csv(frame, kind=kind, qrels=qrels)
+    elif format == "markdown":
+        text = to_markdown(
+            frame,
+            kind=kind,
+            comparison=comparison,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            pairs=pairs,
+            title=caption,
+            qrels=qrels,
+        )
+    elif format == "latex":
+        text = to_latex(
+            frame,
+            kind=kind,
+            comparison=comparison,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            caption=caption,
+            label=label,
+            pairs=pairs,
+        )
+    elif format == "html":
+        text = to_html(
+            frame,
+            kind=kind,
+            comparison=comparison,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            qrels=qrels,
+            title=caption or "Evaluation report",
+            images=images,
+            pairs=pairs,
+        )
+    else:
+        raise ValueError(f"unknown format {format!r}; expected csv, markdown, latex or html")
+    return write_text(path, text, overwrite=overwrite, protect=protect)
+
+
+def write_html_report(path, *, overwrite: bool = False, protect=(), **report) -> Path:
+    """Write :func:`html_report` (keyword arguments passed on) atomically to ``path``."""
+    return write_text(path, html_report(**report), overwrite=overwrite, protect=protect)

@@ -1,0 +1,209 @@
+"""The window's state and rules without Qt: :class:`workbench.model.session.SessionModel` on its own.
+
+The jobs the Qt session would run in workers are run here in line, in the order the window runs them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from workbench.model import analysis
+from workbench.model import significance as significance_model
+from workbench.model.loading import SAMPLE_DIR, _load_file
+from workbench.model.session import DEFAULT_MEASURES, SessionModel
+
+
+class Recorder:
+    """Every event of a model, in order, with its arguments."""
+
+    def __init__(self, model: SessionModel):
+        self.seen: list[tuple] = []
+        for name, event in vars(model.events).items():
+            event.connect(lambda *args, name=name: self.seen.append((name, *args)))
+
+    def names(self) -> list[str]:
+        return [s[0] for s in self.seen]
+
+    def of(self, name: str) -> list[tuple]:
+        return [s[1:] for s in self.seen if s[0] == name]
+
+
+def _open(model: SessionModel, paths, kind=None) -> list[str]:
+    """Open files and read them in line, as the window's workers would, in the order asked."""
+    started = []
+    out = model.open_files([str(p) for p in paths], kind, start=started.append)
+    for e in started:
+        try:
+            outcome = _load_file(e.path, e.forced_kind, None)
+        except Exception as exc:  # noqa: BLE001 - every failure goes to the model, as in the window
+            model.fail_load(e.path, e.generation, exc)
+            continue
+        if model.finish_load(e.path, e.generation, outcome) is not None:
+            model.announce_loaded()
+    return out
+
+
+def _evaluate(model: SessionModel):
+    request = model.evaluation_request()
+    assert request is not None
+    model.apply_results(analysis.compute(request))
+    comparison = model.comparison_request()
+    if comparison is not None:
+        model.apply_comparison(significance_model.compute(comparison))
+
+
+@pytest.fixture
+def sample(tmp_path):
+    shutil.copytree(SAMPLE_DIR, tmp_path / "sample")
+    return tmp_path / "sample"
+
+
+def test_the_model_imports_no_qt():
+    code = (
+        "import importlib, pkgutil, sys, workbench.model as m\n"
+        "for info in pkgutil.iter_modules(m.__path__): importlib.import_module('workbench.model.' + info.name)\n"
+        "print(any(n.split('.')[0] in ('PySide6', 'pyqtgraph') for n in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_measures_and_options_announce_a_change_once():
+    model = SessionModel()
+    rec = Recorder(model)
+    assert model.measures == DEFAULT_MEASURES
+    model.set_measures([" map ", "", "P.10", None])
+    assert model.measures == ("map", "P.10")
+    assert rec.names() == ["measures_changed", "evaluation_wanted"]
+    model.set_measures(["map", "P.10"])  # the same: nothing happens
+    model.set_relevance_level(1)
+    model.set_ndcg_option("gain", "exp")
+    model.set_ndcg_option("gain", "exp")
+    assert rec.names() == ["measures_changed", "evaluation_wanted"] * 2
+    assert model.set_compare_settings(alpha=0.01) and not model.set_compare_settings(alpha=0.01)
+    with pytest.raises(ValueError, match="alpha"):
+        model.set_compare_settings(alpha=2.0)
+
+
+def test_nothing_to_evaluate_without_qrels_and_a_run(sample):
+    model = SessionModel()
+    rec = Recorder(model)
+    assert model.evaluation_request() is None
+    assert rec.of("message") == [("Load a qrels file to see scores",)]
+    _open(model, [sample / "qrels.txt"])
+    assert model.evaluation_request() is None and rec.of("message")[-1] == ("Load a run to see scores",)
+    assert model.evaluation_state(evaluating=False) == "empty"
+
+
+def test_loading_evaluating_and_comparing_in_plain_python(sample):
+    model = SessionModel()
+    rec = Recorder(model)
+    paths = _open(model, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "run_bm25_rm3.txt"])
+    assert [e.path for e in model.workspace.entries] == paths
+    assert [e.label for e in model.workspace.run_entries()] == ["bm25", "bm25_rm3"]
+    assert model.baseline_label() == "bm25" and ("bm25",) in rec.of("baseline_changed")
+    assert model.inspected_path == paths[-1]
+    assert model.evaluation_state(evaluating=False) == "outdated"
+
+    _evaluate(model)
+    assert model.evaluation_state(evaluating=False) == "current" and model.stale_reasons(False) == []
+    assert model.focus_measure == model.results.measures[0] == "map"
+    assert model.comparison is not None and model.comparison_current()
+    assert rec.of("message")[-1][0].startswith("Evaluated 2 run(s) on ")
+
+    model.set_measures(["map", "P.5"])
+    assert model.evaluation_state(evaluating=False) == "outdated"
+    assert model.stale_reasons(False) == ["the scores shown are not those of the files and options now loaded"]
+
+    # a query selected that the new results lack falls back to the mean
+    model.select_query("no such query")
+    assert rec.of("query_changed")[-1] == ("no such query",)
+    _evaluate(model)
+    assert model.selected_query is None and rec.of("query_changed")[-1] == (None,)
+    # the drill-down is wanted only with a query selected
+    assert model.drilldown_request() is None
+    model.select_query(model.results.query_ids[0])
+    assert model.drilldown_request().query_id == model.results.query_ids[0]
+
+
+def test_a_run_with_the_label_of_another_gets_a_number_and_comes_back_after_undo(sample, tmp_path):
+    twin = tmp_path / "again"
+    twin.mkdir()
+    shutil.copy(sample / "run_bm25.txt", twin / "run_bm25.txt")
+    model = SessionModel()
+    _open(model, [sample / "qrels.txt", sample / "run_bm25.txt", twin / "run_bm25.txt"])
+    labels = [e.label for e in model.workspace.run_entries()]
+    assert labels[0] == "bm25" and labels[1] != "bm25" and len(set(labels)) == 2
+    model.set_baseline(model.workspace.run_entries()[1].path)
+    removed = model.workspace.run_entries()[1]
+    model.remove(removed.path)
+    assert model.baseline_label() == "bm25" and model.can_undo_remove
+    assert model.undo_remove() == removed.path
+    assert [e.label for e in model.workspace.run_entries()] == labels
+    assert model.baseline_label() == labels[1] and not model.can_undo_remove
+    assert model.rename(removed.path, "bm25") == "bm25 (2)"  # one uniquing rule for every label
+
+
+def test_a_folder_says_what_it_held(sample):
+    (sample / "notes.txt").write_text("just some words\nand more\n")
+    model = SessionModel()
+    rec = Recorder(model)
+    _open(model, [sample])
+    assert sorted(e.name for e in model.workspace.entries) == [
+        "qrels.txt",
+        "run_bm25.txt",
+        "run_bm25_rm3.txt",
+        "run_tfidf_title.txt",
+    ]
+    assert rec.of("message")[-1] == ("sample: 4 file(s) opened; 1 not recognised (notes.txt)",)
+    assert rec.of("error") == [] and model.folders == {}
+
+
+def test_a_workspace_round_trips_and_selects_its_query_once_evaluated(sample):
+    model = SessionModel()
+    _open(model, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "run_tfidf_title.txt"])
+    model.set_measures(["map", "P.10"])
+    model.set_compare_settings(test="wilcoxon")
+    _evaluate(model)
+    model.select_query(model.results.query_ids[1])
+    model.set_focus_measure("P_10")
+    doc = model.snapshot()
+
+    other = SessionModel()
+    rec = Recorder(other)
+    started = []
+    other.open_workspace(doc, start=started.append)
+    assert [e.path for e in started] == [f.path for f in doc.files]
+    assert other.measures == ("map", "P.10") and other.compare_settings.test == "wilcoxon"
+    assert rec.names()[-5:] == [
+        "measures_changed",
+        "compare_settings_changed",
+        "files_changed",
+        "baseline_changed",
+        "evaluation_wanted",
+    ]
+    for e in started:
+        other.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None))
+    _evaluate(other)
+    assert other.selected_query == doc.selected_query and other.focus_measure == "P_10"
+    assert other.snapshot() == doc
+
+
+def test_an_inspection_is_computed_once_per_state_of_the_file(sample):
+    model = SessionModel()
+    _open(model, [sample / "qrels.txt", sample / "run_bm25.txt"])
+    job = model.inspection_job()
+    assert job is not None and job.what == "Inspecting run_bm25.txt"
+    inspection = job.work(None)
+    assert inspection["kind"] == "run"
+    model.apply_inspection(inspection)
+    assert model.inspection_job() is None  # the same file, version and qrels: nothing to do
+    model.set_relevance_level(2)
+    assert model.inspection_job() is not None
+    model.inspect(None)
+    assert model.inspection_job() is None and model.inspection is None

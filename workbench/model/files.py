@@ -1,0 +1,206 @@
+"""The rules of the window's list of files: opening, reading, folders, removing and undoing, labels, baseline.
+
+Part of :class:`workbench.model.session.SessionModel` (plain Python, no Qt); the state it works on
+(``workspace``, ``events``, ``folders``, ``removed``, ``chosen_kinds``...) is the model's.
+"""
+
+from __future__ import annotations
+
+import os
+
+from workbench.model.loading import describe_error, sample_files
+from workbench.model.workspace import FileEntry, expand, normalize
+
+
+class FileRules:
+    """The file rules of :class:`~workbench.model.session.SessionModel`."""
+
+    def clear(self) -> None:
+        """Forget every file."""
+        self.workspace.entries.clear()
+        self.workspace.baseline_path = None
+        self.is_sample = False
+        self.pending_query = None
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(None)
+        self.events.evaluation_wanted.emit()
+
+    def open_files(self, paths, kind: str | None = None, *, start=None, forget=None) -> list[str]:
+        """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
+
+        ``start(entry)`` reads a file that is now loading (in a worker: :func:`_load_file`, then
+        :meth:`finish_load`); ``forget(path)`` lets go of a sample file the user's own files replace.  A
+        file found in a folder that turns out to be neither qrels nor a run is left out quietly; once the
+        folder is read, one message says what was found and what was not.
+        """
+        found = expand(paths)
+        paths = found.files
+        for note in found.notes:
+            self.events.message.emit(note)
+        if not paths:
+            self.events.error.emit(
+                "Nothing to open: no file found" + (f" ({'; '.join(found.notes)})" if found.notes else "")
+            )
+            return []
+        if self.is_sample:  # the user's own files replace the sample
+            self.is_sample = False
+            sample = {normalize(p) for p in sample_files()}
+            for e in list(self.workspace.entries):
+                if e.path in sample and e.path not in paths:
+                    if forget is not None:
+                        forget(e.path)
+                    self.workspace.remove(e.path)
+        for p in paths:
+            e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
+            folder = found.folder_of.get(p)
+            if folder is not None and e.status == "loading":
+                e.folder = folder
+                self.folders.setdefault(folder, {"read": 0, "skipped": []})
+            if start is not None:
+                start(e)
+        self.inspected_path = normalize(paths[-1])  # what was just opened is shown on its own
+        self.events.files_changed.emit()
+        return [normalize(p) for p in paths]
+
+    def choose_kind(self, path: str, kind: str) -> FileEntry | None:
+        """Remember the kind the user chose for a file; the entry when it must be read again as that kind."""
+        if kind not in ("qrels", "run", "ranked", "queries"):
+            raise ValueError(kind)
+        e = self.workspace.entry(path)
+        if e is None:
+            return None
+        self.chosen_kinds[e.path] = kind  # remembered for this file (the window keeps it across restarts)
+        if e.kind == kind and e.status == "ok":
+            e.forced_kind = kind
+            return None
+        return e
+
+    def finish_load(self, path: str, gen: int, outcome) -> FileEntry | None:
+        """Store what a load read; None when the load is no longer wanted."""
+        stat, loaded = outcome
+        e = self.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
+        if e is None:
+            return None
+        e.queries = getattr(loaded, "queries", None)
+        if e.folder is not None and e.folder in self.folders:
+            self.folders[e.folder]["read"] += 1
+            folder, e.folder = e.folder, None
+            self._folder_done(folder)
+        e.warnings = list(loaded.warnings)
+        self.events.file_loaded.emit(e.path)
+        for warning in loaded.warnings:
+            self.events.message.emit(warning)
+        return e
+
+    def announce_loaded(self) -> None:
+        """After :meth:`finish_load` (and whatever the adapter does with the file): the files changed."""
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(self.workspace.baseline_label())
+        self.events.evaluation_wanted.emit()
+
+    def fail_load(self, path: str, gen: int, exc: BaseException) -> None:
+        msg = describe_error(path, exc)
+        e = self.workspace.entry(path)
+        if e is not None and e.folder is not None and e.status == "loading" and e.generation == gen:
+            # found in a folder, and not a qrels or run file: left out, counted for the folder's message
+            self.workspace.entries.remove(e)
+            self.folders[e.folder]["skipped"].append(e.name)
+            self._folder_done(e.folder)
+            self.events.files_changed.emit()
+            return
+        if self.workspace.fail_load(path, gen, msg) is not None:
+            self.events.error.emit(msg)
+            self.events.files_changed.emit()
+
+    def cancel_load(self, path: str, gen: int) -> None:
+        e = self.workspace.entry(path)
+        folder = e.folder if e is not None else None
+        if self.workspace.cancel_load(path, gen) is not None:
+            if folder is not None:
+                self._folder_done(folder)
+            self.events.message.emit(f"Loading {os.path.basename(path)} cancelled")
+            self.events.files_changed.emit()
+            self.events.baseline_changed.emit(self.workspace.baseline_label())
+
+    def _folder_done(self, folder: str) -> None:
+        """Once every file of an opened folder is read, say what it held."""
+        if any(x.folder == folder and x.status == "loading" for x in self.workspace.entries):
+            return
+        tally = self.folders.pop(folder, None)
+        if tally is None:
+            return
+        skipped = tally["skipped"]
+        names = ", ".join(skipped[:4]) + (" …" if len(skipped) > 4 else "")
+        if tally["read"] == 0:
+            self.events.error.emit(
+                f"No qrels or run file recognised in {folder}"
+                + (f" ({len(skipped)} file(s) looked at: {names})" if skipped else "")
+            )
+        else:
+            self.events.message.emit(
+                f"{os.path.basename(folder)}: {tally['read']} file(s) opened"
+                + (f"; {len(skipped)} not recognised ({names})" if skipped else "")
+            )
+
+    def remove(self, path: str) -> FileEntry | None:
+        """Remove a file (what was loaded can come back with :meth:`undo_remove`); the entry removed."""
+        e = self.workspace.entry(path)
+        if e is None:
+            return None
+        index = self.workspace.entries.index(e)
+        was_baseline = self.workspace.baseline_path == e.path
+        self.workspace.remove(e.path)
+        if e.status == "ok":
+            self.removed.append((index, e, was_baseline))
+            self.events.message.emit(f"Removed {e.label or e.name} (Edit > Undo remove, Ctrl+Z, brings it back)")
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(self.workspace.baseline_label())
+        self.events.evaluation_wanted.emit()
+        return e
+
+    @property
+    def can_undo_remove(self) -> bool:
+        return bool(self.removed)
+
+    def undo_remove(self) -> str | None:
+        """Put the last removed file back, with its data, kind, label and baseline role; returns its path."""
+        while self.removed:
+            index, e, was_baseline = self.removed.pop()
+            if self.workspace.entry(e.path) is not None:
+                continue  # opened again since
+            self.workspace.entries.insert(min(index, len(self.workspace.entries)), e)
+            if e.kind == "qrels":  # one qrels file in use: it replaces the one opened since
+                self.workspace.entries = [
+                    x for x in self.workspace.entries if x is e or not (x.kind == "qrels" and x.status == "ok")
+                ]
+            if was_baseline:
+                self.workspace.baseline_path = e.path
+            e.label = self.workspace.unique_label(e.label, exclude=e) if e.is_run else e.label
+            self.events.files_changed.emit()
+            self.events.baseline_changed.emit(self.workspace.baseline_label())
+            self.events.evaluation_wanted.emit()
+            return e.path
+        return None
+
+    def rename(self, path: str, label: str) -> str:
+        e = self.workspace.entry(path)
+        if e is None or e.label == label.strip():
+            return e.label if e else label
+        used = self.workspace.rename(path, label)
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(self.workspace.baseline_label())
+        self.events.evaluation_wanted.emit()
+        return used
+
+    def move(self, path: str, delta: int) -> None:
+        if self.workspace.move(path, delta):
+            self.events.files_changed.emit()
+            self.events.evaluation_wanted.emit()
+
+    def set_baseline(self, path: str | None) -> None:
+        self.workspace.set_baseline(path)
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(self.workspace.baseline_label())
+
+    def baseline_label(self) -> str | None:
+        return self.workspace.baseline_label()

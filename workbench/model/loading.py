@@ -1,0 +1,106 @@
+"""Reading a file for the window, in a worker: the job bodies and the messages of their failures (no Qt)."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import metrics.readers
+from metrics.errors import InputError
+from workbench.model.workspace import FileEntry
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
+
+
+def sample_files() -> list[str]:
+    return [str(p) for p in sorted(SAMPLE_DIR.glob("*.txt"))]
+
+
+def describe_error(path: str, exc: BaseException) -> str:
+    """A message naming the file, the line and what was expected, when known."""
+    if isinstance(exc, InputError):
+        text = str(exc)
+        name = os.path.basename(path)
+        return text if (name in text or path in text) else f"{name}: {text}"
+    if isinstance(exc, MemoryError):
+        return f"{os.path.basename(path)}: not enough memory to read this file"
+    if isinstance(exc, OSError):
+        return f"{os.path.basename(path)}: {exc.strerror or exc}"
+    return f"{os.path.basename(path)}: cannot be read ({type(exc).__name__}: {exc})"
+
+
+@dataclasses.dataclass
+class QueriesFile:
+    """A file of query texts (:mod:`metrics.topics`), loaded beside qrels and runs."""
+
+    path: str
+    queries: dict
+    kind: str = "queries"
+    run: None = None
+    qrels: None = None
+    warnings: list = dataclasses.field(default_factory=list)
+
+
+def _head(path: str, size: int = 65536) -> bytes:
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+        raw.seek(0)
+        try:
+            return (gzip.GzipFile(fileobj=raw) if gz else raw).read(size)
+        except (OSError, EOFError):
+            return b""  # the reader reports the corrupt file
+
+
+def _load_file(path: str, kind: str | None, progress):
+    """Worker body: the file's size and time as read, and its content."""
+    import metrics.topics
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
+    if kind == "queries" or (kind is None and metrics.topics.sniff(_head(path))):
+        return stat, QueriesFile(path, metrics.topics.read_queries(path))
+    return stat, metrics.readers.read_file(path, kind=kind, progress=progress)
+
+
+def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
+    """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect`), against ``qrels`` when given."""
+    work: Callable[[Any], dict]
+    work: Callable[[Any], dict]
+    if e.kind == "queries" and e.status == "ok":
+        queries = dict(e.queries or {})
+
+        def work(progress):
+            return {
+                "path": e.path,
+                "kind": "queries",
+                "queries": len(queries),
+                "kind_reason": "one query text per line ('qid<TAB>text') or TREC topics",
+                "size": e.size,
+                "columns": ["qid", "text"],
+                "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
+                "problems": [],
+            }
+    elif e.status == "ok":
+        loaded = metrics.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
+
+        def work(progress):
+            import metrics.inspect
+
+            return metrics.inspect.inspect_loaded(loaded, qrels=qrels, relevance_level=level).to_dict()
+    else:
+        path, kind = e.path, e.forced_kind
+
+        def work(progress):
+            import metrics.inspect
+
+            return metrics.inspect.inspect_file(
+                path, kind, qrels=qrels, relevance_level=level, progress=progress
+            ).to_dict()
+
+    return work

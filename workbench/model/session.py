@@ -1,0 +1,403 @@
+"""The window's state and its rules, in plain Python (no Qt), as napari keeps its ``ViewerModel``.
+
+:class:`SessionModel` holds what is loaded, chosen and computed, decides what every change means
+(labels, baseline, the query and measure in focus, which evaluation, comparison, drill-down and
+inspection are wanted) and announces it through :class:`Event` callbacks.  It starts no thread and
+no timer: :class:`workbench.session.Session`, the thin Qt adapter, turns each event into a Qt
+signal, runs the jobs the model describes (:meth:`SessionModel.evaluation_request` and friends) and
+hands their outcomes back (:meth:`SessionModel.apply_results` ...).  Tested without a QApplication
+(``tests/test_session_model.py``).
+
+Events (arguments in brackets)
+------------------------------
+files_changed, baseline_changed [label or None], measures_changed, results_changed [Results or None],
+query_changed [query id or None], focus_measure_changed [name], error [message],
+message [message], file_loaded [path], compare_settings_changed, comparison_changed [Comparison or
+None], drilldown_changed [QueryDrilldown or None], inspection_changed [dict or None], and
+evaluation_wanted (something an evaluation depends on changed: evaluate again soon).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Callable
+
+from workbench.model import analysis, state
+from workbench.model import drilldown as drilldown_model
+from workbench.model import significance as significance_model
+from workbench.model.files import FileRules
+from workbench.model.loading import inspection_work
+from workbench.model.workspace import FileEntry, Workspace, normalize
+
+DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
+
+
+class Event:
+    """Callbacks called in order with the event's arguments (a plain-Python signal)."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[..., Any]] = []
+
+    def connect(self, callback: Callable[..., Any]) -> None:
+        self._callbacks.append(callback)
+
+    def disconnect(self, callback: Callable[..., Any]) -> None:
+        self._callbacks.remove(callback)
+
+    def emit(self, *args) -> None:
+        for callback in list(self._callbacks):
+            callback(*args)
+
+
+class SessionEvents:
+    """The events of a :class:`SessionModel` (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.files_changed = Event()
+        self.baseline_changed = Event()
+        self.measures_changed = Event()
+        self.results_changed = Event()
+        self.query_changed = Event()
+        self.focus_measure_changed = Event()
+        self.error = Event()
+        self.message = Event()
+        self.file_loaded = Event()
+        self.compare_settings_changed = Event()
+        self.comparison_changed = Event()
+        self.drilldown_changed = Event()
+        self.inspection_changed = Event()
+        self.evaluation_wanted = Event()
+
+
+@dataclasses.dataclass(frozen=True)
+class InspectionJob:
+    """What to compute for the Inspect view: ``work(progress)`` in a worker, then :meth:`apply_inspection`."""
+
+    key: tuple
+    what: str
+    work: Callable[[Any], dict]
+
+
+class SessionModel(FileRules):
+    """What the window has loaded, chosen and computed, and the rules of every change (no Qt).
+
+    The rules of the list of files (opening, reading, removing, labels, baseline) are in
+    :class:`workbench.model.files.FileRules`."""
+
+    def __init__(self) -> None:
+        self.events = SessionEvents()
+        self.workspace = Workspace()
+        self.measures: tuple[str, ...] = DEFAULT_MEASURES
+        self.relevance_level = 1
+        self.k_max = 100
+        self.ndcg_options: dict[str, object] = {}
+        self.results: analysis.Results | None = None
+        self.selected_query: str | None = None
+        self.focus_measure: str | None = None
+        self.is_sample = False
+        self.removed: list[tuple[int, FileEntry, bool]] = []  # undo stack of removed files
+        self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
+        self.folders: dict[str, dict] = {}  # folder being opened -> files read and left out
+        self.pending_query: str | None = None  # query to select once evaluated (from a workspace)
+        self.compare_settings = significance_model.Settings()
+        self.comparison: significance_model.Comparison | None = None
+        self.drilldown = None
+        self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
+        self.inspected_path: str | None = None
+        self.inspection: dict | None = None
+        self.inspection_key: tuple | None = None
+
+    # ------------------------------------------------------------------
+    # workspace documents
+    def snapshot(self):
+        """What the session holds, as a :class:`~workbench.model.workspace_file.WorkspaceDoc` (not the layout)."""
+        from workbench.model.workspace_file import FileItem, WorkspaceDoc
+
+        ws = self.workspace
+        files = [
+            FileItem(e.path, e.kind or e.forced_kind, e.label if e.is_run else None, e.forced_kind is not None)
+            for e in ws.entries
+        ]
+        baseline = ws.baseline_entry()
+        return WorkspaceDoc(
+            files=files,
+            baseline=baseline.path if baseline is not None else None,
+            measures=self.measures,
+            relevance_level=self.relevance_level,
+            k_max=self.k_max,
+            ndcg_options=dict(self.ndcg_options),
+            significance=dataclasses.asdict(self.compare_settings),
+            selected_query=self.selected_query,
+            focus_measure=self.focus_measure,
+        )
+
+    def open_workspace(self, doc, *, start=None) -> None:
+        """Take everything a workspace document holds (after :meth:`clear`); ``start(entry)`` reads each of its
+        files.  Files it names that are missing are listed as errors, so the user sees what is missing."""
+        self.measures = tuple(doc.measures) or DEFAULT_MEASURES
+        self.relevance_level, self.k_max = doc.relevance_level, doc.k_max
+        self.ndcg_options = dict(doc.ndcg_options)
+        try:
+            settings = dataclasses.replace(
+                significance_model.Settings(),
+                **{k: v for k, v in doc.significance.items() if k in significance_model.Settings.__dataclass_fields__},
+            )
+        except (TypeError, ValueError) as exc:
+            self.events.error.emit(f"Workspace significance settings ignored: {exc}")
+            settings = significance_model.Settings()
+        self.compare_settings = settings
+        self.focus_measure = doc.focus_measure
+        self.pending_query = doc.selected_query
+        for f in doc.files:
+            e = self.workspace.begin_load(f.path, f.kind if f.kind_chosen else None, f.label)
+            if start is not None:
+                start(e)
+        if doc.baseline:
+            self.workspace.baseline_path = normalize(doc.baseline)
+        for path in doc.missing:
+            e = FileEntry(
+                path=normalize(path),
+                status="error",
+                error=f"{os.path.basename(path)}: not found (named in the workspace as {path})",
+            )
+            self.workspace.entries.append(e)
+            self.events.error.emit(e.error)
+        self.events.measures_changed.emit()
+        self.events.compare_settings_changed.emit()
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(self.workspace.baseline_label())
+        self.events.evaluation_wanted.emit()
+
+    # ------------------------------------------------------------------
+    # measures, options and selection
+    def set_measures(self, measures) -> None:
+        measures = tuple(m.strip() for m in measures if m and m.strip())
+        if measures != self.measures:
+            self.measures = measures
+            self.events.measures_changed.emit()
+            self.events.evaluation_wanted.emit()
+
+    def set_relevance_level(self, level: int) -> None:
+        if int(level) != self.relevance_level:
+            self.relevance_level = int(level)
+            self.events.measures_changed.emit()
+            self.events.evaluation_wanted.emit()
+
+    def set_k_max(self, k: int) -> None:
+        if int(k) != self.k_max:
+            self.k_max = int(k)
+            self.events.measures_changed.emit()
+            self.events.evaluation_wanted.emit()
+
+    def set_ndcg_option(self, name: str, value) -> None:
+        if self.ndcg_options.get(name) != value:
+            self.ndcg_options[name] = value
+            self.events.measures_changed.emit()
+            self.events.evaluation_wanted.emit()
+
+    def select_query(self, query_id) -> None:
+        query_id = None if query_id in (None, "", analysis.MEAN) else str(query_id)
+        if query_id != self.selected_query:
+            self.selected_query = query_id
+            self.events.query_changed.emit(query_id)
+
+    def set_focus_measure(self, name: str) -> None:
+        if name and name != self.focus_measure:
+            self.focus_measure = name
+            self.events.focus_measure_changed.emit(name)
+
+    def set_compare_settings(self, **changes) -> bool:
+        """Change the test, alpha or correction (keyword arguments of :class:`significance_model.Settings`);
+        whether they changed."""
+        settings = dataclasses.replace(self.compare_settings, **changes)
+        if settings == self.compare_settings:
+            return False
+        self.compare_settings = settings
+        self.events.compare_settings_changed.emit()
+        return True
+
+    def set_drilldown_depth(self, depth: int) -> bool:
+        if int(depth) == self.drilldown_depth:
+            return False
+        self.drilldown_depth = int(depth)
+        return True
+
+    # ------------------------------------------------------------------
+    # evaluation
+    def evaluation_key(self) -> tuple | None:
+        """What an evaluation of the current files and options is computed from (see :mod:`workbench.model.state`)."""
+        return state.evaluation_key(self.workspace, self.measures, self.relevance_level, self.k_max, self.ndcg_options)
+
+    def evaluation_state(self, evaluating: bool) -> str:
+        """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
+        return state.evaluation_state(self.results, self.evaluation_key(), evaluating)
+
+    def comparison_current(self) -> bool:
+        """Whether :attr:`comparison` belongs to the results, baseline and settings shown now."""
+        return state.comparison_current(self.comparison, self.results, self.baseline_label(), self.compare_settings)
+
+    def stale_reasons(self, evaluating: bool) -> list[str]:
+        """Why what is shown does not match what is loaded (empty: it matches)."""
+        return state.stale_reasons(
+            self.evaluation_state(evaluating),
+            self.results,
+            self.comparison,
+            self.comparison_current(),
+            self.workspace.changed_on_disk(),
+        )
+
+    def evaluation_request(self) -> analysis.Request | None:
+        """The evaluation of the current files and options; None (and the results dropped) when there is nothing
+        to evaluate."""
+        key = self.evaluation_key()
+        if key is None:
+            if self.results is not None:
+                self.results = None
+                self.events.results_changed.emit(None)
+            if not self.workspace.loading():
+                need = "a qrels file" if self.workspace.qrels_entry() is None else "a run"
+                self.events.message.emit(f"Load {need} to see scores")
+            return None
+        return analysis.Request(
+            qrels=tuple(self.workspace.qrels_parts()),  # merged in the worker
+            runs=self.workspace.runs(),
+            measures=self.measures,
+            relevance_level=self.relevance_level,
+            k_max=self.k_max,
+            ndcg_options=tuple(sorted(self.ndcg_options.items())),
+            qrels_name=self.workspace.qrels_name(),
+            key=key,
+        )
+
+    def apply_results(self, results: analysis.Results) -> None:
+        """Show new results: the query and measure in focus follow, and the user hears what was evaluated."""
+        self.results = results
+        if self.pending_query is not None and self.pending_query in set(results.query_ids):
+            self.selected_query, self.pending_query = self.pending_query, None
+            self.events.query_changed.emit(self.selected_query)
+        if self.focus_measure not in results.measures and results.measures:
+            self.focus_measure = results.measures[0]
+            self.events.focus_measure_changed.emit(self.focus_measure)
+        if self.selected_query is not None and self.selected_query not in set(results.query_ids):
+            self.selected_query = None
+            self.events.query_changed.emit(None)
+        self.events.results_changed.emit(results)
+        if results.query_ids:
+            for problem in results.problems:
+                self.events.error.emit(problem)
+        else:
+            self.events.error.emit(
+                "No query of the qrels has results in the runs: the runs and the qrels do not match "
+                "(is the right qrels file loaded?)"
+            )
+            self.events.message.emit("")
+            return
+        note = ""
+        warnings = getattr(results.evaluation, "warnings", None) or []
+        if warnings:  # e.g. qrels queries without results, skipped as trec_eval skips them
+            note = " — " + "; ".join(warnings[:2]) + (f" (+{len(warnings) - 2} more)" if len(warnings) > 2 else "")
+        self.events.message.emit(
+            f"Evaluated {len(results.runs)} run(s) on {len(results.query_ids)} queries, "
+            f"{len(results.measures)} measure(s){note}"
+        )
+
+    # ------------------------------------------------------------------
+    # comparison with the baseline, and the drill-down of the selected query
+    def comparison_request(self) -> significance_model.Request | None:
+        """The comparison of the results with the baseline; None (and the comparison dropped) when there is
+        nothing to compare: no baseline, a single run, or no query judged and retrieved."""
+        results = self.results
+        baseline = self.baseline_label()
+        if (
+            results is None
+            or baseline not in results.runs
+            or len(results.runs) < 2
+            or results.evaluation.per_query.empty
+        ):
+            self.apply_comparison(None)
+            return None
+        return significance_model.Request(
+            per_query=results.evaluation.per_query,
+            runs=tuple(results.runs),
+            baseline=baseline,
+            settings=self.compare_settings,
+        )
+
+    def apply_comparison(self, comparison) -> None:
+        if comparison is None and self.comparison is None:
+            return
+        self.comparison = comparison
+        self.events.comparison_changed.emit(comparison)
+
+    def comparison_outdated_by(self, baseline) -> tuple[bool, bool]:
+        """Whether the comparison and the drill-down are of another baseline than ``baseline``."""
+        return (
+            self.comparison is None or self.comparison.baseline != baseline,
+            self.drilldown is None or self.drilldown.baseline != baseline,
+        )
+
+    def drilldown_request(self) -> drilldown_model.Request | None:
+        """The drill-down of the selected query; None (and the drill-down dropped) without one."""
+        results = self.results
+        query = self.selected_query
+        if results is None or query is None:
+            self.apply_drilldown(None)
+            return None
+        baseline = self.baseline_label()
+        return drilldown_model.Request(
+            qrels=results.request.qrels,
+            runs=results.request.runs,
+            query_id=query,
+            depth=self.drilldown_depth,
+            baseline=baseline if baseline in results.runs else None,
+            relevance_level=results.request.relevance_level,
+        )
+
+    def apply_drilldown(self, drill) -> None:
+        if drill is None and self.drilldown is None:
+            return
+        self.drilldown = drill
+        self.events.drilldown_changed.emit(drill)
+
+    # ------------------------------------------------------------------
+    # inspection of one file
+    def inspect(self, path: str | None) -> None:
+        self.inspected_path = normalize(path) if path else None
+
+    def inspection_job(self) -> InspectionJob | None:
+        """What to compute to inspect :attr:`inspected_path`; None when nothing is to be done now (no file:
+        the inspection is dropped; a file still loading or already inspected as it is: nothing)."""
+        e = self.workspace.entry(self.inspected_path) if self.inspected_path else None
+        if e is None:
+            self.inspection_key = None
+            if self.inspection is not None:
+                self.inspection = None
+                self.events.inspection_changed.emit(None)
+            return None
+        if e.status == "loading":
+            return None  # asked again when the file is read
+        q = self.workspace.qrels_entry()
+        qrels = q.qrels if q is not None and q is not e and e.kind in ("run", "ranked", None) else None
+        key = (
+            e.path,
+            e.version,
+            e.status,
+            e.kind,
+            None if qrels is None else (q.path, q.version),
+            self.relevance_level,
+        )
+        if key == self.inspection_key:
+            return None
+        self.inspection_key = key
+        return InspectionJob(key, f"Inspecting {e.name}", inspection_work(e, qrels, self.relevance_level))
+
+    def apply_inspection(self, inspection: dict) -> None:
+        self.inspection = inspection
+        self.events.inspection_changed.emit(inspection)
+
+    def inspection_failed(self, path: str, exc: BaseException) -> None:
+        self.inspection_key = None
+        e = self.workspace.entry(path)
+        name = e.name if e is not None else os.path.basename(path)
+        self.events.error.emit(f"Inspecting {name} failed: {exc}")

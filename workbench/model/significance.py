@@ -1,0 +1,310 @@
+"""Comparison with the baseline as the window shows it (plain Python, no Qt).
+
+:func:`compute` runs in a worker: the paired tests of :func:`metrics.compare.compare`
+on an evaluation's per-query values, and the per-query differences of every
+measure for the difference chart.  The GUI thread only looks results up
+(:func:`summary_marks`, :func:`legend`, :meth:`Comparison.differences_for`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from metrics.measures import is_count
+from metrics.presentation import HIGHER, LOWER, format_pvalue, significance_marker
+from metrics.stat_methods import ALL_PAIRS_TESTS as STAT_ALL_TESTS
+from metrics.stat_methods import CORRECTION_METHODS, TEST_METHODS
+from metrics.stat_methods import CORRECTIONS as STAT_CORRECTIONS
+from metrics.stat_methods import PAIRS_ONLY as STAT_PAIRS_ONLY
+from metrics.stat_methods import TESTS as STAT_TESTS
+
+
+class _LazyCompare:
+    """:mod:`metrics.compare`, imported on first use: it brings scipy.stats (about half a second),
+    which the window should not wait for before it is shown."""
+
+    def __getattr__(self, name):
+        import metrics.compare
+
+        return getattr(metrics.compare, name)
+
+
+mc = _LazyCompare()
+
+#: Tests offered in the window: code -> short label (the one table: :mod:`metrics.stat_methods`).
+TESTS = {m.code: m.label for m in TEST_METHODS}
+#: Tests that compare every pair only (not one run with a baseline).
+PAIRS_ONLY = STAT_PAIRS_ONLY
+#: What is compared: code -> short label.
+MODES = {"baseline": "with the baseline", "pairs": "all pairs"}
+#: Corrections offered in the window: code -> short label.
+CORRECTIONS = {m.code: m.label for m in CORRECTION_METHODS}
+ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
+
+PAD = "\u2002"  # en space, about as wide as a dagger: keeps the decimals of a column aligned
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How runs are compared with the baseline."""
+
+    test: str = "t"
+    alpha: float = 0.05
+    correction: str = "holm"
+    permutations: int = 10000
+    bootstrap: int = 10000
+    seed: int = 0
+    mode: str = "baseline"  # "baseline": every run against the baseline; "pairs": every pair of runs
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"unknown comparison {self.mode!r}; expected one of {', '.join(MODES)}")
+        if self.test in PAIRS_ONLY and self.mode != "pairs":
+            raise ValueError(f"the {TESTS[self.test]} compares all pairs of runs")
+        if self.test not in TESTS:
+            raise ValueError(f"unknown test {self.test!r}; expected one of {', '.join(TESTS)}")
+        if self.correction not in CORRECTIONS:
+            raise ValueError(f"unknown correction {self.correction!r}; expected one of {', '.join(CORRECTIONS)}")
+        if not 0.0 < float(self.alpha) < 1.0:
+            raise ValueError(f"alpha must lie strictly between 0 and 1; got {self.alpha}")
+
+
+@dataclass(frozen=True)
+class Request:
+    """Inputs of one comparison; a value, so a worker can own it."""
+
+    per_query: pd.DataFrame  # Evaluation.per_query (run, query_id, measure, value)
+    runs: tuple[str, ...]  # run order
+    baseline: str
+    settings: Settings
+
+
+@dataclass
+class Comparison:
+    """Result of :func:`compute`."""
+
+    request: Request
+    table: pd.DataFrame  # metrics.compare.compare frame
+    differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
+    pairs: pd.DataFrame | None = None  # metrics.allpairs frame (mode "pairs")
+
+    def letters(self) -> dict:
+        """``{(run, measure): letters}`` of the runs each run is significantly better than (mode "pairs")."""
+        if self.pairs is None:
+            return {}
+        from metrics.allpairs import significance_letters
+
+        return significance_letters(self.pairs, list(self.request.runs))
+
+    def pair(self, a: str, b: str, measure: str):
+        """The all-pairs row of runs ``a`` and ``b`` (either order) on ``measure``, or None."""
+        if self.pairs is None:
+            return None
+        p = self.pairs
+        hit = p.loc[(p["measure"] == measure) & (((p["a"] == a) & (p["b"] == b)) | ((p["a"] == b) & (p["b"] == a)))]
+        return None if hit.empty else hit.iloc[0]
+
+    @property
+    def baseline(self) -> str:
+        return self.request.baseline
+
+    @property
+    def settings(self) -> Settings:
+        return self.request.settings
+
+    def is_for(self, results) -> bool:
+        """Whether this comparison was computed from these evaluation results."""
+        return results is not None and self.request.per_query is results.evaluation.per_query
+
+    def differences_for(self, measure: str, run: str | None = None) -> pd.DataFrame:
+        """Per-query differences for one measure (one run, or all when ``run`` is None)."""
+        frame = self.differences.get(measure)
+        if frame is None:
+            return pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"])
+        if run is None:
+            return frame
+        return frame.loc[frame["run"] == run].reset_index(drop=True)
+
+    def row(self, run: str, measure: str):
+        t = self.table
+        hit = t.loc[(t["run"] == run) & (t["measure"] == measure)]
+        return None if hit.empty else hit.iloc[0]
+
+
+def compute(request: Request, progress=None) -> Comparison:
+    """Paired tests of every run against the baseline, and the per-query differences."""
+    s = request.settings
+    per_query = request.per_query
+    measures = [m for m in pd.unique(per_query["measure"]) if not is_count(m)]
+    source = _Ordered(per_query, list(request.runs))
+    pairs = None
+    if s.mode == "pairs":
+        from metrics.allpairs import compare_all_pairs
+
+        part = None if progress is None else (lambda f: progress(0.7 * f))
+        pairs = compare_all_pairs(
+            source,
+            runs=list(request.runs),
+            measures=measures,
+            test=s.test,
+            correction=s.correction,
+            alpha=s.alpha,
+            permutations=s.permutations,
+            bootstrap=0,  # the matrix shows differences and p-values; an interval for every pair costs minutes
+            seed=s.seed,
+            progress=part,
+        )
+    # against the baseline too: the per-query differences and their chart
+    table = mc.compare(
+        source,
+        request.baseline,
+        measures=measures,
+        test="t" if s.test in PAIRS_ONLY else s.test,
+        correction=s.correction,
+        alpha=s.alpha,
+        permutations=s.permutations,
+        bootstrap=s.bootstrap,
+        seed=s.seed,
+    )
+    if progress is not None and progress(0.8) is False:
+        from metrics.errors import Cancelled
+
+        raise Cancelled("comparison cancelled")
+    differences = {
+        str(m): mc.per_query_differences(source, request.baseline, m) for m in pd.unique(per_query["measure"])
+    }
+    return Comparison(request=request, table=table, differences=differences, pairs=pairs)
+
+
+class _Ordered:
+    """A per-query frame with a run order (what metrics.compare reads from an Evaluation)."""
+
+    def __init__(self, per_query: pd.DataFrame, runs: list[str]):
+        self.per_query = per_query
+        self.runs = runs
+
+
+# ---------------------------------------------------------------- lookups for views
+
+
+def marker(row) -> str:
+    """Dagger (significantly higher than the baseline), double dagger (lower) or ''."""
+    return significance_marker(row)
+
+
+def tooltip(row, family: int) -> str:
+    """What a marked (or unmarked) value of a run means against the baseline."""
+    test = STAT_TESTS.get(row["test"], str(row["test"]))
+    correction = STAT_CORRECTIONS.get(row["correction"], str(row["correction"]))
+    verdict = (
+        f"significantly {'higher' if row['delta'] > 0 else 'lower'} than the baseline"
+        if bool(row["significant"])
+        else "not significantly different from the baseline"
+    )
+    lines = [
+        f"{row['run']} vs {row['baseline']} on {row['measure']}: {verdict}",
+        f"mean {row['mean']:.4f} vs {row['baseline_mean']:.4f} (Δ {row['delta']:+.4f}), "
+        f"{_count(row['wins'], 'win')} / {_count(row['ties'], 'tie')} / {_count(row['losses'], 'loss')} "
+        f"over {_count(row['n_queries'], 'query')}",
+        f"p = {format_pvalue(row['p_value'])} ({test}, two-sided)",
+    ]
+    if row["correction"] == "none":
+        lines.append(f"no correction for multiple testing ({family} tests); α = {row['alpha']:g}")
+    else:
+        corrected = format_pvalue(row["p_corrected"])
+        lines.append(f"corrected p = {corrected} ({correction} over {family} tests); α = {row['alpha']:g}")
+    return "\n".join(lines)
+
+
+def _count(n, noun: str) -> str:
+    plural = {"loss": "losses", "query": "queries"}.get(noun, noun + "s")
+    return f"{int(n)} {noun if int(n) == 1 else plural}"
+
+
+def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Marks and tooltips for a summary table (a ``run`` column, then one column per measure).
+
+    Same shape as ``table``; a cell of a run other than the baseline on a
+    compared measure gets the marker and a tooltip; unmarked cells of compared
+    measures get :data:`PAD` so that the numbers stay aligned; the baseline's
+    ``run`` cell says it is the baseline.
+    """
+    marks = pd.DataFrame("", index=table.index, columns=table.columns)
+    tips = pd.DataFrame("", index=table.index, columns=table.columns)
+    if comparison is None or "run" not in table.columns:
+        return marks, tips
+    if comparison.pairs is not None:
+        return _letter_marks(comparison, table, marks, tips)
+    t = comparison.table
+    family = int(t["p_value"].notna().sum())
+    lookup = {(r["run"], str(r["measure"])): r for _, r in t.iterrows()}
+    compared = {str(m) for m in t["measure"]}
+    for i, run in zip(table.index, table["run"]):
+        if run == comparison.baseline:
+            marks.at[i, "run"] = " (baseline)"
+            tips.at[i, "run"] = "The other runs are compared with this run"
+        for col in table.columns:
+            if str(col) in compared:
+                marks.at[i, col] = PAD  # unmarked values line up with marked ones
+            row = lookup.get((run, str(col)))
+            if row is None:
+                continue
+            marks.at[i, col] = marker(row) or PAD
+            tips.at[i, col] = tooltip(row, family)
+    return marks, tips
+
+
+def _letter_marks(comparison: Comparison, table, marks, tips):
+    """Letters: each run's letter after its name, and after each value the letters of the runs it is
+    significantly better than (with the pairs in the tooltip)."""
+    from metrics.allpairs import letter
+
+    runs = list(comparison.request.runs)
+    letter_of = {r: letter(i) for i, r in enumerate(runs)}
+    got = comparison.letters()
+    width = max([len(v) for v in got.values()] + [0])
+    compared = {str(m) for m in comparison.pairs["measure"]}
+    for i, run in zip(table.index, table["run"]):
+        if run in letter_of:
+            marks.at[i, "run"] = f" ({letter_of[run]})"
+        for col in table.columns:
+            if str(col) not in compared or run not in letter_of:
+                continue
+            text = got.get((run, str(col)), "")
+            marks.at[i, col] = "\u2009" + text.ljust(width, "\u2002") if width else ""
+            lines = []
+            for other in runs:
+                row = comparison.pair(run, other, str(col)) if other != run else None
+                if row is None:
+                    continue
+                diff = row["difference"] if row["a"] == run else -row["difference"]
+                verdict = ("better" if diff > 0 else "worse") if bool(row["significant"]) else "not different"
+                lines.append(
+                    f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {format_pvalue(row['p_corrected'])}"
+                    f" — {verdict}"
+                )
+            tips.at[i, col] = "\n".join(lines)
+    return marks, tips
+
+
+def legend(comparison: Comparison | None) -> str:
+    """One line under the summary table: what the marks mean and how they were computed."""
+    if comparison is None:
+        return ""
+    if comparison.pairs is not None:
+        from metrics.allpairs import describe
+
+        n_sig = int(comparison.pairs["significant"].sum())
+        return f"{describe(comparison.pairs)} {n_sig} of {len(comparison.pairs)} pairs differ significantly."
+    s = comparison.settings
+    family = int(comparison.table["p_value"].notna().sum())
+    n_sig = int(comparison.table["significant"].sum())
+    test = STAT_ALL_TESTS[s.test]
+    corr = "no correction" if s.correction == "none" else f"{STAT_CORRECTIONS[s.correction]} correction"
+    return (
+        f"{HIGHER} significantly higher, {LOWER} significantly lower than the baseline "
+        f"{comparison.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "
+        f"{n_sig} of {family} differences significant."
+    )

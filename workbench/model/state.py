@@ -1,0 +1,72 @@
+"""The rules that say whether what the window shows is current: plain Python, no Qt.
+
+:class:`workbench.model.session.SessionModel` holds the state (and the Qt
+session turns its changes into signals); these functions decide, from that state alone, what an evaluation
+would be computed from and why what is shown is out of date, so they are
+tested without a QApplication (``tests/test_workbench_state.py``).
+"""
+
+from __future__ import annotations
+
+from workbench.model.workspace import Workspace
+
+
+def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_options) -> tuple | None:
+    """What an evaluation of these files and options would be computed from (None: nothing to evaluate).
+
+    Files count with their version (bumped whenever new content is stored), runs with their label, so
+    results whose key differs from this one are out of date.
+    """
+    q = workspace.qrels_entry()
+    runs = workspace.run_entries()
+    judgments = (
+        [(q.path, q.version)]
+        if q is not None
+        else [(e.path, e.version) for e in runs if e.kind == "ranked" and e.qrels is not None]
+    )
+    if not judgments or not runs:
+        return None
+    return (
+        tuple(judgments),
+        tuple((e.label, e.path, e.version) for e in runs),
+        tuple(measures),
+        relevance_level,
+        k_max,
+        tuple(sorted(dict(ndcg_options).items())),
+    )
+
+
+def evaluation_state(results, key, evaluating: bool) -> str:
+    """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
+    if evaluating:
+        return "computing"
+    if key is None and results is None:
+        return "empty"
+    return "current" if results is not None and results.request.key == key else "outdated"
+
+
+def comparison_current(comparison, results, baseline, settings) -> bool:
+    """Whether a comparison belongs to these results, this baseline and these settings."""
+    return (
+        comparison is not None
+        and results is not None
+        and comparison.request.per_query is results.evaluation.per_query
+        and comparison.baseline == baseline
+        and comparison.request.settings == settings
+    )
+
+
+def stale_reasons(state: str, results, comparison, comparison_is_current: bool, changed_on_disk) -> list[str]:
+    """Why what is shown does not match what is loaded, in words for the user (empty: it matches)."""
+    reasons = []
+    if state == "outdated":
+        reasons.append(
+            "the scores shown are not those of the files and options now loaded"
+            if results is not None
+            else "the loaded files are not evaluated"
+        )
+    elif results is not None and comparison is not None and not comparison_is_current:
+        reasons.append("the significance marks are not those of the scores shown")
+    for e in changed_on_disk:
+        reasons.append(f"{e.name} changed on disk and was not read again")
+    return reasons

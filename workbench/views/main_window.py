@@ -1,0 +1,501 @@
+"""The main window: the views as docks around the per-query table, menus, drops, progress, messages."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtGui import QIcon, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.model import workspace_file
+from workbench.session import SAMPLE_DIR, Session
+from workbench.views.diffchart import DifferenceChart
+from workbench.views.drilldown import QueryDrilldownView
+from workbench.views.inspect import InspectView
+from workbench.views.pairs import PairsView
+from workbench.views.panels import FilesPanel, MeasurePanel
+from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
+from workbench.views.significance import SignificancePanel
+from workbench.views.status import MessageArea, StaleBar
+from workbench.views.tables import PerQueryView, SummaryView
+from workbench.views.window_exports import ExportActions
+from workbench.views.window_layout import LAYOUT_VERSION, LayoutActions
+from workbench.views.window_workspaces import WorkspaceActions
+
+APP_NAME = "ir-workbench"
+MAX_RECENT = 10
+LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
+
+
+class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
+    sigExported = Signal(str)
+
+    def __init__(self, session: Session | None = None, settings: QSettings | None = None, parent=None):
+        super().__init__(parent)
+        self.session = session or Session(self)
+        self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
+        self.workspace_path: str | None = None  # the workspace file last opened or saved
+        self.session.chosen_kinds.update(self._chosen_kinds())
+        self.setWindowTitle(APP_NAME)
+        icon = os.path.join(os.path.dirname(os.path.dirname(__file__)), "resources", "icon.svg")
+        if os.path.exists(icon):
+            self.setWindowIcon(QIcon(icon))
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.setCorner(Qt.Corner.TopLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
+
+        # central: the per-query table; the summary spans the window's top, above it and the plots
+        self.summary = SummaryView(self.session, self)
+        self.per_query = PerQueryView(self.session, self)
+        central = QWidget(self)
+        box = QVBoxLayout(central)
+        box.setContentsMargins(2, 2, 2, 0)
+        box.setSpacing(2)
+        box.addWidget(QLabel("Per query", central))
+        box.addWidget(self.per_query)
+        self.setCentralWidget(central)
+
+        self.files = FilesPanel(self.session, self)
+        self.measures = MeasurePanel(self.session, self)
+        self.pr_plot = PrecisionRecallPlot(self.session, self)
+        self.ndcg_plot = NdcgAtKPlot(self.session, self)
+        self.docks: dict[str, QDockWidget] = {}
+        self.add_dock("files", "Files", self.files, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.add_dock("measures", "Measures", self.measures, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.add_dock("summary", "Summary", self.summary, Qt.DockWidgetArea.TopDockWidgetArea)
+        self.add_dock("prCurves", "Precision-recall", self.pr_plot, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.add_dock("ndcgAtK", "NDCG@k", self.ndcg_plot, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.diff_chart = DifferenceChart(self.session, self)
+        self.drilldown = QueryDrilldownView(self.session, self)
+        self.add_dock("diffChart", "Per-query differences", self.diff_chart, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.add_dock("drilldown", "Query drill-down", self.drilldown, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.inspect_view = InspectView(self.session, self)
+        self.add_dock("inspect", "Inspect file", self.inspect_view, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.pairs_view = PairsView(self.session, self)
+        self.add_dock("pairs", "All pairs", self.pairs_view, Qt.DockWidgetArea.RightDockWidgetArea)
+        # right area: a column of curves (precision-recall over NDCG@k), then the comparison column
+        self.splitDockWidget(self.docks["prCurves"], self.docks["diffChart"], Qt.Orientation.Horizontal)
+        self.splitDockWidget(self.docks["prCurves"], self.docks["ndcgAtK"], Qt.Orientation.Vertical)
+        self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.docks["drilldown"], self.docks["inspect"])
+        self.tabifyDockWidget(self.docks["drilldown"], self.docks["pairs"])
+        self.docks["drilldown"].raise_()
+        self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+
+        self._build_status_bar()
+        self._build_menus()
+        # messages: a banner across the window under the toolbar, shown only while there is one
+        self.addToolBarBreak()
+        self.message_bar = QToolBar("Messages", self)
+        self.message_bar.setObjectName("messageBar")
+        self.message_bar.setMovable(False)
+        self.message_bar.setFloatable(False)
+        self.message_bar.toggleViewAction().setVisible(False)
+        self.messages = MessageArea(self.message_bar)
+        self.message_bar.addWidget(self.messages)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.message_bar)
+        self.message_bar.hide()
+        self.addToolBarBreak()
+        self.stale_toolbar = QToolBar("Out of date", self)
+        self.stale_toolbar.setObjectName("staleBar")
+        self.stale_toolbar.setMovable(False)
+        self.stale_toolbar.setFloatable(False)
+        self.stale_toolbar.toggleViewAction().setVisible(False)
+        self.stale_bar = StaleBar(self.session, self.stale_toolbar)
+        self.stale_toolbar.addWidget(self.stale_bar)
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.stale_toolbar)
+        self.stale_toolbar.hide()
+        self._fit_to_screen()
+        self._initial_state = self.saveState(LAYOUT_VERSION)  # dock positions for "Reset layout"
+        self._restored = False
+        self._first_show = True
+
+        s = self.session
+        s.sigError.connect(self.messages.add)
+        s.sigMessage.connect(lambda text: self.statusBar().showMessage(text, 8000))
+        s.sigBusyChanged.connect(self._on_busy)
+        s.sigProgress.connect(self._on_progress)
+        s.sigFileLoaded.connect(self._remember_recent)
+        s.sigFilesChanged.connect(self._on_files_changed)
+        s.sigResultsChanged.connect(self._on_results)
+        s.sigQueryChanged.connect(self._on_query)
+        s.sigFileChangedOnDisk.connect(self._on_file_changed_on_disk)
+        self.files.sigOpenRequested.connect(self.open_dialog)
+        self.files.sigSelected.connect(self._inspect_selected)
+        s.sigInspectionChanged.connect(self._on_inspection)
+        self.pairs_view.sigPairChosen.connect(self._show_pair)
+        s.sigComparisonChanged.connect(self._on_comparison)
+        self.pr_plot.sigExportRequested.connect(lambda: self._export_dialog("pr"))
+        self.ndcg_plot.sigExportRequested.connect(lambda: self._export_dialog("ndcg"))
+        self._update_title()
+        self.restore_layout()
+
+    # ------------------------------------------------------------------
+    # structure
+    def add_dock(self, name: str, title: str, widget: QWidget, area) -> QDockWidget:
+        """Add a view as a dock (its layout is saved under ``name``)."""
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+        )
+        self.addDockWidget(area, dock)
+        self.docks[name] = dock
+        if hasattr(self, "view_menu"):
+            self.view_menu.insertAction(self._view_sep, dock.toggleViewAction())
+        return dock
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.sample_label = QLabel("", self)
+        self.sample_label.setStyleSheet("QLabel { background: #fff3c4; padding: 1px 6px; border-radius: 3px; }")
+        self.sample_label.hide()
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop loading or evaluating")
+        self.cancel_button.clicked.connect(self.session.cancel)
+        self.cancel_button.hide()
+        self.reopen_button = QPushButton("Reopen last session", self)
+        self.reopen_button.setToolTip("Open again the files, labels, baseline and settings of the last session")
+        self.reopen_button.clicked.connect(self.reopen_last_session)
+        self.reopen_button.hide()
+        bar.addPermanentWidget(self.reopen_button)
+        bar.addPermanentWidget(self.sample_label)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        act = file_menu.addAction("&Open…", self.open_dialog)
+        act.setShortcut(QKeySequence.StandardKey.Open)
+        file_menu.addAction("Open &folder…", self.open_folder_dialog)
+        self.recent_menu = file_menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        file_menu.addAction("Open &sample data", self.open_sample)
+        file_menu.addSeparator()
+        file_menu.addAction("Open &workspace…", self.open_workspace_dialog)
+        act = file_menu.addAction("&Save workspace", self.save_workspace)
+        act.setShortcut(QKeySequence.StandardKey.Save)
+        act = file_menu.addAction("Save workspace &as…", self.save_workspace_as)
+        act.setShortcut(QKeySequence.StandardKey.SaveAs)
+        self.reopen_action = file_menu.addAction("Reopen &last session", self.reopen_last_session)
+        self.reopen_action.setEnabled(os.path.isfile(self.last_session_path()))
+        file_menu.addSeparator()
+        exp = file_menu.addMenu("&Export")
+        exp.addAction("Summary as CSV…", lambda: self._export_dialog("summary"))
+        exp.addAction("Per-query table as shown (CSV)…", lambda: self._export_dialog("per_query_table"))
+        exp.addAction("Per-query values, all measures (CSV)…", lambda: self._export_dialog("per_query"))
+        exp.addSeparator()
+        exp.addAction("Precision-recall plot (PNG/SVG)…", lambda: self._export_dialog("pr"))
+        exp.addAction("NDCG@k plot (PNG/SVG)…", lambda: self._export_dialog("ndcg"))
+        exp.addSeparator()
+        exp.addAction("Comparison report (HTML, Markdown, LaTeX, CSV)…", self.report_dialog)
+        file_menu.addSeparator()
+        act = file_menu.addAction("&Quit", self.close)
+        act.setShortcut(QKeySequence.StandardKey.Quit)
+
+        edit = self.menuBar().addMenu("&Edit")
+        self.undo_action = edit.addAction("&Undo remove", self.undo_remove)
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setEnabled(False)
+        edit.addSeparator()
+        act = edit.addAction("&Find queries…", self.find_queries)
+        act.setShortcut(QKeySequence.StandardKey.Find)
+        act = edit.addAction("More &measures…", self.type_measures)
+        act.setShortcut(QKeySequence("Ctrl+M"))
+
+        self.view_menu = self.menuBar().addMenu("&View")
+        for dock in self.docks.values():
+            self.view_menu.addAction(dock.toggleViewAction())
+        self._view_sep = self.view_menu.addSeparator()
+        act = self.view_menu.addAction("Show the mean over queries", lambda: self.session.select_query(None))
+        act.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.view_menu.addAction("Reset layout", self.reset_layout)
+
+        help_menu = self.menuBar().addMenu("&Help")
+        act = help_menu.addAction("&Measure reference", lambda: self.show_help("measures"))
+        act.setShortcut(QKeySequence.StandardKey.HelpContents)
+        help_menu.addAction("&Keyboard shortcuts", lambda: self.show_help("shortcuts"))
+        help_menu.addAction("&About ir-workbench", lambda: self.show_help("about"))
+
+        tools = self.addToolBar("Query")
+        tools.setObjectName("queryToolBar")
+        tools.addWidget(QLabel(" Query: ", self))
+        self.query_box = QComboBox(self)
+        self.query_box.setMinimumContentsLength(12)
+        self.query_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.query_box.setToolTip("Query shown in the plots (or the mean over all queries)")
+        self.query_box.activated.connect(lambda i: self.session.select_query(self.query_box.itemData(i)))
+        tools.addWidget(self.query_box)
+        tools.addAction("Mean", lambda: self.session.select_query(None))
+        sig_tools = self.addToolBar("Significance")
+        sig_tools.setObjectName("significanceToolBar")
+        self.significance = SignificancePanel(self.session, self)
+        sig_tools.addWidget(self.significance)
+
+    # ------------------------------------------------------------------
+    # help and editing
+    def show_help(self, page: str = "measures"):
+        from workbench.views.help import HelpDialog
+
+        if getattr(self, "_help", None) is None:
+            self._help = HelpDialog(self, page)
+        else:
+            self._help.show_page(page)
+        self._help.show()
+        self._help.raise_()
+        return self._help
+
+    def _inspect_selected(self, path: str) -> None:
+        self.session.inspect(path)
+        self._show_inspection = True
+
+    def _on_inspection(self, inspection) -> None:
+        """Bring the Inspect view forward for a file the user selected, or when nothing can be scored
+        (a run dropped without qrels, a qrels file alone, a file that could not be read)."""
+        if inspection is None:
+            return
+        s = self.session
+        nothing_to_score = s.evaluation_key() is None and not s.workspace.loading()
+        if getattr(self, "_show_inspection", False) or nothing_to_score:
+            self._show_inspection = False
+            self.docks["inspect"].show()
+            self.docks["inspect"].raise_()
+
+    def _show_pair(self, run: str, baseline: str) -> None:
+        """A cell of the all-pairs matrix: ``run`` against ``baseline``, query by query."""
+        e = self.session.workspace.entry_by_label(baseline)
+        if e is not None:
+            self.session.set_baseline(e.path)
+        self._pair_to_show = run
+        self.docks["diffChart"].show()
+        self.docks["diffChart"].raise_()
+
+    def _on_comparison(self, comparison) -> None:
+        run = getattr(self, "_pair_to_show", None)
+        if comparison is not None and run is not None and run != comparison.baseline:
+            self._pair_to_show = None
+            self.diff_chart.set_run(run)
+        if comparison is not None and comparison.pairs is not None and not getattr(self, "_pairs_shown", False):
+            self._pairs_shown = True  # the first all-pairs result brings its matrix forward
+            self.docks["pairs"].show()
+            self.docks["pairs"].raise_()
+
+    def undo_remove(self) -> None:
+        path = self.session.undo_remove()
+        if path:
+            self.statusBar().showMessage(f"{os.path.basename(path)} is back", 5000)
+        self.undo_action.setEnabled(self.session.can_undo_remove)
+
+    def find_queries(self) -> None:
+        self.per_query.focus_filter()
+
+    def type_measures(self) -> None:
+        self.docks["measures"].show()
+        self.docks["measures"].raise_()
+        self.measures.focus_free_text()
+
+    def _on_files_changed(self) -> None:
+        self._update_title()
+        self.undo_action.setEnabled(self.session.can_undo_remove)
+
+    # ------------------------------------------------------------------
+    # opening files
+    def open_files(self, paths) -> None:
+        paths = [str(p) for p in paths]
+        workspaces = [p for p in paths if p.lower().endswith(workspace_file.SUFFIX)]
+        if workspaces:  # a workspace replaces everything; other files given with it are added to it
+            self.open_workspace(workspaces[-1])
+            paths = [p for p in paths if p not in workspaces]
+        if paths:
+            self.session.open_files(paths)
+        self._update_title()
+
+    def open_sample(self) -> None:
+        self.workspace_path = None
+        self.session.open_sample()
+        self._update_title()
+
+    def open_dialog(self) -> None:
+        paths, _ = QFileDialog.getOpenFileNames(self, "Open qrels and runs", self._last_dir())
+        if paths:
+            self.open_files(paths)
+
+    def open_folder_dialog(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of qrels and runs", self._last_dir())
+        if path:
+            self.open_files([path])
+
+    def _last_dir(self) -> str:
+        recent = self.recent_files()
+        return os.path.dirname(recent[0]) if recent else os.getcwd()
+
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event) -> None:
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            event.acceptProposedAction()
+            self.open_files(paths)
+        else:
+            event.ignore()
+
+    # -- recent files ----------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.settings.value("recentFiles", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _remember_recent(self, path: str) -> None:
+        if os.path.dirname(path) == str(SAMPLE_DIR):
+            return
+        recent = [p for p in self.recent_files() if p != path]
+        self.settings.setValue("recentFiles", ([path] + recent)[:MAX_RECENT])
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.recent_files()
+        for path in recent:
+            self.recent_menu.addAction(path, lambda p=path: self.open_files([p]))
+        if recent:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", lambda: self.settings.setValue("recentFiles", []))
+        else:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # -- changes on disk ---------------------------------------------------
+    def _on_file_changed_on_disk(self, path: str, size: int) -> None:
+        if size > LARGE_FILE:
+            answer = QMessageBox.question(
+                self,
+                "File changed",
+                f"{os.path.basename(path)} changed on disk ({size / 2**20:.0f} MiB). Load it again?",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                return
+        self.statusBar().showMessage(f"{os.path.basename(path)} changed on disk; loading it again", 5000)
+        self.session.reload(path)
+
+    # ------------------------------------------------------------------
+    # session -> window
+    def _update_title(self) -> None:
+        if self.session.is_sample:
+            self.setWindowTitle(f"{APP_NAME} — Sample data")
+            self.sample_label.setText("Sample data (made up, for a first look)")
+            self.sample_label.show()
+            self.reopen_button.setVisible(os.path.isfile(self.last_session_path()))
+        else:
+            q = self.session.workspace.qrels_entry()
+            parts = [os.path.basename(self.workspace_path)] if self.workspace_path else []
+            parts += [q.name] if q else []
+            self.setWindowTitle(" — ".join([APP_NAME, *parts]))
+            self.sample_label.hide()
+            self.reopen_button.hide()
+
+    def _on_busy(self, busy: bool) -> None:
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy)
+        if busy:
+            self.progress.setRange(0, 0)
+
+    def _on_progress(self, fraction: float, what: str) -> None:
+        now = time.monotonic()
+        shown = (fraction < 0, int(round(fraction * 100)), what)
+        if shown == getattr(self, "_progress_shown", None) or (
+            now - getattr(self, "_progress_at", 0.0) < 0.05 and fraction not in (-1.0, 1.0)
+        ):
+            return  # a progress bar repaint costs milliseconds: at most twenty a second
+        self._progress_shown, self._progress_at = shown, now
+        if fraction < 0:
+            self.progress.setRange(0, 0)
+        else:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(round(fraction * 1000)))
+        self.progress.setFormat(f"{what} %p%")
+        self.progress.setToolTip(what)
+
+    def _fit_summary(self, results) -> None:
+        """Give the summary dock the height its rows need (up to 40% of the window) when the number of
+        runs changes, so that a small window does not hide a run's row."""
+        n = len(results.runs)
+        if n == getattr(self, "_summary_rows", None) or not self.docks["summary"].isVisible():
+            return
+        self._summary_rows = n
+        need = self.summary.height_for_rows(n)
+        need += 2 * self.docks["summary"].style().pixelMetric(
+            self.docks["summary"].style().PixelMetric.PM_TitleBarHeight
+        )
+        need += 16
+        self.resizeDocks([self.docks["summary"]], [min(need, int(self.height() * 0.4))], Qt.Orientation.Vertical)
+
+    def _on_results(self, results) -> None:
+        if results is not None:
+            self._fit_summary(results)
+            # errors of earlier evaluations no longer describe what is shown; those of files still in error do
+            self.messages.keep_only({e.error for e in self.session.workspace.entries if e.error})
+        self.query_box.clear()
+        self.query_box.addItem("mean over queries", None)
+        if results is not None:
+            for q in results.query_ids:
+                self.query_box.addItem(q, q)
+        self._on_query(self.session.selected_query)
+
+    def _on_query(self, query_id) -> None:
+        if query_id is not None:  # a query chosen: its ranked lists come forward
+            self.docks["drilldown"].raise_()
+        i = self.query_box.findData(query_id) if query_id is not None else 0
+        if i >= 0 and i != self.query_box.currentIndex():
+            self.query_box.setCurrentIndex(i)
+
+    # ------------------------------------------------------------------
+    # settings kept across runs
+    def _chosen_kinds(self) -> dict:
+        import json
+
+        try:
+            value = json.loads(str(self.settings.value("chosenKinds", "{}")))
+        except ValueError:
+            return {}
+        return (
+            {str(k): str(v) for k, v in value.items() if v in workspace_file.KINDS} if isinstance(value, dict) else {}
+        )
+
+    def closeEvent(self, event) -> None:
+        import json
+
+        self.settings.setValue("chosenKinds", json.dumps(dict(list(self.session.chosen_kinds.items())[-500:])))
+        self._save_last_session()
+        self.save_layout()
+        self.session.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,378 @@
+"""Side panels: the loaded files, and the measures to compute."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPushButton,
+    QSizePolicy,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from metrics.measures import display_label
+from workbench.model.workspace import KINDS
+
+KIND_TEXT = {"qrels": "qrels", "run": "run", "ranked": "ranked judgments", "queries": "query texts"}
+PATH_ROLE = Qt.ItemDataRole.UserRole + 10
+
+
+class FilesPanel(QWidget):
+    """Loaded files: kind (correctable), run label (editable), order, baseline, removal."""
+
+    sigOpenRequested = Signal()
+    sigSelected = Signal(str)  # the user selected a file (its path)
+
+    COLUMNS = ("Name", "Kind", "Status")
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self._refreshing = False
+        self.session = session
+        self.table = QTableWidget(0, len(self.COLUMNS), self)
+        self.table.setHorizontalHeaderLabels(self.COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setMinimumWidth(120)  # a narrow panel scrolls instead of widening the window
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
+        self.table.itemChanged.connect(self._on_item_changed)
+
+        def button(text, tip, slot):
+            b = QToolButton(self)
+            b.setText(text)
+            b.setToolTip(tip)
+            b.clicked.connect(slot)
+            return b
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(0, 0, 0, 0)
+        bar.addWidget(button("Open…", "Open qrels and run files", self.sigOpenRequested.emit))
+        self.up_button = button("▲", "Move the selected run up", lambda: self._move(-1))
+        self.down_button = button("▼", "Move the selected run down", lambda: self._move(1))
+        self.baseline_button = button("Baseline", "Compare the other runs with the selected run", self._set_baseline)
+        self.remove_button = button("Remove", "Remove the selected file (Ctrl+Z brings it back)", self._remove)
+        for b in (self.up_button, self.down_button, self.baseline_button, self.remove_button):
+            bar.addWidget(b)
+        for i in range(bar.count()):  # buttons shrink (eliding their text) in a narrow panel
+            bar.itemAt(i).widget().setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+            bar.itemAt(i).widget().setMinimumWidth(22)
+        bar.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.table)
+
+        delete = QAction(self.table)
+        delete.setShortcut(QKeySequence.StandardKey.Delete)
+        delete.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)
+        delete.triggered.connect(self._remove)
+        self.table.addAction(delete)
+
+        self.table.itemSelectionChanged.connect(self._on_selection)
+        # while files are being read the panel is redrawn at most ten times a second (a folder of hundreds
+        # of runs sends hundreds of changes); otherwise at once
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(100)
+        self._later.timeout.connect(self.refresh)
+        session.sigFilesChanged.connect(self._changed)
+        session.sigResultsChanged.connect(lambda _: self._changed())
+        session.sigStateChanged.connect(self._changed)
+        self.refresh()
+
+    def _changed(self) -> None:
+        if self.session.workspace.loading():
+            if not self._later.isActive():
+                self._later.start()
+        else:
+            self._later.stop()
+            self.refresh()
+
+    # -- session -> view ------------------------------------------------
+    def refresh(self) -> None:
+        selected = self.selected_path()
+        ws = self.session.workspace
+        baseline = ws.baseline_entry().path if ws.baseline_entry() is not None else None
+        self._refreshing = True
+        results = self.session.results
+        coverage = results.coverage if results is not None else {}
+        changed = {e.path for e in ws.changed_on_disk()}
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(ws.entries))
+        for row, e in enumerate(ws.entries):
+            name = e.label if e.is_run else e.name
+            item = QTableWidgetItem(name)
+            item.setData(PATH_ROLE, e.path)
+            tip = e.path if not e.is_run else f"{e.label}\n{e.path}"
+            item.setToolTip(tip)
+            flags = Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled
+            if e.is_run:
+                flags |= Qt.ItemFlag.ItemIsEditable
+            item.setFlags(flags)
+            if e.is_run and e.path == baseline:
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+            self.table.setItem(row, 0, item)
+
+            # a kind box is made once per (row, file, kind, status): with hundreds of runs, making them
+            # all again at every change would take seconds
+            state = (e.path, e.kind, e.status != "loading")
+            combo = self.table.cellWidget(row, 1)
+            if combo is None or combo.property("state") != state:
+                combo = QComboBox(self.table)
+                combo.setProperty("state", state)
+                combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+                combo.setMinimumContentsLength(6)
+                combo.addItem("…" if e.kind is None else KIND_TEXT[e.kind], None)
+                for k in KINDS:
+                    if k != e.kind:
+                        combo.addItem(f"read as {KIND_TEXT[k]}", k)
+                combo.setToolTip("Detected kind of file; choose another to read it again as that kind")
+                combo.setEnabled(e.status != "loading")
+                combo.activated.connect(lambda idx, c=combo, p=e.path: self._on_kind(p, c.itemData(idx)))
+                self.table.setCellWidget(row, 1, combo)
+
+            if e.status == "loading":
+                status = "loading…"
+            elif e.status == "error":
+                status = "error"
+            elif e.error:
+                status = "reload failed"
+            elif e.path in changed:
+                status = "changed on disk"
+            elif e.is_run and coverage.get(e.label, (1, 1))[0] == 0:
+                status = "no shared query"
+            elif e.is_run and e.path == baseline:
+                status = "baseline"
+            elif e.kind == "qrels":
+                status = "in use"
+            elif e.kind == "queries":
+                status = f"{len(e.queries or {})} queries"
+            else:
+                status = "ok"
+            tip = e.error or ""
+            shared, total = coverage.get(e.label, (None, None)) if e.is_run else (None, None)
+            if shared == 0:
+                tip = "No query of this run is in the qrels: it cannot be scored (a run of another collection?)"
+            elif shared is not None and shared < total:
+                status += f" ({shared}/{total} q)"
+                tip = f"Only {shared} of the run's {total} queries are in the qrels"
+            elif e.path in changed:
+                tip = "The file changed on disk since it was read; what is shown is of the earlier content"
+            st = QTableWidgetItem(status)
+            st.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
+            st.setToolTip(tip)
+            if e.error or shared == 0 or e.path in changed:
+                st.setForeground(Qt.GlobalColor.darkRed)
+            self.table.setItem(row, 2, st)
+        self.table.blockSignals(False)
+        if selected:
+            self.select_path(selected)
+        self._refreshing = False
+
+    def _on_selection(self) -> None:
+        path = self.selected_path()
+        if path and not self._refreshing:
+            self.sigSelected.emit(path)
+
+    def selected_path(self) -> str | None:
+        row = self.table.currentRow()
+        item = self.table.item(row, 0) if row >= 0 else None
+        return None if item is None else item.data(PATH_ROLE)
+
+    def select_path(self, path: str) -> None:
+        for row in range(self.table.rowCount()):
+            if self.table.item(row, 0).data(PATH_ROLE) == path:
+                self.table.selectRow(row)
+                return
+
+    # -- view -> session ------------------------------------------------
+    def _on_item_changed(self, item: QTableWidgetItem) -> None:
+        if item.column() == 0:
+            path, text = item.data(PATH_ROLE), item.text()
+            # renaming rebuilds this table (the session announces the unique label it used),
+            # so it happens after the item has finished emitting its change
+            QTimer.singleShot(0, lambda: self.session.rename(path, text))
+
+    def _on_kind(self, path: str, kind) -> None:
+        if kind:
+            self.session.set_kind(path, kind)
+
+    def _move(self, delta: int) -> None:
+        path = self.selected_path()
+        if path:
+            self.session.move(path, delta)
+            self.select_path(path)
+
+    def _set_baseline(self) -> None:
+        path = self.selected_path()
+        e = self.session.workspace.entry(path) if path else None
+        if e is not None and e.is_run:
+            self.session.set_baseline(path)
+
+    def _remove(self) -> None:
+        path = self.selected_path()
+        if path:
+            self.session.remove(path)
+
+    def _context_menu(self, pos) -> None:
+        item = self.table.itemAt(pos)
+        if item is None:
+            return
+        path = self.table.item(item.row(), 0).data(PATH_ROLE)
+        e = self.session.workspace.entry(path)
+        if e is None:
+            return
+        menu = QMenu(self)
+        if e.is_run:
+            menu.addAction("Use as baseline", lambda: self.session.set_baseline(path))
+            menu.addAction("Rename…", lambda: self.table.editItem(self.table.item(item.row(), 0)))
+            menu.addAction("Move up", lambda: self.session.move(path, -1))
+            menu.addAction("Move down", lambda: self.session.move(path, 1))
+            menu.addSeparator()
+        read_as = menu.addMenu("Read as")
+        for k in KINDS:
+            act = read_as.addAction(KIND_TEXT[k], lambda k=k: self.session.set_kind(path, k))
+            act.setCheckable(True)
+            act.setChecked(k == e.kind)
+        menu.addAction("Reload", lambda: self.session.reload(path))
+        menu.addSeparator()
+        menu.addAction("Remove", lambda: self.session.remove(path))
+        menu.exec(self.table.viewport().mapToGlobal(pos))
+
+
+from workbench.views.help import measure_tooltip  # noqa: E402
+
+#: the measures offered with a tick box; their labels come from the measure registry
+COMMON_MEASURES = (
+    "map",
+    "P.5",
+    "P.10",
+    "P.20",
+    "Rprec",
+    "recip_rank",
+    "bpref",
+    "ndcg",
+    "ndcg_cut.10",
+    "ndcg_cut.20",
+    "recall.100",
+    "recall.1000",
+    "num_rel_ret",
+)
+
+
+NDCG_CHOICES = (
+    ("gain", (("grade (trec_eval)", "linear"), ("2^grade − 1", "exp"))),
+    ("discount", (("log2(rank + 1) (trec_eval)", "log"), ("log2(rank), rank 1 undiscounted", "jk"))),
+    ("ideal", (("all judged documents (trec_eval)", "all"), ("retrieved documents", "retrieved"))),
+)
+
+
+class MeasurePanel(QWidget):
+    """Common measures to tick, a free-text field (trec_eval or ir_measures syntax) and options."""
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.list = QListWidget(self)
+        known = set(COMMON_MEASURES)
+        for name in COMMON_MEASURES:
+            item = QListWidgetItem(f"{display_label(name)}   [{name}]")
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setToolTip(measure_tooltip(name.split(".")[0]))
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if name in session.measures else Qt.CheckState.Unchecked)
+            self.list.addItem(item)
+        self.extra = QLineEdit(self)
+        self.extra.setPlaceholderText("more, e.g. P.30 ndcg_cut.5,100 nDCG@20 P(rel=2)@10")
+        self.extra.setToolTip(
+            "Measures in trec_eval syntax (map, P.5,10, ndcg_cut.10, all_trec, official) or "
+            "ir_measures syntax (AP, nDCG@10, P(rel=2)@5), separated by spaces"
+        )
+        self.extra.setText(" ".join(m for m in session.measures if m not in known))
+        self.apply_button = QPushButton("Apply", self)
+        self.relevance = QSpinBox(self)
+        self.relevance.setRange(1, 100)
+        self.relevance.setValue(session.relevance_level)
+        self.relevance.setToolTip("Smallest judgment grade that counts as relevant (trec_eval -l)")
+        self.relevance.setKeyboardTracking(False)
+
+        self.ndcg_boxes: dict[str, QComboBox] = {}
+        tip = (
+            "nDCG variant, for the NDCG measures of the tables (then computed as ndcg_ext) "
+            "and for the NDCG@k plot; the first choice is trec_eval's"
+        )
+        for name, choices in NDCG_CHOICES:
+            box = QComboBox(self)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(8)
+            for text, value in choices:
+                box.addItem(text, value)
+            box.setToolTip(tip)
+            current = session.ndcg_options.get(name)
+            if current is not None and box.findData(current) >= 0:
+                box.setCurrentIndex(box.findData(current))
+            box.currentIndexChanged.connect(lambda _, n=name, b=box: self.session.set_ndcg_option(n, b.currentData()))
+            self.ndcg_boxes[name] = box
+
+        extra_row = QHBoxLayout()
+        extra_row.addWidget(self.extra, 1)
+        extra_row.addWidget(self.apply_button)
+        form = QFormLayout()
+        form.setContentsMargins(0, 0, 0, 0)
+        form.addRow("Relevant from grade", self.relevance)
+        form.addRow("nDCG gain", self.ndcg_boxes["gain"])
+        form.addRow("nDCG discount", self.ndcg_boxes["discount"])
+        form.addRow("nDCG ideal", self.ndcg_boxes["ideal"])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.list, 1)
+        layout.addWidget(QLabel("More measures:", self))
+        layout.addLayout(extra_row)
+        layout.addLayout(form)
+
+        self.list.itemChanged.connect(lambda _: self.apply())
+        self.extra.returnPressed.connect(self.apply)
+        self.apply_button.clicked.connect(self.apply)
+        self.relevance.valueChanged.connect(session.set_relevance_level)
+
+    def focus_free_text(self) -> None:
+        """Put the keyboard in the field for more measures."""
+        self.extra.setFocus()
+
+    def chosen(self) -> list[str]:
+        out = []
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            if item.checkState() == Qt.CheckState.Checked:
+                out.append(item.data(Qt.ItemDataRole.UserRole))
+        out.extend(self.extra.text().split())
+        return out
+
+    def apply(self) -> None:
+        self.session.set_measures(self.chosen())

@@ -1,0 +1,353 @@
+"""Precision-recall and NDCG@k plots (pyqtgraph).
+
+One curve item per run, made when the run first appears and afterwards only
+updated with ``setData``.  A plot shows the mean over queries, or the curves of
+the query selected in the session.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QSpinBox,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from metrics import fileio
+from workbench.model import analysis
+
+# Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
+# (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
+PALETTE = [
+    (0, 114, 178),
+    (213, 94, 0),
+    (0, 158, 115),
+    (204, 121, 167),
+    (0, 0, 0),
+    (230, 159, 0),
+    (86, 180, 233),
+    (200, 180, 0),
+]
+# a second channel besides colour: runs whose colours are alike (vermillion / orange,
+# blue / sky blue) get different dashes and markers
+DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
+SYMBOLS = ["o", "s", "t", "d", "+", "x", "star", "p"]
+DASH_TEXT = {
+    Qt.PenStyle.SolidLine: "━━",
+    Qt.PenStyle.DashLine: "╍╍",
+    Qt.PenStyle.DotLine: "┅┅",
+    Qt.PenStyle.DashDotLine: "━·━",
+}
+MAX_CURVES = 8  # more runs than this: the best ones and the baseline are drawn, the rest on request
+
+
+def run_colour(i: int):
+    return PALETTE[i % len(PALETTE)]
+
+
+def run_style(i: int) -> tuple[tuple[int, int, int], Qt.PenStyle, str]:
+    """Colour, dash and marker of the i-th run."""
+    return PALETTE[i % len(PALETTE)], DASHES[(i // 2 + i // len(PALETTE)) % len(DASHES)], SYMBOLS[i % len(SYMBOLS)]
+
+
+def shown_runs(runs, scores=None, baseline=None, limit: int = MAX_CURVES) -> list[str]:
+    """The runs a plot draws by default: all of them up to ``limit``, else the ``limit`` best by
+    ``scores`` (run -> value of the chosen measure) and the baseline, in the runs' order."""
+    runs = list(runs)
+    if len(runs) <= limit or not scores:
+        return runs
+    ranked = sorted((r for r in runs if r in scores and scores[r] == scores[r]), key=lambda r: -scores[r])
+    keep = set(ranked[:limit]) | ({baseline} if baseline in runs else set())
+    return [r for r in runs if r in keep]
+
+
+class CurvePlot(QWidget):
+    """Base of both plots: a PlotWidget with a legend and one curve per run."""
+
+    sigExportRequested = Signal()  # "Export…" chosen in the plot's context menu
+
+    title = ""
+    x_label = ""
+    y_label = ""
+    symbol: str | None = None
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.plot = pg.PlotWidget(self, background="w")
+        self.plot.setMinimumSize(160, 120)
+        # the context menu's export goes through the window (confirmation, atomic write)
+        # instead of pyqtgraph's own export dialog
+        export_action = QAction("Export PNG or SVG…", self.plot.scene())
+        export_action.triggered.connect(self.sigExportRequested.emit)
+        self.plot.scene().contextMenu = [export_action]
+        item = self.plot.getPlotItem()
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.setLabel("bottom", self.x_label)
+        item.setLabel("left", self.y_label)
+        item.getViewBox().setMouseEnabled(x=True, y=False)
+        item.disableAutoRange()  # fixed ranges (set_ranges): curves of different queries compare at a glance
+        self._ranged_for = None
+        for axis in ("left", "bottom"):
+            item.getAxis(axis).setPen(pg.mkPen(60, 60, 60))
+            item.getAxis(axis).setTextPen(pg.mkPen(40, 40, 40))
+            item.getAxis(axis).enableAutoSIPrefix(False)  # never "Precision (x0.001)" after a zoom
+        item.getAxis("left").setStyle(hideOverlappingLabels=False)  # keep the "1.0" at the top
+        # legend: a line of text under the plot that wraps, so it never hides a curve nor takes the
+        # plot's room in a small window; clicking a run hides or shows its curve
+        self.legend = QLabel(self)
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.legend.setMinimumWidth(10)  # wraps instead of widening the plot
+        self.legend.setToolTip("Click a run to hide or show its curve")
+        self.legend.linkActivated.connect(self._toggle_run)
+        self._legend_runs: list[str] = []  # the runs the legend names, in order
+        self.hidden: set[str] = set()
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.bar = QHBoxLayout()
+        self.bar.setContentsMargins(4, 0, 4, 0)
+        self.caption = QLabel(self)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.bar.addWidget(self.caption, 1)
+        self.all_runs_box = QCheckBox("all runs", self)
+        self.all_runs_box.setToolTip(
+            f"With more than {MAX_CURVES} runs only the best {MAX_CURVES} by the "
+            "chosen measure and the baseline are drawn; tick to draw every run"
+        )
+        self.all_runs_box.hide()
+        self.all_runs_box.toggled.connect(lambda _: self.refresh())
+        self.bar.addWidget(self.all_runs_box)
+        self._hovered: str | None = None
+        self.plot.scene().sigMouseMoved.connect(self._on_hover)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(self.bar)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.legend)
+        session.sigResultsChanged.connect(lambda _: self.refresh())
+        session.sigQueryChanged.connect(lambda _: self.refresh())
+        session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
+
+    # -- to be given by subclasses ------------------------------------------
+    def table(self, results) -> analysis.CurveTable:
+        raise NotImplementedError
+
+    def set_ranges(self, results) -> None:
+        self.plot.setXRange(0.0, 1.0, padding=0.04)
+        self.plot.setYRange(0.0, 1.0, padding=0.05)
+
+    # -- shared -------------------------------------------------------------
+    def _pen(self, i: int, width: float = 2.0):
+        colour, dash, _ = run_style(i)
+        return pg.mkPen(colour, width=width, style=dash)
+
+    def _curve(self, run: str, i: int) -> pg.PlotDataItem:
+        item = self.curves.get(run)
+        colour, _, symbol = run_style(i)
+        if item is None:
+            item = self.plot.plot(
+                [],
+                [],
+                name=run,
+                pen=self._pen(i),
+                symbol=symbol if self.symbol else None,
+                symbolSize=6,
+                symbolBrush=colour,
+                symbolPen=None,
+            )
+            self.curves[run] = item
+        else:
+            item.setPen(self._pen(i))
+            item.setSymbolBrush(colour)
+            if self.symbol:
+                item.setSymbol(symbol)
+        item.run_index = i
+        return item
+
+    def drawn_runs(self, results) -> list[str]:
+        """The runs drawn now (all, or the best ones and the baseline when there are many)."""
+        runs = list(results.runs)
+        many = len(runs) > MAX_CURVES
+        self.all_runs_box.setVisible(many)
+        if not many or self.all_runs_box.isChecked():
+            return runs
+        measure = self.session.focus_measure
+        scores = results.summary[measure].to_dict() if measure in results.summary.columns else None
+        return shown_runs(runs, scores, self.session.baseline_label())
+
+    def refresh(self) -> None:
+        results = self.session.results
+        runs = [] if results is None else self.drawn_runs(results)
+        for run in list(self.curves):
+            if run not in runs:  # a run that went away (or is not drawn now)
+                item = self.curves.pop(run)
+                self.plot.removeItem(item)
+        if results is None:
+            self.caption.setText("")
+            self.legend.clear()  # no entry may outlive its run
+            self.hidden.clear()
+            return
+        query = self.session.selected_query
+        table = self.table(results)
+        key = analysis.MEAN if query is None else query
+        order = {r: i for i, r in enumerate(results.runs)}  # a run keeps its style when others are hidden
+        for run in runs:
+            item = self._curve(run, order[run])
+            xy = table.get(key, run)
+            if xy is None:
+                item.setData([], [])
+            else:
+                item.setData(xy[0], xy[1])
+        self._reorder_legend(runs)
+        what = f"mean over {len(results.query_ids)} queries" if query is None else f"query <b>{query}</b>"
+        hidden = len(results.runs) - len(runs)
+        more = f" — best {len(runs)} of {len(results.runs)} runs by {self.session.focus_measure}" if hidden else ""
+        self.caption.setText(f"{self.title} — {what}{more}")
+        if self._ranged_for is not results:  # a new result resets the view; a new query keeps the zoom
+            self._ranged_for = results
+            self.set_ranges(results)
+
+    def _on_hover(self, pos) -> None:
+        """Name the curve under the mouse (and its value there), and draw it thicker."""
+        vb = self.plot.getPlotItem().getViewBox()
+        if not self.plot.sceneBoundingRect().contains(pos):
+            return
+        mouse = vb.mapSceneToView(pos)
+        pw, ph = vb.viewPixelSize()  # data units per pixel
+        best, best_d, best_xy = None, 8.0, None  # within 8 pixels
+        for run, item in self.curves.items():
+            x, y = item.getData()
+            if not item.isVisible() or x is None or len(x) == 0:
+                continue
+            d = np.hypot((np.asarray(x, dtype=float) - mouse.x()) / pw, (np.asarray(y, dtype=float) - mouse.y()) / ph)
+            j = int(np.nanargmin(d)) if np.isfinite(d).any() else -1
+            if j >= 0 and d[j] < best_d:
+                best, best_d, best_xy = run, float(d[j]), (float(x[j]), float(y[j]))
+        self.highlight(best)
+        if best is not None:
+            view = self.plot.mapToGlobal(self.plot.mapFromScene(pos).toPoint())
+            QToolTip.showText(
+                view, f"{best}: {self.y_label} {best_xy[1]:.4f} at {self.x_label} {best_xy[0]:g}", self.plot
+            )
+
+    def highlight(self, run: str | None) -> None:
+        if run == self._hovered:
+            return
+        for name, item in self.curves.items():
+            i = getattr(item, "run_index", 0)
+            item.setPen(self._pen(i, 4.0 if name == run else 2.0))
+        self._hovered = run
+
+    def _reorder_legend(self, runs) -> None:
+        self.hidden &= set(runs)
+        self._legend_runs = list(runs)
+        entries = []
+        for run in runs:
+            item = self.curves[run]
+            item.setVisible(run not in self.hidden)
+            colour, dash, _ = run_style(getattr(item, "run_index", 0))
+            line = DASH_TEXT[dash]
+            if run in self.hidden:
+                style = "color:#999;text-decoration:line-through"
+                line_style = "color:#bbb"
+            else:
+                style, line_style = "color:#1e1e1e;text-decoration:none", "color:#%02x%02x%02x" % colour
+            entries.append(
+                f"<a href='{html.escape(run, quote=True)}' style='{style}'><span style='{line_style}'>"
+                f"<b>{line}</b></span>&nbsp;{html.escape(run)}</a>"
+            )
+        self.legend.setText("&nbsp;&nbsp; ".join(entries))
+
+    def _toggle_run(self, run: str) -> None:
+        (self.hidden.discard if run in self.hidden else self.hidden.add)(run)
+        self._reorder_legend([r for r in self.curves])
+
+    def legend_runs(self) -> list[str]:
+        """The runs the legend names, in order (kept when the legend is written, not read back from its text)."""
+        return list(self._legend_runs)
+
+    def data(self, run: str):
+        """The (x, y) arrays the curve of ``run`` shows (for tests and export)."""
+        item = self.curves.get(run)
+        return None if item is None else item.getData()
+
+    def export_image(self, path: str, protect=()) -> None:
+        """The plot as it is shown (the same runs, the mean or the selected query), drawn for a file:
+        PNG (or another raster format by suffix) at 2400 x 1560 pixels, or SVG; written atomically."""
+        from workbench.views import figures
+
+        results = self.session.results
+        if results is None:
+            raise ValueError("nothing to draw yet")
+        fmt = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
+        figure = figures.curve_figure(
+            results,
+            self.kind,
+            query=self.session.selected_query,
+            runs=self.drawn_runs(results),
+            scale=1.0 if fmt == "svg" else figures.SCALE,
+        )
+        fileio.write_bytes(path, figures.render(figure, fmt), overwrite=True, protect=protect)
+
+
+class PrecisionRecallPlot(CurvePlot):
+    kind = "pr"
+    title = "Interpolated precision vs recall"
+    x_label = "Recall"
+    y_label = "Precision"
+    symbol = "o"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.set_ranges(None)
+
+    def table(self, results):
+        return results.pr
+
+
+class NdcgAtKPlot(CurvePlot):
+    kind = "ndcg"
+    title = "NDCG at every cutoff k"
+    x_label = "k (rank cutoff)"
+    y_label = "NDCG@k"
+
+    def __init__(self, session, parent=None):
+        super().__init__(session, parent)
+        self.k_box = QSpinBox(self)
+        self.k_box.setRange(1, 10000)
+        self.k_box.setValue(session.k_max)
+        self.k_box.setPrefix("K = ")
+        self.k_box.setKeyboardTracking(False)
+        self.k_box.setToolTip("Largest cutoff k shown (computed again on change)")
+        self.bar.addWidget(self.k_box)
+        self.k_box.valueChanged.connect(session.set_k_max)
+        session.sigMeasuresChanged.connect(self._sync_k)
+        self.set_ranges(None)
+
+    def _sync_k(self) -> None:
+        if self.k_box.value() != self.session.k_max:
+            self.k_box.blockSignals(True)
+            self.k_box.setValue(self.session.k_max)
+            self.k_box.blockSignals(False)
+
+    def table(self, results):
+        return results.ndcg
+
+    def set_ranges(self, results) -> None:
+        k = self.session.k_max if results is None else results.request.k_max
+        self.plot.setXRange(1, max(2, k), padding=0.02)
+        self.plot.setYRange(0.0, 1.0, padding=0.05)

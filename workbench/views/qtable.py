@@ -1,0 +1,327 @@
+"""One generic read-only table model over a DataFrame, and its sort/filter proxy.
+
+* DisplayRole: numbers rounded for reading (``decimals``), missing values as "–".
+* ``SORT_ROLE``: the raw number (or a given sort key), so 10 sorts after 9;
+  missing values are invalid and sort last.
+* ``RAW_ROLE`` / ToolTipRole: the full-precision value.
+* BackgroundRole / FontRole from a frame of tones (see :mod:`workbench.model.tables`).
+* Optional ``marks`` (text appended to the shown value, e.g. a significance
+  marker) and ``tips`` (ToolTipRole instead of the full-precision value).
+
+Sorting is done by the model with numpy (:meth:`DataFrameModel.sort`, on the
+values ``SORT_ROLE`` returns, missing values last in either order); the proxy
+hands its sort requests to the model and only filters.  Letting
+QSortFilterProxyModel compare rows itself would call ``data()`` twice per
+comparison, which takes seconds for tables of tens of thousands of queries.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from metrics.measures import is_count
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+RAW_ROLE = Qt.ItemDataRole.UserRole + 2
+
+TONE_COLOURS = {
+    "best": QColor(255, 236, 160),
+    "better": QColor(198, 239, 206),
+    "worse": QColor(255, 199, 206),
+}
+
+
+class DataFrameModel(QAbstractTableModel):
+    def __init__(self, parent=None, decimals: int = 4, colours: Mapping[str, QColor] | None = None):
+        super().__init__(parent)
+        self.decimals = decimals
+        self._frame = pd.DataFrame()
+        self._columns: list[np.ndarray] = []
+        self._numeric: list[bool] = []
+        self._integer: list[bool] = []
+        self._sort_keys: dict[int, np.ndarray] = {}
+        self._tones: np.ndarray | None = None
+        self._brushes = {k: QBrush(c) for k, c in {**TONE_COLOURS, **(colours or {})}.items()}
+        self._marks: np.ndarray | None = None
+        self._tips: np.ndarray | None = None
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self.row_label_column: int | None = None  # a column whose value labels each row (vertical header)
+
+    # -- data in --------------------------------------------------------
+    def set_frame(
+        self,
+        frame: pd.DataFrame,
+        tones: pd.DataFrame | None = None,
+        sort_keys: Mapping[str, np.ndarray] | None = None,
+        marks: pd.DataFrame | None = None,
+        tips: pd.DataFrame | None = None,
+    ) -> None:
+        self.beginResetModel()
+        self._frame = frame
+        self._columns, self._numeric = [], []
+        for col in frame.columns:
+            s = frame[col]
+            numeric = pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+            self._numeric.append(numeric)
+            self._columns.append(s.to_numpy(dtype=float) if numeric else s.astype(str).to_numpy(dtype=object))
+        cols = [str(c) for c in frame.columns]
+        self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
+        self._integer = [self._is_count(c) for c in range(len(self._columns))]
+        self._tones = None if tones is None else tones.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self._marks = None if marks is None else marks.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self._tips = None if tips is None else tips.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self.endResetModel()
+
+    def frame(self) -> pd.DataFrame:
+        return self._frame
+
+    def sort_order(self, column: int, order=Qt.SortOrder.AscendingOrder) -> np.ndarray:
+        """Row permutation that sorts by ``column`` (stable; missing values last in both orders)."""
+        n = len(self._frame)
+        descending = order == Qt.SortOrder.DescendingOrder
+        if column in self._sort_keys or self._numeric[column]:
+            keys = self._sort_keys[column] if column in self._sort_keys else self._columns[column]
+            keys = np.asarray(keys, dtype=float)
+            present = np.flatnonzero(~np.isnan(keys))
+            ordered = present[np.argsort(-keys[present] if descending else keys[present], kind="stable")]
+            return np.concatenate([ordered, np.flatnonzero(np.isnan(keys))]).astype(np.int64)
+        values = self._columns[column]
+        return np.array(sorted(range(n), key=values.__getitem__, reverse=descending), dtype=np.int64)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        if not (0 <= column < len(self._columns)) or len(self._frame) < 2:
+            return
+        perm = self.sort_order(column, order)
+        if np.array_equal(perm, np.arange(len(perm))):
+            return
+        self.layoutAboutToBeChanged.emit()
+        new_row = np.empty_like(perm)
+        new_row[perm] = np.arange(len(perm))
+        old = self.persistentIndexList()
+        self.changePersistentIndexList(old, [self.index(int(new_row[i.row()]), i.column()) for i in old])
+        self._frame = self._frame.iloc[perm].reset_index(drop=True)
+        self._columns = [c[perm] for c in self._columns]
+        self._sort_keys = {c: k[perm] for c, k in self._sort_keys.items()}
+        for name in ("_tones", "_marks", "_tips"):
+            table = getattr(self, name)
+            if table is not None:
+                setattr(self, name, table[perm])
+        self.layoutChanged.emit()
+
+    # -- Qt model -------------------------------------------------------
+    def rowCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent=QModelIndex()):
+        return 0 if parent.isValid() else len(self._columns)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._frame) and 0 <= c < len(self._columns)):
+            return None
+        value = self._columns[c][r]
+        numeric = self._numeric[c]
+        if role == Qt.ItemDataRole.DisplayRole:
+            mark = "" if self._marks is None else self._marks[r, c]
+            if numeric:
+                if math.isnan(value):
+                    return "–" + mark
+                if self._integer[c]:
+                    return str(int(value)) + mark
+                return f"{value:.{self.decimals}f}" + mark
+            return value + mark if mark else value
+        if role == SORT_ROLE:
+            if c in self._sort_keys:
+                return int(self._sort_keys[c][r])
+            if numeric:
+                return None if math.isnan(value) else float(value)
+            return value
+        if role == RAW_ROLE:
+            if numeric:
+                return None if math.isnan(value) else float(value)
+            return value
+        if role == Qt.ItemDataRole.ToolTipRole and self._tips is not None and self._tips[r, c]:
+            return self._tips[r, c]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if numeric and not math.isnan(value):
+                return repr(float(value))
+            return None
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if numeric:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and self._tones is not None:
+            return self._brushes.get(self._tones[r, c])
+        if role == Qt.ItemDataRole.FontRole and self._tones is not None:
+            return self._bold if self._tones[r, c] == "best" else None
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and not 0 <= section < len(self._frame.columns):
+            return None
+        if role == Qt.ItemDataRole.InitialSortOrderRole and horizontal:
+            # the first click on a score column puts the best (highest) value on top
+            return Qt.SortOrder.DescendingOrder if self._numeric[section] else Qt.SortOrder.AscendingOrder
+        if role == Qt.ItemDataRole.ToolTipRole and horizontal:
+            return str(self._frame.columns[section])  # the whole name where the header is elided
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if horizontal:
+            return str(self._frame.columns[section])
+        if self.row_label_column is not None and 0 <= section < len(self._frame):
+            return str(self._columns[self.row_label_column][section])  # e.g. the query id of the row
+        return str(section + 1)
+
+    def cell_value(self, row: int, column: int):
+        """The value of a cell at full precision (a float, an int for counts, or text)."""
+        value = self._columns[column][row]
+        if not self._numeric[column]:
+            return value
+        if math.isnan(value):
+            return None
+        return int(value) if self._integer[column] else float(value)
+
+    def _is_count(self, c: int) -> bool:
+        """A column of whole numbers named by a count measure (num_rel..., kind "long") shows no decimals."""
+        if not self._numeric[c] or not is_count(str(self._frame.columns[c])):
+            return False
+        col = self._columns[c]
+        finite = col[np.isfinite(col)]
+        return bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
+
+
+def selection_as_tsv(view) -> str:
+    """The selected cells of a table view as tab-separated text with a header row.
+
+    Numbers at full precision, without display marks (significance markers,
+    thin spaces), so they paste into a spreadsheet as numbers; rows and columns
+    in the order shown.  Without a selection, the whole table.
+    """
+    proxy = view.model()
+    model = proxy.sourceModel() if isinstance(proxy, QSortFilterProxyModel) else proxy
+    indexes = view.selectionModel().selectedIndexes() if view.selectionModel() else []
+    if indexes:
+        rows = sorted({i.row() for i in indexes})
+        cols = sorted({i.column() for i in indexes})
+        chosen = {(i.row(), i.column()) for i in indexes}
+    else:
+        rows, cols = list(range(proxy.rowCount())), list(range(proxy.columnCount()))
+        chosen = None
+    header = view.horizontalHeader()
+    cols.sort(key=header.visualIndex)
+
+    def text(value) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, float):
+            return repr(value)
+        return str(value).replace("\t", " ").replace("\n", " ")
+
+    lines = ["\t".join(text(model.headerData(c, Qt.Orientation.Horizontal)) for c in cols)]
+    for r in rows:
+        source_row = proxy.mapToSource(proxy.index(r, 0)).row() if proxy is not model else r
+        cells = []
+        for c in cols:
+            if chosen is not None and (r, c) not in chosen:
+                cells.append("")
+            elif isinstance(model, DataFrameModel):
+                cells.append(text(model.cell_value(source_row, c)))
+            else:
+                cells.append(text(proxy.index(r, c).data()))
+        lines.append("\t".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def install_copy(view) -> None:
+    """Ctrl+C (the platform's Copy) copies the view's selection as :func:`selection_as_tsv`."""
+    from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+
+    action = QAction("Copy", view)
+    action.setShortcut(QKeySequence.StandardKey.Copy)
+    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    action.triggered.connect(lambda: QGuiApplication.clipboard().setText(selection_as_tsv(view)))
+    view.addAction(action)
+
+
+def fit_columns(view, max_header_chars: int = 18) -> None:
+    """Widths that show every value whole; a long header is elided (its tooltip has the whole name).
+
+    ``resizeColumnsToContents`` makes a column as wide as its header: with a
+    long run name the numbers end up off-screen at the right edge.
+    """
+    header = view.horizontalHeader()
+    header.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    cap = view.fontMetrics().horizontalAdvance("M" * max_header_chars)
+    model = view.model()
+    fm = view.fontMetrics()
+    rows = min(model.rowCount(), 200) if model is not None else 0
+    for c in range(model.columnCount() if model is not None else 0):
+        # the widest of the first rows as shown (sizeHintForColumn lays out every cell: seconds for
+        # hundreds of columns)
+        texts = [model.index(r, c).data() for r in range(rows)]
+        content = max([fm.horizontalAdvance(str(t)) for t in texts if t is not None] + [0]) + 16
+        head = header.sectionSizeFromContents(c).width()
+        header.resizeSection(c, max(content, min(head, cap), 40))
+
+
+class DataFrameProxy(QSortFilterProxyModel):
+    """Filters rows whose ``filter_column`` contains the filter text; sorting is the model's.
+
+    A sort request (a click on a header) goes to :meth:`DataFrameModel.sort`
+    and is applied again whenever the model gets a new frame.
+    """
+
+    def __init__(self, parent=None, filter_column: int = 0):
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterKeyColumn(filter_column)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self._sort: tuple[int, Qt.SortOrder] | None = None
+        self._exact: frozenset[str] | None = None
+
+    def set_exact_filter(self, values) -> None:
+        """Keep only rows whose filter column is one of ``values`` (None: no such filter)."""
+        exact = None if values is None else frozenset(str(v) for v in values)
+        if hasattr(self, "beginFilterChange"):  # Qt >= 6.9
+            self.beginFilterChange()
+            self._exact = exact
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self._exact = exact
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, row: int, parent) -> bool:
+        if self._exact is not None:
+            model = self.sourceModel()
+            return str(model.index(row, self.filterKeyColumn(), parent).data()) in self._exact
+        return super().filterAcceptsRow(row, parent)
+
+    def setSourceModel(self, model) -> None:
+        old = self.sourceModel()
+        if isinstance(old, DataFrameModel):
+            old.modelReset.disconnect(self._sort_again)
+        super().setSourceModel(model)
+        if isinstance(model, DataFrameModel):
+            model.modelReset.connect(self._sort_again)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        model = self.sourceModel()
+        if not isinstance(model, DataFrameModel):
+            super().sort(column, order)
+            return
+        self._sort = (column, order)
+        model.sort(column, order)
+
+    def _sort_again(self) -> None:
+        if self._sort is not None:
+            self.sourceModel().sort(*self._sort)

@@ -1,0 +1,245 @@
+"""File > Export comparison report: CSV, Markdown, LaTeX or an HTML report with the plots.
+
+The figures are drawn for the report on the GUI thread (rendering is GUI work,
+:mod:`workbench.views.figures`); the report is assembled and written in a worker through :mod:`metrics.report`
+(atomic writes).  An existing file is replaced only after confirmation.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from workbench.model import report as report_model
+
+
+def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]:
+    """The report's figures, drawn for the report: every run, the mean over queries (or ``query``).
+
+    Per-query differences of every run against the baseline (when there is a
+    comparison), then precision-recall and NDCG@k; each with a caption that says
+    what it shows.  GUI work: call on the GUI thread.
+    """
+    from workbench.views import figures
+
+    results = session.results
+    what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"
+    runs = ", ".join(results.runs)
+    out = []
+    comparison = session.comparison
+    if comparison is not None and comparison.is_for(results) and comparison.differences:
+        measures = list(comparison.differences)
+        measure = session.focus_measure if session.focus_measure in measures else measures[0]
+        others = [r for r in comparison.request.runs if r != comparison.baseline]
+        out.append(
+            (
+                f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
+                f"{comparison.baseline}, queries ordered by mean gain",
+                figures.render(figures.difference_figure(comparison, measure)),
+            )
+        )
+    out.append(
+        (
+            f"Interpolated precision-recall, {what}, runs {runs}",
+            figures.render(figures.curve_figure(results, "pr", query=query)),
+        )
+    )
+    out.append(
+        (
+            f"NDCG at every cutoff k up to {results.request.k_max}, {what}, runs {runs}",
+            figures.render(figures.curve_figure(results, "ndcg", query=query)),
+        )
+    )
+    return out
+
+
+class ReportDialog(QDialog):
+    """Choose format, contents and file; :meth:`export` does the work (also without the dialog shown).
+
+    The HTML report's figures are drawn for the report (:func:`report_figures`),
+    not grabbed from the window: every run, the mean over queries unless the
+    user chooses the selected query.
+    """
+
+    sigWritten = Signal(str)
+    sigFailed = Signal(str)
+
+    def __init__(
+        self, session, confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "", parent=None
+    ):
+        super().__init__(parent)
+        self.setWindowTitle("Export comparison report")
+        self.session = session
+        self.confirm_overwrite = confirm_overwrite or (lambda path: False)
+        self.format_box = QComboBox(self)
+        for code, (text, _) in report_model.FORMATS.items():
+            self.format_box.addItem(text, code)
+        self.table_box = QComboBox(self)
+        for code, text in report_model.TABLES.items():
+            self.table_box.addItem(text, code)
+        self.plots_check = QCheckBox(
+            "Figures: per-query differences of every run against the baseline, "
+            "precision-recall and NDCG@k of every run (PNG, 2400 x 1560)",
+            self,
+        )
+        self.plots_check.setChecked(True)
+        self.figure_query = QComboBox(self)
+        self.figure_query.addItem("the mean over queries", None)
+        if session.selected_query is not None:
+            self.figure_query.addItem(f"query {session.selected_query} (selected)", session.selected_query)
+        self.figure_query.setToolTip("What the precision-recall and NDCG@k figures show")
+        self.per_query_check = QCheckBox("Per-query values of every measure", self)
+        self.title_edit = QLineEdit("Evaluation report", self)
+        self.path_edit = QLineEdit(os.path.join(start_dir or os.getcwd(), "report.html"), self)
+        browse = QPushButton("Browse…", self)
+        browse.clicked.connect(self._browse)
+        path_row = QHBoxLayout()
+        path_row.addWidget(self.path_edit, 1)
+        path_row.addWidget(browse)
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        form = QFormLayout()
+        form.addRow("Format", self.format_box)
+        form.addRow("Table", self.table_box)
+        form.addRow("HTML report", self.plots_check)
+        form.addRow("Figures show", self.figure_query)
+        form.addRow("", self.per_query_check)
+        form.addRow("Title", self.title_edit)
+        form.addRow("File", path_row)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.export_button = buttons.addButton("Export", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.accepted.connect(self._on_export)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+        layout.addWidget(buttons)
+        self.format_box.currentIndexChanged.connect(lambda _: self._on_format())
+        self.sigWritten.connect(lambda _: self.accept())
+        self._on_format()
+
+    # -- form ------------------------------------------------------------
+    def _on_format(self) -> None:
+        fmt = self.format_box.currentData()
+        html = fmt == "html"
+        self.table_box.setEnabled(not html)
+        self.plots_check.setEnabled(html)
+        self.figure_query.setEnabled(html)
+        self.per_query_check.setEnabled(html)
+        base, _ = os.path.splitext(self.path_edit.text())
+        self.path_edit.setText(base + report_model.FORMATS[fmt][1])
+
+    def _browse(self) -> None:
+        fmt = self.format_box.currentData()
+        text, suffix = report_model.FORMATS[fmt]
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Export report",
+            self.path_edit.text(),
+            f"{text} (*{suffix})",
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if path:
+            self.path_edit.setText(path)
+
+    def _on_export(self) -> None:
+        self.export(
+            self.path_edit.text().strip(),
+            self.format_box.currentData(),
+            table=self.table_box.currentData(),
+            plots=self.plots_check.isChecked(),
+            per_query=self.per_query_check.isChecked(),
+            title=self.title_edit.text().strip() or "Evaluation report",
+            query=self.figure_query.currentData(),
+        )
+
+    # -- work ------------------------------------------------------------
+    def export(
+        self,
+        path: str,
+        fmt: str | None = None,
+        *,
+        table: str = "comparison",
+        plots: bool = True,
+        per_query: bool = False,
+        title: str = "Evaluation report",
+        query: str | None = None,
+    ) -> bool:
+        """Start writing ``path``; False if there is nothing to write or the user keeps the file.
+
+        ``sigWritten(path)`` or ``sigFailed(message)`` follows when the worker is done.
+        """
+        results = self.session.results
+        if results is None:
+            return self._fail("Nothing to export yet: load a qrels file and a run first.")
+        if not path:
+            return self._fail("Choose a file to write.")
+        fmt = fmt or report_model.suffix_format(path) or "html"
+        comparison = self.session.comparison
+        frame = comparison.table if comparison is not None and comparison.is_for(results) else None
+        if fmt != "html" and table == "comparison" and frame is None:
+            return self._fail("No comparison yet: it needs a baseline and at least one other run.")
+        from metrics import fileio
+
+        inputs = [e.path for e in self.session.workspace.entries]
+        try:
+            fileio.check_not_input(path, inputs)
+        except fileio.ProtectedFileError:
+            return self._fail(f"{path} is loaded as input and is never written to; choose another file.")
+        overwrite = os.path.exists(path)
+        if overwrite and not self.confirm_overwrite(path):
+            return False
+        images = report_figures(self.session, query) if fmt == "html" and plots else []  # GUI thread: drawing
+        evaluation, qrels = results.evaluation, results.request.qrels_name
+
+        def work(progress):
+            return report_model.write_report(
+                path,
+                fmt,
+                evaluation=evaluation,
+                comparison=frame,
+                table=table,
+                qrels=qrels,
+                images=images,
+                per_query=per_query,
+                title=title,
+                overwrite=overwrite,
+                protect=inputs,
+            )
+
+        self.export_button.setEnabled(False)
+        self.status.setText(f"Writing {os.path.basename(path)}…")
+        self.session.run_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
+        return True
+
+    def _written(self, path: str) -> None:
+        self.export_button.setEnabled(True)
+        self.status.setText(f"Wrote {path}")
+        self.sigWritten.emit(path)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.export_button.setEnabled(True)
+        if isinstance(exc, FileExistsError):
+            self._fail(f"{exc.filename} appeared meanwhile; export again to replace it.")
+        else:
+            self._fail(f"Export failed: {getattr(exc, 'strerror', None) or exc}")
+
+    def _fail(self, message: str) -> bool:
+        self.status.setText(message)
+        self.sigFailed.emit(message)
+        return False

@@ -1,0 +1,109 @@
+"""The window's message area (errors and warnings until dismissed) and the bar that says what is out of date."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolBar, QToolButton
+
+
+class MessageArea(QFrame):
+    """Non-modal messages above the tables (errors stay until closed)."""
+
+    MAX_LINES = 6
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("messageArea")
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
+        self.setStyleSheet(
+            "#messageArea { background: #fdecea; border: 1px solid #e6a5a0; border-radius: 3px; }"
+            " QLabel { color: #611a15; }"
+        )
+        self.label = QLabel(self)
+        self.label.setWordWrap(False)  # one line per message (wrapping labels size badly in a toolbar)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton(self)
+        close.setText("✕")
+        close.setAutoRaise(True)
+        close.setToolTip("Dismiss")
+        close.clicked.connect(self.clear)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 4, 4, 4)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.messages: list[str] = []
+
+    def add(self, text: str) -> None:
+        if text in self.messages:  # the same message again moves to the end instead of repeating
+            self.messages.remove(text)
+        self.messages.append(text)
+        self.messages = self.messages[-self.MAX_LINES :]
+        self.label.setText("\n".join(self.messages))
+        self.label.setToolTip("\n".join(self.messages))
+        self._set_shown(True)
+
+    def keep_only(self, wanted) -> None:
+        """Drop the messages not in ``wanted``."""
+        kept = [m for m in self.messages if m in wanted]
+        if kept != self.messages:
+            self.messages = []
+            self.label.clear()
+            for m in kept:
+                self.add(m)
+            if not kept:
+                self._set_shown(False)
+
+    def clear(self) -> None:
+        self.messages = []
+        self.label.clear()
+        self._set_shown(False)
+
+    def _set_shown(self, shown: bool) -> None:
+        bar = self.parentWidget()
+        if isinstance(bar, QToolBar):  # a banner across the window: the toolbar shows and hides it
+            bar.setVisible(shown)
+        else:
+            self.setVisible(shown)
+
+    def text(self) -> str:
+        return self.label.text()
+
+
+class StaleBar(QFrame):
+    """Says when what is shown does not match what is loaded, and offers to compute it again."""
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.setObjectName("staleBar")
+        self.setStyleSheet("#staleBar { background: #fff3c4; border: 1px solid #e0c060; border-radius: 3px; }")
+        self.label = QLabel(self)
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.recompute_button = QPushButton("Recompute", self)
+        self.recompute_button.setToolTip("Evaluate and compare the loaded files again")
+        self.recompute_button.clicked.connect(session.recompute)
+        self.reload_button = QPushButton("Read again", self)
+        self.reload_button.setToolTip("Read the files that changed on disk again")
+        self.reload_button.clicked.connect(self._reload)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 2, 4, 2)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.reload_button)
+        layout.addWidget(self.recompute_button)
+        session.sigStateChanged.connect(self.refresh)
+
+    def refresh(self) -> None:
+        reasons = self.session.stale_reasons()
+        changed = self.session.workspace.changed_on_disk()
+        self.label.setText("Out of date: " + "; ".join(reasons) + "." if reasons else "")
+        self.label.setToolTip("\n".join(reasons))
+        self.reload_button.setVisible(bool(changed))
+        self.recompute_button.setVisible(len(reasons) > len(changed))
+        bar = self.parentWidget()
+        if isinstance(bar, QToolBar):
+            bar.setVisible(bool(reasons))
+
+    def _reload(self) -> None:
+        for e in self.session.workspace.changed_on_disk():
+            self.session.reload(e.path)

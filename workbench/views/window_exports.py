@@ -1,0 +1,159 @@
+"""The main window's exports: tables as CSV, plots as images, and the report (dialogs, then a job each)."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from metrics import fileio
+from workbench.model import export
+from workbench.model import tables as table_model
+from workbench.views.report_dialog import ReportDialog
+
+
+class ExportActions:
+    """Part of :class:`workbench.views.main_window.MainWindow`: File > Export."""
+
+    def _export_dir(self) -> str:
+        """Where the last export went (else where the last file came from)."""
+        folder = str(self.settings.value("lastExportDir", "") or "")
+        return folder if folder and os.path.isdir(folder) else self._last_dir()
+
+    def _export_dialog(self, what: str) -> None:
+        if self.session.results is None:
+            self.messages.add("Nothing to export yet: load a qrels file and a run first.")
+            return
+        if what in ("summary", "per_query", "per_query_table"):
+            name = {
+                "summary": "summary.csv",
+                "per_query": "per_query.csv",
+                "per_query_table": f"per_query_{self.per_query.shown_measure()}.csv",
+            }[what]
+            filt = "CSV (*.csv)"
+        else:
+            name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
+            filt = "PNG image (*.png);;SVG image (*.svg)"
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            "Export",
+            os.path.join(self._export_dir(), name),
+            filt,
+            options=QFileDialog.Option.DontConfirmOverwrite,
+        )
+        if path:
+            self.export(what, path)
+
+    def report_dialog(self) -> ReportDialog:
+        """Open the comparison report dialog (it exports in the background)."""
+        dialog = ReportDialog(self.session, self.confirm_overwrite, self._export_dir(), self)
+        dialog.sigWritten.connect(self.sigExported.emit)
+        dialog.sigWritten.connect(
+            lambda path: self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
+        )
+        dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
+        dialog.setModal(True)
+        dialog.show()
+        return dialog
+
+    def confirm_overwrite(self, path: str) -> bool:
+        answer = QMessageBox.question(
+            self,
+            "Replace file?",
+            f"{path} already exists. Replace it?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            QMessageBox.StandardButton.No,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def export(self, what: str, path: str) -> bool:
+        """Write an export atomically; an existing file is replaced only after confirmation.
+
+        ``what``: ``"summary"`` (runs x measures), ``"per_query"`` (every measure
+        for every run and query), both through :mod:`metrics.report`;
+        ``"per_query_table"`` (the per-query table as shown, with the
+        differences to the baseline); ``"pr"`` / ``"ndcg"`` (a plot, PNG or SVG
+        by suffix).  Tables are written by a worker (they can be large); plots
+        are drawn here.  Returns whether the export was started; ``sigExported``
+        announces the written file, a failure shows in the message area.
+        """
+        results = self.session.results
+        if results is None:
+            return False
+        inputs = self.input_paths()
+        try:
+            fileio.check_not_input(path, inputs)  # before asking whether to replace it
+        except fileio.ProtectedFileError as exc:
+            self._export_failed(path, exc)
+            return False
+        if os.path.exists(path) and not self.confirm_overwrite(path):
+            return False
+        if what in ("summary", "per_query", "per_query_table"):
+            try:
+                job = self._table_export_job(what, path, results)
+            except ValueError as exc:
+                self._export_failed(path, exc)
+                return False
+            self.session.run_job(
+                job,
+                f"Exporting {os.path.basename(path)}",
+                lambda _: self._exported(path),
+                lambda exc: self._export_failed(path, exc),
+            )
+            return True
+        try:
+            if what == "pr":
+                self.pr_plot.export_image(path, protect=inputs)
+            elif what == "ndcg":
+                self.ndcg_plot.export_image(path, protect=inputs)
+            else:
+                raise ValueError(f"unknown export {what!r}")
+        except (OSError, ValueError) as exc:
+            self._export_failed(path, exc)
+            return False
+        self._exported(path)
+        return True
+
+    def input_paths(self) -> list[str]:
+        """Files loaded as input: no export may replace them."""
+        return [e.path for e in self.session.workspace.entries]
+
+    def _table_export_job(self, what: str, path: str, results):
+        """The work of a table export, as a function for a worker (it reads only values taken now)."""
+        qrels_name = results.request.qrels_name
+        inputs = self.input_paths()
+        if what in ("summary", "per_query"):
+            frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
+
+            def job(progress):
+                import metrics.report  # with scipy: imported for an export, not at start-up
+
+                metrics.report.export(
+                    frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name, protect=inputs
+                )
+
+            return job
+        measure = self.per_query.shown_measure()
+        if measure not in results.per_query:
+            raise ValueError(f"no per-query values of {measure!r}")
+        baseline = self.session.baseline_label()
+        wide, runs = results.per_query[measure], list(results.runs)
+
+        def job(progress):
+            frame, _ = table_model.per_query_table(wide, baseline if baseline in runs else None)
+            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline), protect=inputs)
+
+        return job
+
+    def _exported(self, path: str) -> None:
+        self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        self.sigExported.emit(path)
+
+    def _export_failed(self, path: str, exc: BaseException) -> None:
+        reason = getattr(exc, "strerror", None) or exc
+        self.messages.add(
+            f"Export to {path} failed: {os.path.basename(path)} {reason}"
+            if isinstance(exc, fileio.ProtectedFileError)
+            else f"Export to {path} failed: {reason}"
+        )
