@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Columns, read_columns
+from .labels import unique_label
 from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from .ranking import EncodedQrels, JudgedRanking, build_ranking, encode_qrels
 
@@ -259,7 +260,7 @@ def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]
     if _is_frame(runs) or isinstance(runs, Columns):
         runs = [runs]
     keyed = isinstance(runs, Mapping)
-    seen = set()
+    seen: set[str] = set()
     for i, item in enumerate(runs.items() if keyed else runs):
         label, run = (str(item[0]), item[1]) if keyed else (None, item)
         del item
@@ -267,10 +268,7 @@ def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]
             raise TypeError("numpy columns are taken by evaluate, not here: pass run DataFrames")
         if not _is_run(run):
             run = _read_run(run, label, columns)  # a path, PyTerrier's columns, a dict of dicts, records
-        base = label or _run_name(run) or f"run{i + 1}"
-        name, k = base, 2
-        while name in seen:
-            name, k = f"{base}_{k}", k + 1
+        name = unique_label(label or _run_name(run) or f"run{i + 1}", seen)
         seen.add(name)
         yield name, run
         del run  # before the next run is produced
