@@ -191,14 +191,14 @@ def _size(display: str) -> int:
 
 def _read_with_arrow(display: str, kind: str, name: Optional[str]) -> Optional[Columns]:
     try:
-        from . import readers  # pyarrow, not pandas
+        from .readers import formats, text  # pyarrow, not pandas
     except ImportError:  # pragma: no cover - pyarrow is a dependency of the package
         return None
-    fmt = readers._RUN if kind == "run" else readers._QRELS
+    fmt = formats._RUN if kind == "run" else formats._QRELS
     parts: list = []
     with contextlib.closing(chunks(display)) as source:  # type: ignore[type-var]  # a generator closes
         for chunk, first_line, lines, _ in source:
-            piece = readers._parse_chunk(chunk, lines, fmt, first_line, display, not parts, lambda *_: None)
+            piece = text._parse_chunk(chunk, lines, fmt, first_line, display, not parts, lambda *_: None)
             del chunk
             if not len(piece.value):
                 continue
@@ -497,7 +497,7 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, integer: boo
     values = np.where(neg, -values, values)
     others = np.flatnonzero(~ok)
     if len(others):
-        from .readers import _strtod  # the one definition of what a score may look like
+        from .readers.formats import _strtod  # the one definition of what a score may look like
 
         for i in others.tolist():
             value = _strtod(bytes(buf[starts[i] : ends[i]]))

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import readers, textfile
+from metrics import textfile
 from metrics.errors import Cancelled, InputError
 from metrics.readers import (
     LoadedFile,
@@ -21,6 +21,7 @@ from metrics.readers import (
     read_ranked_judgments,
     read_run,
 )
+from metrics.readers import keys as reader_keys
 
 RUN_LINES = [
     "301 Q0 FR940202-2-00150 1 2.129133 STANDARD",
@@ -489,7 +490,7 @@ def test_duplicate_check_matches_pandas(tmp_path):
 
 
 def test_hash_collisions_are_not_reported_as_duplicates(tmp_path, monkeypatch):
-    monkeypatch.setattr(readers, "_string_hash", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    monkeypatch.setattr(reader_keys, "_string_hash", lambda arr: np.zeros(len(arr), dtype=np.uint64))
     run = read_run(write(tmp_path, "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n2 Q0 a 1 1 t\n"))
     assert len(run) == 3
     with pytest.raises(InputError, match="'b' a second time"):

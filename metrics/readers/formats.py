@@ -1,0 +1,159 @@
+"""The three file formats, their rules for one value, and the sentences of their errors."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Optional
+
+import numpy as np
+
+from ..errors import InputError
+
+Progress = Optional[Callable[[float], Optional[bool]]]
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _str_dtype():
+    """pandas' ``str`` dtype (arrow-backed); pandas is imported when a frame is first made, so that
+    parsing a file (the command line's path for large files) does not need it."""
+    import pandas as pd
+
+    try:  # pandas >= 2.3: the "str" dtype of pandas 3
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pragma: no cover - older pandas
+        return pd.StringDtype("pyarrow")
+
+
+def _is_frame(x) -> bool:
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(x, pandas.DataFrame)
+
+
+@dataclass(frozen=True)
+class _Format:
+    kind: str
+    columns: int  # required number of fields (the minimum, for runs)
+    extra_ok: bool  # further fields ignored (runs) or an error
+    value: int  # 0-based field holding the score / grade
+    expected: str
+    title: str
+
+
+_RUN = _Format("run", 6, True, 4, "6 columns 'qid Q0 docid rank score tag'", "a run")
+_QRELS = _Format("qrels", 4, False, 3, "4 columns 'qid iter docid rel'", "a qrels file")
+_RANKED = _Format("ranked", 4, False, 3, "4 columns 'qid Q0 docid rel'", "a ranked-judgments file")
+_FORMATS = {f.kind: f for f in (_RUN, _QRELS, _RANKED)}
+
+
+_INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
+_FLOAT_RE = re.compile(
+    rb"""[+-]?(?:
+        (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
+      | 0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?
+      | [iI][nN][fF](?:[iI][nN][iI][tT][yY])?
+      | [nN][aA][nN](?:\([0-9A-Za-z_]*\))?
+    )\Z""",
+    re.X,
+)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _strtod(token: bytes) -> Optional[float]:
+    """The double C strtod reads from the whole token, None if it cannot."""
+    if b"_" not in token:  # Python's float() also takes 1_000, strtod does not
+        try:
+            return float(token)
+        except ValueError:
+            pass
+    if not _FLOAT_RE.match(token):
+        return None
+    low = token.lower()
+    if b"x" in low:
+        try:
+            return float.fromhex(token.decode("ascii"))
+        except OverflowError:  # strtod gives HUGE_VAL
+            return -math.inf if token.startswith(b"-") else math.inf
+    if b"nan" in low:
+        return math.nan
+    return float(token)
+
+
+def _show(token: bytes, limit: int = 40) -> str:
+    text = token.decode("utf-8", "replace")
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return repr(text)
+
+
+def _columns(n: int) -> str:
+    return f"{n} column" if n == 1 else f"{n} columns"
+
+
+def _column_error(tokens, fmt, display, line_no, first_data_line) -> InputError:
+    n = len(tokens)
+    message = f"found {_columns(n)}"
+    if first_data_line:
+        if fmt is _RUN and n == 4:
+            if tokens[1].lower() == b"q0":
+                message += ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
+            else:
+                message += ": this looks like a qrels file, not a run"
+        elif fmt is not _RUN and n >= 6:
+            message += f": this looks like a run, not {fmt.title}"
+    return InputError(message, path=display, line=line_no, expected=fmt.expected)
+
+
+def _value_error(token, fmt, display, line_no, first_data_line) -> InputError:
+    column = fmt.value + 1
+    if fmt is _RUN:
+        message = f"found score {_show(token)} in column {column}"
+        expected = "a number such as 12.5, -3 or 1e-4"
+        if token.lower().lstrip(b"+-").startswith(b"nan"):
+            expected = "a number that is not NaN"
+    else:
+        message = f"found relevance {_show(token)} in column {column}"
+        expected = "an integer grade such as 0, 1, 2 or -1"
+        if _INT_RE.match(token):
+            message += " (out of the 64-bit range)"
+    if first_data_line and _strtod(token) is None:
+        message += ": a header line? start it with '#' to make it a comment"
+    return InputError(message, path=display, line=line_no, expected=expected)
+
+
+def _empty_error(display: str, fmt: Optional[_Format]) -> InputError:
+    expected = f"lines of {fmt.expected}" if fmt is not None else "data lines"
+    return InputError(
+        "no data lines (the file is empty or holds only blank and comment lines)",
+        path=display,
+        expected=expected,
+    )
+
+
+def _stem(display: str) -> str:
+    base = os.path.basename(display)
+    if base.endswith(".gz"):
+        base = base[:-3]
+    stem, _ = os.path.splitext(base)
+    return stem or base
+
+
+@dataclass
+class LoadedFile:
+    """What :func:`read_file` read.
+
+    ``run`` is set for kinds "run" and "ranked", ``qrels`` for "qrels" and
+    "ranked"; the other is ``None``. ``warnings`` holds plain sentences about
+    things that were accepted but may surprise (e.g. differing run tags).
+    """
+
+    kind: str
+    path: str
+    run: Optional[pd.DataFrame] = None
+    qrels: Optional[pd.DataFrame] = None
+    warnings: list[str] = field(default_factory=list)
