@@ -29,28 +29,21 @@ from typing import Optional
 
 import numpy as np
 
+from .ids import (
+    _concat,
+    _windows,
+    ids_from_arrow,
+    ids_from_buffer,
+    ids_from_series,
+    pair_keys,
+)
 from .textfile import chunks
 
-__all__ = [
-    "Columns",
-    "read_columns",
-    "columns_from_frame",
-    "id_hash",
-    "ids_from_buffer",
-    "ids_from_series",
-    "MAX_FIXED_WIDTH",
-]
+__all__ = ["Columns", "read_columns", "columns_from_frame"]
 
-#: ids up to this many bytes are kept in fixed-width ``S`` arrays; a longer one (hostile input, a
-#: 10 MB "document id") makes the whole column an object array of bytes rather than rows x width bytes
-MAX_FIXED_WIDTH = 512
 # bytes split at a time: the vectorised split holds a few index arrays per line of a chunk, so small
 # chunks keep its memory at a few MB whatever the file's size
 _CHUNK_BYTES = 1 << 20
-_MUL = np.uint64(0x9E3779B97F4A7C15)
-# the low k bytes of a 64-bit word, k = 0..8
-_WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1], dtype=np.uint64)
-_SHIFT = np.uint64(29)
 
 
 @dataclass(eq=False)
@@ -215,22 +208,6 @@ def _read_with_arrow(display: str, kind: str, name: Optional[str]) -> Optional[C
     return _assemble(display, kind, name, parts)
 
 
-def _concat(parts: list) -> np.ndarray:
-    """Id arrays end to end; byte strings of different widths are copied as bytes into the widest
-    (numpy's own concatenation would convert them one string at a time)."""
-    if len(parts) == 1:
-        return parts[0]
-    if any(p.dtype == object for p in parts):
-        return np.concatenate([p.astype(object) for p in parts])
-    width = max(p.dtype.itemsize for p in parts)
-    out = np.zeros((sum(len(p) for p in parts), width), dtype=np.uint8)
-    lo = 0
-    for p in parts:
-        out[lo : lo + len(p), : p.dtype.itemsize] = p.view(np.uint8).reshape(len(p), p.dtype.itemsize)
-        lo += len(p)
-    return out.view(f"S{width}").ravel()
-
-
 # every whitespace byte but the newline, as a space
 _BLANKS_TO_SPACE = bytes.maketrans(b"\t\x0b\x0c\r", b"    ")
 
@@ -335,102 +312,6 @@ def _has_comment(chunk: bytes) -> bool:
 # ---------------------------------------------------------------------------------------------- ids
 
 
-def ids_from_buffer(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The byte strings ``buf[starts[i]:ends[i]]`` as one array.
-
-    Fixed-width ``S`` (the width rounded up to 8 bytes, zero-padded, so that rows can also be read
-    as 64-bit words by :func:`id_hash`) when the longest is at most :data:`MAX_FIXED_WIDTH` bytes,
-    else an object array of ``bytes``.  ``buf`` is a uint8 array.
-    """
-    n = len(starts)
-    lengths = ends - starts
-    longest = int(lengths.max()) if n else 0
-    if longest > MAX_FIXED_WIDTH:
-        data = buf.tobytes()
-        out = np.empty(n, dtype=object)
-        out[:] = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
-        return out
-    width = max(8, -(-longest // 8) * 8)
-    rows = _windows(buf, starts, width)
-    # zero the bytes past each id, one 64-bit word (little-endian: the id's bytes are the low ones) at a time
-    words = rows.view("<u8")
-    for k in range(width // 8):
-        words[:, k] &= _WORD_MASKS[np.clip(lengths - 8 * k, 0, 8)]
-    return rows.view(f"S{width}").ravel()
-
-
-def _windows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
-    """``(len(starts), width)`` uint8: the ``width`` bytes from each start (zeros past the end).
-
-    One strided view of ``buf`` and one copy of the rows, without copying ``buf``; only rows that
-    start in its last ``width`` bytes are taken from a small zero-padded copy of that tail.
-    ``starts`` ascending.
-    """
-    n = len(starts)
-    rows = np.empty((n, width), dtype=np.uint8)
-    limit = len(buf) - width  # rows starting at or before this fit in buf
-    k = int(np.searchsorted(starts, limit, side="right")) if limit >= 0 else 0
-    if k:
-        view = np.lib.stride_tricks.as_strided(buf, shape=(limit + 1, width), strides=(1, 1), writeable=False)
-        rows[:k] = view[starts[:k]]
-    if k < n:
-        base = max(limit, 0)
-        tail = np.zeros(len(buf) - base + width, dtype=np.uint8)
-        tail[: len(buf) - base] = buf[base:]
-        view = np.lib.stride_tricks.as_strided(
-            tail, shape=(len(tail) - width + 1, width), strides=(1, 1), writeable=False
-        )
-        rows[k:] = view[starts[k:] - base]
-    return rows
-
-
-def id_hash(ids: np.ndarray) -> np.ndarray:
-    """A 64-bit hash per id (equal ids, equal hashes), vectorised over 8-byte words.
-
-    Hashes only narrow the search: every match found with them is confirmed on the ids.
-    """
-    n = len(ids)
-    if ids.dtype == object:  # very long ids: one C call each
-        return np.fromiter((hash(x) for x in ids), dtype=np.int64, count=n).view(np.uint64)
-    width = ids.dtype.itemsize
-    if width % 8:
-        ids = ids.astype(f"S{-(-width // 8) * 8}")
-        width = ids.dtype.itemsize
-    words = np.ascontiguousarray(ids).view("<u8").reshape(n, width // 8)
-    h = np.zeros(n, dtype=np.uint64)
-    mixed = np.empty(n, dtype=np.uint64)
-    shifted = np.empty(n, dtype=np.uint64)
-    for k in range(width // 8):
-        # ids hold no NUL byte, so a word is zero exactly when its id has ended: those rounds are
-        # skipped, and the hash does not depend on the width of the array
-        word = words[:, k]
-        np.bitwise_xor(h, word, out=mixed)
-        mixed *= _MUL
-        np.right_shift(mixed, _SHIFT, out=shifted)
-        mixed ^= shifted
-        if k == 0 or word.all():
-            h, mixed = mixed, h
-        else:
-            np.copyto(h, mixed, where=word != 0)
-    return h
-
-
-def pair_keys(qid: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """64-bit hashes of (query, document) pairs; a query's rows come together, so its id is hashed
-    once per block of equal ids."""
-    n = len(qid)
-    if n == 0:
-        return np.zeros(0, dtype=np.uint64)
-    heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(qid[1:] != qid[:-1]) + 1])
-    qhash = np.repeat(id_hash(qid[heads]), np.diff(np.append(heads, n)))
-    qhash *= _MUL_QUERY
-    qhash += id_hash(doc)
-    return qhash
-
-
-_MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
-
-
 def _has_duplicates(cols: Columns) -> bool:
     """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids)."""
     keys = np.sort(cols.pair_keys())
@@ -525,40 +406,3 @@ def columns_from_frame(frame, kind: str) -> Columns:
         cols.name = str(frame.attrs.get("name", ""))
         cols.run_id = str(frame.attrs.get("run_id", cols.name))
     return cols
-
-
-def ids_from_series(series) -> np.ndarray:
-    """A string column as id bytes, from arrow's buffers when it has them (no Python string per row)."""
-    import pyarrow as pa
-
-    try:
-        arr = pa.array(series)  # zero-copy for arrow-backed columns
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        arr = pa.array(series.astype(str))
-    return ids_from_arrow(arr)
-
-
-def ids_from_arrow(arr) -> np.ndarray:
-    """An arrow string array (chunked or not) as id bytes, straight from its buffers."""
-    import pyarrow as pa
-
-    if not isinstance(arr, pa.ChunkedArray):
-        arr = pa.chunked_array([arr])
-    parts = []
-    for chunk in arr.chunks:
-        if not (pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type)):
-            chunk = chunk.cast(pa.large_string())
-        large = pa.types.is_large_string(chunk.type)
-        _, offsets_buf, data_buf = chunk.buffers()
-        n = len(chunk)
-        if n == 0:
-            continue
-        offset_type = np.int64 if large else np.int32
-        offsets = np.frombuffer(offsets_buf, dtype=offset_type, count=n + 1, offset=chunk.offset * (8 if large else 4))
-        offsets = offsets.astype(np.int64)
-        lo, hi = int(offsets[0]), int(offsets[-1])
-        buf = np.frombuffer(data_buf, dtype=np.uint8, count=hi - lo, offset=lo) if hi > lo else np.zeros(0, np.uint8)
-        parts.append(ids_from_buffer(buf, offsets[:-1] - lo, offsets[1:] - lo))
-    if not parts:
-        return np.zeros(0, dtype="S8")
-    return _concat(parts)

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metrics.columns import ids_from_series
+from metrics.ids import ids_from_series
 from metrics.labels import unique_label
 from metrics.ranking import rank_order
 

@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .columns import ids_from_series
 from .errors import InputError
 from .evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_runs
+from .ids import ids_from_series
 from .measures.diversity import DiversityMeasure, parse_diversity, query_values
 from .ranking import rank_order
 

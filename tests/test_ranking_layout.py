@@ -118,7 +118,7 @@ def test_ties_are_broken_by_unsigned_bytes_as_strcmp_does():
 
 
 def test_id_hash_does_not_depend_on_the_width_of_the_array():
-    from metrics.columns import id_hash
+    from metrics.ids import id_hash
 
     ids = [b"a", b"doc-12345678", b"x" * 17, b"\xc3\xa9t\xc3\xa9"]
     narrow = id_hash(np.array(ids))
@@ -131,11 +131,11 @@ def test_id_hash_does_not_depend_on_the_width_of_the_array():
 def test_colliding_keys_give_the_same_ranking_through_exact_codes(tmp_path, monkeypatch):
     """Should 64-bit keys ever collide, the join falls back to exact document codes: forced here
     by hashing every id to the same value."""
-    from metrics import columns
+    from metrics import ids
 
     qrels, run = random_collection(5, n_queries=14)
     expected = build_ranking(qrels, run, complete=True)
-    monkeypatch.setattr(columns, "id_hash", lambda ids: np.zeros(len(ids), dtype=np.uint64))
+    monkeypatch.setattr(ids, "id_hash", lambda values: np.zeros(len(values), dtype=np.uint64))
     got = build_ranking(qrels, run, complete=True)
     assert ranking.encode_qrels(qrels).collide
     for name in RANK_ARRAYS:
