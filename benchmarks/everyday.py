@@ -105,6 +105,24 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None, flags=()) -
         import pytrec_eval  # noqa: F401
 
         out["pytrec_eval (4 measure families)"] = [[py, "-c", PYTREC, str(qrels), str(runs[0])]]
+        out["ir-eval, the same 4 families"] = [
+            [
+                py,
+                "-m",
+                "metrics",
+                *f,
+                "-m",
+                "map",
+                "-m",
+                "ndcg_cut",
+                "-m",
+                "P",
+                "-m",
+                "recall",
+                str(qrels),
+                str(runs[0]),
+            ]
+        ]
     except ImportError:
         pass
     irm = shutil.which("ir_measures") or (
@@ -112,6 +130,9 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None, flags=()) -
     )
     if irm:
         out["ir_measures CLI (AP nDCG@10 P@10 R@100)"] = [[irm, str(qrels), str(runs[0]), "AP nDCG@10 P@10 R@100"]]
+        out["ir-eval -m 'AP nDCG@10 P@10 R@100'"] = [
+            [py, "-m", "metrics", *f, "-m", "AP nDCG@10 P@10 R@100", str(qrels), str(runs[0])]
+        ]
     return out
 
 
