@@ -105,24 +105,8 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None, flags=()) -
         import pytrec_eval  # noqa: F401
 
         out["pytrec_eval (4 measure families)"] = [[py, "-c", PYTREC, str(qrels), str(runs[0])]]
-        out["ir-eval, the same 4 families"] = [
-            [
-                py,
-                "-m",
-                "metrics",
-                *f,
-                "-m",
-                "map",
-                "-m",
-                "ndcg_cut",
-                "-m",
-                "P",
-                "-m",
-                "recall",
-                str(qrels),
-                str(runs[0]),
-            ]
-        ]
+        four = ["-m", "map", "-m", "ndcg_cut", "-m", "P", "-m", "recall"]
+        out["ir-eval, the same 4 families"] = [[py, "-m", "metrics", *f, *four, str(qrels), str(runs[0])]]
     except ImportError:
         pass
     irm = shutil.which("ir_measures") or (
