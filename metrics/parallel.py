@@ -30,15 +30,26 @@ class Scored:
 
 
 def _init(qrels, measures, options, ranked, queries, summary) -> None:
-    _STATE.update(qrels=qrels, measures=measures, options=options, ranked=ranked, queries=queries, summary=summary)
+    _STATE.update(state(qrels, measures, options, ranked, queries, summary))
 
 
 def _score(path: str) -> Scored:
+    return score_file(_STATE, path)
+
+
+def state(qrels, measures, options, ranked, queries, summary) -> dict:
+    """What every worker needs to score a run file: sent once (inherited here, scattered by Dask)."""
+    return dict(qrels=qrels, measures=measures, options=options, ranked=ranked, queries=queries, summary=summary)
+
+
+def score_file(s: dict, path: str, source: str | None = None) -> Scored:
+    """Read one run file (``source``, by default ``path``) and score it as ``ir-eval`` does, with the
+    :func:`state` ``s``; the result names it ``path``."""
     from .evaluate import evaluate
     from .readers import read_ranked_judgments, read_run
 
-    s = _STATE
-    run = read_ranked_judgments(path)[0] if s["ranked"] else read_run(path)
+    source = path if source is None else source
+    run = read_ranked_judgments(source)[0] if s["ranked"] else read_run(source)
     ev = evaluate(s["qrels"], run, s["measures"], keep_names=False, **s["options"])
     label = ev.runs[0]
     return Scored(

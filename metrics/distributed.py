@@ -1,0 +1,253 @@
+"""Scoring many runs on a Dask cluster: ``ir-eval --dask ADDRESS`` and ``Evaluator.evaluate(runs, client=...)``.
+
+The qrels are read and encoded once by the caller and scattered once to every
+worker (``broadcast=True``); each run is one task, read by a worker from the
+path or URL it is given (``s3://...`` and the other fsspec protocols, which
+come with dask), so the runs themselves never pass through the caller.  At most
+a few tasks per worker thread are in flight at once and results are handed
+back in the order the runs were given, each as soon as it is due: the caller
+holds a bounded number of results however many runs there are, and the output
+is byte for byte that of one process.
+
+Dask is optional (``pip install 'ir-workbench[dask]'``) and imported only
+here, inside the functions that need it.  The workers need ir-workbench
+installed (the same version as the caller).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+from collections import deque
+from typing import Callable, Iterable, Iterator
+from urllib.parse import urlparse
+
+from .errors import InputError
+from .parallel import Scored, score_file
+
+__all__ = ["ENV", "INSTALL", "DaskUnavailable", "connect", "score_runs", "evaluate_on_cluster"]
+
+ENV = "DASK_SCHEDULER_ADDRESS"
+INSTALL = "pip install 'ir-workbench[dask]'"
+TASKS_PER_THREAD = 2  # in flight per worker thread: keeps every worker busy, bounds what waits to be gathered
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+class DaskUnavailable(RuntimeError):
+    """dask.distributed is not installed, or the scheduler cannot be reached."""
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise DaskUnavailable(f"scoring on a Dask cluster needs dask.distributed: {INSTALL}") from None
+    return distributed
+
+
+def connect(address: str, timeout: float = 10.0):
+    """A ``distributed.Client`` connected to the scheduler at ``address`` (not made the default client).
+
+    Raises :class:`DaskUnavailable` with one line when dask is not installed or nobody answers."""
+    distributed = _distributed()
+    try:
+        return distributed.Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, ValueError, TypeError) as exc:  # refused, timed out, malformed address
+        raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+def _is_url(source) -> bool:
+    return isinstance(source, str) and bool(_URL.match(source))
+
+
+@contextlib.contextmanager
+def _local(source: str):
+    """A local path to read ``source`` from: the path itself, or for a URL a temporary copy with the
+    same file name (the readers take paths, and name ranked judgments after the file)."""
+    if not _is_url(source):
+        yield source
+        return
+    try:
+        import fsspec
+    except ImportError:
+        raise InputError(f"reading a URL needs fsspec: {INSTALL}", path=source) from None
+    with tempfile.TemporaryDirectory(prefix="ir-eval-") as folder:
+        local = os.path.join(folder, posixpath.basename(urlparse(source).path.rstrip("/")) or "run")
+        try:
+            with fsspec.open(source, "rb") as remote, open(local, "wb") as copy:
+                shutil.copyfileobj(remote, copy, 1 << 20)
+        except FileNotFoundError:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), source) from None
+        yield local
+
+
+@contextlib.contextmanager
+def _named(display: str):
+    """Errors name the run as the caller gave it, not the absolute path or copy a worker read."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.path == display:
+            raise
+        raise InputError(exc.message, path=display, line=exc.line, expected=exc.expected) from None
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), display) from None
+
+
+def _score_task(state: dict, source: str, display: str) -> Scored:
+    with _named(display), _local(source) as local:
+        return score_file(state, display, source=local)
+
+
+def _evaluate_task(evaluator, source, display, label):
+    """One run scored by a worker: (its Evaluation, whether the run carried a name of its own)."""
+    import pandas as pd
+
+    from .readers import read_run
+
+    if isinstance(source, (str, os.PathLike)):
+        with _named(display), _local(os.fspath(source)) as local:
+            run = read_run(local)
+    elif isinstance(source, pd.DataFrame) and {"query_id", "doc_id", "score"} <= set(source.columns):
+        run = source
+    else:  # PyTerrier's columns, dicts of dicts, records: converted as evaluate converts them
+        run = read_run(source, label)
+    named = bool(run.attrs.get("name"))
+    ev = evaluator.evaluate({label: run} if label is not None else [run])
+    return ev, named
+
+
+def _where(source):
+    """What a worker is sent for ``source``: URLs as they are, local paths made absolute (workers on
+    other machines read them from shared storage mounted at the same place)."""
+    if isinstance(source, (str, os.PathLike)) and not _is_url(source):
+        return os.path.abspath(os.fspath(source))
+    return source
+
+
+def _in_order(client, submit: Callable, items: Iterable) -> Iterator:
+    """Results of ``submit(i, item)`` (a Future) for every item, in order, each yielded once due.
+
+    A window of :data:`TASKS_PER_THREAD` tasks per worker thread is kept in flight: the workers never
+    wait for the caller, and finished results waiting for an earlier one are bounded.  The first
+    error (a bad run file) is raised when its run is due, and the tasks in flight are cancelled."""
+    threads = sum(client.nthreads().values()) or 1
+    window = max(2, TASKS_PER_THREAD * threads)
+    todo = iter(enumerate(items))
+    pending: deque = deque()
+    try:
+        for i, item in todo:
+            pending.append(submit(i, item))
+            if len(pending) >= window:
+                break
+        while pending:
+            future = pending.popleft()
+            result = future.result()
+            future.release()
+            nxt = next(todo, None)
+            if nxt is not None:
+                pending.append(submit(*nxt))
+            yield result
+    finally:
+        if pending:
+            client.cancel(list(pending))
+
+
+def score_runs(client, state: dict, paths: list[str]) -> Iterator[Scored]:
+    """``ir-eval``'s lines for every run file in ``paths`` (paths or URLs), scored on the cluster of
+    ``client``, in the order of ``paths``.  ``state``: :func:`metrics.parallel.state`, scattered once to
+    every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due."""
+    [shared] = client.scatter([state], broadcast=True, hash=False)
+    try:
+        yield from _in_order(
+            client,
+            lambda i, path: client.submit(_score_task, shared, _where(path), path, pure=False, priority=-i),
+            paths,
+        )
+    finally:
+        client.cancel([shared])
+
+
+def evaluate_on_cluster(evaluator, runs, client):
+    """:meth:`metrics.Evaluator.evaluate` with every run scored on the cluster of ``client``.
+
+    ``runs``: a list of paths, fsspec URLs (read by the workers) or run frames (sent to them), or a
+    dict label -> one of these; one path, URL or frame alone is one run.  Labels and numbers are those
+    of ``evaluator.evaluate(runs)``; the evaluator (encoded qrels and measures) is scattered once.
+    """
+    import pandas as pd
+
+    from .evaluate import Evaluation, labelled_runs
+
+    keyed = isinstance(runs, dict)
+    if isinstance(runs, (str, os.PathLike, pd.DataFrame)):
+        runs = [runs]
+    items = list(runs.items()) if keyed else [(None, run) for run in runs]
+    if not items:
+        return evaluator.evaluate([])
+    [shared] = client.scatter([evaluator], broadcast=True, hash=False)
+
+    def submit(i, item):
+        label, source = item
+        display = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        return client.submit(
+            _evaluate_task,
+            shared,
+            _where(source),
+            display,
+            None if label is None else str(label),
+            pure=False,
+            priority=-i,
+        )
+
+    try:
+        results = list(_in_order(client, submit, items))
+    finally:
+        client.cancel([shared])
+    # the labels evaluate would give (unique, the run's name or its position): labelled_runs over stand-ins
+    stand_ins = []
+    for ev, named in results:
+        stand_in = pd.DataFrame({"query_id": [], "doc_id": [], "score": []})
+        if named:
+            stand_in.attrs["name"] = ev.runs[0]
+        stand_ins.append(stand_in)
+    source = {label: s for (label, _), s in zip(items, stand_ins)} if keyed else stand_ins
+    labels = [label for label, _ in labelled_runs(source)]
+    evs = [_relabel(ev, label) for (ev, _), label in zip(results, labels)]
+    first = evs[0]
+    return Evaluation(
+        runs=labels,
+        measures=first.measures,
+        query_ids={label: ev.query_ids[label] for ev, label in zip(evs, labels)},
+        per_query=pd.concat([ev.per_query for ev in evs], ignore_index=True),
+        aggregate=pd.concat([ev.aggregate for ev in evs], ignore_index=True),
+        text=pd.concat([ev.text for ev in evs], ignore_index=True),
+        warnings=[w for ev in evs for w in ev.warnings],
+        settings=first.settings,
+        names=first.names,
+    )
+
+
+def _relabel(ev, label: str):
+    """``ev`` (one run) under ``label``: a second run with the same name is ``name_2``, as in evaluate."""
+    import dataclasses
+
+    old = ev.runs[0]
+    if old == label:
+        return ev
+    frames = {key: getattr(ev, key) for key in ("per_query", "aggregate", "text")}
+    frames = {key: frame.assign(run=frame["run"].replace(old, label)) for key, frame in frames.items()}
+    # the one message that names the label rather than the run's tag
+    before, after = (f"run {name!r}: no queries with both results and relevance info" for name in (old, label))
+    return dataclasses.replace(
+        ev,
+        runs=[label],
+        query_ids={label: ev.query_ids[old]},
+        warnings=[after if w == before else w for w in ev.warnings],
+        **frames,
+    )
