@@ -56,9 +56,27 @@ def connect(address: str, timeout: float = 10.0):
     Raises :class:`DaskUnavailable` with one line when dask is not installed or nobody answers."""
     distributed = _distributed()
     try:
-        return distributed.Client(address, timeout=timeout, set_as_default=False)
+        _probe(address, timeout)
     except (OSError, ValueError, TypeError) as exc:  # refused, timed out, malformed address
         raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    return distributed.Client(address, timeout=timeout, set_as_default=False)
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Open and close one connection to the scheduler, as a Client would (the same TLS settings).
+
+    A Client that fails to connect prints a traceback when it is collected, after a few seconds of
+    trying to close; a failed probe leaves nothing behind."""
+    import asyncio
+
+    from distributed.comm import connect as open_comm
+    from distributed.security import Security
+
+    async def probe() -> None:
+        comm = await open_comm(address, timeout=timeout, **Security().get_connection_args("client"))
+        await comm.close()
+
+    asyncio.run(probe())
 
 
 def _is_url(source) -> bool:

@@ -168,6 +168,13 @@ def test_without_dask_the_flag_says_what_to_install(data, capsys, monkeypatch):
         md.connect("tcp://127.0.0.1:8786")
 
 
+def test_a_scheduler_that_cannot_be_reached_is_one_line(data, capsys):
+    qrels, runs = data
+    code, out, err = ir_eval(capsys, "--dask", "127.0.0.1", qrels, *runs)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert err.startswith("ir-eval: cannot reach the Dask scheduler at 127.0.0.1: ")
+
+
 @pytest.mark.parametrize(
     "flags, message",
     [
