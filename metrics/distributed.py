@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import itertools
 import os
 import posixpath
 import re
@@ -148,28 +149,36 @@ def _where(source):
     return source
 
 
-def _in_order(client, submit: Callable, items: Iterable) -> Iterator:
-    """Results of ``submit(i, item)`` (a Future) for every item, in order, each yielded once due.
+def _in_order(client, task: Callable, shared, items: Iterable[tuple]) -> Iterator:
+    """``task(shared, *item)`` on the cluster for every item, results in order, each yielded once due.
 
     A window of :data:`TASKS_PER_THREAD` tasks per worker thread is kept in flight: the workers never
-    wait for the caller, and finished results waiting for an earlier one are bounded.  The first
-    error (a bad run file) is raised when its run is due, and the tasks in flight are cancelled."""
+    wait for the caller, and finished results waiting for an earlier one are bounded.  The window is
+    refilled half at a time, by one ``Client.map`` (one message to the scheduler for many tasks,
+    which costs it less than one per task).  The first error (a bad run file) is raised when its run
+    is due, and the tasks in flight are cancelled."""
     threads = sum(client.nthreads().values()) or 1
     window = max(2, TASKS_PER_THREAD * threads)
-    todo = iter(enumerate(items))
+    todo = iter(items)
     pending: deque = deque()
+    batches = 0
+
+    def refill() -> None:
+        nonlocal batches
+        batch = list(itertools.islice(todo, window - len(pending)))
+        if batch:
+            columns = zip(*[(shared, *item) for item in batch])
+            pending.extend(client.map(task, *columns, pure=False, priority=-batches))
+            batches += 1
+
     try:
-        for i, item in todo:
-            pending.append(submit(i, item))
-            if len(pending) >= window:
-                break
+        refill()
         while pending:
             future = pending.popleft()
             result = future.result()
             future.release()
-            nxt = next(todo, None)
-            if nxt is not None:
-                pending.append(submit(*nxt))
+            if len(pending) <= window // 2:
+                refill()
             yield result
     finally:
         if pending:
@@ -182,11 +191,7 @@ def score_runs(client, state: dict, paths: list[str]) -> Iterator[Scored]:
     every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due."""
     [shared] = client.scatter([state], broadcast=True, hash=False)
     try:
-        yield from _in_order(
-            client,
-            lambda i, path: client.submit(_score_task, shared, _where(path), path, pure=False, priority=-i),
-            paths,
-        )
+        yield from _in_order(client, _score_task, shared, ((_where(path), path) for path in paths))
     finally:
         client.cancel([shared])
 
@@ -210,21 +215,12 @@ def evaluate_on_cluster(evaluator, runs, client):
         return evaluator.evaluate([])
     [shared] = client.scatter([evaluator], broadcast=True, hash=False)
 
-    def submit(i, item):
-        label, source = item
+    def arguments(label, source) -> tuple:
         display = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-        return client.submit(
-            _evaluate_task,
-            shared,
-            _where(source),
-            display,
-            None if label is None else str(label),
-            pure=False,
-            priority=-i,
-        )
+        return _where(source), display, None if label is None else str(label)
 
     try:
-        results = list(_in_order(client, submit, items))
+        results = list(_in_order(client, _evaluate_task, shared, (arguments(*item) for item in items)))
     finally:
         client.cancel([shared])
     # the labels evaluate would give (unique, the run's name or its position): labelled_runs over stand-ins
