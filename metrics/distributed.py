@@ -216,8 +216,11 @@ def evaluate_on_cluster(evaluator, runs, client):
     [shared] = client.scatter([evaluator], broadcast=True, hash=False)
 
     def arguments(label, source) -> tuple:
-        display = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-        return _where(source), display, None if label is None else str(label)
+        if isinstance(source, (str, os.PathLike)):
+            display, where = os.fspath(source), _where(source)
+        else:  # a run in memory goes straight to a worker, not through the scheduler inside the task graph
+            display, [where] = None, client.scatter([source], hash=False)
+        return where, display, None if label is None else str(label)
 
     try:
         results = list(_in_order(client, _evaluate_task, shared, (arguments(*item) for item in items)))

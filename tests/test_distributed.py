@@ -83,6 +83,22 @@ def test_dask_output_is_byte_identical_to_one_process_in_the_order_given(cluster
         ]
 
 
+def test_ranked_judgments_on_the_cluster_as_in_one_process(cluster, data, capsys, tmp_path):
+    qrels, runs = data
+    ranked = []
+    for i, path in enumerate(runs[:3]):
+        rows = [line.split() for line in open(path)]
+        out = tmp_path / f"ranked{i}.txt"  # qid Q0 docid grade, best first: the run's order, its rank as grade
+        out.write_text("".join(f"{q} Q0 {d} {int(r) % 4} \n" for q, _, d, r, *_ in rows))
+        ranked.append(str(out))
+    serial = ir_eval(capsys, "--jobs", "1", "--ranked", "-q", "-m", "all_trec", qrels, *ranked)
+    assert serial[0] == 0 and "ranked1" in serial[1]  # ranked judgments are named after their file
+    ranked[1] = f"file://{ranked[1]}"  # read from a copy that keeps the file's name
+    assert ir_eval(capsys, "--dask", cluster.scheduler_address, "--ranked", "-q", "-m", "all_trec", qrels, *ranked) == (
+        serial
+    )
+
+
 def _tasks(cluster) -> int:
     prefix = cluster.scheduler.task_prefixes.get("score_task")  # dask drops the leading underscore
     return 0 if prefix is None else prefix.state_counts.get("memory", 0)  # transitions into memory, one per task
@@ -125,15 +141,10 @@ def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluste
     holders = [ts.who_has for key, ts in cluster.scheduler.tasks.items() if str(key).startswith("dict-")]
     assert [len(h) for h in holders] == [2]  # broadcast: one copy on each worker, sent once
     assert [first.path] + [s.path for s in results] == order
-    for _ in range(100):  # released at the end (the scheduler hears of it a moment later)
-        if not [key for key in cluster.scheduler.tasks if str(key).startswith("dict-")]:
-            break
-        time.sleep(0.05)
-    else:
-        raise AssertionError("the scattered state was not released")
+    _released(cluster)
 
 
-def test_evaluator_with_a_client_gives_the_evaluation_of_one_process(client, data):
+def test_evaluator_with_a_client_gives_the_evaluation_of_one_process(cluster, client, data):
     qrels, runs = data
     frame = metrics.read_run(runs[4])
     frame.attrs.pop("name")  # an unnamed frame is labelled by its position
@@ -154,6 +165,15 @@ def test_evaluator_with_a_client_gives_the_evaluation_of_one_process(client, dat
             pd.testing.assert_frame_equal(getattr(got, key), getattr(expected, key))
     assert expected.runs == ["tag2"]
     assert ev.evaluate([], client=client).runs == []
+    _released(cluster)  # the frames sent to the workers and the evaluator are let go
+
+
+def _released(cluster) -> None:
+    for _ in range(100):  # the scheduler hears of releases a moment later
+        if not cluster.scheduler.tasks:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"still held on the cluster: {list(cluster.scheduler.tasks)}")
 
 
 def test_without_dask_the_flag_says_what_to_install(data, capsys, monkeypatch):
