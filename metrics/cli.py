@@ -450,7 +450,7 @@ def _dask_address(args) -> str | None:
 def _run_on_cluster(args, address: str) -> int:
     """``_run`` with the runs scored on a Dask cluster: connected once (dask missing or the scheduler
     unreachable: a usage error, before any file is read), closed at the end."""
-    from .distributed import DaskUnavailable, connect
+    from .distributed import DaskUnavailable, connect, quiet_logs
 
     try:
         _check_options(args)
@@ -460,8 +460,13 @@ def _run_on_cluster(args, address: str) -> int:
             raise UsageError("--dask prints trec_eval's output (not --format csv/json, --compare, --all-pairs)")
         if "-" in args.runs:
             raise UsageError("--dask: the workers read the RUN files; standard input ('-') cannot be sent")
+        if not args.debug:
+            quiet_logs()
         args.cluster = connect(address)
-    except (UsageError, DaskUnavailable) as exc:
+    except UsageError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except DaskUnavailable as exc:
         why = "" if args.dask is not None else f" ($DASK_SCHEDULER_ADDRESS is {address})"
         print(f"ir-eval: {exc}{why}", file=sys.stderr)
         return EXIT_USAGE

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import itertools
+import logging
 import os
 import posixpath
 import re
@@ -31,7 +32,7 @@ from urllib.parse import urlparse
 from .errors import InputError
 from .parallel import Scored, score_file
 
-__all__ = ["ENV", "INSTALL", "DaskUnavailable", "connect", "score_runs", "evaluate_on_cluster"]
+__all__ = ["ENV", "INSTALL", "DaskUnavailable", "connect", "quiet_logs", "score_runs", "evaluate_on_cluster"]
 
 ENV = "DASK_SCHEDULER_ADDRESS"
 INSTALL = "pip install 'ir-workbench[dask]'"
@@ -61,6 +62,16 @@ def connect(address: str, timeout: float = 10.0):
     except (OSError, ValueError, TypeError) as exc:  # refused, timed out, malformed address
         raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     return distributed.Client(address, timeout=timeout, set_as_default=False)
+
+
+def quiet_logs() -> None:
+    """Keep the log records of dask, tornado and asyncio off standard error (``ir-eval`` reports what
+    went wrong in one line of its own; a Ctrl-C otherwise makes tornado log a traceback)."""
+    _distributed()  # its import sets up the loggers that are silenced here
+    names = set(logging.root.manager.loggerDict) | {"distributed", "tornado", "asyncio"}
+    for name in names:
+        if name.split(".")[0] in ("distributed", "tornado", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
 
 
 def _probe(address: str, timeout: float) -> None:

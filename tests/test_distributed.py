@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import sys
 import time
 
@@ -131,6 +133,24 @@ def test_bad_and_missing_run_files_are_named_as_given(cluster, data, capsys, tmp
     assert code == 2 and err == "ir-eval: file:///nowhere/r.txt: no such file\n"
 
 
+def test_ctrl_c_is_one_line_and_status_130_and_the_tasks_are_cancelled(cluster, tmp_path):
+    big, qrels = tmp_path / "big.run", tmp_path / "big.qrels"
+    with open(big, "w") as fh:
+        for q in range(300):
+            fh.write("".join(f"{q} Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2001)))
+    qrels.write_text("".join(f"{q} 0 d{d} 1\n" for q in range(300) for d in (1, 7, 50)))
+    cmd = [sys.executable, "-m", "metrics", "--dask", cluster.scheduler_address, "-m", "all_trec", qrels] + [big] * 16
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.readline()  # the first runs are written: well into the work
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    if proc.returncode == 130:
+        assert err == "ir-eval: interrupted\n"
+    else:  # a very fast machine finished first: nothing was interrupted
+        assert proc.returncode == 0 and err == ""
+    _released(cluster)
+
+
 def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluster, client, data):
     qrels, runs = data
     encoded = metrics.ranking.encode_qrels(metrics.read_qrels(qrels))
@@ -184,6 +204,7 @@ def test_without_dask_the_flag_says_what_to_install(data, capsys, monkeypatch):
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://127.0.0.1:8786")
     code, out, err = ir_eval(capsys, qrels, *runs)
     assert code == 1 and err.count("\n") == 1 and "ir-workbench[dask]" in err and "$DASK_SCHEDULER_ADDRESS" in err
+    assert ir_eval(capsys, "-M", "-1", qrels, *runs)[1:] == ("", "ir-eval: -M must be 0 or more, not -1\n")
     with pytest.raises(md.DaskUnavailable, match=r"ir-workbench\[dask\]"):
         md.connect("tcp://127.0.0.1:8786")
 
