@@ -26,6 +26,7 @@ import re
 import shutil
 import tempfile
 from collections import deque
+from collections.abc import Mapping
 from typing import Callable, Iterable, Iterator
 from urllib.parse import urlparse
 
@@ -217,11 +218,17 @@ def evaluate_on_cluster(evaluator, runs, client):
     import pandas as pd
 
     from .evaluate import Evaluation, labelled_runs
+    from .inputs import is_single_run
 
-    keyed = isinstance(runs, dict)
-    if isinstance(runs, (str, os.PathLike, pd.DataFrame)):
+    # one run, several or a dict of them, told apart as evaluate tells them apart
+    single = isinstance(runs, (str, os.PathLike, pd.DataFrame)) or is_single_run(runs)
+    if single or type(runs).__module__.startswith("ranx"):
         runs = [runs]
-    items = list(runs.items()) if keyed else [(None, run) for run in runs]
+    keyed = isinstance(runs, Mapping)
+    runs = list(runs.items()) if keyed else list(runs)
+    if runs and not keyed and not isinstance(runs[0], pd.DataFrame) and hasattr(runs[0], "query_id"):
+        runs = [runs]  # records of one run (ir_measures' ScoredDoc)
+    items = runs if keyed else [(None, run) for run in runs]
     if not items:
         return evaluator.evaluate([])
     [shared] = client.scatter([evaluator], broadcast=True, hash=False)

@@ -176,6 +176,7 @@ def test_evaluator_with_a_client_gives_the_evaluation_of_one_process(cluster, cl
     for runs_given in (
         [runs[1], frame, twin, runs[3], orphan, runs[6]],
         {"a": runs[0], 7: frame, "b": twin},
+        {q: dict(zip(g["doc_id"], g["score"])) for q, g in frame.groupby("query_id")},  # one run as a dict
         runs[2],
     ):
         got, expected = ev.evaluate(runs_given, client=client), ev.evaluate(runs_given)
