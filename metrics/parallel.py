@@ -6,19 +6,22 @@ the workers (``fork``: shared, not copied, until written) or sent once to each
 (``spawn``, where fork is not available).  Each worker reads its run, scores it
 and returns trec_eval's output lines for it; the parent writes them in the
 order the runs were given, as soon as each is due, so the output is
-byte-identical to one process and memory holds a few runs' lines, never every
-run at once.
+byte-identical to one process and memory holds a few runs' lines (two runs per
+process are in flight), never every run at once.
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Iterator
 
 _STATE: dict = {}
+TASKS_PER_PROCESS = 2  # runs in flight per process: none waits for work, few results wait to be written
 
 
 @dataclass
@@ -95,12 +98,23 @@ def score_runs(
         initializer=_init,
         initargs=(qrels, measures, options, ranked, queries, summary),
     )
+    # a window of runs in flight rather than Executor.map, which submits every run at once: the results
+    # that wait for an earlier, slower run are bounded, and none is cancelled if the work stops
+    window = TASKS_PER_PROCESS * min(jobs, len(paths))
+    todo = iter(paths)
+    pending = deque(pool.submit(_score, path) for path in itertools.islice(todo, window))
     try:
-        yield from pool.map(_score, paths)
+        while pending:
+            scored = pending.popleft().result()
+            for path in itertools.islice(todo, 1):
+                pending.append(pool.submit(_score, path))
+            yield scored
     except BaseException:
-        # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first
+        # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first.
+        # The pool then marks the runs in flight as broken; they are not cancelled first, as on Python
+        # before 3.12 the pool's thread fails with a traceback on a cancelled one (CPython gh-107219).
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=False)
         raise
     pool.shutdown()
