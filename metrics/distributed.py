@@ -194,7 +194,14 @@ def _in_order(client, task: Callable, shared, items: Iterable[tuple]) -> Iterato
             yield result
     finally:
         if pending:
-            client.cancel(list(pending))
+            _cancel(client, list(pending))
+
+
+def _cancel(client, futures: list) -> None:
+    """Let the cluster drop ``futures`` now; a client already closed (after a Ctrl-C, the generator that
+    held them is finished later) has let go of everything."""
+    if client.status == "running":
+        client.cancel(futures)
 
 
 def score_runs(client, state: dict, paths: list[str]) -> Iterator[Scored]:
@@ -205,7 +212,7 @@ def score_runs(client, state: dict, paths: list[str]) -> Iterator[Scored]:
     try:
         yield from _in_order(client, _score_task, shared, ((_where(path), path) for path in paths))
     finally:
-        client.cancel([shared])
+        _cancel(client, [shared])
 
 
 def evaluate_on_cluster(evaluator, runs, client):
@@ -243,7 +250,7 @@ def evaluate_on_cluster(evaluator, runs, client):
     try:
         results = list(_in_order(client, _evaluate_task, shared, (arguments(*item) for item in items)))
     finally:
-        client.cancel([shared])
+        _cancel(client, [shared])
     # the labels evaluate would give (unique, the run's name or its position): labelled_runs over stand-ins
     stand_ins = []
     for ev, named in results:

@@ -11,6 +11,7 @@ import distributed  # the test extra installs it
 import numpy as np
 import pandas as pd
 import pytest
+import trec_eval_ref
 
 import metrics
 from metrics import distributed as md
@@ -83,6 +84,20 @@ def test_dask_output_is_byte_identical_to_one_process_in_the_order_given(cluster
         assert [line.split()[-1] for line in serial[1].splitlines() if line.startswith("runid")] == [
             f"tag{path[-5]}" for path in runs
         ]
+
+
+@pytest.mark.skipif(not trec_eval_ref.BIN, reason=trec_eval_ref.REASON)
+def test_dask_output_is_trec_evals_run_after_run(cluster, data, capsys):
+    qrels, runs = data
+    complete = [runs[i] for i in (6, 0, 5, 2)]  # every qrels query retrieved (trec_eval 10.0 aborts otherwise)
+    code, out, err = ir_eval(capsys, "--dask", cluster.scheduler_address, "-q", "-m", "all_trec", qrels, *complete)
+    expected = "".join(
+        subprocess.run(
+            [trec_eval_ref.BIN, "-q", "-m", "all_trec", qrels, run], capture_output=True, text=True, check=True
+        ).stdout
+        for run in complete
+    )
+    assert code == 0 and err == "" and out == expected
 
 
 def test_ranked_judgments_on_the_cluster_as_in_one_process(cluster, data, capsys, tmp_path):
