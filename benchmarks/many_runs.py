@@ -1,16 +1,34 @@
-"""Many runs against one qrels: ir-eval in one process, in one process per core, and trec_eval per run.
+"""Many runs against one qrels: ir-eval in one process, in one process per core, on a local Dask cluster.
 
-Generates ``--runs`` DL19-shaped runs (43 queries x 1,000 documents each) and
-times, as whole processes, ``ir-eval --jobs 1``, ``ir-eval --jobs N`` (N = the
-cores here) and one ``trec_eval`` process per run, and prints the speed-up per
-core.  The outputs of ``--jobs 1`` and ``--jobs N`` are compared byte for byte.
+Generates ``--runs`` DL19-shaped runs (43 queries x 1,000 documents each; the
+first ``--distinct`` are distinct files, the others hard links to them: scoring
+a run costs the same whether or not its bytes were read before, and the page
+cache holds freshly written files either way) and times, as whole processes:
 
-    python benchmarks/many_runs.py [--runs 100]
+* ``ir-eval --jobs 1`` and ``ir-eval --jobs N`` (N = the cores here);
+* ``ir-eval --dask ADDRESS`` on a ``distributed.LocalCluster`` of N worker
+  processes with one thread each, started beforehand (its start-up is timed
+  apart), when dask is installed;
+* one ``trec_eval`` process for each of the first ``--trec-eval-runs`` runs, for scale.
+
+All outputs are compared byte for byte.  Also printed, for docs/scaling.md:
+for each ir-eval call its peak memory and CPU time (the largest and the sum of
+the process and the --jobs processes it started; the Dask workers are apart);
+the tasks the cluster ran; the bytes shipped (the pickled, encoded qrels
+scattered to each worker once, one task's result); the peak memory and CPU
+time of each worker and the CPU time of the scheduler.  The Dask call is timed
+twice: with new workers (each imports numpy, pandas, pyarrow and metrics on its
+first task) and again, as on a cluster that is already running.
+
+    python benchmarks/many_runs.py [--runs 100] [--jobs N] [--measures all_trec] [-q]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import pickle
+import resource
 import subprocess
 import sys
 import tempfile
@@ -22,42 +40,128 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 
+def timed(cmd: list[str], out: Path) -> tuple[float, int, float]:
+    """Wall time (s), peak resident memory (bytes) and CPU time (s, with the children it waited for)
+    of one process writing to ``out``."""
+    start = time.perf_counter()
+    with open(out, "wb") as sink, tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(cmd, stdout=sink, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode:
+            errors.seek(0)
+            raise SystemExit(f"{' '.join(cmd[:6])} ... failed: {errors.read().decode()[-2000:]}")
+    return seconds, usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime
+
+
+def cpu_self() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def task_sizes(qrels: Path, run: Path, measures: str, queries: bool) -> tuple[int, int, int]:
+    """Bytes of the pickled state scattered to each worker, of one run's result, and of the run file."""
+    from metrics import parse_measures, read_qrels
+    from metrics.parallel import score_file, state
+    from metrics.ranking import encode_qrels
+
+    s = state(encode_qrels(read_qrels(qrels)), parse_measures([measures], trec_rules=True), {}, False, queries, True)
+    shipped = len(pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL))
+    result = len(pickle.dumps(score_file(s, str(run)), protocol=pickle.HIGHEST_PROTOCOL))
+    return shipped, result, run.stat().st_size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--distinct", type=int, default=20, help="distinct run files generated (default 20)")
+    parser.add_argument("--jobs", type=int, default=None, help="processes and Dask workers (default: the cores)")
+    parser.add_argument("--measures", default="all_trec")
+    parser.add_argument("-q", dest="queries", action="store_true", help="per-query output too")
+    parser.add_argument("--trec-eval-runs", type=int, default=100)
     args = parser.parse_args()
     import trec_eval_ref
     from everyday import generate
 
     from metrics.parallel import default_jobs
 
-    cores = default_jobs()
+    cores = args.jobs or default_jobs()
+    py = sys.executable
+    flags = ["-m", args.measures] + (["-q"] if args.queries else [])
+    times: dict[str, float] = {}
+    memory: dict[str, int] = {}
+    cpu: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        qrels, runs = generate(Path(tmp), "dl19", runs=args.runs)
-        py = sys.executable
-        outputs, times = {}, {}
-        for jobs in (1, cores):
+        folder = Path(tmp)
+        start = time.perf_counter()
+        qrels, runs = generate(folder, "dl19", runs=min(args.runs, args.distinct))
+        for i in range(len(runs), args.runs):
+            link = folder / f"dl19.{i}.run"
+            os.link(runs[i % args.distinct], link)
+            runs.append(link)
+        print(f"generated in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        paths = list(map(str, runs))
+        outputs = {}
+        for jobs in dict.fromkeys((1, cores)):
+            key = f"ir-eval --jobs {jobs}"
+            outputs[key] = folder / f"out.jobs{jobs}"
+            command = [py, "-m", "metrics", "--jobs", str(jobs), *flags, str(qrels), *paths]
+            times[key], memory[key], cpu[key] = timed(command, outputs[key])
+        cluster = None
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            print("dask.distributed is not installed: no Dask timing (pip install 'ir-workbench[dask]')")
+        else:
             start = time.perf_counter()
-            out = subprocess.run(
-                [py, "-m", "metrics", "--jobs", str(jobs), "-m", "all_trec", str(qrels), *map(str, runs)],
-                capture_output=True,
-                check=True,
+            cluster = LocalCluster(
+                n_workers=cores, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
             )
-            times[f"ir-eval --jobs {jobs}"] = time.perf_counter() - start
-            outputs[jobs] = out.stdout
-        assert outputs[1] == outputs[cores], "--jobs changed the output"
-        if trec_eval_ref.BIN:
+            started = time.perf_counter() - start
+            command = [py, "-m", "metrics", "--dask", cluster.scheduler_address, *flags, str(qrels), *paths]
+            # first call: each worker imports numpy, pandas, pyarrow and metrics; second: as on a running cluster
+            scheduler_cpu = {}  # the scheduler runs in this process, which otherwise waits
+            for when in ("new workers", "second call"):
+                key = f"ir-eval --dask ({cores} workers, {when})"
+                outputs[key] = folder / f"out.dask.{len(outputs)}"
+                before = cpu_self()
+                times[key], memory[key], cpu[key] = timed(command, outputs[key])
+                scheduler_cpu[key] = cpu_self() - before
+            prefix = cluster.scheduler.task_prefixes.get("score_task")  # dask drops the leading underscore
+            tasks = prefix.state_counts.get("memory", 0) if prefix is not None else 0
+            with Client(cluster, set_as_default=False) as client:
+                peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+                worker_cpu = client.run(cpu_self)
+            cluster.close()
+        if trec_eval_ref.BIN and args.trec_eval_runs:
+            some = paths[: args.trec_eval_runs]
             start = time.perf_counter()
-            for run in runs:
-                subprocess.run(
-                    [trec_eval_ref.BIN, "-m", "all_trec", str(qrels), str(run)], capture_output=True, check=True
-                )
-            times[f"trec_eval, {len(runs)} processes"] = time.perf_counter() - start
-    print(f"{args.runs} DL19-shaped runs (43 queries x 1,000 documents), {cores} cores, whole processes")
+            for run in some:
+                subprocess.run([trec_eval_ref.BIN, *flags, str(qrels), run], capture_output=True, check=True)
+            times[f"trec_eval, {len(some)} processes"] = time.perf_counter() - start
+        reference = outputs["ir-eval --jobs 1"].read_bytes()
+        for key, path in outputs.items():
+            assert path.read_bytes() == reference, f"{key} changed the output"
+        shipped, result, run_bytes = task_sizes(qrels, runs[0], args.measures, args.queries)
+
+    shown = f"-m {args.measures}" + (" -q" if args.queries else "")
+    print(f"{args.runs} DL19-shaped runs (43 queries x 1,000 documents), {shown},")
+    print(f"{cores} processes / workers, whole processes, outputs identical byte for byte")
     for key, seconds in times.items():
-        print(f"{key:<32} {seconds:8.2f} s")
-    one, many = times["ir-eval --jobs 1"], times[f"ir-eval --jobs {cores}"]
-    print(f"speed-up with {cores} processes: {one / many:.2f}x ({one / many / cores:.2f} per core)")
+        extra = f"   peak memory {memory[key] / 2**20:4.0f} MiB   CPU {cpu[key]:6.2f} s" if key in memory else ""
+        print(f"{key:<40} {seconds:8.2f} s{extra}")
+    one = times["ir-eval --jobs 1"]
+    for key in times:
+        if key.startswith("ir-eval") and key != "ir-eval --jobs 1":
+            print(f"speed-up, {key}: {one / times[key]:.2f}x ({one / times[key] / cores:.2f} per core)")
+    if cluster is not None:
+        print(f"LocalCluster start-up (not in the times above): {started:.2f} s; tasks run in the two calls: {tasks}")
+        print("peak memory per worker: " + ", ".join(f"{peak / 2**20:.0f} MiB" for peak in peaks.values()))
+        print("CPU of the workers over both calls: " + ", ".join(f"{t:.2f} s" for t in worker_cpu.values()))
+        print("CPU of the scheduler: " + ", ".join(f"{t:.2f} s ({k})" for k, t in scheduler_cpu.items()))
+    print(f"bytes shipped: state scattered to each worker once {shipped:,}; one task's result {result:,};")
+    print(f"one run file (read by a worker, never shipped) {run_bytes:,}")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ EXIT_INTERRUPTED = 130
 EXIT_INTERNAL = 3
 EXIT_OUTPUT = 4
 EXIT_CODES = (
-    "Exit status: 0 done, 1 usage error (options, measure names), 2 bad input (a file that "
-    "cannot be read), 3 unexpected internal error, 4 the output could not be written, "
+    "Exit status: 0 done, 1 usage error (options, measure names, --dask without dask or its scheduler), "
+    "2 bad input (a file that cannot be read), 3 unexpected internal error, 4 the output could not be written, "
     "130 interrupted (Ctrl-C)."
 )
 STDIN = "standard input"
@@ -155,8 +155,17 @@ def _parser() -> argparse.ArgumentParser:
         help="score several RUN files in N processes (default: one per core; the output is the same)",
     )
     p.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="score the RUN files (paths or fsspec URLs the workers can read) on the Dask cluster whose "
+        "scheduler is at ADDRESS (default: $DASK_SCHEDULER_ADDRESS when set and --jobs is not given; "
+        "the output is the same; needs pip install 'ir-workbench[dask]')",
+    )
+    p.add_argument(
         "--format", choices=("trec", "csv", "json"), default="trec", help="output format (default: trec_eval's)"
     )
+    p.set_defaults(cluster=None)  # the distributed.Client of --dask (set by _run_on_cluster)
     cmp = p.add_argument_group("comparison against a baseline")
     cmp.add_argument(
         "--compare",
@@ -382,15 +391,21 @@ def _parallel(args, run_paths) -> bool:
 
 
 def _score_in_parallel(qrels, run_paths, measures, options, args, out) -> int:
-    from .parallel import default_jobs, score_runs
+    from .parallel import default_jobs, score_runs, state
     from .ranking import encode_qrels
 
     encoded = encode_qrels(qrels)  # once, shared with every worker
     jobs = default_jobs() if args.jobs is None else args.jobs
+    if args.cluster is not None:  # --dask: the same, on the workers of a Dask cluster
+        from .distributed import score_runs as score_on_cluster
+
+        shared = state(encoded, measures, options, args.ranked, args.query, args.summary)
+        results = score_on_cluster(args.cluster, shared, run_paths)
+    else:
+        flags = dict(ranked=args.ranked, queries=args.query, summary=args.summary)
+        results = score_runs(encoded, run_paths, measures, options, jobs=jobs, **flags)
     evaluated = False
-    for scored in score_runs(
-        encoded, run_paths, measures, options, jobs=jobs, ranked=args.ranked, queries=args.query, summary=args.summary
-    ):
+    for scored in results:
         for message in scored.warnings:
             print(f"ir-eval: warning: {message}", file=sys.stderr)
         evaluated |= scored.evaluated
@@ -436,7 +451,48 @@ def main(argv: list[str] | None = None) -> int:
 
         return _guarded(lambda: inspect_main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
-    return _guarded(lambda: _run(args), args.debug)
+    address = _dask_address(args)
+    return _guarded(lambda: _run_on_cluster(args, address) if address else _run(args), args.debug)
+
+
+def _dask_address(args) -> str | None:
+    """The Dask scheduler to score on: ``--dask``, else ``$DASK_SCHEDULER_ADDRESS`` where --dask would
+    serve (trec_eval's output of run files, --jobs not given); None: score here."""
+    if args.dask is not None:
+        return args.dask
+    address = os.environ.get("DASK_SCHEDULER_ADDRESS", "").strip()
+    if not address or args.jobs is not None or args.format != "trec" or args.compare or args.all_pairs:
+        return None
+    return None if "-" in args.runs else address
+
+
+def _run_on_cluster(args, address: str) -> int:
+    """``_run`` with the runs scored on a Dask cluster: connected once (dask missing or the scheduler
+    unreachable: a usage error, before any file is read), closed at the end."""
+    from .distributed import DaskUnavailable, connect, quiet_logs
+
+    try:
+        _check_options(args)
+        if args.jobs is not None and args.dask is not None:
+            raise UsageError("--dask and --jobs choose where to score the runs; give one")
+        if args.format != "trec" or args.compare or args.all_pairs:
+            raise UsageError("--dask prints trec_eval's output (not --format csv/json, --compare, --all-pairs)")
+        if "-" in args.runs:
+            raise UsageError("--dask: the workers read the RUN files; standard input ('-') cannot be sent")
+        if not args.debug:
+            quiet_logs()
+        args.cluster = connect(address)
+    except UsageError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except DaskUnavailable as exc:
+        why = "" if args.dask is not None else f" ($DASK_SCHEDULER_ADDRESS is {address})"
+        print(f"ir-eval: {exc}{why}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return _run(args)
+    finally:
+        args.cluster.close()
 
 
 def _guarded(work, debug: bool) -> int:
@@ -502,7 +558,7 @@ def _run(args) -> int:
             judged_only=args.judged_only,
             num_docs_in_coll=args.num_docs,
         )
-        if _parallel(args, run_paths):
+        if args.cluster is not None or _parallel(args, run_paths):
             return _score_in_parallel(qrels, run_paths, measures, options, args, out)
         ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, **options)
     except InputError as exc:

@@ -415,8 +415,15 @@ class Evaluator:
             num_docs_in_coll=num_docs_in_coll,
         )
 
-    def evaluate(self, runs) -> Evaluation:
-        """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does."""
+    def evaluate(self, runs, *, client=None) -> Evaluation:
+        """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does.
+
+        ``client``: a ``distributed.Client``; each run is then scored by a worker of its cluster (paths
+        and fsspec URLs are read by the workers), with the same result (:mod:`metrics.distributed`)."""
+        if client is not None:
+            from .distributed import evaluate_on_cluster
+
+            return evaluate_on_cluster(self, runs, client)
         return _evaluate(self.qrels, runs, self.measures, self.names, self.options)
 
 

@@ -6,17 +6,20 @@ the workers (``fork``: shared, not copied, until written) or sent once to each
 (``spawn``, where fork is not available).  Each worker reads its run, scores it
 and returns trec_eval's output lines for it; the parent writes them in the
 order the runs were given, as soon as each is due, so the output is
-byte-identical to one process and memory holds a few runs' lines, never every
-run at once.
+byte-identical to one process and memory holds a few runs' lines (two runs per
+process are in flight), never every run at once.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
+from collections import deque
 from dataclasses import dataclass
 from typing import Iterator
 
 _STATE: dict = {}
+TASKS_PER_PROCESS = 2  # runs in flight per process: none waits for work, few results wait to be written
 
 
 @dataclass
@@ -28,20 +31,31 @@ class Scored:
 
 
 def _init(qrels, measures, options, ranked, queries, summary) -> None:
-    _STATE.update(qrels=qrels, measures=measures, options=options, ranked=ranked, queries=queries, summary=summary)
+    _STATE.update(state(qrels, measures, options, ranked, queries, summary))
 
 
 def _score(path: str) -> Scored:
+    return score_file(_STATE, path)
+
+
+def state(qrels, measures, options, ranked, queries, summary) -> dict:
+    """What every worker needs to score a run file: sent once (inherited here, scattered by Dask)."""
+    return dict(qrels=qrels, measures=measures, options=options, ranked=ranked, queries=queries, summary=summary)
+
+
+def score_file(s: dict, path: str, source: str | None = None) -> Scored:
+    """Read one run file (``source``, by default ``path``) and score it as ``ir-eval`` does, with the
+    :func:`state` ``s``; the result names it ``path``."""
     from .columns import read_columns
     from .evaluate import evaluate
 
-    s = _STATE
+    source = path if source is None else source
     if s["ranked"]:
         from .readers import read_ranked_judgments
 
-        run = read_ranked_judgments(path)[0]
+        run = read_ranked_judgments(source)[0]
     else:
-        run = read_columns(path, "run")
+        run = read_columns(source, "run")
     ev = evaluate(s["qrels"], run, s["measures"], keep_names=False, **s["options"])
     label = ev.runs[0]
     return Scored(
@@ -91,16 +105,21 @@ def score_runs(
         initializer=_init,
         initargs=(qrels, measures, options, ranked, queries, summary),
     )
-    # submitted one by one rather than with pool.map, whose clean-up cancels the waiting futures:
-    # Python 3.11's pool thread then fails with a traceback when it marks them broken
-    futures = [pool.submit(_score, path) for path in paths]
+    # a window of runs in flight rather than Executor.map, which submits every run at once: the results
+    # that wait for an earlier, slower run are bounded, and none is cancelled if the work stops
+    window = TASKS_PER_PROCESS * min(jobs, len(paths))
+    todo = iter(paths)
+    pending = deque(pool.submit(_score, path) for path in itertools.islice(todo, window))
     try:
-        for future in futures:
-            yield future.result()
+        while pending:
+            scored = pending.popleft().result()
+            for path in itertools.islice(todo, 1):
+                pending.append(pool.submit(_score, path))
+            yield scored
     except BaseException:
-        # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first
-        # (the futures are not cancelled: the pool's own thread then marks every one broken, where
-        # marking a cancelled one would fail in that thread with a traceback on stderr)
+        # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first.
+        # The pool then marks the runs in flight as broken; they are not cancelled first, as on Python
+        # before 3.12 the pool's thread fails with a traceback on a cancelled one (CPython gh-107219).
         for process in list(getattr(pool, "_processes", {}).values()):
             process.terminate()
         pool.shutdown(wait=False)
