@@ -342,8 +342,51 @@ def compare_all_pairs(
         alpha=float(alpha),
         permutations=int(permutations),
         seed=int(seed),
+        ci=float(ci),
+        bootstrap=int(bootstrap),
     )
     return result
+
+
+def _json_value(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    return str(value)
+
+
+def pairs_to_json(pairs: pd.DataFrame) -> dict:
+    """The document ``ir-eval --all-pairs --format json`` writes, as a dict ready for :func:`json.dump`.
+
+    ``runs``: the run labels in the order compared (a before b in every pair);
+    ``test``, ``correction``, ``alpha``, ``permutations``, ``seed``, ``ci``
+    (the intervals' confidence level) and ``bootstrap`` (their resamples);
+    ``pairs``: one object per row of :func:`compare_all_pairs` with its columns
+    but ``alpha`` (``measure``, ``a``, ``b``, ``p_value``, ``p_corrected``,
+    ``difference`` = mean of a - b, ``effect_size`` d_z, ``ci_low``/``ci_high``,
+    ...).  Numbers are written in full (``repr`` precision: pandas' ``to_json``
+    rounds to a number of decimal places, which loses the digits of small
+    p-values); NaN and infinite values (an effect size without spread) as null.
+    """
+    attrs = pairs.attrs
+    records = [
+        {key: _json_value(value) for key, value in row.items() if key != "alpha"}
+        for row in pairs.to_dict(orient="records")
+    ]
+    return {
+        "runs": [str(r) for r in attrs.get("runs", [])],
+        "test": attrs.get("test"),
+        "correction": attrs.get("correction"),
+        "alpha": attrs.get("alpha"),
+        "permutations": attrs.get("permutations"),
+        "seed": attrs.get("seed"),
+        "ci": attrs.get("ci"),
+        "bootstrap": attrs.get("bootstrap"),
+        "pairs": records,
+    }
 
 
 def letter(i: int) -> str:
