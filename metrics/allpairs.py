@@ -21,7 +21,10 @@ percentile interval for the same generator.  The tests:
 * ``"bootstrap"``: the paired bootstrap test of Sakai (2006): resamples of
   the centred differences ``d - mean(d)``; ``p = (k + 1) / (B + 1)`` with k the
   resamples whose ``|mean|`` reaches the observed ``|mean(d)|``.  scipy's
-  ``bootstrap`` gives intervals, not this test, so it is written here;
+  ``bootstrap`` gives intervals, not this test, so it is written here; all
+  pairs with the same paired queries share one resampling
+  (:func:`paired_bootstrap_tests`, as for the intervals; each pair used to
+  draw its own, so the same seed gives other p-values than before);
 * ``"tukey"``: the randomised Tukey HSD (Carterette 2012, "Multiple testing
   in statistical analysis of systems-based information retrieval
   experiments"): on the queries every run has a value for, each permutation
@@ -169,6 +172,20 @@ def paired_bootstrap_intervals(
     low, high = np.full(pairs, np.nan), np.full(pairs, np.nan)
     if n < 2 or resamples == 0 or pairs == 0:
         return low, high
+    for first, part in _resampled_means(d, resamples, rng):
+        low[first : first + part.shape[1]], high[first : first + part.shape[1]] = np.quantile(
+            part, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0
+        )
+    zero = ~d.any(axis=0)
+    low[zero] = high[zero] = 0.0
+    return low, high
+
+
+def _resampled_means(d: np.ndarray, resamples: int, rng):
+    """Yield ``(first, means)``: the means of columns ``first:first + k`` of ``d`` (n x pairs) over
+    ``resamples`` bootstrap resamples of its rows, a ``resamples x k`` block; every block from the
+    same index matrix ``rng.integers(0, n, size=(resamples, n))`` (drawn in row blocks)."""
+    n, pairs = d.shape
     rng = np.random.default_rng(rng)
     start = rng.bit_generator.state
     rows = max(1, _CHUNK // (4 * n))  # resamples per block of counts
@@ -188,33 +205,78 @@ def paired_bootstrap_intervals(
             done += m
         part = means[:, : block.shape[1]]
         part /= n
-        low[first : first + cols], high[first : first + cols] = np.quantile(
-            part, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=0
-        )
-    zero = ~d.any(axis=0)
-    low[zero] = high[zero] = 0.0
-    return low, high
+        yield first, part
 
 
-def _pair_intervals(wide: np.ndarray, pairs: list, resamples: int, ci: float, seed: int, measure) -> dict:
-    """``{(i, j): (low, high)}`` for the pairs of columns of ``wide`` (queries x runs, NaN = missing).
+def paired_bootstrap_tests(
+    differences, resamples: int = 10000, rng: np.random.Generator | int | None = 0
+) -> np.ndarray:
+    """:func:`bootstrap_test` of every column of ``differences`` (queries x pairs) at once.
 
-    Pairs with the same paired queries (all of them, when no run misses a
-    query) share one resampling (:func:`paired_bootstrap_intervals`), seeded
-    by the seed, the measure and those queries.
+    One shared resampling of the queries, as in :func:`paired_bootstrap_intervals`
+    (the paired design: a resample of queries is a resample of every pair);
+    each column's p-value is the one :func:`bootstrap_test` gives with the same
+    generator: the resampled means of the centred differences are
+    ``counts @ d / n - mean(d)``.  NaN for fewer than 2 rows, 1.0 for a column
+    without any non-zero difference.
     """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim != 2 or np.isnan(d).any():
+        raise ValueError("differences must be a 2-d array (queries x pairs) without NaN")
+    if resamples < 1:
+        raise ValueError("resamples must be at least 1")
+    n, pairs = d.shape
+    if n < 2:
+        return np.full(pairs, np.nan)
+    mean = d.mean(axis=0)
+    observed = np.abs(mean)
+    allowance = 1e-12 * np.maximum(1.0, np.abs(d).max(axis=0, initial=0.0))
+    count = np.zeros(pairs, dtype=np.int64)
+    for first, part in _resampled_means(d, resamples, rng):
+        k = part.shape[1]
+        part -= mean[first : first + k]
+        count[first : first + k] = np.count_nonzero(
+            np.abs(part) >= observed[first : first + k] - allowance[first : first + k], axis=0
+        )
+    p = (count + 1) / (resamples + 1)
+    p[~d.any(axis=0)] = 1.0
+    return p
+
+
+def _groups(wide: np.ndarray, pairs: list) -> list:
+    """``[(query mask, pairs)]``: the pairs of columns of ``wide`` grouped by their paired queries."""
     present = ~np.isnan(wide)
     groups: dict[bytes, list] = {}
     for i, j in pairs:
         groups.setdefault(np.packbits(present[:, i] & present[:, j]).tobytes(), []).append((i, j))
+    return list(groups.items())
+
+
+def _pair_resamplings(wide: np.ndarray, pairs: list, seed: int, measure, stream: str, kernel) -> dict:
+    """``{(i, j): kernel(d, rng)[column]}`` for the pairs of columns of ``wide`` (queries x runs, NaN = missing).
+
+    Pairs with the same paired queries (all of them, when no run misses a
+    query) share one resampling, seeded by the seed, the measure, ``stream``
+    and those queries.
+    """
     out = {}
-    for key, members in groups.items():
+    for key, members in _groups(wide, pairs):
         mask = np.unpackbits(np.frombuffer(key, dtype=np.uint8), count=wide.shape[0]).astype(bool)
         sub = wide[mask]
         d = _clean(sub[:, [i for i, _ in members]] - sub[:, [j for _, j in members]])
-        low, high = paired_bootstrap_intervals(d, resamples, ci, _rng(seed, measure, f"ci {zlib.crc32(key)}"))
-        out.update({pair: (float(lo), float(hi)) for pair, lo, hi in zip(members, low, high)})
+        values = kernel(d, _rng(seed, measure, f"{stream} {zlib.crc32(key)}"))
+        out.update({pair: value for pair, value in zip(members, values)})
     return out
+
+
+def _pair_intervals(wide: np.ndarray, pairs: list, resamples: int, ci: float, seed: int, measure) -> dict:
+    """``{(i, j): (low, high)}``: :func:`paired_bootstrap_intervals` by groups of pairs."""
+
+    def kernel(d, rng):
+        low, high = paired_bootstrap_intervals(d, resamples, ci, rng)
+        return [(float(lo), float(hi)) for lo, hi in zip(low, high)]
+
+    return _pair_resamplings(wide, pairs, seed, measure, "ci", kernel)
 
 
 def tukey_hsd(table: np.ndarray, permutations: int = 10000, rng=0, progress=None) -> np.ndarray:
@@ -290,6 +352,15 @@ def compare_all_pairs(
         table = wide.to_numpy(np.float64)
         every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
         intervals = _pair_intervals(table, every, int(bootstrap), ci, seed, measure)
+        if test == "bootstrap":
+            tests = _pair_resamplings(
+                table,
+                every,
+                seed,
+                measure,
+                "test",
+                lambda d, rng: paired_bootstrap_tests(d, int(permutations), rng).tolist(),
+            )
         tukey = None
         if test == "tukey":
             complete = wide.dropna()
@@ -319,7 +390,7 @@ def compare_all_pairs(
                 if tukey is not None:
                     row["p_value"] = float(tukey[i, j])
                 elif test == "bootstrap":
-                    row["p_value"] = bootstrap_test(d, int(permutations), _rng(seed, measure, f"test {a} {b}"))
+                    row["p_value"] = float(tests[i, j])
                 else:
                     row["p_value"] = _test_pair(d, test, int(permutations), _rng(seed, measure, f"test {a} {b}"))
                 rows.append(row)

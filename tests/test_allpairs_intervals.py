@@ -106,3 +106,28 @@ def test_compare_all_pairs_intervals_agree_with_scipy_per_pair_with_missing_quer
     assert again["ci_low"].tolist() == pairs["ci_low"].tolist()
     other = allpairs.compare_all_pairs(frame, test="t", bootstrap=20000, seed=4)
     assert other["ci_low"].tolist() != pairs["ci_low"].tolist()
+
+
+def test_bootstrap_tests_of_every_column_equal_the_one_pair_test_with_the_same_generator():
+    d = _differences(4, 37, 700)  # more pairs than one block of 10,000 resampled means holds
+    d[:, 4] = 0.01  # no spread: no centred resample reaches the mean
+    got = allpairs.paired_bootstrap_tests(d, 10000, 7)
+    for k in (0, 1, 2, 3, 4, 5, 419, 420, 699):
+        assert got[k] == allpairs.bootstrap_test(d[:, k], 10000, 7), k
+    assert got[1] == 1.0 and got[4] == 1 / 10001
+    assert np.isnan(allpairs.paired_bootstrap_tests(np.ones((1, 3)))).all()
+
+
+def test_compare_all_pairs_bootstrap_test_agrees_with_the_one_pair_test_with_missing_queries():
+    rng = np.random.default_rng(13)
+    base = rng.random(30)
+    values = {run: base + shift + 0.08 * rng.standard_normal(30) for run, shift in (("a", 0), ("b", 0.03), ("c", 0.01))}
+    rows = [(run, f"q{i}", "map", float(v)) for run, vs in values.items() for i, v in enumerate(vs)]
+    frame = pd.DataFrame(rows, columns=["run", "query_id", "measure", "value"])
+    frame = frame.loc[~((frame["run"] == "b") & frame["query_id"].isin(["q0", "q1"]))]
+    pairs = allpairs.compare_all_pairs(frame, test="bootstrap", correction="none", permutations=20000, bootstrap=0)
+    for r in pairs.itertuples():
+        keep = [i for i in range(30) if not ("b" in (r.a, r.b) and i in (0, 1))]
+        expected = allpairs.bootstrap_test(values[r.a][keep] - values[r.b][keep], 20000, rng=99)
+        se = np.sqrt(expected * (1 - expected) / 20000)
+        assert abs(r.p_value - expected) <= 4 * np.sqrt(2) * se + 1e-4, (r.a, r.b, r.p_value, expected)
