@@ -17,7 +17,10 @@ percentile interval for the same generator.  The tests:
 
 * ``"t"``, ``"wilcoxon"``, ``"permutation"``: the paired tests of
   :mod:`metrics.compare` (scipy's ``ttest_rel`` and ``wilcoxon``, a vectorised
-  sign-flip randomisation test), on each pair's paired queries;
+  sign-flip randomisation test), on each pair's paired queries; the pairs with
+  the same paired queries share one matrix of random signs
+  (:func:`paired_permutation_tests`; each pair used to draw its own, so the
+  same seed gives other p-values than before);
 * ``"bootstrap"``: the paired bootstrap test of Sakai (2006): resamples of
   the centred differences ``d - mean(d)``; ``p = (k + 1) / (B + 1)`` with k the
   resamples whose ``|mean|`` reaches the observed ``|mean(d)|``.  scipy's
@@ -58,6 +61,7 @@ import zlib
 import numpy as np
 import pandas as pd
 
+from .compare import _CHUNK as _DRAW_BLOCK
 from .compare import (
     _CORRECTION_ALIASES,
     CORRECTIONS,
@@ -243,6 +247,53 @@ def paired_bootstrap_tests(
     return p
 
 
+def paired_permutation_tests(
+    differences, permutations: int = 10000, rng: np.random.Generator | int | None = 0
+) -> np.ndarray:
+    """:func:`metrics.compare.permutation_test` of every column of ``differences`` (queries x pairs) at once.
+
+    One matrix of random signs (``permutations x n``) shared by every column:
+    flipping the sign of a query's difference swaps the two runs' values on
+    that query, and in the paired design one set of swaps serves every pair
+    (each pair's p-value, on its own, is distributed as with its own signs).
+    The signs are drawn exactly as ``permutation_test`` draws them (random
+    bits in the same blocks), so each column's p-value is the one it gives
+    with the same generator; the signed sums are ``2 (bits @ d) - sum(d)``,
+    one matrix product per block.  NaN for fewer than 2 rows, 1.0 for a
+    column without any non-zero difference.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    if d.ndim != 2 or np.isnan(d).any():
+        raise ValueError("differences must be a 2-d array (queries x pairs) without NaN")
+    if permutations < 1:
+        raise ValueError("permutations must be at least 1")
+    n, pairs = d.shape
+    if n < 2:
+        return np.full(pairs, np.nan)
+    rng = np.random.default_rng(rng)
+    start = rng.bit_generator.state
+    total = d.sum(axis=0)
+    observed = np.abs(total)
+    allowance = 1e-9 * np.abs(d).sum(axis=0)
+    rows = max(1, _DRAW_BLOCK // n)  # permutation_test's blocks of draws
+    cols = max(1, _CHUNK // min(rows, permutations))
+    count = np.zeros(pairs, dtype=np.int64)
+    for first in range(0, pairs, cols):
+        block = d[:, first : first + cols]
+        last = first + block.shape[1]
+        rng.bit_generator.state = start  # the same signs for every block of pairs
+        done = 0
+        while done < permutations:
+            m = min(rows, permutations - done)
+            bits = np.unpackbits(np.frombuffer(rng.bytes((m * n + 7) // 8), dtype=np.uint8), count=m * n)
+            sums = 2.0 * (bits.reshape(m, n).astype(np.float64) @ block) - total[first:last]
+            count[first:last] += np.count_nonzero(np.abs(sums) >= observed[first:last] - allowance[first:last], axis=0)
+            done += m
+    p = (count + 1) / (permutations + 1)
+    p[~d.any(axis=0)] = 1.0
+    return p
+
+
 def _groups(wide: np.ndarray, pairs: list) -> list:
     """``[(query mask, pairs)]``: the pairs of columns of ``wide`` grouped by their paired queries."""
     present = ~np.isnan(wide)
@@ -352,6 +403,15 @@ def compare_all_pairs(
         table = wide.to_numpy(np.float64)
         every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
         intervals = _pair_intervals(table, every, int(bootstrap), ci, seed, measure)
+        if test == "permutation":
+            tests = _pair_resamplings(
+                table,
+                every,
+                seed,
+                measure,
+                "test",
+                lambda d, rng: paired_permutation_tests(d, int(permutations), rng).tolist(),
+            )
         if test == "bootstrap":
             tests = _pair_resamplings(
                 table,
@@ -389,7 +449,7 @@ def compare_all_pairs(
                 row["ci_low"], row["ci_high"] = intervals[i, j]
                 if tukey is not None:
                     row["p_value"] = float(tukey[i, j])
-                elif test == "bootstrap":
+                elif test in ("bootstrap", "permutation"):
                     row["p_value"] = float(tests[i, j])
                 else:
                     row["p_value"] = _test_pair(d, test, int(permutations), _rng(seed, measure, f"test {a} {b}"))

@@ -131,3 +131,18 @@ def test_compare_all_pairs_bootstrap_test_agrees_with_the_one_pair_test_with_mis
         expected = allpairs.bootstrap_test(values[r.a][keep] - values[r.b][keep], 20000, rng=99)
         se = np.sqrt(expected * (1 - expected) / 20000)
         assert abs(r.p_value - expected) <= 4 * np.sqrt(2) * se + 1e-4, (r.a, r.b, r.p_value, expected)
+
+
+def test_permutation_tests_of_every_column_equal_the_one_pair_test_with_the_same_generator():
+    from metrics.compare import permutation_test
+
+    d = _differences(5, 37, 700)  # 37 x 10,000 sign bits: blocks not byte-aligned; two blocks of pairs
+    d[:, 4] = 0.01
+    got = allpairs.paired_permutation_tests(d, 10000, 3)
+    for k in (0, 1, 2, 3, 4, 5, 418, 419, 699):
+        assert got[k] == permutation_test(d[:, k], 10000, 3), k
+    assert got[1] == 1.0 and got[4] == 1 / 10001
+    many = _differences(6, 3000, 3)  # more queries than one block of draws holds
+    got = allpairs.paired_permutation_tests(many, 1000, 8)
+    assert got.tolist() == [permutation_test(many[:, k], 1000, 8) for k in range(3)]
+    assert np.isnan(allpairs.paired_permutation_tests(np.ones((1, 3)))).all()
