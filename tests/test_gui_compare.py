@@ -442,6 +442,10 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
     row = c.pair(a, b, "map")
     diff = row["difference"] if row["a"] == a else -row["difference"]
     assert window.pairs_view.cell_text(a, b).startswith(f"{diff:+.4f}")
+    # the pair's bootstrap interval (row run minus column run) is in the cell's tooltip
+    low, high = (row["ci_low"], row["ci_high"]) if row["a"] == a else (-row["ci_high"], -row["ci_low"])
+    assert low <= diff <= high
+    assert f"95% interval [{low:+.4f}, {high:+.4f}]" in window.pairs_view.cell_tooltip(a, b)
     # a Tukey HSD keeps the pairs mode and needs no correction
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
         window.significance.test_box.activated.emit(window.significance.test_box.findData("tukey"))

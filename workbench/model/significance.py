@@ -152,7 +152,7 @@ def compute(request: Request, progress=None) -> Comparison:
             correction=s.correction,
             alpha=s.alpha,
             permutations=s.permutations,
-            bootstrap=0,  # the matrix shows differences and p-values; an interval for every pair costs minutes
+            bootstrap=s.bootstrap,  # one shared resampling for all pairs: well under a second for 50 runs
             seed=s.seed,
             progress=part,
         )

@@ -83,8 +83,12 @@ class PairsView(QWidget):
                         item.setText(f"{diff:+.4f}\n{format_pvalue_cell(p)}")
                         sig = bool(row["significant"])
                         item.setBackground(QBrush(BETTER if sig and diff > 0 else WORSE if sig and diff < 0 else SAME))
+                        low, high = row.get("ci_low", math.nan), row.get("ci_high", math.nan)
+                        if row["a"] != a:  # the interval of b - a is that of a - b, negated
+                            low, high = -high, -low
+                        interval = "" if math.isnan(low) else f", 95% interval [{low:+.4f}, {high:+.4f}]"
                         item.setToolTip(
-                            f"{a} − {b} on {measure}: Δ {diff:+.6f}, p = {row['p_value']:.4g}, "
+                            f"{a} − {b} on {measure}: Δ {diff:+.6f}{interval}, p = {row['p_value']:.4g}, "
                             f"corrected p = {p:.4g} over {row['n_queries']} queries "
                             f"({'significant' if sig else 'not significant'}); click to see the "
                             "per-query differences"
@@ -98,6 +102,11 @@ class PairsView(QWidget):
         runs = self.runs()
         item = self.table.item(runs.index(a), runs.index(b))
         return "" if item is None else item.text()
+
+    def cell_tooltip(self, a: str, b: str) -> str:
+        runs = self.runs()
+        item = self.table.item(runs.index(a), runs.index(b))
+        return "" if item is None else item.toolTip()
 
     def _on_cell(self, row: int, column: int) -> None:
         runs = self.runs()
