@@ -369,29 +369,31 @@ def split_measures(values) -> list[str]:
 PARALLEL_BYTES = 32 << 20  # below this much run text, starting processes costs more than it saves
 
 
-def _parallel(args, run_paths) -> bool:
-    """Whether to score the runs in several processes: trec_eval's output of several run files, with
-    ``--jobs`` above 1, or by default when the runs are large enough to gain from it."""
+def _jobs(args, run_paths) -> int | None:
+    """How many processes score several run files one after the other, each written out as soon as
+    it is done (memory holds one run's values, not every run's): ``--jobs``, else every core when the
+    runs are large enough to gain from it, else 1.  None: the runs are scored together in memory, as
+    comparisons, CSV and JSON need them (and standard input, a single run)."""
     from .parallel import default_jobs
 
     if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths or len(run_paths) < 2:
-        return False
+        return None
     if args.jobs is not None:
-        return args.jobs > 1
+        return args.jobs
     if default_jobs() < 2:
-        return False
+        return 1
     try:
-        return sum(os.path.getsize(p) for p in run_paths) >= PARALLEL_BYTES
+        large = sum(os.path.getsize(p) for p in run_paths) >= PARALLEL_BYTES
     except OSError:
-        return False  # the serial path reports the missing file
+        large = False  # the reader reports the missing file
+    return default_jobs() if large else 1
 
 
-def _score_in_parallel(qrels, run_paths, measures, options, args, out) -> int:
-    from .parallel import default_jobs, score_runs, state
+def _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs: int) -> int:
+    from .parallel import score_runs, state
     from .ranking import encode_qrels
 
     encoded = encode_qrels(qrels)  # once, shared with every worker
-    jobs = default_jobs() if args.jobs is None else args.jobs
     if args.cluster is not None:  # --dask: the same, on the workers of a Dask cluster
         from .distributed import score_runs as score_on_cluster
 
@@ -554,8 +556,9 @@ def _run(args) -> int:
             judged_only=args.judged_only,
             num_docs_in_coll=args.num_docs,
         )
-        if args.cluster is not None or _parallel(args, run_paths):
-            return _score_in_parallel(qrels, run_paths, measures, options, args, out)
+        jobs = _jobs(args, run_paths)
+        if args.cluster is not None or jobs is not None:
+            return _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs or 1)
         ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, **options)
     except InputError as exc:
         hint = (

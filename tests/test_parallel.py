@@ -48,3 +48,15 @@ def test_a_bad_run_among_many_is_reported_as_in_one_process(many_runs, tmp_path)
     out = ir_eval("--jobs", "2", "-m", "map", qrels, runs[0], str(bad))
     assert out.returncode == 2 and "bad.txt, line 1" in out.stderr and "Traceback" not in out.stderr
     assert ir_eval("--jobs", "0", qrels, *runs).returncode == 1
+
+
+def test_runs_are_written_one_by_one_without_jobs(many_runs, tmp_path):
+    """Several run files are scored and written one after the other (memory holds one run's values):
+    the runs before a bad one are out when it is reported, and the output equals one call per run."""
+    qrels, runs = many_runs
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 d1 1 x tag\n")
+    out = ir_eval("-m", "map", "-m", "P.5", qrels, runs[0], runs[1], str(bad), runs[2])
+    assert out.returncode == 2 and "bad.txt, line 1" in out.stderr
+    singly = [ir_eval("-m", "map", "-m", "P.5", qrels, run).stdout for run in runs[:2]]
+    assert out.stdout == "".join(singly) and out.stdout.count("map") == 2
