@@ -74,3 +74,11 @@ def _rebuild_input_error(message, path, line, expected):
 
 class Cancelled(Exception):
     """Reading was stopped because the progress callback returned ``False``."""
+
+
+# ir-eval's exit statuses (metrics.cli)
+EXIT_USAGE = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+EXIT_OUTPUT = 4
+EXIT_INTERRUPTED = 130
