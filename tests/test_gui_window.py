@@ -736,3 +736,43 @@ def test_reader_warnings_reach_the_status_bar(qtbot, window, small, tmp_path):
     ):
         drop(window, [small[0], changed])
     qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
+
+
+def test_the_window_shows_itself_before_its_views_and_then_opens_what_it_was_asked(qtbot, tmp_path, sample):
+    """``ir-workbench`` shows the window first (title and status, no views yet) and builds its views
+    just after; work asked for meanwhile (opening files) runs once they are built, in order."""
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings, deferred=True)
+    qtbot.addWidget(w)
+    done = []
+    w.when_ready(lambda: done.append("first"))
+    w.when_ready(lambda: w.open_files(sorted(str(p) for p in sample.iterdir())))
+    w.when_ready(lambda: done.append("second"))
+    w.show()
+    qtbot.waitExposed(w)
+    assert not hasattr(w, "session") or not done  # the frame is on the screen before the views
+    qtbot.waitUntil(lambda: done == ["first", "second"], timeout=TIMEOUT)
+    assert set(w.docks) >= {"files", "summary", "prCurves", "ndcgAtK", "diffChart", "drilldown"}
+    qtbot.waitUntil(lambda: all(w.docks[name].isVisible() for name in ("summary", "prCurves", "ndcgAtK")), timeout=5000)
+    s = w.session
+    qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
+    # the same numbers as the library gives for the same files
+    qrels = metrics.read_qrels(sample / "qrels.txt")
+    runs = [metrics.read_run(p) for p in sorted(sample.glob("run_*.txt"))]
+    expected = metrics.evaluate(qrels, runs, ["map"]).summary()["map"]
+    shown = s.results.summary["map"]
+    assert {r: round(v, 12) for r, v in shown.items()} == {r: round(v, 12) for r, v in expected.items()}
+    w.when_ready(lambda: done.append("now"))  # once built, work runs at once
+    assert done[-1] == "now"
+    close_window(w)
+
+
+def test_a_window_closed_before_its_views_are_built_closes_cleanly(qtbot, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings, deferred=True)
+    qtbot.addWidget(w)
+    ran = []
+    w.when_ready(lambda: ran.append(1))
+    w.close()
+    qtbot.wait(100)
+    assert ran == [] and not hasattr(w, "session")

@@ -35,10 +35,7 @@ def main(argv=None) -> int:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from metrics.readers import use_jemalloc_pool
     from workbench.views.main_window import MainWindow
-
-    use_jemalloc_pool()
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName(APP_NAME)
@@ -49,18 +46,27 @@ def main(argv=None) -> int:
         settings.clear()
     else:
         settings = QSettings(APP_NAME, APP_NAME)
-    window = MainWindow(settings=settings)
+    # the window shows itself first and builds its views (pandas, pyqtgraph) right after, unless a
+    # picture of it is asked for
+    window = MainWindow(settings=settings, deferred=not args.screenshot)
     from workbench.system import logs
 
-    logs.setup(window.messages.add)
     if args.screenshot:
         w, h = (int(v) for v in args.size.lower().split("x"))
         window.resize(w, h)
     window.show()
-    if args.files:
-        window.open_files(args.files)
-    else:
-        window.open_sample()
+
+    def start() -> None:
+        from metrics.readers import use_jemalloc_pool
+
+        use_jemalloc_pool()
+        logs.setup(window.messages.add)
+        if args.files:
+            window.open_files(args.files)
+        else:
+            window.open_sample()
+
+    window.when_ready(start)
 
     status = {"code": 0}
     if args.screenshot:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QSettings, Qt, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,16 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import workspace_file
-from workbench.session import SAMPLE_DIR, Session
-from workbench.views.diffchart import DifferenceChart
-from workbench.views.drilldown import QueryDrilldownView
-from workbench.views.inspect import InspectView
-from workbench.views.pairs import PairsView
-from workbench.views.panels import FilesPanel, MeasurePanel
-from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
-from workbench.views.significance import SignificancePanel
 from workbench.views.status import MessageArea, StaleBar
-from workbench.views.tables import PerQueryView, SummaryView
 from workbench.views.window_exports import ExportActions
 from workbench.views.window_layout import LAYOUT_VERSION, LayoutActions
 from workbench.views.window_workspaces import WorkspaceActions
@@ -44,16 +35,57 @@ LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than
 class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
     sigExported = Signal(str)
 
-    def __init__(self, session: Session | None = None, settings: QSettings | None = None, parent=None):
+    def __init__(self, session=None, settings: QSettings | None = None, parent=None, *, deferred: bool = False):
+        """``deferred``: show the window first and build its views (which import pandas, pyqtgraph and
+        the session's models) just after it is shown; :meth:`when_ready` runs work once they are."""
         super().__init__(parent)
-        self.session = session or Session(self)
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
         self.workspace_path: str | None = None  # the workspace file last opened or saved
-        self.session.chosen_kinds.update(self._chosen_kinds())
         self.setWindowTitle(APP_NAME)
         icon = os.path.join(os.path.dirname(os.path.dirname(__file__)), "resources", "icon.svg")
         if os.path.exists(icon):
             self.setWindowIcon(QIcon(icon))
+        self._first_show = True
+        self._ready: list | None = []  # work waiting for the views; None once they are built
+        if deferred:
+            self._pending_session = session
+            self.statusBar().showMessage("Starting…")
+            self._fit_to_screen()
+            geometry = self.settings.value("geometry")
+            if geometry is not None:
+                self.restoreGeometry(geometry)
+        else:
+            self._build(session)
+
+    def when_ready(self, work) -> None:
+        """Run ``work()`` now if the views are built, else as soon as they are."""
+        if self._ready is None:
+            work()
+        else:
+            self._ready.append(work)
+
+    def showEvent(self, event) -> None:
+        if self._ready is not None and not hasattr(self, "session"):
+            # shown before its views: they are built once this first frame is on the screen
+            super(LayoutActions, self).showEvent(event)
+            if not getattr(self, "_build_scheduled", False):
+                self._build_scheduled = True
+                QTimer.singleShot(30, lambda: self._build(self._pending_session))
+            return
+        super().showEvent(event)
+
+    def _build(self, session=None) -> None:
+        from workbench.session import Session
+        from workbench.views.diffchart import DifferenceChart
+        from workbench.views.drilldown import QueryDrilldownView
+        from workbench.views.inspect import InspectView
+        from workbench.views.pairs import PairsView
+        from workbench.views.panels import FilesPanel, MeasurePanel
+        from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
+        from workbench.views.tables import PerQueryView, SummaryView
+
+        self.session = session or Session(self)
+        self.session.chosen_kinds.update(self._chosen_kinds())
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -121,10 +153,10 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self.stale_toolbar.addWidget(self.stale_bar)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.stale_toolbar)
         self.stale_toolbar.hide()
-        self._fit_to_screen()
+        if not self.isVisible():
+            self._fit_to_screen()
         self._initial_state = self.saveState(LAYOUT_VERSION)  # dock positions for "Reset layout"
         self._restored = False
-        self._first_show = True
 
         s = self.session
         s.sigError.connect(self.messages.add)
@@ -145,6 +177,14 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self.ndcg_plot.sigExportRequested.connect(lambda: self._export_dialog("ndcg"))
         self._update_title()
         self.restore_layout()
+        if self.isVisible() and self._first_show:  # built after the first frame: lay the docks out
+            self._first_show = False  # once they have their places (the next turn of the event loop)
+            if not self._restored:
+                QTimer.singleShot(0, self._default_sizes)
+        self.statusBar().clearMessage()
+        waiting, self._ready = self._ready or [], None
+        for work in waiting:
+            work()
 
     # ------------------------------------------------------------------
     # structure
@@ -253,6 +293,8 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         tools.addAction("Mean", lambda: self.session.select_query(None))
         sig_tools = self.addToolBar("Significance")
         sig_tools.setObjectName("significanceToolBar")
+        from workbench.views.significance import SignificancePanel
+
         self.significance = SignificancePanel(self.session, self)
         sig_tools.addWidget(self.significance)
 
@@ -378,6 +420,8 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         return [str(v) for v in (value or [])]
 
     def _remember_recent(self, path: str) -> None:
+        from workbench.model.loading import SAMPLE_DIR
+
         if os.path.dirname(path) == str(SAMPLE_DIR):
             return
         recent = [p for p in self.recent_files() if p != path]
@@ -494,6 +538,10 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
     def closeEvent(self, event) -> None:
         import json
 
+        if not hasattr(self, "session"):  # closed before its views were built
+            self._ready = []
+            super().closeEvent(event)
+            return
         self.settings.setValue("chosenKinds", json.dumps(dict(list(self.session.chosen_kinds.items())[-500:])))
         self._save_last_session()
         self.save_layout()

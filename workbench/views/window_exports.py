@@ -7,9 +7,9 @@ import os
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from metrics import fileio
-from workbench.model import export
-from workbench.model import tables as table_model
-from workbench.views.report_dialog import ReportDialog
+
+# the exports' models (pandas) and the report dialog are imported when used: the main window shows
+# itself before they are needed
 
 
 class ExportActions:
@@ -44,8 +44,10 @@ class ExportActions:
         if path:
             self.export(what, path)
 
-    def report_dialog(self) -> ReportDialog:
+    def report_dialog(self):
         """Open the comparison report dialog (it exports in the background)."""
+        from workbench.views.report_dialog import ReportDialog
+
         dialog = ReportDialog(self.session, self.confirm_overwrite, self._export_dir(), self)
         dialog.sigWritten.connect(self.sigExported.emit)
         dialog.sigWritten.connect(
@@ -140,6 +142,9 @@ class ExportActions:
         wide, runs = results.per_query[measure], list(results.runs)
 
         def job(progress):
+            from workbench.model import export
+            from workbench.model import tables as table_model
+
             frame, _ = table_model.per_query_table(wide, baseline if baseline in runs else None)
             export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline), protect=inputs)
 
