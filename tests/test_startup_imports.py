@@ -63,3 +63,30 @@ def test_scoring_a_run_imports_neither_pandas_nor_scipy(tmp_path, measures):
     after_import, after_scoring = out.stdout.splitlines()[0], out.stdout.splitlines()[-1]
     assert after_import == "" and after_scoring == ""
     assert "map                   \tall\t" in out.stdout or "ndcg_cut_10           \tall\t" in out.stdout
+
+
+SHOWN_FIRST = """
+import os, sys
+os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings
+app = QApplication([])
+from workbench.views.main_window import MainWindow
+w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)
+w.show()
+app.processEvents()
+print(",".join(m for m in ("pandas", "pyarrow", "pyqtgraph", "scipy") if m in sys.modules))
+while w._ready is not None:
+    app.processEvents()
+print(",".join(m for m in ("pandas", "pyqtgraph") if m in sys.modules))
+os._exit(0)
+"""
+
+
+def test_the_window_is_shown_before_pandas_and_pyqtgraph_are_imported(tmp_path):
+    out = subprocess.run(
+        [sys.executable, "-c", SHOWN_FIRST, str(tmp_path / "s.ini")], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    shown, built = out.stdout.splitlines()
+    assert shown == "" and built == "pandas,pyqtgraph"
