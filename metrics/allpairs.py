@@ -60,7 +60,7 @@ import string
 import numpy as np
 import pandas as pd
 
-from .compare.baseline import _run_order, _select_measures, _tidy
+from .compare.baseline import TEST_COLUMNS, _run_order, _select_measures, _tidy
 from .compare.resampling import (  # noqa: F401  (importable from here, where the methods are described)
     _pair_intervals,
     _pair_resamplings,
@@ -75,27 +75,7 @@ from .compare.statistics import _clean, _effect_size, _test_pair, adjust_pvalues
 from .errors import Cancelled
 from .stat_methods import ALL_PAIRS_TESTS, CORRECTIONS, canonical_correction, canonical_test
 
-PAIR_COLUMNS = [
-    "measure",
-    "a",
-    "b",
-    "mean_a",
-    "mean_b",
-    "difference",
-    "p_value",
-    "p_corrected",
-    "ci_low",
-    "ci_high",
-    "effect_size",
-    "wins",
-    "ties",
-    "losses",
-    "n_queries",
-    "test",
-    "correction",
-    "significant",
-    "alpha",
-]
+PAIR_COLUMNS = ["measure", "a", "b", "mean_a", "mean_b", "difference", *TEST_COLUMNS]
 
 
 def compare_all_pairs(

@@ -139,10 +139,7 @@ class JudgedRanking:
         rel = self.rel[keep]
         qidx = self.qidx[keep]
         nq = self.n_queries
-        num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
-        offsets = np.zeros(nq + 1, dtype=np.int64)
-        np.cumsum(num_ret, out=offsets[1:])
-        rank = (np.arange(len(rel), dtype=np.int64) - offsets[qidx]).astype(np.int32)
+        num_ret, offsets, rank = _layout(qidx, nq)
         num_rel, num_rel_ret, relcum = _level_counts(rel, offsets, qidx, self.rel_levels, self.relevance_level)
         zeros = np.zeros(nq, dtype=np.int64)
         return replace(
@@ -167,6 +164,18 @@ class JudgedRanking:
     def isrel(self) -> np.ndarray:
         """Boolean per rank: judged grade >= relevance_level."""
         return self.rel >= self.relevance_level
+
+
+def _layout(qidx: np.ndarray, nq: int):
+    """(documents per query, offsets of the queries' ranks, 0-based rank of every row) of rows laid
+    out query after query (``qidx`` ascending)."""
+    num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
+    offsets = np.zeros(nq + 1, dtype=np.int64)
+    np.cumsum(num_ret, out=offsets[1:])
+    rank = np.empty(len(qidx), dtype=np.int32)
+    for lo, hi in _blocks(len(qidx)):
+        rank[lo:hi] = np.arange(lo, hi) - offsets[qidx[lo:hi]]
+    return num_ret, offsets, rank
 
 
 def _level_counts(rel, offsets, qidx, rel_levels, level):
@@ -289,12 +298,7 @@ def build_ranking(
         rel = rel[sel]
         qidx = qidx[sel]
 
-    num_ret = np.bincount(qidx, minlength=nq).astype(np.int64)
-    offsets = np.zeros(nq + 1, dtype=np.int64)
-    np.cumsum(num_ret, out=offsets[1:])
-    rank = np.empty(len(rel), dtype=np.int32)
-    for lo, hi in _blocks(len(rel)):
-        rank[lo:hi] = np.arange(lo, hi) - offsets[qidx[lo:hi]]
+    num_ret, offsets, rank = _layout(qidx, nq)
     # codes other than NONPOOL are rare: count those, not the others
     pooled = np.nonzero(rel != NONPOOL)[0]
     num_nonpool = num_ret - np.bincount(qidx[pooled], minlength=nq)

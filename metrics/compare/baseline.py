@@ -17,13 +17,8 @@ from metrics.stat_methods import canonical_correction, canonical_test
 from .statistics import _clean, _effect_size, _pair_seed, _test_pair, adjust_pvalues, bootstrap_ci
 
 #: Columns of the frame returned by :func:`compare`, in order.
-COLUMNS = [
-    "run",
-    "measure",
-    "baseline",
-    "baseline_mean",
-    "mean",
-    "delta",
+#: the columns of one pair's test, in a baseline comparison and in all pairs (metrics.allpairs)
+TEST_COLUMNS = [
     "p_value",
     "p_corrected",
     "ci_low",
@@ -37,6 +32,15 @@ COLUMNS = [
     "correction",
     "significant",
     "alpha",
+]
+COLUMNS = [
+    "run",
+    "measure",
+    "baseline",
+    "baseline_mean",
+    "mean",
+    "delta",
+    *TEST_COLUMNS,
     "ci_level",
     "n_baseline_only",
     "n_run_only",
