@@ -76,6 +76,8 @@ from .errors import Cancelled
 from .stat_methods import ALL_PAIRS_TESTS, CORRECTIONS, canonical_correction, canonical_test
 
 PAIR_COLUMNS = ["measure", "a", "b", "mean_a", "mean_b", "difference", *TEST_COLUMNS]
+# the tests whose p-values come from a resampling shared by the pairs (the others are scipy's, per pair)
+_SHARED_TESTS = {"permutation": paired_permutation_tests, "bootstrap": paired_bootstrap_tests}
 
 
 def compare_all_pairs(
@@ -122,23 +124,10 @@ def compare_all_pairs(
         table = wide.to_numpy(np.float64)
         every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
         intervals = _pair_intervals(table, every, int(bootstrap), ci, seed, measure)
-        if test == "permutation":
+        if test in _SHARED_TESTS:  # one resampling for all the pairs with the same paired queries
+            kernel = _SHARED_TESTS[test]
             tests = _pair_resamplings(
-                table,
-                every,
-                seed,
-                measure,
-                "test",
-                lambda d, rng: paired_permutation_tests(d, int(permutations), rng).tolist(),
-            )
-        if test == "bootstrap":
-            tests = _pair_resamplings(
-                table,
-                every,
-                seed,
-                measure,
-                "test",
-                lambda d, rng: paired_bootstrap_tests(d, int(permutations), rng).tolist(),
+                table, every, seed, measure, "test", lambda d, rng: kernel(d, int(permutations), rng).tolist()
             )
         tukey = None
         if test == "tukey":
