@@ -458,3 +458,25 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
         window.pairs_view.table.cellClicked.emit(0, 1)
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert s.baseline_label() == b and window.diff_chart.chosen_runs() == [a]
+
+
+def test_letter_tooltips_list_every_other_run_with_its_pair(collection):
+    ev, comparison = comparison_of(collection, test="t", correction="holm", alpha=0.05, mode="pairs", bootstrap=0)
+    table = ev.summary().reset_index()
+    marks, tips = significance_model.summary_marks(comparison, table)
+    runs = list(comparison.request.runs)
+    from metrics.allpairs import letter
+
+    for i, run in enumerate(table["run"]):
+        assert marks.at[i, "run"] == f" ({letter(runs.index(run))})"
+        lines = tips.at[i, "map"].split("\n")
+        others = [r for r in runs if r != run]
+        assert len(lines) == len(others)
+        for line, other in zip(lines, others):
+            row = comparison.pair(run, other, "map")
+            diff = row["difference"] if row["a"] == run else -row["difference"]
+            assert line.startswith(f"vs ({letter(runs.index(other))}) {other}: Δ {diff:+.4f}, corrected p = ")
+            assert line.endswith(("better" if diff > 0 else "worse") if row["significant"] else "not different"), line
+    # the pair looked up either way round is the same row
+    assert comparison.pair(runs[0], runs[1], "map") is comparison.pair(runs[1], runs[0], "map")
+    assert comparison.pair(runs[0], runs[1], "nope") is None

@@ -776,3 +776,40 @@ def test_a_window_closed_before_its_views_are_built_closes_cleanly(qtbot, tmp_pa
     w.close()
     qtbot.wait(100)
     assert ran == [] and not hasattr(w, "session")
+
+
+def test_files_panel_shows_the_label_used_when_a_rename_is_changed(qtbot, window, small):
+    """A row is only made again when what it shows changed; the name typed in the cell is not what it shows
+    when the session makes the label unique, so the row shows the label the session used."""
+    drop_and_wait(qtbot, window, small)
+    s = window.session
+    table = window.files.table
+    row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "beta")
+    others = [table.item(r, 0) for r in range(table.rowCount()) if r != row]
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        table.item(row, 0).setText("alpha")
+    used = s.results.runs[1]
+    assert used != "alpha" and used.startswith("alpha")
+    assert table.item(row, 0).text() == used
+    # the rows that did not change are the same items
+    assert [table.item(r, 0) for r in range(table.rowCount()) if r != row] == others
+
+
+def test_columns_are_as_wide_as_their_longest_text(qtbot, window):
+    from workbench.views.qtable import DataFrameModel, DataFrameProxy, fit_columns
+
+    frame = pd.DataFrame(
+        {"query_id": ["1", "2", "a much longer query id than the others"], "x": [0.5, 123456.25, np.nan]}
+    )
+    model = DataFrameModel()
+    proxy = DataFrameProxy()
+    proxy.setSourceModel(model)
+    model.set_frame(frame, marks=pd.DataFrame({"query_id": "", "x": ["", " †††", ""]}))
+    view = window.per_query.view
+    view.setModel(proxy)
+    fit_columns(view)
+    fm = view.fontMetrics()
+    assert view.columnWidth(0) >= fm.horizontalAdvance("a much longer query id than the others") + 16
+    assert view.columnWidth(1) >= fm.horizontalAdvance("123456.2500 †††") + 16
+    assert model.longest_texts(1, 200, keep=1) == ["123456.2500 †††"]
+    assert [model.index(r, 1).data() for r in range(3)] == ["0.5000", "123456.2500 †††", "–"]

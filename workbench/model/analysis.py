@@ -6,6 +6,8 @@ only looks results up (:class:`CurveTable`, :class:`Results`).
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
@@ -33,31 +35,44 @@ class Request:
     ndcg_options: tuple[tuple[str, object], ...] = ()
     qrels_name: str | None = None
     key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
+    cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
 
 
 class CurveTable:
-    """Curves per (query, run) looked up without scanning the frame.
+    """Curves per (query, run) looked up without scanning anything.
 
-    ``frame`` is tidy: columns ``run``, ``query_id``, ``x`` column, ``y`` column.
+    Made from a tidy ``frame`` (columns ``run``, ``query_id``, the ``x`` column, the ``y`` column), or
+    with :meth:`from_blocks` from the per-run blocks of :func:`metrics.curves.evaluate_with_curves`
+    (``tidy=False``), which the window uses: no frame of one row per point is made.
     """
 
     def __init__(self, frame: pd.DataFrame, x: str, y: str):
         frame = frame.sort_values(["query_id", "run", x], kind="stable").reset_index(drop=True)
-        self.frame = frame
-        self._x = frame[x].to_numpy(dtype=float)
-        self._y = frame[y].to_numpy(dtype=float)
-        self._index = {
-            (str(q), str(r)): idx for (q, r), idx in frame.groupby(["query_id", "run"], sort=False).indices.items()
+        xs, ys = frame[x].to_numpy(dtype=float), frame[y].to_numpy(dtype=float)
+        self._curves = {
+            (str(q), str(r)): (xs[idx], ys[idx])
+            for (q, r), idx in frame.groupby(["query_id", "run"], sort=False).indices.items()
         }
 
+    @classmethod
+    def from_blocks(cls, blocks) -> CurveTable:
+        """From ``(label, query ids, x values, values (queries x points), mean)`` blocks, one per run; the
+        mean is the curve of query :data:`MEAN`."""
+        table = cls.__new__(cls)
+        table._curves = {}
+        for label, qids, xs, values, overall in blocks:
+            x = np.asarray(xs, dtype=float)
+            values = np.asarray(values, dtype=float)
+            for i, q in enumerate(qids):
+                table._curves[(str(q), str(label))] = (x, values[i])
+            table._curves[(MEAN, str(label))] = (x, np.asarray(overall, dtype=float))
+        return table
+
     def get(self, query_id: str, run: str) -> tuple[np.ndarray, np.ndarray] | None:
-        idx = self._index.get((str(query_id), str(run)))
-        if idx is None:
-            return None
-        return self._x[idx], self._y[idx]
+        return self._curves.get((str(query_id), str(run)))
 
     def __contains__(self, key) -> bool:
-        return key in self._index
+        return key in self._curves
 
 
 @dataclass
@@ -97,27 +112,44 @@ class Results:
 def compute(request: Request, progress=None) -> Results:
     """Evaluate every run, and compute the curves the plots show.
 
-    The returned ``Results.request`` holds the qrels as one frame.
+    The returned ``Results.request`` holds the qrels as one frame.  With ``request.cache`` (a
+    :class:`RunCache`), runs already scored with the same qrels and options are not scored again:
+    adding a run to a hundred, or renaming one, scores only what changed.  ``progress(fraction)``
+    hears of every run scored and stops the work (:class:`metrics.errors.Cancelled`) when it
+    returns False.
     """
-    if isinstance(request.qrels, tuple):
-        request = replace(request, qrels=merge_qrels(request.qrels))
+    parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
+    request = replace(request, qrels=merge_qrels(parts))
     runs = dict(request.runs)
-    step = _Steps(progress, 3)
     spec = ndcg_variant(request.measures, dict(request.ndcg_options))
     measures, bad = parse_each(spec)
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
-    step()
-    # each run's ranking is built once, for the measures and both kinds of curves
-    ev, pr, atk = metrics.curves.evaluate_with_curves(
-        request.qrels,
-        runs,
-        measures,
-        relevance_level=request.relevance_level,
-        kind="NDCG",
-        k_max=request.k_max,
-        **_changed_ndcg_options(dict(request.ndcg_options)),
-    )
+    cache = request.cache if request.cache is not None else RunCache()
+    options = (tuple(spec), request.relevance_level, request.k_max, tuple(sorted(request.ndcg_options)))
+    scored = cache.scored(parts, options)
+    found = {label: scored.get(label, runs[label]) for label in runs}
+    todo = [label for label, hit in found.items() if hit is None]
+    step = _Steps(progress, len(todo) + 2)
+    if todo:
+        qrels = cache.encoded(parts, request.qrels)
+        for label in todo:
+            # each run's ranking is built once, for the measures and both kinds of curves
+            one, pr, atk = metrics.curves.evaluate_with_curves(
+                qrels,
+                {label: runs[label]},
+                measures,
+                relevance_level=request.relevance_level,
+                kind="NDCG",
+                k_max=request.k_max,
+                tidy=False,
+                **_changed_ndcg_options(dict(request.ndcg_options)),
+            )
+            found[label] = _Scored(one, pr, atk)
+            scored.put(label, runs[label], found[label])
+            step()
+    done = list(found.values())
+    ev = _merge([d.evaluation for d in done])
     step()
     names = ev.measure_names()
     summary = ev.summary()
@@ -126,14 +158,8 @@ def compute(request: Request, progress=None) -> Results:
     coverage = {r: (len(ev.query_ids[r]), int(runs[r]["query_id"].nunique())) for r in ev.runs}
     unscored = [r for r, (shared, _) in coverage.items() if shared == 0]
     summary.loc[unscored] = np.nan  # a mean over no query is not a score of 0
-    wide = {}
-    pq = ev.per_query
-    for name, part in pq.groupby("measure", sort=False):
-        w = part.pivot(index="query_id", columns="run", values="value")
-        w = w.reindex(columns=list(ev.runs))
-        w.columns.name = None
-        wide[str(name)] = w.reindex(sort_queries(w.index))
-    query_ids = sort_queries(pd.unique(pq["query_id"]))
+    ev.per_query  # the comparison's input, made here rather than on the GUI thread  # noqa: B018
+    wide, query_ids = _wide_per_query(ev)
     step()
     return Results(
         request=request,
@@ -143,11 +169,122 @@ def compute(request: Request, progress=None) -> Results:
         measures=names,
         runs=list(ev.runs),
         query_ids=query_ids,
-        pr=CurveTable(pr, "recall", "precision"),
-        ndcg=CurveTable(atk, "k", "value"),
+        pr=CurveTable.from_blocks(b for d in done for b in d.pr),
+        ndcg=CurveTable.from_blocks(b for d in done for b in d.atk),
         coverage=coverage,
         measure_errors=bad,
     )
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """One run scored: its one-run :class:`metrics.evaluate.Evaluation` and its curve blocks."""
+
+    evaluation: object
+    pr: list
+    atk: list
+
+
+def _merge(evaluations: list):
+    """One :class:`metrics.evaluate.Evaluation` of the runs of several one-run evaluations, in order."""
+    from metrics.evaluate import Evaluation
+
+    first = evaluations[0]
+    return Evaluation(
+        runs=[r for e in evaluations for r in e.runs],
+        measures=first.measures,
+        query_ids={r: q for e in evaluations for r, q in e.query_ids.items()},
+        results=[x for e in evaluations for x in e.results],
+        warnings=[w for e in evaluations for w in e.warnings],
+        names=first.names,
+        settings=first.settings,
+    )
+
+
+class _Scores:
+    """The runs scored with one qrels and one set of options: label -> (weak reference to the run, _Scored)."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, tuple[weakref.ref, _Scored]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, label: str, run) -> _Scored | None:
+        with self._lock:
+            hit = self._runs.get(label)
+        return hit[1] if hit is not None and hit[0]() is run else None
+
+    def put(self, label: str, run, scored: _Scored) -> None:
+        with self._lock:
+            self._runs[label] = (weakref.ref(run), scored)
+
+
+class RunCache:
+    """What an evaluation keeps for the next one, shared by the evaluations of one window (thread-safe).
+
+    For the two latest (qrels, options) it keeps every run's scores and curves, keyed by the run's
+    label and the identity of its frame (a file read again is a new frame), and the encoded qrels:
+    frames are never changed in place once loaded (:mod:`workbench.model.workspace`).
+    """
+
+    KEEP = 2  # sets of options kept: switching an option back and forth scores nothing again
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._scores: dict[tuple, tuple[list, _Scores]] = {}
+        self._encoded: tuple[list, object] | None = None
+
+    @staticmethod
+    def _alive(refs: list, parts) -> bool:
+        return len(refs) == len(parts) and all(ref() is part for ref, part in zip(refs, parts))
+
+    def scored(self, parts, options: tuple) -> _Scores:
+        """The scores kept for the qrels ``parts`` (frames) and ``options`` (made empty when new)."""
+        key = (tuple(id(p) for p in parts), options)
+        with self._lock:
+            hit = self._scores.pop(key, None)
+            if hit is None or not self._alive(hit[0], parts):
+                hit = ([weakref.ref(p) for p in parts], _Scores())
+            self._scores[key] = hit  # the latest last
+            while len(self._scores) > self.KEEP:
+                del self._scores[next(iter(self._scores))]
+            return hit[1]
+
+    def encoded(self, parts, qrels):
+        """``qrels`` (the merged ``parts``) encoded for scoring, once while the parts are loaded."""
+        with self._lock:
+            if self._encoded is not None and self._alive(self._encoded[0], parts):
+                return self._encoded[1]
+        from metrics.evaluate import _encoded
+
+        enc = _encoded(qrels)
+        with self._lock:
+            self._encoded = ([weakref.ref(p) for p in parts], enc)
+        return enc
+
+
+def _wide_per_query(ev) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Each measure's values as a frame (index query_id in natural order, one column per run, NaN where a
+    run has no value), made from the runs' numpy blocks; and every evaluated query in natural order."""
+    blocks = [r for r in ev.results if r.names and r.query_ids]
+    query_ids = sort_queries({str(q) for r in blocks for q in r.query_ids})
+    row = {q: i for i, q in enumerate(query_ids)}
+    runs = list(ev.runs)
+    column = {run: j for j, run in enumerate(runs)}
+    measures = list(dict.fromkeys(str(n) for r in blocks for n in r.names))
+    cube = np.full((len(measures), len(query_ids), len(runs)), np.nan)
+    present = np.zeros((len(measures), len(query_ids)), dtype=bool)  # the queries some run has a value for
+    where = {m: k for k, m in enumerate(measures)}
+    for r in blocks:
+        rows = np.fromiter((row[str(q)] for q in r.query_ids), dtype=np.int64, count=len(r.query_ids))
+        ks = np.asarray([where[str(n)] for n in r.names])
+        cube[ks[:, None], rows[None, :], column[r.label]] = r.values.T
+        present[ks[:, None], rows[None, :]] = True
+    ids = np.asarray(query_ids, dtype=object)
+    wide = {}
+    for m, k in where.items():
+        index = pd.Index(ids[present[k]], dtype="str", name="query_id")
+        wide[m] = pd.DataFrame(cube[k][present[k]], index=index, columns=runs)
+    return wide, query_ids
 
 
 def parse_each(spec) -> tuple[list | None, list[str]]:

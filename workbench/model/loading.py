@@ -65,7 +65,16 @@ def _load_file(path: str, kind: str | None, progress):
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
     if kind == "queries" or (kind is None and metrics.topics.sniff(_head(path))):
         return stat, QueriesFile(path, metrics.topics.read_queries(path))
-    return stat, metrics.readers.read_file(path, kind=kind, progress=progress)
+    loaded = metrics.readers.read_file(path, kind=kind, progress=progress)
+    # the ids as the scoring code holds them, made here in the reader's thread once rather than by
+    # every evaluation of the file
+    from metrics.columns import remember_columns
+
+    if loaded.run is not None:
+        remember_columns(loaded.run, "run")
+    if loaded.qrels is not None:
+        remember_columns(loaded.qrels, "qrels")
+    return stat, loaded
 
 
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:

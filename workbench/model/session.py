@@ -93,6 +93,7 @@ class SessionModel(FileRules):
         self.k_max = 100
         self.ndcg_options: dict[str, object] = {}
         self.results: analysis.Results | None = None
+        self.run_cache = analysis.RunCache()  # runs scored, kept for the next evaluation
         self.selected_query: str | None = None
         self.focus_measure: str | None = None
         self.is_sample = False
@@ -268,6 +269,7 @@ class SessionModel(FileRules):
             ndcg_options=tuple(sorted(self.ndcg_options.items())),
             qrels_name=self.workspace.qrels_name(),
             key=key,
+            cache=self.run_cache,
         )
 
     def apply_results(self, results: analysis.Results) -> None:

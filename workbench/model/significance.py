@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 
 from metrics.measures import is_count
@@ -89,6 +90,7 @@ class Comparison:
     table: pd.DataFrame  # metrics.compare.compare frame
     differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
     pairs: pd.DataFrame | None = None  # metrics.allpairs frame (mode "pairs")
+    _pair_rows: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def letters(self) -> dict:
         """``{(run, measure): letters}`` of the runs each run is significantly better than (mode "pairs")."""
@@ -99,12 +101,15 @@ class Comparison:
         return significance_letters(self.pairs, list(self.request.runs))
 
     def pair(self, a: str, b: str, measure: str):
-        """The all-pairs row of runs ``a`` and ``b`` (either order) on ``measure``, or None."""
+        """The all-pairs row of runs ``a`` and ``b`` (either order) on ``measure``, as a dict, or None."""
         if self.pairs is None:
             return None
-        p = self.pairs
-        hit = p.loc[(p["measure"] == measure) & (((p["a"] == a) & (p["b"] == b)) | ((p["a"] == b) & (p["b"] == a)))]
-        return None if hit.empty else hit.iloc[0]
+        if self._pair_rows is None:  # built once: the matrix view asks for every cell
+            self._pair_rows = {}
+            for row in self.pairs.to_dict(orient="records"):
+                m = str(row["measure"])
+                self._pair_rows[(m, row["a"], row["b"])] = self._pair_rows[(m, row["b"], row["a"])] = row
+        return self._pair_rows.get((str(measure), a, b))
 
     @property
     def baseline(self) -> str:
@@ -231,32 +236,40 @@ def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[p
     measures get :data:`PAD` so that the numbers stay aligned; the baseline's
     ``run`` cell says it is the baseline.
     """
-    marks = pd.DataFrame("", index=table.index, columns=table.columns)
-    tips = pd.DataFrame("", index=table.index, columns=table.columns)
-    if comparison is None or "run" not in table.columns:
-        return marks, tips
-    if comparison.pairs is not None:
-        return _letter_marks(comparison, table, marks, tips)
+    columns = [str(c) for c in table.columns]
+    marks = np.full((len(table), len(columns)), "", dtype=object)
+    tips = np.full((len(table), len(columns)), "", dtype=object)
+    if comparison is not None and "run" in table.columns:
+        # cells filled through plain arrays and dictionaries: with 100 runs a lookup per cell in the
+        # comparison's frame (or pandas' .at) takes seconds on the GUI thread
+        fill = _letter_marks if comparison.pairs is not None else _baseline_marks
+        fill(comparison, list(table["run"]), columns, marks, tips)
+    return (
+        pd.DataFrame(marks, index=table.index, columns=table.columns),
+        pd.DataFrame(tips, index=table.index, columns=table.columns),
+    )
+
+
+def _baseline_marks(comparison: Comparison, runs: list, columns: list, marks, tips) -> None:
+    """The marker of each value against the baseline (dagger, double dagger), with its test in the tooltip."""
     t = comparison.table
     family = int(t["p_value"].notna().sum())
-    lookup = {(r["run"], str(r["measure"])): r for _, r in t.iterrows()}
-    compared = {str(m) for m in t["measure"]}
-    for i, run in zip(table.index, table["run"]):
+    lookup = {(r["run"], str(r["measure"])): r for r in t.to_dict(orient="records")}
+    compared = [j for j, col in enumerate(columns) if col in {str(m) for m in t["measure"]}]
+    run_col = columns.index("run")
+    for i, run in enumerate(runs):
         if run == comparison.baseline:
-            marks.at[i, "run"] = " (baseline)"
-            tips.at[i, "run"] = "The other runs are compared with this run"
-        for col in table.columns:
-            if str(col) in compared:
-                marks.at[i, col] = PAD  # unmarked values line up with marked ones
-            row = lookup.get((run, str(col)))
-            if row is None:
-                continue
-            marks.at[i, col] = marker(row) or PAD
-            tips.at[i, col] = tooltip(row, family)
-    return marks, tips
+            marks[i, run_col] = " (baseline)"
+            tips[i, run_col] = "The other runs are compared with this run"
+        for j in compared:
+            marks[i, j] = PAD  # unmarked values line up with marked ones
+            row = lookup.get((run, columns[j]))
+            if row is not None:
+                marks[i, j] = marker(row) or PAD
+                tips[i, j] = tooltip(row, family)
 
 
-def _letter_marks(comparison: Comparison, table, marks, tips):
+def _letter_marks(comparison: Comparison, runs_shown: list, columns: list, marks, tips) -> None:
     """Letters: each run's letter after its name, and after each value the letters of the runs it is
     significantly better than (with the pairs in the tooltip)."""
     from metrics.allpairs import letter
@@ -265,28 +278,35 @@ def _letter_marks(comparison: Comparison, table, marks, tips):
     letter_of = {r: letter(i) for i, r in enumerate(runs)}
     got = comparison.letters()
     width = max([len(v) for v in got.values()] + [0])
-    compared = {str(m) for m in comparison.pairs["measure"]}
-    for i, run in zip(table.index, table["run"]):
-        if run in letter_of:
-            marks.at[i, "run"] = f" ({letter_of[run]})"
-        for col in table.columns:
-            if str(col) not in compared or run not in letter_of:
+    pairs = comparison.pairs
+    compared = {str(m) for m in pairs["measure"]}
+    # (run, measure) -> [(other, difference of run - other, corrected p, significant)]
+    seen: dict = {}
+    for r in pairs[["measure", "a", "b", "difference", "p_corrected", "significant"]].itertuples(index=False):
+        m = str(r.measure)
+        seen.setdefault((r.a, m), {})[r.b] = (r.difference, r.p_corrected, bool(r.significant))
+        seen.setdefault((r.b, m), {})[r.a] = (-r.difference, r.p_corrected, bool(r.significant))
+    run_col = columns.index("run")
+    for i, run in enumerate(runs_shown):
+        if run not in letter_of:
+            continue
+        marks[i, run_col] = f" ({letter_of[run]})"
+        for j, col in enumerate(columns):
+            if col not in compared:
                 continue
-            text = got.get((run, str(col)), "")
-            marks.at[i, col] = "\u2009" + text.ljust(width, "\u2002") if width else ""
+            text = got.get((run, col), "")
+            marks[i, j] = "\u2009" + text.ljust(width, "\u2002") if width else ""
+            against = seen.get((run, col), {})
             lines = []
             for other in runs:
-                row = comparison.pair(run, other, str(col)) if other != run else None
-                if row is None:
+                if other not in against:
                     continue
-                diff = row["difference"] if row["a"] == run else -row["difference"]
-                verdict = ("better" if diff > 0 else "worse") if bool(row["significant"]) else "not different"
+                diff, p, significant = against[other]
+                verdict = ("better" if diff > 0 else "worse") if significant else "not different"
                 lines.append(
-                    f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {format_pvalue(row['p_corrected'])}"
-                    f" — {verdict}"
+                    f"vs ({letter_of[other]}) {other}: Δ {diff:+.4f}, corrected p = {format_pvalue(p)} — {verdict}"
                 )
-            tips.at[i, col] = "\n".join(lines)
-    return marks, tips
+            tips[i, j] = "\n".join(lines)
 
 
 def legend(comparison: Comparison | None) -> str:

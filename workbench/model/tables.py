@@ -44,23 +44,20 @@ def per_query_table(wide: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFr
     ``"Δ <run>"``; a query missing from either run has no difference.
     """
     runs = [str(c) for c in wide.columns]
-    table = wide.copy()
-    table.columns = runs
-    table.index = table.index.astype(str)
-    tones = pd.DataFrame("", index=table.index, columns=runs)
-    if baseline in runs:
-        base = table[baseline].to_numpy(dtype=float)
-        for run in runs:
-            if run == baseline:
-                continue
-            diff = table[run].to_numpy(dtype=float) - base
-            col = DIFF_PREFIX + run
-            table[col] = diff
-            tone = np.where(diff > 0, "better", np.where(diff < 0, "worse", ""))
-            tones[col] = tone
-    table.insert(0, "query_id", table.index.to_numpy())
+    values = wide.to_numpy(dtype=float)
+    ids = wide.index.astype(str).to_numpy()
+    columns, blocks, tone_blocks = list(runs), [values], [np.full(values.shape, "", dtype=object)]
+    if baseline in runs:  # every difference column at once: one frame, not a column inserted per run
+        others = [i for i, run in enumerate(runs) if run != baseline]
+        diff = values[:, others] - values[:, [runs.index(baseline)]]
+        columns += [DIFF_PREFIX + runs[i] for i in others]
+        blocks.append(diff)
+        tone_blocks.append(np.where(diff > 0, "better", np.where(diff < 0, "worse", "")).astype(object))
+    table = pd.DataFrame(np.hstack(blocks), columns=columns)
+    tones = pd.DataFrame(np.hstack(tone_blocks), columns=columns)
+    table.insert(0, "query_id", ids)
     tones.insert(0, "query_id", "")
-    return table.reset_index(drop=True), tones.reset_index(drop=True)
+    return table, tones
 
 
 def query_rank(ids) -> np.ndarray:

@@ -43,6 +43,7 @@ class FilesPanel(QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self._refreshing = False
+        self._shown: list[tuple] = []  # what each row shows (see refresh)
         self.session = session
         self.table = QTableWidget(0, len(self.COLUMNS), self)
         self.table.setHorizontalHeaderLabels(self.COLUMNS)
@@ -123,8 +124,21 @@ class FilesPanel(QWidget):
         changed = {e.path for e in ws.changed_on_disk()}
         self.table.blockSignals(True)
         self.table.setRowCount(len(ws.entries))
+        del self._shown[len(ws.entries) :]
         for row, e in enumerate(ws.entries):
             name = e.label if e.is_run else e.name
+            bold = e.is_run and e.path == baseline
+            status, status_tip, warn = self._status(e, baseline, coverage, changed)
+            # a row is made again only when what it shows changed: a folder of hundreds of runs
+            # changes one row at a time
+            shown = (name, e.path, e.is_run, bold, e.kind, e.status, status, status_tip, warn)
+            old = self.table.item(row, 0)
+            if row < len(self._shown) and self._shown[row] == shown and old is not None and old.text() == name:
+                continue
+            if row < len(self._shown):
+                self._shown[row] = shown
+            else:
+                self._shown.append(shown)
             item = QTableWidgetItem(name)
             item.setData(PATH_ROLE, e.path)
             tip = e.path if not e.is_run else f"{e.label}\n{e.path}"
@@ -133,7 +147,7 @@ class FilesPanel(QWidget):
             if e.is_run:
                 flags |= Qt.ItemFlag.ItemIsEditable
             item.setFlags(flags)
-            if e.is_run and e.path == baseline:
+            if bold:
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
@@ -157,43 +171,48 @@ class FilesPanel(QWidget):
                 combo.activated.connect(lambda idx, c=combo, p=e.path: self._on_kind(p, c.itemData(idx)))
                 self.table.setCellWidget(row, 1, combo)
 
-            if e.status == "loading":
-                status = "loading…"
-            elif e.status == "error":
-                status = "error"
-            elif e.error:
-                status = "reload failed"
-            elif e.path in changed:
-                status = "changed on disk"
-            elif e.is_run and coverage.get(e.label, (1, 1))[0] == 0:
-                status = "no shared query"
-            elif e.is_run and e.path == baseline:
-                status = "baseline"
-            elif e.kind == "qrels":
-                status = "in use"
-            elif e.kind == "queries":
-                status = f"{len(e.queries or {})} queries"
-            else:
-                status = "ok"
-            tip = e.error or ""
-            shared, total = coverage.get(e.label, (None, None)) if e.is_run else (None, None)
-            if shared == 0:
-                tip = "No query of this run is in the qrels: it cannot be scored (a run of another collection?)"
-            elif shared is not None and shared < total:
-                status += f" ({shared}/{total} q)"
-                tip = f"Only {shared} of the run's {total} queries are in the qrels"
-            elif e.path in changed:
-                tip = "The file changed on disk since it was read; what is shown is of the earlier content"
             st = QTableWidgetItem(status)
             st.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
-            st.setToolTip(tip)
-            if e.error or shared == 0 or e.path in changed:
+            st.setToolTip(status_tip)
+            if warn:
                 st.setForeground(Qt.GlobalColor.darkRed)
             self.table.setItem(row, 2, st)
         self.table.blockSignals(False)
         if selected:
             self.select_path(selected)
         self._refreshing = False
+
+    @staticmethod
+    def _status(e, baseline, coverage: dict, changed: set) -> tuple[str, str, bool]:
+        """The status column of a file: its text, its tooltip, and whether it is a warning."""
+        if e.status == "loading":
+            status = "loading…"
+        elif e.status == "error":
+            status = "error"
+        elif e.error:
+            status = "reload failed"
+        elif e.path in changed:
+            status = "changed on disk"
+        elif e.is_run and coverage.get(e.label, (1, 1))[0] == 0:
+            status = "no shared query"
+        elif e.is_run and e.path == baseline:
+            status = "baseline"
+        elif e.kind == "qrels":
+            status = "in use"
+        elif e.kind == "queries":
+            status = f"{len(e.queries or {})} queries"
+        else:
+            status = "ok"
+        tip = e.error or ""
+        shared, total = coverage.get(e.label, (None, None)) if e.is_run else (None, None)
+        if shared == 0:
+            tip = "No query of this run is in the qrels: it cannot be scored (a run of another collection?)"
+        elif shared is not None and shared < total:
+            status += f" ({shared}/{total} q)"
+            tip = f"Only {shared} of the run's {total} queries are in the qrels"
+        elif e.path in changed:
+            tip = "The file changed on disk since it was read; what is shown is of the earlier content"
+        return status, tip, bool(e.error or shared == 0 or e.path in changed)
 
     def _on_selection(self) -> None:
         path = self.selected_path()

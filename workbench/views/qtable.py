@@ -128,17 +128,10 @@ class DataFrameModel(QAbstractTableModel):
         r, c = index.row(), index.column()
         if not (0 <= r < len(self._frame) and 0 <= c < len(self._columns)):
             return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.display_text(r, c)
         value = self._columns[c][r]
         numeric = self._numeric[c]
-        if role == Qt.ItemDataRole.DisplayRole:
-            mark = "" if self._marks is None else self._marks[r, c]
-            if numeric:
-                if math.isnan(value):
-                    return "–" + mark
-                if self._integer[c]:
-                    return str(int(value)) + mark
-                return f"{value:.{self.decimals}f}" + mark
-            return value + mark if mark else value
         if role == SORT_ROLE:
             if c in self._sort_keys:
                 return int(self._sort_keys[c][r])
@@ -164,6 +157,25 @@ class DataFrameModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.FontRole and self._tones is not None:
             return self._bold if self._tones[r, c] == "best" else None
         return None
+
+    def display_text(self, r: int, c: int) -> str:
+        """The text a cell shows: numbers rounded for reading, counts whole, missing values as "–", then its mark."""
+        value = self._columns[c][r]
+        mark = "" if self._marks is None else self._marks[r, c]
+        if self._numeric[c]:
+            if math.isnan(value):
+                return "–" + mark
+            if self._integer[c]:
+                return str(int(value)) + mark
+            return f"{value:.{self.decimals}f}" + mark
+        return value + mark if mark else value
+
+    def longest_texts(self, c: int, rows: int, keep: int = 3) -> list[str]:
+        """The ``keep`` longest texts (in characters) of column ``c`` among its first ``rows`` rows, for sizing
+        the column: formatted here rather than through :meth:`data` (a Qt call per cell takes seconds for the
+        hundreds of columns of a table with many runs)."""
+        texts = {self.display_text(r, c) for r in range(min(rows, len(self._frame)))}
+        return sorted(texts, key=len)[-keep:]
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         horizontal = orientation == Qt.Orientation.Horizontal
@@ -265,10 +277,15 @@ def fit_columns(view, max_header_chars: int = 18) -> None:
     model = view.model()
     fm = view.fontMetrics()
     rows = min(model.rowCount(), 200) if model is not None else 0
+    source = model.sourceModel() if isinstance(model, QSortFilterProxyModel) else model
     for c in range(model.columnCount() if model is not None else 0):
         # the widest of the first rows as shown (sizeHintForColumn lays out every cell: seconds for
-        # hundreds of columns)
-        texts = [model.index(r, c).data() for r in range(rows)]
+        # hundreds of columns); a DataFrameModel formats its texts without a Qt call per cell, and only
+        # the longest few are measured
+        if isinstance(source, DataFrameModel):
+            texts = source.longest_texts(c, rows)
+        else:
+            texts = [model.index(r, c).data() for r in range(rows)]
         content = max([fm.horizontalAdvance(str(t)) for t in texts if t is not None] + [0]) + 16
         head = header.sectionSizeFromContents(c).width()
         header.resizeSection(c, max(content, min(head, cap), 40))
