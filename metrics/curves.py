@@ -14,9 +14,9 @@ are labelled as :func:`metrics.evaluate` labels them.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .evaluate import labelled_runs
 from .measures import FAMILIES
@@ -24,6 +24,9 @@ from .measures.extra import dcg_matrices, ndcg_ratio
 from .measures.extra import ndcg_options as _options
 from .measures.registry import mean
 from .ranking import EncodedQrels, build_ranking
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["precision_recall", "at_k", "evaluate_with_curves", "RECALL_LEVELS", "AT_K_KINDS"]
 
@@ -36,6 +39,8 @@ AT_K_KINDS = ("P", "R", "DCG", "NDCG")
 def _check_qrels(qrels) -> None:
     if isinstance(qrels, EncodedQrels):  # encoded once by the caller (metrics.encode_qrels)
         return
+    import pandas as pd  # here: scoring runs from disk (workbench.model.disk_runs) needs no pandas
+
     if not isinstance(qrels, pd.DataFrame):
         raise TypeError(f"qrels must be a DataFrame, not {type(qrels).__name__}")
     missing = {"query_id", "doc_id", "relevance"} - set(qrels.columns)
@@ -54,6 +59,8 @@ def _rankings(qrels, runs, relevance_level):
 def _tidy(parts, value_columns) -> pd.DataFrame:
     """Concatenate per-run blocks (label, query ids (n,), x (m,), values (n, m),
     all values (m,)) into a long frame: per-query rows, then the "all" rows."""
+    import pandas as pd
+
     xname, yname, xdtype = value_columns
     frames = []
     for label, qids, xs, values, overall in parts:

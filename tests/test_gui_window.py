@@ -813,3 +813,32 @@ def test_columns_are_as_wide_as_their_longest_text(qtbot, window):
     assert view.columnWidth(1) >= fm.horizontalAdvance("123456.2500 †††") + 16
     assert model.longest_texts(1, 200, keep=1) == ["123456.2500 †††"]
     assert [model.index(r, 1).data() for r in range(3)] == ["0.5000", "123456.2500 †††", "–"]
+
+
+def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample, monkeypatch):
+    """A folder of runs larger than the window holds: the runs stay on disk, are scored by worker
+    processes, and the window shows the same numbers as for runs it holds; the drill-down and the
+    inspection read them when asked."""
+    from workbench.model import disk_runs
+
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", 0)
+    runs = [sample / "run_bm25.txt", sample / "run_bm25_rm3.txt", sample / "run_tfidf_title.txt"]
+    drop_and_wait(qtbot, window, [sample / "qrels.txt", *runs])
+    s = window.session
+    qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
+    assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in s.workspace.run_entries())
+    labels = list(s.results.runs)
+    expected = expected_evaluation(sample / "qrels.txt", runs, labels).summary()
+    shown = table_values(window.summary).set_index("run")
+    assert sorted(shown.index) == sorted(labels)
+    for measure in expected.columns:
+        for run in labels:
+            assert shown.at[run, measure] == expected.at[run, measure], (run, measure)
+    # the drill-down of a query reads the runs it shows
+    query = s.results.query_ids[0]
+    with qtbot.waitSignal(s.sigDrilldownChanged, timeout=TIMEOUT):
+        s.select_query(query)
+    assert s.drilldown.runs == labels and len(window.drilldown.table_frame(labels[1])) > 0
+    # inspecting a run on disk reads the file
+    window.session.inspect(str(runs[1]))
+    qtbot.waitUntil(lambda: (window.session.inspection or {}).get("kind") == "run", timeout=TIMEOUT)

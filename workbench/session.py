@@ -138,6 +138,8 @@ class Session(QObject):
         self.sigResultsChanged.connect(lambda _: (self.request_comparison(), self.request_drilldown()))
         self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
+        # with many runs the drill-down shows the best on the query by the measure in focus
+        self.sigFocusMeasureChanged.connect(lambda _: self._drilldown_complete())
         self.sigFilesChanged.connect(self.request_inspection)
         self.sigMeasuresChanged.connect(self.request_inspection)
 
@@ -175,10 +177,10 @@ class Session(QObject):
 
     def _submit_load(self, e: FileEntry) -> None:
         """Read one file in a worker; a newer load of the same file supersedes this one."""
-        path, kind, gen = e.path, e.forced_kind, e.generation
+        path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
         self.jobs.submit(
             ("load", path),
-            lambda progress: _load_file(path, kind, progress),
+            lambda progress: _load_file(path, kind, progress, hold),
             f"Loading {os.path.basename(path)}",
             lambda outcome: self._on_loaded(path, gen, outcome),
             lambda exc: self.model.fail_load(path, gen, exc),
@@ -351,6 +353,16 @@ class Session(QObject):
 
     def set_drilldown_depth(self, depth: int) -> None:
         if self.model.set_drilldown_depth(depth):
+            self.request_drilldown()
+
+    def _drilldown_complete(self) -> None:
+        drill = self.model.drilldown
+        if drill is not None and not set(self.model.drilldown_runs()) <= set(drill.runs):
+            self.request_drilldown()
+
+    def choose_drilldown_run(self, run: str, shown: bool) -> None:
+        """Show or hide one run's ranked list in the drill-down (ranked in a worker when needed)."""
+        if self.model.choose_drilldown_run(run, shown):
             self.request_drilldown()
 
     def request_drilldown(self) -> None:

@@ -18,6 +18,8 @@ import metrics
 import metrics.curves
 import metrics.measures
 import metrics.ranking
+from metrics.errors import InputError
+from workbench.model import disk_runs
 from workbench.model.workspace import merge_qrels
 
 MEAN = "all"  # query_id under which metrics.curves reports the mean over queries
@@ -90,6 +92,7 @@ class Results:
     # run -> (queries evaluated, i.e. both retrieved and judged; queries in the run)
     coverage: dict[str, tuple[int, int]] = field(default_factory=dict)
     measure_errors: list[str] = field(default_factory=list)  # names that were skipped, with the reason
+    failed: dict[str, str] = field(default_factory=dict)  # run on disk -> why its file could not be read
 
     def unscored(self) -> list[str]:
         """Runs that share no query with the qrels: their zeros are not scores."""
@@ -126,36 +129,43 @@ def compute(request: Request, progress=None) -> Results:
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
     cache = request.cache if request.cache is not None else RunCache()
-    options = (tuple(spec), request.relevance_level, request.k_max, tuple(sorted(request.ndcg_options)))
-    scored = cache.scored(parts, options)
+    key = (tuple(spec), request.relevance_level, request.k_max, tuple(sorted(request.ndcg_options)))
+    scored = cache.scored(parts, key)
     found = {label: scored.get(label, runs[label]) for label in runs}
     todo = [label for label, hit in found.items() if hit is None]
     step = _Steps(progress, len(todo) + 2)
-    if todo:
+    failed: dict[str, str] = {}
+    if todo or not runs:
         qrels = cache.encoded(parts, request.qrels)
-        for label in todo:
-            # each run's ranking is built once, for the measures and both kinds of curves
-            one, pr, atk = metrics.curves.evaluate_with_curves(
-                qrels,
-                {label: runs[label]},
-                measures,
-                relevance_level=request.relevance_level,
-                kind="NDCG",
-                k_max=request.k_max,
-                tidy=False,
-                **_changed_ndcg_options(dict(request.ndcg_options)),
-            )
-            found[label] = _Scored(one, pr, atk)
-            scored.put(label, runs[label], found[label])
-            step()
-    done = list(found.values())
-    ev = _merge([d.evaluation for d in done])
+        options = dict(
+            relevance_level=request.relevance_level,
+            k_max=request.k_max,
+            ndcg_options=_changed_ndcg_options(dict(request.ndcg_options)),
+        )
+        on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
+        # the processes read and score the runs on disk while this thread scores the runs held
+        with _DiskScorer(qrels, on_disk, measures, options) as from_disk:
+            for label in todo:
+                if label not in on_disk:
+                    # each run's ranking is built once, for the measures and both kinds of curves
+                    found[label] = _score(qrels, label, runs[label], measures, options)
+                    scored.put(label, runs[label], found[label])
+                    step()
+            for label, outcome in from_disk:
+                if isinstance(outcome, _Scored):
+                    found[label] = outcome
+                    scored.put(label, runs[label], outcome)
+                else:
+                    failed[label] = outcome
+                step()
+    done = [d for label, d in found.items() if label not in failed]
+    ev = _merge([d.evaluation for d in done]) if done else _score(qrels, None, None, measures, options).evaluation
     step()
     names = ev.measure_names()
     summary = ev.summary()
     names = [n for n in names if n in summary.columns]
     summary = summary.reindex(index=list(ev.runs), columns=names)
-    coverage = {r: (len(ev.query_ids[r]), int(runs[r]["query_id"].nunique())) for r in ev.runs}
+    coverage = {r: (len(ev.query_ids[r]), d.queries) for r, d in zip(ev.runs, done)}
     unscored = [r for r, (shared, _) in coverage.items() if shared == 0]
     summary.loc[unscored] = np.nan  # a mean over no query is not a score of 0
     ev.per_query  # the comparison's input, made here rather than on the GUI thread  # noqa: B018
@@ -173,16 +183,79 @@ def compute(request: Request, progress=None) -> Results:
         ndcg=CurveTable.from_blocks(b for d in done for b in d.atk),
         coverage=coverage,
         measure_errors=bad,
+        failed=failed,
     )
+
+
+def _score(qrels, label, run, measures, options: dict) -> _Scored:
+    """One run scored in this thread (``run`` None: no run, for an evaluation of none)."""
+    ev, pr, atk = metrics.curves.evaluate_with_curves(
+        qrels,
+        {} if run is None else {label: run},
+        measures,
+        relevance_level=options["relevance_level"],
+        kind="NDCG",
+        k_max=options["k_max"],
+        tidy=False,
+        **options["ndcg_options"],
+    )
+    queries = 0 if run is None else int(run["query_id"].nunique())
+    return _Scored(ev, pr, atk, queries)
+
+
+class _DiskScorer:
+    """Runs on disk read and scored by worker processes (:mod:`workbench.model.disk_runs`), started on
+    entering; iterating yields ``(label, _Scored or the message of why its file cannot be read)`` as
+    each is done.  Leaving drops the runs not started (Cancel) and waits only for those being scored
+    (each a fraction of a second)."""
+
+    def __init__(self, qrels, runs: dict, measures, options: dict):
+        self.runs = runs
+        self.pool = None
+        self.futures: dict = {}
+        if runs:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self.pool = ProcessPoolExecutor(
+                min(disk_runs.processes(), len(runs)),
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=disk_runs.start,
+                initargs=(dict(qrels=qrels, measures=measures, **options),),
+            )
+            self.futures = {self.pool.submit(disk_runs.score, label, run.path): label for label, run in runs.items()}
+
+    def __enter__(self) -> _DiskScorer:
+        return self
+
+    def __iter__(self):
+        from concurrent.futures import as_completed
+
+        from workbench.model.loading import describe_error
+
+        for future in as_completed(self.futures):
+            label = self.futures[future]
+            try:
+                ev, pr, atk, queries = future.result()
+            except (InputError, OSError, ValueError, UnicodeError, MemoryError) as exc:
+                yield label, describe_error(self.runs[label].path, exc)
+            else:
+                yield label, _Scored(ev, pr, atk, queries)
+
+    def __exit__(self, *exc) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass(frozen=True)
 class _Scored:
-    """One run scored: its one-run :class:`metrics.evaluate.Evaluation` and its curve blocks."""
+    """One run scored: its one-run :class:`metrics.evaluate.Evaluation`, its curve blocks, and the number
+    of queries in the run (evaluated or not)."""
 
     evaluation: object
     pr: list
     atk: list
+    queries: int
 
 
 def _merge(evaluations: list):

@@ -17,6 +17,25 @@ from metrics.drilldown import QueryDrilldown, query_drilldown
 UNJUDGED_TONE = "unjudged"
 UNJUDGED_MARK = "?"
 DEFAULT_DEPTH = 20
+#: ranked lists shown side by side by default; with more runs, the best on the query and the baseline
+MAX_LISTS = 8
+
+
+def best_runs(runs, scores=None, baseline=None, limit: int = MAX_LISTS) -> list[str]:
+    """All ``runs`` up to ``limit``; else the ``limit`` best by ``scores`` (run -> value; the first ones
+    in order when there are none) and the baseline, in the runs' order."""
+    runs = list(runs)
+    if len(runs) <= limit:
+        return runs
+    scores = scores or {}
+
+    def rank(i: int) -> tuple:
+        value = scores.get(runs[i])
+        return (1, 0.0, i) if value is None or value != value else (0, -value, i)  # no score (or NaN): last
+
+    ranked = sorted(range(len(runs)), key=rank)
+    keep = {runs[i] for i in ranked[:limit]} | ({baseline} if baseline in runs else set())
+    return [r for r in runs if r in keep]
 
 
 def grade_tone(grade) -> str:
@@ -37,10 +56,21 @@ class Request:
 
 
 def compute(request: Request, progress=None) -> QueryDrilldown:
+    """The drill-down; runs scored from disk (:class:`~workbench.model.disk_runs.RunOnDisk`) are read here,
+    one after the other, with ``progress`` (which may stop the work by returning False)."""
     baseline = request.baseline if request.baseline in request.runs else None
+    runs = dict(request.runs)
+    on_disk = [label for label, run in runs.items() if not isinstance(run, pd.DataFrame)]
+    for i, label in enumerate(on_disk):
+        import metrics.readers
+        from metrics.errors import Cancelled
+
+        runs[label] = metrics.readers.read_run(runs[label].path)
+        if progress is not None and progress((i + 1) / len(on_disk)) is False:
+            raise Cancelled("drill-down cancelled")
     return query_drilldown(
         request.qrels,
-        dict(request.runs),
+        runs,
         request.query_id,
         depth=request.depth,
         baseline=baseline,

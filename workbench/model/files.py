@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from workbench.model import disk_runs
 from workbench.model.loading import describe_error, sample_files
 from workbench.model.workspace import FileEntry, expand, normalize
 
@@ -50,8 +51,16 @@ class FileRules:
                     if forget is not None:
                         forget(e.path)
                     self.workspace.remove(e.path)
+        budget = disk_runs.HOLD_BYTES - self.workspace.held_bytes()
         for p in paths:
             e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
+            if e.status == "loading":  # a new file: held while the held runs fit in the budget
+                try:
+                    e.size = os.path.getsize(e.path)
+                except OSError:
+                    e.size = 0  # the load says what is wrong
+                e.hold = e.size <= budget
+                budget -= e.size if e.hold else 0
             folder = found.folder_of.get(p)
             if folder is not None and e.status == "loading":
                 e.folder = folder

@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+import pandas as pd
+
 import metrics.readers
 from metrics.errors import InputError
 from workbench.model.workspace import FileEntry
@@ -54,8 +56,11 @@ def _head(path: str, size: int = 65536) -> bytes:
             return b""  # the reader reports the corrupt file
 
 
-def _load_file(path: str, kind: str | None, progress):
-    """Worker body: the file's size and time as read, and its content."""
+def _load_file(path: str, kind: str | None, progress, hold: bool = True):
+    """Worker body: the file's size and time as read, and its content.
+
+    ``hold=False``: a run file is not read but stands as a :class:`~workbench.model.disk_runs.RunOnDisk`
+    (scored from disk by each evaluation); other kinds are read as usual."""
     import metrics.topics
 
     try:
@@ -65,6 +70,12 @@ def _load_file(path: str, kind: str | None, progress):
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
     if kind == "queries" or (kind is None and metrics.topics.sniff(_head(path))):
         return stat, QueriesFile(path, metrics.topics.read_queries(path))
+    if not hold:
+        from workbench.model.disk_runs import head_of_run
+
+        on_disk = head_of_run(path, kind)
+        if on_disk is not None:
+            return stat, metrics.readers.LoadedFile("run", path, on_disk, None, [])
     loaded = metrics.readers.read_file(path, kind=kind, progress=progress)
     # the ids as the scoring code holds them, made here in the reader's thread once rather than by
     # every evaluation of the file
@@ -95,7 +106,7 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
                 "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
                 "problems": [],
             }
-    elif e.status == "ok":
+    elif e.status == "ok" and not (e.run is not None and not isinstance(e.run, pd.DataFrame)):
         loaded = metrics.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
 
         def work(progress):

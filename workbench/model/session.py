@@ -105,6 +105,7 @@ class SessionModel(FileRules):
         self.comparison: significance_model.Comparison | None = None
         self.drilldown = None
         self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
+        self.drilldown_choices: dict[str, bool] = {}  # run -> shown in the drill-down, as the user chose
         self.inspected_path: str | None = None
         self.inspection: dict | None = None
         self.inspection_key: tuple | None = None
@@ -273,8 +274,20 @@ class SessionModel(FileRules):
         )
 
     def apply_results(self, results: analysis.Results) -> None:
-        """Show new results: the query and measure in focus follow, and the user hears what was evaluated."""
+        """Show new results: the query and measure in focus follow, and the user hears what was evaluated.
+
+        A run scored from disk whose file could not be read is then marked as failed, as a file that
+        failed to load, and left out of the next evaluation."""
         self.results = results
+        for label, message in results.failed.items():
+            e = self.workspace.entry_by_label(label)
+            if e is not None and results.request.runs.get(label) is e.run:
+                e.status, e.error, e.run = "error", message, None
+                self.events.error.emit(message)
+        if results.failed:
+            self.events.files_changed.emit()
+            self.events.baseline_changed.emit(self.workspace.baseline_label())
+            self.events.evaluation_wanted.emit()
         if self.pending_query is not None and self.pending_query in set(results.query_ids):
             self.selected_query, self.pending_query = self.pending_query, None
             self.events.query_changed.emit(self.selected_query)
@@ -339,17 +352,43 @@ class SessionModel(FileRules):
             self.drilldown is None or self.drilldown.baseline != baseline,
         )
 
+    def drilldown_runs(self) -> list[str]:
+        """The runs whose lists the drill-down shows: those the user chose, else all of them up to
+        :data:`drilldown_model.MAX_LISTS`, else the best on the selected query by the measure in focus
+        and the baseline."""
+        results = self.results
+        if results is None:
+            return []
+        runs = [r for r in results.runs if r in results.request.runs]
+        if len(runs) <= drilldown_model.MAX_LISTS:
+            default = set(runs)
+        else:
+            scores = {}
+            wide = results.per_query.get(self.focus_measure or "")
+            if wide is not None and self.selected_query in wide.index:
+                scores = {r: float(v) for r, v in wide.loc[self.selected_query].items()}
+            default = set(drilldown_model.best_runs(runs, scores, self.baseline_label()))
+        return [r for r in runs if self.drilldown_choices.get(r, r in default)]
+
+    def choose_drilldown_run(self, run: str, shown: bool) -> bool:
+        """Show or hide one run's list in the drill-down; whether it must be computed again (a run shown
+        that the drill-down does not have)."""
+        self.drilldown_choices[run] = bool(shown)
+        return bool(shown) and (self.drilldown is None or run not in self.drilldown.runs)
+
     def drilldown_request(self) -> drilldown_model.Request | None:
-        """The drill-down of the selected query; None (and the drill-down dropped) without one."""
+        """The drill-down of the selected query; None (and the drill-down dropped) without one.  Only the
+        runs it shows are ranked (:meth:`drilldown_runs`; runs scored from disk are read for it)."""
         results = self.results
         query = self.selected_query
         if results is None or query is None:
             self.apply_drilldown(None)
             return None
         baseline = self.baseline_label()
+        wanted = set(self.drilldown_runs()) | ({baseline} if baseline in results.request.runs else set())
         return drilldown_model.Request(
             qrels=results.request.qrels,
-            runs=results.request.runs,
+            runs={label: run for label, run in results.request.runs.items() if label in wanted},
             query_id=query,
             depth=self.drilldown_depth,
             baseline=baseline if baseline in results.runs else None,

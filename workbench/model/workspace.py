@@ -81,6 +81,7 @@ class FileEntry:
     version: int = 0  # bumped whenever loaded content is stored
     size: int = 0  # size and modification time of the content in use
     mtime: float = 0.0
+    hold: bool = True  # a run file is held in memory; False: scored from disk (workbench.model.disk_runs)
 
     @property
     def name(self) -> str:
@@ -243,8 +244,17 @@ class Workspace:
         return e.label if e is not None else None
 
     def runs(self) -> dict[str, pd.DataFrame]:
-        """Runs in display order, keyed by label."""
+        """Runs in display order, keyed by label: frames, or :class:`~workbench.model.disk_runs.RunOnDisk`
+        for the runs scored from disk."""
         return {e.label: e.run for e in self.run_entries()}
+
+    def held_bytes(self) -> int:
+        """Bytes on disk of the run files held in memory or being read to be held."""
+        return sum(
+            e.size
+            for e in self.entries
+            if e.hold and (e.is_run and isinstance(e.run, pd.DataFrame) or e.status == "loading")
+        )
 
     def qrels_parts(self) -> list[pd.DataFrame]:
         """The judgments in use, as loaded: the qrels file, or else those of every ranked file.

@@ -172,7 +172,6 @@ class QueryDrilldownView(QWidget):
         self.columns: dict[str, _Column] = {}
         self.missing = _Column(self.body.widget())  # inside the scroll area: never drawn over the legend
         self.missing.view.clicked.connect(lambda index: self._on_doc_clicked(self.missing, index))
-        self.hidden_runs: set[str] = set()
         self.depth_box.valueChanged.connect(session.set_drilldown_depth)
         session.sigDrilldownChanged.connect(lambda _: self.refresh())
         session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
@@ -187,13 +186,16 @@ class QueryDrilldownView(QWidget):
 
     # -- what is shown ---------------------------------------------------
     def shown_runs(self) -> list[str]:
+        """The runs whose lists are shown: those the session's drill-down has, among those wanted
+        (:meth:`workbench.model.session.SessionModel.drilldown_runs`)."""
         drill = self.session.drilldown
         if drill is None:
             return []
-        return [r for r in drill.runs if r not in self.hidden_runs]
+        wanted = set(self.session.model.drilldown_runs())
+        return [r for r in drill.runs if r in wanted]
 
     def set_run_shown(self, run: str, shown: bool) -> None:
-        (self.hidden_runs.discard if shown else self.hidden_runs.add)(run)
+        self.session.choose_drilldown_run(run, shown)  # ranked in a worker when not yet there
         self.refresh()
 
     def table_frame(self, run: str) -> pd.DataFrame:
@@ -206,10 +208,11 @@ class QueryDrilldownView(QWidget):
     # -- session -> view -------------------------------------------------
     def _fill_menu(self, runs) -> None:
         self.runs_menu.clear()
+        wanted = set(self.session.model.drilldown_runs())
         for run in runs:
             act = self.runs_menu.addAction(run)
             act.setCheckable(True)
-            act.setChecked(run not in self.hidden_runs)
+            act.setChecked(run in wanted)
             act.toggled.connect(lambda on, r=run: self.set_run_shown(r, on))
 
     def refresh(self) -> None:
@@ -224,7 +227,7 @@ class QueryDrilldownView(QWidget):
             self.placeholder.show()
             self._fill_menu([])
             return
-        self._fill_menu(drill.runs)
+        self._fill_menu(self.session.results.runs if self.session.results is not None else drill.runs)
         shown = self.shown_runs()
         for run in list(self.columns):
             if run not in shown:
@@ -246,7 +249,8 @@ class QueryDrilldownView(QWidget):
             col.set_caption(dm.caption(drill, run, score))
         frame, tones = dm.missing_table(drill)
         self.missing.set_rows(frame, tones)
-        self.missing.set_caption(f"Relevant, retrieved by no run: {len(frame)}")
+        every = self.session.results is None or set(self.session.results.runs) <= set(drill.runs)
+        self.missing.set_caption(f"Relevant, retrieved by {'no run' if every else 'none of these runs'}: {len(frame)}")
         self.columns_box.insertWidget(len(shown), self.missing, 0, Qt.AlignmentFlag.AlignTop)
         judged = "" if drill.judged_query else " (not in the qrels)"
         text = self.session.workspace.queries().get(str(drill.query_id))

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from metrics import fileio
 from workbench.model import analysis
+from workbench.model.drilldown import best_runs
 
 # Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
 # (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
@@ -68,9 +69,7 @@ def shown_runs(runs, scores=None, baseline=None, limit: int = MAX_CURVES) -> lis
     runs = list(runs)
     if len(runs) <= limit or not scores:
         return runs
-    ranked = sorted((r for r in runs if r in scores and scores[r] == scores[r]), key=lambda r: -scores[r])
-    keep = set(ranked[:limit]) | ({baseline} if baseline in runs else set())
-    return [r for r in runs if r in keep]
+    return best_runs(runs, scores, baseline, limit)
 
 
 class CurvePlot(QWidget):

@@ -1,0 +1,221 @@
+"""Runs the window scores from disk (workbench.model.disk_runs): past a memory budget a run file is not
+held but read and scored by worker processes at each evaluation.  The numbers must equal those of
+held runs; a bad file is reported with its line and left out; Cancel stops; the drill-down reads them."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+import metrics.readers
+from metrics.errors import Cancelled
+from workbench.model import analysis, disk_runs
+from workbench.model import drilldown as drilldown_model
+from workbench.model.loading import _load_file
+from workbench.model.session import SessionModel
+
+MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100", "num_ret")
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A qrels file (``qid 0 docid rel``, grades -1..2) and 10 runs of 15 queries x 60 (tied scores,
+    unjudged documents), one tab-separated, one gzip, one missing a query; run 3 is 'base'."""
+    tmp = tmp_path_factory.mktemp("disk_runs")
+    rng = np.random.default_rng(11)
+    qids = [str(q) for q in range(401, 416)]
+    lines = [f"{q} 0 d{d} {int(rng.choice([-1, 0, 0, 1, 2]))}" for q in qids for d in rng.permutation(80)[:40]]
+    (tmp / "qrels.txt").write_text("\n".join(lines) + "\n")
+    runs = []
+    for r in range(10):
+        rows = []
+        for q in qids:
+            if r == 2 and q == "405":
+                continue
+            docs = rng.permutation(90)[:60]
+            scores = np.round(rng.random(60), 1)  # ties
+            order = np.argsort(-scores, kind="stable")
+            sep = "\t" if r == 1 else " "
+            rows += [
+                sep.join([q, "Q0", f"d{docs[i]}", str(k + 1), f"{scores[i]:.1f}", f"sys{r}"])
+                for k, i in enumerate(order)
+            ]
+        text = "\n".join(rows) + "\n"
+        if r == 4:
+            path = tmp / f"run{r}.txt.gz"
+            path.write_bytes(gzip.compress(text.encode()))
+        else:
+            path = tmp / f"run{r}.txt"
+            path.write_text(text)
+        runs.append(path)
+    return tmp / "qrels.txt", runs
+
+
+def _runs(paths, on_disk: bool) -> dict:
+    out = {}
+    for p in paths:
+        if on_disk:
+            run = disk_runs.head_of_run(str(p), None)
+            assert isinstance(run, disk_runs.RunOnDisk)
+        else:
+            run = metrics.readers.read_run(str(p))
+        out[run.attrs["name"]] = run
+    return out
+
+
+def _request(qrels, runs, cache=None) -> analysis.Request:
+    return analysis.Request(qrels=(metrics.readers.read_qrels(str(qrels)),), runs=runs, measures=MEASURES, cache=cache)
+
+
+def test_runs_scored_from_disk_equal_runs_held(files):
+    qrels, paths = files
+    held = analysis.compute(_request(qrels, _runs(paths, False)))
+    # half held, half on disk: both are scored at once, the results in the runs' order
+    mixed_runs = {**_runs(paths[:5], False), **_runs(paths[5:], True)}
+    mixed = analysis.compute(_request(qrels, mixed_runs))
+    assert mixed.failed == {} and mixed.runs == held.runs == [f"sys{r}" for r in range(10)]
+    pd.testing.assert_frame_equal(mixed.summary, held.summary)
+    pd.testing.assert_frame_equal(mixed.evaluation.per_query, held.evaluation.per_query)
+    for m in held.per_query:
+        pd.testing.assert_frame_equal(mixed.per_query[m], held.per_query[m])
+    assert mixed.coverage == held.coverage and held.coverage["sys2"] == (14, 14)
+    for q in [analysis.MEAN, *held.query_ids]:
+        for r in held.runs:
+            for a, b in ((held.pr, mixed.pr), (held.ndcg, mixed.ndcg)):
+                if a.get(q, r) is None:  # sys2 has no query 405
+                    assert b.get(q, r) is None and (q, r) == ("405", "sys2")
+                else:
+                    np.testing.assert_array_equal(a.get(q, r)[1], b.get(q, r)[1])
+    # and equal to the library's evaluation of the files
+    ev = metrics.evaluate(str(qrels), [str(p) for p in paths], list(MEASURES))
+    np.testing.assert_allclose(held.summary.to_numpy(), ev.summary().loc[held.runs, held.measures].to_numpy(), rtol=0)
+
+
+def test_a_run_on_disk_that_cannot_be_read_is_named_with_its_line_and_left_out(files, tmp_path):
+    qrels, paths = files
+    lines = paths[0].read_text().splitlines()
+    lines[100] = lines[100].rsplit(" ", 2)[0] + " high sys0"  # a score that is no number, line 101
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines) + "\n")
+    runs = {"good": disk_runs.head_of_run(str(paths[1]), None), "bad": disk_runs.head_of_run(str(bad), None)}
+    res = analysis.compute(_request(qrels, runs))
+    assert res.runs == ["good"]
+    assert list(res.failed) == ["bad"]
+    assert "bad.txt" in res.failed["bad"] and "line 101" in res.failed["bad"] and "'high'" in res.failed["bad"]
+
+
+def test_the_session_marks_a_run_that_failed_on_disk_and_evaluates_without_it(files, tmp_path, monkeypatch):
+    qrels, paths = files
+    bad = tmp_path / "bad.txt"
+    bad.write_text(paths[0].read_text().replace("sys0", "sys9", 1).replace(" 0.", " x.", 1))
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", 0)  # every run file on disk
+    model = SessionModel()
+    started = []
+    model.open_files([str(qrels), str(paths[3]), str(bad)], start=started.append)
+    assert [e.hold for e in started] == [False, False, False]
+    for e in started:
+        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+        model.announce_loaded()
+    entry = model.workspace.entry(str(bad))
+    assert isinstance(entry.run, disk_runs.RunOnDisk) and entry.is_run
+    assert isinstance(model.workspace.entry(str(qrels)).qrels, pd.DataFrame)  # qrels are always read
+    errors, wanted = [], []
+    model.events.error.connect(errors.append)
+    model.events.evaluation_wanted.connect(lambda: wanted.append(True))
+    request = model.evaluation_request()
+    model.apply_results(analysis.compute(request))
+    assert entry.status == "error" and entry.run is None and "bad.txt" in entry.error
+    assert errors == [entry.error] and wanted, errors
+    again = model.evaluation_request()
+    assert list(again.runs) == ["sys3"]
+    model.apply_results(analysis.compute(again))
+    assert model.results.runs == ["sys3"] and model.results.failed == {}
+
+
+def test_cancel_stops_the_runs_on_disk(files):
+    qrels, paths = files
+    seen = []
+
+    def progress(fraction):
+        seen.append(fraction)
+        return False  # cancel at the first run scored
+
+    with pytest.raises(Cancelled):
+        analysis.compute(_request(qrels, _runs(paths, True)), progress)
+    assert len(seen) == 1
+
+
+def test_runs_on_disk_are_kept_between_evaluations(files, monkeypatch):
+    qrels, paths = files
+    cache = analysis.RunCache()
+    runs = _runs(paths[:3], True)
+    request = _request(qrels, runs, cache)
+    first = analysis.compute(request)
+    started = []
+    monkeypatch.setattr(analysis, "_DiskScorer", lambda *a: started.append(a) or pytest.fail("scored again"))
+    again = analysis.compute(request)
+    assert started == []
+    pd.testing.assert_frame_equal(first.summary, again.summary)
+
+
+def test_loading_without_holding_reads_only_the_start_of_a_run(files):
+    qrels, paths = files
+    stat, loaded = _load_file(str(paths[4]), None, None, False)  # gzip
+    assert isinstance(loaded.run, disk_runs.RunOnDisk) and loaded.run.attrs["name"] == "sys4"
+    assert stat[0] == os.path.getsize(paths[4])
+    _, q = _load_file(str(qrels), None, None, False)
+    assert q.kind == "qrels" and isinstance(q.qrels, pd.DataFrame)
+    assert disk_runs.head_of_run(str(qrels), None) is None
+    assert disk_runs.head_of_run(str(paths[0]), "ranked") is None
+
+
+def test_files_are_held_while_they_fit_in_the_budget(files, monkeypatch):
+    qrels, paths = files
+    size = os.path.getsize(paths[0])
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", os.path.getsize(qrels) + 2 * size + 10)
+    model = SessionModel()
+    started = []
+    model.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
+    assert [e.hold for e in started] == [True, True, True, False, False, False]
+    for e in started:
+        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+    held = [isinstance(e.run, pd.DataFrame) for e in model.workspace.run_entries()]
+    assert held == [True, True, False, False, False]
+
+
+def test_the_drilldown_reads_runs_on_disk_and_shows_the_best_of_many(files):
+    qrels, paths = files
+    q = metrics.readers.read_qrels(str(qrels))
+    held = _runs(paths[:3], False)
+    disk = _runs(paths[:3], True)
+    a = drilldown_model.compute(drilldown_model.Request(q, held, "402", 10, "sys0"))
+    b = drilldown_model.compute(drilldown_model.Request(q, disk, "402", 10, "sys0"))
+    assert a.runs == b.runs
+    for r in a.runs:
+        pd.testing.assert_frame_equal(a.rankings[r], b.rankings[r])
+    # ten runs: the drill-down ranks the best eight on the query (and the baseline) unless told otherwise
+    model = SessionModel()
+    model.results = analysis.compute(_request(qrels, _runs(paths, False)))
+    model.focus_measure, model.selected_query = "map", "402"
+    model.workspace.baseline_path = None
+    on_query = model.results.per_query["map"].loc["402"]
+    best = set(on_query.sort_values(ascending=False, kind="stable").index[:8])
+    shown = model.drilldown_runs()
+    assert set(shown) == best  # no baseline in this workspace
+    # the baseline is shown beside the best; a run without a score (NaN) comes last
+    runs, scores = ["a", "b", "c", "d"], {"a": 0.1, "b": float("nan"), "c": 0.9, "d": 0.5}
+    assert drilldown_model.best_runs(runs, scores, "a", limit=2) == ["a", "c", "d"]
+    assert drilldown_model.best_runs(runs, scores, None, limit=3) == ["a", "c", "d"]
+    assert drilldown_model.best_runs(runs, {}, None, limit=2) == ["a", "b"]
+    assert shown == [r for r in model.results.runs if r in shown]
+    worst = on_query.idxmin()
+    assert worst not in shown
+    model.choose_drilldown_run(worst, True)
+    assert worst in model.drilldown_runs()
+    model.choose_drilldown_run(shown[0], False)
+    assert shown[0] not in model.drilldown_runs()
