@@ -842,3 +842,19 @@ def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample,
     # inspecting a run on disk reads the file
     window.session.inspect(str(runs[1]))
     qtbot.waitUntil(lambda: (window.session.inspection or {}).get("kind") == "run", timeout=TIMEOUT)
+
+
+def test_reading_many_files_reports_how_many_are_read(qtbot, window, sample):
+    files = [sample / "qrels.txt", *sorted(sample.glob("run_*.txt"))]
+    said = []
+    window.session.sigProgress.connect(lambda fraction, what: said.append((fraction, what)))
+    drop_and_wait(qtbot, window, files)
+    reading = [(f, w) for f, w in said if w.startswith("Reading files:")]
+    assert reading, said
+    n = len(files)
+    counts = [tuple(int(x) for x in what.split(": ")[1].split(" of ")) for _, what in reading]
+    assert counts[-1][1] == n  # the files are counted as they are asked for, then read
+    assert [c[1] for c in counts] == sorted(c[1] for c in counts)
+    assert [c[0] for c in counts] == sorted(c[0] for c in counts) and counts[-1][0] >= 1
+    assert all(fraction == done / total and 0 <= done < total for (fraction, _), (done, total) in zip(reading, counts))
+    assert window.session._reads == [0, 0]  # counted afresh for the next files

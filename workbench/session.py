@@ -117,8 +117,9 @@ class Session(QObject):
 
         self.jobs = Jobs(self)
         self.jobs.sigBusyChanged.connect(self.sigBusyChanged.emit)
-        self.jobs.sigProgress.connect(self.sigProgress.emit)
-        self.jobs.sigFinished.connect(lambda _: self._after_job())
+        self.jobs.sigProgress.connect(self._on_job_progress)
+        self.jobs.sigFinished.connect(self._after_job)
+        self._reads = [0, 0]  # files read and to read since the last time none was being read
         self._ids = itertools.count(1)
         self._eval_timer = QTimer(self)
         self._eval_timer.setSingleShot(True)
@@ -178,6 +179,8 @@ class Session(QObject):
     def _submit_load(self, e: FileEntry) -> None:
         """Read one file in a worker; a newer load of the same file supersedes this one."""
         path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
+        if not self.jobs.running(("load", path)):
+            self._reads[1] += 1
         self.jobs.submit(
             ("load", path),
             lambda progress: _load_file(path, kind, progress, hold),
@@ -435,7 +438,25 @@ class Session(QObject):
         self._eval_timer.stop()
         self.jobs.shutdown(timeout_ms)
 
-    def _after_job(self) -> None:
+    def _reading(self) -> bool:
+        return any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
+
+    def _on_job_progress(self, fraction: float, what: str) -> None:
+        """The progress of the jobs; while several files are read, of all of them: a folder of a thousand
+        runs says how many of them are read, not how far the latest one is."""
+        done, total = self._reads
+        if total > 1 and self._reading():
+            self.sigProgress.emit(done / total, f"Reading files: {done} of {total}")
+        else:
+            self.sigProgress.emit(fraction, what)
+
+    def _after_job(self, key=None) -> None:
+        if isinstance(key, tuple) and key[0] == "load":
+            if self._reading():
+                self._reads[0] += 1
+                self._on_job_progress(-1.0, "")
+            else:
+                self._reads = [0, 0]
         self.sigStateChanged.emit()
         if not self.busy:
             self.sigIdle.emit()
