@@ -7,27 +7,28 @@ Input is the tidy per-query frame of :func:`metrics.evaluate` (columns ``run``,
 in the runs' order: means over the paired queries, ``difference`` (a - b),
 effect size d_z, a bootstrap interval of the difference, wins/ties/losses of
 a, the p-value of the chosen test and the p-value corrected over every pair
-and measure.  The intervals of all pairs of a measure come from one shared
-resampling of the queries (:func:`paired_bootstrap_intervals`: a matrix
-product instead of one resampling per pair, 16x faster for 50 runs).  Each
-pair used to draw its own resamples from a stream named after the pair, so the
-same seed gives other (equally distributed) intervals than before this change;
-the kernel itself gives ``bootstrap_ci``'s and ``scipy.stats.bootstrap``'s
-percentile interval for the same generator.  The tests:
+and measure.  The statistics of all the pairs of a measure are computed at
+once, by the engine :func:`metrics.compare.compare` uses too
+(:func:`metrics.compare.pairs.pair_statistics`), with the pairs grouped by
+their paired queries (one group when no run misses a query).  The intervals
+of a group's pairs come from one shared resampling of the queries
+(:func:`paired_bootstrap_intervals`; the kernel gives ``bootstrap_ci``'s and
+``scipy.stats.bootstrap``'s percentile interval for the same generator), read
+from the runs' resampled sums: a matrix product per group instead of one
+resampling per pair.  The tests:
 
 * ``"t"``, ``"wilcoxon"``, ``"permutation"``: the paired tests of
-  :mod:`metrics.compare` (scipy's ``ttest_rel`` and ``wilcoxon``, a vectorised
-  sign-flip randomisation test), on each pair's paired queries; the pairs with
-  the same paired queries share one matrix of random signs
-  (:func:`paired_permutation_tests`; each pair used to draw its own, so the
-  same seed gives other p-values than before);
+  :mod:`metrics.compare` on each pair's paired queries: scipy's ``ttest_rel``
+  and ``wilcoxon``, called once per group with ``axis`` (the p-values of the
+  calls pair by pair), and a vectorised sign-flip randomisation test whose
+  pairs with the same paired queries share one matrix of random signs
+  (:func:`paired_permutation_tests`);
 * ``"bootstrap"``: the paired bootstrap test of Sakai (2006): resamples of
   the centred differences ``d - mean(d)``; ``p = (k + 1) / (B + 1)`` with k the
   resamples whose ``|mean|`` reaches the observed ``|mean(d)|``.  scipy's
   ``bootstrap`` gives intervals, not this test, so it is written here; all
   pairs with the same paired queries share one resampling
-  (:func:`paired_bootstrap_tests`, as for the intervals; each pair used to
-  draw its own, so the same seed gives other p-values than before);
+  (:func:`paired_bootstrap_tests`, as for the intervals);
 * ``"tukey"``: the randomised Tukey HSD (Carterette 2012, "Multiple testing
   in statistical analysis of systems-based information retrieval
   experiments"): on the queries every run has a value for, each permutation
@@ -39,6 +40,18 @@ percentile interval for the same generator.  The tests:
   library offers it (statsmodels' ``pairwise_tukeyhsd`` is the parametric,
   unpaired relative), hence numpy here, vectorised over permutations in chunks
   with ``Generator.permuted``.
+
+The shared draws of a group come from a generator seeded by the seed, the
+measure, the stream (``"ci"`` for the intervals, ``"test"`` for the
+randomisation and bootstrap tests) and the labels of the group's paired
+queries, so a pair's numbers do not depend on which other runs are compared
+(and are those :func:`metrics.compare.compare` gives when one of the two is
+the baseline).  Each pair first drew its own resamples from a stream named
+after the pair; then the groups shared theirs, with a stream named after the
+group's rows in the measure's table (which changed when a run with other
+queries joined); now after the queries themselves.  Each change gives other
+(equally distributed) intervals and randomisation/bootstrap p-values for the
+same seed; the Tukey HSD's draws are unchanged.
 
 Seeds make every p-value and interval reproducible (the same seed, runs and
 measures give the same numbers; ``ir-eval --seed``).  The default 10,000
@@ -60,10 +73,9 @@ import string
 import numpy as np
 import pandas as pd
 
-from .compare.baseline import TEST_COLUMNS, _run_order, _select_measures, _tidy
+from .compare.baseline import TEST_COLUMNS, _labels, _run_order, _select_measures, _tidy
+from .compare.pairs import _pair_intervals, pair_statistics  # noqa: F401  (_pair_intervals: for benchmarks)
 from .compare.resampling import (  # noqa: F401  (importable from here, where the methods are described)
-    _pair_intervals,
-    _pair_resamplings,
     _rng,
     bootstrap_test,
     paired_bootstrap_intervals,
@@ -71,13 +83,11 @@ from .compare.resampling import (  # noqa: F401  (importable from here, where th
     paired_permutation_tests,
     tukey_hsd,
 )
-from .compare.statistics import _clean, _effect_size, _test_pair, adjust_pvalues
+from .compare.statistics import adjust_pvalues
 from .errors import Cancelled
 from .stat_methods import ALL_PAIRS_TESTS, CORRECTIONS, canonical_correction, canonical_test
 
 PAIR_COLUMNS = ["measure", "a", "b", "mean_a", "mean_b", "difference", *TEST_COLUMNS]
-# the tests whose p-values come from a resampling shared by the pairs (the others are scipy's, per pair)
-_SHARED_TESTS = {"permutation": paired_permutation_tests, "bootstrap": paired_bootstrap_tests}
 
 
 def compare_all_pairs(
@@ -116,57 +126,49 @@ def compare_all_pairs(
     order = _run_order(per_query, frame) if runs is None else list(runs)
     chosen = _select_measures(frame, measures)
     frame = frame.loc[frame["measure"].isin(chosen) & frame["run"].isin(order) & frame["value"].notna()]
-    rows = []
+    parts = []
     steps = max(1, len(chosen))
+    every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
+    first, second = np.array(every, dtype=np.intp).reshape(-1, 2).T
     for mi, measure in enumerate(chosen):
         wide = frame.loc[frame["measure"] == measure].pivot(index="query_id", columns="run", values="value")
         wide = wide.reindex(columns=order)
-        table = wide.to_numpy(np.float64)
-        every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
-        intervals = _pair_intervals(table, every, int(bootstrap), ci, seed, measure)
-        if test in _SHARED_TESTS:  # one resampling for all the pairs with the same paired queries
-            kernel = _SHARED_TESTS[test]
-            tests = _pair_resamplings(
-                table, every, seed, measure, "test", lambda d, rng: kernel(d, int(permutations), rng).tolist()
-            )
-        tukey = None
+        found = pair_statistics(
+            wide.to_numpy(np.float64),
+            every,
+            queries=wide.index,
+            measure=measure,
+            test=None if test == "tukey" else test,
+            permutations=int(permutations),
+            bootstrap=int(bootstrap),
+            ci=ci,
+            seed=int(seed),
+        )
         if test == "tukey":
             complete = wide.dropna()
             part = None if progress is None else (lambda f, mi=mi: progress((mi + f) / steps))
             tukey = tukey_hsd(complete.to_numpy(), int(permutations), _rng(seed, measure, "tukey"), part)
-        for i, a in enumerate(order):
-            for j in range(i + 1, len(order)):
-                b = order[j]
-                va, vb = table[:, i], table[:, j]
-                paired = ~np.isnan(va) & ~np.isnan(vb)
-                d = _clean(va[paired] - vb[paired])
-                n = int(d.size)
-                row = {
-                    "measure": measure,
-                    "a": a,
-                    "b": b,
-                    "mean_a": float(va[paired].mean()) if n else math.nan,
-                    "mean_b": float(vb[paired].mean()) if n else math.nan,
-                    "difference": float(d.mean()) if n else math.nan,
-                    "wins": int(np.count_nonzero(d > 0)),
-                    "ties": int(np.count_nonzero(d == 0)),
-                    "losses": int(np.count_nonzero(d < 0)),
-                    "n_queries": n,
-                    "effect_size": _effect_size(d) if n >= 2 else math.nan,
-                }
-                row["ci_low"], row["ci_high"] = intervals[i, j]
-                if tukey is not None:
-                    row["p_value"] = float(tukey[i, j])
-                elif test in ("bootstrap", "permutation"):
-                    row["p_value"] = float(tests[i, j])
-                else:
-                    row["p_value"] = _test_pair(d, test, int(permutations), _rng(seed, measure, f"test {a} {b}"))
-                rows.append(row)
+            found["p_value"] = tukey[first, second]
+        parts.append(found)
         if progress is not None and test != "tukey" and progress((mi + 1) / steps) is False:
             raise Cancelled("comparison cancelled")
+
+    def column(name: str) -> np.ndarray:  # measure by measure, the pairs in order
+        return np.concatenate([found[name] for found in parts]) if parts else np.empty(0)
+
     result = pd.DataFrame(
-        rows,
-        columns=[c for c in PAIR_COLUMNS if c not in ("p_corrected", "test", "correction", "significant", "alpha")],
+        {
+            "measure": _labels([m for m in chosen for _ in every]),
+            "a": _labels([order[i] for _ in chosen for i in first]),
+            "b": _labels([order[j] for _ in chosen for j in second]),
+            "mean_a": column("mean_i"),
+            "mean_b": column("mean_j"),
+            "difference": column("difference"),
+            **{name: column(name) for name in ("wins", "ties", "losses", "n_queries", "effect_size")},
+            "ci_low": column("ci_low"),
+            "ci_high": column("ci_high"),
+            "p_value": column("p_value"),
+        }
     )
     result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
     result["test"], result["correction"], result["alpha"] = test, correction, float(alpha)

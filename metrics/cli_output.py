@@ -87,7 +87,11 @@ def _compare(ev, args, run_paths, out) -> int:
     if args.format == "csv":
         table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
     elif args.format == "json":
-        json.dump(json.loads(table.to_json(orient="records")), out, indent=1)
+        from .allpairs import _json_value
+
+        # every number in full (pandas' to_json rounds, and a small p-value became 0); NaN, inf as null
+        records = [{key: _json_value(value) for key, value in row.items()} for row in table.to_dict(orient="records")]
+        json.dump(records, out, indent=1, allow_nan=False)
         out.write("\n")
     else:
         out.write(format_comparison(table).rstrip("\n") + "\n")

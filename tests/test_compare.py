@@ -251,22 +251,27 @@ def test_permutation_test_is_reproducible_and_uses_count_plus_one():
     assert 1 / 1000 <= p1 < 0.01
 
 
-def test_compare_permutation_is_seeded_per_pair():
+def test_a_pairs_draws_do_not_depend_on_the_other_runs_compared():
+    # the draws of a (run, measure) come from its paired queries: the same seed, measure and queries give
+    # the same interval and p-value whichever other runs are compared, including a run with queries no
+    # other run has and without some that they have
     table = random_frame(n_queries=15, runs=("base", "a", "b"), measures=("m1", "m2"))
-    full = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200, seed=3, correction="none")
-    again = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200, seed=3, correction="none")
-    pd.testing.assert_frame_equal(full, again)
-    # one pair alone gets the same draws as inside the larger call
+    table["c"] = {
+        m: {**{f"x{q}": 0.3 + q / 10 for q in range(3)}, **dict(list(table["a"][m].items())[2:])} for m in ("m1", "m2")
+    }
+    settings = dict(test="permutation", permutations=500, bootstrap=200, correction="none")
+    full = compare(tidy(table), "base", seed=3, **settings)
+    pd.testing.assert_frame_equal(full, compare(tidy(table), "base", seed=3, **settings))
     alone = tidy({"base": table["base"], "b": table["b"]})
-    alone = alone.loc[alone["measure"] == "m2"]
-    single = compare(
-        alone, "base", test="permutation", permutations=500, bootstrap=200, seed=3, correction="none"
-    ).iloc[0]
+    single = compare(alone.loc[alone["measure"] == "m2"], "base", seed=3, **settings).iloc[0]
     row = full.set_index(["run", "measure"]).loc[("b", "m2")]
     assert single["p_value"] == row["p_value"]
     assert (single["ci_low"], single["ci_high"]) == (row["ci_low"], row["ci_high"])
-    other = compare(tidy(table), "base", test="permutation", permutations=500, bootstrap=200, seed=4, correction="none")
+    assert full.set_index(["run", "measure"]).loc[("c", "m2"), "n_queries"] == 13
+    # another seed, other draws
+    other = compare(tidy(table), "base", seed=4, **settings)
     assert not np.array_equal(other["ci_low"].to_numpy(), full["ci_low"].to_numpy())
+    assert not np.array_equal(other["p_value"].to_numpy(), full["p_value"].to_numpy())
 
 
 def test_permutation_pvalue_tracks_the_t_test_on_a_large_sample():

@@ -51,10 +51,25 @@ Effect size
     Paired Cohen's d, ``d_z = mean(d) / sd(d)`` with the sample standard
     deviation (``ddof=1``).
 Random numbers
-    Permutation and bootstrap draws for one (run, measure) pair come from a
-    generator seeded by ``(seed, run, measure)`` through
-    :class:`numpy.random.SeedSequence`, so the result for a pair does not depend
-    on which other runs or measures are compared in the same call.
+    The runs compared with the baseline on the same paired queries (all of them,
+    when no run misses a query) share one resampling per measure: one matrix of
+    random signs for the permutation test and one matrix of bootstrap resamples
+    of the queries for the intervals (a resample of the queries is a resample of
+    every run; each pair's interval or p-value on its own is distributed as
+    with draws of its own). The generators are seeded through
+    :class:`numpy.random.SeedSequence` by ``(seed, measure, stream, labels of
+    the paired queries)``, with the stream ``"test"`` for the sign flips and
+    ``"ci"`` for the bootstrap, so a pair's numbers depend on the seed, the
+    measure and the two runs' values only: not on which other runs or measures
+    are compared in the same call. They are the numbers
+    :func:`metrics.allpairs.compare_all_pairs` gives the same pair with the same
+    settings (for the pair (baseline, run) there: the same p-value, the interval
+    negated, up to rounding in the interpolation of its quantiles). Each pair
+    used to draw from a generator seeded by ``(seed, run, measure)``, so the same
+    seed gives other (equally distributed) intervals and permutation p-values
+    than before this change; the t-test, the Wilcoxon test and everything else
+    are unchanged. (:mod:`metrics.compare.pairs` computes the statistics of all
+    the pairs at once, for both comparisons.)
 Multiple testing
     The family is every (run, measure) pair of one :func:`compare` call that has
     a p-value (pairs with NaN p-values are not counted). ``"none"``,
@@ -86,7 +101,6 @@ from .statistics import (  # noqa: F401
     TIE_TOLERANCE,
     _clean,
     _effect_size,
-    _pair_seed,
     _test_pair,
     adjust_pvalues,
     bootstrap_ci,

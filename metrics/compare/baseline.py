@@ -5,7 +5,6 @@ The conventions are stated in :mod:`metrics.compare`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -14,7 +13,8 @@ import pandas as pd
 from metrics.measures import is_count
 from metrics.stat_methods import canonical_correction, canonical_test
 
-from .statistics import _clean, _effect_size, _pair_seed, _test_pair, adjust_pvalues, bootstrap_ci
+from .pairs import pair_statistics
+from .statistics import _clean, adjust_pvalues
 
 #: Columns of the frame returned by :func:`compare`, in order.
 #: the columns of one pair's test, in a baseline comparison and in all pairs (metrics.allpairs)
@@ -45,6 +45,7 @@ COLUMNS = [
     "n_baseline_only",
     "n_run_only",
 ]
+_INT_COLUMNS = ("wins", "ties", "losses", "n_queries", "n_baseline_only", "n_run_only")
 
 
 # ---------------------------------------------------------------- validation
@@ -82,6 +83,8 @@ def _run_order(source, frame: pd.DataFrame) -> list:
 
 
 def _unique(values) -> list:
+    if isinstance(values, (pd.Series, pd.Index)):
+        values = pd.unique(values)  # then few to iterate over (a column of strings iterates slowly)
     return list(dict.fromkeys(values))
 
 
@@ -98,6 +101,11 @@ def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
             f"measure(s) {', '.join(unknown)} not in the per-query frame; it has {', '.join(map(str, present))}"
         )
     return _unique(chosen)
+
+
+def _labels(values: list):
+    """A column of labels: the list (typed as pandas infers it), or an empty object column."""
+    return values if values else np.empty(0, dtype=object)
 
 
 def _check_baseline(runs: list, baseline) -> None:
@@ -215,52 +223,53 @@ def compare(
     others = [r for r in runs if r != baseline]
 
     frame = frame.loc[frame["measure"].isin(chosen) & frame["value"].notna()]
-    rows = []
+    # one engine for both comparisons: the pairs (run, baseline), d = run - baseline
+    base = runs.index(baseline)
+    columns = [runs.index(r) for r in others]
+    found = []
     for measure in chosen:
-        sub = frame.loc[frame["measure"] == measure]
-        wide = sub.pivot(index="query_id", columns="run", values="value")
-        if baseline in wide.columns:
-            base = wide[baseline]
-        else:
-            base = pd.Series(np.nan, index=wide.index)
-        base_present = base.notna().to_numpy()
-        for run in others:
-            rows.append(
-                _compare_pair(
-                    run,
-                    measure,
-                    baseline,
-                    base,
-                    base_present,
-                    wide,
-                    test,
-                    int(permutations),
-                    int(bootstrap),
-                    ci,
-                    int(seed),
-                )
-            )
+        wide = frame.loc[frame["measure"] == measure].pivot(index="query_id", columns="run", values="value")
+        wide = wide.reindex(columns=runs)
+        table = wide.to_numpy(np.float64)
+        one = pair_statistics(
+            table,
+            [(c, base) for c in columns],
+            queries=wide.index,
+            measure=measure,
+            test=test,
+            permutations=int(permutations),
+            bootstrap=int(bootstrap),
+            ci=ci,
+            seed=int(seed),
+        )
+        present = ~np.isnan(table)
+        run_present, base_present = present[:, columns], present[:, [base]]
+        one["n_baseline_only"] = np.count_nonzero(base_present & ~run_present, axis=0).astype(np.int64)
+        one["n_run_only"] = np.count_nonzero(run_present & ~base_present, axis=0).astype(np.int64)
+        found.append(one)
+
+    def column(name: str) -> np.ndarray:  # runs x measures, run by run
+        if not found:
+            return np.empty(0, dtype=np.int64 if name in _INT_COLUMNS else np.float64)
+        return np.stack([one[name] for one in found], axis=1).ravel()
+
     result = pd.DataFrame(
-        rows,
-        columns=[
-            c for c in COLUMNS if c not in ("test", "correction", "p_corrected", "significant", "alpha", "ci_level")
-        ],
+        {
+            "run": _labels([r for r in others for _ in chosen]),
+            "measure": _labels([m for _ in others for m in chosen]),
+            "baseline": _labels([baseline] * (len(others) * len(chosen))),
+            "baseline_mean": column("mean_j"),
+            "mean": column("mean_i"),
+            "delta": column("difference"),
+            **{name: column(name) for name in ("p_value", "ci_low", "ci_high", "effect_size", *_INT_COLUMNS)},
+        }
     )
-    if rows:
-        order = {r: i for i, r in enumerate(others)}
-        mpos = {m: i for i, m in enumerate(chosen)}
-        result = result.iloc[np.lexsort((result["measure"].map(mpos).to_numpy(), result["run"].map(order).to_numpy()))]
-    result = result.reset_index(drop=True)
     result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
     result["test"] = test
     result["correction"] = correction
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
     result["alpha"] = float(alpha)
     result["ci_level"] = float(ci)
-    for col in ("wins", "ties", "losses", "n_queries", "n_baseline_only", "n_run_only"):
-        result[col] = result[col].astype(np.int64)
-    for col in ("baseline_mean", "mean", "delta", "p_value", "p_corrected", "ci_low", "ci_high", "effect_size"):
-        result[col] = result[col].astype(np.float64)
     result = result[COLUMNS]
     result.attrs.update(
         baseline=baseline,
@@ -273,37 +282,3 @@ def compare(
         seed=int(seed),
     )
     return result
-
-
-def _compare_pair(run, measure, baseline, base, base_present, wide, test, permutations, bootstrap, ci, seed) -> dict:
-    if run in wide.columns:
-        values = wide[run]
-    else:
-        values = pd.Series(np.nan, index=wide.index)
-    run_present = values.notna().to_numpy()
-    paired = base_present & run_present
-    b = base.to_numpy(np.float64)[paired]
-    v = values.to_numpy(np.float64)[paired]
-    d = _clean(v - b)
-    n = int(d.size)
-    row = {
-        "run": run,
-        "measure": measure,
-        "baseline": baseline,
-        "baseline_mean": float(b.mean()) if n else math.nan,
-        "mean": float(v.mean()) if n else math.nan,
-        "delta": float(d.mean()) if n else math.nan,
-        "wins": int(np.count_nonzero(d > 0)),
-        "ties": int(np.count_nonzero(d == 0)),
-        "losses": int(np.count_nonzero(d < 0)),
-        "n_queries": n,
-        "n_baseline_only": int(np.count_nonzero(base_present & ~run_present)),
-        "n_run_only": int(np.count_nonzero(run_present & ~base_present)),
-    }
-    if n < 2:
-        row.update(p_value=math.nan, ci_low=math.nan, ci_high=math.nan, effect_size=math.nan)
-        return row
-    row["p_value"] = _test_pair(d, test, permutations, _pair_seed(seed, run, measure, 0))
-    row["ci_low"], row["ci_high"] = bootstrap_ci(d, bootstrap, ci, _pair_seed(seed, run, measure, 1))
-    row["effect_size"] = _effect_size(d)
-    return row

@@ -1,6 +1,12 @@
-"""Resampling for all pairs of runs at once: bootstrap intervals and tests and the sign-flip
-randomisation test from one shared resampling of the queries per group of pairs, and the randomised
-Tukey HSD, vectorised over resamples in blocks (:mod:`metrics.allpairs` explains the methods)."""
+"""Resampling for many pairs of runs at once: bootstrap intervals and tests and the sign-flip
+randomisation test from one shared resampling of the queries per group of pairs (the pairs with the
+same paired queries), and the randomised Tukey HSD, vectorised over resamples in blocks
+(:mod:`metrics.allpairs` explains the methods, :mod:`metrics.compare.pairs` uses them for both
+comparisons).
+
+A group's generator is ``_rng(seed, measure, stream + " " + _queries_key(paired query labels))``
+with the stream ``"ci"`` (intervals) or ``"test"`` (p-values); the Tukey HSD's is
+``_rng(seed, measure, "tukey")``."""
 
 from __future__ import annotations
 
@@ -11,9 +17,9 @@ import numpy as np
 
 from ..errors import Cancelled
 from .statistics import _CHUNK as _DRAW_BLOCK
-from .statistics import _clean
 
 _CHUNK = 1 << 22  # values of one block of permuted tables (32 MiB as float64)
+_PAIR_BLOCK = 1 << 20  # resampled values of one block of pairs (8 MiB)
 
 
 def _rng(seed: int, measure, stream: str) -> np.random.Generator:
@@ -86,6 +92,20 @@ def paired_bootstrap_intervals(
     return low, high
 
 
+def _count_blocks(n: int, resamples: int, rng: np.random.Generator):
+    """Yield ``(done, counts)``: the index matrix ``rng.integers(0, n, size=(resamples, n))`` of a
+    bootstrap of ``n`` rows, drawn in blocks of resamples, as the number of times each row is drawn in
+    each resample of the block (``m x n`` float64)."""
+    rows = max(1, _CHUNK // (4 * n))  # resamples per block of counts
+    done = 0
+    while done < resamples:
+        m = min(rows, resamples - done)
+        idx = rng.integers(0, n, size=(m, n))
+        idx += (np.arange(m) * n)[:, None]
+        yield done, np.bincount(idx.ravel(), minlength=m * n).reshape(m, n).astype(np.float64)
+        done += m
+
+
 def _resampled_means(d: np.ndarray, resamples: int, rng):
     """Yield ``(first, means)``: the means of columns ``first:first + k`` of ``d`` (n x pairs) over
     ``resamples`` bootstrap resamples of its rows, a ``resamples x k`` block; every block from the
@@ -93,24 +113,101 @@ def _resampled_means(d: np.ndarray, resamples: int, rng):
     n, pairs = d.shape
     rng = np.random.default_rng(rng)
     start = rng.bit_generator.state
-    rows = max(1, _CHUNK // (4 * n))  # resamples per block of counts
     cols = max(1, _CHUNK // resamples)  # pairs per block of resampled means
     means = np.empty((resamples, min(cols, pairs)))
     for first in range(0, pairs, cols):
         block = d[:, first : first + cols]
         # the same index matrix for every block of pairs: the generator restarts from its state
         rng.bit_generator.state = start
-        done = 0
-        while done < resamples:
-            m = min(rows, resamples - done)
-            idx = rng.integers(0, n, size=(m, n))
-            idx += (np.arange(m) * n)[:, None]
-            counts = np.bincount(idx.ravel(), minlength=m * n).reshape(m, n).astype(np.float64)
-            np.matmul(counts, block, out=means[done : done + m, : block.shape[1]])
-            done += m
+        for done, counts in _count_blocks(n, resamples, rng):
+            np.matmul(counts, block, out=means[done : done + counts.shape[0], : block.shape[1]])
         part = means[:, : block.shape[1]]
         part /= n
         yield first, part
+
+
+# ---------------------------------------------------------------- the same, from the runs' values
+#
+# In a group of pairs with the same paired queries, a resample of the queries is a resample of every
+# run: the resampled sums of the runs (resamples x runs, one matrix product) give every pair's
+# resampled sum of differences as a difference of two columns, instead of a matrix product per block
+# of pairs.  The draws are those of the functions above with the same generator, and the numbers
+# theirs up to rounding (the order of the additions): the intervals agree to about 1e-16, and the
+# p-values are the same unless a resampled statistic falls within rounding of the edge of the
+# tests' allowance.  Only for pairs whose differences are exactly ``values[:, i] - values[:, j]``
+# (the tie tolerance changed none of them); :mod:`metrics.compare.pairs` sends the others to the
+# functions above.
+
+
+def _resampled_sums(values: np.ndarray, resamples: int, rng) -> np.ndarray:
+    """``resamples x runs``: the sums of every column of ``values`` (queries x runs) over the bootstrap
+    resamples of its rows, from the index matrix :func:`_resampled_means` draws with this generator."""
+    n, runs = values.shape
+    out = np.empty((resamples, runs))
+    for done, counts in _count_blocks(n, resamples, np.random.default_rng(rng)):
+        np.matmul(counts, values, out=out[done : done + counts.shape[0]])
+    return out
+
+
+def _pair_blocks(per_run: np.ndarray, first: np.ndarray, second: np.ndarray):
+    """Yield ``(k0, block)``: ``per_run[first] - per_run[second]`` (rows: runs) for pairs ``k0:k0 + k``."""
+    step = max(1, _PAIR_BLOCK // max(1, per_run.shape[1]))
+    for k0 in range(0, len(first), step):
+        i, j = first[k0 : k0 + step], second[k0 : k0 + step]
+        block = per_run[i]
+        block -= per_run[j[0]] if (j == j[0]).all() else per_run[j]  # against a baseline: one row
+        yield k0, block
+
+
+def _intervals_by_runs(values, first, second, resamples: int, ci: float, rng) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`paired_bootstrap_intervals` of the differences ``values[:, first] - values[:, second]``."""
+    n = values.shape[0]
+    low, high = np.empty(len(first)), np.empty(len(first))
+    sums = np.ascontiguousarray(_resampled_sums(values, resamples, rng).T)  # runs x resamples
+    for k0, block in _pair_blocks(sums, first, second):
+        block /= n
+        low[k0 : k0 + len(block)], high[k0 : k0 + len(block)] = np.quantile(
+            block, [(1.0 - ci) / 2.0, (1.0 + ci) / 2.0], axis=1, overwrite_input=True
+        )
+    return low, high
+
+
+def _bootstrap_tests_by_runs(values, first, second, mean, largest, resamples: int, rng) -> np.ndarray:
+    """:func:`paired_bootstrap_tests` of ``values[:, first] - values[:, second]``, whose means are ``mean``
+    and largest absolute values ``largest``."""
+    n = values.shape[0]
+    observed = np.abs(mean)
+    threshold = observed - 1e-12 * np.maximum(1.0, largest)
+    count = np.zeros(len(first), dtype=np.int64)
+    sums = np.ascontiguousarray(_resampled_sums(values, resamples, rng).T)
+    for k0, block in _pair_blocks(sums, first, second):
+        k = len(block)
+        block /= n
+        block -= mean[k0 : k0 + k, None]
+        count[k0 : k0 + k] = np.count_nonzero(np.abs(block) >= threshold[k0 : k0 + k, None], axis=1)
+    return (count + 1) / (resamples + 1)
+
+
+def _permutation_tests_by_runs(values, first, second, total, spread, permutations: int, rng) -> np.ndarray:
+    """:func:`paired_permutation_tests` of ``values[:, first] - values[:, second]``, whose sums are ``total``
+    and sums of absolute values ``spread``."""
+    n = values.shape[0]
+    rng = np.random.default_rng(rng)
+    threshold = np.abs(total) - 1e-9 * spread
+    rows = max(1, _DRAW_BLOCK // n)  # permutation_test's blocks of draws
+    count = np.zeros(len(first), dtype=np.int64)
+    done = 0
+    while done < permutations:
+        m = min(rows, permutations - done)
+        bits = np.unpackbits(np.frombuffer(rng.bytes((m * n + 7) // 8), dtype=np.uint8), count=m * n)
+        signed = np.ascontiguousarray((bits.reshape(m, n).astype(np.float64) @ values).T)  # runs x draws
+        for k0, block in _pair_blocks(signed, first, second):
+            k = len(block)
+            block *= 2.0
+            block -= total[k0 : k0 + k, None]
+            count[k0 : k0 + k] += np.count_nonzero(np.abs(block) >= threshold[k0 : k0 + k, None], axis=1)
+        done += m
+    return (count + 1) / (permutations + 1)
 
 
 def paired_bootstrap_tests(
@@ -195,40 +292,34 @@ def paired_permutation_tests(
     return p
 
 
-def _groups(wide: np.ndarray, pairs: list) -> list:
-    """``[(query mask, pairs)]``: the pairs of columns of ``wide`` grouped by their paired queries."""
-    present = ~np.isnan(wide)
-    groups: dict[bytes, list] = {}
-    for i, j in pairs:
-        groups.setdefault(np.packbits(present[:, i] & present[:, j]).tobytes(), []).append((i, j))
-    return list(groups.items())
+def _groups(table: np.ndarray, index: np.ndarray) -> list:
+    """``[(query mask, positions)]``: the pairs ``index`` (k x 2 columns of ``table``, queries x runs,
+    NaN = missing) grouped by their paired queries, as the rows they have and the positions of the
+    pairs in ``index``, in order of first appearance."""
+    rows, pairs = table.shape[0], len(index)
+    if pairs == 0:
+        return []
+    present = ~np.isnan(table)
+    if present.all() or rows == 0:
+        return [(np.ones(rows, dtype=bool), np.arange(pairs))]
+    step = max(1, (1 << 24) // rows)  # masks of a block of pairs at once
+    packed = np.concatenate(
+        [
+            np.packbits(present[:, index[f : f + step, 0]] & present[:, index[f : f + step, 1]], axis=0).T
+            for f in range(0, pairs, step)
+        ]
+    )
+    keys, first, inverse = np.unique(packed, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(inverse, minlength=len(keys)))[:-1])
+    masks = np.unpackbits(keys, axis=1, count=rows).astype(bool)
+    return [(masks[g], members[g]) for g in np.argsort(first, kind="stable")]
 
 
-def _pair_resamplings(wide: np.ndarray, pairs: list, seed: int, measure, stream: str, kernel) -> dict:
-    """``{(i, j): kernel(d, rng)[column]}`` for the pairs of columns of ``wide`` (queries x runs, NaN = missing).
-
-    Pairs with the same paired queries (all of them, when no run misses a
-    query) share one resampling, seeded by the seed, the measure, ``stream``
-    and those queries.
-    """
-    out = {}
-    for key, members in _groups(wide, pairs):
-        mask = np.unpackbits(np.frombuffer(key, dtype=np.uint8), count=wide.shape[0]).astype(bool)
-        sub = wide[mask]
-        d = _clean(sub[:, [i for i, _ in members]] - sub[:, [j for _, j in members]])
-        values = kernel(d, _rng(seed, measure, f"{stream} {zlib.crc32(key)}"))
-        out.update({pair: value for pair, value in zip(members, values)})
-    return out
-
-
-def _pair_intervals(wide: np.ndarray, pairs: list, resamples: int, ci: float, seed: int, measure) -> dict:
-    """``{(i, j): (low, high)}``: :func:`paired_bootstrap_intervals` by groups of pairs."""
-
-    def kernel(d, rng):
-        low, high = paired_bootstrap_intervals(d, resamples, ci, rng)
-        return [(float(lo), float(hi)) for lo, hi in zip(low, high)]
-
-    return _pair_resamplings(wide, pairs, seed, measure, "ci", kernel)
+def _queries_key(labels) -> int:
+    """The word of a group's seed that names its paired queries: the CRC-32 of their labels, in order."""
+    return zlib.crc32("\t".join(map(str, labels)).encode())
 
 
 def tukey_hsd(table: np.ndarray, permutations: int = 10000, rng=0, progress=None) -> np.ndarray:

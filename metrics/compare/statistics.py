@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import warnings
-import zlib
 
 import numpy as np
 from scipy import stats
@@ -17,11 +16,6 @@ from metrics.stat_methods import canonical_correction
 
 TIE_TOLERANCE = 1e-12
 _CHUNK = 1 << 20  # elements of one block of random draws (8 MiB as float64)
-
-
-def _pair_seed(seed, run, measure, stream: int) -> np.random.Generator:
-    words = [seed, zlib.crc32(str(run).encode()), zlib.crc32(str(measure).encode()), stream]
-    return np.random.default_rng(np.random.SeedSequence(words))
 
 
 def _clean(d: np.ndarray) -> np.ndarray:
@@ -126,6 +120,8 @@ def _effect_size(d: np.ndarray) -> float:
 
 
 def _test_pair(d: np.ndarray, test: str, permutations: int, rng) -> float:
+    """One pair's p-value by the conventions, from its own differences (the reference that
+    :func:`metrics.compare.pairs.pair_statistics`, which tests many pairs at once, is checked against)."""
     if d.size < 2:
         return math.nan
     if not d.any():
