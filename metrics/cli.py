@@ -146,7 +146,8 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="score several RUN files in N processes (default: one per core; the output is the same)",
+        help="score several RUN files in N processes, and a RUN of 64 MiB or more in N parts (default: one "
+        "per core; the output is the same)",
     )
     p.add_argument(
         "--dask",
@@ -251,11 +252,15 @@ def _jobs(args, run_paths) -> int | None:
     """How many processes score several run files one after the other, each written out as soon as
     it is done (memory holds one run's values, not every run's): ``--jobs``, else every core when the
     runs are large enough to gain from it, else 1.  None: the runs are scored together in memory, as
-    comparisons, CSV and JSON need them (and standard input, a single run)."""
-    from .parallel import default_jobs
+    comparisons, CSV and JSON need them (and standard input, a single run that is not large enough
+    to be scored in parts by several processes: see :mod:`metrics.parallel`)."""
+    from .parallel import default_jobs, partitions, split_threshold
 
-    if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths or len(run_paths) < 2:
+    if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths:
         return None
+    if len(run_paths) < 2:
+        jobs = default_jobs() if args.jobs is None else args.jobs
+        return jobs if partitions(run_paths[0], jobs, split_threshold(), args.ranked) > 1 else None
     if args.jobs is not None:
         return args.jobs
     if default_jobs() < 2:

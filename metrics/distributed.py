@@ -9,6 +9,14 @@ back in the order the runs were given, each as soon as it is due: the caller
 holds a bounded number of results however many runs there are, and the output
 is byte for byte that of one process.
 
+``ir-eval --dask`` scores a local run file of 64 MiB or more
+(:data:`metrics.parallel.SPLIT_BYTES`, ``$IR_EVAL_SPLIT_BYTES``) in parts, one
+per worker thread: each worker reads its byte range of the file (whole queries)
+itself, and the caller merges the per-query values into the lines of one task
+(:func:`metrics.parallel.merge`).  A URL is always one task (the worker copies
+the object before reading it), and so is every run given to
+``Evaluator.evaluate(runs, client=...)``.
+
 Dask is optional (``pip install 'ir-workbench[dask]'``) and imported only
 here, inside the functions that need it.  The workers need ir-workbench
 installed (the same version as the caller).
@@ -31,7 +39,7 @@ from typing import Callable, Iterable, Iterator
 from urllib.parse import urlparse
 
 from .errors import InputError
-from .parallel import Scored, score_file
+from .parallel import Scored, in_parts, partitions, score_file, score_part, split_threshold
 
 __all__ = ["ENV", "INSTALL", "DaskUnavailable", "connect", "quiet_logs", "score_runs", "evaluate_on_cluster"]
 
@@ -130,7 +138,10 @@ def _named(display: str):
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), display) from None
 
 
-def _score_task(state: dict, source: str, display: str) -> Scored:
+def _score_task(state: dict, source: str, display: str, part: int = -1, parts: int = 1, width=None, before=None):
+    """A run scored by a worker (``part`` < 0), or one byte range of it (:func:`metrics.parallel.score_part`)."""
+    if part >= 0:
+        return score_part(state, display, part, parts, width, before, source=source)
     with _named(display), _local(source) as local:
         return score_file(state, display, source=local)
 
@@ -205,13 +216,33 @@ def _cancel(client, futures: list) -> None:
         client.cancel(futures)
 
 
-def score_runs(client, state: dict, paths: list[str]) -> Iterator[Scored]:
+def score_runs(client, state: dict, paths: list[str], split_bytes: int | None = None) -> Iterator[Scored]:
     """``ir-eval``'s lines for every run file in ``paths`` (paths or URLs), scored on the cluster of
     ``client``, in the order of ``paths``.  ``state``: :func:`metrics.parallel.state`, scattered once to
-    every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due."""
+    every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
+
+    A local run file of ``split_bytes`` or more (default :func:`metrics.parallel.split_threshold`) is
+    scored in parts, one per worker thread, each read by its worker from the file (the same path on
+    every machine); the caller merges them (:mod:`metrics.parallel`).  URLs are one task each."""
     [shared] = client.scatter([state], broadcast=True, hash=False)
+    threshold = split_threshold(split_bytes)
+    threads = sum(client.nthreads().values())
+
+    def runs() -> Iterator[tuple]:
+        for path in paths:
+            where = _where(path)
+            parts = 1 if _is_url(where) else partitions(where, threads, threshold, state["ranked"])
+            yield where, path, parts
+
+    def rescore(task: tuple):
+        future = client.submit(_score_task, shared, *task, pure=False)
+        try:
+            return future.result()
+        finally:
+            future.release()
+
     try:
-        yield from _in_order(client, _score_task, shared, ((_where(path), path) for path in paths))
+        yield from in_parts(state, runs(), lambda tasks: _in_order(client, _score_task, shared, tasks), rescore)
     finally:
         _cancel(client, [shared])
 

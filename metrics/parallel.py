@@ -8,6 +8,23 @@ and returns trec_eval's output lines for it; the parent writes them in the
 order the runs were given, as soon as each is due, so the output is
 byte-identical to one process and memory holds a few runs' lines (two runs per
 process are in flight), never every run at once.
+
+One large run is scored in parts, query by query (:func:`score_part`,
+:func:`merge`): a plain (not gzip) run file of at least :data:`SPLIT_BYTES`
+bytes (``$IR_EVAL_SPLIT_BYTES``, or the ``split_bytes`` keyword of
+:func:`score_runs`), with two processes or more to score it, is cut into byte
+ranges, one per process (each range at least a quarter of the threshold).  A
+range starts and ends at line boundaries moved forward to the next change of
+query id, so that every range holds whole queries when the file lists each
+query's lines together, as run files do.  Each task reads its range itself and
+returns per-query values; the caller puts them in trec_eval's query order and
+makes the summary ("all") values from them as one task would (``-c``'s missing
+queries, ``num_q``, ``runid`` from the file's last line, ``gm_map``...).  When
+the parts cannot give exactly the output of one task (a query id in two
+ranges: a file not grouped by query, which may also hide a duplicate document;
+a range that is not read by the fast reader: a bad line, extra columns,
+invalid text), the run is scored again in one task, whose output and error
+messages (file and line) are those of one process.
 """
 
 from __future__ import annotations
@@ -16,10 +33,15 @@ import itertools
 import os
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 _STATE: dict = {}
 TASKS_PER_PROCESS = 2  # runs in flight per process: none waits for work, few results wait to be written
+#: run files of at least this many bytes are scored in parts when two processes or workers can share them
+SPLIT_BYTES = 64 << 20
+#: the environment variable that sets :data:`SPLIT_BYTES` (a number of bytes)
+SPLIT_ENV = "IR_EVAL_SPLIT_BYTES"
+_READ_BYTES = 1 << 20  # bytes read and parsed at a time by score_part (the numpy reader's chunk)
 
 
 @dataclass
@@ -30,12 +52,31 @@ class Scored:
     evaluated: bool  # some query had both results and judgments
 
 
+@dataclass
+class Part:
+    """What :func:`score_part` gives for one byte range of a run file."""
+
+    query_ids: list  # the evaluated queries (qrels queries with results in the range), in trec_eval's order
+    values: list  # per measure asked for: its per-query values (None for runid, whose value is the run's)
+    width: int  # judged grades the measures saw (columns of the ranking's rel_levels)
+    qids: list  # every query id in the range, run-only ones too (bytes), to tell whether ranges share one
+    first_tag: str  # tags of the range's first and last lines ("" for a range without lines)
+    last_tag: str
+
+
 def _init(qrels, measures, options, ranked, queries, summary) -> None:
     _STATE.update(state(qrels, measures, options, ranked, queries, summary))
 
 
 def _score(path: str) -> Scored:
     return score_file(_STATE, path)
+
+
+def _score_job(path: str, part: int, parts: int, width: Optional[int], before: Optional[list]):
+    """A task of the pool: a whole run (``part`` < 0) or one range of it (:func:`score_part`)."""
+    if part < 0:
+        return score_file(_STATE, path)
+    return score_part(_STATE, path, part, parts, width, before)
 
 
 def state(qrels, measures, options, ranked, queries, summary) -> dict:
@@ -56,6 +97,8 @@ def score_file(s: dict, path: str, source: str | None = None) -> Scored:
         run = read_ranked_judgments(source)[0]
     else:
         run = read_columns(source, "run")
+        if source != path:  # a warning names the file as given, not the path or copy read
+            run.warnings = [f"{path}{w[len(source) :]}" if w.startswith(f"{source}: ") else w for w in run.warnings]
     ev = evaluate(s["qrels"], run, s["measures"], keep_names=False, **s["options"])
     label = ev.runs[0]
     return Scored(
@@ -64,6 +107,325 @@ def score_file(s: dict, path: str, source: str | None = None) -> Scored:
         list(ev.warnings),
         bool(ev.query_ids[label]),
     )
+
+
+# ------------------------------------------------------------------------------ one run in parts
+
+
+def split_threshold(value: Optional[int] = None) -> int:
+    """The size from which a run file is scored in parts: ``value``, else ``$IR_EVAL_SPLIT_BYTES``,
+    else :data:`SPLIT_BYTES`."""
+    if value is not None:
+        return max(1, int(value))
+    text = os.environ.get(SPLIT_ENV, "").strip()
+    return max(1, int(text)) if text.isdigit() else SPLIT_BYTES
+
+
+def partitions(path: str, workers: int, threshold: int, ranked: bool = False) -> int:
+    """Into how many byte ranges the run file ``path`` is cut for ``workers`` processes or worker
+    threads: 1 (one task) unless it is a plain file of at least ``threshold`` bytes and ``workers``
+    is 2 or more; never more than ``workers``, nor ranges under a quarter of ``threshold``.  Ranked
+    judgments, gzip files and files this process cannot see are scored in one task."""
+    if ranked or workers < 2:
+        return 1
+    try:
+        size = os.path.getsize(path)
+        if size < threshold:
+            return 1
+        with open(path, "rb") as f:
+            if f.read(2) == b"\x1f\x8b":  # gzip: no byte ranges
+                return 1
+    except OSError:  # not here (a worker may see it), or not a file: its task says what is wrong
+        return 1
+    return max(1, min(workers, size // max(1, threshold // 4)))
+
+
+def _boundary(f, pos: int, size: int) -> int:
+    """Where a range that nominally starts at byte ``pos`` of the open file ``f`` starts: the start of
+    the first line at or after ``pos`` whose query id differs from that of the line there (blank and
+    comment lines are passed over); 0 at the start, ``size`` past the last query.  The ranges on both
+    sides compute the same boundary, so the ranges hold every line once."""
+    if pos <= 0:
+        return 0
+    if pos >= size:
+        return size
+    f.seek(pos - 1)
+    f.readline()  # to the start of the next line (pos itself when a line ends just before it)
+    qid = None
+    while True:
+        here = f.tell()
+        line = f.readline()
+        if not line:
+            return size
+        fields = line.split(None, 1)
+        if not fields or fields[0].startswith(b"#"):
+            continue
+        if qid is None:
+            qid = fields[0]
+        elif fields[0] != qid:
+            return here
+
+
+def _read_range(source: str, display: str, part: int, parts: int):
+    """The lines of range ``part`` of ``parts`` of the run file ``source`` as
+    :class:`~metrics.columns.Columns` (None for an empty range), read by the numpy reader's vectorised
+    split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
+    as a whole to be reported or read exactly."""
+    from .columns import _assemble, _Irregular, _parse
+    from .textfile import MAX_LINE_BYTES, check_text, without_bom
+
+    with open(source, "rb", buffering=1 << 16) as f:
+        size = os.fstat(f.fileno()).st_size
+        if f.read(2) == b"\x1f\x8b":
+            raise _Irregular
+        start = _boundary(f, size * part // parts, size)
+        end = _boundary(f, size * (part + 1) // parts, size)
+        if start >= end:
+            return None
+        f.seek(start)
+        pieces = []
+        left, carry, at_start = end - start, b"", start == 0
+        while left > 0:
+            block = f.read(min(_READ_BYTES, left))
+            if not block:  # the file is shorter than it was
+                raise _Irregular
+            left -= len(block)
+            if at_start:
+                block, at_start = without_bom(block, display), False
+            data = carry + block if carry else block
+            if left == 0:
+                chunk, carry = (data if data.endswith(b"\n") else data + b"\n"), b""
+            else:
+                cut = data.rfind(b"\n") + 1
+                chunk, carry = data[:cut], data[cut:]
+                if len(carry) > MAX_LINE_BYTES:
+                    raise _Irregular
+                if not chunk:
+                    continue
+            check_text(chunk, 1, display)  # line numbers are not the file's: the caller reads it again
+            parsed = _parse(chunk, "run")
+            if parsed is not None:
+                pieces.append(parsed)
+    return _assemble(display, "run", None, pieces) if pieces else None
+
+
+def score_part(
+    s: dict,
+    path: str,
+    part: int,
+    parts: int,
+    width: Optional[int] = None,
+    before: Optional[list] = None,
+    source: Optional[str] = None,
+):
+    """Range ``part`` of ``parts`` of the run file ``source`` (by default ``path``) read and scored with
+    the :func:`state` ``s``: a :class:`Part`, or None when the run is to be scored in one task (a line
+    the fast reader does not take, invalid text: one task reads the whole file and says where).
+
+    Qrels queries without results are not scored here (``-c``: :func:`merge` does).  Two things make a
+    query's values depend on other queries of the run, and the caller may give them: ``width``, the
+    judged grades the whole run's measures see (the highest grade of its evaluated queries + 1; a
+    range whose own queries have fewer is scored with that many), and ``before``, queries of other
+    ranges that come just before a query of this one whose qrels hold no grade >= 0 (trec_eval's gain
+    measures give such a query the grades of the query evaluated before it): they are scored here
+    too, on one placeholder line each, and left out of the result."""
+    import dataclasses
+
+    import numpy as np
+
+    from .columns import Columns, _Irregular
+    from .errors import InputError
+    from .evaluate import _compute
+    from .ids import _concat
+    from .measures import FAMILIES
+    from .ranking import _frozen, build_ranking
+
+    source = path if source is None else source
+    try:
+        cols = _read_range(source, path, part, parts)
+    except (_Irregular, InputError, OSError):  # one task reports the error as one process does
+        return None
+    if cols is None:
+        return Part([], [None] * len(s["measures"]), 0, [], "", "")
+    qid = cols.qid
+    heads = np.concatenate([[0], np.flatnonzero(qid[1:] != qid[:-1]) + 1])
+    qids = list(dict.fromkeys(qid[heads].tolist()))
+    first_tag, last_tag = cols.name, cols.run_id
+    enc = s["qrels"]
+    if before:
+        index = {q: i for i, q in enumerate(enc.queries)}
+        keys = enc.query_keys[np.array([index[q] for q in before], dtype=np.int64)]
+        cols = Columns(
+            "run",
+            _concat([cols.qid, keys]),
+            _concat([cols.doc, np.full(len(keys), b"-", dtype="S8")]),
+            np.concatenate([cols.value, np.zeros(len(keys))]),
+            name=first_tag,
+            run_id=last_tag,
+        )
+    ranking = build_ranking(enc, cols, run_id=last_tag, **dict(s["options"], complete=False))
+    del cols, qid
+    natural = ranking.rel_levels.shape[1]
+    if width is not None and width > natural:  # zero counts of the grades its queries lack
+        padded = np.zeros((ranking.n_queries, width), dtype=ranking.rel_levels.dtype)
+        padded[:, :natural] = ranking.rel_levels
+        ranking = dataclasses.replace(ranking, rel_levels=_frozen(padded))
+    query_ids = ranking.query_ids.tolist()
+    own: Any = slice(None)
+    if before:
+        others = set(before)
+        own = np.array([q not in others for q in query_ids], dtype=bool)
+        query_ids = [q for q in query_ids if q not in others]
+    values = [
+        None if m.kind == "text" and not FAMILIES[m.family].per_query else np.asarray(v)[own]
+        for m, v, _ in _compute(ranking, s["measures"])
+    ]
+    return Part(query_ids, values, ranking.rel_levels.shape[1], qids, first_tag, last_tag)
+
+
+def _complete_width(qrels) -> int:
+    """Judged grades of every qrels query (highest grade >= 0, + 1): what the measures see with ``-c``."""
+    judged = qrels.rel[qrels.rel >= 0]
+    return int(judged.max()) + 1 if len(judged) else 0
+
+
+def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], Optional[Part]]) -> Optional[Scored]:
+    """The :class:`Scored` lines of a run from its :class:`Part` s (in file order), byte for byte those
+    of :func:`score_file`; None when only one task can give them (a part is None, a query id is in
+    two parts).  ``rescore(k, width, before)`` scores part k again, as :func:`score_part` does, when
+    its values depend on queries of other parts."""
+    import numpy as np
+
+    from .columns import Columns
+    from .evaluate import Evaluation, RunResult, _compute
+    from .labels import unique_label
+    from .measures import FAMILIES
+    from .ranking import build_ranking
+
+    if any(p is None for p in parts):
+        return None
+    seen: set = set()
+    for p in parts:
+        if not seen.isdisjoint(p.qids):
+            return None  # not grouped by query: one task finds duplicate documents and scores it
+        seen.update(p.qids)
+    lined = [p for p in parts if p.first_tag or p.last_tag]
+    if not lined:
+        return None
+    enc, wanted, options = s["qrels"], s["measures"], s["options"]
+    first, last = lined[0].first_tag, lined[-1].last_tag
+    label = unique_label(first or "run1", set())
+    run_id = last or first or label
+    warnings: list = []
+    if last != first:  # the numpy reader's words (metrics.columns)
+        warnings.append(
+            f"{path}: the run tag changes from {first!r} (first line) to "
+            f"{last!r} (last line); the run is labelled {first!r} and "
+            f"its runid is {last!r}, as trec_eval reports it"
+        )
+    # the evaluated queries of the whole run, one line each: its query order, its warnings, its
+    # summary counts, and with -c the values of the qrels queries it lacks
+    code = {q: i for i, q in enumerate(enc.queries)}
+    present = np.array(sorted({code[q] for p in parts for q in p.query_ids}), dtype=np.int64)
+    stub = Columns(
+        "run",
+        enc.query_keys[present],
+        np.full(len(present), b"-", dtype="S8"),
+        np.zeros(len(present)),
+        path=path,
+        name=first,
+        run_id=run_id,
+    )
+    ranking = build_ranking(enc, stub, run_id=run_id, warnings=warnings, **options)
+    qids = ranking.query_ids.tolist()
+    n = len(qids)
+    where = {q: i for i, q in enumerate(qids)}
+    source = np.full(n, -1, dtype=np.int64)
+    for k, p in enumerate(parts):
+        source[[where[q] for q in p.query_ids]] = k
+    # a query whose qrels hold no grade >= 0 takes its ideal gains from the query evaluated before it
+    # that has some (trec_eval's gain measures): its part must score that query too
+    valid = ranking.num_rel_levels > 0
+    last_valid = np.full(n, -1, dtype=np.int64)  # the last query with grades >= 0 before each query
+    last_valid[1:] = np.maximum.accumulate(np.where(valid, np.arange(n), -1))[:-1]
+    lacking = (~valid) & (source >= 0) & (last_valid >= 0)
+    lacking &= source[np.maximum(last_valid, 0)] != source
+    before: dict = {}
+    for i in np.flatnonzero(lacking).tolist():
+        before.setdefault(int(source[i]), set()).add(qids[last_valid[i]])
+    width = ranking.rel_levels.shape[1]
+    for k, p in enumerate(parts):
+        if p.query_ids and (p.width != width or k in before):
+            again = rescore(k, width, sorted(before.get(k, ())))
+            if again is None:
+                return None
+            parts[k] = again
+    rows = [np.array([where[q] for q in p.query_ids], dtype=np.int64) for p in parts]
+    names, columns, aggregates, texts = [], [], [], []
+    for j, (m, stub_values, _) in enumerate(_compute(ranking, wanted)):  # as metrics.evaluate._result
+        family = FAMILIES[m.family]
+        if m.kind == "text":
+            values = np.array(stub_values, dtype=object)
+        else:
+            kinds = [np.asarray(stub_values)] + [p.values[j] for p, r in zip(parts, rows) if len(r)]
+            values = np.array(stub_values, dtype=np.result_type(*kinds))
+        for p, r in zip(parts, rows):
+            if len(r) and p.values[j] is not None:
+                values[r] = p.values[j]
+        aggregate = family.aggregate(values, ranking)
+        name = str(m)
+        if m.kind == "text":
+            if family.per_query:
+                texts += [(q, name, v) for q, v in zip(qids, values)]
+            if aggregate is not None:
+                texts.append(("all", name, aggregate))
+            continue
+        names.append(name)
+        columns.append(np.asarray(values, dtype=np.float64))
+        aggregates.append(float(aggregate))
+    matrix = np.vstack(columns).T if columns and qids else np.zeros((n, len(names)))
+    result = RunResult(label, qids, names, matrix, aggregates, texts)
+    if not qids:
+        warnings.append(f"run {label!r}: no queries with both results and relevance info")
+    ev = Evaluation(runs=[label], measures=wanted, query_ids={label: qids}, results=[result], warnings=warnings)
+    return Scored(path, ev.trec_lines(label, queries=s["queries"], summary=s["summary"]), warnings, bool(qids))
+
+
+def in_parts(
+    s: dict,
+    runs: Iterable[tuple[str, str, int]],
+    run: Callable[[Iterator[tuple]], Iterator],
+    rescore: Callable[[tuple], Any],
+) -> Iterator[Scored]:
+    """Score ``runs`` ((source, name, number of parts) each) with the tasks ``(source, name, part,
+    parts, width, before)`` run by ``run`` (results in order; ``part`` -1: the whole run, the others as
+    :func:`score_part`), merging the parts of each run; ``rescore(task)`` runs one more task and
+    waits for it."""
+    plans: deque = deque()
+    width = _complete_width(s["qrels"]) if s["options"].get("complete") else None
+
+    def tasks() -> Iterator[tuple]:
+        for source, name, parts in runs:
+            plans.append((source, name, parts))
+            if parts <= 1:
+                yield (source, name, -1, 1, None, None)
+            else:
+                yield from ((source, name, k, parts, width, None) for k in range(parts))
+
+    results = run(tasks())
+    try:
+        for first in results:
+            source, name, parts = plans.popleft()
+            if parts <= 1:
+                yield first
+                continue
+            got = [first, *itertools.islice(results, parts - 1)]
+            scored = merge(s, name, got, lambda k, w, b: rescore((source, name, k, parts, w, b)))
+            yield scored if scored is not None else rescore((source, name, -1, 1, None, None))
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:  # the tasks in flight are let go now, not when the generator is collected
+            close()
 
 
 def default_jobs() -> int:
@@ -83,13 +445,19 @@ def score_runs(
     ranked: bool = False,
     queries: bool = False,
     summary: bool = True,
+    split_bytes: Optional[int] = None,
 ) -> Iterator[Scored]:
     """Score the run files ``paths`` in ``jobs`` processes; results in the order of ``paths``.
 
     ``qrels``: an encoded qrels (:func:`metrics.ranking.encode_qrels`); ``options``: those of
     :func:`metrics.evaluate`.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
+    A run file of ``split_bytes`` or more (default :func:`split_threshold`) is scored in parts by up to
+    ``jobs`` processes (see the module's docstring).
     """
-    if jobs <= 1 or len(paths) <= 1:
+    threshold = split_threshold(split_bytes)
+    plans = [(path, path, partitions(path, jobs, threshold, ranked)) for path in paths] if jobs > 1 else []
+    tasks = sum(parts for _, _, parts in plans)
+    if jobs <= 1 or tasks <= 1:
         _init(qrels, measures, options, ranked, queries, summary)
         yield from map(_score, paths)
         return
@@ -99,23 +467,32 @@ def score_runs(
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
+    processes = min(jobs, tasks)
     pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(paths)),
+        max_workers=processes,
         mp_context=context,
         initializer=_init,
         initargs=(qrels, measures, options, ranked, queries, summary),
     )
-    # a window of runs in flight rather than Executor.map, which submits every run at once: the results
-    # that wait for an earlier, slower run are bounded, and none is cancelled if the work stops
-    window = TASKS_PER_PROCESS * min(jobs, len(paths))
-    todo = iter(paths)
-    pending = deque(pool.submit(_score, path) for path in itertools.islice(todo, window))
-    try:
+    # a window of tasks in flight rather than Executor.map, which submits every task at once: the results
+    # that wait for an earlier, slower task are bounded, and none is cancelled if the work stops
+    window = TASKS_PER_PROCESS * processes
+
+    def in_order(todo: Iterator[tuple]) -> Iterator:
+        pending = deque(pool.submit(_score_job, path, *rest) for path, _, *rest in itertools.islice(todo, window))
         while pending:
-            scored = pending.popleft().result()
-            for path in itertools.islice(todo, 1):
-                pending.append(pool.submit(_score, path))
-            yield scored
+            result = pending.popleft().result()
+            for path, _, *rest in itertools.islice(todo, 1):
+                pending.append(pool.submit(_score_job, path, *rest))
+            yield result
+
+    def rescore(task: tuple):
+        path, _, *rest = task
+        return pool.submit(_score_job, path, *rest).result()
+
+    s = state(qrels, measures, options, ranked, queries, summary)
+    try:
+        yield from in_parts(s, plans, in_order, rescore)
     except BaseException:
         # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first.
         # The pool then marks the runs in flight as broken; they are not cancelled first, as on Python
