@@ -50,10 +50,19 @@ os._exit(0)
 MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
 
 
-def timed(cmd: list[str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, check=True)
-    return time.perf_counter() - start, out.stdout
+def timed(cmd: list[str]) -> tuple[float, str, float]:
+    """Wall time, output, and peak resident memory (MiB) of the command's process (``wait4``'s
+    ``ru_maxrss``: the largest of the process and its waited-for children, e.g. scoring processes)."""
+    with tempfile.TemporaryFile("w+") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, text=True)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            raise subprocess.CalledProcessError(proc.returncode, cmd)
+        out.seek(0)
+        return seconds, out.read(), usage.ru_maxrss / 1024
 
 
 def main() -> None:
@@ -61,26 +70,36 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--data", type=Path, help="a folder with dl19.qrels and dl19.<i>.run files to use (made there when missing)"
+    )
     args = parser.parse_args()
     import everyday  # the DL19 shape of benchmarks/everyday.py
 
     with tempfile.TemporaryDirectory() as tmp:
-        qrels, runs = everyday.generate(Path(tmp), "dl19", runs=args.runs)
+        folder = args.data or Path(tmp)
+        qrels, runs = folder / "dl19.qrels", [folder / f"dl19.{i}.run" for i in range(args.runs)]
+        if not (qrels.exists() and all(p.exists() for p in runs)):
+            folder.mkdir(parents=True, exist_ok=True)
+            qrels, runs = everyday.generate(folder, "dl19", runs=args.runs)
         files = [str(qrels), *map(str, runs)]
         settings = os.path.join(tmp, "settings.ini")
         cli = [sys.executable, "-m", "metrics", *[a for m in MEASURES for a in ("-m", m)], *files]
         window = [sys.executable, "-c", WINDOW, settings, str(args.timeout), *files]
-        cli_times, window_times = [], []
+        cli_times, window_times, cli_peak, window_peak = [], [], [], []
         for _ in range(args.rounds):
-            cli_times.append(timed(cli)[0])
-            seconds, out = timed(window)
+            seconds, _, peak = timed(cli)
+            cli_times.append(seconds)
+            cli_peak.append(peak)
+            seconds, out, peak = timed(window)
             if out.strip() != str(args.runs):
                 raise SystemExit(f"the window did not show {args.runs} runs within {args.timeout:g} s")
             window_times.append(seconds)
+            window_peak.append(peak)
     c, w = statistics.median(cli_times), statistics.median(window_times)
     print(f"{args.runs} DL19-shaped runs, the window's 7 default measures (median of {args.rounds}, whole process)")
-    print(f"ir-eval                           {c:.2f} s")
-    print(f"ir-workbench until every run shows {w:.2f} s   {w / c:.1f}x ir-eval")
+    print(f"ir-eval                            {c:6.2f} s  {max(cli_peak):6.0f} MiB")
+    print(f"ir-workbench until every run shows {w:6.2f} s  {max(window_peak):6.0f} MiB   {w / c:.1f}x ir-eval")
 
 
 if __name__ == "__main__":

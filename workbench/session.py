@@ -120,6 +120,11 @@ class Session(QObject):
         self.jobs.sigProgress.connect(self._on_job_progress)
         self.jobs.sigFinished.connect(self._after_job)
         self._reads = [0, 0]  # files read and to read since the last time none was being read
+        self._unannounced = False  # files read whose arrival the model has not announced yet
+        self._announce_timer = QTimer(self)
+        self._announce_timer.setSingleShot(True)
+        self._announce_timer.setInterval(100)
+        self._announce_timer.timeout.connect(self._announce_loaded)
         self._ids = itertools.count(1)
         self._eval_timer = QTimer(self)
         self._eval_timer.setSingleShot(True)
@@ -206,12 +211,25 @@ class Session(QObject):
         if e is None:
             return
         self._watch(e.path)
-        # a qrels file replaced by a newer one is no longer watched
-        present = {x.path for x in self.workspace.entries}
-        for p in self._watcher.files():
-            if normalize(p) not in present:
-                self._watcher.removePath(p)
-        self.model.announce_loaded()
+        if e.kind == "qrels":  # a qrels file replaced by this one is no longer watched
+            present = {x.path for x in self.workspace.entries}
+            for p in self._watcher.files():
+                if normalize(p) not in present:
+                    self._watcher.removePath(p)
+        # while files are still being read, what they change is said at most ten times a second (the
+        # views, the state and the evaluation follow each announcement; a folder of a thousand runs
+        # would otherwise redo them a thousand times); the last file read is announced at once
+        self._unannounced = True
+        if not self._reading():
+            self._announce_loaded()
+        elif not self._announce_timer.isActive():
+            self._announce_timer.start()
+
+    def _announce_loaded(self) -> None:
+        self._announce_timer.stop()
+        if self._unannounced:
+            self._unannounced = False
+            self.model.announce_loaded()
 
     # ------------------------------------------------------------------
     # editing the list of files
@@ -409,7 +427,7 @@ class Session(QObject):
     # jobs
     @property
     def busy(self) -> bool:
-        return self.jobs.busy or self._eval_timer.isActive()
+        return self.jobs.busy or self._eval_timer.isActive() or self._announce_timer.isActive()
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
@@ -464,14 +482,14 @@ class Session(QObject):
     # ------------------------------------------------------------------
     # files changing on disk
     def _watch(self, path: str) -> None:
-        if path not in self._watcher.files() and os.path.exists(path):
-            self._watcher.addPath(path)
+        if os.path.exists(path):
+            self._watcher.addPath(path)  # False (and nothing else) when already watched
 
     def _unwatch(self, path: str) -> None:
-        if path in self._watcher.files():
-            self._watcher.removePath(path)
+        self._watcher.removePath(path)  # False when not watched
 
     def _on_file_changed(self, path: str) -> None:
+        self.workspace.disk_changed()
         self._changed.add(normalize(path))
         self._change_timer.start()
 

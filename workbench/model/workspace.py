@@ -20,6 +20,7 @@ Rules
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -96,6 +97,12 @@ class FileEntry:
 class Workspace:
     entries: list[FileEntry] = field(default_factory=list)
     baseline_path: str | None = None
+    #: path -> (what its entry was, when, whether it had changed) at the last look at the disk
+    _disk_seen: dict = field(default_factory=dict, repr=False, compare=False)
+    _disk_news: int = field(default=0, repr=False, compare=False)  # bumped when a file is reported changed
+
+    #: seconds a look at the disk stays good while nothing is reported (a watcher may miss a change)
+    DISK_LOOK_SECONDS = 1.0
 
     # -- lookup ---------------------------------------------------------
     def entry(self, path: str) -> FileEntry | None:
@@ -288,17 +295,34 @@ class Workspace:
     def loading(self) -> list[FileEntry]:
         return [e for e in self.entries if e.status == "loading"]
 
+    def disk_changed(self) -> None:
+        """A file was reported changed on disk: the next :meth:`changed_on_disk` looks again."""
+        self._disk_news += 1
+
     def changed_on_disk(self) -> list[FileEntry]:
-        """Loaded files whose size or time on disk differ from those of the content in use."""
+        """Loaded files whose size or time on disk differ from those of the content in use.
+
+        A file is looked at (one ``stat``) again only when its entry changed, when a file was reported
+        changed (:meth:`disk_changed`), or a second after the last look (a watcher may miss a change):
+        the window asks at every change of what it shows, which with a thousand files took seconds of
+        ``stat`` calls."""
+        now = time.monotonic()
         out = []
         for e in self.entries:
             if e.status != "ok" or not e.mtime:
                 continue
-            try:
-                st = os.stat(e.path)
-            except OSError:
-                continue  # deleted, or being replaced: what was read stays in use
-            if (st.st_size, st.st_mtime) != (e.size, e.mtime):
+            state = (self._disk_news, e.version, e.generation, e.size, e.mtime)
+            seen = self._disk_seen.get(e.path)
+            if seen is None or seen[0] != state or now - seen[1] >= self.DISK_LOOK_SECONDS:
+                try:
+                    st = os.stat(e.path)
+                except OSError:
+                    changed = False  # deleted, or being replaced: what was read stays in use
+                else:
+                    changed = (st.st_size, st.st_mtime) != (e.size, e.mtime)
+                seen = (state, now, changed)
+                self._disk_seen[e.path] = seen
+            if seen[2]:
                 out.append(e)
         return out
 

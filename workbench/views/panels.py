@@ -157,7 +157,15 @@ class FilesPanel(QWidget):
             # all again at every change would take seconds
             state = (e.path, e.kind, e.status != "loading")
             combo = self.table.cellWidget(row, 1)
-            if combo is None or combo.property("state") != state:
+            if e.status == "loading":  # no box until the kind is known: a folder of runs makes each once
+                if combo is not None:
+                    self.table.removeCellWidget(row, 1)
+                waiting = QTableWidgetItem("…")
+                waiting.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                waiting.setToolTip("Being read: its kind is not known yet")
+                self.table.setItem(row, 1, waiting)
+            elif combo is None or combo.property("state") != state:
+                self.table.takeItem(row, 1)  # the "…" of a file being read
                 combo = QComboBox(self.table)
                 combo.setProperty("state", state)
                 combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
