@@ -16,6 +16,7 @@ from metrics.compare import (
     format_comparison,
     paired_differences,
     per_query_differences,
+    per_query_differences_by_measure,
     permutation_test,
 )
 
@@ -416,3 +417,33 @@ def test_unseeded_call_records_a_seed_that_reproduces_it():
     pd.testing.assert_frame_equal(first, again)
     text = format_comparison(compare(tidy(table), "base", correction="none", bootstrap=0))
     assert "No correction for multiple testing (1 test)" in text and "p (none)" in text
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_differences_of_every_measure_at_once_equal_one_measure_at_a_time(seed):
+    """per_query_differences_by_measure gives per_query_differences of each measure: missing values,
+    queries missing from a run or the baseline, differences within the tie tolerance, ids that sort
+    differently as text and as numbers."""
+    rng = np.random.default_rng(seed)
+    runs = ["b", "x", "a", "z"]
+    rows = []
+    for r in runs:
+        for q in ["10", "2", "3", "1", "7", "q9"]:
+            for m in ["map", "P_10", "num_ret"]:
+                if rng.random() < 0.15:
+                    continue
+                rows.append((r, q, m, rng.choice([0.1, 0.2, 0.5, np.nan, 0.2 + 1e-13])))
+    frame = pd.DataFrame(rows, columns=["run", "query_id", "measure", "value"]).astype(
+        {"run": "str", "query_id": "str"}
+    )
+
+    class Ev:
+        per_query = frame
+
+    Ev.runs = runs
+    for base in ("b", "a"):
+        every = per_query_differences_by_measure(Ev, base)
+        assert list(every) == list(dict.fromkeys(frame["measure"]))  # in the order of the frame
+        for m in every:
+            pd.testing.assert_frame_equal(every[m], per_query_differences(Ev, base, m))
+        assert list(per_query_differences_by_measure(Ev, base, ["P_10"])) == ["P_10"]

@@ -96,6 +96,7 @@ from .baseline import (  # noqa: F401
     compare,
     paired_differences,
     per_query_differences,
+    per_query_differences_by_measure,
 )
 from .statistics import (  # noqa: F401
     TIE_TOLERANCE,
@@ -129,6 +130,7 @@ __all__ = [
     "format_comparison",
     "paired_differences",
     "per_query_differences",
+    "per_query_differences_by_measure",
     "permutation_test",
     "bootstrap_ci",
     "describe_settings",

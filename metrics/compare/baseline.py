@@ -155,6 +155,41 @@ def per_query_differences(per_query, baseline, measure) -> pd.DataFrame:
     return diffs[["query_id", "run", "delta", "baseline_value", "value"]].reset_index(drop=True)
 
 
+def per_query_differences_by_measure(per_query, baseline, measures=None) -> dict[str, pd.DataFrame]:
+    """:func:`per_query_differences` of several measures at once (default: every measure of the frame,
+    counts too), ``{measure: frame}``: the frame is checked and split once, the rest is numpy (the
+    window asks for every measure of up to a thousand runs)."""
+    frame = _tidy(per_query)
+    runs = _run_order(per_query, frame)
+    _check_baseline(runs, baseline)
+    chosen = _unique(frame["measure"]) if measures is None else _select_measures(frame, measures)
+    position = {r: i for i, r in enumerate(runs)}
+    sub = frame.loc[frame["value"].notna() & frame["measure"].isin(chosen)]
+    out = {}
+    for measure in chosen:
+        part = sub.loc[sub["measure"] == measure]
+        run = part["run"].map(position).to_numpy(np.int64)
+        codes, queries = pd.factorize(part["query_id"], sort=True)  # codes in the ids' sorted order
+        value = part["value"].to_numpy(np.float64)
+        base = np.full(len(queries), np.nan)
+        is_base = run == position[baseline]
+        base[codes[is_base]] = value[is_base]
+        keep = ~is_base & ~np.isnan(base[codes])
+        run, codes, value = run[keep], codes[keep], value[keep]
+        delta = _clean(value - base[codes])
+        order = np.lexsort((codes, -delta, run))
+        out[str(measure)] = pd.DataFrame(
+            {
+                "query_id": np.asarray(queries, dtype=object)[codes[order]],
+                "run": np.asarray(runs, dtype=object)[run[order]],
+                "delta": delta[order],
+                "baseline_value": base[codes[order]],
+                "value": value[order],
+            }
+        ).astype({"query_id": part["query_id"].dtype, "run": part["run"].dtype})
+    return out
+
+
 def compare(
     per_query,
     baseline,

@@ -177,9 +177,7 @@ def compute(request: Request, progress=None) -> Comparison:
         from metrics.errors import Cancelled
 
         raise Cancelled("comparison cancelled")
-    differences = {
-        str(m): mc.per_query_differences(source, request.baseline, m) for m in pd.unique(per_query["measure"])
-    }
+    differences = mc.per_query_differences_by_measure(source, request.baseline)
     return Comparison(request=request, table=table, differences=differences, pairs=pairs)
 
 
