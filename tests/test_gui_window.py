@@ -858,3 +858,48 @@ def test_reading_many_files_reports_how_many_are_read(qtbot, window, sample):
     assert [c[0] for c in counts] == sorted(c[0] for c in counts) and counts[-1][0] >= 1
     assert all(fraction == done / total and 0 <= done < total for (fraction, _), (done, total) in zip(reading, counts))
     assert window.session._reads == [0, 0]  # counted afresh for the next files
+
+
+@pytest.fixture
+def twelve(tmp_path):
+    """12 runs (run00..run11) of 6 queries: more than the plots draw by default."""
+    rng = np.random.default_rng(5)
+    q = [f"{qid} 0 D{d} {int(rng.integers(0, 3))}" for qid in range(1, 7) for d in range(10)]
+    paths = [write_lines(tmp_path / "qrels.txt", q)]
+    for r in range(12):
+        rows = []
+        for qid in range(1, 7):
+            scores = rng.random(10)
+            rows += [f"{qid} Q0 D{d} {k + 1} {scores[d]:.5f} run{r:02d}" for k, d in enumerate(np.argsort(-scores))]
+        paths.append(write_lines(tmp_path / f"run{r:02d}.txt", rows))
+    return paths
+
+
+def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelve):
+    drop_and_wait(qtbot, window, twelve)
+    s = window.session
+    plot = window.pr_plot
+    runs = list(s.results.runs)
+    assert len(runs) == 12 and plot.find_box.isVisible() and plot.all_runs_box.isVisible()
+    baseline = s.baseline_label()
+    scores = s.results.summary[s.focus_measure]
+    best = set(scores.sort_values(ascending=False, kind="stable").index[:8])
+    assert set(plot.legend_runs()) == best | {baseline} and set(plot.curves) == best | {baseline}
+    plot.find_box.setText("RUN1")  # case does not matter
+    found = ["run10", "run11"]
+    assert plot.legend_runs() == [r for r in runs if r in found or r == baseline]
+    assert set(plot.curves) == set(found) | {baseline}
+    assert "2 of 12 runs match “RUN1”" in plot.caption.text()
+    plot.find_box.setText("nothing like it")
+    assert plot.legend_runs() == [baseline] and "0 of 12 runs match" in plot.caption.text()
+    plot.find_box.clear()
+    assert set(plot.legend_runs()) == best | {baseline}
+    # every run drawn: the legend scrolls after four lines rather than taking the plot's room
+    plot.all_runs_box.setChecked(True)
+    assert plot.legend_runs() == runs
+    lines = plot.legend.fontMetrics().lineSpacing()
+    assert plot.legend_area.height() <= 4 * lines + 6 and plot.plot.height() > 100
+    plot.legend_button.setChecked(False)
+    assert not plot.legend_area.isVisible()
+    plot.legend_button.setChecked(True)
+    assert plot.legend_area.isVisible()

@@ -16,10 +16,14 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QCheckBox,
+    QFrame,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
+    QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QToolButton,
     QToolTip,
     QVBoxLayout,
     QWidget,
@@ -129,6 +133,27 @@ class CurvePlot(QWidget):
         self.all_runs_box.hide()
         self.all_runs_box.toggled.connect(lambda _: self.refresh())
         self.bar.addWidget(self.all_runs_box)
+        self.find_box = QLineEdit(self)
+        self.find_box.setPlaceholderText("Find runs…")
+        self.find_box.setClearButtonEnabled(True)
+        self.find_box.setToolTip("Draw only the runs whose label contains this text (and the baseline)")
+        self.find_box.setMaximumWidth(160)
+        self.find_box.hide()
+        self.find_box.textChanged.connect(lambda _: self.refresh())
+        self.bar.addWidget(self.find_box)
+        self.legend_button = QToolButton(self)
+        self.legend_button.setText("Legend")
+        self.legend_button.setCheckable(True)
+        self.legend_button.setChecked(True)
+        self.legend_button.setToolTip("Show or hide the legend under the plot")
+        self.bar.addWidget(self.legend_button)
+        # the legend scrolls past a few lines: the plot keeps its room whatever the number of runs
+        self.legend_area = QScrollArea(self)
+        self.legend_area.setWidget(self.legend)
+        self.legend_area.setWidgetResizable(True)
+        self.legend_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.legend_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.legend_button.toggled.connect(self.legend_area.setVisible)
         self._hovered: str | None = None
         self.plot.scene().sigMouseMoved.connect(self._on_hover)
         layout = QVBoxLayout(self)
@@ -136,7 +161,7 @@ class CurvePlot(QWidget):
         layout.setSpacing(2)
         layout.addLayout(self.bar)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.legend)
+        layout.addWidget(self.legend_area)
         session.sigResultsChanged.connect(lambda _: self.refresh())
         session.sigQueryChanged.connect(lambda _: self.refresh())
         session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
@@ -177,11 +202,24 @@ class CurvePlot(QWidget):
         item.run_index = i
         return item
 
+    def found_runs(self, results) -> list[str] | None:
+        """The runs whose label contains the text of the find box, in order (None without a text)."""
+        text = self.find_box.text().strip().lower()
+        if not text:
+            return None
+        return [r for r in results.runs if text in str(r).lower()]
+
     def drawn_runs(self, results) -> list[str]:
-        """The runs drawn now (all, or the best ones and the baseline when there are many)."""
+        """The runs drawn now: those found by the find box and the baseline; else all, or the best ones
+        and the baseline when there are many."""
         runs = list(results.runs)
         many = len(runs) > MAX_CURVES
         self.all_runs_box.setVisible(many)
+        self.find_box.setVisible(many or bool(self.find_box.text()))
+        found = self.found_runs(results)
+        if found is not None:
+            baseline = self.session.baseline_label()
+            return [r for r in runs if r in set(found) or r == baseline]
         if not many or self.all_runs_box.isChecked():
             return runs
         measure = self.session.focus_measure
@@ -214,7 +252,14 @@ class CurvePlot(QWidget):
         self._reorder_legend(runs)
         what = f"mean over {len(results.query_ids)} queries" if query is None else f"query <b>{query}</b>"
         hidden = len(results.runs) - len(runs)
-        more = f" — best {len(runs)} of {len(results.runs)} runs by {self.session.focus_measure}" if hidden else ""
+        found = self.found_runs(results)
+        if found is not None:
+            text = html.escape(self.find_box.text().strip())
+            more = f" — {len(found)} of {len(results.runs)} runs match “{text}”"
+        elif hidden:
+            more = f" — best {len(runs)} of {len(results.runs)} runs by {self.session.focus_measure}"
+        else:
+            more = ""
         self.caption.setText(f"{self.title} — {what}{more}")
         if self._ranged_for is not results:  # a new result resets the view; a new query keeps the zoom
             self._ranged_for = results
@@ -270,6 +315,18 @@ class CurvePlot(QWidget):
                 f"<b>{line}</b></span>&nbsp;{html.escape(run)}</a>"
             )
         self.legend.setText("&nbsp;&nbsp; ".join(entries))
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As tall as the legend's lines, at most four (it scrolls beyond)."""
+        width = max(50, self.legend_area.viewport().width() or self.width())
+        lines = self.legend.fontMetrics().lineSpacing()
+        need = self.legend.heightForWidth(width) if self.legend.text() else 0
+        self.legend_area.setFixedHeight(min(max(need, 0), 4 * lines + 4) + 2)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_legend()  # a narrower plot wraps the legend on more lines
 
     def _toggle_run(self, run: str) -> None:
         (self.hidden.discard if run in self.hidden else self.hidden.add)(run)
