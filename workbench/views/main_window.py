@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import threading
 import time
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -30,6 +32,26 @@ from workbench.views.window_workspaces import WorkspaceActions
 APP_NAME = "ir-workbench"
 MAX_RECENT = 10
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
+
+
+#: what the views import (pandas, pyarrow, pyqtgraph and the session's models): about 0.6 s
+VIEW_MODULES = (
+    "pandas",
+    "pyarrow",
+    "metrics.readers",
+    "workbench.model.session",
+    "workbench.model.analysis",
+    "pyqtgraph",
+)
+
+
+def _import_view_modules() -> None:
+    """Import :data:`VIEW_MODULES` (in a thread: a failure is left for the views' own imports to report)."""
+    for name in VIEW_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the import on the GUI thread raises it again, with its traceback
+            return
 
 
 class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
@@ -70,9 +92,22 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
             super(LayoutActions, self).showEvent(event)
             if not getattr(self, "_build_scheduled", False):
                 self._build_scheduled = True
-                QTimer.singleShot(30, lambda: self._build(self._pending_session))
+                # the modules the views need are imported by a thread of their own while the window
+                # stays responsive; the views are built on this thread once they are there
+                QTimer.singleShot(30, self._start_imports)  # once the first frame is on the screen
             return
         super().showEvent(event)
+
+    def _start_imports(self) -> None:
+        loader = threading.Thread(target=_import_view_modules, name="view-imports", daemon=True)
+        loader.start()
+        self._wait_for_imports(loader)
+
+    def _wait_for_imports(self, loader: threading.Thread) -> None:
+        if loader.is_alive():
+            QTimer.singleShot(15, lambda: self._wait_for_imports(loader))
+        else:
+            self._build(self._pending_session)
 
     def _build(self, session=None) -> None:
         from workbench.session import Session
