@@ -163,3 +163,38 @@ def test_curves_from_blocks_equal_the_tidy_frames():
     per_query = np.vstack([res.ndcg.get(q, "run0")[1] for q in res.evaluation.query_ids["run0"]])
     np.testing.assert_allclose(y, per_query.mean(axis=0), rtol=0, atol=1e-15)
     assert x.tolist() == list(range(1, 101))
+
+
+def test_all_pairs_of_many_runs_compares_the_best_by_the_measure_in_focus():
+    from workbench.model import significance
+    from workbench.model.session import SessionModel
+
+    qrels, runs = _data(runs=significance.MAX_PAIR_RUNS + 6, queries=8, depth=20)
+    model = SessionModel()
+    for label, frame in runs.items():  # the runs as if read from files
+        e = model.workspace.begin_load(f"/data/{label}.txt")
+        model.workspace.finish_load(e.path, e.generation, "run", frame, None)
+    assert model.baseline_label() == "run0"
+    model.results = compute(_request(qrels, runs))
+    model.focus_measure = "map"
+    model.compare_settings = significance.Settings(mode="pairs", bootstrap=0)
+    request = model.comparison_request()
+    scores = model.results.summary["map"]
+    best = list(scores.sort_values(ascending=False, kind="stable").index[: significance.MAX_PAIR_RUNS])
+    assert request.pair_runs == tuple(r for r in model.results.runs if r in best or r == "run0")
+    comparison = significance.compute(request)
+    assert comparison.pairs.attrs["runs"] == list(request.pair_runs)
+    n = len(request.pair_runs)
+    assert n in (significance.MAX_PAIR_RUNS, significance.MAX_PAIR_RUNS + 1)  # and the baseline
+    assert len(comparison.pairs) == n * (n - 1) // 2 * comparison.pairs["measure"].nunique()
+    assert set(comparison.table["run"]) == set(model.results.runs[1:])  # the baseline table has every run
+    assert "best 50 of 56 runs" in significance.legend(comparison)
+    # another measure in focus: other runs
+    model.focus_measure = "P_10"
+    assert model.comparison_request().pair_runs != request.pair_runs or scores.rank().equals(
+        model.results.summary["P_10"].rank()
+    )
+    # few runs: every run, and no note
+    few = dict(list(runs.items())[:4])
+    model.results = compute(_request(qrels, few))
+    assert model.comparison_request().pair_runs is None

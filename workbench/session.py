@@ -157,6 +157,7 @@ class Session(QObject):
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
         # with many runs the drill-down shows the best on the query by the measure in focus
         self.sigFocusMeasureChanged.connect(lambda _: self._drilldown_complete())
+        self.sigFocusMeasureChanged.connect(lambda _: self._pairs_follow_focus())
         self.sigFilesChanged.connect(self.request_inspection)
         self.sigMeasuresChanged.connect(self.request_inspection)
 
@@ -388,6 +389,14 @@ class Session(QObject):
     def set_drilldown_depth(self, depth: int) -> None:
         if self.model.set_drilldown_depth(depth):
             self.request_drilldown()
+
+    def _pairs_follow_focus(self) -> None:
+        """With more runs than all pairs compares, the runs compared are the best by the measure in focus."""
+        c = self.model.comparison
+        if c is not None and c.request.pair_runs is not None:
+            request = self.model.comparison_request()
+            if request is not None and request.pair_runs != c.request.pair_runs:
+                self.request_comparison()
 
     def _drilldown_complete(self) -> None:
         drill = self.model.drilldown

@@ -43,6 +43,9 @@ MODES = {"baseline": "with the baseline", "pairs": "all pairs"}
 #: Corrections offered in the window: code -> short label.
 CORRECTIONS = {m.code: m.label for m in CORRECTION_METHODS}
 ALPHAS = (0.1, 0.05, 0.01, 0.005, 0.001)
+#: the all-pairs comparison of the window compares at most this many runs (the best by the measure in
+#: focus, and the baseline): 50 runs are 1,225 pairs, and a runs x runs matrix still readable
+MAX_PAIR_RUNS = 50
 
 PAD = "\u2002"  # en space, about as wide as a dagger: keeps the decimals of a column aligned
 
@@ -80,6 +83,13 @@ class Request:
     runs: tuple[str, ...]  # run order
     baseline: str
     settings: Settings
+    #: the runs compared in pairs (mode "pairs"), in order; None: every run
+    pair_runs: tuple[str, ...] | None = None
+
+    @property
+    def paired(self) -> tuple[str, ...]:
+        """The runs the all-pairs comparison compares."""
+        return self.runs if self.pair_runs is None else self.pair_runs
 
 
 @dataclass
@@ -98,7 +108,7 @@ class Comparison:
             return {}
         from metrics.allpairs import significance_letters
 
-        return significance_letters(self.pairs, list(self.request.runs))
+        return significance_letters(self.pairs, list(self.request.paired))
 
     def pair(self, a: str, b: str, measure: str):
         """The all-pairs row of runs ``a`` and ``b`` (either order) on ``measure``, as a dict, or None."""
@@ -151,7 +161,7 @@ def compute(request: Request, progress=None) -> Comparison:
         part = None if progress is None else (lambda f: progress(0.7 * f))
         pairs = compare_all_pairs(
             source,
-            runs=list(request.runs),
+            runs=list(request.paired),
             measures=measures,
             test=s.test,
             correction=s.correction,
@@ -272,7 +282,7 @@ def _letter_marks(comparison: Comparison, runs_shown: list, columns: list, marks
     significantly better than (with the pairs in the tooltip)."""
     from metrics.allpairs import letter
 
-    runs = list(comparison.request.runs)
+    runs = list(comparison.request.paired)
     letter_of = {r: letter(i) for i, r in enumerate(runs)}
     got = comparison.letters()
     width = max([len(v) for v in got.values()] + [0])
@@ -307,6 +317,14 @@ def _letter_marks(comparison: Comparison, runs_shown: list, columns: list, marks
             tips[i, j] = "\n".join(lines)
 
 
+def paired_note(comparison: Comparison) -> str:
+    """`` Pairs of the best 50 of 1000 runs by map (and the baseline).`` when not every run is compared."""
+    request = comparison.request
+    if request.pair_runs is None or len(request.pair_runs) == len(request.runs):
+        return ""
+    return f" Pairs of the best {MAX_PAIR_RUNS} of {len(request.runs)} runs by the measure in focus (and the baseline)."
+
+
 def legend(comparison: Comparison | None) -> str:
     """One line under the summary table: what the marks mean and how they were computed."""
     if comparison is None:
@@ -315,7 +333,10 @@ def legend(comparison: Comparison | None) -> str:
         from metrics.allpairs import describe
 
         n_sig = int(comparison.pairs["significant"].sum())
-        return f"{describe(comparison.pairs)} {n_sig} of {len(comparison.pairs)} pairs differ significantly."
+        return (
+            f"{describe(comparison.pairs)} {n_sig} of {len(comparison.pairs)} pairs differ significantly."
+            + paired_note(comparison)
+        )
     s = comparison.settings
     family = int(comparison.table["p_value"].notna().sum())
     n_sig = int(comparison.table["significant"].sum())

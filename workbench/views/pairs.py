@@ -51,7 +51,7 @@ class PairsView(QWidget):
 
     def runs(self) -> list[str]:
         c = self.session.comparison
-        return [] if c is None or c.pairs is None else list(c.request.runs)
+        return [] if c is None or c.pairs is None else list(c.request.paired)
 
     def refresh(self) -> None:
         c = self.session.comparison
@@ -95,8 +95,9 @@ class PairsView(QWidget):
                         )
                 self.table.setItem(i, j, item)
         from metrics.allpairs import describe
+        from workbench.model.significance import paired_note
 
-        self.caption.setText(f"<b>{measure}</b>: row run − column run. {describe(c.pairs)}")
+        self.caption.setText(f"<b>{measure}</b>: row run − column run. {describe(c.pairs)}{paired_note(c)}")
 
     def cell_text(self, a: str, b: str) -> str:
         runs = self.runs()
