@@ -31,7 +31,7 @@ w.resize(1400, 900)
 w.show()
 files = sys.argv[3:]
 runs = len(files) - 1
-w.when_ready(lambda: w.open_files(files))
+w.when_session_ready(lambda: w.session.open_files(files))  # as ir-workbench FILES... does
 
 def check():
     s = getattr(w, "session", None)

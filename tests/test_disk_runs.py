@@ -135,6 +135,7 @@ def test_the_session_marks_a_run_that_failed_on_disk_and_evaluates_without_it(fi
     assert list(again.runs) == ["sys3"]
     model.apply_results(analysis.compute(again))
     assert model.results.runs == ["sys3"] and model.results.failed == {}
+    model.run_cache.close()
 
 
 def test_cancel_stops_the_runs_on_disk(files):
@@ -219,3 +220,14 @@ def test_the_drilldown_reads_runs_on_disk_and_shows_the_best_of_many(files):
     assert worst in model.drilldown_runs()
     model.choose_drilldown_run(shown[0], False)
     assert shown[0] not in model.drilldown_runs()
+
+
+def test_files_are_held_while_they_are_few(files, monkeypatch):
+    qrels, paths = files
+    monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)
+    model = SessionModel()
+    started = []
+    model.open_files([str(qrels), *map(str, paths[:2])], start=started.append)
+    more = []
+    model.open_files([str(p) for p in paths[2:5]], start=more.append)  # the slots left by the first files
+    assert [e.hold for e in started] == [True, True, True] and [e.hold for e in more] == [False, False, False]

@@ -903,3 +903,26 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
     assert not plot.legend_area.isVisible()
     plot.legend_button.setChecked(True)
     assert plot.legend_area.isVisible()
+
+
+def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path, sample):
+    """``ir-workbench FILES``: the session is made before the views and reads the files meanwhile; once
+    built, the views show where it is (tables, curves) and what it said (a file that cannot be read)."""
+    bad = write_lines(tmp_path / "bad.run", ["1 Q0 d1 1 high bad"])
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings, deferred=True)
+    qtbot.addWidget(w)
+    order = []
+    files = [str(p) for p in sorted(sample.iterdir())] + [str(bad)]
+    w.when_session_ready(lambda: (order.append(("session", hasattr(w, "docks"))), w.session.open_files(files)))
+    w.when_ready(lambda: order.append(("views", hasattr(w, "docks"))))
+    w.show()
+    qtbot.waitUntil(lambda: len(order) == 2, timeout=TIMEOUT)
+    assert order == [("session", False), ("views", True)]
+    s = w.session
+    qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
+    assert len(s.results.runs) == 3
+    assert any("bad.run" in m and "line 1" in m for m in w.messages.messages)  # said before the views, shown
+    assert set(w.pr_plot.curves) == set(s.results.runs)
+    assert w.summary.model.rowCount() == 3
+    close_window(w)

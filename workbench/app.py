@@ -35,6 +35,7 @@ def main(argv=None) -> int:
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from workbench.model import workspace_file
     from workbench.views.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -56,16 +57,27 @@ def main(argv=None) -> int:
         window.resize(w, h)
     window.show()
 
-    def start() -> None:
+    # files (or the sample) are read as soon as the session is made, while the views are still being
+    # built; a workspace file also sets the layout, so it waits for the views
+    early = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
+
+    def read() -> None:
         from metrics.readers import use_jemalloc_pool
 
         use_jemalloc_pool()
-        logs.setup(window.messages.add)
-        if args.files:
-            window.open_files(args.files)
-        else:
-            window.open_sample()
+        if early and args.files:
+            window.session.open_files(args.files)
+        elif early:
+            window.session.open_sample()
 
+    def start() -> None:
+        logs.setup(window.messages.add)
+        if early:
+            window.update_title()
+        else:
+            window.open_files(args.files)
+
+    window.when_session_ready(read)
     window.when_ready(start)
 
     status = {"code": 0}

@@ -132,6 +132,7 @@ class Session(QObject):
         self.jobs.sigFinished.connect(self._after_job)
         self._reads = [0, 0]  # files read and to read since the last time none was being read
         self._unannounced = False  # files read whose arrival the model has not announced yet
+        self._workers_warm = False
         self._announce_timer = QTimer(self)
         self._announce_timer.setSingleShot(True)
         self._announce_timer.setInterval(100)
@@ -198,6 +199,9 @@ class Session(QObject):
         path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
         if not self.jobs.running(("load", path)):
             self._reads[1] += 1
+        if not hold and not self._workers_warm:  # runs on disk to score soon: start their processes now
+            self._workers_warm = True
+            self.model.run_cache.workers.warm()
         self.jobs.submit(
             ("load", path),
             lambda progress: _load_file(path, kind, progress, hold),
@@ -477,6 +481,7 @@ class Session(QObject):
     def shutdown(self, timeout_ms: int = 10000) -> None:
         self._eval_timer.stop()
         self.jobs.shutdown(timeout_ms)
+        self.model.run_cache.close()
 
     def _reading(self) -> bool:
         return any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())

@@ -121,6 +121,16 @@ def compute(request: Request, progress=None) -> Results:
     hears of every run scored and stops the work (:class:`metrics.errors.Cancelled`) when it
     returns False.
     """
+    if request.cache is None:  # a cache of this evaluation only: its worker processes stop with it
+        cache = RunCache()
+        try:
+            return _compute(request, cache, progress)
+        finally:
+            cache.close()
+    return _compute(request, request.cache, progress)
+
+
+def _compute(request: Request, cache: RunCache, progress) -> Results:
     parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
     request = replace(request, qrels=merge_qrels(parts))
     runs = dict(request.runs)
@@ -128,7 +138,6 @@ def compute(request: Request, progress=None) -> Results:
     measures, bad = parse_each(spec)
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
-    cache = request.cache if request.cache is not None else RunCache()
     key = (tuple(spec), request.relevance_level, request.k_max, tuple(sorted(request.ndcg_options)))
     scored = cache.scored(parts, key)
     found = {label: scored.get(label, runs[label]) for label in runs}
@@ -144,7 +153,7 @@ def compute(request: Request, progress=None) -> Results:
         )
         on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
         # the processes read and score the runs on disk while this thread scores the runs held
-        with _DiskScorer(qrels, on_disk, measures, options) as from_disk:
+        with _DiskScorer(cache.workers, qrels, on_disk, measures, options) as from_disk:
             for label in todo:
                 if label not in on_disk:
                     # each run's ranking is built once, for the measures and both kinds of curves
@@ -209,21 +218,13 @@ class _DiskScorer:
     each is done.  Leaving drops the runs not started (Cancel) and waits only for those being scored
     (each a fraction of a second)."""
 
-    def __init__(self, qrels, runs: dict, measures, options: dict):
+    def __init__(self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict):
         self.runs = runs
-        self.pool = None
         self.futures: dict = {}
         if runs:
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            self.pool = ProcessPoolExecutor(
-                min(disk_runs.processes(), len(runs)),
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=disk_runs.start,
-                initargs=(dict(qrels=qrels, measures=measures, **options),),
-            )
-            self.futures = {self.pool.submit(disk_runs.score, label, run.path): label for label, run in runs.items()}
+            state = workers.state_file(dict(qrels=qrels, measures=measures, **options))
+            pool = workers.pool()
+            self.futures = {pool.submit(disk_runs.score, state, label, run.path): label for label, run in runs.items()}
 
     def __enter__(self) -> _DiskScorer:
         return self
@@ -243,8 +244,8 @@ class _DiskScorer:
                 yield label, _Scored(ev, pr, atk, queries)
 
     def __exit__(self, *exc) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+        for future in self.futures:  # those not started (Cancel); the processes stay for the next time
+            future.cancel()
 
 
 @dataclass(frozen=True)
@@ -305,6 +306,11 @@ class RunCache:
         self._lock = threading.Lock()
         self._scores: dict[tuple, tuple[list, _Scores]] = {}
         self._encoded: tuple[list, object] | None = None
+        self.workers = disk_runs.Workers()  # the processes that score runs on disk
+
+    def close(self) -> None:
+        """Stop the worker processes (the window closes)."""
+        self.workers.shutdown()
 
     @staticmethod
     def _alive(refs: list, parts) -> bool:

@@ -51,7 +51,8 @@ class FileRules:
                     if forget is not None:
                         forget(e.path)
                     self.workspace.remove(e.path)
-        budget = disk_runs.HOLD_BYTES - self.workspace.held_bytes()
+        held_bytes, held_files = self.workspace.held()
+        budget, slots = disk_runs.HOLD_BYTES - held_bytes, disk_runs.HOLD_FILES - held_files
         for p in paths:
             e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
             if e.status == "loading":  # a new file: held while the held runs fit in the budget
@@ -59,8 +60,9 @@ class FileRules:
                     e.size = os.path.getsize(e.path)
                 except OSError:
                     e.size = 0  # the load says what is wrong
-                e.hold = e.size <= budget
-                budget -= e.size if e.hold else 0
+                e.hold = e.size <= budget and slots > 0
+                if e.hold:
+                    budget, slots = budget - e.size, slots - 1
             folder = found.folder_of.get(p)
             if folder is not None and e.status == "loading":
                 e.folder = folder

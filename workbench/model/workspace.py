@@ -255,13 +255,10 @@ class Workspace:
         for the runs scored from disk."""
         return {e.label: e.run for e in self.run_entries()}
 
-    def held_bytes(self) -> int:
-        """Bytes on disk of the run files held in memory or being read to be held."""
-        return sum(
-            e.size
-            for e in self.entries
-            if e.hold and (e.is_run and isinstance(e.run, pd.DataFrame) or e.status == "loading")
-        )
+    def held(self) -> tuple[int, int]:
+        """Bytes on disk and number of the run files held in memory or being read to be held."""
+        held = [e for e in self.entries if e.hold and (e.status == "loading" or isinstance(e.run, pd.DataFrame))]
+        return sum(e.size for e in held), len(held)
 
     def qrels_parts(self) -> list[pd.DataFrame]:
         """The judgments in use, as loaded: the qrels file, or else those of every ranked file.

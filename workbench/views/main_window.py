@@ -34,24 +34,25 @@ MAX_RECENT = 10
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
 
 
-#: what the views import (pandas, pyarrow, pyqtgraph and the session's models): about 0.6 s
-VIEW_MODULES = (
-    "pandas",
-    "pyarrow",
-    "metrics.readers",
-    "workbench.model.session",
-    "workbench.model.analysis",
-    "pyqtgraph",
-)
+#: what the session imports (pandas, pyarrow and its models), then what the views add (pyqtgraph):
+#: about 0.6 s in all
+SESSION_MODULES = ("pandas", "pyarrow", "metrics.readers", "workbench.model.session", "workbench.model.analysis")
+VIEW_MODULES = ("pyqtgraph",)
 
 
-def _import_view_modules() -> None:
-    """Import :data:`VIEW_MODULES` (in a thread: a failure is left for the views' own imports to report)."""
-    for name in VIEW_MODULES:
-        try:
+def _import_modules(session_ready: threading.Event) -> None:
+    """Import :data:`SESSION_MODULES`, set ``session_ready``, then import :data:`VIEW_MODULES` (in a
+    thread: a failure is left for the imports on the window's thread to report, with its traceback)."""
+    try:
+        for name in SESSION_MODULES:
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the import on the GUI thread raises it again, with its traceback
-            return
+        session_ready.set()
+        for name in VIEW_MODULES:
+            importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - see above
+        return
+    finally:
+        session_ready.set()
 
 
 class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
@@ -69,6 +70,8 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
             self.setWindowIcon(QIcon(icon))
         self._first_show = True
         self._ready: list | None = []  # work waiting for the views; None once they are built
+        self._session_waiting: list | None = []  # work waiting for the session; None once it is made
+        self._early: list[tuple] = []  # what the session said before the views were there to show it
         if deferred:
             self._pending_session = session
             self.statusBar().showMessage("Starting…")
@@ -86,31 +89,68 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         else:
             self._ready.append(work)
 
+    def when_session_ready(self, work) -> None:
+        """Run ``work()`` (which needs :attr:`session`, not the views) as soon as the session is made: files
+        given on the command line are read while the views are still being built."""
+        if self._session_waiting is None:
+            work()
+        else:
+            self._session_waiting.append(work)
+
+    def _make_session(self, session=None) -> None:
+        """The session, and what it says kept until the views can show it."""
+        from workbench.session import Session
+
+        self.session = session or Session(self)
+        self.session.chosen_kinds.update(self._chosen_kinds())
+        if self._ready is not None:  # views to come: keep errors and loaded files for them
+            self.session.sigError.connect(self._keep_early_error)
+            self.session.sigFileLoaded.connect(self._keep_early_file)
+            self.session.sigMessage.connect(self._show_early_message)
+        waiting, self._session_waiting = self._session_waiting or [], None
+        for work in waiting:
+            work()
+
+    def _keep_early_error(self, text: str) -> None:
+        self._early.append(("error", text))
+
+    def _keep_early_file(self, path: str) -> None:
+        self._early.append(("loaded", path))
+
+    def _show_early_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
     def showEvent(self, event) -> None:
-        if self._ready is not None and not hasattr(self, "session"):
+        if self._ready is not None and not getattr(self, "_build_scheduled", False) and not hasattr(self, "docks"):
             # shown before its views: they are built once this first frame is on the screen
             super(LayoutActions, self).showEvent(event)
-            if not getattr(self, "_build_scheduled", False):
-                self._build_scheduled = True
-                # the modules the views need are imported by a thread of their own while the window
-                # stays responsive; the views are built on this thread once they are there
-                QTimer.singleShot(30, self._start_imports)  # once the first frame is on the screen
+            self._build_scheduled = True
+            # the modules of the session and of the views are imported by a thread of their own while the
+            # window stays responsive; the session is made (and starts reading files) as soon as its
+            # modules are there, the views once theirs are
+            QTimer.singleShot(30, self._start_imports)  # once the first frame is on the screen
             return
         super().showEvent(event)
 
     def _start_imports(self) -> None:
-        loader = threading.Thread(target=_import_view_modules, name="view-imports", daemon=True)
+        if getattr(self, "_closed", False) or hasattr(self, "docks"):
+            return  # closed, or built meanwhile
+        session_ready = threading.Event()
+        loader = threading.Thread(target=_import_modules, args=(session_ready,), name="imports", daemon=True)
         loader.start()
-        self._wait_for_imports(loader)
+        self._wait_for_imports(loader, session_ready)
 
-    def _wait_for_imports(self, loader: threading.Thread) -> None:
+    def _wait_for_imports(self, loader: threading.Thread, session_ready: threading.Event) -> None:
+        if getattr(self, "_closed", False):
+            return  # closed before its views were built
+        if session_ready.is_set() and not hasattr(self, "session"):
+            self._make_session(self._pending_session)
         if loader.is_alive():
-            QTimer.singleShot(15, lambda: self._wait_for_imports(loader))
+            QTimer.singleShot(15, lambda: self._wait_for_imports(loader, session_ready))
         else:
             self._build(self._pending_session)
 
     def _build(self, session=None) -> None:
-        from workbench.session import Session
         from workbench.views.diffchart import DifferenceChart
         from workbench.views.drilldown import QueryDrilldownView
         from workbench.views.inspect import InspectView
@@ -119,8 +159,8 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
         from workbench.views.tables import PerQueryView, SummaryView
 
-        self.session = session or Session(self)
-        self.session.chosen_kinds.update(self._chosen_kinds())
+        if not hasattr(self, "session"):
+            self._make_session(session)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
@@ -210,13 +250,31 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         s.sigComparisonChanged.connect(self._on_comparison)
         self.pr_plot.sigExportRequested.connect(lambda: self._export_dialog("pr"))
         self.ndcg_plot.sigExportRequested.connect(lambda: self._export_dialog("ndcg"))
-        self._update_title()
+        self.update_title()
         self.restore_layout()
         if self.isVisible() and self._first_show:  # built after the first frame: lay the docks out
             self._first_show = False  # once they have their places (the next turn of the event loop)
             if not self._restored:
                 QTimer.singleShot(0, self._default_sizes)
         self.statusBar().clearMessage()
+        # the session was at work while the views were built (files given on the command line): they show
+        # where it is now, then what it said meanwhile
+        s.sigError.disconnect(self._keep_early_error)
+        s.sigFileLoaded.disconnect(self._keep_early_file)
+        s.sigMessage.disconnect(self._show_early_message)
+        if s.workspace.entries:
+            for plot in (self.pr_plot, self.ndcg_plot):
+                plot.refresh()
+            self._on_files_changed()
+            self._on_results(s.results)
+            self._on_query(s.selected_query)
+            if s.comparison is not None:
+                self._on_comparison(s.comparison)
+            self.stale_bar.refresh()
+        for kind, value in self._early:
+            (self.messages.add if kind == "error" else self._remember_recent)(value)
+        self._early = []
+        self._on_busy(s.busy)
         waiting, self._ready = self._ready or [], None
         for work in waiting:
             work()
@@ -396,7 +454,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self.measures.focus_free_text()
 
     def _on_files_changed(self) -> None:
-        self._update_title()
+        self.update_title()
         self.undo_action.setEnabled(self.session.can_undo_remove)
 
     # ------------------------------------------------------------------
@@ -409,12 +467,12 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
             paths = [p for p in paths if p not in workspaces]
         if paths:
             self.session.open_files(paths)
-        self._update_title()
+        self.update_title()
 
     def open_sample(self) -> None:
         self.workspace_path = None
         self.session.open_sample()
-        self._update_title()
+        self.update_title()
 
     def open_dialog(self) -> None:
         paths, _ = QFileDialog.getOpenFileNames(self, "Open qrels and runs", self._last_dir())
@@ -488,7 +546,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
 
     # ------------------------------------------------------------------
     # session -> window
-    def _update_title(self) -> None:
+    def update_title(self) -> None:
         if self.session.is_sample:
             self.setWindowTitle(f"{APP_NAME} — Sample data")
             self.sample_label.setText("Sample data (made up, for a first look)")
@@ -573,8 +631,10 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
     def closeEvent(self, event) -> None:
         import json
 
-        if not hasattr(self, "session"):  # closed before its views were built
-            self._ready = []
+        if not hasattr(self, "docks"):  # closed before its views were built: they never will be
+            self._closed = True
+            if hasattr(self, "session"):
+                self.session.shutdown()
             super().closeEvent(event)
             return
         self.settings.setValue("chosenKinds", json.dumps(dict(list(self.session.chosen_kinds.items())[-500:])))

@@ -38,7 +38,7 @@ class WorkspaceActions:
         if os.path.abspath(path) != os.path.abspath(self.last_session_path()):
             self.workspace_path = os.path.abspath(path)
             self._remember_recent(self.workspace_path)
-        self._update_title()
+        self.update_title()
         return True
 
     def save_workspace(self) -> bool:
@@ -63,7 +63,7 @@ class WorkspaceActions:
             return False
         self.workspace_path = os.path.abspath(path)
         self._remember_recent(self.workspace_path)
-        self._update_title()
+        self.update_title()
         self.statusBar().showMessage(f"Workspace saved to {path}", 5000)
         return True
 
