@@ -231,3 +231,19 @@ def test_files_are_held_while_they_are_few(files, monkeypatch):
     more = []
     model.open_files([str(p) for p in paths[2:5]], start=more.append)  # the slots left by the first files
     assert [e.hold for e in started] == [True, True, True] and [e.hold for e in more] == [False, False, False]
+
+
+def test_a_run_on_disk_changed_since_it_was_opened_is_not_scored_as_the_one_opened(files, tmp_path):
+    qrels, paths = files
+    copy = tmp_path / "copy.txt"
+    copy.write_text(paths[0].read_text())
+    _, loaded = _load_file(str(copy), None, None, False)
+    assert loaded.run.stat == (os.path.getsize(copy), os.path.getmtime(copy))
+    first = analysis.compute(_request(qrels, {"a": loaded.run}))
+    assert first.failed == {} and first.runs == ["a"]
+    with open(copy, "a") as out:
+        out.write("401 Q0 extra 999 -5.0 sys0\n")
+    os.utime(copy, (1, 1))  # a different time, whatever the clock's resolution
+    again = analysis.compute(_request(qrels, {"a": loaded.run}))  # e.g. after an option changed
+    assert again.runs == [] and "changed on disk since it was opened" in again.failed["a"]
+    assert "copy.txt" in again.failed["a"]

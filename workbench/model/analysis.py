@@ -224,7 +224,9 @@ class _DiskScorer:
         if runs:
             state = workers.state_file(dict(qrels=qrels, measures=measures, **options))
             pool = workers.pool()
-            self.futures = {pool.submit(disk_runs.score, state, label, run.path): label for label, run in runs.items()}
+            self.futures = {
+                pool.submit(disk_runs.score, state, label, run.path, run.stat): label for label, run in runs.items()
+            }
 
     def __enter__(self) -> _DiskScorer:
         return self

@@ -42,6 +42,9 @@ class RunOnDisk:
 
     path: str
     attrs: dict = field(default_factory=dict)
+    #: (size, modification time) of the file when it was opened: a file changed since is not scored as
+    #: if it were the one opened (the window says it changed, and offers to read it again)
+    stat: Optional[tuple] = None
 
     def __len__(self) -> int:  # rows are not known without reading the file
         return 0
@@ -140,18 +143,25 @@ def _state(path: str) -> dict:
     return _STATE[path]
 
 
-def score(state_path: str, label: str, path: str):
+def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
     """Read and score one run file in a worker process, with the state in ``state_path``
     (:meth:`Workers.state_file`).
 
     Returns ``(evaluation of the one run, precision-recall blocks, NDCG@k blocks, queries in the run)``
-    as :func:`metrics.curves.evaluate_with_curves` (``tidy=False``) gives them."""
+    as :func:`metrics.curves.evaluate_with_curves` (``tidy=False``) gives them.  ``stat``: the file's
+    (size, modification time) when it was opened; a file changed since raises :class:`InputError`."""
     import numpy as np
 
     import metrics.curves
     from metrics.columns import read_columns
 
     s = _state(state_path)
+    if stat is not None:
+        st = os.stat(path)
+        if (st.st_size, st.st_mtime) != tuple(stat):
+            from metrics.errors import InputError
+
+            raise InputError("changed on disk since it was opened; read it again to score what it holds now", path=path)
     run = read_columns(path, "run")
     ev, pr, atk = metrics.curves.evaluate_with_curves(
         s["qrels"],

@@ -75,6 +75,7 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
 
         on_disk = head_of_run(path, kind)
         if on_disk is not None:
+            on_disk.stat = stat if st is not None else None
             return stat, metrics.readers.LoadedFile("run", path, on_disk, None, [])
     loaded = metrics.readers.read_file(path, kind=kind, progress=progress)
     # the ids as the scoring code holds them, made here in the reader's thread once rather than by

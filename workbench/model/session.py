@@ -301,6 +301,9 @@ class SessionModel(FileRules):
         if results.query_ids:
             for problem in results.problems:
                 self.events.error.emit(problem)
+        elif not results.runs and results.failed:  # no run could be read: each said why
+            self.events.message.emit("")
+            return
         else:
             self.events.error.emit(
                 "No query of the qrels has results in the runs: the runs and the qrels do not match "
