@@ -885,6 +885,9 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
     scores = s.results.summary[s.focus_measure]
     best = set(scores.sort_values(ascending=False, kind="stable").index[:8])
     assert set(plot.legend_runs()) == best | {baseline} and set(plot.curves) == best | {baseline}
+    extra = "" if baseline in best else " and the baseline"
+    assert f"best 8 of 12 runs by {s.focus_measure}{extra}" in plot.caption.text()
+    assert plot.controls.indexOf(plot.find_box) >= 0  # on a line of their own: the caption stays whole
     plot.find_box.setText("RUN1")  # case does not matter
     found = ["run10", "run11"]
     assert plot.legend_runs() == [r for r in runs if r in found or r == baseline]

@@ -124,6 +124,9 @@ class CurvePlot(QWidget):
         self.bar.setContentsMargins(4, 0, 4, 0)
         self.caption = QLabel(self)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setWordWrap(True)
+        self.caption.setContentsMargins(4, 0, 4, 0)
+        self._many = False  # more runs than MAX_CURVES: the controls sit on a line of their own
         self.bar.addWidget(self.caption, 1)
         self.all_runs_box = QCheckBox("all runs", self)
         self.all_runs_box.setToolTip(
@@ -159,7 +162,10 @@ class CurvePlot(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        self.controls = QHBoxLayout()  # with many runs, the controls under the caption (it stays readable)
+        self.controls.setContentsMargins(4, 0, 4, 0)
         layout.addLayout(self.bar)
+        layout.addLayout(self.controls)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend_area)
         session.sigResultsChanged.connect(lambda _: self.refresh())
@@ -202,6 +208,23 @@ class CurvePlot(QWidget):
         item.run_index = i
         return item
 
+    def _place_controls(self, many: bool) -> None:
+        """The run controls beside the caption, or on a line of their own under it when there are many runs
+        (the caption then says which runs are drawn, and a narrow plot would cut it)."""
+        if many == self._many:
+            return
+        self._many = many
+        widgets = [self.all_runs_box, self.find_box, self.legend_button]
+        for w in widgets:
+            (self.bar if many else self.controls).removeWidget(w)
+        if many:
+            for i, w in enumerate(widgets):
+                self.controls.insertWidget(i, w, 1 if w is self.find_box else 0)
+        else:
+            index = self.bar.indexOf(self.caption) + 1
+            for i, w in enumerate(widgets):
+                self.bar.insertWidget(index + i, w)
+
     def found_runs(self, results) -> list[str] | None:
         """The runs whose label contains the text of the find box, in order (None without a text)."""
         text = self.find_box.text().strip().lower()
@@ -214,6 +237,7 @@ class CurvePlot(QWidget):
         and the baseline when there are many."""
         runs = list(results.runs)
         many = len(runs) > MAX_CURVES
+        self._place_controls(many)
         self.all_runs_box.setVisible(many)
         self.find_box.setVisible(many or bool(self.find_box.text()))
         found = self.found_runs(results)
@@ -257,7 +281,10 @@ class CurvePlot(QWidget):
             text = html.escape(self.find_box.text().strip())
             more = f" — {len(found)} of {len(results.runs)} runs match “{text}”"
         elif hidden:
-            more = f" — best {len(runs)} of {len(results.runs)} runs by {self.session.focus_measure}"
+            best = min(len(runs), MAX_CURVES)  # and the baseline, when it is not among them
+            more = f" — best {best} of {len(results.runs)} runs by {self.session.focus_measure}" + (
+                " and the baseline" if len(runs) > best else ""
+            )
         else:
             more = ""
         self.caption.setText(f"{self.title} — {what}{more}")
