@@ -247,3 +247,32 @@ def test_a_run_on_disk_changed_since_it_was_opened_is_not_scored_as_the_one_open
     again = analysis.compute(_request(qrels, {"a": loaded.run}))  # e.g. after an option changed
     assert again.runs == [] and "changed on disk since it was opened" in again.failed["a"]
     assert "copy.txt" in again.failed["a"]
+
+
+def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
+    qrels, paths = files
+    monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)  # the qrels and two runs held, the rest on disk
+    model = SessionModel()
+    started = []
+    model.open_files([str(qrels), *map(str, paths[:6])], start=started.append)
+    assert model.prescore_request() is None  # no qrels yet
+    for e in started[:1] + started[3:]:  # the qrels and the runs on disk read; two runs held still loading
+        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+    assert model.workspace.loading()
+    ahead = model.prescore_request()
+    assert sorted(ahead.runs) == ["sys2", "sys3", "sys4", "sys5"]
+    assert all(isinstance(r, disk_runs.RunOnDisk) for r in ahead.runs.values())
+    analysis.compute(ahead)
+    for e in started[1:3]:
+        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+    counted = []
+    real = analysis._DiskScorer
+
+    def counting(workers, qrels, runs, *rest):
+        counted.extend(runs)
+        return real(workers, qrels, runs, *rest)
+
+    monkeypatch.setattr(analysis, "_DiskScorer", counting)
+    model.apply_results(analysis.compute(model.evaluation_request()))
+    assert counted == [] and model.results.runs == [f"sys{r}" for r in range(6)]  # scored ahead: none again
+    model.run_cache.close()

@@ -246,6 +246,25 @@ class Session(QObject):
         if self._unannounced:
             self._unannounced = False
             self.model.announce_loaded()
+        if self._reading():
+            self._prescore()
+
+    def _prescore(self) -> None:
+        """While files are read, the worker processes score the runs on disk already opened (results
+        kept for the evaluation that follows the last file, not shown): a folder of many runs is scored
+        while the runs held are still being read."""
+        if self.jobs.running("prescore") or self.jobs.running("evaluate"):
+            return
+        request = self.model.prescore_request()
+        if request is None:
+            return
+        self.jobs.submit(
+            "prescore",
+            lambda progress: analysis.compute(request, progress),
+            f"Scoring {len(request.runs)} runs",
+            lambda _: None,  # kept in the run cache: the evaluation shows them
+            lambda exc: None,  # the evaluation scores them again and says what went wrong
+        )
 
     # ------------------------------------------------------------------
     # editing the list of files
@@ -341,6 +360,7 @@ class Session(QObject):
             # not one per file superseding the one before
             self.sigStateChanged.emit()
             return
+        self.jobs.discard("prescore")  # what it scored is kept; the evaluation scores the rest
         if self.model.evaluation_key() is None:
             self.jobs.discard("evaluate")
         request = self.model.evaluation_request()

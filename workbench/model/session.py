@@ -273,6 +273,27 @@ class SessionModel(FileRules):
             cache=self.run_cache,
         )
 
+    def prescore_request(self) -> analysis.Request | None:
+        """While files are still being read: the runs on disk already opened, to be scored ahead into the
+        run cache (their results are not shown; the evaluation once every file is read finds them
+        scored).  None when there is nothing to score ahead (no qrels yet, no run on disk)."""
+        if self.workspace.qrels_entry() is None:
+            return None
+        from workbench.model.disk_runs import RunOnDisk
+
+        on_disk = {label: run for label, run in self.workspace.runs().items() if isinstance(run, RunOnDisk)}
+        if not on_disk:
+            return None
+        return analysis.Request(
+            qrels=tuple(self.workspace.qrels_parts()),
+            runs=on_disk,
+            measures=self.measures,
+            relevance_level=self.relevance_level,
+            k_max=self.k_max,
+            ndcg_options=tuple(sorted(self.ndcg_options.items())),
+            cache=self.run_cache,
+        )
+
     def apply_results(self, results: analysis.Results) -> None:
         """Show new results: the query and measure in focus follow, and the user hears what was evaluated.
 
