@@ -875,7 +875,7 @@ def twelve(tmp_path):
     return paths
 
 
-def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelve):
+def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelve, tmp_path):
     drop_and_wait(qtbot, window, twelve)
     s = window.session
     plot = window.pr_plot
@@ -900,6 +900,20 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
     # every run drawn: the legend scrolls after four lines rather than taking the plot's room
     plot.all_runs_box.setChecked(True)
     assert plot.legend_runs() == runs
+    # many runs drawn: the best and the baseline in colours that all differ, the others thin and grey
+    emphasised = {r for r, item in plot.curves.items() if not item.quiet}
+    assert emphasised == best | {baseline}
+    styles = {
+        (item.opts["pen"].color().getRgb(), item.opts["pen"].style())
+        for r, item in plot.curves.items()
+        if not item.quiet
+    }
+    assert len(styles) == len(emphasised)
+    quiet = [item for item in plot.curves.values() if item.quiet]
+    assert quiet and all(item.opts["pen"].color().getRgb()[:3] == (185, 185, 185) for item in quiet)
+    picture = tmp_path / "curves.png"
+    plot.export_image(str(picture))  # the file draws them the same way
+    assert picture.stat().st_size > 1000
     lines = plot.legend.fontMetrics().lineSpacing()
     assert plot.legend_area.height() <= 4 * lines + 6 and plot.plot.height() > 100
     plot.legend_button.setChecked(False)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from workbench.model import analysis
-from workbench.views.plots import run_style
+from workbench.views.plots import QUIET, run_style
 
 SIZE = (1200, 780)
 SCALE = 2.0
@@ -66,10 +66,18 @@ def _legend(w: pg.PlotWidget, columns: int) -> pg.LegendItem:
 
 
 def curve_figure(
-    results: analysis.Results, kind: str, *, query: str | None = None, runs=None, size=SIZE, scale: float = SCALE
+    results: analysis.Results,
+    kind: str,
+    *,
+    query: str | None = None,
+    runs=None,
+    styles: dict | None = None,
+    size=SIZE,
+    scale: float = SCALE,
 ) -> pg.PlotWidget:
     """Precision-recall (``kind="pr"``) or NDCG@k (``"ndcg"``) curves of ``runs`` (default: every run),
-    for the mean over queries or one ``query``."""
+    for the mean over queries or one ``query``.  ``styles``: run -> its style's index, or None for a run
+    drawn thin and grey without a legend entry (as the window draws many runs); default: by run order."""
     runs = list(results.runs) if runs is None else list(runs)
     table = results.pr if kind == "pr" else results.ndcg
     what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"
@@ -83,7 +91,10 @@ def curve_figure(
         xy = table.get(analysis.MEAN if query is None else query, run)
         if xy is None:
             continue
-        colour, dash, symbol = run_style(order.get(run, 0))
+        if styles is not None and styles.get(run) is None:
+            w.plot(xy[0], xy[1], pen=pg.mkPen(QUIET, width=1.0 * scale))
+            continue
+        colour, dash, symbol = run_style(styles[run] if styles is not None else order.get(run, 0))
         curve = w.plot(
             xy[0],
             xy[1],

@@ -45,6 +45,7 @@ PALETTE = [
     (86, 180, 233),
     (200, 180, 0),
 ]
+QUIET, QUIET_HOVERED = (185, 185, 185), (90, 90, 90)  # runs drawn beside the emphasised ones
 # a second channel besides colour: runs whose colours are alike (vermillion / orange,
 # blue / sky blue) get different dashes and markers
 DASHES = [Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine, Qt.PenStyle.DashDotLine]
@@ -181,11 +182,13 @@ class CurvePlot(QWidget):
         self.plot.setYRange(0.0, 1.0, padding=0.05)
 
     # -- shared -------------------------------------------------------------
-    def _pen(self, i: int, width: float = 2.0):
+    def _pen(self, i: int, width: float = 2.0, quiet: bool = False):
+        if quiet:  # one of many runs drawn: grey and thin, so that the emphasised ones stand out
+            return pg.mkPen(QUIET if width <= 2.0 else QUIET_HOVERED, width=width / 2)
         colour, dash, _ = run_style(i)
         return pg.mkPen(colour, width=width, style=dash)
 
-    def _curve(self, run: str, i: int) -> pg.PlotDataItem:
+    def _curve(self, run: str, i: int, quiet: bool = False) -> pg.PlotDataItem:
         item = self.curves.get(run)
         colour, _, symbol = run_style(i)
         if item is None:
@@ -193,20 +196,31 @@ class CurvePlot(QWidget):
                 [],
                 [],
                 name=run,
-                pen=self._pen(i),
-                symbol=symbol if self.symbol else None,
+                pen=self._pen(i, quiet=quiet),
+                symbol=symbol if self.symbol and not quiet else None,
                 symbolSize=6,
                 symbolBrush=colour,
                 symbolPen=None,
             )
             self.curves[run] = item
         else:
-            item.setPen(self._pen(i))
+            item.setPen(self._pen(i, quiet=quiet))
             item.setSymbolBrush(colour)
             if self.symbol:
-                item.setSymbol(symbol)
-        item.run_index = i
+                item.setSymbol(None if quiet else symbol)
+        item.run_index, item.quiet = i, quiet
+        item.setZValue(-1 if quiet else 0)
         return item
+
+    def emphasised_runs(self, results, runs: list[str]) -> list[str]:
+        """Of the runs drawn, those drawn in colour: all of them when they are few (the palette's eight and
+        the baseline); else the best by the chosen measure (among those found, when the find box has a text)
+        and the baseline; the others are drawn thin and grey (emphasis rather than hue for many runs)."""
+        if len(runs) <= MAX_CURVES + 1:
+            return runs
+        measure = self.session.focus_measure
+        scores = results.summary[measure].to_dict() if measure in results.summary.columns else {}
+        return best_runs(runs, scores, self.session.baseline_label(), MAX_CURVES)
 
     def _place_controls(self, many: bool) -> None:
         """The run controls beside the caption, or on a line of their own under it when there are many runs
@@ -265,9 +279,13 @@ class CurvePlot(QWidget):
         query = self.session.selected_query
         table = self.table(results)
         key = analysis.MEAN if query is None else query
-        order = {r: i for i, r in enumerate(results.runs)}  # a run keeps its style when others are hidden
+        emphasised = self.emphasised_runs(results, runs)
+        if len(results.runs) <= MAX_CURVES:
+            order = {r: i for i, r in enumerate(results.runs)}  # a run keeps its style when others are hidden
+        else:  # styles by place among the runs in colour: none of them shares a colour and a dash
+            order = {r: i for i, r in enumerate(emphasised)}
         for run in runs:
-            item = self._curve(run, order[run])
+            item = self._curve(run, order.get(run, 0), quiet=run not in order)
             xy = table.get(key, run)
             if xy is None:
                 item.setData([], [])
@@ -320,7 +338,9 @@ class CurvePlot(QWidget):
             return
         for name, item in self.curves.items():
             i = getattr(item, "run_index", 0)
-            item.setPen(self._pen(i, 4.0 if name == run else 2.0))
+            item.setPen(self._pen(i, 4.0 if name == run else 2.0, getattr(item, "quiet", False)))
+            if getattr(item, "quiet", False):
+                item.setZValue(1 if name == run else -1)  # a grey run hovered comes to the front
         self._hovered = run
 
     def _reorder_legend(self, runs) -> None:
@@ -331,6 +351,8 @@ class CurvePlot(QWidget):
             item = self.curves[run]
             item.setVisible(run not in self.hidden)
             colour, dash, _ = run_style(getattr(item, "run_index", 0))
+            if getattr(item, "quiet", False):
+                colour, dash = QUIET, Qt.PenStyle.SolidLine
             line = DASH_TEXT[dash]
             if run in self.hidden:
                 style = "color:#999;text-decoration:line-through"
@@ -382,6 +404,7 @@ class CurvePlot(QWidget):
             self.kind,
             query=self.session.selected_query,
             runs=self.drawn_runs(results),
+            styles={run: None if item.quiet else item.run_index for run, item in self.curves.items()},
             scale=1.0 if fmt == "svg" else figures.SCALE,
         )
         fileio.write_bytes(path, figures.render(figure, fmt), overwrite=True, protect=protect)
