@@ -827,6 +827,9 @@ def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample,
     s = window.session
     qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
     assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in s.workspace.run_entries())
+    table = window.files.table
+    statuses = [table.item(r, 2).text() for r in range(table.rowCount()) if table.item(r, 0).text() in s.results.runs]
+    assert statuses and all(text.endswith(", on disk") for text in statuses)  # the Files panel says so
     labels = list(s.results.runs)
     expected = expected_evaluation(sample / "qrels.txt", runs, labels).summary()
     shown = table_values(window.summary).set_index("run")

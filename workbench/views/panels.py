@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -220,6 +221,9 @@ class FilesPanel(QWidget):
             tip = f"Only {shared} of the run's {total} queries are in the qrels"
         elif e.path in changed:
             tip = "The file changed on disk since it was read; what is shown is of the earlier content"
+        if e.is_run and e.run is not None and not isinstance(e.run, pd.DataFrame) and status in ("ok", "baseline"):
+            status += ", on disk"
+            tip = tip or "Many runs are open: this one is read and scored from its file at each evaluation"
         return status, tip, bool(e.error or shared == 0 or e.path in changed)
 
     def _on_selection(self) -> None:
