@@ -946,3 +946,24 @@ def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path
     assert set(w.pr_plot.curves) == set(s.results.runs)
     assert w.summary.model.rowCount() == 3
     close_window(w)
+
+
+def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twelve, sample):
+    from workbench.views.report_dialog import report_figures
+
+    drop_and_wait(qtbot, window, twelve)
+    s = window.session
+    qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
+    figures = report_figures(s)
+    captions = [caption for caption, _ in figures]
+    assert len(figures) == 3 and all(png.startswith(b"\x89PNG") for _, png in figures)
+    scores = s.results.summary[s.focus_measure]
+    best = list(scores.sort_values(ascending=False, kind="stable").index[:8])
+    coloured = [r for r in s.results.runs if r in best or r == s.baseline_label()]
+    assert captions[1].endswith(
+        f"runs {', '.join(coloured)} (the best 8 by {s.focus_measure} and the baseline; "
+        f"{12 - len(coloured)} more in grey)"
+    )
+    others = [r for r in coloured if r != s.baseline_label()]
+    assert captions[0].startswith(f"Per-query differences in {s.focus_measure}: {', '.join(others)} minus")
+    assert captions[0].endswith(f"({11 - len(others)} other runs not drawn)")

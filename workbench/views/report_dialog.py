@@ -33,36 +33,51 @@ def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]
 
     Per-query differences of every run against the baseline (when there is a
     comparison), then precision-recall and NDCG@k; each with a caption that says
-    what it shows.  GUI work: call on the GUI thread.
+    what it shows.  With more runs than a figure tells apart, the best by the
+    measure in focus and the baseline are drawn in colour (and alone in the
+    differences), the others in grey, as in the window.  GUI work: call on the
+    GUI thread.
     """
+    from workbench.model.drilldown import best_runs
     from workbench.views import figures
+    from workbench.views.plots import MAX_CURVES
 
     results = session.results
     what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"
-    runs = ", ".join(results.runs)
+    # with many runs, the best by the measure in focus and the baseline in colour, the others in grey
+    measure = session.focus_measure if session.focus_measure in results.summary.columns else None
+    scores = results.summary[measure].to_dict() if measure else {}
+    coloured = best_runs(results.runs, scores, session.baseline_label(), MAX_CURVES)
+    styles = {r: coloured.index(r) if r in coloured else None for r in results.runs}
+    runs = ", ".join(coloured)
+    if len(coloured) < len(results.runs):
+        grey = len(results.runs) - len(coloured)
+        runs += f" (the best {MAX_CURVES} by {measure} and the baseline; {grey} more in grey)"
     out = []
     comparison = session.comparison
     if comparison is not None and comparison.is_for(results) and comparison.differences:
         measures = list(comparison.differences)
         measure = session.focus_measure if session.focus_measure in measures else measures[0]
-        others = [r for r in comparison.request.runs if r != comparison.baseline]
+        others = [r for r in coloured if r != comparison.baseline and r in comparison.request.runs]
+        more = len(comparison.request.runs) - 1 - len(others)
         out.append(
             (
                 f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
-                f"{comparison.baseline}, queries ordered by mean gain",
-                figures.render(figures.difference_figure(comparison, measure)),
+                f"{comparison.baseline}, queries ordered by mean gain"
+                + (f" ({more} other runs not drawn)" if more else ""),
+                figures.render(figures.difference_figure(comparison, measure, runs=others)),
             )
         )
     out.append(
         (
             f"Interpolated precision-recall, {what}, runs {runs}",
-            figures.render(figures.curve_figure(results, "pr", query=query)),
+            figures.render(figures.curve_figure(results, "pr", query=query, styles=styles)),
         )
     )
     out.append(
         (
             f"NDCG at every cutoff k up to {results.request.k_max}, {what}, runs {runs}",
-            figures.render(figures.curve_figure(results, "ndcg", query=query)),
+            figures.render(figures.curve_figure(results, "ndcg", query=query, styles=styles)),
         )
     )
     return out
