@@ -948,7 +948,7 @@ def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path
     close_window(w)
 
 
-def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twelve, sample):
+def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twelve):
     from workbench.views.report_dialog import report_figures
 
     drop_and_wait(qtbot, window, twelve)
