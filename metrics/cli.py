@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from contextlib import contextmanager
 
 from .cli_output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
@@ -37,6 +36,7 @@ from .columns import read_columns
 from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
 from .evaluate import evaluate
 from .measures import parse_measures
+from .qrels_index import encode_qrels
 
 EXIT_CODES = (
     "Exit status: 0 done, 1 usage error (options, measure names, --dask without dask or its scheduler), "
@@ -199,6 +199,8 @@ def _parser() -> argparse.ArgumentParser:
 @contextmanager
 def _stdin_as_file():
     """Standard input saved to a temporary file (the readers take paths)."""
+    import tempfile  # here: reading files does without it
+
     fd, path = tempfile.mkstemp(prefix="ir-eval-stdin-")
     try:
         with os.fdopen(fd, "wb") as f:
@@ -220,21 +222,22 @@ def _read_runs(paths: list[str], ranked: bool = False):
             return read_ranked_judgments(path)[0]
         return read_columns(path, "run")
 
-    for path in paths:
-        if path == "-":
-            with _stdin_as_file() as tmp:
-                try:
-                    run = read(tmp)
-                except InputError as exc:  # the user gave standard input, not a temporary file
-                    raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
-            if hasattr(run, "attrs"):
-                run.attrs["path"] = "-"
-            else:
-                run.path = "-"
+    def read_stdin():
+        with _stdin_as_file() as tmp:
+            try:
+                run = read(tmp)
+            except InputError as exc:  # the user gave standard input, not a temporary file
+                raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
+        if hasattr(run, "attrs"):
+            run.attrs["path"] = "-"
         else:
-            run = read(path)
-        yield run
-        del run
+            run.path = "-"
+        return run
+
+    for path in paths:
+        # yielded without a name in this frame: the run goes as soon as its consumer lets it go,
+        # not when the next one is asked for
+        yield read_stdin() if path == "-" else read(path)
 
 
 def split_measures(values) -> list[str]:
@@ -274,9 +277,8 @@ def _jobs(args, run_paths) -> int | None:
 
 def _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs: int) -> int:
     from .parallel import score_runs, state
-    from .ranking import encode_qrels
 
-    encoded = encode_qrels(qrels)  # once, shared with every worker
+    encoded = encode_qrels(qrels)  # once, shared with every worker (encoded already by _run)
     if args.cluster is not None:  # --dask: the same, on the workers of a Dask cluster
         from .distributed import score_runs as score_on_cluster
 
@@ -424,14 +426,16 @@ def _run(args) -> int:
     if args.compare and os.path.isfile(args.compare) and args.compare not in run_paths:
         run_paths.insert(0, args.compare)
     try:
+        # encoded at once: the columns read go before the first run is read (the encoding is all
+        # that scoring needs of them)
         if args.qrels == "-":
             with _stdin_as_file() as tmp:
                 try:
-                    qrels = read_columns(tmp, "qrels")
+                    qrels = encode_qrels(read_columns(tmp, "qrels"), consume=True)
                 except InputError as exc:
                     raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
         else:
-            qrels = read_columns(args.qrels, "qrels")
+            qrels = encode_qrels(read_columns(args.qrels, "qrels"), consume=True)
         options = dict(
             relevance_level=args.level,
             complete=args.complete,

@@ -3,7 +3,6 @@ comparisons (``--compare``, ``--all-pairs``)."""
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 
@@ -54,6 +53,8 @@ def _print_json(ev, args, out) -> None:
                 queries.setdefault(q, {})[m] = v
             entry["queries"] = queries
         doc["runs"][run] = entry
+    import json  # here: the usual trec output does without it
+
     json.dump(doc, out, indent=1, default=_json_default, allow_nan=False)
     out.write("\n")
 
@@ -91,6 +92,8 @@ def _compare(ev, args, run_paths, out) -> int:
 
         # every number in full (pandas' to_json rounds, and a small p-value became 0); NaN, inf as null
         records = [{key: _json_value(value) for key, value in row.items()} for row in table.to_dict(orient="records")]
+        import json  # here: the usual trec output does without it
+
         json.dump(records, out, indent=1, allow_nan=False)
         out.write("\n")
     else:
@@ -113,6 +116,8 @@ def _all_pairs(ev, args, out) -> int:
         seed=args.seed,
     )
     if args.format == "json":
+        import json  # here: the usual trec output does without it
+
         json.dump(pairs_to_json(pairs), out, indent=1, allow_nan=False)
         out.write("\n")
     elif args.format == "csv":

@@ -2,9 +2,10 @@
 
 :func:`read_columns` gives a :class:`Columns`: per row the query id and the document id as numpy
 byte strings (``S`` dtype; an ``object`` array of ``bytes`` when some id is longer than
-:data:`MAX_FIXED_WIDTH` bytes), and the score (float64) or grade (int64); for a run also the tags
-of its first and last lines.  Everything the measures need, at a fraction of the memory and
-start-up time of DataFrames: importing this module costs numpy only.
+:data:`MAX_FIXED_WIDTH` bytes), and the score (float64) or grade (the smallest signed integer type
+that holds the file's grades); for a run also the tags of its first and last lines.  Everything the
+measures need, at a fraction of the memory and start-up time of DataFrames: importing this module
+costs numpy only.
 
 Lines of the usual shape (fields separated by one space or one tab, LF line ends, no comment or
 blank lines, the format's column count, plain decimal numbers) are split by a few vectorised passes
@@ -51,7 +52,8 @@ _CHUNK_BYTES = 1 << 20
 
 @dataclass(eq=False)
 class Columns:
-    """A qrels file (``value``: int64 grades) or a run (``value``: float64 scores) as columns.
+    """A qrels file (``value``: grades, in the smallest signed integer type that holds them: int8 for
+    the usual ones) or a run (``value``: float64 scores) as columns.
 
     Rows are in file order.  ``name`` is a run's label (the tag of its first line unless given),
     ``run_id`` the tag of its last line (trec_eval's ``runid``); ``warnings`` are sentences about
@@ -69,6 +71,11 @@ class Columns:
     #: 64-bit hash of each row's (query, document) pair, as :func:`pair_keys` makes it (kept from the
     #: reader's duplicate check for the join)
     keys: Optional[np.ndarray] = field(default=None, repr=False)
+    #: row indices that sort the pair keys, and the keys in that order (kept from the duplicate
+    #: check of a qrels file for :func:`metrics.qrels_index.encode_qrels`, which then sorts nothing;
+    #: ``keys`` is then None, made again if asked for), or None
+    key_order: Optional[np.ndarray] = field(default=None, repr=False)
+    sorted_keys: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -160,6 +167,8 @@ def _parse(chunk: bytes, kind: str):
     qid = ids_from_buffer(buf, *_field(bounds, 0))
     doc = ids_from_buffer(buf, *_field(bounds, 2))
     value = _numbers(buf, *_field(bounds, 4 if kind == "run" else 3), integer=kind == "qrels")
+    if kind == "qrels":
+        value = value.astype(grade_dtype(value), copy=False)  # the chunks' types widen to the widest
     first_tag = last_tag = b""
     if kind == "run":
         tag_starts, tag_ends = _field(bounds, 5)
@@ -212,27 +221,40 @@ def _split(chunk: bytes, ncols: int):
     field), or None for a chunk of blank and comment lines only; raises _Irregular for lines of
     another shape."""
     delimiter = _delimiter(chunk)
-    blank = chunk.startswith(b"\n") or b"\n\n" in chunk
-    if delimiter is None or blank or (b"#" in chunk and _has_comment(chunk)):
-        chunk = _without_empty_lines(normalise(chunk))
-        if not chunk:
-            return None
-        delimiter = 32
+    if delimiter is not None and not (b"#" in chunk and _has_comment(chunk)):
+        fields = _boundaries(chunk, delimiter, ncols)
+        if fields is not None:
+            return fields
+        # an empty line fails the split as an empty field does: only those are normalised
+        if not (chunk.startswith(b"\n") or b"\n\n" in chunk):
+            raise _Irregular
+    chunk = _without_empty_lines(normalise(chunk))
+    if not chunk:
+        return None
+    fields = _boundaries(chunk, 32, ncols)
+    if fields is None:
+        raise _Irregular
+    return fields
+
+
+def _boundaries(chunk: bytes, delimiter: int, ncols: int):
+    """What :func:`_split` returns, for lines of ``ncols`` non-empty fields separated by single
+    ``delimiter`` bytes; None for any other chunk."""
     buf = np.frombuffer(chunk, dtype=np.uint8)
     # every field boundary (separator or newline) in one pass; with ncols per line, row i of the
     # (lines, ncols) matrix is line i exactly when its last boundary is a newline
     is_boundary = buf == delimiter
     is_boundary |= buf == 10
+    # no empty field (nor empty line): no two boundaries side by side, none at the start
+    if is_boundary[0] or (is_boundary[1:] & is_boundary[:-1]).any():
+        return None
     flat = np.flatnonzero(is_boundary)
     del is_boundary
     if len(flat) % ncols:
-        raise _Irregular
-    # no empty field: no two boundaries side by side, none at the start
-    if flat[0] == 0 or (flat[1:] - flat[:-1] == 1).any():
-        raise _Irregular
+        return None
     bounds = flat.reshape(-1, ncols)
     if not (buf[bounds[:, -1]] == 10).all():
-        raise _Irregular
+        return None
     return buf, bounds
 
 
@@ -273,11 +295,21 @@ def _has_comment(chunk: bytes) -> bool:
 
 
 def _has_duplicates(cols: Columns) -> bool:
-    """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids)."""
-    keys = np.sort(cols.pair_keys())
-    repeated = keys[1:][keys[1:] == keys[:-1]]
-    del keys
+    """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids).
+
+    The keys of a qrels file are sorted by an argsort whose order is kept (``cols.key_order``): the
+    encoding of the qrels needs it, and sorts them no more."""
+    if cols.kind == "qrels":
+        cols.key_order = np.argsort(cols.pair_keys())
+        keys = cols.sorted_keys = cols.pair_keys()[cols.key_order]
+    else:
+        keys = np.sort(cols.pair_keys())
+    same = keys[1:] == keys[:-1]
+    repeated = keys[1:][same] if same.any() else keys[:0]
+    del keys, same
     if not len(repeated):
+        if cols.kind == "qrels":
+            cols.keys = None  # the sorted ones serve
         return False
     rows = np.flatnonzero(np.isin(cols.pair_keys(), repeated))
     order = rows[np.argsort(cols.pair_keys()[rows], kind="stable")]
@@ -287,6 +319,18 @@ def _has_duplicates(cols: Columns) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ numbers
+
+
+def grade_dtype(grades: np.ndarray) -> np.dtype:
+    """Smallest signed integer type holding every grade (int8 for the usual 0..3)."""
+    if not len(grades):
+        return np.dtype(np.int8)
+    low, top = int(grades.min()), int(grades.max())
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= low and top <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)
+
 
 _POW10 = 10.0 ** np.arange(23)  # exact doubles
 
@@ -389,15 +433,12 @@ def remember_columns(frame, kind: str) -> None:
 
 def columns_from_frame(frame, kind: str) -> Columns:
     """:class:`Columns` of a qrels or run DataFrame as :mod:`metrics.readers` returns them."""
-    value_column = "relevance" if kind == "qrels" else "score"
-    dtype = np.int64 if kind == "qrels" else np.float64
-    cols = Columns(
-        kind,
-        _ids_of(frame["query_id"]),
-        _ids_of(frame["doc_id"]),
-        frame[value_column].to_numpy(dtype=dtype),
-        path=frame.attrs.get("path"),
-    )
+    if kind == "qrels":
+        value = frame["relevance"].to_numpy(dtype=np.int64)
+        value = value.astype(grade_dtype(value), copy=False)
+    else:
+        value = frame["score"].to_numpy(dtype=np.float64)
+    cols = Columns(kind, _ids_of(frame["query_id"]), _ids_of(frame["doc_id"]), value, path=frame.attrs.get("path"))
     if kind == "run":
         cols.name = str(frame.attrs.get("name", ""))
         cols.run_id = str(frame.attrs.get("run_id", cols.name))

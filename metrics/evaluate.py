@@ -25,7 +25,7 @@ import numpy as np
 from .columns import Columns, read_columns
 from .labels import unique_label
 from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
-from .ranking import EncodedQrels, JudgedRanking, build_ranking, encode_qrels
+from .ranking import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
 __all__ = ["evaluate", "Evaluation", "Evaluator", "evaluator", "format_value", "labelled_runs"]
 
@@ -232,7 +232,15 @@ def _as_runs(runs):
         return []
     if not _is_run(first) and hasattr(first, "query_id"):  # records of one run (ScoredDoc...)
         return [_read_run(itertools.chain([first], items), None)]
-    return itertools.chain([first], items)
+    return _handed_over([first], items)
+
+
+def _handed_over(first: list, rest):
+    """The one item of ``first`` (taken out of the list), then those of ``rest``: nothing here keeps
+    a run that has been given (``itertools.chain([run], ...)`` would keep the first one until the
+    second is asked for)."""
+    yield first.pop()
+    yield from rest
 
 
 def _read_run(source, label, columns: bool = False):
@@ -261,17 +269,21 @@ def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]
         runs = [runs]
     keyed = isinstance(runs, Mapping)
     seen: set[str] = set()
-    for i, item in enumerate(runs.items() if keyed else runs):
+    i = 0  # counted here: enumerate would hold the last item (in its reused result tuple)
+    for item in runs.items() if keyed else runs:
+        i += 1
         label, run = (str(item[0]), item[1]) if keyed else (None, item)
         del item
         if isinstance(run, Columns) and not columns:
             raise TypeError("numpy columns are taken by evaluate, not here: pass run DataFrames")
         if not _is_run(run):
             run = _read_run(run, label, columns)  # a path, PyTerrier's columns, a dict of dicts, records
-        name = unique_label(label or _run_name(run) or f"run{i + 1}", seen)
+        name = unique_label(label or _run_name(run) or f"run{i}", seen)
         seen.add(name)
-        yield name, run
-        del run  # before the next run is produced
+        held = [run]
+        del run
+        # handed over: this frame keeps no reference while the consumer scores the run
+        yield name, held.pop()
 
 
 def evaluate(
@@ -320,8 +332,9 @@ def evaluate(
 
 
 def _encoded(qrels) -> EncodedQrels:
-    qrels = _as_qrels(qrels)
-    return qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)  # once for all the runs
+    """The qrels encoded once for all the runs (a path's columns, read here, let go as they are encoded)."""
+    read = isinstance(qrels, (str, os.PathLike))
+    return encode_qrels(_as_qrels(qrels), consume=read)
 
 
 def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict, also=None) -> Evaluation:
@@ -339,8 +352,10 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict,
         else:
             attrs = getattr(run, "attrs", {})
             run_id = str(attrs.get("run_id", attrs.get("name", label)))
-        ranking = build_ranking(enc, run, run_id=run_id, warnings=warnings, **options)
-        del run  # the ranking is all that is needed from here on
+        arrays = RunArrays(run)
+        del run  # build_ranking lets each of the run's arrays go as soon as it is done with it
+        ranking = build_ranking(enc, arrays, run_id=run_id, warnings=warnings, **options)
+        del arrays
         results.append(_result(label, ranking, wanted, shown))
         if also is not None:
             also(label, ranking)

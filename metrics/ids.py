@@ -120,13 +120,17 @@ def pair_keys(qid: np.ndarray, doc: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
     heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(qid[1:] != qid[:-1]) + 1])
-    qhash = np.repeat(id_hash(qid[heads]), np.diff(np.append(heads, n)))
+    qhash = id_hash(qid[heads])
     qhash *= _MUL_QUERY
-    qhash += id_hash(doc)
-    return qhash
+    keys = np.repeat(qhash, np.diff(np.append(heads, n)))
+    # the documents' hashes added a block at a time: the hash's temporaries stay small
+    for lo in range(0, n, _HASH_BLOCK):
+        keys[lo : lo + _HASH_BLOCK] += id_hash(doc[lo : lo + _HASH_BLOCK])
+    return keys
 
 
 _MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
+_HASH_BLOCK = 1 << 16
 
 
 def ids_from_series(series) -> np.ndarray:

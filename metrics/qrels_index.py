@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import Columns, columns_from_frame
+from .columns import Columns, columns_from_frame, grade_dtype
 
 #: relevance codes of a retrieved document: not in the qrels of its query / listed with a negative grade
 NONPOOL = -1
@@ -36,8 +36,11 @@ def distinct(values: np.ndarray) -> np.ndarray:
     return values[np.concatenate([[True], values[1:] != values[:-1]])] if len(values) else values
 
 
-# the key filter's table: 2**22 entries (4 MiB)
-_FILTER_MASK = np.uint64((1 << 22) - 1)
+# the key filter's table: one bit for each value of the keys' 22 high bits (512 KiB)
+_FILTER_BITS = 22
+_FILTER_SHIFT = np.uint64(64 - _FILTER_BITS)
+#: keys filtered (and run rows joined) at a time: bounds the temporaries
+_JOIN_BLOCK = 1 << 16
 
 
 def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
@@ -79,26 +82,42 @@ class EncodedQrels:
     does it once for all the runs it evaluates.  Keys are 64-bit hashes of the pairs, every match
     confirmed on the ids; should two pairs ever share a key, the join switches to exact document
     codes (:meth:`exact_index`).
+
+    The lines are kept in the order of their keys only (one copy of each column): ``qcode`` and
+    ``rel`` are the query code and grade of each line in that order (``qcode_sorted`` and
+    ``rel_sorted`` name the same arrays); grades take the smallest integer type that holds them.
     """
 
     queries: list  # qrels query ids in byte order (trec_eval's order), as text
     query_keys: np.ndarray  # the same, as bytes (numpy S or object)
     num_queries: int
-    qcode: np.ndarray  # per qrels line: query code
-    rel: np.ndarray  # per qrels line: grade
+    qcode: np.ndarray  # per qrels line, in key order: query code (int32)
+    rel: np.ndarray  # per qrels line, in key order: grade
     key_sorted: np.ndarray  # sorted pair keys
-    rel_sorted: np.ndarray  # grades in that order
-    qcode_sorted: np.ndarray  # query codes in that order
-    doc_sorted: np.ndarray  # document ids in that order
+    doc_sorted: np.ndarray  # document ids in key order
     num_positive: int
     collide: bool  # two lines share a key: join on exact codes
     _exact: dict = field(default_factory=dict, repr=False)  # made on first use
 
+    @property
+    def rel_sorted(self) -> np.ndarray:
+        return self.rel
+
+    @property
+    def qcode_sorted(self) -> np.ndarray:
+        return self.qcode
+
     def key_filter(self) -> np.ndarray:
-        """Boolean table: True at the low bits of every judged pair key."""
+        """Bit table (uint8, :data:`_FILTER_BITS` bits): the bit of the high bits of every judged
+        pair key set (:func:`_maybe_judged` reads it)."""
         if "filter" not in self._exact:
-            table = np.zeros(int(_FILTER_MASK) + 1, dtype=bool)
-            table[self.key_sorted & _FILTER_MASK] = True
+            table = np.zeros(1 << (_FILTER_BITS - 3), dtype=np.uint8)
+            for lo in range(0, len(self.key_sorted), _JOIN_BLOCK):
+                slot = self.key_sorted[lo : lo + _JOIN_BLOCK] >> _FILTER_SHIFT  # ascending, as the keys are
+                byte = slot >> np.uint64(3)
+                bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
+                heads = np.flatnonzero(np.concatenate([[True], byte[1:] != byte[:-1]]))
+                table[byte[heads]] |= np.bitwise_or.reduceat(bit, heads)  # one write per byte
             self._exact["filter"] = table
         return self._exact["filter"]
 
@@ -108,28 +127,63 @@ class EncodedQrels:
         if "doc_set" not in self._exact:
             doc_set, dcode = np.unique(self.doc_sorted, return_inverse=True)
             nd = max(len(doc_set), 1)
-            key = self.qcode_sorted.astype(np.int64) * nd + dcode.ravel()
+            key = self.qcode.astype(np.int64) * nd + dcode.ravel()
             order = np.argsort(key, kind="stable")
-            self._exact.update(doc_set=doc_set, nd=nd, key=key[order], rel=self.rel_sorted[order])
+            self._exact.update(doc_set=doc_set, nd=nd, key=key[order], rel=self.rel[order])
         e = self._exact
         return e["doc_set"], e["nd"], e["key"], e["rel"]
 
 
-def encode_qrels(qrels) -> EncodedQrels:
+def _maybe_judged(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Positions of the ``keys`` whose bit is set in the :meth:`EncodedQrels.key_filter` table."""
+    slot = keys >> _FILTER_SHIFT
+    bits = table[slot >> np.uint64(3)]
+    bits >>= (slot & np.uint64(7)).astype(np.uint8)
+    bits &= np.uint8(1)
+    return np.flatnonzero(bits)
+
+
+def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
     """Encode qrels (:class:`~metrics.columns.Columns` or a frame with query_id, doc_id,
-    relevance) for :func:`build_ranking`."""
+    relevance) for :func:`build_ranking`; encoded qrels are returned as they are.
+
+    The result holds no reference to the columns: once the caller drops them their memory is free.
+    ``consume``: the columns are not used again (the reader's, read for this), and their arrays
+    are let go one after the other as the encoding no longer needs them."""
+    if isinstance(qrels, EncodedQrels):
+        return qrels
     cols = _as_columns(qrels, "qrels")
-    rel = np.asarray(cols.value, dtype=np.int64)
-    n = len(rel)
+    del qrels
+
+    def take(name: str) -> np.ndarray:
+        value = getattr(cols, name)
+        if consume:
+            setattr(cols, name, None)
+        return value
+
+    n = len(cols)
+    qid = take("qid")
     if n:
-        heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(cols.qid[1:] != cols.qid[:-1]) + 1])
-        query_keys = distinct(cols.qid[heads])
+        heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(qid[1:] != qid[:-1]) + 1])
+        query_keys = distinct(qid[heads])
     else:
-        query_keys = cols.qid[:0]
-    qcode = _query_codes(query_keys, cols.qid)
-    key = cols.pair_keys()  # kept from the reader's duplicate check
-    order = np.argsort(key, kind="stable")
-    key = key[order]
+        query_keys = qid[:0]
+    qcode = _query_codes(query_keys, qid)
+    del qid
+    # the keys sorted, and their order: kept from the reader's duplicate check of a qrels file
+    # (ties among equal keys, should there be any, are settled by the exact join, whatever their order)
+    order, key = take("key_order"), take("sorted_keys")
+    if order is None:
+        key = cols.pair_keys()
+        order = np.argsort(key)
+        key = key[order]
+    take("keys")
+    qcode = qcode[order]
+    value = take("value")
+    rel = value[order].astype(grade_dtype(value), copy=False)
+    del value
+    doc = take("doc")[order]
+    del order
     return EncodedQrels(
         queries=_decode(query_keys),
         query_keys=_frozen(query_keys),
@@ -137,42 +191,43 @@ def encode_qrels(qrels) -> EncodedQrels:
         qcode=_frozen(qcode),
         rel=_frozen(rel),
         key_sorted=_frozen(key),
-        rel_sorted=_frozen(rel[order]),
-        qcode_sorted=_frozen(qcode[order]),
-        doc_sorted=_frozen(cols.doc[order]),
+        doc_sorted=_frozen(doc),
         num_positive=int(np.count_nonzero(rel > 0)),
         collide=bool(n > 1 and (key[1:] == key[:-1]).any()),
     )
 
 
-def _join(enc: EncodedQrels, s_qcode: np.ndarray, r_doc: np.ndarray, r_key, order: np.ndarray) -> np.ndarray:
-    """Relevance code per ranked row (rows ``order`` of the run, with pair keys ``r_key``; query
-    codes ``s_qcode`` in ranked order)."""
-    rel = np.full(len(order), NONPOOL, dtype=_code_dtype(enc.rel))
-    if not len(order) or not len(enc.key_sorted):
+def _join(enc: EncodedQrels, r_qcode: np.ndarray, r_doc: np.ndarray, r_key: np.ndarray) -> np.ndarray:
+    """Relevance code per run row (query codes ``r_qcode``, document ids ``r_doc``, pair keys
+    ``r_key``), in the rows' order."""
+    n = len(r_key)
+    rel = np.full(n, NONPOOL, dtype=_code_dtype(enc.rel))
+    if not n or not len(enc.key_sorted):
         return rel
     if not enc.collide:
-        # most retrieved documents are not judged: a table of the judged keys' low bits rules out
+        # most retrieved documents are not judged: a table of the judged keys' high bits rules out
         # nearly all of them before the binary search (a few percent of false candidates remain)
-        key = r_key[order]
-        cand = np.flatnonzero(enc.key_filter()[key & _FILTER_MASK])
-        key = key[cand]
-        hit = np.minimum(np.searchsorted(enc.key_sorted, key), len(enc.key_sorted) - 1)
-        match = np.flatnonzero(enc.key_sorted[hit] == key)
-        del key
-        found, at = cand[match], hit[match]
-        confirmed = (enc.doc_sorted[at] == r_doc[order[found]]) & (enc.qcode_sorted[at] == s_qcode[found])
-        if confirmed.all():
-            g = enc.rel_sorted[at]
+        table, last = enc.key_filter(), len(enc.key_sorted) - 1
+        for lo in range(0, n, _JOIN_BLOCK):
+            key = r_key[lo : lo + _JOIN_BLOCK]
+            cand = _maybe_judged(table, key)
+            key = key[cand]
+            hit = np.minimum(np.searchsorted(enc.key_sorted, key), last)
+            match = np.flatnonzero(enc.key_sorted[hit] == key)
+            found, at = cand[match] + lo, hit[match]
+            if not ((enc.doc_sorted[at] == r_doc[found]) & (enc.qcode[at] == r_qcode[found])).all():
+                break  # a run's pair shares its key with another pair of the qrels
+            g = enc.rel[at]
             rel[found] = np.where(g < 0, UNJUDGED, g)
+        else:
             return rel
+        rel[:] = NONPOOL
     # two pairs share a 64-bit key (practically never): exact document codes
     doc_set, nd, key_sorted, rel_sorted = enc.exact_index()
-    s_doc = r_doc[order]
-    pos = np.searchsorted(doc_set, s_doc)
-    cand = np.flatnonzero((pos < len(doc_set)) & (doc_set[np.minimum(pos, len(doc_set) - 1)] == s_doc))
+    pos = np.searchsorted(doc_set, r_doc)
+    cand = np.flatnonzero((pos < len(doc_set)) & (doc_set[np.minimum(pos, len(doc_set) - 1)] == r_doc))
     if len(cand):
-        key = s_qcode[cand].astype(np.int64) * nd + pos[cand]
+        key = r_qcode[cand].astype(np.int64) * nd + pos[cand]
         hit = np.minimum(np.searchsorted(key_sorted, key), len(key_sorted) - 1)
         found = key_sorted[hit] == key
         g = rel_sorted[hit[found]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-_BLOCK = 1 << 20
+_BLOCK = 1 << 16  # rows at a time: bounds the temporaries
 
 
 def _blocks(n: int):
@@ -75,8 +75,10 @@ def _grouped_order(qcode: np.ndarray, score: np.ndarray):
     if (sorted_q[1:] == sorted_q[:-1]).any():
         return None  # a query in several blocks
     rise = np.flatnonzero(score[1:] > score[:-1]) + 1
-    if len(rise) and not np.isin(rise, starts).all():
-        return None  # scores increase inside a query
+    if len(rise):  # (both ascending: np.isin would import numpy.ma)
+        at = np.minimum(np.searchsorted(starts, rise), len(starts) - 1)
+        if not (starts[at] == rise).all():
+            return None  # scores increase inside a query
     lengths = np.diff(np.append(starts, n))
     by_query = np.argsort(block_q, kind="stable")
     if (by_query == np.arange(len(by_query))).all():

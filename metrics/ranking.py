@@ -50,6 +50,7 @@ PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 __all__ = [
     "JudgedRanking",
     "EncodedQrels",
+    "RunArrays",
     "encode_qrels",
     "build_ranking",
     "rank_order",
@@ -206,6 +207,28 @@ def _level_counts(rel, offsets, qidx, rel_levels, level):
     return _frozen(num_rel), _frozen(num_rel_ret), _frozen(relcum)
 
 
+class RunArrays:
+    """The arrays of a run that :func:`build_ranking` reads, handed over to it: it takes each one out
+    (:meth:`take`) when it starts or stops needing it, so that those no one else holds are freed
+    while the ranking is built (the query ids once coded, the pair keys once joined, the scores and
+    document ids once sorted)."""
+
+    __slots__ = ("qid", "doc", "score", "keys", "run_id")
+
+    def __init__(self, run):
+        cols = _as_columns(run, "run")
+        self.qid = cols.qid
+        self.doc = cols.doc
+        self.score = np.asarray(cols.value, dtype=np.float64)
+        self.keys = cols.pair_keys()
+        self.run_id = cols.run_id or cols.name
+
+    def take(self, name: str) -> np.ndarray:
+        value = getattr(self, name)
+        setattr(self, name, None)
+        return value
+
+
 def build_ranking(
     qrels,
     run,
@@ -223,28 +246,29 @@ def build_ranking(
     ``qrels``: :class:`~metrics.columns.Columns` or a frame with columns query_id, doc_id,
     relevance (one line per (query, doc)), or the same already encoded (:func:`encode_qrels`);
     ``run``: :class:`~metrics.columns.Columns` or a frame with columns query_id, doc_id, score
-    (one line per (query, doc)).  Duplicate lines are the readers' business and are not checked
-    here.  ``max_docs`` (trec_eval ``-M``) keeps the first ``max_docs`` ranks of each query,
-    after the sort.  ``judged_only`` (``-J``) then drops retrieved documents that are not judged
-    (codes < 0), closing up the ranks.  Messages about skipped queries are appended to
-    ``warnings``.  ``num_docs_in_coll`` (``-N``) is recorded for ``utility``.
+    (one line per (query, doc)), or its :class:`RunArrays` (emptied here).  Duplicate lines are the
+    readers' business and are not checked here.  ``max_docs`` (trec_eval ``-M``) keeps the first
+    ``max_docs`` ranks of each query, after the sort.  ``judged_only`` (``-J``) then drops retrieved
+    documents that are not judged (codes < 0), closing up the ranks.  Messages about skipped queries
+    are appended to ``warnings``.  ``num_docs_in_coll`` (``-N``) is recorded for ``utility``.
 
     The result holds no reference to ``run``: once the caller drops the run its memory is free.
     """
-    cols = _as_columns(run, "run")
+    src = run if isinstance(run, RunArrays) else RunArrays(run)
+    del run
     if run_id is None:
-        run_id = cols.run_id or cols.name
+        run_id = src.run_id
     relevance_level = int(relevance_level)
     enc = qrels if isinstance(qrels, EncodedQrels) else encode_qrels(qrels)
     nq_all = enc.num_queries
 
     # ------------------------------------------------------------------ run
-    r_qcode = _query_codes(enc.query_keys, cols.qid)
-    r_doc, r_score, r_key = cols.doc, np.asarray(cols.value, dtype=np.float64), cols.pair_keys()
+    r_qcode = _query_codes(enc.query_keys, src.take("qid"))
+    r_doc, r_score, r_key = src.take("doc"), src.take("score"), src.take("keys")
     keep = r_qcode >= 0
     if not keep.all():
         r_qcode, r_doc, r_score, r_key = r_qcode[keep], r_doc[keep], r_score[keep], r_key[keep]
-    del keep, cols
+    del keep
 
     present = np.zeros(nq_all, dtype=bool)
     present[r_qcode] = True
@@ -274,22 +298,24 @@ def build_ranking(
         remap = np.full(nq_all, -1, dtype=np.int32)
         remap[evaluated] = np.arange(nq, dtype=np.int32)
 
+    # ----------------------------------------------------------------- join (in file order)
+    rel = _join(enc, r_qcode, r_doc, r_key)
+    del r_key
+
     # ----------------------------------------------------------------- sort
     order = rank_order(r_qcode, r_score, r_doc)
-    del r_score
+    del r_score, r_doc
     s_qcode = r_qcode[order]
     del r_qcode
+    rel = rel[order]
+    del order
     if max_docs is not None:
         counts = np.bincount(s_qcode, minlength=nq_all)
         starts = np.zeros(nq_all, dtype=np.int64)
         np.cumsum(counts[:-1], out=starts[1:])
-        sel = np.arange(len(order), dtype=np.int64) - starts[s_qcode] < int(max_docs)
-        order = order[sel]
+        sel = np.arange(len(s_qcode), dtype=np.int64) - starts[s_qcode] < int(max_docs)
         s_qcode = s_qcode[sel]
-
-    # ----------------------------------------------------------------- join
-    rel = _join(enc, s_qcode, r_doc, r_key, order)
-    del r_doc, r_key, order
+        rel = rel[sel]
 
     qidx = s_qcode if remap is None else remap[s_qcode]
     del s_qcode
@@ -342,7 +368,7 @@ def _rel_levels(enc: EncodedQrels, remap, nq: int):
     width = max_grade + 1
     if width <= 0:
         return np.zeros((nq, 0), dtype=np.int64), np.zeros(nq, dtype=np.int64)
-    rel_levels = np.bincount(ev_q[judged] * width + q_rel[judged], minlength=nq * width)
+    rel_levels = np.bincount(ev_q[judged].astype(np.int64) * width + q_rel[judged], minlength=nq * width)
     rel_levels = rel_levels.reshape(nq, width).astype(np.int64)
     nz = rel_levels > 0
     num_rel_levels = np.where(nz.any(axis=1), width - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.int64)

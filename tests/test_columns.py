@@ -11,6 +11,7 @@ import pytest
 from metrics import columns
 from metrics.columns import columns_from_frame, read_columns
 from metrics.errors import InputError
+from metrics.ids import pair_keys
 from metrics.readers import read_file
 
 
@@ -21,8 +22,10 @@ def _same(path, kind):
     assert got.qid.tolist() == want.qid.tolist()
     assert got.doc.tolist() == want.doc.tolist()
     assert got.value.dtype == want.value.dtype
-    # bit for bit, -0.0 and all
-    np.testing.assert_array_equal(got.value.view(np.int64), want.value.view(np.int64))
+    if kind == "run":  # bit for bit, -0.0 and all
+        np.testing.assert_array_equal(got.value.view(np.int64), want.value.view(np.int64))
+    else:
+        np.testing.assert_array_equal(got.value, want.value)
     if kind == "run":
         assert (got.name, got.run_id) == (want.name, want.run_id)
         assert got.warnings == loaded.warnings
@@ -182,3 +185,39 @@ def test_decimal_scores_are_read_exactly(tmp_path):
     path.write_text("".join(f"q Q0 d{i} {i} {t} r\n" for i, t in enumerate(texts)))
     got = read_columns(path, "run").value
     assert got.tolist() == [float(t) for t in texts]
+
+
+@pytest.mark.parametrize(
+    "grades, dtype",
+    [
+        ([0, 1, 2, 3], np.int8),
+        ([-1, 0, 127], np.int8),
+        ([-1, 200], np.int16),
+        ([0, 40000], np.int32),
+        ([0, 2**40], np.int64),
+    ],
+)
+def test_grades_take_the_smallest_type_that_holds_them_in_both_readers(tmp_path, grades, dtype):
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"q{i % 3} 0 d{i} {g}\n" for i, g in enumerate(grades * 40)))
+    cols = _same(path, "qrels")  # same values and type as the DataFrame reader's columns
+    assert cols.value.dtype == dtype and cols.value.tolist() == grades * 40
+
+
+def test_qrels_chunks_of_different_grade_types_join_in_the_widest(tmp_path, monkeypatch):
+    path = tmp_path / "qrels.txt"
+    path.write_text("".join(f"q1 0 d{i} {1000 if i == 150 else i % 3}\n" for i in range(200)))
+    monkeypatch.setattr(columns, "_CHUNK_BYTES", 500)
+    cols = _same(path, "qrels")
+    assert cols.value.dtype == np.int16 and cols.value[150] == 1000
+
+
+def test_a_qrels_file_keeps_its_keys_sorted_for_the_encoding(tmp_path):
+    rng = np.random.default_rng(8)
+    path = tmp_path / "qrels.txt"
+    path.write_text("\n".join(_qrels_lines(rng)) + "\n")
+    cols = read_columns(path, "qrels")
+    keys = pair_keys(cols.qid, cols.doc)
+    np.testing.assert_array_equal(cols.sorted_keys, np.sort(keys))
+    np.testing.assert_array_equal(keys[cols.key_order], cols.sorted_keys)
+    np.testing.assert_array_equal(cols.pair_keys(), keys)  # made again when asked for

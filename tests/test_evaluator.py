@@ -26,3 +26,35 @@ def test_evaluator_keeps_the_options():
     ev = metrics.evaluator(qrels, "official", complete=True, max_docs=5)
     expected = metrics.evaluate(qrels, run, "official", complete=True, max_docs=5)
     pd.testing.assert_frame_equal(ev.evaluate(run).aggregate, expected.aggregate)
+
+
+def test_a_run_read_for_scoring_is_let_go_before_its_measures_are_computed(tmp_path):
+    """Only the judged ranking is in memory while the measures are computed: the run's columns (and
+    their arrays) are gone, whoever yielded them."""
+    import weakref
+
+    from conftest import write_trec
+
+    from metrics.columns import read_columns
+    from metrics.evaluate import _encoded, _evaluate
+    from metrics.measures import parse_measures
+
+    qrels, run = random_collection(3)
+    qpath, rpath = write_trec(qrels, run, tmp_path)
+    refs: list = []
+
+    def tracked(cols):
+        refs.append([weakref.ref(x) for x in (cols, cols.qid, cols.doc, cols.value, cols.pair_keys())])
+        return cols
+
+    def runs():
+        for _ in range(2):
+            yield tracked(read_columns(rpath, "run"))
+
+    gone: list = []  # at each run's callback: whether its columns and their arrays are gone
+
+    def check(label, ranking):
+        gone.append([ref() is None for ref in refs[-1]])
+
+    _evaluate(_encoded(qpath), runs(), parse_measures(["map"]), {}, {}, also=check)
+    assert gone == [[True] * 5, [True] * 5]

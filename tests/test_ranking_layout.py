@@ -11,10 +11,10 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 import trec_eval_ref
-from conftest import random_collection, write_trec
+from conftest import random_collection, run_frame, write_trec
 
 import metrics
-from metrics import ranking
+from metrics import qrels_index, ranking
 from metrics.measures import _kernels
 from metrics.ranking import build_ranking
 
@@ -193,3 +193,67 @@ def test_wide_grades_match_trec_eval_10_binary(top, flags, options, tmp_path):
     expected = subprocess.run(args, capture_output=True, text=True, check=True).stdout.splitlines()
     ev = metrics.evaluate(qrels, run, metrics.parse_measures(measures, trec_rules=True), **options)
     assert ev.trec_lines(queries=True) == expected
+
+
+@pytest.mark.parametrize("options", [{}, {"complete": True, "max_docs": 7}, {"judged_only": True}])
+def test_blocks_of_any_size_give_the_same_ranking(options, monkeypatch):
+    """The join, the hashes, the rank order and the layout work a block of rows at a time."""
+    from metrics import ids, qrels_index, rank_order
+
+    qrels, run = random_collection(6, n_queries=14)
+    expected = build_ranking(qrels, run, **options)
+    for module, name, size in [(qrels_index, "_JOIN_BLOCK", 7), (ids, "_HASH_BLOCK", 5), (rank_order, "_BLOCK", 3)]:
+        monkeypatch.setattr(module, name, size)
+    got = build_ranking(qrels, run, **options)
+    for name in RANK_ARRAYS:
+        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
+
+
+def test_the_key_filter_passes_every_judged_pair():
+    qrels, _ = random_collection(2, n_queries=30, n_docs=400)
+    enc = ranking.encode_qrels(qrels)
+    found = qrels_index._maybe_judged(enc.key_filter(), enc.key_sorted)
+    np.testing.assert_array_equal(found, np.arange(len(enc.key_sorted)))
+    assert enc.key_filter().nbytes == 1 << 19
+
+
+def test_a_run_pair_sharing_its_key_with_a_judged_pair_is_told_apart_on_the_ids(monkeypatch):
+    """A retrieved document whose key equals that of a judged one (forced here) is not taken for it:
+    the join confirms every match on the ids and then joins on exact codes."""
+    from metrics import ids
+
+    qrels, run = random_collection(5, n_queries=14)
+    query, twin = qrels["query_id"].iloc[0], qrels["doc_id"].iloc[0]  # a judged pair
+    lines = list(zip(run["query_id"], run["doc_id"], run["score"]))
+    run = run_frame([(q, d, s) for q, d, s in lines if (q, d) != (query, twin)] + [(query, "stranger", 0.5)], "rnd")
+    expected = build_ranking(qrels, run, complete=True)
+    stranger, twin = b"stranger", twin.encode()
+    real = ids.id_hash
+
+    def hash_twice(values):
+        h = real(values)
+        h[np.asarray(values == stranger)] = real(np.array([twin], dtype=values.dtype))[0]
+        return h
+
+    monkeypatch.setattr(ids, "id_hash", hash_twice)
+    enc = ranking.encode_qrels(qrels)
+    assert not enc.collide  # the qrels' own keys are distinct: the clash is found in the join
+    got = build_ranking(enc, run, complete=True)
+    for name in RANK_ARRAYS:
+        np.testing.assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
+
+
+def test_encoded_qrels_are_the_same_from_the_reader_and_from_a_frame(tmp_path):
+    qrels, run = random_collection(9, n_queries=20)
+    qpath, _ = write_trec(qrels, run, tmp_path)
+    from metrics.columns import read_columns
+
+    a = ranking.encode_qrels(read_columns(qpath, "qrels"))
+    b = ranking.encode_qrels(qrels)
+    for name in ("query_keys", "qcode", "rel", "key_sorted", "doc_sorted"):
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
+    assert a.rel.dtype == np.int8 and (a.queries, a.num_positive, a.collide) == (b.queries, b.num_positive, False)
+    cols = read_columns(qpath, "qrels")
+    c = ranking.encode_qrels(cols, consume=True)  # the columns' arrays let go as they are encoded
+    assert cols.qid is None and cols.doc is None and cols.value is None and cols.key_order is None
+    np.testing.assert_array_equal(c.doc_sorted, a.doc_sorted)

@@ -29,7 +29,7 @@ def _buckets(lengths: np.ndarray):
 
 # Elements per padded block: bounds the temporaries of the 2-D kernels
 # (a few MB) whatever the size of the ranking.
-_BLOCK = 1 << 20
+_BLOCK = 1 << 16
 
 
 def _row_blocks(offsets: np.ndarray, reverse: bool = False):
