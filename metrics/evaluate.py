@@ -510,5 +510,6 @@ def _compute(ranking: JudgedRanking, wanted: list[Measure]):
             results[members[0]] = (v, fam.aggregate(v, r))
             for m in members[1:]:
                 results[m] = results[members[0]]
+        r.memo.sweep()  # what this family did not use, the next ones are unlikely to need
     for m in wanted:
         yield (m, *results[m])

@@ -39,6 +39,9 @@ def distinct(values: np.ndarray) -> np.ndarray:
 # the key filter's table: one bit for each value of the keys' 22 high bits (512 KiB)
 _FILTER_BITS = 22
 _FILTER_SHIFT = np.uint64(64 - _FILTER_BITS)
+# the buckets searched for a key: those of the keys' 17 high bits (512 KiB of int32 starts)
+_BUCKET_BITS = 17
+_BUCKET_SHIFT = np.uint64(64 - _BUCKET_BITS)
 #: keys filtered (and run rows joined) at a time: bounds the temporaries
 _JOIN_BLOCK = 1 << 16
 
@@ -111,15 +114,30 @@ class EncodedQrels:
         """Bit table (uint8, :data:`_FILTER_BITS` bits): the bit of the high bits of every judged
         pair key set (:func:`_maybe_judged` reads it)."""
         if "filter" not in self._exact:
+            # a range of slots at a time: a boolean mark per slot, packed into bits
+            span, keys = 1 << 19, self.key_sorted
             table = np.zeros(1 << (_FILTER_BITS - 3), dtype=np.uint8)
-            for lo in range(0, len(self.key_sorted), _JOIN_BLOCK):
-                slot = self.key_sorted[lo : lo + _JOIN_BLOCK] >> _FILTER_SHIFT  # ascending, as the keys are
-                byte = slot >> np.uint64(3)
-                bit = np.left_shift(np.uint8(1), (slot & np.uint64(7)).astype(np.uint8))
-                heads = np.flatnonzero(np.concatenate([[True], byte[1:] != byte[:-1]]))
-                table[byte[heads]] |= np.bitwise_or.reduceat(bit, heads)  # one write per byte
+            mark = np.zeros(span, dtype=bool)
+            ends = np.searchsorted(keys, np.arange(span, 1 << _FILTER_BITS, span, dtype=np.uint64) << _FILTER_SHIFT)
+            for k, (lo, hi) in enumerate(zip([0, *ends.tolist()], [*ends.tolist(), len(keys)])):
+                mark[:] = False
+                mark[(keys[lo:hi] >> _FILTER_SHIFT).astype(np.intp) - k * span] = True
+                table[k * span >> 3 : (k + 1) * span >> 3] = np.packbits(mark, bitorder="little")
             self._exact["filter"] = table
         return self._exact["filter"]
+
+    def key_buckets(self) -> np.ndarray:
+        """Where the keys of each value of their :data:`_BUCKET_BITS` high bits start in
+        ``key_sorted`` (int32, one more entry for the end): :func:`_find` searches a bucket, not
+        all the keys."""
+        if "buckets" not in self._exact:
+            starts = np.zeros((1 << _BUCKET_BITS) + 1, dtype=np.int32)
+            for lo in range(0, len(self.key_sorted), _JOIN_BLOCK):
+                slot = (self.key_sorted[lo : lo + _JOIN_BLOCK] >> _BUCKET_SHIFT).astype(np.intp)
+                starts[1:] += np.bincount(slot, minlength=1 << _BUCKET_BITS).astype(np.int32)
+            np.cumsum(starts, out=starts)
+            self._exact["buckets"] = starts
+        return self._exact["buckets"]
 
     def exact_index(self):
         """(sorted distinct document ids, their number, sorted exact keys, grades in that order),
@@ -141,6 +159,23 @@ def _maybe_judged(table: np.ndarray, keys: np.ndarray) -> np.ndarray:
     bits >>= (slot & np.uint64(7)).astype(np.uint8)
     bits &= np.uint8(1)
     return np.flatnonzero(bits)
+
+
+def _find(enc: EncodedQrels, keys: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(enc.key_sorted, keys)``, searching the keys' bucket (a few keys, near one
+    another) rather than all the keys: one pass per key of the largest bucket, over the keys still
+    short of their place."""
+    starts, key_sorted = enc.key_buckets(), enc.key_sorted
+    slot = (keys >> _BUCKET_SHIFT).astype(np.intp)
+    pos = starts[slot]
+    end = starts[slot + 1]
+    del slot
+    active = np.flatnonzero(pos < end)
+    while len(active):
+        active = active[key_sorted[pos[active]] < keys[active]]
+        pos[active] += 1
+        active = active[pos[active] < end[active]]
+    return pos
 
 
 def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
@@ -212,7 +247,7 @@ def _join(enc: EncodedQrels, r_qcode: np.ndarray, r_doc: np.ndarray, r_key: np.n
             key = r_key[lo : lo + _JOIN_BLOCK]
             cand = _maybe_judged(table, key)
             key = key[cand]
-            hit = np.minimum(np.searchsorted(enc.key_sorted, key), last)
+            hit = np.minimum(_find(enc, key), last)
             match = np.flatnonzero(enc.key_sorted[hit] == key)
             found, at = cand[match] + lo, hit[match]
             if not ((enc.doc_sorted[at] == r_doc[found]) & (enc.qcode[at] == r_qcode[found])).all():

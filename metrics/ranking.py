@@ -27,7 +27,7 @@ score 1.0.  Measures that trec_eval resets for such queries (``num_ret``,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -58,6 +58,46 @@ __all__ = [
     "UNJUDGED",
     "PLACEHOLDER_DOC",
 ]
+
+
+class Memo:
+    """Values derived from one ranking that several measure families compute alike (the gains and
+    the ideal gains of the ndcg family, average precision of map and gm_map), made once.
+
+    A value is kept while the families computed one after the other ask for it: :meth:`sweep`
+    (after each family) forgets the large ones (arrays over the ranks) the last family did not
+    use, so that they do not take memory while the other families are computed; small ones (values
+    per query) stay with the ranking.  Arrays kept are read-only.
+    """
+
+    __slots__ = ("_values", "_used")
+
+    def __init__(self):
+        self._values: dict = {}
+        self._used: set = set()
+
+    def get(self, key, make):
+        """The value under ``key``, made by ``make()`` when not kept."""
+        self._used.add(key)
+        if key not in self._values:
+            value = make()
+            for a in value if isinstance(value, tuple) else (value,):
+                if isinstance(a, np.ndarray):
+                    a.flags.writeable = False
+            self._values[key] = value
+        return self._values[key]
+
+    def sweep(self) -> None:
+        """Forget the large values not asked for since the last sweep."""
+        for key in [k for k in self._values if k not in self._used]:
+            value = self._values[key]
+            if sum(getattr(a, "nbytes", 0) for a in (value if isinstance(value, tuple) else (value,))) > _SMALL:
+                del self._values[key]
+        self._used.clear()
+
+
+#: bytes of a value the memo keeps whatever the families computed next (the values of 8k queries)
+_SMALL = 1 << 16
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +157,8 @@ class JudgedRanking:
     #: number of documents in the collection (trec_eval ``-N``; only the
     #: fourth coefficient of ``utility`` uses it)
     num_docs_in_coll: int = 0
+    #: values several measure families share (not copied by ``replace``: a new ranking, a new memo)
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @property
     def n_queries(self) -> int:

@@ -257,3 +257,52 @@ def test_encoded_qrels_are_the_same_from_the_reader_and_from_a_frame(tmp_path):
     c = ranking.encode_qrels(cols, consume=True)  # the columns' arrays let go as they are encoded
     assert cols.qid is None and cols.doc is None and cols.value is None and cols.key_order is None
     np.testing.assert_array_equal(c.doc_sorted, a.doc_sorted)
+
+
+def test_the_bucket_search_finds_what_a_binary_search_finds():
+    qrels, _ = random_collection(4, n_queries=30, n_docs=400)
+    enc = ranking.encode_qrels(qrels)
+    rng = np.random.default_rng(4)
+    probes = np.concatenate(
+        [
+            enc.key_sorted,
+            enc.key_sorted + np.uint64(1),
+            rng.integers(0, 2**63, size=2000, dtype=np.uint64) * np.uint64(2),
+            np.array([0, 2**64 - 1], dtype=np.uint64),
+        ]
+    )
+    np.testing.assert_array_equal(qrels_index._find(enc, probes), np.searchsorted(enc.key_sorted, probes))
+
+
+def test_the_memo_keeps_what_consecutive_families_share_and_small_values():
+    qrels, run = random_collection(1)
+    r = build_ranking(qrels, run)
+    made = []
+
+    def make(name, size):
+        made.append(name)
+        return np.zeros(size)
+
+    big, small = 1 << 14, 3  # 128 KiB of float64, and a few values
+    assert r.memo.get("big", lambda: make("big", big)) is r.memo.get("big", lambda: make("big", big))
+    r.memo.get("small", lambda: make("small", small))
+    r.memo.sweep()  # both used since the last sweep: kept
+    r.memo.get("big", lambda: make("big", big))
+    assert made == ["big", "small"]
+    r.memo.sweep()
+    r.memo.sweep()  # not used by the last family: the large value goes, the small one stays
+    r.memo.get("big", lambda: make("big", big))
+    value = r.memo.get("small", lambda: make("small", small))
+    assert made == ["big", "small", "big"] and not value.flags.writeable
+    assert r.with_relevance_level(2).memo is not r.memo
+
+
+def test_logs_of_whole_numbers_come_from_a_table_equal_to_the_c_librarys():
+    import math
+
+    from metrics.measures.gains import _log2_of
+
+    values = np.concatenate([np.arange(1.0, 3000.0), np.arange(1.0, 3000.0)[::-7]])
+    np.testing.assert_array_equal(_log2_of(values), [math.log2(v) for v in values])
+    mixed = np.concatenate([values, [2.5]])  # not all whole: one by one
+    np.testing.assert_array_equal(_log2_of(mixed), [math.log2(v) for v in mixed])

@@ -36,8 +36,15 @@ _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 
 def _log2_of(values: np.ndarray) -> np.ndarray:
-    """log2 through the C library (as trec_eval), element by element."""
+    """log2 through the C library (as trec_eval), element by element; many whole numbers (G's
+    arguments with integer gains) through a table of the logs of 1..their maximum."""
     v = np.asarray(values, dtype=np.float64)
+    if len(v) > 256:
+        low, top = v.min(), v.max()  # NaN: neither comparison holds
+        if low >= 1.0 and top <= max(4096.0, 4.0 * len(v)) and (v == np.floor(v)).all():
+            ones_to_top = np.arange(1.0, top + 1.0).tolist()
+            table = np.fromiter(map(math.log2, ones_to_top), dtype=np.float64, count=len(ones_to_top))
+            return table[v.astype(np.int64) - 1]
     return np.fromiter(map(math.log2, v.tolist()), dtype=np.float64, count=len(v))
 
 
@@ -197,11 +204,31 @@ def _idcg_prefix(flat, offsets):
     return segment_cumsum(flat / disc[j] if len(flat) else flat, offsets)
 
 
+def _shared_gains(r, pairs):
+    """:func:`_nonzero_gains`, made once for the families that ask in a row (``r.memo``)."""
+    return r.memo.get(("nonzero_gains", tuple(pairs)), lambda: _nonzero_gains(r, pairs))
+
+
+def _shared_dcg(r, pairs):
+    """:func:`_dcg_sparse` of the :func:`_shared_gains`, made once (``r.memo``)."""
+    return r.memo.get(("dcg_sparse", tuple(pairs)), lambda: _dcg_sparse(r, *_shared_gains(r, pairs)))
+
+
+def _shared_ideal(r, pairs):
+    """:func:`_ideal`, made once (``r.memo``)."""
+    return r.memo.get(("ideal", tuple(pairs)), lambda: _ideal(r, pairs))
+
+
+def _shared_ideal_prefix(r, pairs):
+    """:func:`_idcg_prefix` of the :func:`_shared_ideal` gains, made once (``r.memo``)."""
+    return r.memo.get(("idcg_prefix", tuple(pairs)), lambda: _idcg_prefix(*_shared_ideal(r, pairs)))
+
+
 def _dcg_parts(r, params):
     pairs = _gain_pairs(params)
-    dcg = _dcg_total(r, _dcg_sparse(r, *_nonzero_gains(r, pairs)))
-    flat, ioff = _ideal(r, pairs)
-    idcg = segment_total(_idcg_prefix(flat, ioff), ioff)
+    dcg = _dcg_total(r, _shared_dcg(r, pairs))
+    ioff = _shared_ideal(r, pairs)[1]
+    idcg = segment_total(_shared_ideal_prefix(r, pairs), ioff)
     return dcg, idcg
 
 
@@ -234,11 +261,11 @@ def ndcg_rel(r, params):
     Sum divided by the number of positive-gain judged docs; 0 when not
     positive."""
     pairs = _gain_pairs(params)
-    pos, gains = _nonzero_gains(r, pairs)
-    sparse = _dcg_sparse(r, pos, gains)
+    pos, gains = _shared_gains(r, pairs)
+    sparse = _shared_dcg(r, pairs)
     _, dprefix, _ = sparse
-    flat, ioff = _ideal(r, pairs)
-    iprefix = _idcg_prefix(flat, ioff)
+    flat, ioff = _shared_ideal(r, pairs)
+    iprefix = _shared_ideal_prefix(r, pairs)
     K = np.diff(ioff)
     # at each positive-gain rank: DCG so far / ideal DCG at the same depth
     # (capped at K)
@@ -263,9 +290,9 @@ def rndcg(r, params):
     nDCG of the whole ranking when num_ret >= K + 2.  0 without relevant
     docs."""
     pairs = _gain_pairs(params)
-    sparse = _dcg_sparse(r, *_nonzero_gains(r, pairs))
-    flat, ioff = _ideal(r, pairs)
-    iprefix = _idcg_prefix(flat, ioff)
+    sparse = _shared_dcg(r, pairs)
+    flat, ioff = _shared_ideal(r, pairs)
+    iprefix = _shared_ideal_prefix(r, pairs)
     K = np.diff(ioff)
     nq = r.n_queries
     j = _ideal_rank(ioff)
@@ -305,9 +332,9 @@ def ndcg_cut(r, cutoffs):
     """nDCG at cutoff k: DCG of the top k (gain = grade, positive grades
     only) divided by the DCG of the top k of the ideal ranking of all judged
     docs; 0 when that ideal DCG is 0.  Gains are the grades (no parameters)."""
-    sparse = _dcg_sparse(r, *_nonzero_gains(r, []))  # gains: positive grades
-    flat, ioff = _ideal(r, [])
-    iprefix = _idcg_prefix(flat, ioff)
+    sparse = _shared_dcg(r, [])  # gains: positive grades
+    ioff = _shared_ideal(r, [])[1]
+    iprefix = _shared_ideal_prefix(r, [])
     k = cutoff_matrix(r.n_queries, cutoffs)
     d = masked_at_depth(r, sparse, k)
     i = at_depth(iprefix, ioff, k, 0.0)
@@ -336,11 +363,11 @@ def g_measure(r, params):
     the ideal ranking); the sum is divided by the total ideal gain (0 when
     that is 0)."""
     pairs = _gain_pairs(params)
-    flat, ioff = _ideal(r, pairs)
+    flat, ioff = _shared_ideal(r, pairs)
     ideal = segment_sum(flat, ioff)
     # only ranks with a non-zero gain add a term; the running sums there
     # are those over all ranks (adding a zero gain changes nothing)
-    pos, gains = _nonzero_gains(r, pairs)
+    pos, gains = _shared_gains(r, pairs)
     q, rank = r.qidx[pos], r.rank[pos]
     sum_res = segment_cumsum(gains, positions_offsets(r, pos))
     sum_cost = _g_cost_sums(flat, ioff, q, rank)

@@ -35,6 +35,11 @@ def _pooled_counts(r):
 
 
 def _bpref(r):
+    """bpref per query (made once for bpref and gm_bpref: ``r.memo``)."""
+    return r.memo.get("bpref", lambda: _bpref_values(r))
+
+
+def _bpref_values(r):
     level = r.relevance_level
     pooled, isrel, _, nonrel, _ = _pooled_counts(r)
     pos = pooled[isrel]

@@ -37,6 +37,11 @@ def _ap_sparse(r):
 
 
 def _average_precision(r):
+    """Average precision per query (made once for map and gm_map: ``r.memo``)."""
+    return r.memo.get("average_precision", lambda: _ap(r))
+
+
+def _ap(r):
     _, prefix, poff = _ap_sparse(r)
     total = segment_total(prefix, poff)
     # trec_eval tests its own count of ranks with a code >= the level (at a
