@@ -1,21 +1,36 @@
 """Scoring many runs on a Dask cluster: ``ir-eval --dask ADDRESS`` and ``Evaluator.evaluate(runs, client=...)``.
 
 The qrels are read and encoded once by the caller and scattered once to every
-worker (``broadcast=True``); each run is one task, read by a worker from the
-path or URL it is given (``s3://...`` and the other fsspec protocols, which
-come with dask), so the runs themselves never pass through the caller.  At most
-a few tasks per worker thread are in flight at once and results are handed
-back in the order the runs were given, each as soon as it is due: the caller
-holds a bounded number of results however many runs there are, and the output
-is byte for byte that of one process.
+worker (``broadcast=True``); the runs are read by the workers from the paths or
+URLs they are given (``s3://...`` and the other fsspec protocols, which come
+with dask), so the runs themselves never pass through the caller.  At most a
+few tasks per worker thread are in flight at once and results are handed back
+in the order the runs were given, each as soon as it is due: the caller holds a
+bounded number of results however many runs there are, and the output is byte
+for byte that of one process.
+
+Consecutive small run files are scored together, several in one task (a batch):
+up to :data:`BATCH_FILES` files and :data:`BATCH_BYTES` bytes
+(``$IR_EVAL_BATCH_BYTES``; 0: one task per run), which divides the costs per
+task (the scheduler's, the caller's, a worker's) by the runs in a batch.  A
+batch holds fewer files when there are few runs, so that every worker thread
+gets :data:`BATCHES_PER_THREAD` tasks or more: with fewer than that many runs
+per thread each run is one task, as batching would leave workers idle.  A
+worker scores the runs of a batch one after the other and stops at the first
+that cannot be read; the caller writes the runs before it, then reports the
+error (file and line) as one process does.  The runs of a batch are due
+together.  A file the caller cannot see (it needs the file's size), a URL (its
+size is not asked for: that would cost a request per run) and a run in memory
+are one task each.
 
 ``ir-eval --dask`` scores a local run file of 64 MiB or more
 (:data:`metrics.parallel.SPLIT_BYTES`, ``$IR_EVAL_SPLIT_BYTES``) in parts, one
 per worker thread: each worker reads its byte range of the file (whole queries)
 itself, and the caller merges the per-query values into the lines of one task
-(:func:`metrics.parallel.merge`).  A URL is always one task (the worker copies
-the object before reading it), and so is every run given to
-``Evaluator.evaluate(runs, client=...)``.
+(:func:`metrics.parallel.merge`).  A URL is never cut in parts (the worker
+copies the object before reading it), nor is a run given to
+``Evaluator.evaluate(runs, client=...)``, whose paths are batched as
+``ir-eval``'s are and whose runs in memory are one task each.
 
 Dask is optional (``pip install 'ir-workbench[dask]'``) and imported only
 here, inside the functions that need it.  The workers need ir-workbench
@@ -29,23 +44,45 @@ import errno
 import itertools
 import logging
 import os
+import pickle
 import posixpath
 import re
 import shutil
+import stat
 import tempfile
 from collections import deque
 from collections.abc import Mapping
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Generator, Iterable, Iterator
 from urllib.parse import urlparse
 
 from .errors import InputError
 from .parallel import Scored, in_parts, partitions, score_file, score_part, split_threshold
 
-__all__ = ["ENV", "INSTALL", "DaskUnavailable", "connect", "quiet_logs", "score_runs", "evaluate_on_cluster"]
+__all__ = [
+    "BATCH_BYTES",
+    "BATCH_ENV",
+    "BATCH_FILES",
+    "ENV",
+    "INSTALL",
+    "DaskUnavailable",
+    "batch_limit",
+    "connect",
+    "evaluate_on_cluster",
+    "quiet_logs",
+    "score_runs",
+]
 
 ENV = "DASK_SCHEDULER_ADDRESS"
 INSTALL = "pip install 'ir-workbench[dask]'"
 TASKS_PER_THREAD = 2  # in flight per worker thread: keeps every worker busy, bounds what waits to be gathered
+#: consecutive run files scored in one task: at most this many bytes together (a file this large is alone) ...
+BATCH_BYTES = 16 << 20
+#: ... and at most this many files
+BATCH_FILES = 32
+#: the environment variable that sets :data:`BATCH_BYTES` (a number of bytes; 0: one task per run)
+BATCH_ENV = "IR_EVAL_BATCH_BYTES"
+#: batches hold fewer files when there are few runs, so that each worker thread gets at least this many tasks
+BATCHES_PER_THREAD = 8
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
@@ -134,8 +171,10 @@ def _named(display: str):
         if exc.path == display:
             raise
         raise InputError(exc.message, path=display, line=exc.line, expected=exc.expected) from None
-    except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), display) from None
+    except OSError as exc:  # no such file, a folder, not allowed: named as given too
+        if exc.filename is None or exc.filename == display or exc.errno is None:
+            raise
+        raise type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), display) from None
 
 
 def _score_task(state: dict, source: str, display: str, part: int = -1, parts: int = 1, width=None, before=None):
@@ -153,7 +192,9 @@ def _evaluate_task(evaluator, source, display, label):
 
     if isinstance(source, (str, os.PathLike)):
         with _named(display), _local(os.fspath(source)) as local:
-            run = read_columns(local, "run")
+            run = read_columns(local, "run", label)  # a key names the run, as in evaluate
+        if local != display:  # a warning names the file as given, not the path or copy read
+            run.warnings = [f"{display}{w[len(local) :]}" if w.startswith(f"{local}: ") else w for w in run.warnings]
     elif _is_run(source):
         run = source
     else:  # PyTerrier's columns, dicts of dicts, records: converted as evaluate converts them
@@ -165,6 +206,115 @@ def _evaluate_task(evaluator, source, display, label):
     return ev, named
 
 
+def _each(task: Callable, shared, items: list) -> list:
+    """``task(shared, *item)`` for each item in turn (a batch, on a worker): the results, and in place of
+    the first that raises, its exception (the items after it are not scored; the caller raises it when
+    its run is due, after writing the runs before it)."""
+    done: list = []
+    for item in items:
+        try:
+            done.append(task(shared, *item))
+        except Exception as exc:
+            try:
+                pickle.dumps(exc)
+            except Exception:  # sent back as a result, it must pickle (as dask does for the error of a task)
+                exc = RuntimeError(f"{type(exc).__name__}: {exc}")
+            done.append(exc)
+            break
+    return done
+
+
+def _score_batch(state: dict, tasks: list) -> list:
+    """Consecutive whole runs of :func:`_score_task` on one worker."""
+    return _each(_score_task, state, tasks)
+
+
+def _evaluate_batch(evaluator, items: list) -> list:
+    """Consecutive runs of :func:`_evaluate_task` on one worker."""
+    return _each(_evaluate_task, evaluator, items)
+
+
+def batch_limit(value: int | None = None) -> int:
+    """The bytes of run files scored together in one task: ``value``, else ``$IR_EVAL_BATCH_BYTES``,
+    else :data:`BATCH_BYTES`; 0: one task per run."""
+    if value is not None:
+        return max(0, int(value))
+    text = os.environ.get(BATCH_ENV, "").strip()
+    return int(text) if text.isdigit() else BATCH_BYTES
+
+
+def _per_batch(runs: int, threads: int, limit: int) -> int:
+    """How many run files one task scores at most: :data:`BATCH_FILES`, fewer when there are few runs
+    (every worker thread gets :data:`BATCHES_PER_THREAD` tasks or more, which keeps them all busy to
+    the end: with fewer runs than that per thread, 1), and 1 when ``limit`` (bytes) is 0."""
+    if limit <= 0:
+        return 1
+    return max(1, min(BATCH_FILES, runs // (BATCHES_PER_THREAD * max(1, threads))))
+
+
+def _file_size(source) -> int | None:
+    """Bytes of the local file ``source``; None for a URL, a run in memory, or what this process cannot
+    see as a file (the worker that reads it says what is wrong)."""
+    if not isinstance(source, str) or _is_url(source):
+        return None
+    try:
+        info = os.stat(source)
+    except (OSError, ValueError):
+        return None
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def _batches(items: Iterable[tuple], size: Callable[[tuple], int | None], most: int, limit: int) -> Iterator[list]:
+    """``items`` grouped into lists of consecutive items, one task each: up to ``most`` items whose
+    ``size`` (bytes) is known and together at most ``limit`` (an item of ``limit`` bytes or more is
+    alone); an item of unknown size (None) is alone.  Lazy: an item is looked at when the list before
+    it is asked for (and the one after it, to know where a list ends)."""
+    batch: list = []
+    total = 0
+    for item in items:
+        n = size(item) if most > 1 else None
+        if batch and (n is None or len(batch) >= most or total + n > limit):
+            yield batch
+            batch, total = [], 0
+        if n is None:
+            yield [item]
+            continue
+        batch.append(item)
+        total += n
+    if batch:
+        yield batch
+
+
+def _in_batches(
+    client, one: Callable, many: Callable, shared, items: Iterable[tuple], size, count: int, limit: int
+) -> Iterator:
+    """``one(shared, *item)`` for each of ``items`` (``count`` of them) on the cluster, consecutive
+    items of known size grouped (:func:`_batches`, ``limit`` bytes) into tasks ``many(shared, items)``
+    (:func:`_each`), an item alone in a task of ``one`` as before; run with :func:`_in_order`.  Yields
+    the result of every item, in order; an error is raised when its item is due, after the results
+    before it."""
+    most = _per_batch(count, sum(client.nthreads().values()), limit)
+    grouped: deque = deque()  # whether each task submitted, in order, is a batch
+
+    def tasks() -> Iterator[tuple]:
+        for batch in _batches(items, size, most, limit):
+            grouped.append(len(batch) > 1)
+            yield (many, (batch,)) if len(batch) > 1 else (one, batch[0])
+
+    results = _in_order(client, shared, tasks())
+    try:
+        for result in results:
+            if not grouped.popleft():
+                yield result
+                continue
+            for outcome in result:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                yield outcome
+    finally:
+        results.close()  # the tasks in flight are cancelled now
+
+
 def _where(source):
     """What a worker is sent for ``source``: URLs as they are, local paths made absolute (workers on
     other machines read them from shared storage mounted at the same place)."""
@@ -173,27 +323,28 @@ def _where(source):
     return source
 
 
-def _in_order(client, task: Callable, shared, items: Iterable[tuple]) -> Iterator:
-    """``task(shared, *item)`` on the cluster for every item, results in order, each yielded once due.
+def _in_order(client, shared, tasks: Iterable[tuple]) -> Generator:
+    """``function(shared, *arguments)`` on the cluster for every ``(function, arguments)`` of ``tasks``,
+    results in order, each yielded once due.
 
     A window of :data:`TASKS_PER_THREAD` tasks per worker thread is kept in flight: the workers never
     wait for the caller, and finished results waiting for an earlier one are bounded.  The window is
-    refilled half at a time, by one ``Client.map`` (one message to the scheduler for many tasks,
-    which costs it less than one per task).  The first error (a bad run file) is raised when its run
-    is due, and the tasks in flight are cancelled."""
+    refilled half at a time, by one ``Client.map`` per function (one message to the scheduler for
+    many tasks, which costs it less than one per task).  The first error (a bad run file) is raised
+    when its run is due, and the tasks in flight are cancelled."""
     threads = sum(client.nthreads().values()) or 1
     window = max(2, TASKS_PER_THREAD * threads)
-    todo = iter(items)
+    todo = iter(tasks)
     pending: deque = deque()
-    batches = 0
+    refills = 0
 
     def refill() -> None:
-        nonlocal batches
+        nonlocal refills
         batch = list(itertools.islice(todo, window - len(pending)))
-        if batch:
-            columns = zip(*[(shared, *item) for item in batch])
-            pending.extend(client.map(task, *columns, pure=False, priority=-batches))
-            batches += 1
+        for function, group in itertools.groupby(batch, key=lambda task: task[0]):
+            columns = zip(*[(shared, *arguments) for _, arguments in group])
+            pending.extend(client.map(function, *columns, pure=False, priority=-refills))
+        refills += 1
 
     try:
         refill()
@@ -216,16 +367,21 @@ def _cancel(client, futures: list) -> None:
         client.cancel(futures)
 
 
-def score_runs(client, state: dict, paths: list[str], split_bytes: int | None = None) -> Iterator[Scored]:
+def score_runs(
+    client, state: dict, paths: list[str], split_bytes: int | None = None, batch_bytes: int | None = None
+) -> Iterator[Scored]:
     """``ir-eval``'s lines for every run file in ``paths`` (paths or URLs), scored on the cluster of
     ``client``, in the order of ``paths``.  ``state``: :func:`metrics.parallel.state`, scattered once to
     every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
 
     A local run file of ``split_bytes`` or more (default :func:`metrics.parallel.split_threshold`) is
     scored in parts, one per worker thread, each read by its worker from the file (the same path on
-    every machine); the caller merges them (:mod:`metrics.parallel`).  URLs are one task each."""
+    every machine); the caller merges them (:mod:`metrics.parallel`).  URLs are one task each.
+    Consecutive smaller local files are scored several in one task, up to ``batch_bytes`` together
+    (default :func:`batch_limit`; 0: one task per run) and :data:`BATCH_FILES` files."""
     [shared] = client.scatter([state], broadcast=True, hash=False)
     threshold = split_threshold(split_bytes)
+    limit = batch_limit(batch_bytes)
     threads = sum(client.nthreads().values())
 
     def runs() -> Iterator[tuple]:
@@ -241,8 +397,14 @@ def score_runs(client, state: dict, paths: list[str], split_bytes: int | None = 
         finally:
             future.release()
 
+    def size(task: tuple) -> int | None:  # of a whole run (part -1) read from a local file
+        return _file_size(task[0]) if task[2] < 0 else None
+
+    def run(tasks: Iterator[tuple]) -> Iterator:
+        return _in_batches(client, _score_task, _score_batch, shared, tasks, size, len(paths), limit)
+
     try:
-        yield from in_parts(state, runs(), lambda tasks: _in_order(client, _score_task, shared, tasks), rescore)
+        yield from in_parts(state, runs(), run, rescore)
     finally:
         _cancel(client, [shared])
 
@@ -278,8 +440,14 @@ def evaluate_on_cluster(evaluator, runs, client):
             display, [where] = None, client.scatter([source], hash=False)
         return where, display, None if label is None else str(label)
 
+    def size(task: tuple) -> int | None:  # of a run read from a local file
+        return _file_size(task[0])
+
     try:
-        results = list(_in_order(client, _evaluate_task, shared, (arguments(*item) for item in items)))
+        todo = (arguments(*item) for item in items)
+        results = list(
+            _in_batches(client, _evaluate_task, _evaluate_batch, shared, todo, size, len(items), batch_limit())
+        )
     finally:
         _cancel(client, [shared])
     # the labels evaluate would give: the key, else the run's name, else its position; made unique

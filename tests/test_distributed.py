@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import distributed  # the test extra installs it
 import numpy as np
@@ -116,9 +118,159 @@ def test_ranked_judgments_on_the_cluster_as_in_one_process(cluster, data, capsys
     )
 
 
-def _tasks(cluster) -> int:
-    prefix = cluster.scheduler.task_prefixes.get("score_task")  # dask drops the leading underscore
+def _tasks(cluster, name: str = "score_task") -> int:
+    prefix = cluster.scheduler.task_prefixes.get(name)  # dask drops the leading underscore
     return 0 if prefix is None else prefix.state_counts.get("memory", 0)  # transitions into memory, one per task
+
+
+# ------------------------------------------------------------------------------- many runs in batches
+
+
+@pytest.fixture(scope="module")
+def many(data, tmp_path_factory):
+    """40 small runs of different sizes (so that batches end at their byte limit too), with the quirks
+    of ``data``: qrels queries a run lacks, a query without judgments, a tag that changes."""
+    qrels, _ = data
+    folder = tmp_path_factory.mktemp("many")
+    rng = np.random.default_rng(40)
+    paths = []
+    for i in range(40):
+        depth = int(rng.integers(5, 60))
+        queries = QUERIES[: 8 + i % 4]  # most runs lack qrels queries: a warning each, in order
+        lines = []
+        for q in queries + (["999999"] if i % 9 == 4 else []):
+            docs = rng.choice(400, size=depth, replace=False)
+            scores = np.round(rng.normal(10, 2, size=depth), 1)  # ties
+            lines += [f"{q} Q0 D{d} {r + 1} {s} tag{i % 7}\n" for r, (d, s) in enumerate(zip(docs, scores))]
+        if i % 13 == 6:
+            lines[-1] = lines[-1].replace(f"tag{i % 7}", "other")  # the tag changes on the last line
+        path = folder / f"small{i}.txt"
+        path.write_text("".join(lines))
+        paths.append(str(path))
+    return qrels, paths
+
+
+def _scored(cluster) -> tuple[int, int]:
+    """Tasks the scheduler ran so far: those of one run (or part), and those of several runs."""
+    return _tasks(cluster), _tasks(cluster, "score_batch")
+
+
+@pytest.mark.parametrize(
+    "flags", [["-m", "all_trec"], ["-q", "-m", "all_trec"], ["-c", "-m", "official"], ["-c", "-q", "-m", "P.5"]]
+)
+def test_many_small_runs_are_scored_in_batches_byte_identical_to_one_process(cluster, many, capsys, flags):
+    qrels, runs = many
+    serial = ir_eval(capsys, "--jobs", "1", *flags, qrels, *runs)
+    assert serial[0] == 0 and "warning" in serial[2]
+    one, several = _scored(cluster)
+    assert ir_eval(capsys, "--dask", cluster.scheduler_address, *flags, qrels, *runs) == serial
+    one, several = _tasks(cluster) - one, _tasks(cluster, "score_batch") - several
+    # 40 runs on 2 worker threads: 2 runs per task (each thread gets 8 tasks or more), no run alone
+    assert (one, several) == (0, 20)
+
+
+def test_batches_end_at_their_byte_limit_and_at_0_every_run_is_a_task(cluster, many, capsys, monkeypatch):
+    qrels, runs = many
+    serial = ir_eval(capsys, "--jobs", "1", "-q", qrels, *runs)
+    monkeypatch.setattr(md, "BATCHES_PER_THREAD", 1)  # up to 20 runs per task
+    sizes = [os.path.getsize(path) for path in runs]
+    limit = sum(sizes) // 5
+    expected = len(list(md._batches(runs, os.path.getsize, 20, limit)))
+    assert 5 <= expected < 10
+    for value, tasks in [(str(limit), (0, expected)), ("0", (len(runs), 0)), (None, (0, 2))]:
+        if value is None:
+            monkeypatch.delenv(md.BATCH_ENV)
+        else:
+            monkeypatch.setenv(md.BATCH_ENV, value)
+        one, several = _scored(cluster)
+        assert ir_eval(capsys, "--dask", cluster.scheduler_address, "-q", qrels, *runs) == serial
+        assert (_tasks(cluster) - one, _tasks(cluster, "score_batch") - several) == tasks, value
+
+
+def test_a_bad_file_in_a_batch_gives_the_output_and_error_of_one_process(cluster, many, capsys, tmp_path, monkeypatch):
+    qrels, runs = many
+    monkeypatch.setattr(md, "BATCHES_PER_THREAD", 1)  # 20 runs per task: the bad files are inside a batch
+    monkeypatch.chdir(tmp_path)  # named as given, relative
+    lines = open(runs[0]).readlines()
+    lines[6] = lines[6].replace(" Q0 ", " Q0 D1 x ", 1)  # a line of 7 fields
+    Path("bad.txt").write_text("".join(lines))
+    Path("text.txt").write_bytes(b"".join(line.encode() for line in lines[:3]) + b"19335 Q0 \xff 1 2 t\n")
+    Path("folder").mkdir()
+    for bad in ("bad.txt", "text.txt", "absent.txt", "folder"):
+        args = ["-q", "-m", "map", "-m", "P.5", qrels, *runs[:9], bad, *runs[9:]]
+        several = _tasks(cluster, "score_batch")
+        code, out, err = ir_eval(capsys, "--dask", cluster.scheduler_address, *args)
+        assert (code, out, err) == ir_eval(capsys, "--jobs", "1", *args), bad
+        assert code == 2 and err.splitlines()[-1].startswith(f"ir-eval: {bad}"), err
+        assert out == ir_eval(capsys, "-q", "-m", "map", "-m", "P.5", qrels, *runs[:9])[1]  # the runs before it
+        if bad in ("bad.txt", "text.txt"):  # in a batch with the runs before it (a file unseen here: alone)
+            assert _tasks(cluster, "score_batch") - several >= 1
+    assert "bad.txt, line 7" in ir_eval(capsys, "--dask", cluster.scheduler_address, qrels, runs[0], "bad.txt")[2]
+    _released(cluster)
+
+
+def test_urls_and_large_runs_in_parts_are_tasks_of_their_own_among_batches(cluster, many, capsys, monkeypatch):
+    qrels, runs = many
+    monkeypatch.setattr(md, "BATCHES_PER_THREAD", 1)
+    given = [f"file://{path}" if i % 10 == 3 else path for i, path in enumerate(runs)]
+    largest = max(os.path.getsize(path) for path in given if "://" not in path)
+    monkeypatch.setenv("IR_EVAL_SPLIT_BYTES", str(largest))  # the largest file (not a URL) in 2 parts
+    for flags in (["-q", "-m", "all_trec"], ["-c", "-m", "official"]):
+        serial = ir_eval(capsys, "--jobs", "1", *flags, qrels, *runs)
+        one, several = _scored(cluster)
+        assert ir_eval(capsys, "--dask", cluster.scheduler_address, *flags, qrels, *given) == serial
+        one, several = _tasks(cluster) - one, _tasks(cluster, "score_batch") - several
+        assert one >= 4 + 2 and 5 <= several < 12, (one, several)  # 4 URLs, the 2 parts (and maybe one more)
+
+
+def test_evaluator_with_a_client_scores_many_paths_in_batches_as_one_process(cluster, client, many, monkeypatch):
+    qrels, runs = many
+    ev = metrics.evaluator(metrics.read_qrels(qrels), ["map", "nDCG@10", "P.5", "runid"])
+    frame = metrics.read_run(runs[7])
+    monkeypatch.chdir(os.path.dirname(runs[0]))
+    runs = [os.path.basename(path) if i % 2 == 0 else path for i, path in enumerate(runs)]  # warnings name them so
+    given = {**{f"r{i}": path for i, path in enumerate(runs)}, "frame": frame}  # a frame: a task of its own
+    before = _tasks(cluster, "evaluate_batch")
+    got, expected = ev.evaluate(given, client=client), ev.evaluate(given)
+    assert _tasks(cluster, "evaluate_batch") - before == 20
+    got_list = ev.evaluate(runs, client=client)  # labelled by their tags, made unique, as evaluate does
+    assert "small6.txt: the run tag changes from 'tag6' (first line) to 'other' (last line); the run is " in (
+        "".join(got.warnings)
+    )
+    for got, expected in [(got, expected), (got_list, ev.evaluate(runs))]:
+        assert got.runs == expected.runs and got.query_ids == expected.query_ids and got.warnings == expected.warnings
+        for key in ("per_query", "aggregate", "text"):
+            pd.testing.assert_frame_equal(getattr(got, key), getattr(expected, key))
+    with pytest.raises(FileNotFoundError, match="absent.txt"):
+        ev.evaluate([*runs[:20], "absent.txt", *runs[20:]], client=client)
+    _released(cluster)
+
+
+def test_batches_are_made_lazily_and_hold_what_they_may():
+    seen = []
+
+    def items():
+        for i in range(10):
+            seen.append(i)
+            yield i
+
+    batches = md._batches(items(), lambda i: None if i == 5 else i, 3, 15)  # size i bytes, 3 items, 15 bytes
+    assert next(batches) == [0, 1, 2] and seen == [0, 1, 2, 3]  # one item beyond, to know the batch is full
+    assert list(batches) == [[3, 4], [5], [6, 7], [8], [9]]  # 5: of unknown size; 6 + 7 + 8 > 15; 8 + 9 > 15
+    assert list(md._batches(iter([20, 1, 2]), lambda i: i, 3, 15)) == [[20], [1, 2]]  # over the limit: alone
+    assert list(md._batches(range(5), lambda i: 1, 1, 100)) == [[i] for i in range(5)]
+
+    def task(shared, x):
+        if x == 2:
+            raise ValueError(lambda: x)  # does not pickle: sent back as a RuntimeError that says what it was
+        return shared + x
+
+    done = md._each(task, 10, [(1,), (2,), (3,)])  # stops at the first error
+    assert done[0] == 11 and len(done) == 2 and isinstance(done[1], RuntimeError)
+    assert str(done[1]).startswith("ValueError: <function")
+    assert md._per_batch(15, 2, md.BATCH_BYTES) == 1  # fewer than 8 runs per worker thread: one task each
+    assert md._per_batch(100, 2, md.BATCH_BYTES) == 6 and md._per_batch(10**5, 64, md.BATCH_BYTES) == md.BATCH_FILES
+    assert md._per_batch(10**5, 2, 0) == 1
 
 
 def test_the_environment_variable_chooses_the_cluster_and_urls_are_read_by_the_workers(
