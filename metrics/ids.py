@@ -49,12 +49,30 @@ def ids_from_buffer(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
         out[:] = [data[s:e] for s, e in zip(starts.tolist(), ends.tolist())]
         return out
     width = max(8, -(-longest // 8) * 8)
-    rows = _windows(buf, starts, width)
-    # zero the bytes past each id, one 64-bit word (little-endian: the id's bytes are the low ones) at a time
-    words = rows.view("<u8")
+    words = np.empty((n, width // 8), dtype="<u8")
+    # each id's bytes as 64-bit words (little-endian: the id's bytes are the low ones), the bytes past
+    # its end zeroed
     for k in range(width // 8):
-        words[:, k] &= _WORD_MASKS[np.clip(lengths - 8 * k, 0, 8)]
-    return rows.view(f"S{width}").ravel()
+        word = words[:, k]
+        _gather_words(buf, starts + 8 * k, word)
+        word &= _WORD_MASKS[np.clip(lengths - 8 * k, 0, 8)]
+    return words.view(f"S{width}").ravel()
+
+
+def _gather_words(buf: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
+    """``out[i]``: the 8 bytes of ``buf`` from ``starts[i]`` as a little-endian 64-bit word (zeros past
+    the end), read through a view of ``buf`` as words at every byte offset.  ``starts`` ascending."""
+    limit = len(buf) - 8  # words starting at or before this fit in buf
+    k = int(np.searchsorted(starts, limit, side="right")) if limit >= 0 else 0
+    if k:
+        view = np.ndarray(shape=(limit + 1,), dtype="<u8", buffer=buf, strides=(1,))
+        out[:k] = view[starts[:k]]
+    if k < len(starts):
+        base = max(limit, 0)  # (a word past an id's end may start past the end of buf: zeros)
+        tail = np.zeros(max(len(buf), int(starts[-1]) + 1) - base + 8, dtype=np.uint8)
+        tail[: len(buf) - base] = buf[base:]
+        view = np.ndarray(shape=(len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
+        out[k:] = view[starts[k:] - base]
 
 
 def _windows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:

@@ -221,3 +221,33 @@ def test_a_qrels_file_keeps_its_keys_sorted_for_the_encoding(tmp_path):
     np.testing.assert_array_equal(cols.sorted_keys, np.sort(keys))
     np.testing.assert_array_equal(keys[cols.key_order], cols.sorted_keys)
     np.testing.assert_array_equal(cols.pair_keys(), keys)  # made again when asked for
+
+
+@pytest.mark.parametrize("longest", [1, 8, 9, 17, 40])
+def test_ids_cut_from_a_buffer_are_its_bytes_up_to_the_very_end(longest):
+    from metrics.ids import ids_from_buffer
+
+    rng = np.random.default_rng(longest)
+    lengths = rng.integers(1, longest + 1, size=200)
+    starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    text = b" ".join(bytes(rng.integers(33, 127, size=k, dtype=np.uint8)) for k in lengths)  # no byte after the last
+    got = ids_from_buffer(np.frombuffer(text, dtype=np.uint8), starts, starts + lengths)
+    assert got.tolist() == [text[a : a + k] for a, k in zip(starts, lengths)]
+    assert got.dtype.itemsize == max(8, -(-int(lengths.max()) // 8) * 8)  # whole 64-bit words
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize("clash", ["high halves", "whole keys"])
+def test_duplicates_are_told_from_keys_that_merely_clash(tmp_path, monkeypatch, kind, clash):
+    """Keys that share their high 32 bits (or all 64) are only candidates: the ids decide."""
+    real = columns.pair_keys
+    mask = np.uint64(0xFFFFFFFF) if clash == "high halves" else np.uint64(0)
+    monkeypatch.setattr(columns, "pair_keys", lambda qid, doc: real(qid, doc) & mask)
+    rng = np.random.default_rng(2)
+    lines = _run_lines(rng, queries=5, depth=30) if kind == "run" else _qrels_lines(rng, queries=5)
+    path = tmp_path / "file.txt"
+    path.write_text("\n".join(lines) + "\n")
+    _same(path, kind)  # no duplicate: read as the DataFrame reader reads it
+    path.write_text("\n".join(lines + lines[3:4]) + "\n")
+    with pytest.raises(InputError):
+        read_columns(path, kind)
