@@ -1,8 +1,6 @@
 """``python -m metrics``: the ``ir-eval`` command line."""
 
-import sys
-
-from metrics.cli import main
+from metrics.cli import run
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

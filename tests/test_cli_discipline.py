@@ -132,3 +132,40 @@ def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(files, 
     assert one_line(out.stderr) == "ir-eval: internal error: RuntimeError: boom (run with --debug for details)"
     out = subprocess.run([sys.executable, str(script), "--debug", *files], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "Traceback" in out.stderr
+
+
+def test_the_command_leaves_nothing_unwritten_however_long_its_output(tmp_path):
+    """``ir-eval`` leaves without Python's teardown: every line it wrote still reaches a pipe, and the
+    exit status is main's."""
+    from metrics.cli import main
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("".join(f"{q} 0 d{d} {d % 3}\n" for q in range(300) for d in range(0, 60, 3)))
+    run.write_text("".join(f"{q} Q0 d{d} {d} {100 - d} r\n" for q in range(300) for d in range(100)))
+    args = ["-q", "-m", "all_trec", str(qrels), str(run)]
+    out = ir_eval(*args)
+    assert out.returncode == 0 and out.stderr == ""
+    expected = tmp_path / "expected.txt"
+    with open(expected, "w") as fh:
+        saved, sys.stdout = sys.stdout, fh
+        try:
+            assert main(args) == 0
+        finally:
+            sys.stdout = saved
+    assert out.stdout == expected.read_text() and len(out.stdout.splitlines()) > 300 * 90
+    assert ir_eval("-q", qrels, tmp_path / "missing.run").returncode == 2
+
+
+def test_help_fits_the_width_it_is_given():
+    def longest_line(columns: int) -> int:
+        out = subprocess.run(
+            [sys.executable, "-m", "metrics", "--help"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "COLUMNS": str(columns)},
+        )
+        assert out.returncode == 0 and "--jobs" in out.stdout
+        return max(map(len, out.stdout.splitlines()))
+
+    assert longest_line(100) <= 100 < longest_line(200) <= 200

@@ -40,7 +40,7 @@ status = metrics.cli.main(sys.argv[1:])
 print(",".join(sorted(m for m in HEAVY if m in sys.modules and m not in before)))
 sys.exit(status)
 """
-HEAVY = ("pandas", "pyarrow", "scipy", "multiprocessing", "numpy.ma", "importlib.metadata")
+HEAVY = ("pandas", "pyarrow", "scipy", "multiprocessing", "numpy.ma", "importlib.metadata", "shutil")
 
 
 @pytest.mark.parametrize("measures", [["-m", "all_trec"], ["-m", "ndcg_cut.10"], ["-m", "AP nDCG@10", "-q", "-c"]])
