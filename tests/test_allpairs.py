@@ -176,3 +176,30 @@ def test_reports_carry_the_letters_and_say_how_they_were_decided(four_runs, tmp_
     assert rf"\textsuperscript{{{letters[('c', 'map')]}}}" in tex and "(a) a" in tex
     page = report.to_html(summary, kind="summary", pairs=pairs)
     assert f"<sup>{letters[('c', 'map')]}</sup>" in page and "Letters:" in page
+
+
+@pytest.mark.parametrize("queries", [2, 3, 5, 10, 43, 200])
+def test_the_t_test_written_out_equals_scipys_ttest_rel(queries):
+    """The t-test's p-values come from scipy.special (a tenth of scipy.stats' import): the same numbers
+    as ``ttest_rel``, down to p-values far below 1e-80."""
+    from metrics.compare.statistics import paired_t_pvalues
+
+    rng = np.random.default_rng(queries)
+    d = rng.normal(rng.uniform(-0.3, 0.3, size=(300, 1)), rng.uniform(0.001, 0.3, size=(300, 1)), (300, queries))
+    expected = stats.ttest_rel(d, np.zeros_like(d), axis=1).pvalue
+    np.testing.assert_allclose(paired_t_pvalues(d), expected, rtol=1e-12, atol=0)
+
+
+def test_a_t_test_comparison_does_not_import_scipy_stats():
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from metrics.allpairs import compare_all_pairs\n"
+        "rng = np.random.default_rng(0)\n"
+        "rows = [(r, 'map', str(q), float(rng.random())) for r in 'abcd' for q in range(30)]\n"
+        "frame = pd.DataFrame(rows, columns=['run', 'measure', 'query_id', 'value'])\n"
+        "pairs = compare_all_pairs(frame, test='t')\n"
+        "print(len(pairs), 'scipy.stats' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["6", "False"]

@@ -233,6 +233,23 @@ def test_files_are_held_while_they_are_few(files, monkeypatch):
     assert [e.hold for e in started] == [True, True, True] and [e.hold for e in more] == [False, False, False]
 
 
+def test_files_opened_together_beyond_the_slots_left_are_all_on_disk(files, monkeypatch):
+    """A folder of more runs than the window holds is scored from disk as a whole (by every core),
+    not partly read into the window first."""
+    qrels, paths = files
+    monkeypatch.setattr(disk_runs, "HOLD_FILES", 4)
+    model = SessionModel()
+    started = []
+    model.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
+    assert [e.hold for e in started] == [False] * 6
+    for e in started:
+        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+    assert isinstance(model.workspace.qrels_entry().qrels, pd.DataFrame)  # the qrels are read as ever
+    assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in model.workspace.run_entries())
+    model.open_files([str(p) for p in paths[5:7]], start=started.append)  # few enough for the slots left
+    assert [e.hold for e in started[6:]] == [True, True]
+
+
 def test_a_run_on_disk_changed_since_it_was_opened_is_not_scored_as_the_one_opened(files, tmp_path):
     qrels, paths = files
     copy = tmp_path / "copy.txt"
@@ -251,7 +268,8 @@ def test_a_run_on_disk_changed_since_it_was_opened_is_not_scored_as_the_one_open
 
 def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     qrels, paths = files
-    monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)  # the qrels and two runs held, the rest on disk
+    # the qrels and two runs held, the rest on disk
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", os.path.getsize(qrels) + 2 * os.path.getsize(paths[0]) + 10)
     model = SessionModel()
     started = []
     model.open_files([str(qrels), *map(str, paths[:6])], start=started.append)

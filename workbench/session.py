@@ -54,7 +54,7 @@ __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe
 
 
 def _warm_up_comparison() -> None:
-    """Import the comparison's statistics (scipy.stats: a second and more) in a thread of its own while
+    """Import the comparison's statistics (with scipy.special: a fifth of a second) in a thread of its own while
     the runs are scored, so that the comparison with the baseline does not wait for it afterwards."""
     if "metrics.compare" not in sys.modules and not getattr(_warm_up_comparison, "started", False):
         _warm_up_comparison.started = True  # type: ignore[attr-defined]

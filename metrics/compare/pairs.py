@@ -10,8 +10,9 @@ The pairs are grouped by their paired queries (a single group when no run misses
 group's statistics are computed for all its pairs together: means, wins/ties/losses and the
 effect size as reductions along rows of a pairs x queries array (each row reduced as the 1-d
 array of that pair alone would be, so the numbers are the ones a loop over the pairs gives);
-the t-test and the Wilcoxon test as one call of scipy's ``ttest_rel`` / ``wilcoxon`` with
-``axis`` (p-values equal to the per-pair calls, checked in the tests); the bootstrap interval
+the t-test as ``ttest_rel`` computes it, for all rows at once (:func:`paired_t_pvalues`), and the
+Wilcoxon test as one call of scipy's ``wilcoxon`` with ``axis`` (p-values equal to the per-pair
+calls of scipy, checked in the tests); the bootstrap interval
 and the randomisation and bootstrap tests from one resampling of the group's queries shared by
 its pairs (:mod:`metrics.compare.resampling`).
 
@@ -32,7 +33,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import stats
 
 from .resampling import (
     _bootstrap_tests_by_runs,
@@ -45,7 +45,7 @@ from .resampling import (
     paired_bootstrap_tests,
     paired_permutation_tests,
 )
-from .statistics import _clean
+from .statistics import _clean, paired_t_pvalues
 
 #: The arrays :func:`pair_statistics` returns, float64 ...
 FLOAT_STATISTICS = ("mean_i", "mean_j", "difference", "effect_size", "ci_low", "ci_high", "p_value")
@@ -201,11 +201,7 @@ def _fill(out: dict, at: np.ndarray, vi: np.ndarray, vj: np.ndarray, test) -> np
 
 def _t_pvalues(d: np.ndarray) -> np.ndarray:
     """Paired t-test p-values of the rows of ``d`` (each with some spread), as ``ttest_rel(row, 0)``."""
-    if not len(d):
-        return np.empty(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(stats.ttest_rel(d, np.zeros_like(d), axis=1).pvalue, dtype=np.float64)
+    return paired_t_pvalues(d) if len(d) else np.empty(0)
 
 
 def _wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
@@ -220,6 +216,8 @@ def _wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
     p = np.empty(len(d))
     if not len(d):
         return p
+    from scipy import stats  # (a second to import: only when a rank test is asked for)
+
     size = np.sort(np.abs(d), axis=1)
     plain = (size[:, 0] != 0.0) & (size[:, 1:] != size[:, :-1]).all(axis=1)  # no zero, no tie
     with warnings.catch_warnings():
@@ -236,6 +234,8 @@ def _wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
 
 def _signed_rank_flips(d: np.ndarray) -> np.ndarray:
     """Two-sided p-values of the signed-rank sum of every row by all its sign flips (scipy's small-sample method)."""
+    from scipy import stats
+
     n = d.shape[1]
     rows = max(1, _BLOCK // (n << n))  # every sign flip of a block of rows at once
     p = np.empty(len(d))
@@ -254,6 +254,8 @@ def _signed_rank_flips(d: np.ndarray) -> np.ndarray:
 
 def _signed_rank_sum(d: np.ndarray, axis: int = -1) -> np.ndarray:
     """Wilcoxon's W+ along ``axis``: the sum of the ranks of |d| (zeros left out, ties averaged) where d > 0."""
+    from scipy import stats
+
     d = np.moveaxis(d, axis, -1)
     ranks = stats.rankdata(np.where(d == 0, np.inf, np.abs(d)), axis=-1)  # zeros rank last and add nothing
     return np.where(d > 0, ranks, 0.0).sum(axis=-1)

@@ -22,10 +22,11 @@ from typing import Optional
 
 #: run files are held in memory while the held ones add up to less than this many bytes on disk
 #: (about 70 DL19-sized runs, 10 Robust04-sized ones) and number fewer than HOLD_FILES; the files
-#: opened beyond that stay on disk.  Runs on disk are read and scored by every core at once, so a
-#: folder of a hundred runs is scored sooner on disk (1.2 s on two cores) than read into the window
-#: (1.4 s) and scored there (0.7 s), and takes a tenth of the memory; a few runs are quicker held
-#: (starting the worker processes takes about half a second).
+#: opened beyond that stay on disk, and so do all the runs of files opened together (a folder, a
+#: drop, the command line) that are more than the slots left.  Runs on disk are read and scored by
+#: every core at once while the window builds its views, so a folder of a hundred runs is scored
+#: sooner on disk than read into the window and scored there, and takes a tenth of the memory; a few
+#: runs are quicker held (starting the worker processes takes about half a second).
 HOLD_BYTES = 96 << 20
 HOLD_FILES = 32
 

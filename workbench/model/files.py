@@ -53,6 +53,10 @@ class FileRules:
                     self.workspace.remove(e.path)
         held_bytes, held_files = self.workspace.held()
         budget, slots = disk_runs.HOLD_BYTES - held_bytes, disk_runs.HOLD_FILES - held_files
+        if len(paths) > slots:
+            # more files at once than there are slots left: none of their runs is held (the workers
+            # score them all on every core sooner than this process could read a few of them)
+            budget = slots = 0
         for p in paths:
             e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
             if e.status == "loading":  # a new file: held while the held runs fit in the budget

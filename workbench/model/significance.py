@@ -23,8 +23,8 @@ from metrics.stat_methods import TESTS as STAT_TESTS
 
 
 class _LazyCompare:
-    """:mod:`metrics.compare`, imported on first use: it brings scipy.stats (about half a second),
-    which the window should not wait for before it is shown."""
+    """:mod:`metrics.compare`, imported on first use: it brings scipy.special (and scipy.stats when a
+    rank test is asked for), which the window should not wait for before it is shown."""
 
     def __getattr__(self, name):
         import metrics.compare
