@@ -80,12 +80,15 @@ def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes
 
 
 def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int, int, float]]:
-    """What :func:`_chunks` yields, read in the calling thread."""
+    """What :func:`_chunks` yields, read in the calling thread.
+
+    Each chunk is a block read whole and the end of its last line read after it (``readline``), so
+    a chunk is built with one copy of its bytes at most (not the two of splitting blocks at their
+    last newline and carrying the rest over), and a chunk and a half is the most held at a time."""
     with open(display, "rb") as raw:
         size = max(os.fstat(raw.fileno()).st_size, 1)
         gz, stream = open_stream(raw)
         line = 1
-        carry = b""
         first = True
         while True:
             with gzip_errors(gz, display):
@@ -93,6 +96,8 @@ def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple
             if first:
                 first = False
                 block = without_bom(block, display)
+            if not block:
+                return
             nul = block.find(b"\0")
             if nul >= 0:  # binary data: refused at once, not only when a line ends
                 raise InputError(
@@ -101,41 +106,22 @@ def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple
                     line=line + block.count(b"\n", 0, nul),
                     expected="UTF-8 text",
                 )
-            data = carry + block if carry else block
-            if not block:
-                if data:
-                    if not data.endswith(b"\n"):
-                        data += b"\n"
-                    check_text(data, line, display)
-                    yield data, line, data.count(b"\n"), 1.0
-                return
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > MAX_LINE_BYTES:
-                    raise InputError(
-                        f"line {line} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
-                        path=display,
-                        line=line,
-                        expected="text lines of TREC fields (a file without newlines, or not a qrels or run file?)",
-                    )
-                carry = data
-                continue
-            if cut == len(data):
-                chunk, carry = data, b""
-            else:
-                chunk, carry = data[:cut], data[cut:]
-                if len(carry) > MAX_LINE_BYTES:
-                    at = line + chunk.count(b"\n")
+            if not block.endswith(b"\n"):
+                with gzip_errors(gz, display):
+                    rest = stream.readline(MAX_LINE_BYTES + 1)  # bounded: an endless "line" is not read whole
+                started = block.rfind(b"\n") + 1
+                if len(block) - started + len(rest) > MAX_LINE_BYTES and not rest.endswith(b"\n"):
+                    at = line + block.count(b"\n")
                     raise InputError(
                         f"line {at} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
                         path=display,
                         line=at,
-                        expected="text lines of TREC fields",
+                        expected="text lines of TREC fields (a file without newlines, or not a qrels or run file?)",
                     )
-            del data
-            check_text(chunk, line, display)
-            lines = chunk.count(b"\n")
-            yield chunk, line, lines, raw.tell() / size
+                block += rest if rest.endswith(b"\n") else rest + b"\n"  # (the file's last line may lack one)
+            check_text(block, line, display)
+            lines = block.count(b"\n")
+            yield block, line, lines, raw.tell() / size
             line += lines
 
 
