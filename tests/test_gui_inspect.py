@@ -69,3 +69,36 @@ def test_sparkline_and_html_are_safe():
         {"path": "<x>", "kind": None, "problems": [{"line": None, "severity": "error", "message": "<b>bad</b>"}]}
     )
     assert "<x>" not in page and "&lt;b&gt;bad&lt;/b&gt;" in page
+
+
+def test_a_file_opened_while_runs_are_scored_is_inspected_after_and_never_shows_another(
+    qtbot, window, tmp_path, monkeypatch
+):
+    """The inspection of a file waits for the scores (it reads the file again and joins it with the
+    qrels); meanwhile the Inspect view says so instead of showing the file inspected before."""
+    import threading
+
+    from workbench.model import analysis
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
+    first, second = tmp_path / "first.run", tmp_path / "second.run"
+    first.write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} a\n" for q in (1, 2) for d in range(1, 21)))
+    second.write_text("".join(f"{q} Q0 d{d} {d} {d:.4f} b\n" for q in (1, 2, 7) for d in range(1, 31)))
+    window.open_files([str(qrels), str(first)])
+    qtbot.waitUntil(lambda: window.session.results is not None and not window.session.busy, timeout=TIMEOUT)
+    assert "first.run" in window.inspect_view.text()
+
+    release = threading.Event()
+    real = analysis.compute
+    monkeypatch.setattr(analysis, "compute", lambda *a, **k: (release.wait(TIMEOUT / 1000), real(*a, **k))[1])
+    window.open_files([str(second)])
+    qtbot.waitUntil(lambda: window.session.jobs.running("evaluate"), timeout=TIMEOUT)
+    qtbot.wait(200)
+    assert window.session.inspection["path"].endswith("first.run")  # not yet computed again...
+    assert window.inspect_view.text() == ""  # ...and not shown under the new file's name
+    assert window.inspect_view.placeholder.text() == "Inspecting second.run once the runs are scored..."
+    release.set()
+    qtbot.waitUntil(lambda: "second.run" in window.inspect_view.text(), timeout=TIMEOUT)
+    assert window.session.results.runs == ["a", "b"]
+    assert "1 of the run's 3 queries are not in the qrels" in window.inspect_view.text()

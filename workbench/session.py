@@ -159,8 +159,12 @@ class Session(QObject):
         # with many runs the drill-down shows the best on the query by the measure in focus
         self.sigFocusMeasureChanged.connect(lambda _: self._drilldown_complete())
         self.sigFocusMeasureChanged.connect(lambda _: self._pairs_follow_focus())
-        self.sigFilesChanged.connect(self.request_inspection)
-        self.sigMeasuresChanged.connect(self.request_inspection)
+        # (after the evaluation these changes call for is scheduled, so that the inspection waits for it)
+        self.sigFilesChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
+        self.sigMeasuresChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
+        # (an inspection put off while the runs were read and scored is computed then)
+        self.sigResultsChanged.connect(lambda _: self.request_inspection())
+        self.sigIdle.connect(self.request_inspection)
 
     # ------------------------------------------------------------------
     # loading
@@ -456,6 +460,8 @@ class Session(QObject):
     def request_inspection(self) -> None:
         if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
             self.jobs.discard("inspect")
+        elif self.workspace.loading() or self.evaluating:
+            return  # the scores first: reading the file again and joining it with the qrels would slow them
         job = self.model.inspection_job()
         if job is None:
             return

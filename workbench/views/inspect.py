@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import html
 import math
+import os
 
 from PySide6.QtWidgets import QLabel, QSizePolicy, QTextBrowser, QVBoxLayout, QWidget
+
+from workbench.model.workspace import normalize
 
 BARS = "▁▂▃▄▅▆▇█"
 
@@ -207,13 +210,16 @@ def _pct(v) -> str:
     return "–" if v is None else f"{100 * float(v):.1f}%"
 
 
+PLACEHOLDER = "Drop or select a file to see what is in it."
+
+
 class InspectView(QWidget):
     """Shows :attr:`session.inspection` (the file selected in the Files panel, or the last one dropped)."""
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
-        self.placeholder = QLabel("Drop or select a file to see what is in it.", self)
+        self.placeholder = QLabel(PLACEHOLDER, self)
         self.placeholder.setEnabled(False)
         self.placeholder.setWordWrap(True)
         self.browser = QTextBrowser(self)
@@ -222,18 +228,32 @@ class InspectView(QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.placeholder)
         layout.addWidget(self.browser, 1)
+        self._shown = None  # the inspection in the browser
         session.sigInspectionChanged.connect(self.refresh)
+        # another file chosen: its inspection may wait for the scores (Session.request_inspection)
+        session.sigFilesChanged.connect(lambda: self.refresh(session.inspection))
+        session.sigStateChanged.connect(lambda: self.refresh(session.inspection))
         self.refresh(session.inspection)
 
     def refresh(self, inspection) -> None:
+        wanted = self.session.inspected_path
+        if inspection is not None and wanted and normalize(str(inspection.get("path", ""))) != wanted:
+            # never another file's inspection under this one's name
+            self.placeholder.setText(f"Inspecting {os.path.basename(wanted)} once the runs are scored...")
+            inspection = None
+        else:
+            self.placeholder.setText(PLACEHOLDER)
         if inspection is None:
+            self._shown = None
             self.browser.clear()
             self.browser.hide()
             self.placeholder.show()
             return
         self.placeholder.hide()
         self.browser.show()
-        self.browser.setHtml(inspection_html(inspection))
+        if inspection is not self._shown:
+            self._shown = inspection
+            self.browser.setHtml(inspection_html(inspection))
 
     def text(self) -> str:
         return self.browser.toPlainText()
