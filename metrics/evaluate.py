@@ -375,9 +375,14 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict,
 
 
 def _result(label: str, ranking: JudgedRanking, wanted: list, shown: dict) -> RunResult:
-    qids = ranking.query_ids.tolist()
+    return result_of(label, ranking.query_ids.tolist(), _compute(ranking, wanted), shown)
+
+
+def result_of(label: str, qids: list, computed, shown: dict) -> RunResult:
+    """A run's :class:`RunResult` from ``(measure, per-query values, aggregate)`` of each measure (in
+    the order of ``computed``); ``shown``: the names measures are written with, where not their own."""
     names, columns, aggregates, texts = [], [], [], []
-    for m, values, agg in _compute(ranking, wanted):
+    for m, values, agg in computed:
         name = shown.get(m, str(m))
         if m.kind == "text":
             if FAMILIES[m.family].per_query:

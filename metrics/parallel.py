@@ -297,7 +297,7 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     import numpy as np
 
     from .columns import Columns
-    from .evaluate import Evaluation, RunResult, _compute
+    from .evaluate import Evaluation, _compute, result_of
     from .labels import unique_label
     from .measures import FAMILIES
     from .ranking import build_ranking
@@ -361,30 +361,21 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
                 return None
             parts[k] = again
     rows = [np.array([where[q] for q in p.query_ids], dtype=np.int64) for p in parts]
-    names, columns, aggregates, texts = [], [], [], []
-    for j, (m, stub_values, _) in enumerate(_compute(ranking, wanted)):  # as metrics.evaluate._result
-        family = FAMILIES[m.family]
-        if m.kind == "text":
-            values = np.array(stub_values, dtype=object)
-        else:
-            kinds = [np.asarray(stub_values)] + [p.values[j] for p, r in zip(parts, rows) if len(r)]
-            values = np.array(stub_values, dtype=np.result_type(*kinds))
-        for p, r in zip(parts, rows):
-            if len(r) and p.values[j] is not None:
-                values[r] = p.values[j]
-        aggregate = family.aggregate(values, ranking)
-        name = str(m)
-        if m.kind == "text":
-            if family.per_query:
-                texts += [(q, name, v) for q, v in zip(qids, values)]
-            if aggregate is not None:
-                texts.append(("all", name, aggregate))
-            continue
-        names.append(name)
-        columns.append(np.asarray(values, dtype=np.float64))
-        aggregates.append(float(aggregate))
-    matrix = np.vstack(columns).T if columns and qids else np.zeros((n, len(names)))
-    result = RunResult(label, qids, names, matrix, aggregates, texts)
+
+    def merged():
+        """Each measure's values, put together from the parts, and its aggregate over them."""
+        for j, (m, stub_values, _) in enumerate(_compute(ranking, wanted)):
+            if m.kind == "text":
+                values = np.array(stub_values, dtype=object)
+            else:
+                kinds = [np.asarray(stub_values)] + [p.values[j] for p, r in zip(parts, rows) if len(r)]
+                values = np.array(stub_values, dtype=np.result_type(*kinds))
+            for p, r in zip(parts, rows):
+                if len(r) and p.values[j] is not None:
+                    values[r] = p.values[j]
+            yield m, values, FAMILIES[m.family].aggregate(values, ranking)
+
+    result = result_of(label, qids, merged(), {})
     if not qids:
         warnings.append(f"run {label!r}: no queries with both results and relevance info")
     ev = Evaluation(runs=[label], measures=wanted, query_ids={label: qids}, results=[result], warnings=warnings)

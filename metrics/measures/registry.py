@@ -148,15 +148,26 @@ class Family:
     def compute(self, ranking, params: tuple, options: dict | None = None) -> np.ndarray:
         """Per-query values: (n_queries, len(params)) for cutoff families,
         (n_queries,) otherwise."""
-        n_args = sum(
-            1
-            for p in inspect.signature(self.func).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        )
-        args = (ranking, params)[:n_args]
+        args = (ranking, params)[: _positional(self.func)]
         kwargs = {**self.options, **(options or {})}
         with np.errstate(divide="ignore", invalid="ignore"):
             return self.func(*args, **kwargs) if kwargs else self.func(*args)
+
+
+_POSITIONAL: dict = {}
+
+
+def _positional(func) -> int:
+    """How many positional parameters ``func`` takes (asked once per function: inspect.signature
+    costs more than some measures)."""
+    n = _POSITIONAL.get(func)
+    if n is None:
+        n = _POSITIONAL[func] = sum(
+            1
+            for p in inspect.signature(func).parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        )
+    return n
 
 
 FAMILIES: dict[str, Family] = {}
