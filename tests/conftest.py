@@ -78,3 +78,14 @@ def write_trec(qrels: pd.DataFrame, run: pd.DataFrame, directory) -> tuple[str, 
 @pytest.fixture(params=[0, 1, 2])
 def collection(request):
     return random_collection(request.param)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Dask cluster of two worker processes, one per test module that asks for it."""
+    import distributed  # the test extra installs it
+
+    with distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
+    ) as local:
+        yield local

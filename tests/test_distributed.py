@@ -24,14 +24,6 @@ QUERIES = [str(q) for q in (19335, 47923, 87181, 87452, 104861, 130510, 131843, 
 
 
 @pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
-    ) as local:
-        yield local
-
-
-@pytest.fixture(scope="module")
 def client(cluster):
     with distributed.Client(cluster, set_as_default=False) as c:
         yield c

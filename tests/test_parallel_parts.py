@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 
-import distributed  # the test extra installs it
 import numpy as np
 import pytest
 import trec_eval_ref
@@ -157,14 +156,6 @@ def test_errors_name_the_line_as_one_process_does(data, capsys, tmp_path):
 
 
 # ----------------------------------------------------------------------------------------- Dask
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    with distributed.LocalCluster(
-        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
-    ) as local:
-        yield local
 
 
 def _tasks(cluster) -> int:
