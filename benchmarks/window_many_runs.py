@@ -22,6 +22,8 @@ sys.path.insert(0, str(HERE))
 WINDOW = """
 import os, sys
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from workbench.model import disk_runs
+disk_runs.start_early(sys.argv[3:])  # as ir-workbench FILES... does, before its window
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])

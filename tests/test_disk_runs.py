@@ -294,3 +294,24 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     model.apply_results(analysis.compute(model.evaluation_request()))
     assert counted == [] and model.results.runs == [f"sys{r}" for r in range(6)]  # scored ahead: none again
     model.run_cache.close()
+
+
+def test_the_processes_start_with_the_window_when_a_folder_holds_more_runs_than_it_holds(tmp_path, monkeypatch):
+    monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)
+    folder = tmp_path / "runs"
+    (folder / "more").mkdir(parents=True)
+    for name in ("a.run", "b.run", ".hidden"):
+        (folder / name).write_text("1 Q0 d1 1 1.0 r\n")
+    assert not disk_runs.start_early([folder])  # two visible files: held, no processes
+    (folder / "more" / "c.run").write_text("1 Q0 d1 1 1.0 r\n")
+    (folder / "more" / "d.run").write_text("1 Q0 d1 1 1.0 r\n")
+    assert disk_runs.start_early([folder, tmp_path / "missing.txt"])
+    cache = analysis.RunCache()
+    try:
+        assert cache.workers._pool is not None  # started before the session, taken by its cache
+        assert analysis.RunCache().workers._pool is None  # the next session's start on first use
+    finally:
+        cache.close()
+    assert disk_runs.start_early([folder])
+    disk_runs.discard_early()  # no session took them: stopped
+    assert analysis.RunCache().workers._pool is None

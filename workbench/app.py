@@ -32,6 +32,11 @@ def main(argv=None) -> int:
         print(problem, file=sys.stderr)
         return 3
 
+    from workbench.model import disk_runs
+
+    # a folder of many runs: the processes that will score them start now, before the session
+    disk_runs.start_early(args.files)
+
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -115,6 +120,7 @@ def main(argv=None) -> int:
         session.sigIdle.connect(on_idle)
         QTimer.singleShot(int(args.timeout * 1000), on_timeout)
     app.exec()
+    disk_runs.discard_early()  # (none when the session took them)
     return status["code"]
 
 

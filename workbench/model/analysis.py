@@ -308,7 +308,7 @@ class RunCache:
         self._lock = threading.Lock()
         self._scores: dict[tuple, tuple[list, _Scores]] = {}
         self._encoded: tuple[list, object] | None = None
-        self.workers = disk_runs.Workers()  # the processes that score runs on disk
+        self.workers = disk_runs.workers()  # the processes that score runs on disk
 
     def close(self) -> None:
         """Stop the worker processes (the window closes)."""

@@ -31,6 +31,7 @@ HOLD_BYTES = 96 << 20
 HOLD_FILES = 32
 
 _STATE: dict = {}
+_EARLY: dict = {}  # "workers": processes started before the session (start_early), until it takes them
 
 
 @dataclass(eq=False)
@@ -129,6 +130,51 @@ class Workers:
             pool.shutdown(wait=False, cancel_futures=True)
         if folder is not None:
             folder.cleanup()
+
+
+def start_early(paths) -> bool:
+    """Start the worker processes now when ``paths`` (the files and folders given to the window) hold
+    more files than the window holds runs: those runs will be scored from disk, and the processes'
+    start (about half a second of their own) then overlaps the window's.  The session's first
+    :func:`workers` call takes them.  Returns whether they were started."""
+    if "workers" in _EARLY or _count_files(paths, HOLD_FILES + 1) <= HOLD_FILES:
+        return False
+    early = Workers()
+    early.warm()
+    _EARLY["workers"] = early
+    return True
+
+
+def workers() -> Workers:
+    """The worker processes of a new session: those :func:`start_early` started, or new ones (started
+    on first use)."""
+    return _EARLY.pop("workers", None) or Workers()
+
+
+def discard_early() -> None:
+    """Stop the processes :func:`start_early` started if no session took them."""
+    early = _EARLY.pop("workers", None)
+    if early is not None:
+        early.shutdown()
+
+
+def _count_files(paths, enough: int) -> int:
+    """How many visible files ``paths`` name (a folder: those in it and its subfolders), counted up to
+    ``enough``."""
+    count, todo = 0, [os.fspath(p) for p in paths]
+    while todo and count < enough:
+        path = todo.pop()
+        if not os.path.isdir(path):
+            count += 1
+            continue
+        try:
+            with os.scandir(path) as entries:
+                for entry in entries:
+                    if not entry.name.startswith("."):
+                        todo.append(entry.path)
+        except OSError:
+            pass  # the window says what it cannot read
+    return count
 
 
 def _state(path: str) -> dict:
