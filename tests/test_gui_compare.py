@@ -480,3 +480,26 @@ def test_letter_tooltips_list_every_other_run_with_its_pair(collection):
     # the pair looked up either way round is the same row
     assert comparison.pair(runs[0], runs[1], "map") is comparison.pair(runs[1], runs[0], "map")
     assert comparison.pair(runs[0], runs[1], "nope") is None
+
+
+def test_the_quick_comparison_comes_with_the_scores_and_a_slow_one_after(qtbot, window, collection, monkeypatch):
+    """The t-test against the baseline is computed in the evaluation's job (no job of its own, no wait
+    while the window draws the scores); a comparison of another kind has its own job, as before."""
+    submitted = []
+    real = window.session.jobs.submit
+    monkeypatch.setattr(window.session.jobs, "submit", lambda key, *a, **k: (submitted.append(key), real(key, *a, **k)))
+    load(qtbot, window, collection)
+    assert "compare" not in submitted and "evaluate" in submitted
+    comparison = window.session.comparison
+    assert comparison.is_for(window.session.results) and comparison.baseline == "base"
+    _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05, seed=0)
+    got = comparison.table.set_index(["run", "measure"]).sort_index()
+    want = expected.set_index(["run", "measure"]).sort_index()
+    np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-12)
+    assert summary_cells(window)[("good", "map")][0].endswith("†")  # its mark is shown
+    submitted.clear()
+    wait_idle(qtbot, window, lambda: window.session.set_compare_settings(test="wilcoxon"))
+    assert submitted == ["compare"] and window.session.comparison.settings.test == "wilcoxon"
+    submitted.clear()
+    wait_idle(qtbot, window, window.session.recompute)
+    assert "compare" in submitted  # the Wilcoxon test is not computed with the scores

@@ -133,6 +133,7 @@ class Session(QObject):
         self._reads = [0, 0]  # files read and to read since the last time none was being read
         self._unannounced = False  # files read whose arrival the model has not announced yet
         self._workers_warm = False
+        self._ahead = None  # a comparison computed with the scores, until the results are applied
         self._announce_timer = QTimer(self)
         self._announce_timer.setSingleShot(True)
         self._announce_timer.setInterval(100)
@@ -376,14 +377,37 @@ class Session(QObject):
         n = len(request.runs)
         if n > 1:
             _warm_up_comparison()
+        model, baseline = self.model, self.model.baseline_label()
+
+        def work(progress):
+            results = analysis.compute(request, progress)
+            # the quick comparison with the baseline too, while the window waits for the scores rather
+            # than while it draws them (the two would share one interpreter lock)
+            ahead = model.comparison_request_for(results, baseline)
+            if ahead is None or not ahead.quick:
+                return results, None
+            try:
+                return results, significance_model.compute(ahead, lambda _: progress(1.0))
+            except Cancelled:
+                raise
+            except Exception:  # noqa: BLE001 - computed again by request_comparison, which reports it
+                return results, None
+
         self.jobs.submit(
             "evaluate",
-            lambda progress: analysis.compute(request, progress),
+            work,
             f"Evaluating {n} run{'s' if n != 1 else ''}",
-            self.model.apply_results,
+            self._apply_evaluation,
             lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
             lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
+
+    def _apply_evaluation(self, outcome) -> None:
+        results, self._ahead = outcome
+        try:
+            self.model.apply_results(results)
+        finally:
+            self._ahead = None
 
     # ------------------------------------------------------------------
     # comparison with the baseline, and the drill-down of the selected query
@@ -404,6 +428,12 @@ class Session(QObject):
         request = self.model.comparison_request()
         if request is None:
             self.jobs.discard("compare")
+            return
+        ahead = self._ahead
+        if ahead is not None and ahead.request.same_as(request):
+            self._ahead = None
+            self.jobs.discard("compare")
+            self.model.apply_comparison(ahead)
             return
         self.jobs.submit(
             "compare",

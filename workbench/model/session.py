@@ -346,15 +346,21 @@ class SessionModel(FileRules):
     def comparison_request(self) -> significance_model.Request | None:
         """The comparison of the results with the baseline; None (and the comparison dropped) when there is
         nothing to compare: no baseline, a single run, or no query judged and retrieved."""
-        results = self.results
-        baseline = self.baseline_label()
+        request = self.comparison_request_for(self.results)
+        if request is None:
+            self.apply_comparison(None)
+        return request
+
+    def comparison_request_for(self, results, baseline: str | None = None) -> significance_model.Request | None:
+        """The comparison of ``results`` with the baseline (``baseline``: its label, else the current one),
+        with the current settings; None when there is nothing to compare."""
+        baseline = self.baseline_label() if baseline is None else baseline
         if (
             results is None
             or baseline not in results.runs
             or len(results.runs) < 2
             or results.evaluation.per_query.empty
         ):
-            self.apply_comparison(None)
             return None
         pair_runs = None
         if self.compare_settings.mode == "pairs" and len(results.runs) > significance_model.MAX_PAIR_RUNS:

@@ -91,6 +91,21 @@ class Request:
         """The runs the all-pairs comparison compares."""
         return self.runs if self.pair_runs is None else self.pair_runs
 
+    def same_as(self, other: Request) -> bool:
+        """Whether ``other`` asks for the same comparison (of the very same per-query values)."""
+        return self.per_query is other.per_query and (self.runs, self.baseline, self.settings, self.pair_runs) == (
+            other.runs,
+            other.baseline,
+            other.settings,
+            other.pair_runs,
+        )
+
+    @property
+    def quick(self) -> bool:
+        """Whether the comparison takes a fraction of a second whatever the runs (the t-test of every run
+        with the baseline): worth computing with the scores, before the window draws them."""
+        return self.settings.mode == "baseline" and self.settings.test == "t"
+
 
 @dataclass
 class Comparison:
