@@ -315,3 +315,16 @@ def test_the_processes_start_with_the_window_when_a_folder_holds_more_runs_than_
     assert disk_runs.start_early([folder])
     disk_runs.discard_early()  # no session took them: stopped
     assert analysis.RunCache().workers._pool is None
+
+
+def test_a_run_on_disk_counts_its_queries_however_its_lines_are_ordered(files, tmp_path):
+    """The coverage "(shared / all queries of the run)" of a run scored from disk equals that of the
+    run held, also when the file interleaves its queries and has queries the qrels lack."""
+    qrels, paths = files
+    lines = paths[0].read_text().splitlines()
+    lines += [f"999 Q0 d{d} {d + 1} 0.5 sys0" for d in range(3)] + ["998 Q0 d1 1 0.5 sys0"]
+    interleaved = tmp_path / "interleaved.txt"
+    interleaved.write_text("\n".join(lines[0::2] + lines[1::2]) + "\n")  # every query in two stretches, or more
+    on_disk = analysis.compute(_request(qrels, _runs([interleaved], True)))
+    held = analysis.compute(_request(qrels, _runs([interleaved], False)))
+    assert on_disk.failed == {} and on_disk.coverage == held.coverage == {"sys0": (15, 17)}

@@ -220,7 +220,10 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
         tidy=False,
         **s["ndcg_options"],
     )
-    return ev, pr, atk, int(len(np.unique(run.qid)))
+    # distinct queries: those starting a stretch of equal ids (a run file lists each query's lines
+    # together: a few dozen stretches to compare, not every line sorted)
+    starts = np.flatnonzero(run.qid[1:] != run.qid[:-1]) + 1
+    return ev, pr, atk, int(len(np.unique(run.qid[np.concatenate([[0], starts])]))) if len(run.qid) else 0
 
 
 def processes() -> int:
