@@ -221,10 +221,11 @@ def _as_runs(runs):
     if type(runs).__module__.startswith("ranx"):
         return [_read_run(runs, None)]
     if isinstance(runs, Mapping):
-        from .inputs import is_single_run
+        if isinstance(next(iter(runs.values()), None), Mapping):  # {qid: {docid: score}}, or a dict of those
+            from .inputs import is_single_run  # (with pandas: not for a dict of runs read already)
 
-        if is_single_run(runs):
-            return [_read_run(runs, None)]
+            if is_single_run(runs):
+                return [_read_run(runs, None)]
         return {label: run for label, run in runs.items()}
     items = iter(runs)
     first = next(items, None)

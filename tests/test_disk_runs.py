@@ -328,3 +328,30 @@ def test_a_run_on_disk_counts_its_queries_however_its_lines_are_ordered(files, t
     on_disk = analysis.compute(_request(qrels, _runs([interleaved], True)))
     held = analysis.compute(_request(qrels, _runs([interleaved], False)))
     assert on_disk.failed == {} and on_disk.coverage == held.coverage == {"sys0": (15, 17)}
+
+
+def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
+    """Runs on disk are scored without pandas or pyarrow in the worker processes (their import would
+    double the time of each process's first run, while the window itself starts)."""
+    import pickle
+    import subprocess
+    import sys
+
+    from metrics.columns import read_columns
+    from metrics.qrels_index import encode_qrels
+
+    qrels, paths = files
+    measures, _ = analysis.parse_each(analysis.ndcg_variant(MEASURES, {}))
+    state = tmp_path / "state.pickle"
+    with open(state, "wb") as out:
+        options = dict(relevance_level=1, k_max=100, ndcg_options={})
+        pickle.dump(dict(qrels=encode_qrels(read_columns(str(qrels), "qrels")), measures=measures, **options), out)
+    code = (
+        "import sys\n"
+        "from workbench.model import disk_runs\n"
+        f"ev, pr, atk, queries = disk_runs.score({str(state)!r}, 'r', {str(paths[0])!r})\n"
+        "print(queries, ev.runs, [m for m in ('pandas', 'pyarrow', 'scipy', 'PySide6') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[0] == "15 ['r'] []"

@@ -99,10 +99,11 @@ class Workers:
             return self._pool
 
     def warm(self) -> None:
-        """Start the processes now (runs on disk were opened: they will be scored soon)."""
+        """Start the processes now, and have them import what scoring needs (runs on disk were opened:
+        they will be scored soon)."""
         pool = self.pool()
         for _ in range(processes()):
-            pool.submit(int)
+            pool.submit(_prepare)
 
     def state_file(self, state: dict) -> str:
         """A file holding ``state`` for the processes (the latest few are kept)."""
@@ -175,6 +176,12 @@ def _count_files(paths, enough: int) -> int:
         except OSError:
             pass  # the window says what it cannot read
     return count
+
+
+def _prepare() -> None:
+    """What a worker process imports to score runs, done before the first run comes."""
+    import metrics.columns  # noqa: F401
+    import metrics.curves  # noqa: F401
 
 
 def _state(path: str) -> dict:
