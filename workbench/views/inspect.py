@@ -244,9 +244,10 @@ class InspectView(QWidget):
         else:
             self.placeholder.setText(PLACEHOLDER)
         if inspection is None:
-            self._shown = None
-            self.browser.clear()
-            self.browser.hide()
+            if self._shown is not None or self.browser.isVisibleTo(self):  # (asked often: once is enough)
+                self._shown = None
+                self.browser.clear()
+                self.browser.hide()
             self.placeholder.show()
             return
         self.placeholder.hide()
