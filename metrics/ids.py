@@ -17,19 +17,29 @@ _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1],
 _SHIFT = np.uint64(29)
 
 
-def _concat(parts: list) -> np.ndarray:
+def _concat(parts: list, consume: bool = False) -> np.ndarray:
     """Id arrays end to end; byte strings of different widths are copied as bytes into the widest
-    (numpy's own concatenation would convert them one string at a time)."""
+    (numpy's own concatenation would convert them one string at a time).  With ``consume`` the list
+    is emptied as its arrays are copied: each piece can go as soon as it is in place (the joined
+    array's pages, zeroed by the system, take memory only as they are written)."""
     if len(parts) == 1:
-        return parts[0]
+        return parts.pop() if consume else parts[0]
     if any(p.dtype == object for p in parts):
-        return np.concatenate([p.astype(object) for p in parts])
+        out = np.concatenate([p.astype(object) for p in parts])
+        if consume:
+            parts.clear()
+        return out
     width = max(p.dtype.itemsize for p in parts)
     out = np.zeros((sum(len(p) for p in parts), width), dtype=np.uint8)
     lo = 0
-    for p in parts:
+    for k in range(len(parts)):
+        p = parts[k]
         out[lo : lo + len(p), : p.dtype.itemsize] = p.view(np.uint8).reshape(len(p), p.dtype.itemsize)
         lo += len(p)
+        if consume:
+            parts[k] = None
+    if consume:
+        parts.clear()
     return out.view(f"S{width}").ravel()
 
 

@@ -65,11 +65,13 @@ def _uniform_rows(offsets: np.ndarray):
 
 
 def segment_accumulate(
-    x: np.ndarray, offsets: np.ndarray, ufunc=np.add, *, fill=0.0, reverse: bool = False
+    x: np.ndarray, offsets: np.ndarray, ufunc=np.add, *, fill=0.0, reverse: bool = False, out=None
 ) -> np.ndarray:
     """``ufunc.accumulate`` of ``x`` within each segment, left to right
-    (right to left with ``reverse``), exact and sequential."""
-    out = np.empty(len(x), dtype=np.result_type(x, np.float64) if ufunc is np.add else x.dtype)
+    (right to left with ``reverse``), exact and sequential.  ``out`` (of the result's type) may be
+    ``x`` itself: each block of segments is read before it is written."""
+    if out is None:
+        out = np.empty(len(x), dtype=np.result_type(x, np.float64) if ufunc is np.add else x.dtype)
     w = _uniform_rows(offsets)
     if w is not None:
         m = np.asarray(x[offsets[0] : offsets[-1]], dtype=out.dtype).reshape(-1, w)
@@ -108,17 +110,20 @@ def segment_sum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-def segment_cumsum(x: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Sequential per-segment prefix sums of float ``x``."""
-    return segment_accumulate(np.asarray(x, dtype=np.float64), offsets, np.add)
+def segment_cumsum(x: np.ndarray, offsets: np.ndarray, out=None) -> np.ndarray:
+    """Sequential per-segment prefix sums of float ``x`` (into ``out``, which may be ``x``)."""
+    return segment_accumulate(np.asarray(x, dtype=np.float64), offsets, np.add, out=out)
 
 
 def segment_count(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per-segment running count of true flags (int64), inclusive."""
     cs = np.cumsum(flags, dtype=np.int64)
-    base = np.concatenate([[0], cs])[offsets[:-1]]
-    lengths = np.diff(offsets)
-    return cs - np.repeat(base, lengths)
+    starts = offsets[:-1]
+    base = np.zeros(len(starts), dtype=np.int64)  # the count before each segment
+    inside = starts > 0
+    base[inside] = cs[starts[inside] - 1]
+    cs -= np.repeat(base, np.diff(offsets))
+    return cs
 
 
 def segment_total(prefix: np.ndarray, offsets: np.ndarray, empty=0.0) -> np.ndarray:

@@ -183,7 +183,9 @@ def _ideal(r, pairs):
 
 def _ideal_rank(offsets):
     K = np.diff(offsets)
-    return np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], K)
+    rank = np.arange(offsets[-1], dtype=np.int64)
+    rank -= np.repeat(offsets[:-1], K)
+    return rank
 
 
 def _dcg_sparse(r, pos, gains):
@@ -198,10 +200,14 @@ def _dcg_total(r, sparse):
 
 
 def _idcg_prefix(flat, offsets):
+    if not len(flat):
+        return segment_cumsum(flat, offsets)
     K = np.diff(offsets)
-    disc = _discounts(int(K.max()) if len(K) else 0)
-    j = _ideal_rank(offsets)
-    return segment_cumsum(flat / disc[j] if len(flat) else flat, offsets)
+    # one array of the ideal ranking's size besides ``flat`` (a qrels with many relevant documents
+    # makes it the largest of the gain measures): discounts, then gains over them, then their sums
+    scaled = _discounts(int(K.max()))[_ideal_rank(offsets)]
+    np.divide(flat, scaled, out=scaled)
+    return segment_cumsum(scaled, offsets, out=scaled)
 
 
 def _shared_gains(r, pairs):
@@ -295,18 +301,13 @@ def rndcg(r, params):
     iprefix = _shared_ideal_prefix(r, pairs)
     K = np.diff(ioff)
     nq = r.n_queries
-    j = _ideal_rank(ioff)
-    qj = np.repeat(np.arange(nq), K)
-    # change point at ideal depth c (1 <= c <= K): gain at c differs from c-1,
-    # or c == K.  Point at depth c sits on ideal position c - 1.
-    nxt = np.ones(len(flat), dtype=bool)
-    if len(flat):
-        nxt[:-1] = flat[1:] != flat[:-1]
-    last = j == K[qj] - 1
-    is_point = np.where(last, True, nxt)
-    pts = np.nonzero(is_point)[0]
-    pq = qj[pts]
-    depth = j[pts] + 1
+    # change point at ideal depth c (1 <= c <= K): gain at c differs from c+1,
+    # or c == K.  Point at depth c sits on ideal position c - 1.  A few per
+    # query: found without an array of every ideal position's query and depth.
+    changes = np.flatnonzero(flat[1:] != flat[:-1]) if len(flat) else np.zeros(0, dtype=np.int64)
+    pts = np.unique(np.concatenate([changes, ioff[1:][K > 0] - 1])).astype(np.int64)
+    pq = np.searchsorted(ioff, pts, side="right") - 1
+    depth = pts - ioff[pq] + 1
     # DCG over the retrieved docs within each depth
     dmat = np.zeros(len(pts))
     if len(pts):
@@ -387,8 +388,8 @@ def _g_cost_sums(flat, ioff, q, rank) -> np.ndarray:
     at a time, as trec_eval does.
     """
     K = np.diff(ioff)
-    icost = np.where(flat >= 1.0, flat, 1.0)
-    iprefix = segment_cumsum(icost, ioff)
+    iprefix = np.where(flat >= 1.0, flat, 1.0)  # the costs, then their running sums in place
+    segment_cumsum(iprefix, ioff, out=iprefix)
     Kq = K[q]
     out = np.empty(len(q), dtype=np.float64)
     within = rank < Kq

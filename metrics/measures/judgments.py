@@ -16,22 +16,24 @@ from .registry import geometric_mean, measure
 INFAP_EPSILON = 0.00001
 
 
-def _pooled_counts(r):
-    """At the ranks of documents in the qrels (the only ones these measures
-    look at): (positions, relevant flags, then per query and inclusive:
-    judged relevant, judged non-relevant and pooled-unjudged docs up to the
-    rank).  Relevant means judged with grade >= the level: at a negative
-    level every judged document, never one outside the qrels (trec_eval's
-    loops skip those before testing the level)."""
+def _pooled_counts(r, unjudged: bool = True):
+    """At the ranks of the relevant documents among those in the qrels (the only ones these measures
+    look at): (positions, then per query and inclusive: judged relevant, judged non-relevant and, with
+    ``unjudged``, pooled-unjudged docs up to the rank).  Relevant means judged with grade >= the level:
+    at a negative level every judged document, never one outside the qrels (trec_eval's loops skip
+    those before testing the level).  Each count is taken at the relevant ranks as soon as it is made:
+    a Robust04-sized run keeps one count of every pooled rank at a time."""
     level = r.relevance_level
     pos = np.flatnonzero(r.rel != NONPOOL)
     rel = r.rel[pos]
     offsets = positions_offsets(r, pos)
     isrel = (rel >= level) & (rel >= 0)
-    relevant = segment_count(isrel, offsets)
-    nonrel = segment_count((rel >= 0) & (rel < level), offsets)
-    unjudged = segment_count(rel == UNJUDGED, offsets)
-    return pos, isrel, relevant, nonrel, unjudged
+    at = np.flatnonzero(isrel)
+    relevant = segment_count(isrel, offsets)[at]
+    del isrel
+    nonrel = segment_count((rel >= 0) & (rel < level), offsets)[at]
+    pooled_unjudged = segment_count(rel == UNJUDGED, offsets)[at] if unjudged else None
+    return pos[at], relevant, nonrel, pooled_unjudged
 
 
 def _bpref(r):
@@ -41,11 +43,8 @@ def _bpref(r):
 
 def _bpref_values(r):
     level = r.relevance_level
-    pooled, isrel, _, nonrel, _ = _pooled_counts(r)
-    pos = pooled[isrel]
+    pos, _, nonrel_before, _ = _pooled_counts(r, unjudged=False)  # judged non-relevant docs above each relevant rank
     q = r.qidx[pos]
-    # judged non-relevant docs above each relevant rank
-    nonrel_before = nonrel[isrel]
     num_nonrel = r.rel_levels[:, : max(level, 0)].sum(axis=1) if level > 0 else np.zeros(r.n_queries, np.int64)
     R = r.num_rel[q]
     denom = np.minimum(num_nonrel[q], R)
@@ -80,11 +79,7 @@ def inferred_ap(r):
     pooled-unjudged (negative grade) docs above it; 1 at rank 0.  Docs not in
     the qrels count only through j.  Summed and divided by num_rel; 0 without
     relevant docs.  eps = 0.00001."""
-    pooled, isrel, relevant, nonrel, unjudged = _pooled_counts(r)
-    pos = pooled[isrel]
-    k = relevant[isrel]
-    n = nonrel[isrel]
-    u = unjudged[isrel]
+    pos, k, n, u = _pooled_counts(r)
     rank = r.rank[pos]
     fj = rank.astype(np.float64)
     a = (k - 1 + n + u) / np.where(fj > 0, fj, 1.0)
