@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import threading
 
 import numpy as np
 import pandas as pd
@@ -296,6 +297,74 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     model.run_cache.close()
 
 
+def test_an_evaluation_awaits_the_runs_a_scoring_ahead_has_under_way(files, monkeypatch):
+    """The evaluation that supersedes the scoring done while files were read takes over the runs that
+    scoring has sent to the processes: each run is sent once, and the scoring given up cancels nothing
+    the evaluation awaits."""
+    qrels, paths = files
+    cache = analysis.RunCache()
+    runs = _runs(paths, True)
+    request = _request(qrels, runs, cache)
+    pool = cache.workers.pool()
+    submitted = []
+    real_submit = pool.submit
+    pool.submit = lambda fn, *args: submitted.append(args[1]) or real_submit(fn, *args)
+    ahead_in, awaited = threading.Event(), threading.Event()
+    real_enter = analysis._DiskScorer.__enter__
+
+    def enter(self):
+        (awaited if threading.current_thread() is threading.main_thread() else ahead_in).set()
+        return real_enter(self)
+
+    monkeypatch.setattr(analysis._DiskScorer, "__enter__", enter)
+    outcome = []
+
+    def ahead():
+        try:  # gives up at its first run scored once the evaluation awaits the runs (the session discards it)
+            analysis.compute(request, lambda _: not awaited.wait(60))
+        except Cancelled:
+            outcome.append("given up")
+
+    thread = threading.Thread(target=ahead)
+    thread.start()
+    assert ahead_in.wait(60)
+    results = analysis.compute(request)
+    thread.join(60)
+    assert outcome == ["given up"]
+    assert sorted(submitted) == sorted(runs)  # every run sent to the processes once
+    fresh = analysis.compute(_request(qrels, _runs(paths, True)))
+    pd.testing.assert_frame_equal(results.summary, fresh.summary)
+    pd.testing.assert_frame_equal(results.evaluation.per_query, fresh.evaluation.per_query)
+    cache.close()
+
+
+def test_a_run_given_up_while_scored_is_kept_and_one_not_started_is_dropped():
+    """A future nothing awaits any more is cancelled if it has not started; one that has finishes, and
+    its scores are kept for the next evaluation."""
+    from concurrent.futures import Future
+
+    class Run:  # a run object (held by weak reference)
+        pass
+
+    scores, run, waiting, started = analysis._Scores(), Run(), Future(), Future()
+    started.set_running_or_notify_cancel()
+    futures = {"a": waiting, "b": started}
+    assert scores.claim("a", run, lambda label, r: futures[label]) is waiting
+    assert scores.claim("a", run, lambda label, r: pytest.fail("submitted twice")) is waiting
+    assert scores.claim("b", run, lambda label, r: futures[label]) is started
+    scores.release("a", waiting)
+    assert not waiting.cancelled()  # still claimed once
+    scores.release("a", waiting)
+    scores.release("b", started)
+    assert waiting.cancelled() and not started.cancelled()
+    started.set_result(("evaluation", ["pr"], ["atk"], 3))
+    kept = scores.get("b", run)
+    assert (kept.evaluation, kept.pr, kept.atk, kept.queries) == ("evaluation", ["pr"], ["atk"], 3)
+    assert scores.get("a", run) is None
+    again = Future()
+    assert scores.claim("a", run, lambda label, r: again) is again  # a cancelled one is not handed out
+
+
 def test_the_processes_start_with_the_window_when_a_folder_holds_more_runs_than_it_holds(tmp_path, monkeypatch):
     monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)
     folder = tmp_path / "runs"
@@ -355,3 +424,26 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[0] == "15 ['r'] []"
+
+
+def test_the_evaluation_takes_over_from_the_scoring_ahead_without_an_idle_moment(qtbot, files):
+    """When the evaluation supersedes the scoring done while files were read, the window is never idle
+    in between: an idle moment would start the inspection of a file, which reads it again and joins it
+    with the qrels while the runs are scored."""
+    from workbench.session import Session
+
+    qrels, paths = files
+    session = Session()
+    session.open_files([str(qrels), str(paths[0])])
+    qtbot.waitUntil(lambda: session.results is not None and not session.busy, timeout=60000)
+    idle = []
+    session.sigIdle.connect(lambda: idle.append(session.jobs.keys()))
+    release = threading.Event()
+    session.jobs.submit("prescore", lambda progress: release.wait(60), "Scoring", lambda _: None, lambda exc: None)
+    try:
+        session.open_files([str(paths[1])])
+        qtbot.waitUntil(lambda: len(session.results.runs) == 2 and not session.busy, timeout=60000)
+        assert idle == [[]]  # once, when everything was done
+    finally:
+        release.set()
+        session.model.run_cache.close()

@@ -365,11 +365,11 @@ class Session(QObject):
             # not one per file superseding the one before
             self.sigStateChanged.emit()
             return
-        self.jobs.discard("prescore")  # what it scored is kept; the evaluation scores the rest
         if self.model.evaluation_key() is None:
             self.jobs.discard("evaluate")
         request = self.model.evaluation_request()
         if request is None:
+            self.jobs.discard("prescore")
             self.sigStateChanged.emit()
             if not self.busy:
                 self.sigIdle.emit()
@@ -401,6 +401,10 @@ class Session(QObject):
             lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
             lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
+        # what the scoring during the reading of files scored is kept, and the runs it is scoring are
+        # awaited by the evaluation (analysis._DiskScorer); dropped once the evaluation is under way, so
+        # that the window is never idle in between (the inspection waits for the scores)
+        self.jobs.discard("prescore")
 
     def _apply_evaluation(self, outcome) -> None:
         results, self._ahead = outcome

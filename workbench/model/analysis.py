@@ -153,7 +153,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
         )
         on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
         # the processes read and score the runs on disk while this thread scores the runs held
-        with _DiskScorer(cache.workers, qrels, on_disk, measures, options) as from_disk:
+        with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored) as from_disk:
             for label in todo:
                 if label not in on_disk:
                     # each run's ranking is built once, for the measures and both kinds of curves
@@ -215,18 +215,24 @@ def _score(qrels, label, run, measures, options: dict) -> _Scored:
 class _DiskScorer:
     """Runs on disk read and scored by worker processes (:mod:`workbench.model.disk_runs`), started on
     entering; iterating yields ``(label, _Scored or the message of why its file cannot be read)`` as
-    each is done.  Leaving drops the runs not started (Cancel) and waits only for those being scored
-    (each a fraction of a second)."""
+    each is done.  A run already being scored for the same qrels and options (by the scoring done while
+    files were read, which the evaluation supersedes) is awaited rather than scored again: ``scored``
+    (:class:`_Scores`) shares the future.  Leaving gives the futures up: one that nothing else awaits is
+    dropped if not started (Cancel), and kept in ``scored`` when it finishes otherwise."""
 
-    def __init__(self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict):
+    def __init__(self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict, scored=None):
         self.runs = runs
         self.futures: dict = {}
-        if runs:
-            state = workers.state_file(dict(qrels=qrels, measures=measures, **options))
-            pool = workers.pool()
-            self.futures = {
-                pool.submit(disk_runs.score, state, label, run.path, run.stat): label for label, run in runs.items()
-            }
+        self._scored = scored if scored is not None else _Scores()
+        state: list[str] = []
+
+        def submit(label, run):
+            if not state:  # the processes' state file: written once, and only if some run is not under way
+                state.append(workers.state_file(dict(qrels=qrels, measures=measures, **options)))
+            return workers.pool().submit(disk_runs.score, state[0], label, run.path, run.stat)
+
+        for label, run in runs.items():
+            self.futures[self._scored.claim(label, run, submit)] = label
 
     def __enter__(self) -> _DiskScorer:
         return self
@@ -246,10 +252,8 @@ class _DiskScorer:
                 yield label, _Scored(ev, pr, atk, queries)
 
     def __exit__(self, *exc) -> None:
-        for future in self.futures:  # those not started (Cancel); the processes stay for the next time
-            future.cancel()
-
-
+        for future, label in self.futures.items():
+            self._scored.release(label, future)
 @dataclass(frozen=True)
 class _Scored:
     """One run scored: its one-run :class:`metrics.evaluate.Evaluation`, its curve blocks, and the number
@@ -278,10 +282,13 @@ def _merge(evaluations: list):
 
 
 class _Scores:
-    """The runs scored with one qrels and one set of options: label -> (weak reference to the run, _Scored)."""
+    """The runs scored with one qrels and one set of options: label -> (weak reference to the run, _Scored);
+    and the runs being scored in worker processes: label -> their future, shared by the evaluations that
+    await it (:meth:`claim`, :meth:`release`)."""
 
     def __init__(self) -> None:
         self._runs: dict[str, tuple[weakref.ref, _Scored]] = {}
+        self._pending: dict[str, list] = {}  # label -> [weak reference to the run, future, claims]
         self._lock = threading.Lock()
 
     def get(self, label: str, run) -> _Scored | None:
@@ -292,6 +299,41 @@ class _Scores:
     def put(self, label: str, run, scored: _Scored) -> None:
         with self._lock:
             self._runs[label] = (weakref.ref(run), scored)
+
+    def claim(self, label: str, run, submit):
+        """The future scoring ``run``: the one under way for it, else ``submit(label, run)``'s."""
+        with self._lock:
+            entry = self._pending.get(label)
+            if entry is not None and entry[0]() is run:
+                entry[2] += 1
+                return entry[1]
+            future = submit(label, run)
+            entry = self._pending[label] = [weakref.ref(run), future, 1]
+        future.add_done_callback(lambda f: self._settle(label, entry))
+        return future
+
+    def release(self, label: str, future) -> None:
+        """Give up a claimed future; the last claim dropped cancels it unless it has started."""
+        with self._lock:
+            entry = self._pending.get(label)
+            if entry is None or entry[1] is not future:
+                return
+            entry[2] -= 1
+            if entry[2] > 0:
+                return
+            del self._pending[label]
+        future.cancel()
+
+    def _settle(self, label: str, entry: list) -> None:
+        """A future done: its scores kept (those of a scoring given up while under way too)."""
+        with self._lock:
+            if self._pending.get(label) is entry:
+                del self._pending[label]
+        future, run = entry[1], entry[0]()
+        if run is None or future.cancelled() or future.exception() is not None:
+            return
+        ev, pr, atk, queries = future.result()
+        self.put(label, run, _Scored(ev, pr, atk, queries))
 
 
 class RunCache:
