@@ -254,6 +254,8 @@ class _DiskScorer:
     def __exit__(self, *exc) -> None:
         for future, label in self.futures.items():
             self._scored.release(label, future)
+
+
 @dataclass(frozen=True)
 class _Scored:
     """One run scored: its one-run :class:`metrics.evaluate.Evaluation`, its curve blocks, and the number
