@@ -7,7 +7,9 @@ and ratios:
 
 * ``dl19``: a TREC DL 2019 passage run, 43 queries x 1,000 documents (43k
   lines), about 200 graded judgments per query, ``Q0`` in the qrels;
-* ``robust``: a Robust04 run, 250 queries x 1,000 (250k lines), a 311k-line qrels;
+* ``robust``: a Robust04 run, 250 queries x 1,000 (250k lines), a 311k-line qrels with Robust04's
+  mix of grades (94% non-relevant, 5.3% grade 1, 0.3% grade 2) and its kind of document ids
+  (``FBIS3-10082``, ``LA010189-0001``, ``FT911-3``, ``FR940104-0-00001``: 7 to 16 characters);
 * ``1m``: 1,000 queries x 1,000 documents, 10 judgments per query;
 * ``7m`` (only when asked for: it takes minutes): MS MARCO-sized, 7,000 x 1,000.
 
@@ -37,6 +39,10 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+#: grades and their probabilities: TREC DL's 0-3 (and the synthetic runs'), Robust04's 0-2
+GRADES = {"robust": [0.944, 0.053, 0.003]}
+DEFAULT_GRADES = [0.5, 0.25, 0.15, 0.1]
+
 SHAPES = {  # queries, depth, judgments per query
     "dl19": (43, 1000, 200),
     "robust": (250, 1000, 1245),
@@ -56,6 +62,7 @@ def generate(folder: Path, name: str, runs: int = 1, seed: int = 7) -> tuple[Pat
     rng = np.random.default_rng(seed)
     qids = np.sort(rng.choice(np.arange(19000, 1_200_000), size=queries, replace=False))
     collection = 8_841_823
+    docno = _robust_docno if name == "robust" else str
     qrels = folder / f"{name}.qrels"
     run_paths = [folder / f"{name}.{i}.run" for i in range(runs)]
     # each query's documents distinct (a run lists a document once per query)
@@ -67,16 +74,32 @@ def generate(folder: Path, name: str, runs: int = 1, seed: int = 7) -> tuple[Pat
                     [d[qi, : min(depth, judged // 2 + 1)] for d in docs] + [rng.choice(collection, size=judged)]
                 )
             )[:judged]
-            grades = rng.choice(4, size=len(pool), p=[0.5, 0.25, 0.15, 0.1])
-            fh.write("".join(f"{q} Q0 {d} {g}\n" for d, g in zip(pool, grades)))
+            p = GRADES.get(name, DEFAULT_GRADES)
+            grades = rng.choice(len(p), size=len(pool), p=p)
+            fh.write("".join(f"{q} Q0 {docno(d)} {g}\n" for d, g in zip(pool, grades)))
     for path, d in zip(run_paths, docs):
         scores = np.round(np.sort(rng.normal(10, 2, size=(queries, depth)), axis=1)[:, ::-1], 4)
         with open(path, "w") as fh:
             for qi, q in enumerate(qids):
                 fh.write(
-                    "".join(f"{q} Q0 {doc} {r + 1} {s} bm25\n" for r, (doc, s) in enumerate(zip(d[qi], scores[qi])))
+                    "".join(
+                        f"{q} Q0 {docno(doc)} {r + 1} {s} bm25\n" for r, (doc, s) in enumerate(zip(d[qi], scores[qi]))
+                    )
                 )
     return qrels, run_paths
+
+
+def _robust_docno(d: int) -> str:
+    """A TREC disks 4 and 5 document id for document number ``d`` (one id per number)."""
+    source, k = int(d) % 4, int(d) // 4
+    month, day = k % 12 + 1, (k // 12) % 28 + 1
+    if source == 0:
+        return f"FBIS{3 + k % 2}-{k // 2}"
+    if source == 1:
+        return f"LA{month:02d}{day:02d}89-{k // 336:04d}"
+    if source == 2:
+        return f"FT9{k % 5}{(k // 5) % 4}-{k // 20}"
+    return f"FR94{month:02d}{day:02d}-{(k // 336) % 3}-{k // 1008:05d}"
 
 
 #: the large synthetic runs are scored with -c, as the speed issue's table has them
