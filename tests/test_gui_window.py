@@ -967,3 +967,29 @@ def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twel
     others = [r for r in coloured if r != s.baseline_label()]
     assert captions[0].startswith(f"Per-query differences in {s.focus_measure}: {', '.join(others)} minus")
     assert captions[0].endswith(f"({11 - len(others)} other runs not drawn)")
+
+
+def test_new_results_lay_out_each_table_once(qtbot, window, sample, monkeypatch):
+    """New results arrive as several signals (the measure in focus, the results, their marks); the summary
+    and the per-query table are laid out once for them, and show what the results hold."""
+    from workbench.model import tables as table_model
+
+    calls = {"summary_table": 0, "per_query_table": 0}
+    for name in calls:
+        real = getattr(table_model, name)
+
+        def counting(*args, real=real, name=name, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(table_model, name, counting)
+    drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "run_tfidf_title.txt"])
+    assert calls == {"summary_table": 1, "per_query_table": 1}
+    results = window.session.results
+    shown = table_values(window.summary)
+    assert list(shown["run"]) == results.runs
+    measure = window.per_query.shown_measure()
+    frame = table_values(window.per_query)
+    np.testing.assert_allclose(
+        frame[results.runs[0]].to_numpy(float), results.per_query[measure][results.runs[0]].to_numpy(float)
+    )

@@ -89,6 +89,7 @@ class SummaryView(QWidget):
         session.sigResultsChanged.connect(self.on_results)
         session.sigComparisonChanged.connect(lambda _: self.on_results(self.session.results))
         session.sigStateChanged.connect(self._update_placeholder)
+        self._shown = None  # (results, comparison) laid out
         self.on_results(session.results)
 
     def _update_placeholder(self) -> None:
@@ -108,6 +109,13 @@ class SummaryView(QWidget):
         self.placeholder.setText(text)
 
     def on_results(self, results) -> None:
+        # new results with their comparison arrive as two signals (results, then the marks computed with
+        # them); a hundred runs take this thread tens of milliseconds to lay out, so the same pair is not
+        # laid out twice
+        shown = (results, self.session.comparison)
+        if results is not None and self._shown is not None and all(a is b for a, b in zip(shown, self._shown)):
+            return
+        self._shown = shown if results is not None else None
         if results is None:
             self.model.set_frame(pd.DataFrame())
             self.view.hide()
@@ -202,6 +210,7 @@ class PerQueryView(QWidget):
         session.sigFilesChanged.connect(self._on_files_changed)
         session.sigFocusMeasureChanged.connect(self._on_focus_measure)
         session.sigQueryChanged.connect(self.on_query)
+        self._built = None  # what the table was built from (rebuild)
         self.on_results(session.results)
 
     def shown_measure(self) -> str:
@@ -240,13 +249,19 @@ class PerQueryView(QWidget):
         results = self.session.results
         measure = self.measure_box.currentText()
         if results is None or measure not in results.per_query:
+            self._built = None
             self.model.set_frame(pd.DataFrame())
             self.baseline_label.setText("")
             return
         baseline = self.session.baseline_label()
+        texts = self.session.workspace.queries()
+        # new results change the measure in focus and then the results (two signals): built once
+        built = (results, measure, baseline, texts)
+        if self._built is not None and self._built[0] is results and self._built[1:] == built[1:]:
+            return
+        self._built = built
         wide = results.per_query[measure]
         frame, tones = table_model.per_query_table(wide, baseline if baseline in wide.columns else None)
-        texts = self.session.workspace.queries()
         if texts:  # the query's text beside its id (a queries or topics file is loaded)
             frame.insert(1, "query", frame["query_id"].map(lambda q: texts.get(str(q), "")))
             tones.insert(1, "query", "")
