@@ -305,7 +305,7 @@ def rndcg(r, params):
     # or c == K.  Point at depth c sits on ideal position c - 1.  A few per
     # query: found without an array of every ideal position's query and depth.
     changes = np.flatnonzero(flat[1:] != flat[:-1]) if len(flat) else np.zeros(0, dtype=np.int64)
-    pts = np.unique(np.concatenate([changes, ioff[1:][K > 0] - 1])).astype(np.int64)
+    pts = distinct(np.concatenate([changes, ioff[1:][K > 0] - 1]).astype(np.int64))
     pq = np.searchsorted(ioff, pts, side="right") - 1
     depth = pts - ioff[pq] + 1
     # DCG over the retrieved docs within each depth
