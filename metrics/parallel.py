@@ -68,6 +68,33 @@ def _init(qrels, measures, options, ranked, queries, summary) -> None:
     _STATE.update(state(qrels, measures, options, ranked, queries, summary))
 
 
+def _init_worker(*args) -> None:
+    """The pool's initializer: :func:`exit_with_parent`, then :func:`_init`."""
+    exit_with_parent()
+    _init(*args)
+
+
+def exit_with_parent() -> None:
+    """In a pool's process: leave as soon as the process that started it is gone (killed, crashed, or
+    left without shutting its pool down).  A pool's processes wait for work on a queue whose writing end
+    each of them holds too, so they would otherwise wait for ever, each holding its memory."""
+    import multiprocessing
+    import threading
+
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+    sentinel = parent.sentinel  # ready once the parent has exited
+
+    def watch() -> None:
+        from multiprocessing.connection import wait
+
+        wait([sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def _score(path: str) -> Scored:
     return score_file(_STATE, path)
 
@@ -462,7 +489,7 @@ def score_runs(
     pool = ProcessPoolExecutor(
         max_workers=processes,
         mp_context=context,
-        initializer=_init,
+        initializer=_init_worker,
         initargs=(qrels, measures, options, ranked, queries, summary),
     )
     # a window of tasks in flight rather than Executor.map, which submits every task at once: the results

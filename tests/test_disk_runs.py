@@ -447,3 +447,53 @@ def test_the_evaluation_takes_over_from_the_scoring_ahead_without_an_idle_moment
     finally:
         release.set()
         session.model.run_cache.close()
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has exited (a zombie waiting for its reaper counts as exited)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc to see processes exit")
+@pytest.mark.parametrize("pool", ["window", "ir-eval"])
+def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path, pool):
+    """A window (or ir-eval --jobs) killed without stopping its processes does not leave them behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "start.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "if __name__ == '__main__':\n"
+        "    if sys.argv[1] == 'window':\n"
+        "        from workbench.model import disk_runs\n"
+        "        pool = disk_runs.Workers().pool()\n"
+        "    else:\n"
+        "        import multiprocessing\n"
+        "        from concurrent.futures import ProcessPoolExecutor\n"
+        "        from metrics.parallel import _init_worker\n"
+        "        pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context('fork'),\n"
+        "                                   initializer=_init_worker, initargs=(None,) * 6)\n"
+        "    [f.result() for f in [pool.submit(time.sleep, 0.3) for _ in range(4)]]\n"
+        "    print(*pool._processes, flush=True)\n"
+        "    time.sleep(600)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, str(script), pool], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        pids = [int(p) for p in proc.stdout.readline().split()]
+        assert len(pids) >= 1
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(30)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not all(map(_gone, pids)):
+            time.sleep(0.05)
+        assert all(map(_gone, pids)), [p for p in pids if not _gone(p)]
+    finally:
+        proc.kill()

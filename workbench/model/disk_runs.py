@@ -95,7 +95,11 @@ class Workers:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
-                self._pool = ProcessPoolExecutor(processes(), mp_context=multiprocessing.get_context("spawn"))
+                from metrics.parallel import exit_with_parent  # should the window die without stopping them
+
+                self._pool = ProcessPoolExecutor(
+                    processes(), mp_context=multiprocessing.get_context("spawn"), initializer=exit_with_parent
+                )
             return self._pool
 
     def warm(self) -> None:
