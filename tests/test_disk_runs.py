@@ -497,3 +497,30 @@ def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path,
         assert all(map(_gone, pids)), [p for p in pids if not _gone(p)]
     finally:
         proc.kill()
+
+
+def test_a_pool_that_breaks_while_runs_are_sent_gives_up_those_sent(files):
+    from concurrent.futures import Future
+
+    class Pool:
+        made: list = []
+
+        def submit(self, fn, *args):
+            if len(self.made) == 2:
+                raise RuntimeError("a process of the pool died")
+            self.made.append(Future())
+            return self.made[-1]
+
+    class Workers:
+        def pool(self):
+            return Pool()
+
+        def state_file(self, state):
+            return "state"
+
+    _, paths = files
+    scores = analysis._Scores()
+    with pytest.raises(RuntimeError, match="died"):
+        analysis._DiskScorer(Workers(), None, _runs(paths[:4], True), [], {}, scores)
+    assert len(Pool.made) == 2 and all(f.cancelled() for f in Pool.made)
+    assert scores._pending == {}

@@ -231,8 +231,12 @@ class _DiskScorer:
                 state.append(workers.state_file(dict(qrels=qrels, measures=measures, **options)))
             return workers.pool().submit(disk_runs.score, state[0], label, run.path, run.stat)
 
-        for label, run in runs.items():
-            self.futures[self._scored.claim(label, run, submit)] = label
+        try:
+            for label, run in runs.items():
+                self.futures[self._scored.claim(label, run, submit)] = label
+        except BaseException:  # (a broken pool) the runs claimed so far are given up
+            self.__exit__()
+            raise
 
     def __enter__(self) -> _DiskScorer:
         return self
