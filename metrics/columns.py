@@ -38,6 +38,7 @@ import numpy as np
 from .ids import (
     _concat,
     _windows,
+    among,
     ids_from_buffer,
     ids_from_series,
     pair_keys,
@@ -307,7 +308,7 @@ def _has_duplicates(cols: Columns) -> bool:
         if not same.any():
             cols.keys = None  # the sorted ones serve
             return False
-        candidates = np.flatnonzero(_among(keys, ordered[1:][same]))
+        candidates = np.flatnonzero(among(keys, ordered[1:][same]))
         del ordered, same
     else:
         high = _high_halves(keys)
@@ -315,7 +316,7 @@ def _has_duplicates(cols: Columns) -> bool:
         same = ordered[1:] == ordered[:-1]
         if not same.any():
             return False
-        candidates = np.flatnonzero(_among(high, ordered[1:][same]))
+        candidates = np.flatnonzero(among(high, ordered[1:][same]))
         del high, ordered, same
     # sorted by key and then by the ids: equal pairs side by side, however many rows share a key
     order = candidates[np.lexsort((cols.doc[candidates], cols.qid[candidates], keys[candidates]))]
@@ -328,18 +329,6 @@ def _high_halves(keys: np.ndarray) -> np.ndarray:
     run's keys would take three times their size for a moment, at the reader's peak of memory."""
     halves = np.ascontiguousarray(keys, dtype=np.uint64).view(np.uint32)
     return halves[1::2] if sys.byteorder == "little" else halves[0::2]
-
-
-def _among(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Whether each of ``values`` is one of the (sorted) ``wanted`` (np.isin would import numpy.ma):
-    a comparison per wanted value when they are few (as clashes of hashes are), else a search."""
-    if len(wanted) <= 16:
-        found = np.zeros(len(values), dtype=bool)
-        for value in wanted:
-            found |= values == value
-        return found
-    at = np.minimum(np.searchsorted(wanted, values), len(wanted) - 1)
-    return wanted[at] == values
 
 
 # ------------------------------------------------------------------------------------------ numbers

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["MAX_FIXED_WIDTH", "id_hash", "ids_from_arrow", "ids_from_buffer", "ids_from_series", "pair_keys"]
+__all__ = [
+    "MAX_FIXED_WIDTH",
+    "among",
+    "id_hash",
+    "ids_from_arrow",
+    "ids_from_buffer",
+    "ids_from_series",
+    "pair_keys",
+    "stretch_heads",
+]
 
 #: ids up to this many bytes are kept in fixed-width ``S`` arrays; a longer one (hostile input, a
 #: 10 MB "document id") makes the whole column an object array of bytes rather than rows x width bytes
@@ -72,42 +81,58 @@ def ids_from_buffer(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np
 def _gather_words(buf: np.ndarray, starts: np.ndarray, out: np.ndarray) -> None:
     """``out[i]``: the 8 bytes of ``buf`` from ``starts[i]`` as a little-endian 64-bit word (zeros past
     the end), read through a view of ``buf`` as words at every byte offset.  ``starts`` ascending."""
-    limit = len(buf) - 8  # words starting at or before this fit in buf
-    k = int(np.searchsorted(starts, limit, side="right")) if limit >= 0 else 0
-    if k:
-        view = np.ndarray(shape=(limit + 1,), dtype="<u8", buffer=buf, strides=(1,))
-        out[:k] = view[starts[:k]]
-    if k < len(starts):
-        base = max(limit, 0)  # (a word past an id's end may start past the end of buf: zeros)
-        tail = np.zeros(max(len(buf), int(starts[-1]) + 1) - base + 8, dtype=np.uint8)
-        tail[: len(buf) - base] = buf[base:]
-        view = np.ndarray(shape=(len(tail) - 7,), dtype="<u8", buffer=tail, strides=(1,))
-        out[k:] = view[starts[k:] - base]
+    _gather(buf, starts, 8, lambda b: np.ndarray(shape=(len(b) - 7,), dtype="<u8", buffer=b, strides=(1,)), out)
 
 
 def _windows(buf: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
     """``(len(starts), width)`` uint8: the ``width`` bytes from each start (zeros past the end).
 
-    One strided view of ``buf`` and one copy of the rows, without copying ``buf``; only rows that
-    start in its last ``width`` bytes are taken from a small zero-padded copy of that tail.
-    ``starts`` ascending.
+    One strided view of ``buf`` and one copy of the rows, without copying ``buf``.  ``starts`` ascending.
     """
-    n = len(starts)
-    rows = np.empty((n, width), dtype=np.uint8)
-    limit = len(buf) - width  # rows starting at or before this fit in buf
+
+    def at_every_byte(b: np.ndarray) -> np.ndarray:
+        return np.lib.stride_tricks.as_strided(b, shape=(len(b) - width + 1, width), strides=(1, 1), writeable=False)
+
+    rows = np.empty((len(starts), width), dtype=np.uint8)
+    _gather(buf, starts, width, at_every_byte, rows)
+    return rows
+
+
+def _gather(buf: np.ndarray, starts: np.ndarray, width: int, at_every_byte, out: np.ndarray) -> None:
+    """``out[i]``: the entry of ``at_every_byte(b)`` (a view of ``b`` with an entry of ``width`` bytes
+    at every byte offset) at ``starts[i]``, read from ``buf`` itself where the ``width`` bytes fit in it,
+    and from a small zero-padded copy of its tail for the starts near (or past) its end.  ``starts``
+    ascending."""
+    limit = len(buf) - width  # entries starting at or before this fit in buf
     k = int(np.searchsorted(starts, limit, side="right")) if limit >= 0 else 0
     if k:
-        view = np.lib.stride_tricks.as_strided(buf, shape=(limit + 1, width), strides=(1, 1), writeable=False)
-        rows[:k] = view[starts[:k]]
-    if k < n:
+        out[:k] = at_every_byte(buf)[starts[:k]]
+    if k < len(starts):
         base = max(limit, 0)
-        tail = np.zeros(len(buf) - base + width, dtype=np.uint8)
+        tail = np.zeros(max(len(buf), int(starts[-1]) + 1) - base + width, dtype=np.uint8)
         tail[: len(buf) - base] = buf[base:]
-        view = np.lib.stride_tricks.as_strided(
-            tail, shape=(len(tail) - width + 1, width), strides=(1, 1), writeable=False
-        )
-        rows[k:] = view[starts[k:] - base]
-    return rows
+        out[k:] = at_every_byte(tail)[starts[k:] - base]
+
+
+def stretch_heads(values: np.ndarray) -> np.ndarray:
+    """Where each stretch of equal values starts (0 first; empty without values).  Run and qrels files
+    list a query's lines together, so their query ids are looked at once per stretch, not per line."""
+    if not len(values):
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(values[1:] != values[:-1]) + 1])
+
+
+def among(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is one of the (sorted) ``wanted``, without np.isin (which imports
+    numpy.ma, more than scoring a small run costs): a comparison per wanted value when they are few (as
+    clashes of hashes are), else a search."""
+    if len(wanted) <= 16:
+        found = np.zeros(len(values), dtype=bool)
+        for value in wanted:
+            found |= values == value
+        return found
+    at = np.minimum(np.searchsorted(wanted, values), len(wanted) - 1)
+    return wanted[at] == values
 
 
 def id_hash(ids: np.ndarray) -> np.ndarray:
@@ -147,7 +172,7 @@ def pair_keys(qid: np.ndarray, doc: np.ndarray) -> np.ndarray:
     n = len(qid)
     if n == 0:
         return np.zeros(0, dtype=np.uint64)
-    heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(qid[1:] != qid[:-1]) + 1])
+    heads = stretch_heads(qid)
     qhash = id_hash(qid[heads])
     qhash *= _MUL_QUERY
     keys = np.repeat(qhash, np.diff(np.append(heads, n)))

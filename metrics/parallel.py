@@ -263,7 +263,7 @@ def score_part(
     from .columns import Columns, _Irregular
     from .errors import InputError
     from .evaluate import _compute
-    from .ids import _concat
+    from .ids import _concat, stretch_heads
     from .measures import FAMILIES
     from .ranking import _frozen, build_ranking
 
@@ -275,8 +275,7 @@ def score_part(
     if cols is None:
         return Part([], [None] * len(s["measures"]), 0, [], "", "")
     qid = cols.qid
-    heads = np.concatenate([[0], np.flatnonzero(qid[1:] != qid[:-1]) + 1])
-    qids = list(dict.fromkeys(qid[heads].tolist()))
+    qids = list(dict.fromkeys(qid[stretch_heads(qid)].tolist()))
     first_tag, last_tag = cols.name, cols.run_id
     enc = s["qrels"]
     if before:

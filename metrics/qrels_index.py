@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Columns, columns_from_frame, grade_dtype
+from .ids import stretch_heads
 
 #: relevance codes of a retrieved document: not in the qrels of its query / listed with a negative grade
 NONPOOL = -1
@@ -55,8 +56,7 @@ def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
     n = len(qid)
     if n == 0:
         return np.zeros(0, dtype=np.int32)
-    heads = np.flatnonzero(qid[1:] != qid[:-1]) + 1
-    heads = np.concatenate([np.zeros(1, dtype=np.int64), heads])
+    heads = stretch_heads(qid)
     ids, inverse = np.unique(qid[heads], return_inverse=True)
     codes = np.full(len(ids), -1, dtype=np.int32)
     if len(query_keys):
@@ -199,7 +199,7 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
     n = len(cols)
     qid = take("qid")
     if n:
-        heads = np.concatenate([np.zeros(1, dtype=np.int64), np.flatnonzero(qid[1:] != qid[:-1]) + 1])
+        heads = stretch_heads(qid)
         query_keys = distinct(qid[heads])
     else:
         query_keys = qid[:0]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ids import among, stretch_heads
+
 _BLOCK = 1 << 16  # rows at a time: bounds the temporaries
 
 
@@ -68,17 +70,14 @@ def _grouped_order(qcode: np.ndarray, score: np.ndarray):
     score descending (the usual run file): the query blocks put in query
     order, ties not yet settled.  None for other files."""
     n = len(qcode)
-    starts = np.flatnonzero(qcode[1:] != qcode[:-1]) + 1
-    starts = np.concatenate([[0], starts])
+    starts = stretch_heads(qcode)
     block_q = qcode[starts]
     sorted_q = np.sort(block_q)
     if (sorted_q[1:] == sorted_q[:-1]).any():
         return None  # a query in several blocks
     rise = np.flatnonzero(score[1:] > score[:-1]) + 1
-    if len(rise):  # (both ascending: np.isin would import numpy.ma)
-        at = np.minimum(np.searchsorted(starts, rise), len(starts) - 1)
-        if not (starts[at] == rise).all():
-            return None  # scores increase inside a query
+    if not among(rise, starts).all():
+        return None  # scores increase inside a query
     lengths = np.diff(np.append(starts, n))
     by_query = np.argsort(block_q, kind="stable")
     if (by_query == np.arange(len(by_query))).all():

@@ -220,10 +220,10 @@ class _DiskScorer:
     (:class:`_Scores`) shares the future.  Leaving gives the futures up: one that nothing else awaits is
     dropped if not started (Cancel), and kept in ``scored`` when it finishes otherwise."""
 
-    def __init__(self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict, scored=None):
+    def __init__(self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict, scored: _Scores):
         self.runs = runs
         self.futures: dict = {}
-        self._scored = scored if scored is not None else _Scores()
+        self._scored = scored
         state: list[str] = []
 
         def submit(label, run):

@@ -208,10 +208,10 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
     Returns ``(evaluation of the one run, precision-recall blocks, NDCG@k blocks, queries in the run)``
     as :func:`metrics.curves.evaluate_with_curves` (``tidy=False``) gives them.  ``stat``: the file's
     (size, modification time) when it was opened; a file changed since raises :class:`InputError`."""
-    import numpy as np
-
     import metrics.curves
     from metrics.columns import read_columns
+    from metrics.ids import stretch_heads
+    from metrics.qrels_index import distinct
 
     s = _state(state_path)
     if stat is not None:
@@ -231,10 +231,7 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
         tidy=False,
         **s["ndcg_options"],
     )
-    # distinct queries: those starting a stretch of equal ids (a run file lists each query's lines
-    # together: a few dozen stretches to compare, not every line sorted)
-    starts = np.flatnonzero(run.qid[1:] != run.qid[:-1]) + 1
-    return ev, pr, atk, int(len(np.unique(run.qid[np.concatenate([[0], starts])]))) if len(run.qid) else 0
+    return ev, pr, atk, len(distinct(run.qid[stretch_heads(run.qid)]))  # distinct queries, a stretch each
 
 
 def processes() -> int:
