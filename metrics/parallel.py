@@ -198,7 +198,7 @@ def _read_range(source: str, display: str, part: int, parts: int):
     :class:`~metrics.columns.Columns` (None for an empty range), read by the numpy reader's vectorised
     split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
     as a whole to be reported or read exactly."""
-    from .columns import _assemble, _Irregular, _parse
+    from .columns import _assemble, _Filled, _Irregular, _parse
     from .textfile import MAX_LINE_BYTES, check_text, without_bom
 
     with open(source, "rb", buffering=1 << 16) as f:
@@ -210,7 +210,7 @@ def _read_range(source: str, display: str, part: int, parts: int):
         if start >= end:
             return None
         f.seek(start)
-        pieces = []
+        filled = _Filled()
         left, carry, at_start = end - start, b"", start == 0
         while left > 0:
             block = f.read(min(_READ_BYTES, left))
@@ -230,10 +230,8 @@ def _read_range(source: str, display: str, part: int, parts: int):
                 if not chunk:
                     continue
             check_text(chunk, 1, display)  # line numbers are not the file's: the caller reads it again
-            parsed = _parse(chunk, "run")
-            if parsed is not None:
-                pieces.append(parsed)
-    return _assemble(display, "run", None, pieces) if pieces else None
+            filled.add(_parse(chunk, "run"), 1 - left / (end - start))
+    return _assemble(display, "run", None, filled) if filled.columns is not None else None
 
 
 def score_part(

