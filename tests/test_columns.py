@@ -285,3 +285,19 @@ def test_duplicates_are_told_from_keys_that_merely_clash(tmp_path, monkeypatch, 
     path.write_text("\n".join(lines + lines[3:4]) + "\n")
     with pytest.raises(InputError):
         read_columns(path, kind)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.int64, np.uint64, np.int16])
+@pytest.mark.parametrize("wanted_count", [3, 40, 5000])
+def test_among_is_membership_in_sorted_values(dtype, wanted_count):
+    """Few wanted values (compared one by one), a few among many values (a table of low bits first),
+    and many (searched): always np.isin's answer, negative values and all."""
+    from metrics.ids import among
+
+    rng = np.random.default_rng(wanted_count)
+    info = np.iinfo(dtype)
+    values = rng.integers(max(info.min, -(1 << 40)), min(info.max, 1 << 40), size=20_000, dtype=np.int64).astype(dtype)
+    # half of the wanted values are among the values, half (most likely) not
+    wanted = np.unique(np.concatenate([values[: wanted_count // 2], values[-wanted_count // 2 :] ^ dtype(1)]))
+    np.testing.assert_array_equal(among(values, wanted), np.isin(values, wanted))
+    np.testing.assert_array_equal(among(values[::-3], wanted), np.isin(values[::-3], wanted))  # a strided view

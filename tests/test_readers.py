@@ -628,21 +628,26 @@ def test_progress_is_called_a_few_times_in_order(tmp_path, monkeypatch):
     assert 10 < len(seen) < 60  # per chunk, never per line
 
 
+@pytest.mark.parametrize("compress", [False, True])
 @pytest.mark.parametrize("stop_at", [0, 1, 5, -2])
-def test_cancel(tmp_path, monkeypatch, stop_at):
+def test_cancel(tmp_path, monkeypatch, stop_at, compress):
     monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)
-    path = write(tmp_path, "".join(f"1 Q0 d{i} {i} 1.0 t\n" for i in range(1000)))
+    path = write(tmp_path, "".join(f"1 Q0 d{i} {i} 1.0 t\n" for i in range(1000)), compress=compress)
     calls = []
     read_file(path, progress=lambda f: calls.append(f))
     stop = stop_at % len(calls)
-    seen = []
+    seen, threads = [], []
 
     def progress(fraction):
         seen.append(fraction)
+        threads.append(len(reader_threads()))
         return len(seen) <= stop
 
     with pytest.raises(Cancelled):
         read_file(path, progress=progress)
+    # gzip is decompressed ahead by a thread (there once reading has begun); a plain file is read in
+    # the calling thread
+    assert max(threads) == (1 if compress and len(seen) > 1 else 0)
     assert len(seen) == stop + 1
     assert not reader_threads()
 
