@@ -196,15 +196,23 @@ def main() -> None:
                     peaks[key] = max(peaks[key], peak)
             med = {k: statistics.median(v) for k, v in times.items()}
             floor = med["floor (python -c 'import numpy')"]
-            ref = next((v for k, v in med.items() if k.startswith("trec_eval") and k.endswith("-m all_trec")), None)
+            ref_key = next((k for k in med if k.startswith("trec_eval") and k.endswith("-m all_trec")), None)
+            ref, ref_peak = (med[ref_key], peaks[ref_key]) if ref_key else (None, None)
             print(
                 f"\n{name}: {lines:,} run lines, {sum(1 for _ in open(qrels)):,} qrels lines "
-                f"(median of {args.rounds}, whole process)"
+                f"(median of {args.rounds}, whole process; peak memory: the largest of the rounds)"
             )
-            print(f"{'contender':<44} {'seconds':>8} {'x trec_eval':>12} {'x floor':>8} {'peak MiB':>9}")
+            print(
+                f"{'contender':<44} {'seconds':>8} {'x trec_eval':>12} {'x floor':>8} {'peak MiB':>9} "
+                f"{'x trec_eval':>12}"
+            )
             for key in table:
                 x_ref = f"{med[key] / ref:.2f}" if ref else "-"
-                print(f"{key:<44} {med[key]:>8.3f} {x_ref:>12} {med[key] / floor:>8.2f} {peaks[key] / 1024:>9.0f}")
+                x_peak = f"{peaks[key] / ref_peak:.2f}" if ref_peak else "-"
+                print(
+                    f"{key:<44} {med[key]:>8.3f} {x_ref:>12} {med[key] / floor:>8.2f} {peaks[key] / 1024:>9.1f} "
+                    f"{x_peak:>12}"
+                )
 
 
 if __name__ == "__main__":

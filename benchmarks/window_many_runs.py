@@ -4,7 +4,9 @@ processes (offscreen).
 
 Two moments of the window are timed: the first full paint (every run scored and shown in the summary,
 with its marks of significance against the baseline, and the plots drawn) and idle (nothing left to
-do: also the inspection of the file opened last, which waits for the scores).
+do: also the inspection of the file opened last, which waits for the scores).  The CPU time of each
+(the window's process and its worker processes apart) says how much of the wall time the machine's
+cores could overlap at best.
 
     python benchmarks/window_many_runs.py [--runs 100] [--rounds 3]
 """
@@ -40,6 +42,19 @@ runs = len(files) - 1
 w.when_session_ready(lambda: w.session.open_files(files))  # as ir-workbench FILES... does
 painted = []
 
+def cpu_seconds():  # (user + system) of this process and of its worker processes, read before they stop
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    workers = 0.0
+    for pid in os.listdir("/proc"):
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except (OSError, ValueError):
+            continue
+        if int(fields[1]) == os.getpid():
+            workers += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own.ru_utime + own.ru_stime, workers
+
 def check():
     s = getattr(w, "session", None)
     shown = s is not None and s.results is not None and len(s.results.runs) == runs and w._ready is None
@@ -47,7 +62,7 @@ def check():
         app.processEvents()  # the summary, its marks and the plots painted
         painted.append(time.time())
     if shown and painted and not s.busy:
-        print(len(s.results.runs), painted[0], time.time())
+        print(len(s.results.runs), painted[0], time.time(), *cpu_seconds())
         app.quit()
     else:
         QTimer.singleShot(10, check)
@@ -60,10 +75,10 @@ os._exit(0)
 MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
 
 
-def timed(cmd: list[str]) -> tuple[float, str, float, float]:
+def timed(cmd: list[str]) -> tuple[float, str, float, float, float]:
     """Wall time, output, peak resident memory (MiB) of the command's process (``wait4``'s ``ru_maxrss``:
-    the largest of the process and its waited-for children, e.g. scoring processes), and the time it
-    started (``time.time()``)."""
+    the largest of the process and its waited-for children, e.g. scoring processes), the time it
+    started (``time.time()``) and its CPU seconds (user + system, with its waited-for children)."""
     with tempfile.TemporaryFile("w+") as out:
         began = time.time()
         start = time.perf_counter()
@@ -74,7 +89,7 @@ def timed(cmd: list[str]) -> tuple[float, str, float, float]:
         if proc.returncode:
             raise subprocess.CalledProcessError(proc.returncode, cmd)
         out.seek(0)
-        return seconds, out.read(), usage.ru_maxrss / 1024, began
+        return seconds, out.read(), usage.ru_maxrss / 1024, began, usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -107,22 +122,30 @@ def main() -> None:
         cli = [sys.executable, "-m", "metrics", *[a for m in MEASURES for a in ("-m", m)], *files]
         window = [sys.executable, "-c", WINDOW, settings, str(args.timeout), *files]
         cli_times, painted, idle, cli_peak, window_peak = [], [], [], [], []
+        cli_cpu, window_cpu, workers_cpu = [], [], []
         for _ in range(args.rounds):
-            seconds, _, peak, _ = timed(cli)
+            seconds, _, peak, _, cpu = timed(cli)
             cli_times.append(seconds)
             cli_peak.append(peak)
-            seconds, out, peak, began = timed(window)
+            cli_cpu.append(cpu)
+            seconds, out, peak, began, _ = timed(window)
             fields = out.split()
-            if len(fields) != 3 or fields[0] != str(args.runs):
+            if len(fields) != 5 or fields[0] != str(args.runs):
                 raise SystemExit(f"the window did not show {args.runs} runs within {args.timeout:g} s")
             painted.append(float(fields[1]) - began)
             idle.append(seconds)
             window_peak.append(peak)
+            window_cpu.append(float(fields[3]))
+            workers_cpu.append(float(fields[4]))
     c, p, i = statistics.median(cli_times), statistics.median(painted), statistics.median(idle)
+    cc, wc, kc = statistics.median(cli_cpu), statistics.median(window_cpu), statistics.median(workers_cpu)
     print(f"{args.runs} DL19-shaped runs, the window's 7 default measures (median of {args.rounds}, whole process)")
-    print(f"ir-eval                                   {c:6.2f} s  {max(cli_peak):6.0f} MiB")
+    print(f"ir-eval                                   {c:6.2f} s  {max(cli_peak):6.0f} MiB   CPU {cc:.2f} s")
     print(f"ir-workbench, every run's scores painted  {p:6.2f} s             {p / c:.1f}x ir-eval")
-    print(f"ir-workbench, idle (and exited)           {i:6.2f} s  {max(window_peak):6.0f} MiB   {i / c:.1f}x ir-eval")
+    print(
+        f"ir-workbench, idle (and exited)           {i:6.2f} s  {max(window_peak):6.0f} MiB   {i / c:.1f}x ir-eval, "
+        f"CPU {wc:.2f} s in the window's process and {kc:.2f} s in its workers"
+    )
 
 
 if __name__ == "__main__":
