@@ -30,8 +30,11 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int, int, float]]:
-    """Yield (chunk, number of its first line, its line count, fraction read).
+def chunks(
+    display: str, block_bytes: int | None = None, count_lines: bool = True
+) -> Iterator[tuple[bytes, int, int, float]]:
+    """Yield (chunk, number of its first line, its line count, fraction read); without
+    ``count_lines`` both line fields are 0 (errors still name their line).
 
     A chunk holds whole lines and ends with a newline; a UTF-8 byte-order
     mark is removed, gzip is decompressed, NUL bytes and invalid UTF-8 raise
@@ -44,7 +47,7 @@ def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes
     (``contextlib.closing``): that stops the thread.
     """
     if not _is_gzip(display):
-        yield from _read_chunks(display, block_bytes)
+        yield from _read_chunks(display, block_bytes, count_lines)
         return
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
@@ -59,7 +62,7 @@ def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes
         return False
 
     def work():
-        source = _read_chunks(display, block_bytes)
+        source = _read_chunks(display, block_bytes, count_lines)
         try:
             for item in source:
                 if not put(item):
@@ -85,17 +88,28 @@ def chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes
         thread.join()
 
 
-def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple[bytes, int, int, float]]:
+def _read_chunks(
+    display: str, block_bytes: int | None = None, count_lines: bool = True
+) -> Iterator[tuple[bytes, int, int, float]]:
     """What :func:`_chunks` yields, read in the calling thread.
 
     Each chunk is a block read whole and the end of its last line read after it (``readline``), so
     a chunk is built with one copy of its bytes at most (not the two of splitting blocks at their
-    last newline and carrying the rest over), and a chunk and a half is the most held at a time."""
+    last newline and carrying the rest over), and a chunk and a half is the most held at a time.
+    Without ``count_lines`` the line fields are 0, and the line of an error is counted when there is
+    one (:func:`_line_at`)."""
     with open(display, "rb") as raw:
         size = max(os.fstat(raw.fileno()).st_size, 1)
         gz, stream = open_stream(raw)
-        line = 1
+        line = 1  # (when counting) the line the block starts with
+        offset = 0  # the text's bytes before the block
         first = True
+
+        def line_of(pos: int) -> int:
+            """The line holding byte ``pos`` of the block."""
+            start = line if count_lines else _line_at(display, offset)
+            return start + block.count(b"\n", 0, pos)
+
         while True:
             with gzip_errors(gz, display):
                 block = stream.read(block_bytes or CHUNK_BYTES)
@@ -109,7 +123,7 @@ def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple
                 raise InputError(
                     "found a NUL byte: this looks like a binary file",
                     path=display,
-                    line=line + block.count(b"\n", 0, nul),
+                    line=line_of(nul),
                     expected="UTF-8 text",
                 )
             if not block.endswith(b"\n"):
@@ -117,7 +131,7 @@ def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple
                     rest = stream.readline(MAX_LINE_BYTES + 1)  # bounded: an endless "line" is not read whole
                 started = block.rfind(b"\n") + 1
                 if len(block) - started + len(rest) > MAX_LINE_BYTES and not rest.endswith(b"\n"):
-                    at = line + block.count(b"\n")
+                    at = line_of(len(block))
                     raise InputError(
                         f"line {at} is longer than {MAX_LINE_BYTES >> 20} MiB without ending",
                         path=display,
@@ -125,10 +139,35 @@ def _read_chunks(display: str, block_bytes: int | None = None) -> Iterator[tuple
                         expected="text lines of TREC fields (a file without newlines, or not a qrels or run file?)",
                     )
                 block += rest if rest.endswith(b"\n") else rest + b"\n"  # (the file's last line may lack one)
-            check_text(block, line, display)
-            lines = block.count(b"\n")
-            yield block, line, lines, raw.tell() / size
+            problem = _text_problem(block)
+            if problem is not None:
+                pos, message = problem
+                raise InputError(message, path=display, line=line_of(pos), expected="UTF-8 text")
+            # counting a chunk's lines takes as long as reading it; the numpy reader has no use for them
+            lines = block.count(b"\n") if count_lines else 0
+            yield block, line if count_lines else 0, lines, raw.tell() / size
             line += lines
+            offset += len(block)
+
+
+def _line_at(display: str, offset: int) -> int:
+    """The line of the file's text (its byte-order mark left out) that starts at byte ``offset``, its
+    newlines counted by reading it again: for a reader that does not count them as it goes, once an
+    error is found."""
+    with open(display, "rb") as raw:
+        gz, stream = open_stream(raw)
+        line, left, first = 1, offset, True
+        while left > 0:
+            with gzip_errors(gz, display):
+                block = stream.read(min(left + 3, CHUNK_BYTES))
+            if first:
+                first = False
+                block = without_bom(block, display)
+            if not block:
+                break
+            line += block.count(b"\n", 0, left)
+            left -= min(left, len(block))
+    return line
 
 
 def _is_gzip(display: str) -> bool:
@@ -141,26 +180,25 @@ def _is_gzip(display: str) -> bool:
 
 def check_text(chunk: bytes, first_line: int, display: str) -> None:
     """Refuse NUL bytes and invalid UTF-8."""
+    problem = _text_problem(chunk)
+    if problem is not None:
+        pos, message = problem
+        raise InputError(message, path=display, line=first_line + chunk.count(b"\n", 0, pos), expected="UTF-8 text")
+
+
+def _text_problem(chunk: bytes) -> tuple[int, str] | None:
+    """(byte, what is wrong) of the first NUL byte or invalid UTF-8 in ``chunk``, or None."""
     pos = chunk.find(b"\0")
     if pos >= 0:
-        raise InputError(
-            "found a NUL byte: this looks like a binary file",
-            path=display,
-            line=first_line + chunk.count(b"\n", 0, pos),
-            expected="UTF-8 text",
-        )
+        return pos, "found a NUL byte: this looks like a binary file"
     if chunk.isascii():
-        return
+        return None
     try:
         chunk.decode("utf-8")
     except UnicodeDecodeError as exc:
         start = chunk.rfind(b"\n", 0, exc.start) + 1
-        raise InputError(
-            f"found bytes that are not UTF-8 (at byte {exc.start - start + 1} of the line)",
-            path=display,
-            line=first_line + chunk.count(b"\n", 0, exc.start),
-            expected="UTF-8 text",
-        ) from None
+        return exc.start, f"found bytes that are not UTF-8 (at byte {exc.start - start + 1} of the line)"
+    return None
 
 
 def open_stream(raw):

@@ -301,3 +301,35 @@ def test_among_is_membership_in_sorted_values(dtype, wanted_count):
     wanted = np.unique(np.concatenate([values[: wanted_count // 2], values[-wanted_count // 2 :] ^ dtype(1)]))
     np.testing.assert_array_equal(among(values, wanted), np.isin(values, wanted))
     np.testing.assert_array_equal(among(values[::-3], wanted), np.isin(values[::-3], wanted))  # a strided view
+
+
+@pytest.mark.parametrize("packed", [False, True])
+@pytest.mark.parametrize("bom", [False, True])
+@pytest.mark.parametrize("bad", [b"\x00", b"\xff\xfe"])
+def test_a_bad_byte_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch, packed, bom, bad):
+    """The numpy reader does not count lines as it reads; an error still names its line, as the
+    DataFrame reader (which counts them) does."""
+    lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i} t\n".encode() for i in range(3000)]
+    lines[2500] = lines[2500].replace(b"d2500", b"d25" + bad + b"00")
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(lines)
+    path = tmp_path / "run.txt"
+    path.write_bytes(gzip.compress(data) if packed else data)
+    monkeypatch.setattr(columns, "_CHUNK_BYTES", 1000)
+    with pytest.raises(InputError) as ours:
+        read_columns(path, "run")
+    with pytest.raises(InputError) as theirs:
+        read_file(path, "run")
+    assert ours.value.line == theirs.value.line == 2501
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_an_endless_line_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch):
+    from metrics import textfile
+
+    monkeypatch.setattr(textfile, "MAX_LINE_BYTES", 5000)
+    monkeypatch.setattr(columns, "_CHUNK_BYTES", 1000)
+    path = tmp_path / "run.txt"
+    path.write_text("".join(f"q1 Q0 d{i} {i + 1} {1000 - i} t\n" for i in range(3000)) + "q1 Q0 " + "x" * 20_000)
+    with pytest.raises(InputError, match="line 3001 is longer than") as info:
+        read_columns(path, "run")
+    assert info.value.line == 3001
