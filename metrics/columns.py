@@ -131,6 +131,10 @@ def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Colu
     return _assemble(display, kind, name, filled)
 
 
+#: how many times the rows read so far the columns may be sized for (the pages not written take no memory)
+_GROWTH = 256
+
+
 class _Filled:
     """Columns filled in place, a chunk's parsed pieces at a time, in arrays sized from the part of
     the file read so far.
@@ -157,7 +161,10 @@ class _Filled:
             self.columns = [p[:0] for p in pieces]
         self.last_tag = parsed[4]
         if self.n + m > len(self.columns[2]):
-            self._resize(max(self.n + m, int((self.n + m) / max(fraction, 1e-9) * 1.02) + 1024))
+            # the rows of the whole file, as many per byte as so far, but at most _GROWTH times the rows
+            # read: a gzip file whose first megabyte came from a few bytes does not reserve terabytes
+            estimate = int((self.n + m) / max(fraction, 1e-9) * 1.02) + 1024
+            self._resize(max(self.n + m, min(estimate, _GROWTH * (self.n + m))))
         lo, hi = self.n, self.n + m
         for k, piece in enumerate(pieces):
             column = self.columns[k]
