@@ -38,6 +38,7 @@ from .evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_ru
 from .ids import ids_from_series
 from .measures.diversity import DiversityMeasure, parse_diversity, query_values
 from .ranking import rank_order
+from .textfile import GZIP_MAGIC
 
 __all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
 
@@ -71,7 +72,7 @@ def _read_path(path) -> pd.DataFrame:
     display = os.fspath(path)
     with open(path, "rb") as f:
         data = f.read()
-    if data[:2] == b"\x1f\x8b":
+    if data.startswith(GZIP_MAGIC):
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as e:

@@ -153,6 +153,8 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
     threads: 1 (one task) unless it is a plain file of at least ``threshold`` bytes and ``workers``
     is 2 or more; never more than ``workers``, nor ranges under a quarter of ``threshold``.  Ranked
     judgments, gzip files and files this process cannot see are scored in one task."""
+    from .textfile import GZIP_MAGIC
+
     if ranked or workers < 2:
         return 1
     try:
@@ -160,7 +162,7 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
         if size < threshold:
             return 1
         with open(path, "rb") as f:
-            if f.read(2) == b"\x1f\x8b":  # gzip: no byte ranges
+            if f.read(2) == GZIP_MAGIC:  # gzip: no byte ranges
                 return 1
     except OSError:  # not here (a worker may see it), or not a file: its task says what is wrong
         return 1
@@ -199,11 +201,11 @@ def _read_range(source: str, display: str, part: int, parts: int):
     split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
     as a whole to be reported or read exactly."""
     from .columns import _assemble, _Filled, _Irregular, _parse
-    from .textfile import MAX_LINE_BYTES, check_text, without_bom
+    from .textfile import GZIP_MAGIC, MAX_LINE_BYTES, check_text, without_bom
 
     with open(source, "rb", buffering=1 << 16) as f:
         size = os.fstat(f.fileno()).st_size
-        if f.read(2) == b"\x1f\x8b":
+        if f.read(2) == GZIP_MAGIC:
             raise _Irregular
         start = _boundary(f, size * part // parts, size)
         end = _boundary(f, size * (part + 1) // parts, size)

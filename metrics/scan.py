@@ -7,7 +7,6 @@ tabs become one space, so that pyarrow's CSV parser reads TREC's whitespace-sepa
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
@@ -16,6 +15,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from .errors import Cancelled, InputError
+from .textfile import open_stream
 
 HEAD_LINES = 10
 # bytes per step of the scan: small enough that the regular expressions and the parser, which hold
@@ -34,12 +34,7 @@ def _size(path: str) -> int:
 
 
 def _open(path: str):
-    raw = open(path, "rb")
-    if raw.read(2) == b"\x1f\x8b":
-        raw.seek(0)
-        return gzip.GzipFile(fileobj=raw)
-    raw.seek(0)
-    return raw
+    return open_stream(open(path, "rb"))[1]
 
 
 def _scan(path: str, kind: str | None, progress) -> dict:

@@ -27,6 +27,8 @@ CHUNK_BYTES = 16 << 20
 MAX_LINE_BYTES = 32 << 20
 
 _UTF8_BOM = b"\xef\xbb\xbf"
+#: the first two bytes of a gzip stream: gzip is recognised by content, not by the file's name
+GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
@@ -173,7 +175,7 @@ def _line_at(display: str, offset: int) -> int:
 def _is_gzip(display: str) -> bool:
     try:
         with open(display, "rb") as f:
-            return f.read(2) == b"\x1f\x8b"
+            return f.read(2) == GZIP_MAGIC
     except OSError:
         return False  # reading the file reports it
 
@@ -204,7 +206,7 @@ def _text_problem(chunk: bytes) -> tuple[int, str] | None:
 def open_stream(raw):
     """(is gzip, readable stream) for a file opened in binary mode: gzip is
     recognised by its magic bytes, not by the file name."""
-    gz = raw.read(2) == b"\x1f\x8b"
+    gz = raw.read(2) == GZIP_MAGIC
     raw.seek(0)
     return gz, (gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw)
 

@@ -15,11 +15,11 @@ closing tags), so neither a CSV nor an XML library reads both layouts.
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 
 from .errors import InputError
+from .textfile import open_stream
 
 MAX_BYTES = 256 * 1024 * 1024  # topic files are a few megabytes at the most (MS MARCO's: 33 MB)
 _HEADERS = {
@@ -56,10 +56,9 @@ def read_queries(path) -> dict[str, str]:
     the file and the line when it is neither layout."""
     display = os.fspath(path)
     with open(display, "rb") as raw:
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
+        _, stream = open_stream(raw)
         try:
-            data = (gzip.GzipFile(fileobj=raw) if gz else raw).read(MAX_BYTES + 1)  # bounded, even unzipped
+            data = stream.read(MAX_BYTES + 1)  # bounded, even unzipped
         except (OSError, EOFError) as exc:
             raise InputError(f"{display}: corrupt gzip data ({exc})") from None
     if len(data) > MAX_BYTES:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import os
 from pathlib import Path
 from typing import Any, Callable
@@ -12,6 +11,7 @@ import pandas as pd
 
 import metrics.readers
 from metrics.errors import InputError
+from metrics.textfile import open_stream
 from workbench.model.workspace import FileEntry
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
@@ -48,10 +48,8 @@ class QueriesFile:
 
 def _head(path: str, size: int = 65536) -> bytes:
     with open(path, "rb") as raw:
-        gz = raw.read(2) == b"\x1f\x8b"
-        raw.seek(0)
         try:
-            return (gzip.GzipFile(fileobj=raw) if gz else raw).read(size)
+            return open_stream(raw)[1].read(size)
         except (OSError, EOFError):
             return b""  # the reader reports the corrupt file
 
