@@ -26,30 +26,19 @@ _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1],
 _SHIFT = np.uint64(29)
 
 
-def _concat(parts: list, consume: bool = False) -> np.ndarray:
-    """Id arrays end to end; byte strings of different widths are copied as bytes into the widest
-    (numpy's own concatenation would convert them one string at a time).  With ``consume`` the list
-    is emptied as its arrays are copied: each piece can go as soon as it is in place (the joined
-    array's pages, zeroed by the system, take memory only as they are written)."""
+def _concat(parts: list) -> np.ndarray:
+    """Id arrays end to end, in the widest width (narrower ids zero-padded, as fixed-width ids are;
+    an object column if any part is one)."""
     if len(parts) == 1:
-        return parts.pop() if consume else parts[0]
+        return parts[0]
     if any(p.dtype == object for p in parts):
-        out = np.concatenate([p.astype(object) for p in parts])
-        if consume:
-            parts.clear()
-        return out
-    width = max(p.dtype.itemsize for p in parts)
-    out = np.zeros((sum(len(p) for p in parts), width), dtype=np.uint8)
+        return np.concatenate([p.astype(object) for p in parts])
+    out = np.zeros(sum(len(p) for p in parts), dtype=f"S{max(p.dtype.itemsize for p in parts)}")
     lo = 0
-    for k in range(len(parts)):
-        p = parts[k]
-        out[lo : lo + len(p), : p.dtype.itemsize] = p.view(np.uint8).reshape(len(p), p.dtype.itemsize)
+    for p in parts:
+        out[lo : lo + len(p)] = p  # (a copy of bytes and zeros, not a conversion per string)
         lo += len(p)
-        if consume:
-            parts[k] = None
-    if consume:
-        parts.clear()
-    return out.view(f"S{width}").ravel()
+    return out
 
 
 def ids_from_buffer(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
