@@ -28,6 +28,8 @@ sys.path.insert(0, str(HERE))
 WINDOW = """
 import os, sys, time
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
+from workbench.system import process
+process.prepare()
 from workbench.model import disk_runs
 disk_runs.start_early(sys.argv[3:])  # as ir-workbench FILES... does, before its window
 from PySide6.QtCore import QSettings, QTimer
@@ -40,6 +42,7 @@ w.show()
 files = sys.argv[3:]
 runs = len(files) - 1
 w.when_session_ready(lambda: w.session.open_files(files))  # as ir-workbench FILES... does
+w.when_ready(process.started)
 painted = []
 
 def cpu_seconds():  # (user + system) of this process and of its worker processes, read before they stop

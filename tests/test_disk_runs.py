@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import sys
 import threading
 
 import numpy as np
@@ -459,7 +460,7 @@ def _gone(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads /proc to see processes exit")
-@pytest.mark.parametrize("pool", ["window", "ir-eval"])
+@pytest.mark.parametrize("pool", ["window", "window-spawn", "ir-eval"])
 def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path, pool):
     """A window (or ir-eval --jobs) killed without stopping its processes does not leave them behind."""
     import signal
@@ -471,9 +472,12 @@ def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path,
     script.write_text(
         "import os, sys, time\n"
         "if __name__ == '__main__':\n"
-        "    if sys.argv[1] == 'window':\n"
+        "    if sys.argv[1].startswith('window'):\n"
+        "        if sys.argv[1] == 'window-spawn':\n"
+        "            import PySide6.QtCore  # Qt loaded: spawned, as a window's session starts them\n"
         "        from workbench.model import disk_runs\n"
         "        pool = disk_runs.Workers().pool()\n"
+        "        assert pool._mp_context.get_start_method() == ('spawn' if 'spawn' in sys.argv[1] else 'fork')\n"
         "    else:\n"
         "        import multiprocessing\n"
         "        from concurrent.futures import ProcessPoolExecutor\n"
@@ -524,3 +528,77 @@ def test_a_pool_that_breaks_while_runs_are_sent_gives_up_those_sent(files):
         analysis._DiskScorer(Workers(), None, _runs(paths[:4], True), [], {}, scores)
     assert len(Pool.made) == 2 and all(f.cancelled() for f in Pool.made)
     assert scores._pending == {}
+
+
+_EARLY_SCRIPT = """
+import gc, os, sys, threading
+from workbench.system import process
+process.prepare()
+from workbench.model import disk_runs
+disk_runs.HOLD_FILES = 2
+files = sys.argv[2:]
+if sys.argv[1] == "thread":  # another thread running: forking would copy the locks it may hold
+    stop = threading.Event()
+    threading.Thread(target=stop.wait).start()
+assert disk_runs.start_early(files)
+workers = disk_runs.workers()
+pool = workers.pool()
+print(pool._mp_context.get_start_method(), gc.isenabled())
+print(pool.submit(gc.isenabled).result(), pool.submit(os.getenv, "OPENBLAS_NUM_THREADS").result())
+import pickle
+from metrics.columns import read_columns
+from metrics.measures import parse_measures
+from metrics.qrels_index import encode_qrels
+qrels = encode_qrels(read_columns(files[0], "qrels"))
+measures = parse_measures(["map", "P.10", "ndcg_cut.10"])
+state = workers.state_file(dict(qrels=qrels, measures=measures, relevance_level=1, k_max=20, ndcg_options={}))
+scored = [pool.submit(disk_runs.score, state, f"r{i}", p).result() for i, p in enumerate(files[1:])]
+with open(os.environ["OUT"], "wb") as out:
+    pickle.dump([(ev.per_query, pr, atk, n) for ev, pr, atk, n in scored], out)
+workers.shutdown()
+if sys.argv[1] == "thread":
+    stop.set()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="processes are forked on Linux only")
+def test_processes_started_before_the_window_are_forked_and_score_as_spawned_ones(files, tmp_path):
+    """Started before Qt and before any other thread (as ``ir-workbench FILES...`` does), the worker
+    processes are forked from the window's process, which has imported what scoring needs once; they
+    collect garbage although the window does not while it starts, keep one BLAS thread, and score
+    exactly as processes spawned (another thread running at that moment) do."""
+    import pickle
+    import subprocess
+
+    qrels, paths = files
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")]))
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    outcomes = {}
+    for how in ("fork", "thread"):
+        env["OUT"] = str(tmp_path / f"{how}.pickle")
+        done = subprocess.run(
+            [sys.executable, "-c", _EARLY_SCRIPT, how, str(qrels), *map(str, paths[:4])],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.split("\n")
+        outcomes[how] = lines, pickle.loads((tmp_path / f"{how}.pickle").read_bytes())
+    assert outcomes["fork"][0][:2] == ["fork False", "True 1"]  # the window still starting: no collection
+    assert outcomes["thread"][0][:2] == ["spawn False", "True 1"]
+    forked, spawned = outcomes["fork"][1], outcomes["thread"][1]
+    assert len(forked) == len(spawned) == 4
+    for (pq_f, pr_f, atk_f, n_f), (pq_s, pr_s, atk_s, n_s) in zip(forked, spawned):
+        pd.testing.assert_frame_equal(pq_f, pq_s)
+        assert n_f == n_s
+        assert repr(pr_f) == repr(pr_s) and repr(atk_f) == repr(atk_s)
+
+
+def test_processes_are_spawned_once_qt_is_loaded():
+    """In a process that has loaded Qt (this one: the window's tests), forking would copy Qt's threads'
+    locks: the processes are spawned."""
+    import PySide6.QtCore  # noqa: F401
+
+    assert not disk_runs._can_fork()

@@ -102,3 +102,35 @@ def test_a_file_opened_while_runs_are_scored_is_inspected_after_and_never_shows_
     qtbot.waitUntil(lambda: "second.run" in window.inspect_view.text(), timeout=TIMEOUT)
     assert window.session.results.runs == ["a", "b"]
     assert "1 of the run's 3 queries are not in the qrels" in window.inspect_view.text()
+
+
+def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot, window, tmp_path, monkeypatch):
+    """New scores are painted before the inspection of a file starts (in a thread of the window's process it
+    would slow the painting down); meanwhile the window counts as busy, and is idle only once it is done."""
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    from workbench import session as session_module
+
+    monkeypatch.setattr(session_module, "INSPECT_AFTER_MS", 400)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
+    run = tmp_path / "r.run"
+    run.write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} r\n" for q in (1, 2) for d in range(1, 21)))
+    s = window.session
+    shown, asked, idle, busy_meanwhile = [], [], [], []
+    real = s.model.inspection_job
+    monkeypatch.setattr(s.model, "inspection_job", lambda: (asked.append(time.monotonic()), real())[1])
+    s.sigResultsChanged.connect(lambda r: r is not None and shown.append(time.monotonic()))
+    s.sigResultsChanged.connect(
+        lambda _: QTimer.singleShot(150, lambda: busy_meanwhile.append((s.busy, s.jobs.running("inspect"))))
+    )
+    s.sigIdle.connect(lambda: idle.append(time.monotonic()))
+    window.open_files([str(qrels), str(run)])
+    qtbot.waitUntil(lambda: "r.run" in window.inspect_view.text() and not s.busy, timeout=TIMEOUT)
+    assert shown and asked and idle
+    assert asked[-1] - shown[-1] >= 0.35  # not before the scores had their time to be painted
+    assert busy_meanwhile[-1] == (True, False)  # waiting for the paint, not inspecting
+    assert idle[-1] >= asked[-1]  # idle only once the inspection is done
+    assert not [t for t in idle if shown[-1] <= t < asked[-1]]

@@ -90,3 +90,35 @@ def test_the_window_is_shown_before_pandas_and_pyqtgraph_are_imported(tmp_path):
     assert out.returncode == 0, out.stderr
     shown, built = out.stdout.splitlines()
     assert shown == "" and built == "pandas,pyqtgraph"
+
+
+PROCESS = """
+import gc, os, sys
+from workbench.system import process
+process.prepare()
+import numpy
+threads = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
+print(os.environ["OPENBLAS_NUM_THREADS"], gc.isenabled(), threads)
+process.started()
+print(gc.isenabled(), gc.get_freeze_count() > 1000)
+"""
+
+
+@pytest.mark.parametrize("preset", [None, "3"])
+def test_the_window_process_starts_with_one_blas_thread_and_collects_garbage_once_started(preset):
+    """``process.prepare``: one BLAS thread (numpy's OpenBLAS starts none of its own; a user's setting is
+    kept) and no garbage collection; ``process.started``: the objects made so far frozen, collection on."""
+    import os
+
+    env = dict(os.environ)
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    if preset:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    out = subprocess.run([sys.executable, "-c", PROCESS], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    first, second = out.stdout.splitlines()
+    blas, collecting, threads = first.split()
+    assert (blas, collecting) == (preset or "1", "False")
+    if not preset:
+        assert threads == "1"
+    assert second == "True True"

@@ -25,7 +25,9 @@ def parse_args(argv):
 def main(argv=None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
 
-    from workbench.system import platform_check
+    from workbench.system import platform_check, process
+
+    process.prepare()  # one BLAS thread, no garbage collection until the views are built
 
     problem = platform_check.check()
     if problem:
@@ -84,6 +86,7 @@ def main(argv=None) -> int:
 
     window.when_session_ready(read)
     window.when_ready(start)
+    window.when_ready(process.started)
 
     status = {"code": 0}
     if args.screenshot:

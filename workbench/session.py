@@ -50,6 +50,10 @@ from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
+#: how long after new scores are shown the inspection of a file (put off while they were computed) starts:
+#: long enough for the window to paint them first (a hundred runs take about a quarter of a second)
+INSPECT_AFTER_MS = 300
+
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
 
 
@@ -163,8 +167,12 @@ class Session(QObject):
         # (after the evaluation these changes call for is scheduled, so that the inspection waits for it)
         self.sigFilesChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
         self.sigMeasuresChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
-        # (an inspection put off while the runs were read and scored is computed then)
-        self.sigResultsChanged.connect(lambda _: self.request_inspection())
+        # (an inspection put off while the runs were read and scored is computed then, once the window
+        # has painted the scores: in a thread of this process, it would slow the painting down)
+        self._inspect_timer = QTimer(self)
+        self._inspect_timer.setSingleShot(True)
+        self._inspect_timer.timeout.connect(self._inspect_after_paint)
+        self.sigResultsChanged.connect(lambda _: self._inspect_timer.start(INSPECT_AFTER_MS))
         self.sigIdle.connect(self.request_inspection)
 
     # ------------------------------------------------------------------
@@ -494,7 +502,7 @@ class Session(QObject):
     def request_inspection(self) -> None:
         if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
             self.jobs.discard("inspect")
-        elif self.workspace.loading() or self.evaluating:
+        elif self.workspace.loading() or self.evaluating or self._inspect_timer.isActive():
             return  # the scores first: reading the file again and joining it with the qrels would slow them
         job = self.model.inspection_job()
         if job is None:
@@ -509,11 +517,17 @@ class Session(QObject):
             lambda: setattr(self.model, "inspection_key", None),
         )
 
+    def _inspect_after_paint(self) -> None:
+        self.request_inspection()
+        if not self.busy:
+            self.sigIdle.emit()  # (nothing to inspect: the wait for the paint was the last work)
+
     # ------------------------------------------------------------------
     # jobs
     @property
     def busy(self) -> bool:
-        return self.jobs.busy or self._eval_timer.isActive() or self._announce_timer.isActive()
+        timers = (self._eval_timer, self._announce_timer, self._inspect_timer)
+        return self.jobs.busy or any(timer.isActive() for timer in timers)
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).

@@ -1,0 +1,32 @@
+"""How the window's process starts: set before anything heavy is imported, undone once it has started.
+
+* **One BLAS thread.** numpy's and scipy's OpenBLAS start a thread per core, and after each matrix
+  product (the bootstraps of the comparisons) those threads spin, waiting for more work, on the cores the
+  window's worker processes are scoring runs on: about 0.4 s of CPU while 100 runs are scored on two
+  cores, for products that take milliseconds on one thread.  ``OPENBLAS_NUM_THREADS`` is set only if the
+  user has not set it (their value is kept), before numpy is imported, and the worker processes inherit it.
+* **No garbage collection while starting.** Importing Qt, pandas and pyqtgraph makes hundreds of
+  thousands of objects, and the collector traced them all again every few thousand: about 0.25 s of
+  the start.  Collection is off from :func:`prepare` until :func:`started`, which moves what exists
+  then (modules, classes, the views) out of the collector's sight (``gc.freeze``: objects that live
+  as long as the process) and turns it on again.  This is the recipe of the ``gc`` documentation,
+  which also frees worker processes forked meanwhile (:func:`workbench.model.disk_runs.start_early`)
+  from copying the pages the collector would otherwise touch.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+
+
+def prepare() -> None:
+    """At the very start of the window's process (before numpy is imported)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    gc.disable()
+
+
+def started() -> None:
+    """Once the window's views are built."""
+    gc.freeze()
+    gc.enable()
