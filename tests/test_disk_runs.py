@@ -602,3 +602,136 @@ def test_processes_are_spawned_once_qt_is_loaded():
     import PySide6.QtCore  # noqa: F401
 
     assert not disk_runs._can_fork()
+
+
+@pytest.fixture
+def early_folder(files, tmp_path, monkeypatch):
+    """A folder as given on the command line: the qrels and the 10 runs (more than the window holds)."""
+    monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)
+    qrels, paths = files
+    folder = tmp_path / "study"
+    folder.mkdir()
+    for p in (qrels, *paths):
+        (folder / p.name).write_bytes(p.read_bytes())
+    yield folder
+    disk_runs.discard_early()
+
+
+def _scored_early(folder, runs: int) -> dict:
+    import time
+
+    assert disk_runs.start_early([folder])
+    deadline = time.monotonic() + 60
+    while len(disk_runs._EARLY.get("scores", {}).get("runs", {})) < runs and time.monotonic() < deadline:
+        time.sleep(0.02)
+    early = disk_runs._EARLY["scores"]["runs"]
+    assert len(early) == runs
+    return dict(early)
+
+
+def _opened(folder, names) -> tuple:
+    """The qrels frame and the runs on disk as the session opens them (with their files' stat)."""
+    qrels = metrics.readers.read_qrels(str(folder / "qrels.txt"))
+    runs = {}
+    for name in names:
+        run = disk_runs.head_of_run(str(folder / name), None)
+        run.stat = disk_runs._stat(str(folder / name))
+        runs[run.attrs["name"]] = run
+    return qrels, runs
+
+
+def _request_for(qrels, runs, measures=None, cache=None) -> analysis.Request:
+    from workbench.model.defaults import DEFAULT_MEASURES
+
+    return analysis.Request(qrels=(qrels,), runs=runs, measures=measures or DEFAULT_MEASURES, cache=cache)
+
+
+def test_runs_given_with_the_window_are_scored_before_its_session_and_taken_over(files, early_folder, monkeypatch):
+    """``ir-workbench FOLDER``: the runs in it are scored from the window's start with the session's defaults;
+    the session's evaluation takes every one of them over and shows what it would have computed itself."""
+    names = [p.name for p in files[1]]
+    early = _scored_early(early_folder, len(names))
+    assert sorted(label for label, _, _ in early.values()) == sorted(f"sys{r}" for r in range(10))
+    taken = []
+    real = disk_runs.take_early
+    monkeypatch.setattr(disk_runs, "take_early", lambda *a: (taken.append(real(*a)), taken[-1])[1])
+    qrels, runs = _opened(early_folder, names)
+    results = analysis.compute(_request_for(qrels, runs, cache=analysis.RunCache()))
+    assert (
+        len(taken) == 10
+        and all(f is not None for f in taken)
+        and {id(f) for f in taken} == {id(f) for _, _, f in early.values()}
+    )
+    assert disk_runs._EARLY["scores"]["runs"] == {}  # each handed out once
+    disk_runs.discard_early()
+    again = analysis.compute(_request_for(qrels, runs, cache=analysis.RunCache()))  # none to take: as usual
+    assert results.failed == again.failed == {} and results.runs == again.runs
+    pd.testing.assert_frame_equal(results.evaluation.per_query, again.evaluation.per_query)
+    pd.testing.assert_frame_equal(results.summary, again.summary)
+    assert results.coverage == again.coverage
+    for q in [analysis.MEAN, *again.query_ids]:
+        for r in again.runs:
+            for a, b in ((again.pr, results.pr), (again.ndcg, results.ndcg)):
+                if a.get(q, r) is not None:
+                    np.testing.assert_array_equal(a.get(q, r)[1], b.get(q, r)[1])
+
+
+@pytest.mark.parametrize("change", ["measures", "qrels touched", "run touched", "label", "two qrels parts"])
+def test_a_run_scored_before_the_session_is_not_taken_unless_asked_for_as_it_was_scored(
+    files, early_folder, monkeypatch, change
+):
+    """Other measures, a qrels or run file changed since, another label, other judgments: scored again,
+    and the numbers are those of the files as they are."""
+    import time
+
+    names = [p.name for p in files[1]]
+    _scored_early(early_folder, len(names))
+    measures = None
+    if change == "measures":
+        measures = ("map", "P.5")
+    qrels, runs = _opened(early_folder, names)
+    if change == "qrels touched":
+        st = os.stat(early_folder / "qrels.txt")
+        os.utime(early_folder / "qrels.txt", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    if change == "run touched":
+        target = early_folder / names[0]
+        target.write_text(target.read_text().replace(" 1.0 ", " 0.95 ", 1))
+        time.sleep(0.01)
+        runs = {label: run for label, run in runs.items()}
+        fresh = disk_runs.head_of_run(str(target), None)
+        fresh.stat = disk_runs._stat(str(target))
+        runs[fresh.attrs["name"]] = fresh
+    if change == "label":
+        runs = {("renamed" if label == "sys0" else label): run for label, run in runs.items()}
+    parts = (qrels,) if change != "two qrels parts" else (qrels, qrels.iloc[:10].copy())
+    taken = []
+    real = disk_runs.take_early
+    monkeypatch.setattr(disk_runs, "take_early", lambda *a: (taken.append(real(*a)), taken[-1])[1])
+    request = analysis.Request(qrels=parts, runs=runs, measures=measures or _request_for(qrels, runs).measures)
+    results = analysis.compute(request)
+    expected = {"measures": 0, "qrels touched": 0, "run touched": 9, "label": 9, "two qrels parts": 0}[change]
+    assert sum(f is not None for f in taken) == expected
+    disk_runs.discard_early()
+    plain = analysis.compute(replace_cache(request))
+    pd.testing.assert_frame_equal(results.evaluation.per_query, plain.evaluation.per_query)
+
+
+def replace_cache(request):
+    from dataclasses import replace
+
+    return replace(request, cache=analysis.RunCache())
+
+
+def test_what_no_session_took_is_let_go(files, early_folder):
+    """Once the session has shown its first scores, the runs scored before it that it did not take are let go."""
+    from workbench.model.defaults import DEFAULT_MEASURES, parse_each
+
+    names = [p.name for p in files[1]]
+    _scored_early(early_folder, len(names))
+    qrels, runs = _opened(early_folder, names)
+    label, run = next(iter(runs.items()))
+    measures, _ = parse_each(DEFAULT_MEASURES)
+    options = dict(relevance_level=1, k_max=100, ndcg_options={})
+    disk_runs.drop_early()
+    assert "scores" not in disk_runs._EARLY
+    assert disk_runs.take_early(label, run, (qrels,), measures, options) is None

@@ -40,7 +40,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs import Jobs
-from workbench.model import analysis
+from workbench.model import analysis, disk_runs
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
 from workbench.model.loading import SAMPLE_DIR, QueriesFile, _load_file, describe_error, sample_files
@@ -416,6 +416,7 @@ class Session(QObject):
 
     def _apply_evaluation(self, outcome) -> None:
         results, self._ahead = outcome
+        disk_runs.drop_early()  # what was scored before the session and not taken is not wanted any more
         try:
             self.model.apply_results(results)
         finally:

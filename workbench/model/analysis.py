@@ -20,6 +20,7 @@ import metrics.measures
 import metrics.ranking
 from metrics.errors import InputError
 from workbench.model import disk_runs
+from workbench.model.defaults import parse_each
 from workbench.model.workspace import merge_qrels
 
 MEAN = "all"  # query_id under which metrics.curves reports the mean over queries
@@ -153,7 +154,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
         )
         on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
         # the processes read and score the runs on disk while this thread scores the runs held
-        with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored) as from_disk:
+        with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored, parts) as from_disk:
             for label in todo:
                 if label not in on_disk:
                     # each run's ranking is built once, for the measures and both kinds of curves
@@ -220,13 +221,18 @@ class _DiskScorer:
     (:class:`_Scores`) shares the future.  Leaving gives the futures up: one that nothing else awaits is
     dropped if not started (Cancel), and kept in ``scored`` when it finishes otherwise."""
 
-    def __init__(self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict, scored: _Scores):
+    def __init__(
+        self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict, scored: _Scores, parts=()
+    ):
         self.runs = runs
         self.futures: dict = {}
         self._scored = scored
         state: list[str] = []
 
         def submit(label, run):
+            early = disk_runs.take_early(label, run, parts, measures, options)  # scored since the window started
+            if early is not None:
+                return early
             if not state:  # the processes' state file: written once, and only if some run is not under way
                 state.append(workers.state_file(dict(qrels=qrels, measures=measures, **options)))
             return workers.pool().submit(disk_runs.score, state[0], label, run.path, run.stat)
@@ -414,25 +420,6 @@ def _wide_per_query(ev) -> tuple[dict[str, pd.DataFrame], list[str]]:
         index = pd.Index(ids[present[k]], dtype="str", name="query_id")
         wide[m] = pd.DataFrame(cube[k][present[k]], index=index, columns=runs)
     return wide, query_ids
-
-
-def parse_each(spec) -> tuple[list | None, list[str]]:
-    """The measures named in ``spec``, and a sentence for each name that is not one.
-
-    One bad name among several does not stop the others from being computed.
-    ``(None, [])`` for an empty spec (the default set).
-    """
-    if not spec:
-        return None, []
-    measures: dict = {}
-    bad: list[str] = []
-    for name in spec:
-        try:
-            for m in metrics.parse_measures([name]):
-                measures.setdefault(m, None)
-        except (ValueError, KeyError) as exc:
-            bad.append(f"{name!r}: {exc}")
-    return list(measures), bad
 
 
 class _Steps:

@@ -20,6 +20,7 @@ once and forks the processes from there (:func:`_can_fork`), so that they do not
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -154,6 +155,7 @@ def start_early(paths) -> bool:
         gc.freeze()  # (what exists now is not traced again by the processes' collections: not copied)
     early.warm()
     _EARLY["workers"] = early
+    threading.Thread(target=_score_early, args=(early, list(paths)), name="early-scoring", daemon=True).start()
     return True
 
 
@@ -165,9 +167,120 @@ def workers() -> Workers:
 
 def discard_early() -> None:
     """Stop the processes :func:`start_early` started if no session took them."""
+    drop_early()
     early = _EARLY.pop("workers", None)
     if early is not None:
         early.shutdown()
+
+
+# ------------------------------------------------------------------------------ scored before the session
+#
+# The window's session exists only once pandas and its models are imported (about half a second), and
+# scores once it has read every file.  Meanwhile the processes started by start_early would wait: a thread
+# of the starting process finds the one qrels file and the runs among the files given, and has the
+# processes score the runs as a new session will (its default measures and options, the labels its
+# workspace gives).  The session's scoring takes a future over (take_early) only if it asks for exactly
+# that: the same qrels file, unchanged since, the same measures and options, the same run file, unchanged,
+# under the same label; anything else is scored again as usual.
+
+_EARLY_LOCK = threading.Lock()
+
+
+def _score_early(workers: Workers, paths: list) -> None:
+    try:
+        plan = _early_plan(paths)
+        if plan is None:
+            return
+        (qrels_path, qrels_stat), runs = plan
+        from metrics.evaluate import _encoded
+        from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL, parse_each
+
+        qrels = _encoded(qrels_path)
+        if _stat(qrels_path) != qrels_stat:
+            return  # changed while it was read
+        measures, _ = parse_each(DEFAULT_MEASURES)
+        options = dict(relevance_level=RELEVANCE_LEVEL, k_max=K_MAX, ndcg_options={})
+        state = workers.state_file(dict(qrels=qrels, measures=measures, **options))
+        pool = workers.pool()
+        scores: dict = {}
+        with _EARLY_LOCK:
+            _EARLY["scores"] = dict(qrels=(qrels_path, qrels_stat), asked=_asked(measures, options), runs=scores)
+        for label, run in runs:
+            future = pool.submit(score, state, label, run.path, run.stat)
+            with _EARLY_LOCK:
+                if _EARLY.get("scores", {}).get("runs") is not scores:  # dropped meanwhile
+                    future.cancel()
+                    return
+                scores[run.path] = (label, run.stat, future)
+    except Exception:  # noqa: BLE001 - the session reads these files itself and says what is wrong
+        return
+
+
+def _early_plan(paths: list):
+    """``((qrels path, its stat), [(label, RunOnDisk)...])``: the one qrels file and the runs among ``paths``
+    as a new session would take them (found, detected and labelled by the same code, in the order given);
+    None without exactly one qrels file and some run."""
+    from metrics.readers.detect import detect_kind
+    from workbench.model.workspace import Workspace, expand
+
+    space = Workspace()  # labels as the session's workspace gives them
+    qrels, runs = [], []
+    for path in expand(paths).files:
+        stat = _stat(path)
+        run = head_of_run(path, None)
+        if run is not None and stat is not None:
+            run.stat = stat
+            entry = space.begin_load(path)
+            space.finish_load(path, entry.generation, "run", run, None, stat)
+            runs.append((entry.label, run))
+            continue
+        try:
+            if stat is not None and detect_kind(path) == "qrels":
+                qrels.append((path, stat))
+        except (OSError, ValueError, UnicodeError):
+            continue
+    return (qrels[0], runs) if len(qrels) == 1 and runs else None
+
+
+def _stat(path: str) -> Optional[tuple]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime
+
+
+def _asked(measures, options: dict) -> tuple:
+    """What a scoring asked for, compared in full (measures that are equal may be named differently)."""
+    return [(m, getattr(m, "trec_text", None)) for m in measures or ()], sorted(options.items(), key=lambda kv: kv[0])
+
+
+def take_early(label: str, run: RunOnDisk, qrels_parts, measures, options: dict):
+    """The future of ``run`` scored since the window started (see above), if that scoring is the one asked
+    for now: ``qrels_parts`` (the qrels frames in use), ``measures`` and ``options`` as given to the
+    processes.  A future is handed out once; None when there is none to take."""
+    with _EARLY_LOCK:
+        early = _EARLY.get("scores")
+        entry = None if early is None else early["runs"].get(run.path)
+        if entry is None or entry[0] != label or entry[1] != run.stat:
+            return None
+        path, stat = early["qrels"]
+        parts = list(qrels_parts)
+        if len(parts) != 1 or os.path.abspath(str(getattr(parts[0], "attrs", {}).get("path", ""))) != path:
+            return None
+        if early["asked"] != _asked(measures, options) or _stat(path) != stat:
+            return None
+        del early["runs"][run.path]
+        return entry[2]
+
+
+def drop_early() -> None:
+    """Let go of the runs scored since the window started that no scoring took (those not started are
+    cancelled): the session has scored what it shows."""
+    with _EARLY_LOCK:
+        early = _EARLY.pop("scores", None)
+    for _, _, future in (early or {}).get("runs", {}).values():
+        future.cancel()
 
 
 def _count_files(paths, enough: int) -> int:

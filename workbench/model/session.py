@@ -26,11 +26,10 @@ from typing import Any, Callable
 from workbench.model import analysis, state
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
+from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
 from workbench.model.files import FileRules
 from workbench.model.loading import inspection_work
 from workbench.model.workspace import FileEntry, Workspace, normalize
-
-DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
 
 
 class Event:
@@ -89,8 +88,8 @@ class SessionModel(FileRules):
         self.events = SessionEvents()
         self.workspace = Workspace()
         self.measures: tuple[str, ...] = DEFAULT_MEASURES
-        self.relevance_level = 1
-        self.k_max = 100
+        self.relevance_level = RELEVANCE_LEVEL
+        self.k_max = K_MAX
         self.ndcg_options: dict[str, object] = {}
         self.results: analysis.Results | None = None
         self.run_cache = analysis.RunCache()  # runs scored, kept for the next evaluation

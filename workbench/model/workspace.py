@@ -23,10 +23,12 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from metrics.labels import unique_label
+
+if TYPE_CHECKING:  # (pandas is imported where frames are made: the window's first steps need none)
+    import pandas as pd
 
 KINDS = ("qrels", "run", "ranked", "queries")
 # run tags that name a tool or nothing at all rather than a run
@@ -257,7 +259,13 @@ class Workspace:
 
     def held(self) -> tuple[int, int]:
         """Bytes on disk and number of the run files held in memory or being read to be held."""
-        held = [e for e in self.entries if e.hold and (e.status == "loading" or isinstance(e.run, pd.DataFrame))]
+        from workbench.model.disk_runs import RunOnDisk
+
+        held = [
+            e
+            for e in self.entries
+            if e.hold and (e.status == "loading" or (e.run is not None and not isinstance(e.run, RunOnDisk)))
+        ]
         return sum(e.size for e in held), len(held)
 
     def qrels_parts(self) -> list[pd.DataFrame]:
@@ -344,6 +352,8 @@ class Workspace:
 
 def merge_qrels(parts) -> pd.DataFrame:
     """One qrels frame from several; for a (query, document) judged twice, the later part wins."""
+    import pandas as pd
+
     parts = list(parts)
     if len(parts) == 1:
         return parts[0]
