@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import workspace_file
+from workbench.system import qtcompat
 from workbench.views.status import MessageArea, StaleBar
 from workbench.views.window_exports import ExportActions
 from workbench.views.window_layout import LAYOUT_VERSION, LayoutActions
@@ -62,6 +63,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         """``deferred``: show the window first and build its views (which import pandas, pyqtgraph and
         the session's models) just after it is shown; :meth:`when_ready` runs work once they are."""
         super().__init__(parent)
+        qtcompat.quicker_feature_check()  # before the session's and the views' modules are imported
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
         self.workspace_path: str | None = None  # the workspace file last opened or saved
         self.setWindowTitle(APP_NAME)
