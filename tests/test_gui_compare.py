@@ -333,6 +333,21 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
     assert "Per-query values" in html and "q17" in html
 
 
+def test_a_report_exported_before_the_intervals_are_computed_has_them(qtbot, window, dialog, collection, tmp_path):
+    """Exported while the window shows the quick comparison (its marks, no intervals yet), the report's
+    comparison has the bootstrap intervals all the same."""
+    from workbench.model import significance
+
+    load(qtbot, window, collection)
+    full = window.session.comparison
+    window.session.model.comparison = significance.compute(full.request, intervals=False)
+    assert not window.session.comparison.intervals
+    export(qtbot, dialog, tmp_path / "cmp.csv", "csv")
+    back = pd.read_csv(tmp_path / "cmp.csv", comment="#")
+    assert back["ci_low"].notna().all() and back["ci_high"].notna().all()
+    np.testing.assert_allclose(back[["ci_low", "ci_high"]].to_numpy(), full.table[["ci_low", "ci_high"]].to_numpy())
+
+
 def test_report_never_overwrites_without_confirmation(qtbot, window, dialog, collection, tmp_path):
     load(qtbot, window, collection)
     path = tmp_path / "report.md"
@@ -484,18 +499,28 @@ def test_letter_tooltips_list_every_other_run_with_its_pair(collection):
 
 def test_the_quick_comparison_comes_with_the_scores_and_a_slow_one_after(qtbot, window, collection, monkeypatch):
     """The t-test against the baseline is computed in the evaluation's job (no job of its own, no wait
-    while the window draws the scores); a comparison of another kind has its own job, as before."""
-    submitted = []
+    while the window draws the scores), without the bootstrap intervals (no view shows them); the
+    comparison with them replaces it once the scores are painted, with the same p-values.  A comparison
+    of another kind has its own job, as before."""
+    submitted, shown = [], []
     real = window.session.jobs.submit
     monkeypatch.setattr(window.session.jobs, "submit", lambda key, *a, **k: (submitted.append(key), real(key, *a, **k)))
+    window.session.sigComparisonChanged.connect(lambda c: c is not None and shown.append((c, list(submitted))))
     load(qtbot, window, collection)
-    assert "compare" not in submitted and "evaluate" in submitted
-    comparison = window.session.comparison
+    assert [c.intervals for c, _ in shown] == [False]  # the views are told once: the intervals change none
+    (quick, before), comparison = shown[0], window.session.comparison
+    assert "compare" not in before and "evaluate" in before  # with the scores
+    assert submitted.count("compare") == 1  # then once, after the paint
+    assert comparison.intervals and quick.request.same_as(comparison.request)
     assert comparison.is_for(window.session.results) and comparison.baseline == "base"
     _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05, seed=0)
     got = comparison.table.set_index(["run", "measure"]).sort_index()
     want = expected.set_index(["run", "measure"]).sort_index()
     np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-12)
+    np.testing.assert_allclose(got[["ci_low", "ci_high"]], want[["ci_low", "ci_high"]], rtol=1e-12)
+    pd.testing.assert_frame_equal(
+        quick.table.drop(columns=["ci_low", "ci_high"]), comparison.table.drop(columns=["ci_low", "ci_high"])
+    )
     assert summary_cells(window)[("good", "map")][0].endswith("†")  # its mark is shown
     submitted.clear()
     wait_idle(qtbot, window, lambda: window.session.set_compare_settings(test="wilcoxon"))

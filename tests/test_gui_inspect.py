@@ -113,7 +113,7 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
 
     from workbench import session as session_module
 
-    monkeypatch.setattr(session_module, "INSPECT_AFTER_MS", 400)
+    monkeypatch.setattr(session_module, "AFTER_PAINT_MS", 400)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
     run = tmp_path / "r.run"
@@ -134,3 +134,27 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
     assert busy_meanwhile[-1] == (True, False)  # waiting for the paint, not inspecting
     assert idle[-1] >= asked[-1]  # idle only once the inspection is done
     assert not [t for t in idle if shown[-1] <= t < asked[-1]]
+
+
+def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(qtbot, tmp_path):
+    """Closing the window while the inspection and the comparison's intervals wait for the paint: neither
+    starts afterwards (a job would report to a session that is gone)."""
+    w = open_window(qtbot, tmp_path, ("map",))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
+    runs = []
+    for tag in ("a", "b"):
+        runs.append(tmp_path / f"{tag}.run")
+        runs[-1].write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} {tag}\n" for q in (1, 2) for d in range(1, 21)))
+    s = w.session
+    submitted = []
+    real = s.jobs.submit
+    s.jobs.submit = lambda key, *a, **k: (submitted.append(key), real(key, *a, **k))[1]
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        w.open_files([str(qrels), *map(str, runs)])
+    assert s._paint_timer.isActive() and s._after_paint_work  # the inspection (and the intervals) wait
+    s.shutdown()
+    before = list(submitted)
+    qtbot.wait(600)
+    assert submitted == before and not s._after_paint_work
+    close_window(w)

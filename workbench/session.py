@@ -50,9 +50,11 @@ from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
-#: how long after new scores are shown the inspection of a file (put off while they were computed) starts:
-#: long enough for the window to paint them first (a hundred runs take about a quarter of a second)
-INSPECT_AFTER_MS = 300
+#: how long after new scores are shown the work put off for them starts (the inspection of a file, the
+#: bootstrap intervals of the comparison with the baseline): long enough for the window to paint them
+#: first (a hundred runs take about a quarter of a second), since that work, in a thread of this process,
+#: would slow the painting down
+AFTER_PAINT_MS = 300
 
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
 
@@ -168,11 +170,12 @@ class Session(QObject):
         self.sigFilesChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
         self.sigMeasuresChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
         # (an inspection put off while the runs were read and scored is computed then, once the window
-        # has painted the scores: in a thread of this process, it would slow the painting down)
-        self._inspect_timer = QTimer(self)
-        self._inspect_timer.setSingleShot(True)
-        self._inspect_timer.timeout.connect(self._inspect_after_paint)
-        self.sigResultsChanged.connect(lambda _: self._inspect_timer.start(INSPECT_AFTER_MS))
+        # has painted the scores)
+        self._paint_timer = QTimer(self)
+        self._paint_timer.setSingleShot(True)
+        self._paint_timer.timeout.connect(self._after_paint)
+        self._after_paint_work: list = []
+        self.sigResultsChanged.connect(lambda _: self._later(self.request_inspection))
         self.sigIdle.connect(self.request_inspection)
 
     # ------------------------------------------------------------------
@@ -394,8 +397,8 @@ class Session(QObject):
             ahead = model.comparison_request_for(results, baseline)
             if ahead is None or not ahead.quick:
                 return results, None
-            try:
-                return results, significance_model.compute(ahead, lambda _: progress(1.0))
+            try:  # (the marks only: the intervals follow once the scores are shown, see request_comparison)
+                return results, significance_model.compute(ahead, lambda _: progress(1.0), intervals=False)
             except Cancelled:
                 raise
             except Exception:  # noqa: BLE001 - computed again by request_comparison, which reports it
@@ -447,15 +450,29 @@ class Session(QObject):
             self._ahead = None
             self.jobs.discard("compare")
             self.model.apply_comparison(ahead)
+            if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted
+                self._later(self._complete_comparison)
             return
+        self._submit_comparison(request, self.model.apply_comparison)
+
+    def _submit_comparison(self, request, on_done) -> None:
         self.jobs.submit(
             "compare",
             lambda progress: significance_model.compute(request, progress),
             "Comparing with the baseline",
-            self.model.apply_comparison,
+            on_done,
             lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
             lambda: self.sigMessage.emit("Comparison cancelled: significance marks are out of date"),
         )
+
+    def _complete_comparison(self) -> None:
+        """The comparison shown, with its bootstrap intervals (exports and reports show them), unless a
+        newer one is wanted or under way meanwhile."""
+        shown = self.model.comparison
+        if shown is not None and not shown.intervals and not self.jobs.running("compare"):
+            request = self.model.comparison_request_for(self.model.results)
+            if request is not None and request.same_as(shown.request):
+                self._submit_comparison(request, self.model.complete_comparison)
 
     def set_drilldown_depth(self, depth: int) -> None:
         if self.model.set_drilldown_depth(depth):
@@ -503,7 +520,7 @@ class Session(QObject):
     def request_inspection(self) -> None:
         if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
             self.jobs.discard("inspect")
-        elif self.workspace.loading() or self.evaluating or self._inspect_timer.isActive():
+        elif self.workspace.loading() or self.evaluating or self._paint_timer.isActive():
             return  # the scores first: reading the file again and joining it with the qrels would slow them
         job = self.model.inspection_job()
         if job is None:
@@ -518,16 +535,24 @@ class Session(QObject):
             lambda: setattr(self.model, "inspection_key", None),
         )
 
-    def _inspect_after_paint(self) -> None:
-        self.request_inspection()
+    def _later(self, work) -> None:
+        """Run ``work()`` once the window has painted what it was just given (:data:`AFTER_PAINT_MS`)."""
+        if work not in self._after_paint_work:
+            self._after_paint_work.append(work)
+        self._paint_timer.start(AFTER_PAINT_MS)
+
+    def _after_paint(self) -> None:
+        work, self._after_paint_work = self._after_paint_work, []
+        for w in work:
+            w()
         if not self.busy:
-            self.sigIdle.emit()  # (nothing to inspect: the wait for the paint was the last work)
+            self.sigIdle.emit()  # (nothing to do after all: the wait for the paint was the last work)
 
     # ------------------------------------------------------------------
     # jobs
     @property
     def busy(self) -> bool:
-        timers = (self._eval_timer, self._announce_timer, self._inspect_timer)
+        timers = (self._eval_timer, self._announce_timer, self._paint_timer)
         return self.jobs.busy or any(timer.isActive() for timer in timers)
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
@@ -554,7 +579,9 @@ class Session(QObject):
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        self._eval_timer.stop()
+        for timer in (self._eval_timer, self._announce_timer, self._paint_timer):
+            timer.stop()  # no work starts after this
+        self._after_paint_work.clear()
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()
 

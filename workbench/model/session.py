@@ -383,6 +383,21 @@ class SessionModel(FileRules):
         self.comparison = comparison
         self.events.comparison_changed.emit(comparison)
 
+    def complete_comparison(self, comparison) -> None:
+        """``comparison`` with its bootstrap intervals: it replaces the quick one of the same request shown
+        (:func:`workbench.model.significance.compute`) without an event, since nothing the views show
+        changes (the intervals are in exports and reports); anything else is applied as a new comparison."""
+        shown = self.comparison
+        if (
+            shown is not None
+            and not shown.intervals
+            and comparison is not None
+            and comparison.request.same_as(shown.request)
+        ):
+            self.comparison = comparison
+            return
+        self.apply_comparison(comparison)
+
     def comparison_outdated_by(self, baseline) -> tuple[bool, bool]:
         """Whether the comparison and the drill-down are of another baseline than ``baseline``."""
         return (

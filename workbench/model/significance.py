@@ -115,6 +115,9 @@ class Comparison:
     table: pd.DataFrame  # metrics.compare.compare frame
     differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
     pairs: pd.DataFrame | None = None  # metrics.allpairs frame (mode "pairs")
+    #: whether ``table`` has its bootstrap intervals (``ci_low``, ``ci_high``); the quick comparison computed
+    #: with the scores has not (no view shows them): see :func:`compute`
+    intervals: bool = True
     _pair_rows: dict | None = field(default=None, init=False, repr=False, compare=False)
 
     def letters(self) -> dict:
@@ -163,8 +166,12 @@ class Comparison:
         return None if hit.empty else hit.iloc[0]
 
 
-def compute(request: Request, progress=None) -> Comparison:
-    """Paired tests of every run against the baseline, and the per-query differences."""
+def compute(request: Request, progress=None, *, intervals: bool = True) -> Comparison:
+    """Paired tests of every run against the baseline, and the per-query differences.
+
+    ``intervals=False``: without the bootstrap intervals of the differences with the baseline (10,000
+    resamples of every run: most of the comparison's time).  The window computes the marks it shows that
+    way with the scores, and the intervals right after (exports and reports show them)."""
     s = request.settings
     per_query = request.per_query
     measures = [m for m in pd.unique(per_query["measure"]) if not is_count(m)]
@@ -195,7 +202,7 @@ def compute(request: Request, progress=None) -> Comparison:
         correction=s.correction,
         alpha=s.alpha,
         permutations=s.permutations,
-        bootstrap=s.bootstrap,
+        bootstrap=s.bootstrap if intervals else 0,
         seed=s.seed,
     )
     if progress is not None and progress(0.8) is False:
@@ -203,7 +210,7 @@ def compute(request: Request, progress=None) -> Comparison:
 
         raise Cancelled("comparison cancelled")
     differences = mc.per_query_differences_by_measure(source, request.baseline)
-    return Comparison(request=request, table=table, differences=differences, pairs=pairs)
+    return Comparison(request=request, table=table, differences=differences, pairs=pairs, intervals=intervals)
 
 
 class _Ordered:

@@ -207,6 +207,8 @@ class ReportDialog(QDialog):
         fmt = fmt or report_model.suffix_format(path) or "html"
         comparison = self.session.comparison
         frame = comparison.table if comparison is not None and comparison.is_for(results) else None
+        # the quick comparison shown with the scores has no intervals yet: computed here, as the window will
+        unfinished = comparison.request if frame is not None and not comparison.intervals else None
         if fmt != "html" and table == "comparison" and frame is None:
             return self._fail("No comparison yet: it needs a baseline and at least one other run.")
         from metrics import fileio
@@ -223,11 +225,14 @@ class ReportDialog(QDialog):
         evaluation, qrels = results.evaluation, results.request.qrels_name
 
         def work(progress):
+            from workbench.model import significance
+
+            compared = frame if unfinished is None else significance.compute(unfinished).table
             return report_model.write_report(
                 path,
                 fmt,
                 evaluation=evaluation,
-                comparison=frame,
+                comparison=compared,
                 table=table,
                 qrels=qrels,
                 images=images,
