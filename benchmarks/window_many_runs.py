@@ -4,7 +4,9 @@ processes (offscreen).
 
 Two moments of the window are timed: the first full paint (every run scored and shown in the summary,
 with its marks of significance against the baseline, and the plots drawn) and idle (nothing left to
-do: also the inspection of the file opened last, which waits for the scores).  The CPU time of each
+do: also the inspection of the file opened last and the bootstrap intervals of the comparison, which
+wait for that paint).  The window's process starts as ``ir-workbench`` does (``workbench.system.process``,
+the worker processes started before Qt).  The CPU time of each
 (the window's process and its worker processes apart) says how much of the wall time the machine's
 cores could overlap at best.
 
