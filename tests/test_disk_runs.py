@@ -735,3 +735,81 @@ def test_what_no_session_took_is_let_go(files, early_folder):
     disk_runs.drop_early()
     assert "scores" not in disk_runs._EARLY
     assert disk_runs.take_early(label, run, (qrels,), measures, options) is None
+
+
+def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_library_scores_them(files, tmp_path):
+    """``ir-workbench FOLDER`` end to end, in a process of its own as it starts: the worker processes are
+    forked before Qt, score the runs while the window starts, the session takes every one of them over,
+    and the summary it shows equals the library's evaluation of the files (qrels with negative grades,
+    tied scores, a gzip run, a tab-separated run, a run missing a query)."""
+    import json
+    import subprocess
+
+    qrels, paths = files
+    folder = tmp_path / "study"
+    folder.mkdir()
+    for p in (qrels, *paths):
+        (folder / p.name).write_bytes(p.read_bytes())
+    script = tmp_path / "window.py"
+    script.write_text(
+        "import json, os, sys\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from workbench.system import process\n"
+        "process.prepare()\n"
+        "from workbench.model import disk_runs\n"
+        "disk_runs.HOLD_FILES = 3\n"
+        "assert disk_runs.start_early([sys.argv[2]])  # as ir-workbench FOLDER does, before Qt\n"
+        "method = disk_runs._EARLY['workers'].pool()._mp_context.get_start_method()\n"
+        "taken, real = [], disk_runs.take_early\n"
+        "def take(*args):\n"
+        "    future = real(*args)\n"
+        "    taken.append(future is not None)\n"
+        "    return future\n"
+        "disk_runs.take_early = take\n"
+        "from PySide6.QtCore import QSettings, QTimer\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "app = QApplication([])\n"
+        "from workbench.views.main_window import MainWindow\n"
+        "w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)\n"
+        "w.show()\n"
+        "w.when_session_ready(lambda: w.session.open_files([sys.argv[2]]))\n"
+        "w.when_ready(process.started)\n"
+        "def check():\n"
+        "    s = getattr(w, 'session', None)\n"
+        "    if s is not None and s.results is not None and not s.busy and w._ready is None:\n"
+        "        out = dict(method=method, taken=taken, early_left='scores' in disk_runs._EARLY,\n"
+        "                   summary=s.results.summary.to_dict(), runs=s.results.runs)\n"
+        "        print(json.dumps(out), flush=True)\n"
+        "        s.shutdown()\n"
+        "        os._exit(0)\n"
+        "    QTimer.singleShot(20, check)\n"
+        "QTimer.singleShot(20, check)\n"
+        "QTimer.singleShot(60000, lambda: os._exit(3))\n"
+        "app.exec()\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.getcwd(), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "settings.ini"), str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    if sys.platform.startswith("linux"):
+        assert out["method"] == "fork"
+    assert len(out["taken"]) >= 10 and sum(out["taken"]) == 10  # every run scored before the session, taken once
+    assert not out["early_left"]  # let go once the scores were shown
+    from workbench.model.defaults import DEFAULT_MEASURES
+
+    labels = out["runs"]
+    assert sorted(labels) == sorted(f"sys{r}" for r in range(10))
+    by_tag = {metrics.readers.read_run(str(p)).attrs["name"]: p for p in paths}
+    expected = metrics.evaluate(
+        str(qrels), {label: str(by_tag[label]) for label in labels}, list(DEFAULT_MEASURES)
+    ).summary()
+    shown = pd.DataFrame(out["summary"])
+    for measure in expected.columns:
+        for run in labels:
+            assert shown.at[run, measure] == expected.at[run, measure], (run, measure)
