@@ -373,6 +373,19 @@ def comparison_of(collection, **settings):
     return ev, significance_model.compute(request)
 
 
+@pytest.mark.parametrize("test", ["t", "wilcoxon", "permutation"])
+def test_a_comparison_without_intervals_completed_equals_the_whole_comparison(collection, test):
+    """The quick comparison (marks, no bootstrap) completed with ``with_intervals`` is the comparison computed
+    at once: the same table to the last digit, the per-query differences kept rather than made again."""
+    ev, whole = comparison_of(collection, test=test, permutations=2000)
+    quick = significance_model.compute(whole.request, intervals=False)
+    assert not quick.intervals and quick.table[["ci_low", "ci_high"]].isna().all().all()
+    done = significance_model.with_intervals(quick)
+    assert done.intervals and done.differences is quick.differences
+    pd.testing.assert_frame_equal(done.table, whole.table)
+    assert significance_model.with_intervals(done) is done
+
+
 def test_summary_marks_tooltips_and_legend(collection):
     ev, comparison = comparison_of(
         collection, test="permutation", correction="bh", alpha=0.01, permutations=2000, bootstrap=0

@@ -453,12 +453,14 @@ class Session(QObject):
             if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted
                 self._later(self._complete_comparison)
             return
-        self._submit_comparison(request, self.model.apply_comparison)
+        self._submit_comparison(
+            lambda progress: significance_model.compute(request, progress), self.model.apply_comparison
+        )
 
-    def _submit_comparison(self, request, on_done) -> None:
+    def _submit_comparison(self, work, on_done) -> None:
         self.jobs.submit(
             "compare",
-            lambda progress: significance_model.compute(request, progress),
+            work,
             "Comparing with the baseline",
             on_done,
             lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
@@ -472,7 +474,8 @@ class Session(QObject):
         if shown is not None and not shown.intervals and not self.jobs.running("compare"):
             request = self.model.comparison_request_for(self.model.results)
             if request is not None and request.same_as(shown.request):
-                self._submit_comparison(request, self.model.complete_comparison)
+                work = lambda progress: significance_model.with_intervals(shown, progress)  # noqa: E731
+                self._submit_comparison(work, self.model.complete_comparison)
 
     def set_drilldown_depth(self, depth: int) -> None:
         if self.model.set_drilldown_depth(depth):

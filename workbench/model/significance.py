@@ -8,6 +8,7 @@ measure for the difference chart.  The GUI thread only looks results up
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -171,11 +172,10 @@ def compute(request: Request, progress=None, *, intervals: bool = True) -> Compa
 
     ``intervals=False``: without the bootstrap intervals of the differences with the baseline (10,000
     resamples of every run: most of the comparison's time).  The window computes the marks it shows that
-    way with the scores, and the intervals right after (exports and reports show them)."""
+    way with the scores, and the intervals right after (:func:`with_intervals`: exports and reports show
+    them)."""
     s = request.settings
-    per_query = request.per_query
-    measures = [m for m in pd.unique(per_query["measure"]) if not is_count(m)]
-    source = _Ordered(per_query, list(request.runs))
+    source, measures = _source(request)
     pairs = None
     if s.mode == "pairs":
         from metrics.allpairs import compare_all_pairs
@@ -194,7 +194,36 @@ def compute(request: Request, progress=None, *, intervals: bool = True) -> Compa
             progress=part,
         )
     # against the baseline too: the per-query differences and their chart
-    table = mc.compare(
+    table = _against_baseline(request, source, measures, intervals)
+    if progress is not None and progress(0.8) is False:
+        from metrics.errors import Cancelled
+
+        raise Cancelled("comparison cancelled")
+    differences = mc.per_query_differences_by_measure(source, request.baseline)
+    return Comparison(request=request, table=table, differences=differences, pairs=pairs, intervals=intervals)
+
+
+def with_intervals(comparison: Comparison, progress=None) -> Comparison:
+    """``comparison`` with the bootstrap intervals of its table: the table computed again with them (the
+    same draws and tests: the same p-values), its per-query differences and pairs as they are."""
+    if comparison.intervals:
+        return comparison
+    source, measures = _source(comparison.request)
+    table = _against_baseline(comparison.request, source, measures, True)
+    if progress is not None:
+        progress(1.0)
+    return dataclasses.replace(comparison, table=table, intervals=True)
+
+
+def _source(request: Request):
+    per_query = request.per_query
+    measures = [m for m in pd.unique(per_query["measure"]) if not is_count(m)]
+    return _Ordered(per_query, list(request.runs)), measures
+
+
+def _against_baseline(request: Request, source, measures: list, intervals: bool) -> pd.DataFrame:
+    s = request.settings
+    return mc.compare(
         source,
         request.baseline,
         measures=measures,
@@ -205,12 +234,6 @@ def compute(request: Request, progress=None, *, intervals: bool = True) -> Compa
         bootstrap=s.bootstrap if intervals else 0,
         seed=s.seed,
     )
-    if progress is not None and progress(0.8) is False:
-        from metrics.errors import Cancelled
-
-        raise Cancelled("comparison cancelled")
-    differences = mc.per_query_differences_by_measure(source, request.baseline)
-    return Comparison(request=request, table=table, differences=differences, pairs=pairs, intervals=intervals)
 
 
 class _Ordered:

@@ -208,7 +208,7 @@ class ReportDialog(QDialog):
         comparison = self.session.comparison
         frame = comparison.table if comparison is not None and comparison.is_for(results) else None
         # the quick comparison shown with the scores has no intervals yet: computed here, as the window will
-        unfinished = comparison.request if frame is not None and not comparison.intervals else None
+        unfinished = comparison if frame is not None and not comparison.intervals else None
         if fmt != "html" and table == "comparison" and frame is None:
             return self._fail("No comparison yet: it needs a baseline and at least one other run.")
         from metrics import fileio
@@ -227,7 +227,7 @@ class ReportDialog(QDialog):
         def work(progress):
             from workbench.model import significance
 
-            compared = frame if unfinished is None else significance.compute(unfinished).table
+            compared = frame if unfinished is None else significance.with_intervals(unfinished).table
             return report_model.write_report(
                 path,
                 fmt,
