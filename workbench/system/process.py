@@ -9,7 +9,8 @@
   thousands of objects, and the collector traced them all again every few thousand: about 0.25 s of
   the start.  Collection is off from :func:`prepare` until :func:`started`, which moves what exists
   then (modules, classes, the views) out of the collector's sight (``gc.freeze``: objects that live
-  as long as the process) and turns it on again.  This is the recipe of the ``gc`` documentation,
+  as long as the process) and turns it on again.  (What is garbage at that moment stays: about 500
+  objects with 100 runs, against 0.09 s for a collection to find them.)  This is the recipe of the ``gc`` documentation,
   which also frees worker processes forked meanwhile (:func:`workbench.model.disk_runs.start_early`)
   from copying the pages the collector would otherwise touch.
 """
