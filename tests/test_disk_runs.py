@@ -813,3 +813,21 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
     for measure in expected.columns:
         for run in labels:
             assert shown.at[run, measure] == expected.at[run, measure], (run, measure)
+
+
+def test_cancel_stops_the_runs_scored_before_the_session_too(files, early_folder, qtbot, tmp_path):
+    """Cancel in a window started on a folder: the runs its processes score since the start, which no
+    evaluation has taken yet, are let go as well (those not started are cancelled)."""
+    from PySide6.QtCore import QSettings
+
+    from workbench.views.main_window import MainWindow
+
+    early = _scored_early(early_folder, len(files[1]))
+    w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    try:
+        w.session.cancel()
+        assert "scores" not in disk_runs._EARLY
+        assert all(f.done() or f.running() or f.cancelled() for _, _, f in early.values())  # none left waiting
+    finally:
+        w.session.shutdown()

@@ -579,12 +579,14 @@ class Session(QObject):
         if self._eval_timer.isActive():
             self._eval_timer.stop()
         self.jobs.cancel()
+        disk_runs.drop_early()  # the runs scored since the window started, not taken yet, stop too
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
         for timer in (self._eval_timer, self._announce_timer, self._paint_timer):
             timer.stop()  # no work starts after this
         self._after_paint_work.clear()
+        disk_runs.drop_early()
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()
 
