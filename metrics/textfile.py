@@ -203,6 +203,16 @@ def _text_problem(chunk: bytes) -> tuple[int, str] | None:
     return None
 
 
+def head(path, size: int = 65536) -> bytes:
+    """The first ``size`` bytes of the file at ``path``, decompressed if it is gzip; empty if they cannot be
+    read (the reader says what is wrong)."""
+    with open(path, "rb") as raw:
+        try:
+            return open_stream(raw)[1].read(size)
+        except (OSError, EOFError):
+            return b""
+
+
 def open_stream(raw):
     """(is gzip, readable stream) for a file opened in binary mode: gzip is
     recognised by its magic bytes, not by the file name."""

@@ -831,3 +831,17 @@ def test_cancel_stops_the_runs_scored_before_the_session_too(files, early_folder
         assert all(f.done() or f.running() or f.cancelled() for _, _, f in early.values())  # none left waiting
     finally:
         w.session.shutdown()
+
+
+def test_the_plan_before_the_session_takes_the_files_as_the_session_does(files, early_folder):
+    """Queries (a topics TSV whose lines have six words and more), other files and a second qrels-like file
+    are told apart as the session's loading does: no queries file is scored as a run, and without exactly
+    one qrels file nothing is scored before the session."""
+    (early_folder / "topics.tsv").write_text("".join(f"{q}\twhat is the best way to rank {q}\n" for q in range(5)))
+    (early_folder / "notes.md").write_text("# notes\n")
+    qrels, runs = disk_runs._early_plan([early_folder])
+    assert qrels[0] == str(early_folder / "qrels.txt") and qrels[1] == disk_runs._stat(qrels[0])
+    assert sorted(label for label, _ in runs) == sorted(f"sys{r}" for r in range(10))
+    assert all(run.stat == disk_runs._stat(run.path) for _, run in runs)
+    (early_folder / "more.qrels").write_bytes((early_folder / "qrels.txt").read_bytes())
+    assert disk_runs._early_plan([early_folder]) is None  # two qrels files: the session decides

@@ -220,13 +220,20 @@ def _early_plan(paths: list):
     """``((qrels path, its stat), [(label, RunOnDisk)...])``: the one qrels file and the runs among ``paths``
     as a new session would take them (found, detected and labelled by the same code, in the order given);
     None without exactly one qrels file and some run."""
+    import metrics.topics
     from metrics.readers.detect import detect_kind
+    from metrics.textfile import head
     from workbench.model.workspace import Workspace, expand
 
     space = Workspace()  # labels as the session's workspace gives them
     qrels, runs = [], []
     for path in expand(paths).files:
         stat = _stat(path)
+        try:
+            if metrics.topics.sniff(head(path)):
+                continue  # queries (workbench.model.loading._load_file asks first too)
+        except OSError:
+            continue
         run = head_of_run(path, None)
         if run is not None and stat is not None:
             run.stat = stat

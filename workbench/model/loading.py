@@ -11,7 +11,7 @@ import pandas as pd
 
 import metrics.readers
 from metrics.errors import InputError
-from metrics.textfile import open_stream
+from metrics.textfile import head
 from workbench.model.workspace import FileEntry
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
@@ -46,14 +46,6 @@ class QueriesFile:
     warnings: list = dataclasses.field(default_factory=list)
 
 
-def _head(path: str, size: int = 65536) -> bytes:
-    with open(path, "rb") as raw:
-        try:
-            return open_stream(raw)[1].read(size)
-        except (OSError, EOFError):
-            return b""  # the reader reports the corrupt file
-
-
 def _load_file(path: str, kind: str | None, progress, hold: bool = True):
     """Worker body: the file's size and time as read, and its content.
 
@@ -66,7 +58,7 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
     except OSError:
         st = None
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
-    if kind == "queries" or (kind is None and metrics.topics.sniff(_head(path))):
+    if kind == "queries" or (kind is None and metrics.topics.sniff(head(path))):
         return stat, QueriesFile(path, metrics.topics.read_queries(path))
     if not hold:
         from workbench.model.disk_runs import head_of_run
