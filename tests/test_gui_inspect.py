@@ -158,3 +158,27 @@ def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(q
     qtbot.wait(600)
     assert submitted == before and not s._after_paint_work
     close_window(w)
+
+
+def test_cancel_drops_the_intervals_put_off_for_the_paint(qtbot, tmp_path):
+    """Cancel while the comparison's intervals wait for the paint: they are not computed (an export would
+    compute them), and the marks shown stay."""
+    w = open_window(qtbot, tmp_path, ("map",))
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
+    runs = []
+    for tag in ("a", "b"):
+        runs.append(tmp_path / f"{tag}.run")
+        runs[-1].write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} {tag}\n" for q in (1, 2) for d in range(1, 21)))
+    s = w.session
+    submitted = []
+    real = s.jobs.submit
+    s.jobs.submit = lambda key, *a, **k: (submitted.append(key), real(key, *a, **k))[1]
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        w.open_files([str(qrels), *map(str, runs)])
+    assert s._paint_timer.isActive() and not s.comparison.intervals
+    s.cancel()
+    qtbot.wait(600)
+    assert "compare" not in submitted and not s._paint_timer.isActive()
+    assert s.comparison is not None and not s.comparison.intervals  # its marks still shown
+    close_window(w)

@@ -578,6 +578,8 @@ class Session(QObject):
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
         if self._eval_timer.isActive():
             self._eval_timer.stop()
+        self._paint_timer.stop()  # (an export computes the intervals the comparison shown lacks)
+        self._after_paint_work.clear()
         self.jobs.cancel()
         disk_runs.drop_early()  # the runs scored since the window started, not taken yet, stop too
         self.sigStateChanged.emit()
