@@ -136,9 +136,9 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
     assert not [t for t in idle if shown[-1] <= t < asked[-1]]
 
 
-def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(qtbot, tmp_path):
-    """Closing the window while the inspection and the comparison's intervals wait for the paint: neither
-    starts afterwards (a job would report to a session that is gone)."""
+def _scores_just_shown(qtbot, tmp_path):
+    """A window that has just shown the scores of two runs (the work put off for the paint still waiting),
+    and the list of the keys of the jobs it submits."""
     w = open_window(qtbot, tmp_path, ("map",))
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
@@ -146,12 +146,19 @@ def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(q
     for tag in ("a", "b"):
         runs.append(tmp_path / f"{tag}.run")
         runs[-1].write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} {tag}\n" for q in (1, 2) for d in range(1, 21)))
-    s = w.session
     submitted = []
-    real = s.jobs.submit
-    s.jobs.submit = lambda key, *a, **k: (submitted.append(key), real(key, *a, **k))[1]
-    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+    real = w.session.jobs.submit
+    w.session.jobs.submit = lambda key, *a, **k: (submitted.append(key), real(key, *a, **k))[1]
+    with qtbot.waitSignal(w.session.sigResultsChanged, timeout=TIMEOUT):
         w.open_files([str(qrels), *map(str, runs)])
+    return w, submitted
+
+
+def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(qtbot, tmp_path):
+    """Closing the window while the inspection and the comparison's intervals wait for the paint: neither
+    starts afterwards (a job would report to a session that is gone)."""
+    w, submitted = _scores_just_shown(qtbot, tmp_path)
+    s = w.session
     assert s._paint_timer.isActive() and s._after_paint_work  # the inspection (and the intervals) wait
     s.shutdown()
     before = list(submitted)
@@ -163,19 +170,8 @@ def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(q
 def test_cancel_drops_the_intervals_put_off_for_the_paint(qtbot, tmp_path):
     """Cancel while the comparison's intervals wait for the paint: they are not computed (an export would
     compute them), and the marks shown stay."""
-    w = open_window(qtbot, tmp_path, ("map",))
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
-    runs = []
-    for tag in ("a", "b"):
-        runs.append(tmp_path / f"{tag}.run")
-        runs[-1].write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} {tag}\n" for q in (1, 2) for d in range(1, 21)))
+    w, submitted = _scores_just_shown(qtbot, tmp_path)
     s = w.session
-    submitted = []
-    real = s.jobs.submit
-    s.jobs.submit = lambda key, *a, **k: (submitted.append(key), real(key, *a, **k))[1]
-    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
-        w.open_files([str(qrels), *map(str, runs)])
     assert s._paint_timer.isActive() and not s.comparison.intervals
     s.cancel()
     qtbot.wait(600)
