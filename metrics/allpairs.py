@@ -73,7 +73,7 @@ import string
 import numpy as np
 import pandas as pd
 
-from .compare.baseline import TEST_COLUMNS, _labels, _run_order, _select_measures, _tidy
+from .compare.baseline import TEST_COLUMNS, _labels, _run_order, _select_measures, _tables, _tidy
 from .compare.pairs import _pair_intervals, pair_statistics  # noqa: F401  (_pair_intervals: for benchmarks)
 from .compare.resampling import (  # noqa: F401  (importable from here, where the methods are described)
     _rng,
@@ -125,18 +125,15 @@ def compare_all_pairs(
         raise ValueError("permutations must be at least 1")
     order = _run_order(per_query, frame) if runs is None else list(runs)
     chosen = _select_measures(frame, measures)
-    frame = frame.loc[frame["measure"].isin(chosen) & frame["run"].isin(order) & frame["value"].notna()]
     parts = []
     steps = max(1, len(chosen))
     every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
     first, second = np.array(every, dtype=np.intp).reshape(-1, 2).T
-    for mi, measure in enumerate(chosen):
-        wide = frame.loc[frame["measure"] == measure].pivot(index="query_id", columns="run", values="value")
-        wide = wide.reindex(columns=order)
+    for mi, (measure, (queries, table)) in enumerate(zip(chosen, _tables(frame, order, chosen))):
         found = pair_statistics(
-            wide.to_numpy(np.float64),
+            table,
             every,
-            queries=wide.index,
+            queries=queries,
             measure=measure,
             test=None if test == "tukey" else test,
             permutations=int(permutations),
@@ -145,9 +142,9 @@ def compare_all_pairs(
             seed=int(seed),
         )
         if test == "tukey":
-            complete = wide.dropna()
+            complete = table[~np.isnan(table).any(axis=1)]
             part = None if progress is None else (lambda f, mi=mi: progress((mi + f) / steps))
-            tukey = tukey_hsd(complete.to_numpy(), int(permutations), _rng(seed, measure, "tukey"), part)
+            tukey = tukey_hsd(complete, int(permutations), _rng(seed, measure, "tukey"), part)
             found["p_value"] = tukey[first, second]
         parts.append(found)
         if progress is not None and test != "tukey" and progress((mi + 1) / steps) is False:
