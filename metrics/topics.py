@@ -39,9 +39,11 @@ _XML_TOPIC = re.compile(r"<topic\s+number\s*=\s*\"([^\"]+)\"[^>]*>(.*?)</topic>"
 def sniff(head: bytes) -> bool:
     """Whether the start of a file looks like queries (topics, or ``qid<TAB>free text`` lines)."""
     text = head.decode("utf-8", "replace")
-    if re.search(r"<top>|<topic\s+number", text, re.I):
+    # (no "<": no tag, and the search of the whole head is skipped for the runs and qrels a folder holds
+    # by the hundred)
+    if b"<" in head and re.search(r"<top>|<topic\s+number", text, re.I):
         return True
-    lines = [line for line in text.splitlines()[:50] if line.strip() and not line.startswith("#")]
+    lines = [line for line in _first_lines(text, 50) if line.strip() and not line.startswith("#")]
     if len(text) == len(head) and len(lines) > 1:
         lines = lines[:-1]  # the last line may be cut off
     if not lines:
@@ -49,6 +51,16 @@ def sniff(head: bytes) -> bool:
     rows = [line.split("\t") for line in lines]
     # two tab-separated fields, the second words (TREC qrels and runs are 4 and 6 single-token fields)
     return all(len(r) == 2 for r in rows) and sum(" " in r[1].strip() for r in rows) >= max(1, len(rows) // 2)
+
+
+def _first_lines(text: str, n: int) -> list[str]:
+    """``text.splitlines()[:n]``, splitting only as much of ``text`` as they need."""
+    cut = -1
+    for _ in range(n + 1):  # the (n+1)th newline ends at least n + 1 lines of splitlines
+        cut = text.find("\n", cut + 1)
+        if cut < 0:
+            return text.splitlines()[:n]
+    return text[: cut + 1].splitlines()[:n]
 
 
 def read_queries(path) -> dict[str, str]:

@@ -78,14 +78,22 @@ def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
     cut may split a character).
     """
     data = _without_bom(data, display)
-    lines = data.split(b"\n")
-    partial = lines.pop()  # after the last newline
-    for i, line in enumerate(lines + [partial] if (eof or limit) else lines):
-        if i < len(lines) or eof:
-            _check_text(line, i + 1, display)
-        elif b"\0" in line:
-            _check_text(line, i + 1, display)
+    start, number = 0, 0
+    while True:  # line by line: the first data line is near the start of the 64 KiB read
+        end = data.find(b"\n", start)
+        number += 1
+        if end < 0:  # after the last newline
+            if not (eof or limit):
+                return None
+            line = data[start:]
+            if eof or b"\0" in line:
+                _check_text(line, number, display)
+        else:
+            line = data[start:end]
+            _check_text(line, number, display)
         tokens = line.split()
         if tokens and tokens[0][:1] != b"#":
-            return tokens, i + 1
-    return None
+            return tokens, number
+        if end < 0:
+            return None
+        start = end + 1

@@ -106,9 +106,10 @@ class HelpDialog(QDialog):
         return self.browser.toPlainText()
 
 
-def measure_tooltip(name: str) -> str:
-    """One line about a measure family, for tooltips (empty when unknown)."""
-    for e in reference.entries():
+def measure_tooltip(name: str, entries: list | None = None) -> str:
+    """One line about a measure family, for tooltips (empty when unknown); ``entries``: those of
+    :func:`metrics.measures.reference.entries`, made once for many tooltips."""
+    for e in reference.entries() if entries is None else entries:
         if e.family == name or name in e.trec_names or name in e.ir_measures:
             first = e.doc.split(". ")[0].rstrip(".")
             return f"{e.family}: {first}." + (

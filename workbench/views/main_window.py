@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import threading
@@ -566,7 +567,19 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self.progress.setVisible(busy)
         self.cancel_button.setVisible(busy)
         if busy:
-            self.progress.setRange(0, 0)
+            with self._progress_painted_later():
+                self.progress.setRange(0, 0)
+
+    @contextlib.contextmanager
+    def _progress_painted_later(self):
+        """Changes of the progress bar painted with the window's next paint: QProgressBar repaints at once
+        when its range or value changes, and that paints every other part of the window waiting to be
+        painted (the plots) there and then, while files are still arriving."""
+        self.progress.setUpdatesEnabled(False)
+        try:
+            yield
+        finally:
+            self.progress.setUpdatesEnabled(True)  # (which asks for the paint)
 
     def _on_progress(self, fraction: float, what: str) -> None:
         now = time.monotonic()
@@ -576,12 +589,13 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         ):
             return  # a progress bar repaint costs milliseconds: at most twenty a second
         self._progress_shown, self._progress_at = shown, now
-        if fraction < 0:
-            self.progress.setRange(0, 0)
-        else:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(round(fraction * 1000)))
-        self.progress.setFormat(f"{what} %p%")
+        with self._progress_painted_later():
+            if fraction < 0:
+                self.progress.setRange(0, 0)
+            else:
+                self.progress.setRange(0, 1000)
+                self.progress.setValue(int(round(fraction * 1000)))
+            self.progress.setFormat(f"{what} %p%")
         self.progress.setToolTip(what)
 
     def _fit_summary(self, results) -> None:

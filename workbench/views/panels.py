@@ -297,6 +297,7 @@ class FilesPanel(QWidget):
         menu.exec(self.table.viewport().mapToGlobal(pos))
 
 
+from metrics.measures import reference  # noqa: E402
 from workbench.views.help import measure_tooltip  # noqa: E402
 
 #: the measures offered with a tick box; their labels come from the measure registry
@@ -332,10 +333,11 @@ class MeasurePanel(QWidget):
         self.session = session
         self.list = QListWidget(self)
         known = set(COMMON_MEASURES)
+        entries = reference.entries()  # made once (a few milliseconds each time)
         for name in COMMON_MEASURES:
             item = QListWidgetItem(f"{display_label(name)}   [{name}]")
             item.setData(Qt.ItemDataRole.UserRole, name)
-            item.setToolTip(measure_tooltip(name.split(".")[0]))
+            item.setToolTip(measure_tooltip(name.split(".")[0], entries))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if name in session.measures else Qt.CheckState.Unchecked)
             self.list.addItem(item)
