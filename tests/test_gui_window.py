@@ -630,13 +630,40 @@ def test_files_panel_renames_and_corrects_kinds(qtbot, window, small):
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
         table.item(row, 0).setText("beta v2")
     assert s.results.runs == ["alpha", "beta v2"]
-    combo = table.cellWidget(row, 1)
+    assert table.item(row, 1).text() == "run"
+    combo = window.files.kind_box(row)
     index = combo.findData("ranked")
     with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
         combo.activated.emit(index)
     assert "beta.run" in blocker.args[0]  # a 6-column run is no ranked-judgments file
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert s.workspace.entry_by_label("beta v2").kind == "run"
+
+
+def test_a_click_on_a_kind_offers_the_other_kinds_and_rows_hold_no_widgets(qtbot, window, small):
+    drop_and_wait(qtbot, window, small)
+    table = window.files.table
+    kinds = [table.item(r, 1).text() for r in range(table.rowCount())]
+    assert kinds == ["qrels", "run", "run"]
+    assert all(table.cellWidget(r, 1) is None for r in range(table.rowCount()))  # drawn, not a box per row
+    row = kinds.index("qrels")
+    rect = table.visualRect(table.model().index(row, 1))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    box = table.indexWidget(table.model().index(row, 1))
+    assert box is not None and box.isVisible()
+    assert [box.itemText(i) for i in range(box.count())] == [
+        "qrels",
+        "read as run",
+        "read as ranked judgments",
+        "read as query texts",
+    ]
+    assert box.itemData(0) is None  # the kind it has: choosing it reads nothing again
+    before = window.session.workspace.qrels_entry().qrels
+    box.activated.emit(0)
+    qtbot.waitUntil(lambda: table.indexWidget(table.model().index(row, 1)) is None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
+    assert window.session.workspace.qrels_entry().qrels is before
+    assert [table.item(r, 1).text() for r in range(table.rowCount())] == kinds
 
 
 def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, small, monkeypatch):
@@ -665,7 +692,8 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
     drop_and_wait(qtbot, window, [a])
     assert [e.kind for e in s.workspace.entries] == ["qrels"]  # four columns: qrels, never guessed as ranked
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
-        window.files.table.cellWidget(0, 1).activated.emit(window.files.table.cellWidget(0, 1).findData("ranked"))
+        box = window.files.kind_box(0)
+        box.activated.emit(box.findData("ranked"))
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
         s.open_files([str(b)], kind="ranked")  # as the Files panel's "read as" does
     assert [e.kind for e in s.workspace.entries] == ["ranked", "ranked"]

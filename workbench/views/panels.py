@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pandas as pd
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractItemDelegate,
     QAbstractItemView,
     QComboBox,
     QFormLayout,
@@ -19,6 +20,9 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSpinBox,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionComboBox,
     QTableWidget,
     QTableWidgetItem,
     QToolButton,
@@ -59,6 +63,9 @@ class FilesPanel(QWidget):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setMinimumWidth(120)  # a narrow panel scrolls instead of widening the window
+        self.table.setItemDelegateForColumn(1, _KindDelegate(self))
+        # one click on a kind shows the kinds to choose from, as a drop-down box does
+        self.table.clicked.connect(lambda index: index.column() == 1 and self.table.edit(index))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         self.table.itemChanged.connect(self._on_item_changed)
@@ -154,31 +161,15 @@ class FilesPanel(QWidget):
                 item.setFont(font)
             self.table.setItem(row, 0, item)
 
-            # a kind box is made once per (row, file, kind, status): with hundreds of runs, making them
-            # all again at every change would take seconds
-            state = (e.path, e.kind, e.status != "loading")
-            combo = self.table.cellWidget(row, 1)
-            if e.status == "loading":  # no box until the kind is known: a folder of runs makes each once
-                if combo is not None:
-                    self.table.removeCellWidget(row, 1)
-                waiting = QTableWidgetItem("…")
-                waiting.setFlags(Qt.ItemFlag.ItemIsEnabled)
-                waiting.setToolTip("Being read: its kind is not known yet")
-                self.table.setItem(row, 1, waiting)
-            elif combo is None or combo.property("state") != state:
-                self.table.takeItem(row, 1)  # the "…" of a file being read
-                combo = QComboBox(self.table)
-                combo.setProperty("state", state)
-                combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-                combo.setMinimumContentsLength(6)
-                combo.addItem("…" if e.kind is None else KIND_TEXT[e.kind], None)
-                for k in KINDS:
-                    if k != e.kind:
-                        combo.addItem(f"read as {KIND_TEXT[k]}", k)
-                combo.setToolTip("Detected kind of file; choose another to read it again as that kind")
-                combo.setEnabled(e.status != "loading")
-                combo.activated.connect(lambda idx, c=combo, p=e.path: self._on_kind(p, c.itemData(idx)))
-                self.table.setCellWidget(row, 1, combo)
+            # the kind: drawn as a drop-down box by _KindDelegate, which makes a real one only while it is used
+            kind = QTableWidgetItem("…" if e.status == "loading" or e.kind is None else KIND_TEXT[e.kind])
+            if e.status == "loading":
+                kind.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                kind.setToolTip("Being read: its kind is not known yet")
+            else:
+                kind.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsEditable)
+                kind.setToolTip("Detected kind of file; choose another to read it again as that kind")
+            self.table.setItem(row, 1, kind)
 
             st = QTableWidgetItem(status)
             st.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
@@ -254,6 +245,14 @@ class FilesPanel(QWidget):
         if kind:
             self.session.set_kind(path, kind)
 
+    def kind_box(self, row: int) -> QComboBox | None:
+        """The drop-down box choosing the kind of the file in ``row``, opened as a click on it opens it (None
+        while the file is read)."""
+        index = self.table.model().index(row, 1)
+        self.table.edit(index)
+        box = self.table.indexWidget(index)
+        return box if isinstance(box, QComboBox) else None
+
     def _move(self, delta: int) -> None:
         path = self.selected_path()
         if path:
@@ -295,6 +294,65 @@ class FilesPanel(QWidget):
         menu.addSeparator()
         menu.addAction("Remove", lambda: self.session.remove(path))
         menu.exec(self.table.viewport().mapToGlobal(pos))
+
+
+class _KindDelegate(QStyledItemDelegate):
+    """The Kind column: each kind drawn as a drop-down box, and a real box made only for the row whose kind
+    is being chosen (a box per row, made and laid out again as files arrive, took most of the panel's time
+    with a hundred runs)."""
+
+    def __init__(self, panel: FilesPanel):
+        super().__init__(panel.table)
+        self.panel = panel
+
+    def _box_option(self, option, index) -> QStyleOptionComboBox:
+        box = QStyleOptionComboBox()
+        box.initFrom(option.widget)
+        box.rect = option.rect
+        box.currentText = str(index.data() or "")
+        box.frame = True
+        if not index.flags() & Qt.ItemFlag.ItemIsEditable:
+            box.state &= ~QStyle.StateFlag.State_Enabled
+        return box
+
+    def paint(self, painter, option, index) -> None:
+        if not index.flags() & Qt.ItemFlag.ItemIsEditable:  # a file being read: "…", no box yet
+            super().paint(painter, option, index)
+            return
+        if option.state & QStyle.StateFlag.State_Selected:
+            painter.fillRect(option.rect, option.palette.highlight())
+        box = self._box_option(option, index)
+        style = option.widget.style()
+        style.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, box, painter, option.widget)
+        style.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, box, painter, option.widget)
+
+    def sizeHint(self, option, index) -> QSize:
+        box = self._box_option(option, index)
+        text = option.fontMetrics.size(0, max(box.currentText, "qrels", key=len))  # as wide as six characters at least
+        return option.widget.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, box, text, option.widget)
+
+    def createEditor(self, parent, option, index) -> QComboBox:
+        path = index.siblingAtColumn(0).data(PATH_ROLE)
+        e = self.panel.session.workspace.entry(path)
+        current = e.kind if e is not None else None
+        box = QComboBox(parent)
+        box.addItem("…" if current is None else KIND_TEXT[current], None)
+        for k in KINDS:
+            if k != current:
+                box.addItem(f"read as {KIND_TEXT[k]}", k)
+        box.activated.connect(lambda i: self._chosen(box, path, box.itemData(i)))
+        QTimer.singleShot(0, box, box.showPopup)  # (not if the box is gone by then)
+        return box
+
+    def _chosen(self, box: QComboBox, path: str, kind) -> None:
+        self.closeEditor.emit(box, QAbstractItemDelegate.EndEditHint.NoHint)
+        self.panel._on_kind(path, kind)
+
+    def setEditorData(self, editor, index) -> None:
+        pass  # filled when made
+
+    def setModelData(self, editor, model, index) -> None:
+        pass  # a kind is changed by reading the file again (_chosen), not by editing the cell
 
 
 from metrics.measures import reference  # noqa: E402
