@@ -43,7 +43,8 @@ w.resize(1400, 900)
 w.show()
 files = sys.argv[3:]
 runs = len(files) - 1
-w.when_session_ready(lambda: w.session.open_files(files))  # as ir-workbench FILES... does
+# as ir-workbench FILES... does: the views painted with the first scores
+w.when_session_ready(lambda: (w.session.open_files(files), w.paint_with_first_scores()))
 w.when_ready(process.started)
 painted = []
 
@@ -63,7 +64,7 @@ def cpu_seconds():  # (user + system) of this process and of its worker processe
 def check():
     s = getattr(w, "session", None)
     shown = s is not None and s.results is not None and len(s.results.runs) == runs and w._ready is None
-    if shown and not painted and not s.evaluating and s.comparison_current():
+    if shown and not painted and not s.evaluating and s.comparison_current() and w.updatesEnabled():
         app.processEvents()  # the summary, its marks and the plots painted
         painted.append(time.time())
     if shown and painted and not s.busy:

@@ -123,7 +123,7 @@ def test_drop_loads_files_and_tables_hold_evaluate_values(qtbot, window, sample)
 
     # per-query table: the chosen measure, one column per run, differences to the baseline
     window.per_query.measure_box.setCurrentText("P_10")
-    assert s.focus_measure == "P_10"
+    assert s.focus_measure in ("P_10", "recip_rank")
     table = table_values(window.per_query).set_index("query_id")
     wide = ev.per_query_wide("P_10")
     assert sorted(table.index) == sorted(wide.index)
@@ -843,6 +843,34 @@ def test_columns_are_as_wide_as_their_longest_text(qtbot, window):
     assert [model.index(r, 1).data() for r in range(3)] == ["0.5000", "123456.2500 †††", "–"]
 
 
+def test_the_longest_text_of_a_number_column_is_found_without_formatting_every_cell(qtbot):
+    """The widths of a table's number columns come from a few of their values (the largest, the most
+    negative, "–", "inf"): the longest of those is the longest text of the column, as every cell shows it."""
+    from workbench.views.qtable import DataFrameModel
+
+    rng = np.random.default_rng(5)
+    columns = {
+        "scores": rng.random(40),
+        "differences": rng.normal(0, 3, 40),
+        "signed zero": np.r_[np.zeros(39), -0.0],
+        "gaps": np.r_[rng.random(38), np.nan, np.inf],
+        "minus infinity": np.r_[rng.random(39) * 0.001, -np.inf],
+        "all missing": np.full(40, np.nan),
+        "num_rel_ret": rng.integers(-5, 1000, 40).astype(float),
+        "big": np.r_[rng.random(39), 123456.25],
+    }
+    model = DataFrameModel()
+    model.set_frame(pd.DataFrame(columns))
+    for c, name in enumerate(columns):
+        every = [model.display_text(r, c) for r in range(40)]
+        longest = max(len(t) for t in every)
+        texts = model.longest_texts(c, 200)
+        assert set(texts) <= set(every), name
+        assert max(len(t) for t in texts) == longest, name
+    assert model.longest_texts(list(columns).index("signed zero"), 200, keep=1) == ["-0.0000"]
+    assert model.longest_texts(list(columns).index("num_rel_ret"), 200)[-1].lstrip("-").isdigit()
+
+
 def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample, monkeypatch):
     """A folder of runs larger than the window holds: the runs stay on disk, are scored by worker
     processes, and the window shows the same numbers as for runs it holds; the drill-down and the
@@ -973,6 +1001,111 @@ def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path
     assert any("bad.run" in m and "line 1" in m for m in w.messages.messages)  # said before the views, shown
     assert set(w.pr_plot.curves) == set(s.results.runs)
     assert w.summary.model.rowCount() == 3
+    close_window(w)
+
+
+def test_the_plots_draw_new_scores_once_and_again_for_each_change_of_what_they_show(qtbot, window, twelve):
+    """New scores change the measure in focus and the scores (two signals): each plot draws them once; a
+    query, the find box or the all-runs box draws again."""
+    drop_and_wait(qtbot, window, twelve)
+    s, plot = window.session, window.pr_plot
+    drawn = []
+    original = plot.drawn_runs
+    plot.drawn_runs = lambda results: drawn.append(results) or original(results)
+    with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
+        s.set_measures(("P.10", "recip_rank"))  # map, the measure in focus, goes: another comes
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    assert s.focus_measure in ("P_10", "recip_rank")
+    assert drawn == [s.results]
+    assert set(plot.curves) == set(original(s.results)) and 8 <= len(plot.curves) <= 9  # the best 8, the baseline
+    query = s.results.query_ids[2]
+    s.select_query(query)
+    assert len(drawn) == 2
+    run = next(iter(plot.curves))
+    x, y = plot.data(run)
+    expected = plot.table(s.results).get(query, run)
+    assert np.array_equal(x, expected[0]) and np.array_equal(y, expected[1])  # the query's curve
+    plot.find_box.setText("run0")
+    assert len(drawn) == 3 and set(plot.curves) == {r for r in s.results.runs if "run0" in r} | {s.baseline_label()}
+    plot.find_box.setText("")
+    plot.all_runs_box.setChecked(True)
+    assert len(drawn) == 5 and set(plot.curves) == set(s.results.runs)
+    s.select_query(query)  # the same query again: nothing to draw
+    assert len(drawn) == 5
+
+
+def _window_opened_on(qtbot, tmp_path, files):
+    """A window started as ``ir-workbench FILES`` starts it: shown first, the files opened by its session
+    and its views painted with the first scores; and the paints of its precision-recall plot, each with
+    whether the scores were there."""
+    from PySide6.QtCore import QEvent, QObject
+
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    w = MainWindow(settings=settings, deferred=True)
+    qtbot.addWidget(w)
+    painted = []
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                painted.append(w.session.results is not None)
+            return False
+
+    w.paints = Paints(w)
+    w.when_session_ready(lambda: (w.session.open_files([str(f) for f in files]), w.paint_with_first_scores()))
+    w.when_ready(lambda: w.pr_plot.plot.viewport().installEventFilter(w.paints))
+    w.show()
+    return w, painted
+
+
+def _slow_scores(monkeypatch):
+    """Scores that wait for the event returned (at most TIMEOUT)."""
+    import threading
+
+    from workbench.model import analysis
+
+    release = threading.Event()
+    compute = analysis.compute
+    monkeypatch.setattr(analysis, "compute", lambda *a, **k: release.wait(TIMEOUT / 1000) and compute(*a, **k))
+    return release
+
+
+def test_a_window_opened_on_files_paints_its_views_once_the_scores_are_there(qtbot, tmp_path, sample, monkeypatch):
+    release = _slow_scores(monkeypatch)
+    w, painted = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
+    qtbot.waitUntil(lambda: hasattr(w, "docks"), timeout=TIMEOUT)
+    qtbot.wait(300)  # time to paint, were the views painted while the runs are scored
+    assert not w.updatesEnabled() and painted == []
+    release.set()
+    s = w.session
+    qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: bool(painted), timeout=TIMEOUT)
+    assert w.updatesEnabled()
+    assert all(painted)  # never drawn empty
+    assert set(w.pr_plot.curves) == set(s.results.runs)
+    close_window(w)
+
+
+def test_a_window_opened_on_files_paints_its_views_after_a_while_or_when_nothing_is_left(
+    qtbot, tmp_path, sample, monkeypatch
+):
+    # scores slow to come: the views are painted (empty) once the wait is over, and again with the scores
+    release = _slow_scores(monkeypatch)
+    monkeypatch.setattr(MainWindow, "FIRST_PAINT_WAIT_MS", 50)
+    w, painted = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
+    qtbot.waitUntil(lambda: w.updatesEnabled() and bool(painted), timeout=TIMEOUT)
+    assert w.session.results is None and painted[0] is False
+    release.set()
+    qtbot.waitUntil(lambda: w.session.results is not None and not w.session.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: painted[-1], timeout=TIMEOUT)
+    close_window(w)
+
+    # nothing to score (a qrels file alone): painted once the session is idle, long before the wait is over
+    monkeypatch.setattr(MainWindow, "FIRST_PAINT_WAIT_MS", 600_000)
+    w, painted = _window_opened_on(qtbot, tmp_path, [sample / "qrels.txt"])
+    qtbot.waitUntil(lambda: hasattr(w, "docks") and not w.session.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(w.updatesEnabled, timeout=TIMEOUT)
+    assert w.session.results is None
     close_window(w)
 
 

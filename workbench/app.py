@@ -76,6 +76,8 @@ def main(argv=None) -> int:
             window.session.open_files(args.files)
         elif early:
             window.session.open_sample()
+        if early and not args.screenshot:
+            window.paint_with_first_scores()
 
     def start() -> None:
         logs.setup(window.messages.add)

@@ -27,7 +27,7 @@ def summary_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     table.index = table.index.astype(str)
     table.insert(0, "run", table.index.to_numpy())
     table = table.reset_index(drop=True)
-    tones = pd.DataFrame("", index=table.index, columns=table.columns)
+    tones = pd.DataFrame("", index=table.index, columns=table.columns, dtype=object)
     for col in summary.columns:
         name = str(col)
         if not is_neutral(name):  # the reports decide "best" with the same rule (metrics.presentation)
@@ -54,9 +54,10 @@ def per_query_table(wide: pd.DataFrame, baseline: str | None) -> tuple[pd.DataFr
         blocks.append(diff)
         tone_blocks.append(np.where(diff > 0, "better", np.where(diff < 0, "worse", "")).astype(object))
     table = pd.DataFrame(np.hstack(blocks), columns=columns)
-    tones = pd.DataFrame(np.hstack(tone_blocks), columns=columns)
+    # (one block of objects: a column of strings each, made by pandas from the array, took longer than the rest)
+    tones = pd.DataFrame(np.hstack(tone_blocks), columns=columns, dtype=object)
     table.insert(0, "query_id", ids)
-    tones.insert(0, "query_id", "")
+    tones.insert(0, "query_id", np.full(len(ids), "", dtype=object))
     return table, tones
 
 

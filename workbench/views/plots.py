@@ -121,6 +121,8 @@ class CurvePlot(QWidget):
         self._legend_runs: list[str] = []  # the runs the legend names, in order
         self.hidden: set[str] = set()
         self.curves: dict[str, pg.PlotDataItem] = {}
+        # what refresh drew from (it draws again only when that changes)
+        self._drawn_from, self._drawn_for = None, None
         self.bar = QHBoxLayout()
         self.bar.setContentsMargins(4, 0, 4, 0)
         self.caption = QLabel(self)
@@ -266,6 +268,17 @@ class CurvePlot(QWidget):
 
     def refresh(self) -> None:
         results = self.session.results
+        # new scores change the measure in focus and then the scores (two signals): drawn once
+        drawn_for = (
+            self.session.selected_query,
+            self.session.focus_measure,
+            self.session.baseline_label(),
+            self.find_box.text(),
+            self.all_runs_box.isChecked(),
+        )
+        if results is not None and self._drawn_from is results and self._drawn_for == drawn_for:
+            return
+        self._drawn_from, self._drawn_for = results, drawn_for
         runs = [] if results is None else self.drawn_runs(results)
         for run in list(self.curves):
             if run not in runs:  # a run that went away (or is not drawn now)

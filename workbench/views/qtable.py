@@ -42,6 +42,7 @@ class DataFrameModel(QAbstractTableModel):
         super().__init__(parent)
         self.decimals = decimals
         self._frame = pd.DataFrame()
+        self._names: list[str] = []  # the columns' names, as the headers show them
         self._columns: list[np.ndarray] = []
         self._numeric: list[bool] = []
         self._integer: list[bool] = []
@@ -71,7 +72,7 @@ class DataFrameModel(QAbstractTableModel):
             numeric = pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
             self._numeric.append(numeric)
             self._columns.append(s.to_numpy(dtype=float) if numeric else s.astype(str).to_numpy(dtype=object))
-        cols = [str(c) for c in frame.columns]
+        cols = self._names = [str(c) for c in frame.columns]  # (a header asks for its name often)
         self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
         self._integer = [self._is_count(c) for c in range(len(self._columns))]
         self._tones = None if tones is None else tones.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
@@ -174,22 +175,37 @@ class DataFrameModel(QAbstractTableModel):
         """The ``keep`` longest texts (in characters) of column ``c`` among its first ``rows`` rows, for sizing
         the column: formatted here rather than through :meth:`data` (a Qt call per cell takes seconds for the
         hundreds of columns of a table with many runs)."""
-        texts = {self.display_text(r, c) for r in range(min(rows, len(self._frame)))}
+        n = min(rows, len(self._frame))
+        if self._numeric[c] and (self._marks is None or not any(self._marks[:n, c])):
+            # a number's text is longest for the largest value or the most negative (with its sign), or is
+            # "–" or "inf": those few are formatted rather than every cell
+            values = self._columns[c][:n]
+            finite = values[np.isfinite(values)]
+            chosen = [finite.max(), finite.min()] if finite.size else []
+            chosen += [v for v in (np.inf, -np.inf) if (values == v).any()]
+            rows_of = [int(np.flatnonzero(values == v)[0]) for v in chosen]
+            zero = np.flatnonzero((values == 0) & np.signbit(values))  # "-0.0000"
+            rows_of += [int(zero[0])] if zero.size else []
+            if np.isnan(values).any():
+                rows_of.append(int(np.flatnonzero(np.isnan(values))[0]))
+            texts = {self.display_text(r, c) for r in rows_of}
+        else:
+            texts = {self.display_text(r, c) for r in range(n)}
         return sorted(texts, key=len)[-keep:]
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         horizontal = orientation == Qt.Orientation.Horizontal
-        if horizontal and not 0 <= section < len(self._frame.columns):
+        if horizontal and not 0 <= section < len(self._names):
             return None
         if role == Qt.ItemDataRole.InitialSortOrderRole and horizontal:
             # the first click on a score column puts the best (highest) value on top
             return Qt.SortOrder.DescendingOrder if self._numeric[section] else Qt.SortOrder.AscendingOrder
         if role == Qt.ItemDataRole.ToolTipRole and horizontal:
-            return str(self._frame.columns[section])  # the whole name where the header is elided
+            return self._names[section]  # the whole name where the header is elided
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if horizontal:
-            return str(self._frame.columns[section])
+            return self._names[section]
         if self.row_label_column is not None and 0 <= section < len(self._frame):
             return str(self._columns[self.row_label_column][section])  # e.g. the query id of the row
         return str(section + 1)
@@ -205,7 +221,7 @@ class DataFrameModel(QAbstractTableModel):
 
     def _is_count(self, c: int) -> bool:
         """A column of whole numbers named by a count measure (num_rel..., kind "long") shows no decimals."""
-        if not self._numeric[c] or not is_count(str(self._frame.columns[c])):
+        if not self._numeric[c] or not is_count(self._names[c]):
             return False
         col = self._columns[c]
         finite = col[np.isfinite(col)]
