@@ -20,6 +20,7 @@ import numpy as np
 
 from .evaluate import labelled_runs
 from .measures import FAMILIES
+from .measures.aggregates import _num_queries
 from .measures.extra import dcg_matrices, ndcg_ratio
 from .measures.extra import ndcg_options as _options
 from .measures.registry import mean
@@ -89,7 +90,13 @@ def _tidy(parts, value_columns) -> pd.DataFrame:
 
 
 def _means(values: np.ndarray, r) -> np.ndarray:
-    return np.array([mean(values[:, j], r) for j in range(values.shape[1])], dtype=np.float64)
+    """:func:`mean` of every column: the running sum down the queries adds them one after the other, in
+    their order, as :func:`mean` (and trec_eval) do, for all the columns at once."""
+    if not len(values):
+        return np.array([mean(values[:, j], r) for j in range(values.shape[1])], dtype=np.float64)
+    n = _num_queries(r)
+    sums = np.cumsum(values, axis=0)[-1]
+    return sums / n if n else sums
 
 
 def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: int = 1) -> pd.DataFrame:

@@ -230,3 +230,41 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
     pd.testing.assert_frame_equal(ev.per_query, ev0.per_query)
     pd.testing.assert_frame_equal(pr, pr0)
     pd.testing.assert_frame_equal(atk, atk0)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"gain": "exp"}, {"discount": "jk", "base": 3.0}, {"ideal": "retrieved"}, {"gain": "exp", "ideal": "retrieved"}],
+)
+def test_dcg_at_cutoffs_reads_only_the_ranks_above_the_deepest_and_equals_the_whole_ranking(collection, options):
+    """The DCG matrices at cutoffs 1..k are made from each query's first k ranks: the same bits as from the
+    whole ranking (a cutoff of 0, the whole ranking, keeps every rank)."""
+    from metrics.evaluate import _encoded
+    from metrics.measures.extra import WHOLE_RANKING, _top, dcg_matrices, ndcg_options
+    from metrics.ranking import build_ranking
+
+    qrels, run = collection
+    r = build_ranking(_encoded(qrels), run)
+    opts = ndcg_options(**options)
+    for k in (1, 3, 7, 40):
+        cutoffs = tuple(range(1, k + 1))
+        dcg, idcg = dcg_matrices(r, cutoffs, opts)
+        whole_dcg, whole_idcg = dcg_matrices(r, (*cutoffs, WHOLE_RANKING), opts)
+        assert dcg.tobytes() == whole_dcg[:, :k].tobytes() and idcg.tobytes() == whole_idcg[:, :k].tobytes()
+    values, offsets = _top(np.arange(10.0), np.array([0, 4, 4, 10]), 3)
+    assert values.tolist() == [0.0, 1.0, 2.0, 4.0, 5.0, 6.0] and offsets.tolist() == [0, 3, 3, 6]
+
+
+def test_the_mean_curve_adds_the_queries_in_order_as_the_mean_of_a_measure(collection):
+    from metrics.curves import _means
+    from metrics.evaluate import _encoded
+    from metrics.measures.aggregates import mean
+    from metrics.ranking import build_ranking
+
+    qrels, run = collection
+    for complete in (False, True):
+        r = build_ranking(_encoded(qrels), run, complete=complete)
+        values = np.random.default_rng(len(r.query_ids)).random((r.n_queries, 30)) ** 3
+        expected = np.array([mean(values[:, j], r) for j in range(30)])
+        assert _means(values, r).tobytes() == expected.tobytes()
+        assert _means(values[:0], r).tolist() == [mean(values[:0, j], r) for j in range(30)]

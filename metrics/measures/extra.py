@@ -52,6 +52,7 @@ without a suffix: ``ERR``, ``Judged``) means the whole ranking.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -236,7 +237,17 @@ def _gain(grades: np.ndarray, gain: str, mapping: tuple = ()) -> np.ndarray:
 
 def _discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
     """Divisor of the gain at each 0-based rank < n, through the C library's
-    log2 / log (as trec_eval), element by element."""
+    log2 / log (as trec_eval), element by element; read-only.  Tables of up
+    to 4,096 ranks are kept (every run of a collection asks for the same)."""
+    return _kept_discount_table(n, opts) if n <= 4096 else _make_discount_table(n, opts)
+
+
+@functools.lru_cache(maxsize=32)
+def _kept_discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
+    return _make_discount_table(n, opts)
+
+
+def _make_discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
     ranks = range(1, n + 1)  # 1-based
     xs = [i + 1 for i in ranks] if opts.discount == "log" else list(ranks)
     if opts.base == 2.0:
@@ -246,7 +257,9 @@ def _discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
         d = [math.log(x) / lb for x in xs]
     if opts.discount == "jk":
         d = [1.0 if i < opts.base else v for i, v in zip(ranks, d)]
-    return np.asarray(d, dtype=np.float64).reshape(n)
+    table = np.asarray(d, dtype=np.float64).reshape(n)
+    table.flags.writeable = False
+    return table
 
 
 def _ideal_all(r, opts: NdcgOptions):
@@ -289,15 +302,29 @@ def _prefix_dcg(gains: np.ndarray, offsets: np.ndarray, opts: NdcgOptions) -> np
     return segment_cumsum(contrib, offsets)
 
 
+def _top(x: np.ndarray, offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``depth`` values of each segment of ``x``, and their offsets (the running sums within a
+    segment, sequential from its start, are the same for those ranks)."""
+    lengths = np.diff(offsets)
+    if not len(lengths) or lengths.max() <= depth:
+        return x, offsets
+    rank0 = np.arange(len(x), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    kept = np.minimum(lengths, depth)
+    return x[rank0 < depth], np.concatenate([[0], np.cumsum(kept)]).astype(offsets.dtype)
+
+
 def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):
     """DCG and ideal DCG at each cutoff: two ``(n_queries, len(cutoffs))``
     arrays.  A cutoff of 0 means the whole ranking (whole ideal ranking)."""
     cut = np.asarray(cutoffs, dtype=np.int64)
     gains = _gain(r.rel, opts.gain, opts.gains)
-    prefix = _prefix_dcg(gains, r.offsets, opts)
+    top, offsets = gains, r.offsets
+    if len(cut) and not (cut == WHOLE_RANKING).any():
+        top, offsets = _top(gains, offsets, int(cut.max()))  # the ranks below the deepest cutoff are not read
+    prefix = _prefix_dcg(top, offsets, opts)
     big = np.iinfo(np.int64).max
     depth = cutoff_matrix(r.n_queries, np.where(cut == WHOLE_RANKING, big, cut))
-    dcg = at_depth(prefix, r.offsets, depth, 0.0)
+    dcg = at_depth(prefix, offsets, depth, 0.0)
     if opts.ideal == "retrieved":
         igains, ioffsets = _ideal_retrieved(r, gains)
     else:
