@@ -234,7 +234,13 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"gain": "exp"}, {"discount": "jk", "base": 3.0}, {"ideal": "retrieved"}, {"gain": "exp", "ideal": "retrieved"}],
+    [
+        {},
+        {"gain": "exp"},
+        {"discount": "jk", "base": 3.0},
+        {"ideal": "retrieved"},
+        {"gain": "exp", "ideal": "retrieved"},
+    ],
 )
 def test_dcg_at_cutoffs_reads_only_the_ranks_above_the_deepest_and_equals_the_whole_ranking(collection, options):
     """The DCG matrices at cutoffs 1..k are made from each query's first k ranks: the same bits as from the
