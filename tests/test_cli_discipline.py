@@ -101,6 +101,24 @@ def test_a_closed_pipe_is_not_an_error(files, tmp_path):
     assert proc.wait(timeout=60) == 0 and "Traceback" not in err
 
 
+def _wait_until_reading(proc, paths, timeout: float = 60.0) -> None:
+    """Until the process has one of ``paths`` open (its files listed in /proc), or has ended; a fixed pause
+    where /proc does not list them (a loaded machine can take longer than any pause to start)."""
+    fds = f"/proc/{proc.pid}/fd"
+    if not os.path.isdir(fds):
+        time.sleep(1.5)
+        return
+    wanted = {os.path.realpath(p) for p in paths}
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            if any(os.path.realpath(os.path.join(fds, fd)) in wanted for fd in os.listdir(fds)):
+                return
+        except OSError:  # a file closed or the process gone while listing
+            pass
+        time.sleep(0.01)
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_is_one_line_and_status_130(tmp_path, files, jobs):
     big, qrels = tmp_path / "big.run", tmp_path / "big.qrels"
@@ -110,7 +128,8 @@ def test_ctrl_c_is_one_line_and_status_130(tmp_path, files, jobs):
     qrels.write_text("".join(f"{q} 0 d{d} 1\n" for q in range(400) for d in (1, 7, 50)))
     cmd = [sys.executable, "-m", "metrics", "--jobs", jobs, "-m", "all_trec", qrels] + [big] * 12
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)  # past start-up (a Ctrl-C while Python imports is Python's), well into the work
+    _wait_until_reading(proc, [qrels, big])  # past start-up (a Ctrl-C while Python imports is Python's)
+    time.sleep(0.2)  # well into the work
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     if proc.returncode == 130:
