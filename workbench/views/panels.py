@@ -304,6 +304,7 @@ class _KindDelegate(QStyledItemDelegate):
     def __init__(self, panel: FilesPanel):
         super().__init__(panel.table)
         self.panel = panel
+        self._sizes: dict[tuple, QSize] = {}
 
     def _box_option(self, option, index) -> QStyleOptionComboBox:
         box = QStyleOptionComboBox()
@@ -327,9 +328,16 @@ class _KindDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, box, painter, option.widget)
 
     def sizeHint(self, option, index) -> QSize:
-        box = self._box_option(option, index)
-        text = option.fontMetrics.size(0, max(box.currentText, "qrels", key=len))  # as wide as six characters at least
-        return option.widget.style().sizeFromContents(QStyle.ContentsType.CT_ComboBox, box, text, option.widget)
+        # asked for every row at every change of the column (its width fits its contents): kept per text
+        key = (str(index.data() or ""), option.font.key(), bool(index.flags() & Qt.ItemFlag.ItemIsEditable))
+        size = self._sizes.get(key)
+        if size is None:
+            box = self._box_option(option, index)
+            text = option.fontMetrics.size(0, max(box.currentText, "qrels", key=len))  # six characters at least
+            size = self._sizes[key] = option.widget.style().sizeFromContents(
+                QStyle.ContentsType.CT_ComboBox, box, text, option.widget
+            )
+        return size
 
     def createEditor(self, parent, option, index) -> QComboBox:
         path = index.siblingAtColumn(0).data(PATH_ROLE)
