@@ -75,6 +75,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self._ready: list | None = []  # work waiting for the views; None once they are built
         self._session_waiting: list | None = []  # work waiting for the session; None once it is made
         self._early: list[tuple] = []  # what the session said before the views were there to show it
+        self._paint_held = False  # the views wait for the first scores to be painted (paint_with_first_scores)
         if deferred:
             self._pending_session = session
             self.statusBar().showMessage("Starting…")
@@ -98,7 +99,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         scores are shown, when the session has nothing left to do (no run to score, files that cannot be
         read), or :data:`FIRST_PAINT_WAIT_MS` after the views are built, whichever comes first: a long
         start shows its files and progress."""
-        if not hasattr(self, "session") or getattr(self, "_paint_held", False):
+        if not hasattr(self, "session") or self._paint_held:
             return
         self._paint_held = True
         self.setUpdatesEnabled(False)
@@ -112,7 +113,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
             QTimer.singleShot(0, self, self._paint_again)
 
     def _paint_again(self) -> None:
-        if not getattr(self, "_paint_held", False):
+        if not self._paint_held:
             return
         self._paint_held = False
         self.session.sigResultsChanged.disconnect(self._paint_after_scores)
