@@ -148,6 +148,13 @@ def main() -> None:
     print(f"{args.runs} DL19-shaped runs, the window's 7 default measures (median of {args.rounds}, whole process)")
     print(f"ir-eval                                   {c:6.2f} s  {max(cli_peak):6.0f} MiB   CPU {cc:.2f} s")
     print(f"ir-workbench, every run's scores painted  {p:6.2f} s             {p / c:.1f}x ir-eval")
+    # each round times ir-eval and then the window, so the ratio of a round is not moved by a machine whose
+    # speed drifts from round to round
+    ratios = sorted(w / i for w, i in zip(painted, cli_times))
+    print(
+        f"  the same, round by round                         {statistics.median(ratios):.2f}x ir-eval "
+        f"(median; {ratios[0]:.2f}x to {ratios[-1]:.2f}x)"
+    )
     print(
         f"ir-workbench, idle (and exited)           {i:6.2f} s  {max(window_peak):6.0f} MiB   {i / c:.1f}x ir-eval, "
         f"CPU {wc:.2f} s in the window's process and {kc:.2f} s in its workers"
