@@ -115,6 +115,12 @@ def segment_cumsum(x: np.ndarray, offsets: np.ndarray, out=None) -> np.ndarray:
     return segment_accumulate(np.asarray(x, dtype=np.float64), offsets, np.add, out=out)
 
 
+def ranks_within(offsets: np.ndarray) -> np.ndarray:
+    """The 0-based place of every element in its segment."""
+    lengths = np.diff(offsets)
+    return np.arange(offsets[-1] - offsets[0], dtype=np.int64) - np.repeat(offsets[:-1] - offsets[0], lengths)
+
+
 def segment_count(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per-segment running count of true flags (int64), inclusive."""
     cs = np.cumsum(flags, dtype=np.int64)

@@ -60,7 +60,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..ranking import NONPOOL
-from ._kernels import at_depth, cutoff_matrix, segment_accumulate, segment_count, segment_cumsum, segment_total
+from ._kernels import (
+    at_depth,
+    cutoff_matrix,
+    ranks_within,
+    segment_accumulate,
+    segment_count,
+    segment_cumsum,
+    segment_total,
+)
 from .registry import LongCutoffs, measure
 
 __all__ = ["NDCG_DEFAULTS", "NdcgOptions", "ndcg_options", "dcg_matrices", "ERR_MAX_GRADE", "WHOLE_RANKING"]
@@ -296,7 +304,7 @@ def _ideal_retrieved(r, gains: np.ndarray):
 
 def _prefix_dcg(gains: np.ndarray, offsets: np.ndarray, opts: NdcgOptions) -> np.ndarray:
     lengths = np.diff(offsets)
-    rank0 = np.arange(len(gains), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
+    rank0 = ranks_within(offsets)
     table = _discount_table(int(lengths.max()) if len(lengths) else 0, opts)
     contrib = np.where(gains != 0, gains / table[rank0], 0.0) if len(gains) else np.zeros(0)
     return segment_cumsum(contrib, offsets)
@@ -308,9 +316,8 @@ def _top(x: np.ndarray, offsets: np.ndarray, depth: int) -> tuple[np.ndarray, np
     lengths = np.diff(offsets)
     if not len(lengths) or lengths.max() <= depth:
         return x, offsets
-    rank0 = np.arange(len(x), dtype=np.int64) - np.repeat(offsets[:-1], lengths)
     kept = np.minimum(lengths, depth)
-    return x[rank0 < depth], np.concatenate([[0], np.cumsum(kept)]).astype(offsets.dtype)
+    return x[ranks_within(offsets) < depth], np.concatenate([[0], np.cumsum(kept)]).astype(offsets.dtype)
 
 
 def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):

@@ -26,6 +26,7 @@ from ._kernels import (
     masked_prefix_at,
     masked_segment_sum,
     positions_offsets,
+    ranks_within,
     segment_cumsum,
     segment_sum,
     segment_total,
@@ -181,13 +182,6 @@ def _ideal(r, pairs):
     return flat, offsets
 
 
-def _ideal_rank(offsets):
-    K = np.diff(offsets)
-    rank = np.arange(offsets[-1], dtype=np.int64)
-    rank -= np.repeat(offsets[:-1], K)
-    return rank
-
-
 def _dcg_sparse(r, pos, gains):
     """Running DCG over the ranks with a non-zero gain (masked_prefix form);
     ``pos``, ``gains`` as :func:`_nonzero_gains` returns them."""
@@ -205,7 +199,7 @@ def _idcg_prefix(flat, offsets):
     K = np.diff(offsets)
     # one array of the ideal ranking's size besides ``flat`` (a qrels with many relevant documents
     # makes it the largest of the gain measures): discounts, then gains over them, then their sums
-    scaled = _discounts(int(K.max()))[_ideal_rank(offsets)]
+    scaled = _discounts(int(K.max()))[ranks_within(offsets)]
     np.divide(flat, scaled, out=scaled)
     return segment_cumsum(scaled, offsets, out=scaled)
 

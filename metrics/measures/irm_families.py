@@ -46,7 +46,7 @@ import math
 
 import numpy as np
 
-from ._kernels import at_depth, segment_cumsum, segment_sum
+from ._kernels import at_depth, ranks_within, segment_cumsum, segment_sum
 from .extra import WHOLE_RANKING, OptionalCutoffs
 from .registry import measure
 
@@ -146,7 +146,7 @@ def compat(r, *, p="0.95", normalize="true"):
     depth = np.maximum(r.num_ret, num_ideal)
     offsets = np.zeros(nq + 1, dtype=np.int64)
     np.cumsum(depth, out=offsets[1:])
-    t = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1], depth)
+    t = ranks_within(offsets)
     overlap = segment_cumsum(np.bincount(offsets[:-1][q] + first, minlength=offsets[-1]).astype(np.float64), offsets)
     weight = _powers(pv, int(depth.max()) if nq else 0)[t]
     total = segment_sum(weight, offsets)
