@@ -871,6 +871,29 @@ def test_the_longest_text_of_a_number_column_is_found_without_formatting_every_c
     assert model.longest_texts(list(columns).index("num_rel_ret"), 200)[-1].lstrip("-").isdigit()
 
 
+@pytest.mark.parametrize("sortable", [True, False])
+def test_header_widths_are_those_the_style_gives_each_section(qtbot, sortable):
+    """The headers' widths are measured with one style call and the names' widths in bold: the same as a
+    style call per section, for short, long, empty and non-ASCII names, with and without a sort indicator."""
+    from PySide6.QtWidgets import QTableView
+
+    from workbench.views.qtable import DataFrameModel, DataFrameProxy, header_widths
+
+    names = ["run", "a", "map", "P_10", "a-very-long-run-name-that-goes-on", "Σ ñ é", "W" * 30, "", "dl19.17"]
+    frame = pd.DataFrame({f"c{k}": np.arange(3.0) for k in range(len(names))})
+    frame.columns = names
+    model, proxy, view = DataFrameModel(), DataFrameProxy(), QTableView()
+    qtbot.addWidget(view)
+    model.set_frame(frame)
+    proxy.setSourceModel(model)
+    view.setModel(proxy)
+    view.setSortingEnabled(sortable)
+    header = view.horizontalHeader()
+    expected = [header.sectionSizeFromContents(c).width() for c in range(len(names))]
+    assert header_widths(header, proxy, len(names)) == expected
+    assert len(set(expected)) > 5  # the names differ in width: a constant would not pass
+
+
 def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample, monkeypatch):
     """A folder of runs larger than the window holds: the runs stay on disk, are scored by worker
     processes, and the window shows the same numbers as for runs it holds; the drill-down and the

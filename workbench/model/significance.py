@@ -310,7 +310,8 @@ def _baseline_marks(comparison: Comparison, runs: list, columns: list, marks, ti
     names = [str(c) for c in t.columns]  # the rows as dictionaries, from the columns' lists (to_dict is slower)
     records = (dict(zip(names, values)) for values in zip(*(t[c].tolist() for c in t.columns)))
     lookup = {(r["run"], str(r["measure"])): r for r in records}
-    compared = [j for j, col in enumerate(columns) if col in {str(m) for m in t["measure"]}]
+    measures = {str(m) for m in pd.unique(t["measure"])}
+    compared = [j for j, col in enumerate(columns) if col in measures]
     run_col = columns.index("run")
     for i, run in enumerate(runs):
         if run == comparison.baseline:

@@ -23,7 +23,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics
 
 from metrics.measures import is_count
 
@@ -42,6 +42,7 @@ class DataFrameModel(QAbstractTableModel):
         super().__init__(parent)
         self.decimals = decimals
         self._frame = pd.DataFrame()
+        self._rows = 0  # len(self._frame), which Qt asks for thousands of times
         self._names: list[str] = []  # the columns' names, as the headers show them
         self._columns: list[np.ndarray] = []
         self._numeric: list[bool] = []
@@ -66,12 +67,18 @@ class DataFrameModel(QAbstractTableModel):
     ) -> None:
         self.beginResetModel()
         self._frame = frame
-        self._columns, self._numeric = [], []
-        for col in frame.columns:
-            s = frame[col]
-            numeric = pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
-            self._numeric.append(numeric)
-            self._columns.append(s.to_numpy(dtype=float) if numeric else s.astype(str).to_numpy(dtype=object))
+        self._rows = len(frame)
+        dtypes = list(frame.dtypes)
+        self._numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d) for d in dtypes]
+        numbers = [j for j, numeric in enumerate(self._numeric) if numeric]
+        # the numeric columns as one float block (a table of a hundred runs has hundreds: a Series each
+        # took longer than the rest of this), the others as text
+        block = frame.iloc[:, numbers].to_numpy(dtype=float, na_value=np.nan) if numbers else None
+        at = {j: k for k, j in enumerate(numbers)}
+        self._columns = [
+            block[:, at[j]] if j in at else frame.iloc[:, j].astype(str).to_numpy(dtype=object)  # type: ignore[index]
+            for j in range(len(dtypes))
+        ]
         cols = self._names = [str(c) for c in frame.columns]  # (a header asks for its name often)
         self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
         self._integer = [self._is_count(c) for c in range(len(self._columns))]
@@ -118,7 +125,7 @@ class DataFrameModel(QAbstractTableModel):
 
     # -- Qt model -------------------------------------------------------
     def rowCount(self, parent=QModelIndex()):
-        return 0 if parent.isValid() else len(self._frame)
+        return 0 if parent.isValid() else self._rows
 
     def columnCount(self, parent=QModelIndex()):
         return 0 if parent.isValid() else len(self._columns)
@@ -127,7 +134,7 @@ class DataFrameModel(QAbstractTableModel):
         if not index.isValid():
             return None
         r, c = index.row(), index.column()
-        if not (0 <= r < len(self._frame) and 0 <= c < len(self._columns)):
+        if not (0 <= r < self._rows and 0 <= c < len(self._columns)):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return self.display_text(r, c)
@@ -206,7 +213,7 @@ class DataFrameModel(QAbstractTableModel):
             return None
         if horizontal:
             return self._names[section]
-        if self.row_label_column is not None and 0 <= section < len(self._frame):
+        if self.row_label_column is not None and 0 <= section < self._rows:
             return str(self._columns[self.row_label_column][section])  # e.g. the query id of the row
         return str(section + 1)
 
@@ -221,11 +228,12 @@ class DataFrameModel(QAbstractTableModel):
 
     def _is_count(self, c: int) -> bool:
         """A column of whole numbers named by a count measure (num_rel..., kind "long") shows no decimals."""
-        if not self._numeric[c] or not is_count(self._names[c]):
+        if not self._numeric[c]:
             return False
         col = self._columns[c]
         finite = col[np.isfinite(col)]
-        return bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
+        whole = bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
+        return whole and is_count(self._names[c])  # the name last: parsing one that is not a measure is slow
 
 
 def selection_as_tsv(view) -> str:
@@ -294,7 +302,9 @@ def fit_columns(view, max_header_chars: int = 18) -> None:
     fm = view.fontMetrics()
     rows = min(model.rowCount(), 200) if model is not None else 0
     source = model.sourceModel() if isinstance(model, QSortFilterProxyModel) else model
-    for c in range(model.columnCount() if model is not None else 0):
+    columns = model.columnCount() if model is not None else 0
+    heads = header_widths(header, model, columns)
+    for c in range(columns):
         # the widest of the first rows as shown (sizeHintForColumn lays out every cell: seconds for
         # hundreds of columns); a DataFrameModel formats its texts without a Qt call per cell, and only
         # the longest few are measured
@@ -303,8 +313,26 @@ def fit_columns(view, max_header_chars: int = 18) -> None:
         else:
             texts = [model.index(r, c).data() for r in range(rows)]
         content = max([fm.horizontalAdvance(str(t)) for t in texts if t is not None] + [0]) + 16
-        head = header.sectionSizeFromContents(c).width()
-        header.resizeSection(c, max(content, min(head, cap), 40))
+        header.resizeSection(c, max(content, min(heads[c], cap), 40))
+
+
+def header_widths(header, model, columns: int) -> list[int]:
+    """What ``header.sectionSizeFromContents(c).width()`` gives for each of the first ``columns`` sections
+    of a header of text alone: the style's margins (sort indicator included), measured on the first
+    section, plus each name's width in bold (the header measures its names in bold, as it may show
+    them).  One style call rather than one per section: hundreds for a table of many runs."""
+    if columns <= 0:
+        return []
+    font = QFont(header.font())
+    font.setBold(True)
+    metrics = QFontMetrics(font)
+
+    def text(c: int) -> str:
+        name = model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
+        return "" if name is None else str(name)
+
+    margin = header.sectionSizeFromContents(0).width() - metrics.size(0, text(0)).width()
+    return [metrics.size(0, text(c)).width() + margin for c in range(columns)]
 
 
 class DataFrameProxy(QSortFilterProxyModel):
