@@ -1109,6 +1109,34 @@ def test_a_window_opened_on_files_paints_its_views_once_the_scores_are_there(qtb
     close_window(w)
 
 
+def test_input_waits_for_the_first_paint_of_a_window_opened_on_files(qtbot, tmp_path, sample, monkeypatch):
+    """While the views wait for their first scores (unpainted), clicks and keys do not reach them: the
+    query filter under the mouse takes no click, focus or text; once painted, the same input does."""
+    from PySide6.QtTest import QTest
+
+    release = _slow_scores(monkeypatch)
+    w, _ = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
+    qtbot.waitUntil(lambda: hasattr(w, "docks"), timeout=TIMEOUT)
+    qtbot.waitExposed(w)
+    edit = w.per_query.filter_edit
+
+    def type_into_filter():
+        centre = edit.rect().center()
+        under = QApplication.widgetAt(edit.mapToGlobal(centre))
+        QTest.mouseClick(w.windowHandle(), Qt.MouseButton.LeftButton, pos=edit.mapTo(w, centre))
+        for key in (Qt.Key.Key_1, Qt.Key.Key_2):
+            QTest.keyClick(w.windowHandle(), key)
+        return under
+
+    under = type_into_filter()
+    assert under is not edit and not edit.hasFocus() and edit.text() == ""
+    release.set()
+    qtbot.waitUntil(lambda: w.session.results is not None and w.updatesEnabled(), timeout=TIMEOUT)
+    assert type_into_filter() is edit
+    qtbot.waitUntil(lambda: edit.text() == "12", timeout=TIMEOUT)
+    close_window(w)
+
+
 def test_a_window_opened_on_files_paints_its_views_after_a_while_or_when_nothing_is_left(
     qtbot, tmp_path, sample, monkeypatch
 ):

@@ -82,7 +82,6 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
     """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect`), against ``qrels`` when given."""
     work: Callable[[Any], dict]
-    work: Callable[[Any], dict]
     if e.kind == "queries" and e.status == "ok":
         queries = dict(e.queries or {})
 

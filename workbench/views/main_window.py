@@ -8,7 +8,7 @@ import os
 import threading
 import time
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -76,6 +76,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self._session_waiting: list | None = []  # work waiting for the session; None once it is made
         self._early: list[tuple] = []  # what the session said before the views were there to show it
         self._paint_held = False  # the views wait for the first scores to be painted (paint_with_first_scores)
+        self._shield: _InputShield | None = None  # takes the input meanwhile
         if deferred:
             self._pending_session = session
             self.statusBar().showMessage("Starting…")
@@ -98,11 +99,16 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         Until then the window shows what it showed (its frame, "Starting…").  Painting resumes when the
         scores are shown, when the session has nothing left to do (no run to score, files that cannot be
         read), or :data:`FIRST_PAINT_WAIT_MS` after the views are built, whichever comes first: a long
-        start shows its files and progress."""
+        start shows its files and progress.
+
+        Meanwhile clicks, keys and the wheel over the window are dropped (:class:`_InputShield`; shortcuts and
+        closing still work)."""
         if not hasattr(self, "session") or self._paint_held:
             return
         self._paint_held = True
         self.setUpdatesEnabled(False)
+        self._shield = _InputShield(self)
+        self.when_ready(lambda: self._shield is not None and self._shield.raise_())  # over the views made since
         s = self.session
         s.sigResultsChanged.connect(self._paint_after_scores)
         s.sigIdle.connect(self._paint_again)
@@ -116,6 +122,9 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         if not self._paint_held:
             return
         self._paint_held = False
+        if self._shield is not None:
+            self._shield.lift()
+            self._shield = None
         self.session.sigResultsChanged.disconnect(self._paint_after_scores)
         self.session.sigIdle.disconnect(self._paint_again)
         self.setUpdatesEnabled(True)  # (which asks for the paint)
@@ -693,3 +702,41 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self.save_layout()
         self.session.shutdown()
         super().closeEvent(event)
+
+
+class _InputShield(QWidget):
+    """A child of the window, over all of it, that takes the clicks, the wheel and the keys while the window's
+    painting is held (:meth:`MainWindow.paint_with_first_scores`): they would act on rows and columns the
+    window does not show yet.  Transparent: nothing paints it, and a widget over the others receives their
+    input without a filter on every event of the application (thousands in a start)."""
+
+    def __init__(self, window: QWidget):
+        super().__init__(window)
+        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._focus = window.focusWidget()
+        self.setGeometry(window.rect())
+        window.installEventFilter(self)  # to follow the window's size
+        self.show()
+        self.raise_()
+        self.setFocus()
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Resize:
+            self.setGeometry(obj.rect())
+        return False
+
+    def _drop(self, event) -> None:
+        event.accept()
+
+    mousePressEvent = mouseReleaseEvent = mouseDoubleClickEvent = wheelEvent = _drop  # noqa: N815
+    keyPressEvent = keyReleaseEvent = _drop  # noqa: N815
+
+    def lift(self) -> None:
+        """Gone: the input goes to the views again, the keyboard where it was."""
+        self.parentWidget().removeEventFilter(self)
+        focus = self._focus
+        self.hide()
+        self.deleteLater()
+        if focus is not None:
+            focus.setFocus()
