@@ -235,7 +235,8 @@ def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> Dive
         codes = qcode[order]
         present = sorted(set(codes.tolist()))
         evaluated = list(range(len(queries))) if complete else present
-        missing = [queries[i] for i in range(len(queries)) if i not in set(present)]
+        have = set(present)
+        missing = [queries[i] for i in range(len(queries)) if i not in have]
         if missing and not complete:
             shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
             warnings.append(f"run {label!r}: {len(missing)} qrels queries without results skipped: {shown}")

@@ -1027,6 +1027,29 @@ def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path
     close_window(w)
 
 
+def test_the_difference_chart_shows_the_runs_the_plots_draw_in_colour_when_there_are_many(qtbot, window, twelve):
+    """The runs side by side with 12 runs: those the plots draw in colour (the best 8 by the measure shown, the
+    baseline aside), in their colours, with a legend of them and a caption that says so."""
+    drop_and_wait(qtbot, window, twelve)
+    s = window.session
+    qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
+    chart, plot = window.diff_chart, window.pr_plot
+    baseline = s.baseline_label()
+    assert chart.run_box.findText("best runs") >= 0 and chart.run_box.findText("all runs") < 0
+    for measure in ("map", "P_10"):
+        s.set_focus_measure(measure)
+        chart.set_run(None)
+        coloured = {r for r, item in plot.curves.items() if not item.quiet} - {baseline}
+        best = set(s.results.summary[measure].sort_values(ascending=False, kind="stable").index[:8]) - {baseline}
+        assert set(chart.chosen_runs()) == coloured == best and len(best) in (7, 8)
+        frame = chart._frame
+        assert set(frame["run"]) == best
+        assert chart.caption.text().startswith(f"Best {len(best)} of 11 runs − {baseline}")
+        for run, brush in zip(frame["run"], chart.bars.opts["brushes"]):  # each bar in its run's colour there
+            assert brush.color().getRgb()[:3] == plot.curves[run].opts["pen"].color().getRgb()[:3]
+        assert len(chart._legend_items) == len(best)
+
+
 def test_the_plots_draw_new_scores_once_and_again_for_each_change_of_what_they_show(qtbot, window, twelve):
     """New scores change the measure in focus and the scores (two signals): each plot draws them once; a
     query, the find box or the all-runs box draws again."""

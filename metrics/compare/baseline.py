@@ -78,7 +78,8 @@ def _run_order(source, frame: pd.DataFrame) -> list:
     present = _unique(frame["run"])
     given = getattr(source, "runs", None)
     if isinstance(given, (list, tuple)) and set(given) >= set(present):
-        return [r for r in given if r in set(present)]
+        have = set(present)
+        return [r for r in given if r in have]
     return present
 
 
@@ -95,7 +96,8 @@ def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     chosen = [str(m) for m in measures]
-    unknown = [m for m in chosen if m not in set(present)]
+    have = set(present)
+    unknown = [m for m in chosen if m not in have]
     if unknown:
         raise ValueError(
             f"measure(s) {', '.join(unknown)} not in the per-query frame; it has {', '.join(map(str, present))}"

@@ -3,7 +3,8 @@
 Bars come from the comparison the session computed in a worker
 (:func:`metrics.compare.per_query_differences` for every measure); the chart
 only lays them out.  One run at a time (gains green, losses red) or all runs
-side by side (one colour per run).  Clicking a bar selects its query in the
+side by side (one colour per run; with more than :data:`~workbench.views.plots.MAX_CURVES`, the best
+ones by the measure shown, as the plots draw them).  Clicking a bar selects its query in the
 session, and the selected query is outlined.
 """
 
@@ -19,7 +20,8 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from metrics.measures import is_count
-from workbench.views.plots import run_colour
+from workbench.model.drilldown import best_runs
+from workbench.views.plots import MAX_CURVES, run_colour
 
 GAIN = (46, 160, 67)
 LOSS = (214, 39, 40)
@@ -47,7 +49,8 @@ def layout_bars(differences: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
     mean = frame.groupby("query_id", sort=False)["delta"].mean()
     order = sorted(mean.index, key=lambda q: (-mean[q], str(q)))
     slot = {q: i for i, q in enumerate(order)}
-    present = [r for r in runs if r in set(frame["run"])]
+    have = set(pd.unique(frame["run"]))  # once: a set made per run took seconds for a thousand runs
+    present = [r for r in runs if r in have]
     k = len(present)
     width = 0.8 / k
     pos = {r: i for i, r in enumerate(present)}
@@ -137,9 +140,23 @@ class DifferenceChart(QWidget):
             return []
         others = [r for r in comparison.request.runs if r != comparison.baseline]
         data = self.run_box.currentData()
-        if data == ALL_RUNS or data not in others:
-            return others if data == ALL_RUNS or not others else others[:1]
+        if data == ALL_RUNS:
+            return self._side_by_side(others)
+        if data not in others:
+            return others[:1]
         return [data]
+
+    def _side_by_side(self, others: list[str]) -> list[str]:
+        """The runs side by side: every one when they are few, else those the plots draw in colour (the best
+        :data:`MAX_CURVES` by the measure shown, the baseline among them or not), without the baseline: a
+        thousand bars per query, and a legend of a thousand runs, say nothing and take seconds."""
+        if len(others) <= MAX_CURVES:
+            return others
+        comparison, results, measure = self.session.comparison, self.session.results, self.measure_box.currentText()
+        summary = None if results is None else results.summary
+        scores = summary[measure].to_dict() if summary is not None and measure in summary.columns else {}
+        drawn = best_runs(comparison.request.runs, scores, comparison.baseline, MAX_CURVES)  # as the plots draw them
+        return [r for r in drawn if r != comparison.baseline]
 
     def set_run(self, run: str | None) -> None:
         """Show one run against the baseline (None: all runs)."""
@@ -175,7 +192,8 @@ class DifferenceChart(QWidget):
             self.measure_box.setCurrentText(focus)
         self.measure_box.blockSignals(False)
         others = [] if comparison is None else [r for r in comparison.request.runs if r != comparison.baseline]
-        wanted = [(r, r) for r in others] + ([("all runs", ALL_RUNS)] if len(others) > 1 else [])
+        side_by_side = "all runs" if len(others) <= MAX_CURVES else "best runs"
+        wanted = [(r, r) for r in others] + ([(side_by_side, ALL_RUNS)] if len(others) > 1 else [])
         current = [(self.run_box.itemText(i), self.run_box.itemData(i)) for i in range(self.run_box.count())]
         if current != wanted:
             keep = self.run_box.currentData()
@@ -215,10 +233,16 @@ class DifferenceChart(QWidget):
                 f"<span style='color:#c62828'>{losses} worse</span>, mean Δ {mean:+.4f}"
             )
         else:
-            colour = {r: run_colour(i) for i, r in enumerate(comparison.request.runs)}
-            brushes = [pg.mkBrush(*colour[r]) for r in f["run"]]
-            self._set_legend([(r, colour[r]) for r in runs])
-            self.caption.setText(f"All runs − {esc(comparison.baseline)} on <b>{esc(measure)}</b>, queries by mean Δ")
+            # each run in its colour in the plots: by its place among the runs they draw in colour
+            shown = set(runs) | {comparison.baseline}
+            place = {r: i for i, r in enumerate(r for r in comparison.request.runs if r in shown)}
+            colour = {r: run_colour(place[r]) for r in runs}
+            brush = {r: pg.mkBrush(*c) for r, c in colour.items()}
+            brushes = [brush[r] for r in f["run"]]
+            self._set_legend(list(colour.items()))
+            others = len(comparison.request.runs) - 1
+            which = "All runs" if len(runs) == others else f"Best {len(runs)} of {others} runs"
+            self.caption.setText(f"{which} − {esc(comparison.baseline)} on <b>{esc(measure)}</b>, queries by mean Δ")
         self.plot.getPlotItem().setLabel(
             "bottom", "queries, largest gain first" if len(runs) == 1 else "queries, largest mean gain first"
         )

@@ -259,7 +259,8 @@ class CurvePlot(QWidget):
         found = self.found_runs(results)
         if found is not None:
             baseline = self.session.baseline_label()
-            return [r for r in runs if r in set(found) or r == baseline]
+            chosen = set(found)
+            return [r for r in runs if r in chosen or r == baseline]
         if not many or self.all_runs_box.isChecked():
             return runs
         measure = self.session.focus_measure
