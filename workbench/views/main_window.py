@@ -739,4 +739,5 @@ class _InputShield(QWidget):
         self.hide()
         self.deleteLater()
         if focus is not None:
-            focus.setFocus()
+            with contextlib.suppress(RuntimeError):  # the widget was deleted since (views rebuilt)
+                focus.setFocus()
