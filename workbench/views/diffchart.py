@@ -20,8 +20,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from metrics.measures import is_count
-from workbench.model.drilldown import best_runs
-from workbench.views.plots import MAX_CURVES, run_colour
+from workbench.views.plots import MAX_CURVES, coloured_runs, run_colour
 
 GAIN = (46, 160, 67)
 LOSS = (214, 39, 40)
@@ -150,12 +149,10 @@ class DifferenceChart(QWidget):
         """The runs side by side: every one when they are few, else those the plots draw in colour (the best
         :data:`MAX_CURVES` by the measure shown, the baseline among them or not), without the baseline: a
         thousand bars per query, and a legend of a thousand runs, say nothing and take seconds."""
-        if len(others) <= MAX_CURVES:
-            return others
-        comparison, results, measure = self.session.comparison, self.session.results, self.measure_box.currentText()
-        summary = None if results is None else results.summary
-        scores = summary[measure].to_dict() if summary is not None and measure in summary.columns else {}
-        drawn = best_runs(comparison.request.runs, scores, comparison.baseline, MAX_CURVES)  # as the plots draw them
+        comparison = self.session.comparison
+        drawn = coloured_runs(
+            comparison.request.runs, self.session.results, self.measure_box.currentText(), comparison.baseline
+        )
         return [r for r in drawn if r != comparison.baseline]
 
     def set_run(self, run: str | None) -> None:

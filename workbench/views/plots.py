@@ -77,6 +77,18 @@ def shown_runs(runs, scores=None, baseline=None, limit: int = MAX_CURVES) -> lis
     return best_runs(runs, scores, baseline, limit)
 
 
+def coloured_runs(runs, results, measure, baseline) -> list[str]:
+    """Of ``runs``, those drawn in colour: all of them when they are few (the palette's eight and the
+    baseline); else the :data:`MAX_CURVES` best by ``measure`` in ``results.summary`` and the baseline, in the
+    runs' order (the plots draw the others thin and grey; the difference chart puts these side by side)."""
+    runs = list(runs)
+    if len(runs) <= MAX_CURVES + 1:
+        return runs
+    summary = None if results is None else results.summary
+    scores = summary[measure].to_dict() if summary is not None and measure in summary.columns else {}
+    return best_runs(runs, scores, baseline, MAX_CURVES)
+
+
 class CurvePlot(QWidget):
     """Base of both plots: a PlotWidget with a legend and one curve per run."""
 
@@ -218,11 +230,7 @@ class CurvePlot(QWidget):
         """Of the runs drawn, those drawn in colour: all of them when they are few (the palette's eight and
         the baseline); else the best by the chosen measure (among those found, when the find box has a text)
         and the baseline; the others are drawn thin and grey (emphasis rather than hue for many runs)."""
-        if len(runs) <= MAX_CURVES + 1:
-            return runs
-        measure = self.session.focus_measure
-        scores = results.summary[measure].to_dict() if measure in results.summary.columns else {}
-        return best_runs(runs, scores, self.session.baseline_label(), MAX_CURVES)
+        return coloured_runs(runs, results, self.session.focus_measure, self.session.baseline_label())
 
     def _place_controls(self, many: bool) -> None:
         """The run controls beside the caption, or on a line of their own under it when there are many runs
