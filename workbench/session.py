@@ -30,11 +30,8 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import os
-import sys
-import threading
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
@@ -57,14 +54,6 @@ qtcompat.protect_singletons()  # some PySide6 builds lose references to None/Tru
 AFTER_PAINT_MS = 300
 
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
-
-
-def _warm_up_comparison() -> None:
-    """Import the comparison's statistics (with scipy.special: a fifth of a second) in a thread of its own while
-    the runs are scored, so that the comparison with the baseline does not wait for it afterwards."""
-    if "metrics.compare" not in sys.modules and not getattr(_warm_up_comparison, "started", False):
-        _warm_up_comparison.started = True  # type: ignore[attr-defined]
-        threading.Thread(target=importlib.import_module, args=("metrics.compare",), daemon=True).start()
 
 
 def _delegate(name: str, doc: str = "") -> property:
@@ -386,8 +375,6 @@ class Session(QObject):
                 self.sigIdle.emit()
             return
         n = len(request.runs)
-        if n > 1:
-            _warm_up_comparison()
         model, baseline = self.model, self.model.baseline_label()
 
         def work(progress):

@@ -24,8 +24,8 @@ from metrics.stat_methods import TESTS as STAT_TESTS
 
 
 class _LazyCompare:
-    """:mod:`metrics.compare`, imported on first use: it brings scipy.special (and scipy.stats when a
-    rank test is asked for), which the window should not wait for before it is shown."""
+    """:mod:`metrics.compare`, imported on first use (in the thread that compares): the window is shown
+    without it, and a rank test brings scipy.stats (a second) only when it is asked for."""
 
     def __getattr__(self, name):
         import metrics.compare
