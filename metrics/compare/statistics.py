@@ -180,15 +180,15 @@ def _beta_fraction(a: float, b: float, x: np.ndarray, first: np.ndarray) -> np.n
     m = 1
     while left.size:
         m2 = 2 * m
-        step = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2))
-        d = 1.0 / _not_zero(1.0 + step * d)
-        c = _not_zero(1.0 + step / c)
-        h = h * d * c
-        step = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2))
-        d = 1.0 / _not_zero(1.0 + step * d)
-        c = _not_zero(1.0 + step / c)
-        h = h * (d * c)
-        done = (np.abs(d * c - 1.0) <= _CF_EPS) | (m >= _CF_STEPS) | np.isnan(h)
+        # the two steps of the fraction's m-th term (coefficients as scalars: one array operation each)
+        for step in (m * (b - m) / ((a - 1.0 + m2) * (a + m2)), -(a + m) * (a + b + m) / ((a + m2) * (a + 1.0 + m2))):
+            d = 1.0 / _not_zero(1.0 + (step * x) * d)
+            c = _not_zero(1.0 + (step * x) / c)
+            dc = d * c
+            h *= dc
+        done = ~(np.abs(dc - 1.0) > _CF_EPS)  # (NaN, from an overflow, stops too)
+        if m >= _CF_STEPS:
+            done[:] = True
         if done.any():
             out[left[done]] = h[done]
             keep = ~done
@@ -198,7 +198,8 @@ def _beta_fraction(a: float, b: float, x: np.ndarray, first: np.ndarray) -> np.n
 
 
 def _not_zero(v: np.ndarray) -> np.ndarray:
-    return np.where(np.abs(v) < _CF_TINY, _CF_TINY, v)
+    v[np.abs(v) < _CF_TINY] = _CF_TINY  # (the modified Lentz method's guard against a zero denominator)
+    return v
 
 
 def _wilcoxon_pvalue(d: np.ndarray) -> float:
