@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import html
 import platform
-from importlib import metadata
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLineEdit, QTextBrowser, QVBoxLayout, QWidget
 
@@ -27,6 +26,8 @@ SHORTCUTS = (
 
 
 def versions() -> list[tuple[str, str]]:
+    from importlib import metadata  # (with the email package: 20 ms, for About only, not at start)
+
     out = []
     for dist in ("ir-workbench", "numpy", "pandas", "pyarrow", "scipy", "pyqtgraph", "PySide6-Essentials"):
         try:
