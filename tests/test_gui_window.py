@@ -1132,6 +1132,28 @@ def test_a_window_opened_on_files_paints_its_views_once_the_scores_are_there(qtb
     close_window(w)
 
 
+def test_a_window_scored_before_its_views_are_built_paints_them_once_built(qtbot, tmp_path, sample, monkeypatch):
+    """Scores in before the views exist (the views' modules slow to import): the window stays unpainted
+    while the views are built and laid out with the scores, and paints once they are."""
+    built, views_made = [], MainWindow._build
+
+    def build_after_the_scores(self, *a, **k):
+        if self.session.results is None or self.session.busy:
+            QTimer.singleShot(15, self, lambda: build_after_the_scores(self, *a, **k))
+            return
+        built.append(self.updatesEnabled())  # as the views are made
+        views_made(self, *a, **k)
+        built.append(self.updatesEnabled())  # once they are (their layout still to come)
+
+    monkeypatch.setattr(MainWindow, "_build", build_after_the_scores)
+    w, painted = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
+    qtbot.waitUntil(lambda: hasattr(w, "docks") and w.updatesEnabled(), timeout=TIMEOUT)
+    assert built == [False, False]
+    qtbot.waitUntil(lambda: bool(painted), timeout=TIMEOUT)
+    assert all(painted) and set(w.pr_plot.curves) == set(w.session.results.runs)
+    close_window(w)
+
+
 def test_input_waits_for_the_first_paint_of_a_window_opened_on_files(qtbot, tmp_path, sample, monkeypatch):
     """While the views wait for their first scores (unpainted), clicks and keys do not reach them: the
     query filter under the mouse takes no click, focus or text; once painted, the same input does."""
