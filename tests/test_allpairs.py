@@ -242,6 +242,8 @@ def test_the_t_distribution_written_out_at_its_edges():
     np.testing.assert_array_equal(p, [1.0, 1.0, 0.0, 0.0, np.nan, 0.0, 0.0])
     assert np.isnan(t_two_sided(np.array([1.0, 0.0]), 0)).all()  # one query: no degrees of freedom
     assert t_two_sided(np.array([]), 5).shape == (0,)
+    with pytest.raises(ValueError, match="whole number"):
+        t_two_sided(np.array([1.0]), 2.5)
 
 
 def test_a_t_test_comparison_does_not_import_scipy():

@@ -132,8 +132,11 @@ _CF_STEPS = 10_000  # bound; at most a few hundred are needed for 10^6 degrees o
 
 
 def t_two_sided(t, df: int) -> np.ndarray:
-    """``2 P(T >= |t|)`` for Student's t with ``df`` degrees of freedom (``2 * stdtr(df, -|t|)``),
-    for each value of ``t``: 1 at 0, 0 at infinity, NaN for NaN (and for every ``t`` when ``df < 1``)."""
+    """``2 P(T >= |t|)`` for Student's t with ``df`` degrees of freedom, a whole number (``2 * stdtr(df,
+    -|t|)``), for each value of ``t``: 1 at 0, 0 at infinity, NaN for NaN (and for every ``t`` when
+    ``df < 1``)."""
+    if df != int(df):
+        raise ValueError(f"df must be a whole number of degrees of freedom; got {df}")
     t = np.abs(np.asarray(t, dtype=np.float64))
     p = np.full(t.shape, np.nan)
     if df < 1:
