@@ -993,6 +993,31 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
     assert len(styles) == len(emphasised)
     quiet = [item for item in plot.curves.values() if item.quiet]
     assert quiet and all(item.opts["pen"].color().getRgb()[:3] == (185, 185, 185) for item in quiet)
+    from workbench.model import analysis
+
+    def drawn_as_computed():
+        table = plot.table(s.results)
+        for run in runs:
+            x, y = table.get(analysis.MEAN, run)
+            np.testing.assert_array_equal(plot.data(run)[0], x)
+            np.testing.assert_array_equal(plot.data(run)[1], y)
+
+    drawn_as_computed()
+    first = s.focus_measure
+    # another measure in focus: runs that come into colour get their markers, those that leave it lose them
+    other = next(
+        m
+        for m in s.results.summary.columns
+        if set(s.results.summary[m].sort_values(ascending=False, kind="stable").index[:8]) != best
+    )
+    s.set_focus_measure(other)
+    now = set(s.results.summary[other].sort_values(ascending=False, kind="stable").index[:8]) | {baseline}
+    assert {r for r, item in plot.curves.items() if not item.quiet} == now
+    assert all(plot.curves[r].opts["symbol"] is not None for r in now)  # (the precision-recall plot marks points)
+    assert all(plot.curves[r].quiet and "symbol" not in plot.curves[r].opts for r in set(runs) - now)
+    assert list(plot.curves) == runs and len(plot.plot.getPlotItem().listDataItems()) == len(runs)
+    drawn_as_computed()
+    s.set_focus_measure(first)
     picture = tmp_path / "curves.png"
     plot.export_image(str(picture))  # the file draws them the same way
     assert picture.stat().st_size > 1000

@@ -202,26 +202,37 @@ class CurvePlot(QWidget):
         colour, dash, _ = run_style(i)
         return pg.mkPen(colour, width=width, style=dash)
 
-    def _curve(self, run: str, i: int, quiet: bool = False) -> pg.PlotDataItem:
+    def _curve(self, run: str, i: int, quiet: bool = False) -> pg.PlotDataItem | pg.PlotCurveItem:
         item = self.curves.get(run)
+        if item is not None and getattr(item, "quiet", False) != quiet:  # into colour or out of it: made again
+            self.plot.removeItem(item)
+            item = None
         colour, _, symbol = run_style(i)
         if item is None:
-            item = self.plot.plot(
-                [],
-                [],
-                name=run,
-                pen=self._pen(i, quiet=quiet),
-                symbol=symbol if self.symbol and not quiet else None,
-                symbolSize=6,
-                symbolBrush=colour,
-                symbolPen=None,
-            )
-            self.curves[run] = item
+            if quiet:
+                # a grey line without markers: a PlotCurveItem, which takes a seventh of the time of a
+                # PlotDataItem to make (that carries a scatter item for the markers); ticking "all runs"
+                # with 1,000 runs made 2,000 of them on the window's thread in 1.9 s; gaps at NaN, as PlotDataItem
+                item = pg.PlotCurveItem(pen=self._pen(i, quiet=True), connect="finite")
+                self.plot.addItem(item)
+            else:
+                item = self.plot.plot(
+                    [],
+                    [],
+                    name=run,
+                    pen=self._pen(i),
+                    symbol=symbol if self.symbol else None,
+                    symbolSize=6,
+                    symbolBrush=colour,
+                    symbolPen=None,
+                )
+            self.curves[run] = item  # (a run made again keeps its place among the others)
         else:
             item.setPen(self._pen(i, quiet=quiet))
-            item.setSymbolBrush(colour)
-            if self.symbol:
-                item.setSymbol(None if quiet else symbol)
+            if not quiet:
+                item.setSymbolBrush(colour)
+                if self.symbol:
+                    item.setSymbol(symbol)
         item.run_index, item.quiet = i, quiet
         item.setZValue(-1 if quiet else 0)
         return item
