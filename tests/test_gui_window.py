@@ -1251,6 +1251,20 @@ def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twel
     assert captions[0].endswith(f"({11 - len(others)} other runs not drawn)")
 
 
+def test_report_figures_colour_the_runs_the_plots_colour(qtbot, window, twelve):
+    """Nine runs (eight and the baseline): the plots draw all of them in colour, and so does the report's
+    figure (it had taken the best eight alone and drawn one in grey)."""
+    from workbench.views.report_dialog import report_figures
+
+    drop_and_wait(qtbot, window, twelve[:10])
+    s = window.session
+    qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
+    runs = list(s.results.runs)
+    assert len(runs) == 9 and not any(item.quiet for item in window.pr_plot.curves.values())
+    captions = [caption for caption, _ in report_figures(s)]
+    assert captions[1].endswith(f"runs {', '.join(runs)}") and "grey" not in captions[1]
+
+
 def test_new_results_lay_out_each_table_once(qtbot, window, sample, monkeypatch):
     """New results arrive as several signals (the measure in focus, the results, their marks); the summary
     and the per-query table are laid out once for them, and show what the results hold."""

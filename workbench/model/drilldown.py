@@ -38,6 +38,14 @@ def best_runs(runs, scores=None, baseline=None, limit: int = MAX_LISTS) -> list[
     return [r for r in runs if r in keep]
 
 
+def best_by(runs, results, measure, baseline=None, limit: int = MAX_LISTS) -> list[str]:
+    """:func:`best_runs` of ``runs`` by their mean of ``measure`` in ``results``' summary (the first ones
+    in order when it has no such column, or there are no results)."""
+    summary = None if results is None else results.summary
+    scores = summary[measure].to_dict() if summary is not None and measure in summary.columns else {}
+    return best_runs(runs, scores, baseline, limit)
+
+
 def grade_tone(grade) -> str:
     """Tone of a row by grade: ``"grade0"``, ``"grade1"``, ``"grade2"``, ``"grade3"`` (3 and up), or unjudged."""
     if grade is None or pd.isna(grade):

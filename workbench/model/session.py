@@ -364,10 +364,10 @@ class SessionModel(FileRules):
         pair_runs = None
         if self.compare_settings.mode == "pairs" and len(results.runs) > significance_model.MAX_PAIR_RUNS:
             # every pair of a thousand runs is half a million tests: the best runs by the measure in focus
-            measure = self.focus_measure if self.focus_measure in results.summary.columns else None
-            scores = results.summary[measure].to_dict() if measure else {}
             pair_runs = tuple(
-                drilldown_model.best_runs(results.runs, scores, baseline, significance_model.MAX_PAIR_RUNS)
+                drilldown_model.best_by(
+                    results.runs, results, self.focus_measure, baseline, significance_model.MAX_PAIR_RUNS
+                )
             )
         return significance_model.Request(
             per_query=results.evaluation.per_query,

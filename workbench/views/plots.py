@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 from metrics import fileio
 from workbench.model import analysis
-from workbench.model.drilldown import best_runs
+from workbench.model.drilldown import best_by
 
 # Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
 # (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
@@ -68,15 +68,6 @@ def run_style(i: int) -> tuple[tuple[int, int, int], Qt.PenStyle, str]:
     return PALETTE[i % len(PALETTE)], DASHES[(i // 2 + i // len(PALETTE)) % len(DASHES)], SYMBOLS[i % len(SYMBOLS)]
 
 
-def shown_runs(runs, scores=None, baseline=None, limit: int = MAX_CURVES) -> list[str]:
-    """The runs a plot draws by default: all of them up to ``limit``, else the ``limit`` best by
-    ``scores`` (run -> value of the chosen measure) and the baseline, in the runs' order."""
-    runs = list(runs)
-    if len(runs) <= limit or not scores:
-        return runs
-    return best_runs(runs, scores, baseline, limit)
-
-
 def coloured_runs(runs, results, measure, baseline) -> list[str]:
     """Of ``runs``, those drawn in colour: all of them when they are few (the palette's eight and the
     baseline); else the :data:`MAX_CURVES` best by ``measure`` in ``results.summary`` and the baseline, in the
@@ -84,9 +75,7 @@ def coloured_runs(runs, results, measure, baseline) -> list[str]:
     runs = list(runs)
     if len(runs) <= MAX_CURVES + 1:
         return runs
-    summary = None if results is None else results.summary
-    scores = summary[measure].to_dict() if summary is not None and measure in summary.columns else {}
-    return best_runs(runs, scores, baseline, MAX_CURVES)
+    return best_by(runs, results, measure, baseline, MAX_CURVES)
 
 
 class CurvePlot(QWidget):
@@ -282,9 +271,9 @@ class CurvePlot(QWidget):
             return [r for r in runs if r in chosen or r == baseline]
         if not many or self.all_runs_box.isChecked():
             return runs
-        measure = self.session.focus_measure
-        scores = results.summary[measure].to_dict() if measure in results.summary.columns else None
-        return shown_runs(runs, scores, self.session.baseline_label())
+        if self.session.focus_measure not in results.summary.columns:
+            return runs
+        return best_by(runs, results, self.session.focus_measure, self.session.baseline_label(), MAX_CURVES)
 
     def refresh(self) -> None:
         results = self.session.results

@@ -38,16 +38,14 @@ def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]
     differences), the others in grey, as in the window.  GUI work: call on the
     GUI thread.
     """
-    from workbench.model.drilldown import best_runs
     from workbench.views import figures
-    from workbench.views.plots import MAX_CURVES
+    from workbench.views.plots import MAX_CURVES, coloured_runs
 
     results = session.results
     what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"
     # with many runs, the best by the measure in focus and the baseline in colour, the others in grey
     measure = session.focus_measure if session.focus_measure in results.summary.columns else None
-    scores = results.summary[measure].to_dict() if measure else {}
-    coloured = best_runs(results.runs, scores, session.baseline_label(), MAX_CURVES)
+    coloured = coloured_runs(results.runs, results, measure, session.baseline_label())  # as the plots draw them
     styles = {r: coloured.index(r) if r in coloured else None for r in results.runs}
     runs = ", ".join(coloured)
     if len(coloured) < len(results.runs):
