@@ -4,6 +4,8 @@ candidate, always confirmed on the ids)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 
 __all__ = [
@@ -128,8 +130,13 @@ def among(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
         table[wanted & 0xFFFF] = True
         maybe = np.flatnonzero(table[values & 0xFFFF])
         found = np.zeros(len(values), dtype=bool)
-        found[maybe] = among(values[maybe], wanted)
+        found[maybe] = _searched(values[maybe], wanted)
         return found
+    return _searched(values, wanted)
+
+
+def _searched(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is one of the (sorted, non-empty) ``wanted``, by binary search."""
     at = np.minimum(np.searchsorted(wanted, values), len(wanted) - 1)
     return wanted[at] == values
 
@@ -137,11 +144,29 @@ def among(values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
 def id_hash(ids: np.ndarray) -> np.ndarray:
     """A 64-bit hash per id (equal ids, equal hashes), vectorised over 8-byte words.
 
-    Hashes only narrow the search: every match found with them is confirmed on the ids.
+    The hash is a function of the id's bytes alone, whichever form holds them: an id of at most
+    :data:`MAX_FIXED_WIDTH` bytes is hashed by rounds over its 8-byte words, in a fixed-width ``S``
+    array or an object array alike (the short ids of an object column are packed into one first);
+    a longer one, which only an object column holds, by BLAKE2b in one C call (rounds over a 10 MB
+    id would take a second).  Hashes only narrow the search: every match found with them is
+    confirmed on the ids.
     """
     n = len(ids)
-    if ids.dtype == object:  # very long ids: one C call each
-        return np.fromiter((hash(x) for x in ids), dtype=np.int64, count=n).view(np.uint64)
+    if ids.dtype != object:
+        return _word_hash(ids)
+    h = np.zeros(n, dtype=np.uint64)
+    lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=n)
+    short = np.flatnonzero(lengths <= MAX_FIXED_WIDTH)
+    if len(short):
+        h[short] = _word_hash(ids[short].astype(f"S{max(8, -(-int(lengths[short].max()) // 8) * 8)}"))
+    for i in np.flatnonzero(lengths > MAX_FIXED_WIDTH).tolist():
+        h[i] = int.from_bytes(hashlib.blake2b(ids[i], digest_size=8).digest(), "little")
+    return h
+
+
+def _word_hash(ids: np.ndarray) -> np.ndarray:
+    """:func:`id_hash` of a fixed-width ``S`` array (ids of at most :data:`MAX_FIXED_WIDTH` bytes)."""
+    n = len(ids)
     width = ids.dtype.itemsize
     if width % 8:
         ids = ids.astype(f"S{-(-width // 8) * 8}")

@@ -197,6 +197,15 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
         return value
 
     n = len(cols)
+    # the keys sorted, and their order: kept from the reader's duplicate check of a qrels file
+    # (ties among equal keys, should there be any, are settled by the exact join, whatever their order);
+    # made here, before the ids are let go, for qrels that come another way
+    order, key = take("key_order"), take("sorted_keys")
+    if order is None:
+        key = cols.pair_keys()
+        order = np.argsort(key)
+        key = key[order]
+    take("keys")
     qid = take("qid")
     if n:
         heads = stretch_heads(qid)
@@ -205,14 +214,6 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
         query_keys = qid[:0]
     qcode = _query_codes(query_keys, qid)
     del qid
-    # the keys sorted, and their order: kept from the reader's duplicate check of a qrels file
-    # (ties among equal keys, should there be any, are settled by the exact join, whatever their order)
-    order, key = take("key_order"), take("sorted_keys")
-    if order is None:
-        key = cols.pair_keys()
-        order = np.argsort(key)
-        key = key[order]
-    take("keys")
     qcode = qcode[order]
     value = take("value")
     rel = value[order].astype(grade_dtype(value), copy=False)
