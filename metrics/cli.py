@@ -313,8 +313,7 @@ def _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs: int)
         for message in scored.warnings:
             print(f"ir-eval: warning: {message}", file=sys.stderr)
         evaluated |= scored.evaluated
-        if scored.lines:
-            out.write("\n".join(scored.lines) + "\n")
+        out.write(scored.text)
     out.flush()
     if not evaluated:
         print("ir-eval: no queries with both results and relevance info", file=sys.stderr)

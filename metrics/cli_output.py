@@ -16,11 +16,9 @@ def _json_default(value):
 
 
 def _print_trec(ev, args, out) -> None:
-    lines: list[str] = []
-    for run in ev.runs:
-        lines += ev.trec_lines(run, queries=args.query, summary=args.summary)
-    if lines:
-        out.write("\n".join(lines) + "\n")
+    for run in ev.runs:  # written a block of queries at a time: memory for one block, not for every line
+        for text in ev.trec_text(run, queries=args.query, summary=args.summary):
+            out.write(text)
 
 
 def _print_csv(ev, args, out) -> None:

@@ -127,31 +127,78 @@ class Evaluation:
     def trec_lines(self, run: str | None = None, *, queries: bool = False, summary: bool = True) -> list[str]:
         """trec_eval's output lines for one run (no newlines): per-query rows
         (``-q``) query by query, then the "all" rows, each in trec_eval's
-        format (``%-22s\\t%s\\t%6.4f``; ``%ld`` for counts)."""
+        format (``%-22s\\t%s\\t%6.4f``; ``%ld`` for counts).  :meth:`trec_text`
+        gives the same as text, a block of queries at a time."""
+        return "".join(self.trec_text(run, queries=queries, summary=summary)).split("\n")[:-1]
+
+    def trec_text(self, run: str | None = None, *, queries: bool = False, summary: bool = True) -> Iterator[str]:
+        """trec_eval's output for one run as pieces of text, each of whole lines: the per-query rows
+        (``-q``) a block of queries at a time, then the "all" rows.  Written out piece by piece, the
+        output takes memory for one block, not for every line."""
         res = self.result(self.runs[0] if run is None else run)
-        out: list[str] = []
         texts = {(q, m): v for q, m, v in res.texts}
-        column = {name: j for j, name in enumerate(res.names)}
-        if queries:
+        if queries and res.query_ids:
             shown = [(m, self.name(m)) for m in self.measures if FAMILIES[m.family].per_query]
-            rows = res.values.tolist()
-            for q, row in zip(res.query_ids, rows):
-                for m, name in shown:
-                    if m.kind == "text":
-                        out.append(f"{m.trec_name:<22}\t{q}\t'{texts[(q, name)]}'")
-                    else:
-                        out.append(_format_line(m, q, row[column[name]]))
+            yield from _query_rows(res, shown, texts)
         if summary:
+            out = []
             aggregates = dict(zip(res.names, res.aggregates))
             for m in self.measures:
                 if not FAMILIES[m.family].summary:
                     continue
                 name = self.name(m)
                 if m.kind == "text":
-                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', name)]}")
+                    out.append(f"{m.trec_name:<22}\tall\t{texts[('all', name)]}\n")
                 else:
-                    out.append(_format_line(m, "all", aggregates[name]))
-        return out
+                    out.append(_format_line(m, "all", aggregates[name]) + "\n")
+            if out:
+                yield "".join(out)
+
+
+#: queries per piece of :meth:`Evaluation.trec_text` (100 measures: about 4 MB of text)
+_QUERY_BLOCK = 1000
+
+
+def _query_rows(res: RunResult, shown: list, texts: dict) -> Iterator[str]:
+    """The ``-q`` rows of ``res`` for the measures ``shown`` ((measure, name) in trec_eval's order),
+    ``_QUERY_BLOCK`` queries at a time.
+
+    Each query's rows are one ``%`` format of a template made once for all queries (its names padded
+    already, ``%6.4f``, ``%d``, the query id and the value its arguments): the C formatting of Python
+    does the work, about 0.2 us a value, where a line formatted by itself (``_format_line``) took 2.5 us
+    (950,000 lines of ``-q -m all_trec``: 0.2 s against 2.4 s).  Python's ``%6.4f`` and ``%d`` of a float
+    are glibc's ``%6.4f`` and ``%ld`` of the truncated value for every value but a NaN with its sign bit
+    set (``-nan``): a query with a NaN is formatted line by line (:func:`format_value`)."""
+    column = {name: j for j, name in enumerate(res.names)}
+    numeric = [column[name] for m, name in shown if m.kind != "text"]
+    text_at = [(i, name) for i, (m, name) in enumerate(shown) if m.kind == "text"]
+    code = {"text": "'%s'", "long": "%d"}
+    template = "".join(
+        f"{m.trec_name:<22}".replace("%", "%%") + "\t%s\t" + code.get(m.kind, "%6.4f") + "\n" for m, _ in shown
+    )
+    qids = res.query_ids
+    for start in range(0, len(qids), _QUERY_BLOCK):
+        stop = min(start + _QUERY_BLOCK, len(qids))
+        block = res.values[start:stop, numeric]
+        with_nan = np.isnan(block).any(axis=1).tolist()
+        out = []
+        args: list = [None] * (2 * len(shown))
+        for q, row, nan in zip(qids[start:stop], block.tolist(), with_nan):
+            for i, name in text_at:
+                row.insert(i, texts[(q, name)])
+            if nan:
+                out.append("".join(_row_line(m, q, v) for (m, _), v in zip(shown, row)))
+                continue
+            args[0::2] = itertools.repeat(q, len(shown))
+            args[1::2] = row
+            out.append(template % tuple(args))
+        yield "".join(out)
+
+
+def _row_line(m: Measure, qid: str, value) -> str:
+    if m.kind == "text":
+        return f"{m.trec_name:<22}\t{qid}\t'{value}'\n"
+    return _format_line(m, qid, value) + "\n"
 
 
 def format_value(kind: str, value: float) -> str:

@@ -4,9 +4,9 @@
 process; the qrels are read and encoded once in the parent and inherited by
 the workers (``fork``: shared, not copied, until written) or sent once to each
 (``spawn``, where fork is not available).  Each worker reads its run, scores it
-and returns trec_eval's output lines for it; the parent writes them in the
-order the runs were given, as soon as each is due, so the output is
-byte-identical to one process and memory holds a few runs' lines (two runs per
+and returns trec_eval's output for it, as one text; the parent writes them in
+the order the runs were given, as soon as each is due, so the output is
+byte-identical to one process and memory holds a few runs' output (two runs per
 process are in flight), never every run at once.
 
 One large run is scored in parts, query by query (:func:`score_part`,
@@ -47,9 +47,14 @@ _READ_BYTES = 1 << 20  # bytes read and parsed at a time by score_part (the nump
 @dataclass
 class Scored:
     path: str
-    lines: list
+    text: str  # trec_eval's lines, each ending in a newline (one string: sent between processes in one piece)
     warnings: list
     evaluated: bool  # some query had both results and judgments
+
+    @property
+    def lines(self) -> list:
+        """The lines of :attr:`text`, without their newlines."""
+        return self.text.split("\n")[:-1]
 
 
 @dataclass
@@ -130,7 +135,7 @@ def score_file(s: dict, path: str, source: str | None = None) -> Scored:
     label = ev.runs[0]
     return Scored(
         path,
-        ev.trec_lines(label, queries=s["queries"], summary=s["summary"]),
+        "".join(ev.trec_text(label, queries=s["queries"], summary=s["summary"])),
         list(ev.warnings),
         bool(ev.query_ids[label]),
     )
@@ -201,6 +206,7 @@ def _read_range(source: str, display: str, part: int, parts: int):
     split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
     as a whole to be reported or read exactly."""
     from .columns import _assemble, _Filled, _Irregular, _parse
+    from .readers.formats import _RUN
     from .textfile import GZIP_MAGIC, MAX_LINE_BYTES, check_text, without_bom
 
     with open(source, "rb", buffering=1 << 16) as f:
@@ -233,7 +239,7 @@ def _read_range(source: str, display: str, part: int, parts: int):
                     continue
             check_text(chunk, 1, display)  # line numbers are not the file's: the caller reads it again
             filled.add(_parse(chunk, "run"), 1 - left / (end - start))
-    return _assemble(display, "run", None, filled) if filled.columns is not None else None
+    return _assemble(display, _RUN, None, filled, whole=False) if filled.columns is not None else None
 
 
 def score_part(
@@ -316,7 +322,7 @@ def _complete_width(qrels) -> int:
 
 
 def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], Optional[Part]]) -> Optional[Scored]:
-    """The :class:`Scored` lines of a run from its :class:`Part` s (in file order), byte for byte those
+    """The :class:`Scored` output of a run from its :class:`Part` s (in file order), byte for byte those
     of :func:`score_file`; None when only one task can give them (a part is None, a query id is in
     two parts).  ``rescore(k, width, before)`` scores part k again, as :func:`score_part` does, when
     its values depend on queries of other parts."""
@@ -405,7 +411,8 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     if not qids:
         warnings.append(f"run {label!r}: no queries with both results and relevance info")
     ev = Evaluation(runs=[label], measures=wanted, query_ids={label: qids}, results=[result], warnings=warnings)
-    return Scored(path, ev.trec_lines(label, queries=s["queries"], summary=s["summary"]), warnings, bool(qids))
+    text = "".join(ev.trec_text(label, queries=s["queries"], summary=s["summary"]))
+    return Scored(path, text, warnings, bool(qids))
 
 
 def in_parts(
