@@ -1,21 +1,24 @@
-"""Qrels and runs as numpy columns, read without pandas or pyarrow: the scoring path of ``ir-eval``.
+"""The one reader of TREC text: qrels, runs and ranked judgments as numpy columns.
+
+Every door reads files here: ``ir-eval``, the library on paths (:func:`metrics.evaluate`,
+:func:`metrics.read_qrels`, :func:`metrics.read_run`, whose DataFrames are made from these columns),
+the window, inspection, ``--jobs``, a run scored in parts and Dask.  The rules of the format (what a
+score or a grade may look like, the sentences of errors) are in :mod:`metrics.readers.formats`.
 
 :func:`read_columns` gives a :class:`Columns`: per row the query id and the document id as numpy
 byte strings (``S`` dtype; an ``object`` array of ``bytes`` when some id is longer than
-:data:`MAX_FIXED_WIDTH` bytes), and the score (float64) or grade (the smallest signed integer type
-that holds the file's grades); for a run also the tags of its first and last lines.  Everything the
-measures need, at a fraction of the memory and start-up time of DataFrames: importing this module
-costs numpy only.
+:data:`~metrics.ids.MAX_FIXED_WIDTH` bytes: both layouts hash, compare and sort alike), and the score
+(float64) or grade (the smallest signed integer type that holds the file's grades); for a run also
+the tags of its first and last lines.  Ids are bytes as trec_eval reads them: text that is not UTF-8
+(old collections' Latin-1) is kept as it is.  Importing this module costs numpy only.
 
-Lines of the usual shape (fields separated by one space or one tab, LF line ends, no comment or
-blank lines, the format's column count, plain decimal numbers) are split by a few vectorised passes
-over each chunk of the file; a chunk with runs of blanks, CRLF line ends or comment lines is first
-normalised (:func:`normalise`) and split the same way.  Any other file (extra run columns,
-duplicate documents, a bad line, a ranked-judgments file) is read by the DataFrame reader
-(:mod:`metrics.readers`), whose rules and error messages are the format's one definition; the two
-readers give the same columns for every file both accept (tested on every layout).  On a
-7-million-line run this reader took less time and memory than pyarrow's multithreaded parser
-followed by the conversion of its strings (3.3 s and 579 MiB against 3.5 s and 619 MiB).
+Each chunk of the file (:data:`metrics.textfile.CHUNK_BYTES` of whole lines) is split by a few
+vectorised passes: lines of the usual shape at once, lines with runs of blanks, CRLF ends, blank or
+comment lines once normalised (:func:`normalise`).  A chunk the vectorised split does not take (a
+varying number of run columns, a bad line) is read line by line, which either gives the same columns or raises an
+:class:`~metrics.errors.InputError` naming the file, the line and what was expected.  Duplicate
+(query, document) pairs are found by 64-bit hashes, confirmed on the ids, and reported with both
+lines.
 
 Numbers are exact: a decimal score of at most 15 significant digits is its digits, an integer below
 2**53, divided by a power of ten no larger than 1e15, both exact doubles, so the IEEE quotient is
@@ -27,6 +30,7 @@ the correctly rounded value C's ``strtod`` gives (Clinger's fast path); scores i
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 import weakref
@@ -35,6 +39,7 @@ from typing import Optional
 
 import numpy as np
 
+from .errors import InputError
 from .ids import (
     _windows,
     among,
@@ -42,13 +47,25 @@ from .ids import (
     ids_from_series,
     pair_keys,
 )
-from .textfile import chunks
+from .readers.formats import (
+    _FORMATS,
+    _INT64_MAX,
+    _INT64_MIN,
+    _INT_RE,
+    _RUN,
+    Progress,
+    Ticker,
+    _column_error,
+    _empty_error,
+    _Format,
+    _show,
+    _stem,
+    _strtod,
+    _value_error,
+)
+from .textfile import _line_at, chunks
 
-__all__ = ["Columns", "read_columns", "columns_from_frame"]
-
-# bytes split at a time: the vectorised split holds a few index arrays per line of a chunk, so small
-# chunks keep its memory at a few MB whatever the file's size
-_CHUNK_BYTES = 1 << 20
+__all__ = ["Columns", "read_columns", "columns_from_frame", "ranked_run"]
 
 
 @dataclass(eq=False)
@@ -89,46 +106,100 @@ class Columns:
 
 
 class _Irregular(Exception):
-    """A chunk the vectorised split does not take: the DataFrame reader reads the file."""
+    """A chunk the vectorised split does not take: it is read line by line."""
 
 
 # ------------------------------------------------------------------------------------------ reading
 
 
-def read_columns(path, kind: str, name: Optional[str] = None) -> Columns:
-    """Read a qrels (``kind="qrels"``) or run (``kind="run"``) file into :class:`Columns`.
+def read_columns(path, kind: str, name: Optional[str] = None, *, progress: Progress = None) -> Columns:
+    """Read a qrels (``kind="qrels"``), run (``"run"``) or ranked-judgments (``"ranked"``: the qrels
+    of its inline grades, rows in ranked order; :func:`ranked_run` gives its run) file.
 
-    Same rules and errors as :func:`metrics.read_qrels` and :func:`metrics.read_run`
-    (:class:`~metrics.errors.InputError` naming the file, the line and what was expected).
+    ``progress(fraction)`` is called once per chunk with the part of the file read so far; when it
+    returns ``False`` reading stops with :class:`~metrics.errors.Cancelled`.  Problems raise
+    :class:`~metrics.errors.InputError` naming the file, the line and what was expected.
     """
-    if kind not in ("qrels", "run"):
-        raise ValueError(f"kind must be 'qrels' or 'run', not {kind!r}")
+    if kind not in _FORMATS:
+        raise ValueError(f"kind must be 'qrels', 'run' or 'ranked', not {kind!r}")
+    fmt = _FORMATS[kind]
     display = os.fspath(path)
-    try:
-        cols = _read_regular(display, kind, name)
-    except _Irregular:
-        cols = None
-    if cols is None:
-        from .readers import read_file
-
-        loaded = read_file(display, kind)
-        frame = loaded.qrels if kind == "qrels" else loaded.run
-        cols = columns_from_frame(frame, kind)
-        cols.path = display
-        cols.warnings = list(loaded.warnings)
-        if name:
-            cols.name = name
+    tick = Ticker(progress)
+    tick(0.0)
+    # (parsing two chunks at once in two threads gained 5% on a 1M-line run for 30% more memory)
+    filled = _Filled()
+    offset = 0  # bytes of text before the chunk: where its first line is, should it hold an error
+    with contextlib.closing(chunks(display, count_lines=False)) as source:  # type: ignore[type-var]  # a generator closes
+        for chunk, _, _, fraction in source:
+            filled.add(parse_chunk(chunk, fmt, display, offset, filled.n == 0), fraction)
+            offset += len(chunk)
+            tick(0.95 * fraction)
+    cols = _assemble(display, fmt, name, filled)
+    tick(1.0)
     return cols
 
 
-def _read_regular(display: str, kind: str, name: Optional[str]) -> Optional[Columns]:
-    """The columns of a file whose every chunk splits regularly; raises _Irregular otherwise."""
-    # (parsing two chunks at once in two threads gained 5% on a 1M-line run for 30% more memory)
-    filled = _Filled()
-    with contextlib.closing(chunks(display, _CHUNK_BYTES, count_lines=False)) as source:  # type: ignore[type-var]  # a generator closes
-        for chunk, _, _, fraction in source:
-            filled.add(_parse(chunk, kind), fraction)
-    return _assemble(display, kind, name, filled)
+def parse_chunk(chunk: bytes, fmt: _Format, display: str, offset: Optional[int], at_start: bool):
+    """The :func:`_parse` result of a chunk of whole lines (None: no data lines), read line by line
+    where the vectorised split does not take it.  ``offset``: the bytes of the file's text before the
+    chunk, from which an error's line is counted (None: errors are raised as ``_Irregular``, for a
+    caller that reads the file again to report them)."""
+    try:
+        return _parse(chunk, fmt.kind)
+    except _Irregular:
+        if offset is None:
+            raise
+        return _parse_lines(chunk, fmt, display, offset, at_start)
+
+
+def _parse_lines(chunk: bytes, fmt: _Format, display: str, offset: int, at_start: bool):
+    """What :func:`_parse` gives, line by line: for lines the vectorised split does not take (a varying
+    number of run columns, ``+1`` grades), or to raise at the first bad line."""
+    qids: list[bytes] = []
+    docs: list[bytes] = []
+    values: list = []
+    first_tag = last_tag = b""
+    is_run = fmt is _RUN
+    need = fmt.columns
+
+    def line_no(i: int) -> int:
+        return _line_at(display, offset) + i
+
+    for i, line in enumerate(chunk.split(b"\n")[:-1]):
+        tokens = line.split()
+        if not tokens or tokens[0][:1] == b"#":
+            continue
+        n = len(tokens)
+        if n < need or (n > need and not fmt.extra_ok):
+            raise _column_error(tokens, fmt, display, line_no(i), at_start and not qids)
+        token = tokens[fmt.value]
+        if is_run:
+            value = _strtod(token)
+            if value is None or math.isnan(value):
+                raise _value_error(token, fmt, display, line_no(i), at_start and not qids)
+            last_tag = tokens[5]
+            if not qids:
+                first_tag = last_tag
+        else:
+            if not _INT_RE.match(token) or not _INT64_MIN <= int(token) <= _INT64_MAX:
+                raise _value_error(token, fmt, display, line_no(i), at_start and not qids)
+            value = int(token)
+        qids.append(tokens[0])
+        docs.append(tokens[2])
+        values.append(value)
+    if not qids:
+        return None
+    value_array = np.array(values, dtype=np.float64 if is_run else np.int64)
+    if not is_run:
+        value_array = value_array.astype(grade_dtype(value_array), copy=False)
+    return ids_from_list(qids), ids_from_list(docs), value_array, first_tag, last_tag
+
+
+def ids_from_list(ids: list) -> np.ndarray:
+    """Byte strings as one id array (the layout of :func:`~metrics.ids.ids_from_buffer`)."""
+    lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+    ends = np.cumsum(lengths)
+    return ids_from_buffer(np.frombuffer(b"".join(ids), dtype=np.uint8), ends - lengths, ends)
 
 
 #: how many times the rows read so far the columns may be sized for (the pages not written take no memory)
@@ -214,16 +285,20 @@ def _widened(filled: np.ndarray, piece: np.ndarray, capacity: int) -> np.ndarray
     return out
 
 
-def _assemble(display: str, kind: str, name: Optional[str], filled: _Filled) -> Columns:
+def _assemble(display: str, fmt: _Format, name: Optional[str], filled: _Filled, whole: bool = True) -> Columns:
+    """The columns of the chunks read (``whole``: of the whole file, whose errors name their lines;
+    else of a part of it, whose duplicates raise ``_Irregular``)."""
     if filled.columns is None:
-        raise _Irregular  # no data lines: the DataFrame reader says so in its words
+        raise _empty_error(display, fmt)
     first_tag, last_tag = filled.first_tag, filled.last_tag
     qid, doc, value = filled.result()
-    cols = Columns(kind, qid, doc, value, path=display)
+    cols = Columns(fmt.kind, qid, doc, value, path=display)
     if _has_duplicates(cols):
-        raise _Irregular  # the DataFrame reader names both lines
-    if kind == "run":
-        first, last = first_tag.decode(), last_tag.decode()
+        if not whole:
+            raise _Irregular
+        raise _duplicate_error(cols, display)
+    if fmt is _RUN:
+        first, last = _text(first_tag), _text(last_tag)
         cols.name = name or first
         cols.run_id = last
         if last != first:
@@ -232,23 +307,62 @@ def _assemble(display: str, kind: str, name: Optional[str], filled: _Filled) -> 
                 f"{last!r} (last line); the run is labelled {name or first!r} and "
                 f"its runid is {last!r}, as trec_eval reports it"
             )
+    elif fmt.kind == "ranked":
+        cols.name = name or _stem(display)
     return cols
+
+
+def _text(raw: bytes) -> str:
+    """Bytes of a file as text: UTF-8, any other byte kept as it is (``surrogateescape``), so that the text
+    written back gives the file's bytes."""
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def ranked_run(cols: Columns, name: Optional[str] = None) -> Columns:
+    """The run of ranked judgments (:func:`read_columns` with ``kind="ranked"``): the document on the
+    i-th line of a query with n lines (i from 0) gets score ``n - i``, so that trec_eval's order (score
+    descending) is the file's order, with no ties."""
+    codes = _first_seen_codes(cols.qid)
+    run = Columns("run", cols.qid, cols.doc, ranked_scores(codes), path=cols.path)
+    run.name = run.run_id = name or cols.name or (_stem(cols.path) if cols.path else "ranked")
+    return run
+
+
+def _first_seen_codes(qid: np.ndarray) -> np.ndarray:
+    """A code per row for its query id (equal ids, equal codes)."""
+    if not len(qid):
+        return np.zeros(0, dtype=np.int64)
+    _, codes = np.unique(qid, return_inverse=True)
+    return codes.ravel()
+
+
+def ranked_scores(codes: np.ndarray) -> np.ndarray:
+    """n - i for the i-th row (from 0) of a query with n rows (``codes``: a code per row for its query)."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.float64)
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.cumsum(counts) - counts
+    position = np.empty(len(codes), dtype=np.int64)
+    position[order] = np.arange(len(codes)) - starts[codes[order]]
+    return (counts[codes] - position).astype(np.float64)
 
 
 def _parse(chunk: bytes, kind: str):
     """(query ids, document ids, values, first tag, last tag) of a chunk, None for a chunk of blank
     and comment lines only."""
-    fields = _split(chunk, 6 if kind == "run" else 4)
+    is_run = kind == "run"
+    fields = _split(chunk, 6 if is_run else 4, more=is_run)
     if fields is None:
         return None
     buf, bounds = fields
     qid = ids_from_buffer(buf, *_field(bounds, 0))
     doc = ids_from_buffer(buf, *_field(bounds, 2))
-    value = _numbers(buf, *_field(bounds, 4 if kind == "run" else 3), integer=kind == "qrels")
-    if kind == "qrels":
+    value = _numbers(buf, *_field(bounds, 4 if is_run else 3), integer=not is_run)
+    if not is_run:
         value = value.astype(grade_dtype(value), copy=False)  # the chunks' types widen to the widest
     first_tag = last_tag = b""
-    if kind == "run":
+    if is_run:
         tag_starts, tag_ends = _field(bounds, 5)
         first_tag = bytes(buf[tag_starts[0] : tag_ends[0]])
         last_tag = bytes(buf[tag_starts[-1] : tag_ends[-1]])
@@ -294,30 +408,33 @@ def normalise(chunk: bytes) -> bytes:
     return b.tobytes()
 
 
-def _split(chunk: bytes, ncols: int):
-    """(bytes as uint8, field boundaries ``(lines, ncols)``: the separator or newline ending each
-    field), or None for a chunk of blank and comment lines only; raises _Irregular for lines of
-    another shape."""
+def _split(chunk: bytes, ncols: int, more: bool = False):
+    """(bytes as uint8, field boundaries ``(lines, k)``: the separator or newline ending each field),
+    or None for a chunk of blank and comment lines only; raises _Irregular for lines of another shape.
+    Lines have ``ncols`` fields, or with ``more`` (a run's columns after the tag) the same number
+    ``k >= ncols`` each."""
     delimiter = _delimiter(chunk)
     if delimiter is not None and not (b"#" in chunk and _has_comment(chunk)):
-        fields = _boundaries(chunk, delimiter, ncols)
+        fields = _boundaries(chunk, delimiter, ncols, more)
         if fields is not None:
             return fields
-        # an empty line fails the split as an empty field does: only those are normalised
-        if not (chunk.startswith(b"\n") or b"\n\n" in chunk):
-            raise _Irregular
+    # runs of blanks, blank lines, CRLF or comments: single spaces, the blank and comment lines dropped
     chunk = _without_empty_lines(normalise(chunk))
     if not chunk:
         return None
-    fields = _boundaries(chunk, 32, ncols)
+    fields = _boundaries(chunk, 32, ncols, more)
     if fields is None:
         raise _Irregular
     return fields
 
 
-def _boundaries(chunk: bytes, delimiter: int, ncols: int):
-    """What :func:`_split` returns, for lines of ``ncols`` non-empty fields separated by single
-    ``delimiter`` bytes; None for any other chunk."""
+def _boundaries(chunk: bytes, delimiter: int, ncols: int, more: bool = False):
+    """What :func:`_split` returns, for lines of ``ncols`` (with ``more``: of as many as the first
+    line has, at least ``ncols``) non-empty fields separated by single ``delimiter`` bytes; None for
+    any other chunk."""
+    if more:
+        first = chunk.find(b"\n")
+        ncols = max(ncols, chunk.count(bytes([delimiter]), 0, first) + 1)
     buf = np.frombuffer(chunk, dtype=np.uint8)
     # every field boundary (separator or newline) in one pass; with ncols per line, row i of the
     # (lines, ncols) matrix is line i exactly when its last boundary is a newline
@@ -373,33 +490,97 @@ def _has_comment(chunk: bytes) -> bool:
 
 
 def _has_duplicates(cols: Columns) -> bool:
-    """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids).
+    """Whether some (query, document) pair occurs twice (candidates by hash, confirmed on the ids)."""
+    return _duplicate_candidates(cols) is not None and _first_duplicate(cols) is not None
 
-    The keys of a qrels file are sorted by an argsort whose order is kept (``cols.key_order``): the
-    encoding of the qrels needs it, and sorts them no more.  Those of a run are sorted by their high
-    32 bits only (twice as fast): the few rows whose high bits another row shares are the candidates."""
+
+def _duplicate_candidates(cols: Columns) -> Optional[np.ndarray]:
+    """The rows whose pair key (or its high half) another row shares, or None when there are none.
+
+    The keys of qrels are sorted by an argsort whose order is kept (``cols.key_order``): the encoding
+    of the qrels needs it, and sorts them no more.  Those of a run are sorted by their high 32 bits
+    only (twice as fast): the few rows whose high bits another row shares are the candidates."""
     keys = cols.pair_keys()
-    if cols.kind == "qrels":
+    if cols.kind != "run":
         cols.key_order = np.argsort(keys)
         ordered = cols.sorted_keys = keys[cols.key_order]
         same = ordered[1:] == ordered[:-1]
         if not same.any():
             cols.keys = None  # the sorted ones serve
-            return False
-        candidates = np.flatnonzero(among(keys, ordered[1:][same]))
-        del ordered, same
-    else:
-        high = _high_halves(keys)
-        ordered = np.sort(high)
-        same = ordered[1:] == ordered[:-1]
-        if not same.any():
-            return False
-        candidates = np.flatnonzero(among(high, ordered[1:][same]))
-        del high, ordered, same
-    # sorted by key and then by the ids: equal pairs side by side, however many rows share a key
-    order = candidates[np.lexsort((cols.doc[candidates], cols.qid[candidates], keys[candidates]))]
+            return None
+        return np.flatnonzero(among(keys, ordered[1:][same]))
+    high = _high_halves(keys)
+    ordered = np.sort(high)
+    same = ordered[1:] == ordered[:-1]
+    if not same.any():
+        return None
+    return np.flatnonzero(among(high, ordered[1:][same]))
+
+
+def _first_duplicate(cols: Columns, candidates: Optional[np.ndarray] = None) -> Optional[tuple[int, int]]:
+    """(the first row that repeats an earlier row's pair, the first row with that pair), or None."""
+    if candidates is None:
+        candidates = _duplicate_candidates(cols)
+        if candidates is None:
+            return None
+    keys = cols.pair_keys()
+    # by key, then by the ids, then by row: equal pairs side by side, first occurrence first
+    order = candidates[np.lexsort((candidates, cols.doc[candidates], cols.qid[candidates], keys[candidates]))]
     a, b = order[:-1], order[1:]
-    return bool(((cols.qid[a] == cols.qid[b]) & (cols.doc[a] == cols.doc[b])).any())
+    same = np.flatnonzero((cols.qid[a] == cols.qid[b]) & (cols.doc[a] == cols.doc[b]))
+    if not len(same):
+        return None
+    repeat = int(same[np.argmin(b[same])])  # the repeat that comes first in the file
+    equal_next = np.zeros(len(a), dtype=bool)
+    equal_next[same] = True
+    start = repeat  # back to the first of its equal pairs: the pair's first row (rows ascend within)
+    while start > 0 and equal_next[start - 1]:
+        start -= 1
+    return int(b[repeat]), int(a[start])
+
+
+def _duplicate_error(cols: Columns, display: Optional[str], what: Optional[str] = None) -> InputError:
+    """The error for the first repeated (query, document) pair: a file's names both lines, a frame's
+    (``what``: "run" or "qrels") both positions."""
+    found = _first_duplicate(cols)
+    assert found is not None
+    row, first = found
+    doc, query = _show(cols.doc[row]), _show(cols.qid[row])
+    if what is not None:
+        return InputError(
+            f"{what} DataFrame has document {doc} twice for query {query} (at positions {first} and {row})",
+            expected="each document at most once per query",
+        )
+    assert display is not None
+    lines = data_lines(display, [first, row])
+    return InputError(
+        f"found document {doc} a second time for query {query} (first on line {lines[0]})",
+        path=display,
+        line=lines[1],
+        expected="each document at most once per query",
+    )
+
+
+def data_lines(display: str, rows: list[int]) -> list[int]:
+    """The file's line number of each data row in ``rows`` (0-based, in file order of data lines),
+    counted by reading the file again: for errors, not on the way of a file that reads."""
+    wanted = sorted(set(rows))
+    found: dict[int, int] = {}
+    before = 0  # data rows in the chunks before
+    offset = 0
+    with contextlib.closing(chunks(display, count_lines=False)) as source:  # type: ignore[type-var]
+        for chunk, _, _, _ in source:
+            # one byte per line in the normal form: empty for blank and comment lines
+            lines = normalise(chunk).split(b"\n")[:-1]
+            data = [i for i, line in enumerate(lines) if line]
+            while wanted and wanted[0] < before + len(data):
+                row = wanted.pop(0)
+                found[row] = _line_at(display, offset) + data[row - before]
+            if not wanted:
+                break
+            before += len(data)
+            offset += len(chunk)
+    return [found[r] for r in rows]
 
 
 def _high_halves(keys: np.ndarray) -> np.ndarray:
@@ -502,7 +683,15 @@ def _ids_of(series) -> np.ndarray:
     hit = _ENCODED.get(id(arr))
     if hit is not None and hit[0]() is arr:
         return hit[1]
-    ids = ids_from_series(series)
+    return remember_ids(series, ids_from_series(series))
+
+
+def remember_ids(series, ids: np.ndarray) -> np.ndarray:
+    """Remember ``ids`` as the bytes of the frame column ``series`` while its array lives, and return
+    them (read-only from now on).  The readers remember the bytes they read, so that a frame made from
+    a file is scored from the file's own bytes: ids that are not UTF-8 are shown in the frame with
+    replacement characters, and scored as they are."""
+    arr = series.array
     ids.flags.writeable = False  # shared by every Columns made from this frame
     key = id(arr)
 

@@ -210,6 +210,41 @@ _MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_BLOCK = 1 << 16
 
 
+def ids_to_arrow(ids: np.ndarray):
+    """An id array as an arrow ``large_string`` array: bytes that are not UTF-8 are shown with
+    replacement characters (the ids themselves are kept by the caller)."""
+    import pyarrow as pa
+
+    n = len(ids)
+    if ids.dtype == object or n == 0:
+        return pa.array([bytes(x).decode("utf-8", "replace") for x in ids], type=pa.large_string())
+    width = ids.dtype.itemsize
+    parts = []
+    for lo in range(0, n, _ARROW_BLOCK):  # a block at a time: the masks stay small
+        rows = np.ascontiguousarray(ids[lo : lo + _ARROW_BLOCK]).view(np.uint8).reshape(-1, width)
+        present = rows != 0  # ids hold no NUL byte: the padding is what is zero
+        data = rows[present].tobytes()
+        lengths = present.sum(axis=1)
+        if not data.isascii():
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:  # Latin-1 and other bytes: shown with replacement characters
+                parts.append(
+                    pa.array(
+                        [x.decode("utf-8", "replace") for x in ids[lo : lo + _ARROW_BLOCK].tolist()],
+                        type=pa.large_string(),
+                    )
+                )
+                continue
+        offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        parts.append(pa.LargeStringArray.from_buffers(len(lengths), pa.py_buffer(offsets), pa.py_buffer(data)))
+    return pa.chunked_array(parts, type=pa.large_string())
+
+
+_ARROW_BLOCK = 1 << 20
+
+
 def ids_from_series(series) -> np.ndarray:
     """A string column as id bytes, from arrow's buffers when it has them (no Python string per row)."""
     import pyarrow as pa

@@ -1,5 +1,5 @@
-"""The numpy reader of the command line (metrics.columns) gives exactly what the DataFrame reader gives,
-for every layout real collections use, and the same errors for files it hands over."""
+"""The one reader (metrics.columns) reads every layout real collections use as a plain whitespace split
+of each line would (the reference here), through its two doors: numpy columns and the readers' frames."""
 
 from __future__ import annotations
 
@@ -8,27 +8,53 @@ import gzip
 import numpy as np
 import pytest
 
-from metrics import columns
-from metrics.columns import columns_from_frame, read_columns
+from metrics import columns, textfile
+from metrics.columns import read_columns
 from metrics.errors import InputError
 from metrics.ids import MAX_FIXED_WIDTH, pair_keys
 from metrics.readers import read_file
 
 
+def _reference(path, kind):
+    """(query ids, document ids, values, tags) of a file as trec_eval's rules read it, line by line:
+    fields split on whitespace, blank and '#' lines skipped, a score as C's strtod reads it."""
+    data = path.read_bytes()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    qids, docs, values, tags = [], [], [], []
+    for line in data.split(b"\n"):
+        tokens = line.split()
+        if not tokens or tokens[0].startswith(b"#"):
+            continue
+        qids.append(tokens[0])
+        docs.append(tokens[2])
+        if kind == "run":
+            token = tokens[4].decode()
+            values.append(float.fromhex(token) if "x" in token.lower() else float(token))
+            tags.append(tokens[5].decode())
+        else:
+            values.append(int(tokens[3]))
+    return qids, docs, values, tags
+
+
 def _same(path, kind):
+    """The columns and the frame of the file equal the reference reading of it."""
     got = read_columns(path, kind)
-    loaded = read_file(path, kind)
-    want = columns_from_frame(loaded.qrels if kind == "qrels" else loaded.run, kind)
-    assert got.qid.tolist() == want.qid.tolist()
-    assert got.doc.tolist() == want.doc.tolist()
-    assert got.value.dtype == want.value.dtype
+    qids, docs, values, tags = _reference(path, kind)
+    assert got.qid.tolist() == qids
+    assert got.doc.tolist() == docs
     if kind == "run":  # bit for bit, -0.0 and all
-        np.testing.assert_array_equal(got.value.view(np.int64), want.value.view(np.int64))
+        np.testing.assert_array_equal(got.value.view(np.int64), np.array(values, dtype=np.float64).view(np.int64))
+        assert (got.name, got.run_id) == (tags[0], tags[-1])
     else:
-        np.testing.assert_array_equal(got.value, want.value)
-    if kind == "run":
-        assert (got.name, got.run_id) == (want.name, want.run_id)
-        assert got.warnings == loaded.warnings
+        assert got.value.tolist() == values
+    loaded = read_file(path, kind)
+    frame = loaded.run if kind == "run" else loaded.qrels
+    assert frame["query_id"].tolist() == [q.decode("utf-8", "replace") for q in qids]
+    assert frame["doc_id"].tolist() == [d.decode("utf-8", "replace") for d in docs]
+    assert frame.iloc[:, 2].tolist() == values
+    assert loaded.warnings == got.warnings
     return got
 
 
@@ -114,7 +140,7 @@ def test_gzip_and_small_chunks_cut_anywhere(tmp_path, monkeypatch):
     with gzip.open(packed, "wt") as fh:
         fh.write(text)
     for size in (97, 1000, 4093):
-        monkeypatch.setattr(columns, "_CHUNK_BYTES", size)
+        monkeypatch.setattr(textfile, "CHUNK_BYTES", size)
         a, b = _same(plain, "run"), _same(packed, "run")
         assert a.doc.tolist() == b.doc.tolist()
 
@@ -148,26 +174,30 @@ def test_unusual_but_valid_runs(tmp_path, text):
 
 
 @pytest.mark.parametrize(
-    "kind, text",
+    "kind, text, message, line",
     [
-        ("run", "q1 Q0 d1 1 3.0 r\nq1 Q0 d1 2 2.0 r\n"),  # the same document twice
-        ("run", "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 nan r\n"),
-        ("run", "q1 Q0 d1 1 3.0x r\n"),
-        ("run", "q1 Q0 d1 1 3.0\n"),
-        ("qrels", "q1 0 d1 1\nq1 0 d2 1.5\n"),
-        ("qrels", "q1 0 d1 1 extra\n"),
-        ("qrels", "q1 0 d1 99999999999999999999\n"),
-        ("qrels", "# only a comment\n\n"),
+        (
+            "run",
+            "q1 Q0 d1 1 3.0 r\nq1 Q0 d1 2 2.0 r\n",
+            "found document 'd1' a second time for query 'q1' (first on line 1)",
+            2,
+        ),
+        ("run", "q1 Q0 d1 1 3.0 r\nq1 Q0 d2 2 nan r\n", "found score 'nan' in column 5", 2),
+        ("run", "q1 Q0 d1 1 3.0x r\n", "found score '3.0x' in column 5", 1),
+        ("run", "q1 Q0 d1 1 3.0\n", "found 5 columns", 1),
+        ("qrels", "q1 0 d1 1\nq1 0 d2 1.5\n", "found relevance '1.5' in column 4", 2),
+        ("qrels", "q1 0 d1 1 extra\n", "found 5 columns", 1),
+        ("qrels", "q1 0 d1 99999999999999999999\n", "(out of the 64-bit range)", 1),
+        ("qrels", "# only a comment\n\n", "no data lines", None),
     ],
 )
-def test_bad_files_give_the_dataframe_readers_error(tmp_path, kind, text):
+def test_bad_files_are_refused_on_their_line(tmp_path, kind, text, message, line):
     path = tmp_path / "bad.txt"
     path.write_text(text)
-    with pytest.raises(InputError) as ours:
-        read_columns(path, kind)
-    with pytest.raises(InputError) as theirs:
-        read_file(path, kind)
-    assert str(ours.value) == str(theirs.value) and ours.value.line == theirs.value.line
+    for door in (lambda: read_columns(path, kind), lambda: read_file(path, kind)):
+        with pytest.raises(InputError) as info:
+            door()
+        assert message in str(info.value) and info.value.line == line
 
 
 def test_decimal_scores_are_read_exactly(tmp_path):
@@ -197,17 +227,17 @@ def test_decimal_scores_are_read_exactly(tmp_path):
         ([0, 2**40], np.int64),
     ],
 )
-def test_grades_take_the_smallest_type_that_holds_them_in_both_readers(tmp_path, grades, dtype):
+def test_grades_take_the_smallest_type_that_holds_them(tmp_path, grades, dtype):
     path = tmp_path / "qrels.txt"
     path.write_text("".join(f"q{i % 3} 0 d{i} {g}\n" for i, g in enumerate(grades * 40)))
-    cols = _same(path, "qrels")  # same values and type as the DataFrame reader's columns
+    cols = _same(path, "qrels")
     assert cols.value.dtype == dtype and cols.value.tolist() == grades * 40
 
 
 def test_qrels_chunks_of_different_grade_types_join_in_the_widest(tmp_path, monkeypatch):
     path = tmp_path / "qrels.txt"
     path.write_text("".join(f"q1 0 d{i} {1000 if i == 150 else i % 3}\n" for i in range(200)))
-    monkeypatch.setattr(columns, "_CHUNK_BYTES", 500)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 500)
     cols = _same(path, "qrels")
     assert cols.value.dtype == np.int16 and cols.value[150] == 1000
 
@@ -226,7 +256,7 @@ def test_chunks_whose_ids_change_width_are_filled_in_the_widest(tmp_path, monkey
     path = tmp_path / "f.txt"
     path.write_text(text)
     for size in (300, 2000):
-        monkeypatch.setattr(columns, "_CHUNK_BYTES", size)
+        monkeypatch.setattr(textfile, "CHUNK_BYTES", size)
         cols = _same(path, kind)
         assert cols.doc.tolist() == [d.encode() for d in docs]
         assert cols.doc.dtype == (object if longest > MAX_FIXED_WIDTH else "S32")  # whole 64-bit words
@@ -239,7 +269,7 @@ def test_columns_keep_no_more_rows_than_read_when_the_estimate_is_off(tmp_path, 
     long_ = "".join(f"q2 Q0 {'x' * 200}{i} {i + 1} 1 t\n" for i in range(500))
     path = tmp_path / "run.txt"
     path.write_text(short + long_)
-    monkeypatch.setattr(columns, "_CHUNK_BYTES", 1 << 16)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 1 << 16)
     cols = _same(path, "run")
     for column in (cols.qid, cols.doc, cols.value):
         held = len(column.base) if column.base is not None else len(column)
@@ -281,7 +311,7 @@ def test_duplicates_are_told_from_keys_that_merely_clash(tmp_path, monkeypatch, 
     lines = _run_lines(rng, queries=5, depth=30) if kind == "run" else _qrels_lines(rng, queries=5)
     path = tmp_path / "file.txt"
     path.write_text("\n".join(lines) + "\n")
-    _same(path, kind)  # no duplicate: read as the DataFrame reader reads it
+    _same(path, kind)  # no duplicate
     path.write_text("\n".join(lines + lines[3:4]) + "\n")
     with pytest.raises(InputError):
         read_columns(path, kind)
@@ -305,29 +335,34 @@ def test_among_is_membership_in_sorted_values(dtype, wanted_count):
 
 @pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("bom", [False, True])
-@pytest.mark.parametrize("bad", [b"\x00", b"\xff\xfe"])
-def test_a_bad_byte_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch, packed, bom, bad):
-    """The numpy reader does not count lines as it reads; an error still names its line, as the
-    DataFrame reader (which counts them) does."""
+def test_a_nul_byte_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch, packed, bom):
+    """The reader does not count lines as it reads; an error still names its line."""
     lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i} t\n".encode() for i in range(3000)]
-    lines[2500] = lines[2500].replace(b"d2500", b"d25" + bad + b"00")
+    lines[2500] = lines[2500].replace(b"d2500", b"d25\x0000")
     data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(lines)
     path = tmp_path / "run.txt"
     path.write_bytes(gzip.compress(data) if packed else data)
-    monkeypatch.setattr(columns, "_CHUNK_BYTES", 1000)
-    with pytest.raises(InputError) as ours:
-        read_columns(path, "run")
-    with pytest.raises(InputError) as theirs:
-        read_file(path, "run")
-    assert ours.value.line == theirs.value.line == 2501
-    assert str(ours.value) == str(theirs.value)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)
+    for door in (lambda: read_columns(path, "run"), lambda: read_file(path, "run")):
+        with pytest.raises(InputError) as info:
+            door()
+        assert info.value.line == 2501 and "NUL byte" in str(info.value)
+
+
+def test_bytes_that_are_not_utf8_are_read_as_they_are(tmp_path, monkeypatch):
+    lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i} t\n".encode() for i in range(3000)]
+    lines[2500] = lines[2500].replace(b"d2500", b"d25\xff\xfe00")
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"".join(lines))
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)
+    assert _same(path, "run").doc[2500] == b"d25\xff\xfe00"
 
 
 def test_an_endless_line_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch):
     from metrics import textfile
 
     monkeypatch.setattr(textfile, "MAX_LINE_BYTES", 5000)
-    monkeypatch.setattr(columns, "_CHUNK_BYTES", 1000)
+    monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)
     path = tmp_path / "run.txt"
     path.write_text("".join(f"q1 Q0 d{i} {i + 1} {1000 - i} t\n" for i in range(3000)) + "q1 Q0 " + "x" * 20_000)
     with pytest.raises(InputError, match="line 3001 is longer than") as info:

@@ -186,7 +186,7 @@ def test_a_bad_file_in_a_batch_gives_the_output_and_error_of_one_process(cluster
     lines = open(runs[0]).readlines()
     lines[6] = lines[6].replace(" Q0 ", " Q0 D1 x ", 1)  # a line of 7 fields
     Path("bad.txt").write_text("".join(lines))
-    Path("text.txt").write_bytes(b"".join(line.encode() for line in lines[:3]) + b"19335 Q0 \xff 1 2 t\n")
+    Path("text.txt").write_bytes(b"".join(line.encode() for line in lines[:3]) + b"19335 Q0 \x00 1 2 t\n")
     Path("folder").mkdir()
     for bad in ("bad.txt", "text.txt", "absent.txt", "folder"):
         args = ["-q", "-m", "map", "-m", "P.5", qrels, *runs[:9], bad, *runs[9:]]

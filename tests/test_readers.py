@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import textfile
+import metrics
+from metrics import columns, textfile
 from metrics.errors import Cancelled, InputError
 from metrics.readers import (
     LoadedFile,
@@ -21,7 +22,6 @@ from metrics.readers import (
     read_ranked_judgments,
     read_run,
 )
-from metrics.readers import keys as reader_keys
 
 RUN_LINES = [
     "301 Q0 FR940202-2-00150 1 2.129133 STANDARD",
@@ -415,11 +415,16 @@ def test_nul_bytes(tmp_path):
     check_error(excinfo, path, 3, "NUL byte", "binary", "UTF-8 text")
 
 
-def test_invalid_utf8(tmp_path):
-    path = write(tmp_path, None, raw=b"1 0 a 1\n1 0 b\xff\xfe 1\n")
-    with pytest.raises(InputError) as excinfo:
-        read_qrels(path)
-    check_error(excinfo, path, 2, "not UTF-8", "byte 6 of the line")
+def test_bytes_that_are_not_utf8_are_ids_as_in_trec_eval(tmp_path):
+    """Old collections carry Latin-1: the ids are their bytes, shown with replacement characters."""
+    path = write(tmp_path, None, raw=b"1 0 a 1\n1 0 b\xe9 1\n1 0 b\xe8 0\n")
+    qrels = read_qrels(path)
+    assert qrels["doc_id"].tolist() == ["a", "b\ufffd", "b\ufffd"]
+    assert columns.columns_from_frame(qrels, "qrels").doc.tolist() == [b"a", b"b\xe9", b"b\xe8"]
+    run = write(tmp_path, None, raw=b"1 Q0 b\xe9 1 2 t\n1 Q0 b\xe8 2 1 t\n", name="run.txt")
+    ev = metrics.evaluate(path, run, ["P.1", "num_rel_ret"])
+    assert ev.summary().loc[ev.runs[0]].tolist() == [1.0, 1.0]
+    assert metrics.evaluate(qrels, metrics.read_run(run), ["P.1"]).summary().iloc[0, 0] == 1.0
 
 
 def test_utf16_file(tmp_path):
@@ -490,7 +495,7 @@ def test_duplicate_check_matches_pandas(tmp_path):
 
 
 def test_hash_collisions_are_not_reported_as_duplicates(tmp_path, monkeypatch):
-    monkeypatch.setattr(reader_keys, "_string_hash", lambda arr: np.zeros(len(arr), dtype=np.uint64))
+    monkeypatch.setattr(columns, "pair_keys", lambda qid, doc: np.zeros(len(qid), dtype=np.uint64))
     run = read_run(write(tmp_path, "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n2 Q0 a 1 1 t\n"))
     assert len(run) == 3
     with pytest.raises(InputError, match="'b' a second time"):
@@ -653,8 +658,7 @@ def test_cancel(tmp_path, monkeypatch, stop_at, compress):
 
 
 def test_cancel_during_slow_line_by_line_pass(tmp_path, monkeypatch):
-    monkeypatch.setattr(textfile, "CHUNK_BYTES", 10 << 20)
-    # varying extra columns send every line through the line-by-line pass
+    # varying extra columns send every line through the line-by-line pass, a chunk (1 MiB) at a time
     text = "".join(f"1 Q0 d{i} {i} 1.0 t{' x' * (i % 2)}\n" for i in range(200_000))
     path = write(tmp_path, text)
     seen = []
@@ -665,7 +669,7 @@ def test_cancel_during_slow_line_by_line_pass(tmp_path, monkeypatch):
 
     with pytest.raises(Cancelled):
         read_run(path, progress=progress)
-    assert len(seen) == 2  # stopped inside the first (and only) chunk
+    assert len(seen) == 2  # stopped after the first chunk of several
 
 
 # --------------------------------------------------------------------------

@@ -34,9 +34,12 @@ Line rules (the shapes trec_eval 10.0 accepts, ``get_trec_results.c`` and
   here).
 * A document id may appear only once per query, in a run as in qrels
   (trec_eval refuses such input as well, with "duplicate docs").
-* The file is UTF-8, with or without a byte-order mark, plain or gzip
-  compressed (recognised by content, not by name). NUL bytes and bytes that
-  are not UTF-8 are errors.
+* The file is text, plain or gzip compressed (recognised by content, not by
+  name). Ids are bytes, as trec_eval reads them: UTF-8, or old collections'
+  Latin-1, are scored as they are (frames show bytes that are not UTF-8 with
+  replacement characters). A UTF-8 byte-order mark is dropped (trec_eval
+  keeps it as part of the first query id); NUL bytes and a UTF-16
+  byte-order mark are errors.
 * The run tag reported for a run is the tag of its first line (trec_eval
   reports the last line's; a warning says when the two differ).
 
@@ -54,18 +57,9 @@ reports), ``attrs["path"]``. Rows are in file order. String columns are arrow-ba
 
 Implementation
 --------------
-The file is read in chunks of whole lines (16 MiB; a thread reads and
-decompresses the next chunk meanwhile). Each chunk goes to ``pyarrow.csv``
-split on single spaces, or on tabs when it has no spaces, CRLF line ends
-included. The result is accepted only if no field is empty (an empty field
-means a doubled, leading or trailing blank), no score is NaN and no line
-starts with ``#``. Otherwise the chunk's blanks are normalised with numpy
-(single spaces, comment lines emptied) and it is parsed again; if that fails
-too, a line-by-line pass finds the first offending line and raises a precise
-error, or, for lines trec_eval accepts that pyarrow does not (a varying
-number of extra run columns, ``+1`` grades, hexadecimal scores), produces the
-columns. Duplicate documents are found with a 64-bit hash per (query,
-document) and one sort; candidates are confirmed on the strings themselves.
+Every path is read by the one reader, :func:`metrics.columns.read_columns`
+(numpy columns of the ids' bytes, the scores or grades); the frames are made
+from its columns (:func:`metrics.readers.frames.frame_from_columns`).
 """
 
 from __future__ import annotations
@@ -74,10 +68,10 @@ import os
 from typing import TYPE_CHECKING, Optional
 
 from .detect import detect_kind, detect_kind_with_reason
-from .formats import _FORMATS, _QRELS, _RANKED, _RUN, LoadedFile, Progress, _is_frame
+from .formats import _FORMATS, _RANKED, LoadedFile, Progress, _is_frame
 
-# .text and .frames (pyarrow, pandas when a frame is made) are imported by the functions that read:
-# the rules of the formats (.formats) and detection stay light for the numpy reader of ir-eval
+# .frames (pyarrow, pandas) and the reader are imported by the functions that read: the rules of the
+# formats (.formats) and detection stay light for ir-eval, which reads into columns without frames
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -114,11 +108,7 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
         from ..inputs import as_qrels
 
         return as_qrels(source)
-    display = os.fspath(source)
-    from .text import _read_path
-
-    result = _read_path(display, _QRELS, progress)
-    return result.qrels
+    return read_file(source, "qrels", progress).qrels
 
 
 def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -> pd.DataFrame:
@@ -138,11 +128,7 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
         from ..inputs import as_run
 
         return as_run(source, name)
-    display = os.fspath(source)
-    from .text import _read_path
-
-    result = _read_path(display, _RUN, progress, name=name)
-    return result.run
+    return _read(os.fspath(source), "run", progress, name).run
 
 
 def read_ranked_judgments(
@@ -163,11 +149,8 @@ def read_ranked_judgments(
         qrels = _qrels_from_frame(source, fmt=_RANKED)
         run = _ranked_run(qrels, name or source.attrs.get("name") or "ranked")
         return run, qrels
-    display = os.fspath(source)
-    from .text import _read_path
-
-    result = _read_path(display, _RANKED, progress, name=name)
-    return result.run, result.qrels
+    loaded = _read(os.fspath(source), "ranked", progress, name)
+    return loaded.run, loaded.qrels
 
 
 def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> LoadedFile:
@@ -184,13 +167,35 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
         kind = detect_kind(display)
     if kind not in _FORMATS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
-    from .text import _read_path
+    return _read(display, kind, progress)
 
-    return _read_path(display, _FORMATS[kind], progress)
+
+def _read(display: str, kind: str, progress: Progress, name: Optional[str] = None) -> LoadedFile:
+    """The file read by the one reader, as frames."""
+    from ..columns import ranked_run, read_columns
+    from .frames import frame_from_columns
+
+    cols = read_columns(display, kind, name, progress=progress)
+    loaded = LoadedFile(kind, display, warnings=list(cols.warnings))
+    if kind == "run":
+        loaded.run = frame_from_columns(cols)
+    else:
+        loaded.qrels = frame_from_columns(cols)
+        if kind == "ranked":
+            loaded.run = frame_from_columns(ranked_run(cols))
+    return loaded
 
 
 def use_jemalloc_pool() -> None:
-    """Give pyarrow its jemalloc pool for this process (see :func:`metrics.readers.text.use_jemalloc_pool`)."""
-    from .text import use_jemalloc_pool as use
+    """Give pyarrow its jemalloc pool for this process, unless the user chose one with
+    ``ARROW_DEFAULT_MEMORY_POOL``.  Called by ``ir-eval`` and the window at start-up; the library
+    itself makes no allocator choice.  The default mimalloc pool hands freed pages back to the system
+    at once, and the frames' string operations then fault every page in again; jemalloc reuses them."""
+    import pyarrow as pa
 
-    use()
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    try:
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+    except NotImplementedError:  # a pyarrow built without jemalloc
+        pass

@@ -11,9 +11,28 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import Cancelled, InputError
 
 Progress = Optional[Callable[[float], Optional[bool]]]
+
+
+class Ticker:
+    """Calls a :data:`Progress` callback with fractions in [0, 1] and turns its ``False`` into
+    :class:`~metrics.errors.Cancelled`."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+        self.last = 0.0
+
+    def __call__(self, fraction: Optional[float] = None) -> None:
+        if self.progress is None:
+            return
+        if fraction is None:
+            fraction = self.last
+        self.last = fraction = min(max(float(fraction), 0.0), 1.0)
+        if self.progress(fraction) is False:
+            raise Cancelled()
+
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -1,5 +1,5 @@
 """Qrels and runs given as DataFrames (ours, PyTerrier's, ranx's columns), checked as files are;
-and the frames the readers return."""
+and the frames the readers return, made from the columns of the one reader (:mod:`metrics.columns`)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-from .formats import _QRELS, _Format, _show, _str_dtype
-from .keys import _first_duplicate, _has_duplicate_keys, _pair_keys, _query_codes
+from .formats import _QRELS, _Format, _str_dtype
 
 
 def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
@@ -35,16 +34,25 @@ def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
     return frame
 
 
-def _ranked_scores(codes: np.ndarray) -> np.ndarray:
-    """n - i for the i-th row (from 0) of a query with n rows."""
-    if len(codes) == 0:
-        return np.zeros(0, dtype=np.float64)
-    order = np.argsort(codes, kind="stable")
-    counts = np.bincount(codes)
-    starts = np.cumsum(counts) - counts
-    position = np.empty(len(codes), dtype=np.int64)
-    position[order] = np.arange(len(codes)) - starts[codes[order]]
-    return (counts[codes] - position).astype(np.float64)
+def frame_from_columns(cols) -> pd.DataFrame:
+    """The DataFrame of :class:`~metrics.columns.Columns` as the readers return it: ``query_id``,
+    ``doc_id`` (arrow-backed ``str``) and ``relevance`` (int64) or ``score`` (float64); a run's
+    ``attrs`` hold its ``name`` and ``run_id``.  The ids' bytes are remembered for the frame's columns
+    (:func:`metrics.columns.remember_ids`), so that the frame is scored from the file's own bytes."""
+    from ..columns import remember_ids
+    from ..ids import ids_to_arrow
+
+    if cols.kind == "run":
+        value_name, values = "score", np.asarray(cols.value, dtype=np.float64)
+    else:
+        value_name, values = "relevance", np.asarray(cols.value, dtype=np.int64)
+    frame = _frame(ids_to_arrow(cols.qid), ids_to_arrow(cols.doc), value_name, values, cols.path)
+    remember_ids(frame["query_id"], cols.qid)
+    remember_ids(frame["doc_id"], cols.doc)
+    if cols.kind == "run":
+        frame.attrs["name"] = cols.name
+        frame.attrs["run_id"] = cols.run_id
+    return frame
 
 
 _ALIASES = {
@@ -87,16 +95,14 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
 
 
 def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> None:
-    keys = _pair_keys(qid, doc)
-    repeated = _has_duplicate_keys(keys.copy())
-    dup = None if repeated is None else _first_duplicate(keys, repeated, qid, doc)
-    if dup is not None:
-        row, first = dup
-        raise InputError(
-            f"{what} DataFrame has document {_show(doc[row].as_py().encode())} twice for query "
-            f"{_show(qid[row].as_py().encode())} (at positions {first} and {row})",
-            expected="each document at most once per query",
-        )
+    """Refuse a repeated (query, document) pair, naming both positions (the one rule of
+    :mod:`metrics.columns`)."""
+    from ..columns import Columns, _duplicate_error, _first_duplicate
+    from ..ids import ids_from_arrow
+
+    cols = Columns("run", ids_from_arrow(qid), ids_from_arrow(doc), np.zeros(len(qid)))
+    if _first_duplicate(cols) is not None:
+        raise _duplicate_error(cols, None, what)
 
 
 def _plain(value):
@@ -148,12 +154,14 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
     import pandas as pd
 
-    codes = _query_codes(pa.chunked_array([pa.array(qrels["query_id"].array)]))
+    from ..columns import _first_seen_codes, ranked_scores
+    from ..ids import ids_from_series
+
     run = pd.DataFrame(
         {
             "query_id": qrels["query_id"],
             "doc_id": qrels["doc_id"],
-            "score": _ranked_scores(codes),
+            "score": ranked_scores(_first_seen_codes(ids_from_series(qrels["query_id"]))),
         }
     )
     if "path" in qrels.attrs:
