@@ -345,6 +345,9 @@ def _check_options(args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if sys.stdout is None:  # started with its standard output closed (``ir-eval ... >&-``): Python sets None
+        print("ir-eval: cannot write the output: standard output is closed", file=sys.stderr)
+        return EXIT_OUTPUT
     if argv[:1] == ["--irm"]:  # ir_measures' command line (metrics.irm_cli)
         from .irm_cli import main as irm_main
 
@@ -367,14 +370,16 @@ def run() -> None:
     if "multiprocessing" in sys.modules or "distributed" in sys.modules:
         sys.exit(code)
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:  # None: started with it closed (main said so)
+            sys.stdout.flush()
     except BrokenPipeError:
         pass  # the reader is gone (as _guarded treats it)
     except OSError as exc:
         print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         code = EXIT_OUTPUT
     try:
-        sys.stderr.flush()
+        if sys.stderr is not None:
+            sys.stderr.flush()
     except OSError:
         pass
     os._exit(code)
