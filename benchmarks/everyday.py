@@ -11,15 +11,19 @@ and ratios:
   mix of grades (94% non-relevant, 5.3% grade 1, 0.3% grade 2) and its kind of document ids
   (``FBIS3-10082``, ``LA010189-0001``, ``FT911-3``, ``FR940104-0-00001``: 7 to 16 characters);
 * ``1m``: 1,000 queries x 1,000 documents, 10 judgments per query;
-* ``7m`` (only when asked for: it takes minutes): MS MARCO-sized, 7,000 x 1,000.
+* ``7m`` (only when asked for: it takes minutes): MS MARCO-sized, 7,000 x 1,000;
+* ``10k``: 10,000 queries x 100 documents (MS MARCO dev, BEIR) evaluated per query (``-q``), as for
+  significance tests: trec_eval's lines and ``--format json``.
 
 Contenders: ``ir-eval -m all_trec`` and ``-m ndcg_cut.10``; five runs in one
-``ir-eval`` call against five ``trec_eval`` calls; trec_eval 10.0 (built from
-``../shared/reference`` like the tests do, or ``$TREC_EVAL_BIN``);
-pytrec_eval and the ir_measures command line when installed; and the floor,
-``python -c "import numpy"``, the least any numpy-based tool can take.
+``ir-eval`` call against five ``trec_eval`` calls; trec_eval 10.0 built with
+upstream's Makefile (``-g``, no optimisation flag: built from ``../shared/reference``
+like the tests do, or ``$TREC_EVAL_BIN``) and the same source built with ``-O2`` added to
+upstream's flags (``--trec-eval-o2 PATH`` or ``$TREC_EVAL_O2_BIN``; else built here from
+trec_eval's source into the tests' cache folder); pytrec_eval and the ir_measures command line when
+installed; and the floor, ``python -c "import numpy"``, the least any numpy-based tool can take.
 
-    python benchmarks/everyday.py [--sizes dl19 robust 1m] [--rounds 5]
+    python benchmarks/everyday.py [--sizes dl19 robust 1m 10k] [--rounds 5] [--trec-eval-o2 PATH]
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ SHAPES = {  # queries, depth, judgments per query
     "robust": (250, 1000, 1245),
     "1m": (1000, 1000, 10),
     "7m": (7000, 1000, 10),
+    "10k": (10000, 100, 10),
 }
 PYTREC = (
     "import sys, pytrec_eval\n"
@@ -102,28 +107,42 @@ def _robust_docno(d: int) -> str:
     return f"FR94{month:02d}{day:02d}-{(k // 336) % 3}-{k // 1008:05d}"
 
 
-#: the large synthetic runs are scored with -c, as the speed issue's table has them
-COMPLETE = {"1m", "7m"}
+#: the names of the two trec_eval builds' contenders: upstream's flags, and -O2 added to them
+BUILDS = ("trec_eval", "trec_eval -O2")
+
+#: the large synthetic runs are scored with -c, as the speed issue's table has them; 10k per query
+FLAGS = {"1m": ["-c"], "7m": ["-c"], "10k": ["-q"]}
 
 
-def contenders(qrels: Path, runs: list[Path], trec_eval: str | None, flags=()) -> dict[str, list[list[str]]]:
+def contenders(
+    qrels: Path, runs: list[Path], trec_eval: str | None, flags=(), trec_eval_o2: str | None = None
+) -> dict[str, list[list[str]]]:
     py = sys.executable
     f = list(flags)
-    c = " -c" if f else ""
+    c = "".join(f" {flag}" for flag in f)
+    builds = [(base, binary) for base, binary in zip(BUILDS, (trec_eval, trec_eval_o2)) if binary]
     out = {
         "floor (python -c 'import numpy')": [[py, "-c", "import numpy"]],
         f"ir-eval{c} -m all_trec": [[py, "-m", "metrics", *f, "-m", "all_trec", str(qrels), str(runs[0])]],
-        f"ir-eval{c} -m ndcg_cut.10": [[py, "-m", "metrics", *f, "-m", "ndcg_cut.10", str(qrels), str(runs[0])]],
     }
-    if trec_eval:
-        out[f"trec_eval{c} -m all_trec"] = [[trec_eval, *f, "-m", "all_trec", str(qrels), str(runs[0])]]
-        out[f"trec_eval{c} -m ndcg_cut.10"] = [[trec_eval, *f, "-m", "ndcg_cut.10", str(qrels), str(runs[0])]]
+    if "-q" in f:  # per query: trec_eval's lines and JSON, all measures
+        out[f"ir-eval{c} -m all_trec --format json"] = [
+            [py, "-m", "metrics", *f, "-m", "all_trec", "--format", "json", str(qrels), str(runs[0])]
+        ]
+    else:
+        out[f"ir-eval{c} -m ndcg_cut.10"] = [[py, "-m", "metrics", *f, "-m", "ndcg_cut.10", str(qrels), str(runs[0])]]
+    for base, binary in builds:
+        out[f"{base}{c} -m all_trec"] = [[binary, *f, "-m", "all_trec", str(qrels), str(runs[0])]]
+        if "-q" not in f:
+            out[f"{base}{c} -m ndcg_cut.10"] = [[binary, *f, "-m", "ndcg_cut.10", str(qrels), str(runs[0])]]
+    if "-q" in f:
+        return out
     if len(runs) > 1:
         out[f"ir-eval, {len(runs)} runs in one call"] = [
             [py, "-m", "metrics", "-m", "all_trec", str(qrels), *map(str, runs)]
         ]
-        if trec_eval:
-            out[f"trec_eval, {len(runs)} calls"] = [[trec_eval, "-m", "all_trec", str(qrels), str(r)] for r in runs]
+        for base, binary in builds:
+            out[f"{base}, {len(runs)} calls"] = [[binary, "-m", "all_trec", str(qrels), str(r)] for r in runs]
     try:
         import pytrec_eval  # noqa: F401
 
@@ -141,6 +160,31 @@ def contenders(qrels: Path, runs: list[Path], trec_eval: str | None, flags=()) -
             [py, "-m", "metrics", *f, "-m", "AP nDCG@10 P@10 R@100", str(qrels), str(runs[0])]
         ]
     return out
+
+
+def build_o2(source: str | None) -> tuple[str | None, str]:
+    """trec_eval built from ``source`` (its source tree) as upstream's Makefile builds it, with ``-O2``
+    added to the Makefile's CFLAGS, in the tests' cache folder (built once); (binary, reason if none)."""
+    import re
+
+    import trec_eval_ref
+
+    if not source or not (Path(source) / "Makefile").is_file():
+        return None, "no trec_eval source tree (TREC_EVAL_SRC) to build an -O2 trec_eval from"
+    target = trec_eval_ref._cache().parent / "trec_eval-10.0-O2"
+    binary = target / "trec_eval"
+    if binary.is_file() and os.access(binary, os.X_OK):
+        return str(binary), ""
+    flags = re.search(r"^CFLAGS\s*=(.*)$", (Path(source) / "Makefile").read_text(), re.MULTILINE)
+    if flags is None or shutil.which("make") is None:
+        return None, "cannot build an -O2 trec_eval: no CFLAGS in its Makefile, or no make"
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("trec_eval", "*.o"))
+    cflags = flags.group(1).strip() + " -O2"
+    proc = subprocess.run(["make", "-C", str(target), f"CFLAGS={cflags}"], capture_output=True, text=True)
+    if proc.returncode != 0:
+        return None, f"building an -O2 trec_eval failed: {proc.stderr.strip()[-300:]}"
+    return str(binary), ""
 
 
 GNU_TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
@@ -168,6 +212,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["dl19", "robust", "1m"], choices=list(SHAPES))
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--trec-eval-o2",
+        default=os.environ.get("TREC_EVAL_O2_BIN"),
+        metavar="PATH",
+        help="trec_eval 10.0 built with -O2 added to upstream's flags (default: $TREC_EVAL_O2_BIN, else built here)",
+    )
     args = parser.parse_args()
     # byte-compiled as an installed package is (pip writes the .pyc files; an environment with
     # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)
@@ -182,12 +232,17 @@ def main() -> None:
     trec_eval = trec_eval_ref.BIN
     if not trec_eval:
         print(f"(no trec_eval: {trec_eval_ref.REASON})")
+    trec_eval_o2 = args.trec_eval_o2
+    if not trec_eval_o2:
+        trec_eval_o2, why = build_o2(trec_eval_ref.SRC)
+        if not trec_eval_o2:
+            print(f"(no -O2 trec_eval: {why})")
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.sizes:
             qrels, runs = generate(Path(tmp), name, runs=5 if name == "dl19" else 1)
             lines = sum(1 for _ in open(runs[0]))
-            table = contenders(qrels, runs, trec_eval, ["-c"] if name in COMPLETE else [])
-            times = {k: [] for k in table}
+            table = contenders(qrels, runs, trec_eval, FLAGS.get(name, []), trec_eval_o2)
+            times: dict[str, list[float]] = {k: [] for k in table}
             peaks = {k: 0 for k in table}
             for _ in range(args.rounds):  # interleaved: every contender once per round
                 for key, commands in table.items():
@@ -196,22 +251,23 @@ def main() -> None:
                     peaks[key] = max(peaks[key], peak)
             med = {k: statistics.median(v) for k, v in times.items()}
             floor = med["floor (python -c 'import numpy')"]
-            ref_key = next((k for k in med if k.startswith("trec_eval") and k.endswith("-m all_trec")), None)
-            ref, ref_peak = (med[ref_key], peaks[ref_key]) if ref_key else (None, None)
+            # the ratios: to trec_eval's all_trec with the same flags, upstream's build and the -O2 one
+            c = "".join(f" {flag}" for flag in FLAGS.get(name, []))
+            refs = [k if k in med else None for k in (f"{base}{c} -m all_trec" for base in BUILDS)]
             print(
                 f"\n{name}: {lines:,} run lines, {sum(1 for _ in open(qrels)):,} qrels lines "
                 f"(median of {args.rounds}, whole process; peak memory: the largest of the rounds)"
             )
             print(
-                f"{'contender':<44} {'seconds':>8} {'x trec_eval':>12} {'x floor':>8} {'peak MiB':>9} "
-                f"{'x trec_eval':>12}"
+                f"{'contender':<44} {'seconds':>8} {'x trec_eval':>12} {'x -O2':>6} {'x floor':>8} {'peak MiB':>9} "
+                f"{'x trec_eval':>12} {'x -O2':>6}"
             )
             for key in table:
-                x_ref = f"{med[key] / ref:.2f}" if ref else "-"
-                x_peak = f"{peaks[key] / ref_peak:.2f}" if ref_peak else "-"
+                x_ref = [f"{med[key] / med[r]:.2f}" if r else "-" for r in refs]
+                x_peak = [f"{peaks[key] / peaks[r]:.2f}" if r and peaks[r] else "-" for r in refs]
                 print(
-                    f"{key:<44} {med[key]:>8.3f} {x_ref:>12} {med[key] / floor:>8.2f} {peaks[key] / 1024:>9.1f} "
-                    f"{x_peak:>12}"
+                    f"{key:<44} {med[key]:>8.3f} {x_ref[0]:>12} {x_ref[1]:>6} {med[key] / floor:>8.2f} "
+                    f"{peaks[key] / 1024:>9.1f} {x_peak[0]:>12} {x_peak[1]:>6}"
                 )
 
 
