@@ -7,9 +7,10 @@ the same for a file already read (the window has it); both give an
 kind as detected, its first lines, and the reader's error among the problems,
 with the line number.
 
-Besides the frame the readers return, a run's rank column and run tags are
-needed (the readers keep neither), so the file is scanned once more, chunk by
-chunk, with pyarrow's CSV parser on whitespace-normalised bytes.
+The file is read by the one reader (:func:`metrics.columns.read_columns`),
+asked to keep a run's rank column and run tags too, and every figure is
+computed from its columns with numpy; a run is held against the qrels by the
+judged ranking the measures read (:func:`metrics.ranking.build_ranking`).
 
 Figures (keys of :meth:`Inspection.to_dict`):
 
@@ -40,13 +41,15 @@ import sys
 from dataclasses import dataclass, field
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from .columns import Columns, columns_from_frame, comment_lines, normalise, ranked_run, read_columns
 from .errors import Cancelled, InputError
-from .readers import LoadedFile, detect_kind_with_reason, read_file
-from .scan import _scan, _size
+from .ids import stretch_heads
+from .readers import LoadedFile, detect_kind_with_reason
+from .textfile import head as _file_head
+from .textfile import open_stream, without_bom
+
+HEAD_LINES = 10
 
 COLUMNS = {
     "run": ["qid", "iter", "docid", "rank", "score", "tag"],
@@ -69,6 +72,7 @@ class Inspection:
     figures: dict = field(default_factory=dict)  # the kind's own figures (see the module doc)
     against_qrels: dict | None = None
     problems: list = field(default_factory=list)  # {"line", "severity", "message"}
+    readable: bool = True  # False: the reader refused the file (its error is among the problems)
 
     def to_dict(self) -> dict:
         out: dict = {
@@ -90,85 +94,96 @@ class Inspection:
 
 
 # ----------------------------------------------------------------------- public API
-def inspect_file(
-    path, kind: str | None = None, *, qrels: pd.DataFrame | None = None, relevance_level: int = 1, progress=None
-) -> Inspection:
-    """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems."""
+def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: int = 1, progress=None) -> Inspection:
+    """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems.
+    ``qrels``: a qrels frame (or :class:`~metrics.columns.Columns`) to hold a run against."""
     display = os.fspath(path)
     try:
-        loaded = read_file(display, kind=kind, progress=_part(progress, 0.0, 0.6))
+        reason = None if kind is None else f"read as {kind}, as asked"
+        if kind is None:
+            kind, reason = detect_kind_with_reason(display)
+        cols = read_columns(display, kind, fields=True, progress=_part(progress, 0.0, 0.9))
     except Cancelled:
         raise
     except (InputError, OSError) as exc:
         return _unreadable(display, kind, exc)
-    return inspect_loaded(
-        loaded,
-        qrels=qrels,
-        relevance_level=relevance_level,
-        progress=_part(progress, 0.6, 1.0),
-        kind_reason=None if kind is None else f"read as {kind}, as asked",
-    )
+    return _describe(cols, reason, qrels, relevance_level)
 
 
 def inspect_loaded(
     loaded: LoadedFile,
     *,
-    qrels: pd.DataFrame | None = None,
+    qrels=None,
     relevance_level: int = 1,
     progress=None,
     kind_reason: str | None = None,
 ) -> Inspection:
-    """Describe a file already read (a :class:`metrics.readers.LoadedFile`); the file's head and, for a
-    run, its rank and tag columns are read again."""
-    path, kind = os.fspath(loaded.path), loaded.kind
+    """Describe a file already read (a :class:`metrics.readers.LoadedFile`): it is read again by the
+    same reader, which keeps a run's rank and tag columns this time (scoring reads neither)."""
+    path = os.fspath(loaded.path)
+    try:
+        cols = read_columns(path, loaded.kind, fields=True, progress=_part(progress, 0.0, 0.9))
+    except Cancelled:
+        raise
+    except (InputError, OSError) as exc:  # changed on disk since it was read
+        return _unreadable(path, loaded.kind, exc)
+    return _describe(cols, kind_reason, qrels, relevance_level)
+
+
+def _describe(cols: Columns, kind_reason: str | None, qrels, relevance_level: int) -> Inspection:
+    path, kind = str(cols.path), cols.kind
     ins = Inspection(path=path, kind=kind, columns=list(COLUMNS.get(kind, [])))
     ins.kind_reason = kind_reason or _reason(path, kind)
     ins.size = _size(path)
-    ins.problems = [{"line": _line_of(w), "severity": "warning", "message": w} for w in loaded.warnings]
-    scan = _scan(path, kind, progress)
-    ins.lines, ins.comment_lines, ins.head = scan["lines"], scan["comment_lines"], scan["head"]
-    if loaded.run is not None:
-        ins.figures.update(_run_figures(loaded.run, scan, ins.problems))
-        ins.queries = int(loaded.run["query_id"].nunique())
-    if loaded.qrels is not None and kind in ("qrels", "ranked"):
-        ins.figures.update(_qrels_figures(loaded.qrels, relevance_level))
-        ins.queries = max(ins.queries, int(loaded.qrels["query_id"].nunique()))
-    if loaded.run is not None and qrels is not None:
-        ins.against_qrels = against_qrels(loaded.run, qrels)
+    ins.problems = [{"line": _line_of(w), "severity": "warning", "message": w} for w in cols.warnings]
+    ins.lines, ins.comment_lines, ins.head = len(cols), cols.comment_lines, _head(path)
+    names, codes = _query_codes(cols.qid)
+    ins.queries = len(names)
+    run = cols if kind == "run" else ranked_run(cols) if kind == "ranked" else None
+    if run is not None:
+        ins.figures.update(_run_figures(run, codes, ins.problems))
+    if kind in ("qrels", "ranked"):
+        ins.figures.update(_qrels_figures(cols, names, codes, relevance_level))
+    if run is not None and qrels is not None:
+        ins.against_qrels = against_qrels(run, qrels)
         ins.problems += _coverage_problems(ins.against_qrels, ins.queries)
     return ins
 
 
-def against_qrels(run: pd.DataFrame, qrels: pd.DataFrame) -> dict:
-    """How a run meets a qrels file: shared queries, judged fraction at 10 and 100, judged depth."""
-    run_q = pd.unique(run["query_id"])
-    qrels_q = pd.unique(qrels["query_id"])
-    shared = np.intersect1d(run_q.astype(str), qrels_q.astype(str))
-    out = {
-        "shared_queries": int(len(shared)),
-        "queries_only_in_run": _sorted_ids(np.setdiff1d(run_q.astype(str), qrels_q.astype(str))),
-        "queries_only_in_qrels": _sorted_ids(np.setdiff1d(qrels_q.astype(str), run_q.astype(str))),
+def against_qrels(run, qrels) -> dict:
+    """How a run meets a qrels file: shared queries, judged fraction at 10 and 100, judged depth (in
+    trec_eval's order, from the judged ranking the measures read).  Runs and qrels are
+    :class:`~metrics.columns.Columns` or frames."""
+    from .qrels_index import NONPOOL
+    from .ranking import build_ranking
+
+    run = run if isinstance(run, Columns) else columns_from_frame(run, "run")
+    qrels = qrels if isinstance(qrels, Columns) else columns_from_frame(qrels, "qrels")
+    run_q, qrels_q = set(_query_codes(run.qid)[0]), set(_query_codes(qrels.qid)[0])
+    shared = run_q & qrels_q
+    out: dict = {
+        "shared_queries": len(shared),
+        "queries_only_in_run": _sorted_ids(run_q - qrels_q),
+        "queries_only_in_qrels": _sorted_ids(qrels_q - run_q),
         "judged_at_10": None,
         "judged_at_100": None,
         "judged_depth": None,
     }
-    part = run[run["query_id"].isin(shared)]
-    if part.empty:
+    if not shared:
         return out
-    # trec_eval's order: score descending, ties by docid descending
-    ordered = part.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False], kind="stable")
-    rank = ordered.groupby("query_id", sort=False).cumcount().to_numpy() + 1
-    judged_keys = pd.MultiIndex.from_arrays([qrels["query_id"].astype(str), qrels["doc_id"].astype(str)])
-    keys = pd.MultiIndex.from_arrays([ordered["query_id"].astype(str), ordered["doc_id"].astype(str)])
-    judged = keys.isin(judged_keys)
-    frame = pd.DataFrame({"q": ordered["query_id"].to_numpy(), "rank": rank, "judged": judged})
+    ranking = build_ranking(qrels, run)
+    judged = ranking.rel != NONPOOL  # in the qrels of its query, whatever its grade
+    nq = ranking.n_queries
     for k in (10, 100):
-        top = frame[frame["rank"] <= k].groupby("q")["judged"].mean()
-        out[f"judged_at_{k}"] = float(top.mean())
-    unjudged = frame[~frame["judged"]].groupby("q")["rank"].min() - 1
-    depth = frame.groupby("q")["rank"].max()
-    depth.loc[unjudged.index] = unjudged
-    out["judged_depth"] = _spread(depth.to_numpy())
+        top = ranking.rank < k
+        shown = np.bincount(ranking.qidx[top], minlength=nq)
+        hits = np.bincount(ranking.qidx[top & judged], minlength=nq)
+        out[f"judged_at_{k}"] = float(np.mean(hits[shown > 0] / shown[shown > 0]))
+    depth = ranking.num_ret.copy()  # every document judged: the whole ranking
+    unjudged = np.flatnonzero(~judged)
+    first = stretch_heads(ranking.qidx[unjudged])  # the first unjudged rank of each query
+    depth[ranking.qidx[unjudged[first]]] = ranking.rank[unjudged[first]]
+    out["judged_depth"] = _spread(depth)
     return out
 
 
@@ -237,25 +252,26 @@ def main(argv: list[str]) -> int:
 
     add_level_option(p)
     args = p.parse_args(argv)
-    loaded: list = []
-    for path in args.files:
+    qrels = None
+    for path in args.files:  # the first qrels file, to hold the runs against
         try:
-            loaded.append(read_file(path))
-        except (InputError, OSError) as exc:
-            loaded.append(exc)
-    qrels = next((x.qrels for x in loaded if isinstance(x, LoadedFile) and x.kind == "qrels"), None)
+            if detect_kind_with_reason(path)[0] == "qrels":
+                qrels = read_columns(path, "qrels")
+                break
+        except (InputError, OSError):
+            continue
     out = [
-        _unreadable(path, None, x)
-        if isinstance(x, BaseException)
-        else inspect_loaded(x, qrels=qrels if x.kind != "qrels" else None, relevance_level=args.level)
-        for path, x in zip(args.files, loaded)
+        inspect_file(
+            path, qrels=qrels if qrels is not None and qrels.path != path else None, relevance_level=args.level
+        )
+        for path in args.files
     ]
     if args.format == "json":
         json.dump([i.to_dict() for i in out], sys.stdout, indent=1, default=_json_default)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(format_text(out))
-    return 2 if any(isinstance(x, BaseException) for x in loaded) else 0
+    return 2 if any(not i.readable for i in out) else 0
 
 
 # ------------------------------------------------------------------------- helpers
@@ -286,14 +302,68 @@ def _unreadable(path: str, kind, exc: BaseException) -> Inspection:
         ins.kind_reason = "not recognised"
     ins.columns = list(COLUMNS.get(ins.kind or "", []))
     try:
-        head = _scan(path, None, None)
-        ins.lines, ins.comment_lines, ins.head = head["lines"], head["comment_lines"], head["head"]
+        ins.lines, ins.comment_lines = _line_counts(path)
+        ins.head = _head(path)
     except (OSError, InputError, EOFError, ValueError):
         pass
     line = getattr(exc, "line", None)
     message = str(exc) if isinstance(exc, InputError) else f"{getattr(exc, 'strerror', None) or exc}"
     ins.problems.append({"line": line, "severity": "error", "message": message})
+    ins.readable = False
     return ins
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _head(path: str) -> list:
+    """The first data lines (at most :data:`HEAD_LINES`, from the file's first 64 KiB) with their line
+    numbers and fields; bytes that are not UTF-8 shown with replacement characters."""
+    data = without_bom(_file_head(path), path)
+    lines = data.split(b"\n")
+    if len(data) == 65536 and len(lines) > 1:
+        lines = lines[:-1]  # cut by the limit
+    out = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        if fields and not fields[0].startswith(b"#"):
+            out.append({"line": number, "fields": [f.decode("utf-8", "replace") for f in fields]})
+            if len(out) == HEAD_LINES:
+                break
+    return out
+
+
+def _line_counts(path: str) -> tuple[int, int]:
+    """(data lines, comment lines) of a file that the reader refused, counted a block at a time."""
+    data_lines = comments = 0
+    carry = b""
+    with open(path, "rb") as raw:
+        stream = open_stream(raw)[1]
+        while True:
+            block = stream.read(1 << 20)
+            text = carry + block
+            cut = len(text) if not block else text.rfind(b"\n") + 1
+            text, carry = text[:cut], text[cut:]
+            if text and not text.endswith(b"\n"):
+                text += b"\n"
+            comments += comment_lines(text)
+            data_lines += sum(1 for line in normalise(text).split(b"\n")[:-1] if line) if text else 0
+            if not block:
+                return data_lines, comments
+
+
+def _query_codes(qid: np.ndarray) -> tuple[list, np.ndarray]:
+    """(the distinct query ids as text, sorted by their bytes; a code per row into them)."""
+    if not len(qid):
+        return [], np.zeros(0, dtype=np.int64)
+    heads = stretch_heads(qid)  # a query's lines come together: one look per stretch
+    ids, inverse = np.unique(qid[heads], return_inverse=True)
+    codes = np.repeat(inverse.ravel(), np.diff(np.append(heads, len(qid))))
+    return [bytes(x).decode("utf-8", "replace") for x in ids.tolist()], codes
 
 
 def _spread(values) -> dict:
@@ -319,11 +389,18 @@ def _sorted_ids(values) -> list[str]:
     return sorted((str(v) for v in values), key=key)
 
 
-def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
-    per_query = run.groupby("query_id", sort=False).size().to_numpy()
+def _run_figures(run: Columns, codes: np.ndarray, problems: list) -> dict:
+    per_query = np.bincount(codes)
+    per_query = per_query[per_query > 0]
     counts, edges = np.histogram(per_query, bins=min(12, max(1, len(np.unique(per_query)))))
-    scores = run["score"].to_numpy(dtype=float)
-    dup = run.duplicated(["query_id", "score"], keep=False).to_numpy()
+    scores = np.asarray(run.value, dtype=np.float64)
+    # documents sharing their query and score with another one
+    order = np.lexsort((scores, codes))
+    q, s = codes[order], scores[order]
+    same = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+    tied = np.zeros(len(order), dtype=bool)
+    tied[:-1] |= same
+    tied[1:] |= same
     figures: dict = {
         "documents": int(len(run)),
         "docs_per_query": {
@@ -331,15 +408,15 @@ def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
             "histogram": {"edges": [_num(e) for e in edges], "counts": counts.tolist()},
         },
         "score_range": [_num(scores.min()), _num(scores.max())] if len(scores) else None,
-        "tied_scores": int(dup.sum()),
-        "tied_queries": int(run.loc[dup, "query_id"].nunique()),
+        "tied_scores": int(tied.sum()),
+        "tied_queries": int(len(np.unique(q[tied]))),
         "rank_contradictions": 0,
         "tags": {},
     }
-    table = scan.get("table")
-    if table is not None and table.num_columns >= 6:
-        tags = pc.value_counts(table["f5"]).to_pylist()
-        figures["tags"] = {t["values"]: int(t["counts"]) for t in sorted(tags, key=lambda t: -t["counts"])}
+    if run.tag is not None and run.rank is not None:
+        names, first, numbers = np.unique(run.tag, return_index=True, return_counts=True)
+        by_count = np.lexsort((first, -numbers))  # most lines first, then as they come in the file
+        figures["tags"] = {bytes(names[i]).decode("utf-8", "replace"): int(numbers[i]) for i in by_count}
         if len(figures["tags"]) > 1:
             problems.append(
                 {
@@ -348,7 +425,7 @@ def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
                     "message": f"{len(figures['tags'])} different run tags in one file (usually one run per file)",
                 }
             )
-        figures["rank_contradictions"] = _rank_contradictions(table)
+        figures["rank_contradictions"] = _rank_contradictions(_numbers_or_nan(run.rank), scores, codes)
         if figures["rank_contradictions"]:
             problems.append(
                 {
@@ -374,35 +451,39 @@ def _run_figures(run: pd.DataFrame, scan: dict, problems: list) -> dict:
     return figures
 
 
-def _rank_contradictions(table: pa.Table) -> int:
+def _rank_contradictions(rank: np.ndarray, score: np.ndarray, qcode: np.ndarray) -> int:
     """Documents whose score is higher than that of the document one rank above them (rank column)."""
-    rank = _to_float(table["f3"])
-    score = _to_float(table["f4"])
-    qcode = pc.dictionary_encode(table["f0"]).combine_chunks().indices.to_numpy(zero_copy_only=False)
     ok = np.isfinite(rank) & np.isfinite(score)
     order = np.lexsort((rank[ok], qcode[ok]))
     q, s = qcode[ok][order], score[ok][order]
     return int(np.count_nonzero((q[1:] == q[:-1]) & (s[1:] > s[:-1])))
 
 
-def _to_float(column) -> np.ndarray:
-    """Numbers of a text column; NaN where a field is not a number."""
-    text = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    valid = pc.match_substring_regex(text, r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-    values = pc.if_else(valid, text, pa.scalar("nan"))
-    return pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False)
+def _numbers_or_nan(text: np.ndarray) -> np.ndarray:
+    """The numbers of a column of bytes; NaN where a field is not a number."""
+    try:
+        return text.astype(np.float64)
+    except ValueError:
+        out = np.full(len(text), np.nan)
+        for i, value in enumerate(text.tolist()):
+            try:
+                out[i] = float(value)
+            except ValueError:
+                pass
+        return out
 
 
-def _qrels_figures(qrels: pd.DataFrame, level: int) -> dict:
-    per_query = qrels.groupby("query_id", sort=False).size()
-    relevant = (qrels["relevance"] >= level).groupby(qrels["query_id"], sort=False).sum()
-    grades = qrels["relevance"].value_counts().sort_index()
+def _qrels_figures(qrels: Columns, names: list, codes: np.ndarray, level: int) -> dict:
+    grades = np.asarray(qrels.value, dtype=np.int64)
+    per_query = np.bincount(codes, minlength=len(names))
+    relevant = np.bincount(codes, weights=grades >= level, minlength=len(names)).astype(np.int64)
+    values, numbers = np.unique(grades, return_counts=True)
     return {
-        "judgments": int(len(qrels)),
-        "judgments_per_query": _spread(per_query.to_numpy()),
-        "grades": {int(g): int(n) for g, n in grades.items()},
-        "relevant_per_query": _spread(relevant.to_numpy()),
-        "queries_without_relevant": _sorted_ids(relevant.index[relevant.to_numpy() == 0]),
+        "judgments": int(len(grades)),
+        "judgments_per_query": _spread(per_query),
+        "grades": {int(g): int(n) for g, n in zip(values, numbers)},
+        "relevant_per_query": _spread(relevant),
+        "queries_without_relevant": _sorted_ids([names[i] for i in np.flatnonzero(relevant == 0)]),
         "relevance_level": int(level),
     }
 

@@ -68,8 +68,9 @@ def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
 
 
 def _decode(ids: np.ndarray) -> list[str]:
-    """Ids as text (they are UTF-8: the readers checked)."""
-    return [x.decode("utf-8") for x in ids.tolist()]  # one per distinct query
+    """Ids as text: UTF-8, any other byte kept as a lone surrogate (``surrogateescape``), so that the text
+    written back with that error handler gives the file's bytes, as trec_eval prints them."""
+    return [x.decode("utf-8", "surrogateescape") for x in ids.tolist()]  # one per distinct query
 
 
 def _as_columns(data, kind: str) -> Columns:

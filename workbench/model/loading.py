@@ -102,7 +102,9 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
         def work(progress):
             import metrics.inspect
 
-            return metrics.inspect.inspect_loaded(loaded, qrels=qrels, relevance_level=level).to_dict()
+            return metrics.inspect.inspect_loaded(
+                loaded, qrels=qrels, relevance_level=level, progress=progress
+            ).to_dict()
     else:
         path, kind = e.path, e.forced_kind
 
