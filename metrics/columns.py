@@ -389,10 +389,10 @@ def _parse(chunk: bytes, kind: str, fields: bool = False):
     """(query ids, document ids, values, first tag, last tag) of a chunk, None for a chunk of blank
     and comment lines only; with ``fields``, a run's ranks and tags (as ids) follow."""
     is_run = kind == "run"
-    fields = _split(chunk, 6 if is_run else 4, more=is_run)
-    if fields is None:
+    split = _split(chunk, 6 if is_run else 4, more=is_run)
+    if split is None:
         return None
-    buf, bounds = fields
+    buf, bounds = split
     qid = ids_from_buffer(buf, *_field(bounds, 0))
     doc = ids_from_buffer(buf, *_field(bounds, 2))
     value = _numbers(buf, *_field(bounds, 4 if is_run else 3), integer=not is_run)
