@@ -19,7 +19,7 @@ def signature(m: diff_doors.Mismatch) -> str:
     if m.got.rc != 0:
         last = [line for line in m.got.err.strip().splitlines() if line.strip()][-1:] or [""]
         text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", last[0])
-        text = re.sub(r"0x[0-9a-fA-F]+", "0xN", text)
+        text = re.sub(r"0x[0-9a-fA-F]+|\\u[0-9a-fA-F]{4}", "0xN", text)
         return f"exit {m.got.rc}: " + re.sub(r"\d+", "N", text)[:160]
     return "output differs"
 
