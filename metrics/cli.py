@@ -348,6 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stdout is None:  # started with its standard output closed (``ir-eval ... >&-``): Python sets None
         print("ir-eval: cannot write the output: standard output is closed", file=sys.stderr)
         return EXIT_OUTPUT
+    if hasattr(sys.stdout, "reconfigure"):
+        # ids that are not UTF-8 (Latin-1 in old collections) are read as lone surrogates: written back as the
+        # bytes they were, as trec_eval writes them, in a UTF-8 locale too (whose stdout is strict)
+        sys.stdout.reconfigure(errors="surrogateescape")
     if argv[:1] == ["--irm"]:  # ir_measures' command line (metrics.irm_cli)
         from .irm_cli import main as irm_main
 

@@ -146,3 +146,14 @@ def test_a_pipe_closed_in_the_middle_of_the_output_ends_quietly(tmp_path, fmt):
     proc.stdout.close()  # like `ir-eval ... | head -c 100`
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0 and err == ""
+
+
+def test_ids_that_are_not_utf8_are_written_back_as_their_bytes_in_a_strict_utf8_locale(tmp_path):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_bytes(b"A\xb0B 0 d1 1\nq2 0 d2 1\n")  # a Latin-1 query id
+    run.write_bytes(b"A\xb0B Q0 d1 1 3 r\nq2 Q0 d2 1 3 r\n")
+    env = dict(os.environ, PYTHONIOENCODING="utf-8:strict")  # as in an en_US.UTF-8 locale
+    proc = _ir_eval("-q", "-m", "map", qrels, run, stdout=subprocess.PIPE, env=env)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0 and err == b""
+    assert out.startswith(b"map                   \tA\xb0B\t1.0000\n")
