@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .evaluate import labelled_runs
+from .ids import shown
 from .measures import FAMILIES
 from .measures.aggregates import _num_queries
 from .measures.extra import dcg_matrices, ndcg_ratio
@@ -66,7 +67,9 @@ def _tidy(parts, value_columns) -> pd.DataFrame:
     frames = []
     for label, qids, xs, values, overall in parts:
         n, m = values.shape
-        q = np.concatenate([np.repeat(np.asarray(qids, dtype=object), m), np.full(m, "all", dtype=object)])
+        q = np.concatenate(
+            [np.repeat(np.asarray([shown(x) for x in qids], dtype=object), m), np.full(m, "all", dtype=object)]
+        )
         frames.append(
             pd.DataFrame(
                 {

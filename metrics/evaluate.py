@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Columns, read_columns
+from .ids import shown
 from .labels import unique_label
 from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from .ranking import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
@@ -509,7 +510,8 @@ def _strings(parts: list[tuple[list[str], np.ndarray]]):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    names = [n for part_names, _ in parts for n in part_names]
+    # text that is not UTF-8 (query ids of old collections, kept as surrogates) shown with replacement characters
+    names = [shown(n) for part_names, _ in parts for n in part_names]
     base = np.cumsum([0] + [len(part_names) for part_names, _ in parts[:-1]])
     codes = np.concatenate([c + b for (_, c), b in zip(parts, base)] or [np.zeros(0, np.int64)])
     column = pc.take(pa.array(names, type=pa.large_string()), pa.array(codes))

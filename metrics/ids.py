@@ -10,6 +10,7 @@ import numpy as np
 
 __all__ = [
     "MAX_FIXED_WIDTH",
+    "shown",
     "among",
     "id_hash",
     "ids_from_arrow",
@@ -208,6 +209,13 @@ def pair_keys(qid: np.ndarray, doc: np.ndarray) -> np.ndarray:
 
 _MUL_QUERY = np.uint64(0xC2B2AE3D27D4EB4F)
 _HASH_BLOCK = 1 << 16
+
+
+def shown(text: str) -> str:
+    """An id as text that can be shown (and held by arrow strings): the bytes that were not UTF-8, which
+    the ids' text keeps as lone surrogates (``surrogateescape``, so that ``ir-eval`` writes trec_eval's
+    bytes back), as replacement characters."""
+    return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def ids_to_arrow(ids: np.ndarray):

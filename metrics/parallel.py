@@ -167,7 +167,10 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
         if size < threshold:
             return 1
         with open(path, "rb") as f:
-            if f.read(2) == GZIP_MAGIC:  # gzip: no byte ranges
+            start = f.read(1 << 16)
+            if start[:2] == GZIP_MAGIC:  # gzip: no byte ranges
+                return 1
+            if b"\0" in start:  # binary data: one task refuses it at once, no worker is started
                 return 1
     except OSError:  # not here (a worker may see it), or not a file: its task says what is wrong
         return 1
@@ -179,17 +182,23 @@ def _boundary(f, pos: int, size: int) -> int:
     the first line at or after ``pos`` whose query id differs from that of the line there (blank and
     comment lines are passed over); 0 at the start, ``size`` past the last query.  The ranges on both
     sides compute the same boundary, so the ranges hold every line once."""
+    from .textfile import MAX_LINE_BYTES
+
     if pos <= 0:
         return 0
     if pos >= size:
         return size
     f.seek(pos - 1)
-    f.readline()  # to the start of the next line (pos itself when a line ends just before it)
+    # to the start of the next line (pos itself when a line ends just before it); lines are read with a
+    # bound, so that a file without newlines (binary data) is not read whole: its range starts at the end,
+    # and the one task left reads the file and says what is wrong at once
+    if not f.readline(MAX_LINE_BYTES).endswith(b"\n"):
+        return size
     qid = None
     while True:
         here = f.tell()
-        line = f.readline()
-        if not line:
+        line = f.readline(MAX_LINE_BYTES)
+        if not line or not line.endswith(b"\n") and len(line) == MAX_LINE_BYTES:
             return size
         fields = line.split(None, 1)
         if not fields or fields[0].startswith(b"#"):

@@ -48,9 +48,26 @@ def sniff(head: bytes) -> bool:
         lines = lines[:-1]  # the last line may be cut off
     if not lines:
         return False
+    if all(_trec_shaped(line) for line in lines):
+        return False  # qrels or run lines, whatever their blanks ('q1<TAB>0 d1 1')
     rows = [line.split("\t") for line in lines]
     # two tab-separated fields, the second words (TREC qrels and runs are 4 and 6 single-token fields)
     return all(len(r) == 2 for r in rows) and sum(" " in r[1].strip() for r in rows) >= max(1, len(rows) // 2)
+
+
+def _trec_shaped(line: str) -> bool:
+    """Whether a line reads as a qrels line (4 fields, an integer grade) or a run line (6 or more
+    fields, a number as the score)."""
+    fields = line.split()
+    if len(fields) == 4:
+        return fields[3].lstrip("+-").isdigit()
+    if len(fields) >= 6:
+        try:
+            float(fields[4])
+        except ValueError:
+            return False
+        return True
+    return False
 
 
 def _first_lines(text: str, n: int) -> list[str]:

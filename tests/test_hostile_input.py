@@ -103,3 +103,28 @@ def test_reading_in_another_thread_can_be_cancelled_midway(tmp_path):
     with pytest.raises(Cancelled):
         read_file(str(path), kind="run", progress=progress)
     assert seen[-1] < 1.0
+
+
+def test_a_sparse_2_gib_run_is_refused_at_once_through_ir_eval(tmp_path, capsys):
+    """A file of the size that ir-eval scores in parts: refused by one task from its first block, neither
+    split nor read line by line by the parts' boundaries (which read it whole before)."""
+    from metrics.cli import main
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    zeros = tmp_path / "zeros.run"
+    with open(zeros, "wb") as fh:
+        fh.truncate(2 << 30)
+    for args in ([], ["--jobs", "2"]):
+        assert main([*args, str(qrels), str(zeros)]) == 2
+        assert "zeros.run, line 1: found a NUL byte" in capsys.readouterr().err
+
+
+def test_the_parts_boundary_reads_a_bounded_line(tmp_path):
+    from metrics.parallel import _boundary
+
+    path = tmp_path / "one_line.txt"
+    path.write_bytes(b"1 Q0 d 1 1 t\n" + b"x" * (MAX_LINE_BYTES + 10))
+    with open(path, "rb") as f:
+        assert _boundary(f, 20, os.path.getsize(path)) == os.path.getsize(path)
+        assert f.tell() <= 19 + MAX_LINE_BYTES  # from the byte before pos, one bounded line

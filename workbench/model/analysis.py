@@ -19,6 +19,7 @@ import metrics.curves
 import metrics.measures
 import metrics.ranking
 from metrics.errors import InputError
+from metrics.ids import shown
 from workbench.model import disk_runs
 from workbench.model.defaults import parse_each
 from workbench.model.workspace import merge_qrels
@@ -417,7 +418,7 @@ def _wide_per_query(ev) -> tuple[dict[str, pd.DataFrame], list[str]]:
     ids = np.asarray(query_ids, dtype=object)
     wide = {}
     for m, k in where.items():
-        index = pd.Index(ids[present[k]], dtype="str", name="query_id")
+        index = pd.Index([shown(q) for q in ids[present[k]]], dtype="str", name="query_id")
         wide[m] = pd.DataFrame(cube[k][present[k]], index=index, columns=runs)
     return wide, query_ids
 
