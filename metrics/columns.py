@@ -47,6 +47,7 @@ from .ids import (
     ids_from_buffer,
     ids_from_series,
     pair_keys,
+    stretch_heads,
 )
 from .readers.formats import (
     _FORMATS,
@@ -359,18 +360,20 @@ def ranked_run(cols: Columns, name: Optional[str] = None) -> Columns:
     """The run of ranked judgments (:func:`read_columns` with ``kind="ranked"``): the document on the
     i-th line of a query with n lines (i from 0) gets score ``n - i``, so that trec_eval's order (score
     descending) is the file's order, with no ties."""
-    codes = _first_seen_codes(cols.qid)
+    codes = query_codes(cols.qid)[1]
     run = Columns("run", cols.qid, cols.doc, ranked_scores(codes), path=cols.path)
     run.name = run.run_id = name or cols.name or (_stem(cols.path) if cols.path else "ranked")
     return run
 
 
-def _first_seen_codes(qid: np.ndarray) -> np.ndarray:
-    """A code per row for its query id (equal ids, equal codes)."""
+def query_codes(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct query ids, sorted by their bytes; a code per row into them).  A query's lines come
+    together in files, so the ids are looked at once per stretch of equal ids, not once per row."""
     if not len(qid):
-        return np.zeros(0, dtype=np.int64)
-    _, codes = np.unique(qid, return_inverse=True)
-    return codes.ravel()
+        return qid[:0], np.zeros(0, dtype=np.int64)
+    heads = stretch_heads(qid)
+    ids, inverse = np.unique(qid[heads], return_inverse=True)
+    return ids, np.repeat(inverse.ravel(), np.diff(np.append(heads, len(qid))))
 
 
 def ranked_scores(codes: np.ndarray) -> np.ndarray:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import Columns, columns_from_frame, comment_lines, normalise, ranked_run, read_columns
+from .columns import Columns, columns_from_frame, comment_lines, normalise, query_codes, ranked_run, read_columns
 from .errors import Cancelled, InputError
 from .ids import stretch_heads
 from .readers import LoadedFile, detect_kind_with_reason
@@ -358,11 +358,7 @@ def _line_counts(path: str) -> tuple[int, int]:
 
 def _query_codes(qid: np.ndarray) -> tuple[list, np.ndarray]:
     """(the distinct query ids as text, sorted by their bytes; a code per row into them)."""
-    if not len(qid):
-        return [], np.zeros(0, dtype=np.int64)
-    heads = stretch_heads(qid)  # a query's lines come together: one look per stretch
-    ids, inverse = np.unique(qid[heads], return_inverse=True)
-    codes = np.repeat(inverse.ravel(), np.diff(np.append(heads, len(qid))))
+    ids, codes = query_codes(qid)
     return [bytes(x).decode("utf-8", "replace") for x in ids.tolist()], codes
 
 

@@ -154,14 +154,14 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
     import pandas as pd
 
-    from ..columns import _first_seen_codes, ranked_scores
+    from ..columns import query_codes, ranked_scores
     from ..ids import ids_from_series
 
     run = pd.DataFrame(
         {
             "query_id": qrels["query_id"],
             "doc_id": qrels["doc_id"],
-            "score": ranked_scores(_first_seen_codes(ids_from_series(qrels["query_id"]))),
+            "score": ranked_scores(query_codes(ids_from_series(qrels["query_id"]))[1]),
         }
     )
     if "path" in qrels.attrs:
