@@ -282,14 +282,31 @@ class Session(QObject):
         self.model.remove(e.path)
 
     @property
-    def can_undo_remove(self) -> bool:
-        return self.model.can_undo_remove
+    def can_undo(self) -> bool:
+        return self.model.can_undo
+
+    @property
+    def undo_text(self) -> str | None:
+        """What Edit > Undo would take back (None: nothing)."""
+        return self.model.undo_stack.next_text
+
+    def undo(self) -> str | None:
+        """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
+        to tell the user."""
+        told = self.model.undo()
+        for e in self.workspace.entries:  # a file back in the list is watched again
+            self._watch(e.path)
+        self.sigStateChanged.emit()
+        return told
+
+    can_undo_remove = can_undo
 
     def undo_remove(self) -> str | None:
-        """Put the last removed file back, with its data, kind, label and baseline role; returns its path."""
+        """Take back the last change; the path of the file that came back, if it was a removal."""
         path = self.model.undo_remove()
         if path is not None:
             self._watch(path)
+        self.sigStateChanged.emit()
         return path
 
     def rename(self, path: str, label: str) -> str:

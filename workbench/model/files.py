@@ -20,6 +20,7 @@ class FileRules:
         """Forget every file."""
         self.workspace.entries.clear()
         self.workspace.baseline_path = None
+        self.undo_stack.clear()
         self.is_sample = False
         self.pending_query = None
         self.events.files_changed.emit()
@@ -57,6 +58,10 @@ class FileRules:
             # more files at once than there are slots left: none of their runs is held (the workers
             # score them all on every core sooner than this process could read a few of them)
             budget = slots = 0
+        again = [p for p in paths if (x := self.workspace.entry(p)) is not None and x.status == "ok"]
+        if again:
+            names = ", ".join(os.path.basename(p) for p in again[:3]) + (" …" if len(again) > 3 else "")
+            self.events.message.emit(f"Already open, read again: {names}")
         for p in paths:
             e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
             if e.status == "loading":  # a new file: held while the held runs fit in the budget
@@ -93,9 +98,23 @@ class FileRules:
     def finish_load(self, path: str, gen: int, outcome) -> FileEntry | None:
         """Store what a load read; None when the load is no longer wanted."""
         stat, loaded = outcome
+        entries = self.workspace.entries
+        qrels_before = [
+            (i, x) for i, x in enumerate(entries) if x.kind == "qrels" and x.status == "ok" and x.path != path
+        ]
         e = self.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
         if e is None:
             return None
+        e.digest = getattr(loaded, "digest", None)
+        if e.kind == "qrels":
+            for i, old in qrels_before:  # one qrels file in use: the one it replaced can be brought back
+                self.undo_stack.push(
+                    f"qrels {e.name} (back to {old.name})", lambda i=i, old=old: self._put_back(i, old, False)
+                )
+                self.events.message.emit(
+                    f"{e.name} replaces {old.name} as the qrels (Edit > Undo, Ctrl+Z, brings {old.name} back)"
+                )
+        self._same_content(e)
         e.queries = getattr(loaded, "queries", None)
         if e.folder is not None and e.folder in self.folders:
             self.folders[e.folder]["read"] += 1
@@ -106,6 +125,17 @@ class FileRules:
         for warning in loaded.warnings:
             self.events.message.emit(warning)
         return e
+
+    def _same_content(self, e: FileEntry) -> None:
+        """Say when a file just read holds exactly what another file open holds (a copy opened twice)."""
+        if not e.digest:
+            return
+        for x in self.workspace.entries:
+            if x is not e and x.status == "ok" and x.digest == e.digest and x.kind == e.kind:
+                self.events.message.emit(
+                    f"{e.name} has the same content as {x.label or x.name} ({x.path}): a copy opened twice?"
+                )
+                return
 
     def announce_loaded(self) -> None:
         """After :meth:`finish_load` (and whatever the adapter does with the file): the files changed."""
@@ -158,7 +188,7 @@ class FileRules:
             )
 
     def remove(self, path: str) -> FileEntry | None:
-        """Remove a file (what was loaded can come back with :meth:`undo_remove`); the entry removed."""
+        """Remove a file (what was loaded can come back with :meth:`undo`); the entry removed."""
         e = self.workspace.entry(path)
         if e is None:
             return None
@@ -166,46 +196,67 @@ class FileRules:
         was_baseline = self.workspace.baseline_path == e.path
         self.workspace.remove(e.path)
         if e.status == "ok":
-            self.removed.append((index, e, was_baseline))
-            self.events.message.emit(f"Removed {e.label or e.name} (Edit > Undo remove, Ctrl+Z, brings it back)")
+            self.undo_stack.push(f"remove {e.label or e.name}", lambda: self._put_back(index, e, was_baseline))
+            self.events.message.emit(f"Removed {e.label or e.name} (Edit > Undo, Ctrl+Z, brings it back)")
         self.events.files_changed.emit()
         self.events.baseline_changed.emit(self.workspace.baseline_label())
         self.events.evaluation_wanted.emit()
         return e
 
+    def _put_back(self, index: int, e: FileEntry, was_baseline: bool) -> str | None:
+        """A removed (or replaced) file back in its place, with its data, kind, label and baseline role."""
+        if self.workspace.entry(e.path) is not None:
+            return None  # opened again since
+        self.workspace.entries.insert(min(index, len(self.workspace.entries)), e)
+        if e.kind == "qrels":  # one qrels file in use: it replaces the one opened since
+            self.workspace.entries = [
+                x for x in self.workspace.entries if x is e or not (x.kind == "qrels" and x.status == "ok")
+            ]
+        if was_baseline:
+            self.workspace.baseline_path = e.path
+        e.label = self.workspace.unique_label(e.label, exclude=e) if e.is_run else e.label
+        self.events.files_changed.emit()
+        self.events.baseline_changed.emit(self.workspace.baseline_label())
+        self.events.evaluation_wanted.emit()
+        return f"{e.label or e.name} is back"
+
     @property
-    def can_undo_remove(self) -> bool:
-        return bool(self.removed)
+    def can_undo(self) -> bool:
+        return bool(self.undo_stack)
+
+    def undo(self) -> str | None:
+        """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
+        to tell the user, None when there was nothing to take back."""
+        return self.undo_stack.undo()
+
+    # (the names of the first undo, which took back removals only)
+    can_undo_remove = can_undo
 
     def undo_remove(self) -> str | None:
-        """Put the last removed file back, with its data, kind, label and baseline role; returns its path."""
-        while self.removed:
-            index, e, was_baseline = self.removed.pop()
-            if self.workspace.entry(e.path) is not None:
-                continue  # opened again since
-            self.workspace.entries.insert(min(index, len(self.workspace.entries)), e)
-            if e.kind == "qrels":  # one qrels file in use: it replaces the one opened since
-                self.workspace.entries = [
-                    x for x in self.workspace.entries if x is e or not (x.kind == "qrels" and x.status == "ok")
-                ]
-            if was_baseline:
-                self.workspace.baseline_path = e.path
-            e.label = self.workspace.unique_label(e.label, exclude=e) if e.is_run else e.label
-            self.events.files_changed.emit()
-            self.events.baseline_changed.emit(self.workspace.baseline_label())
-            self.events.evaluation_wanted.emit()
-            return e.path
-        return None
+        """Take back the last change; the path of the file that came back, if it was a removal."""
+        before = {e.path for e in self.workspace.entries}
+        told = self.undo()
+        back = [e.path for e in self.workspace.entries if e.path not in before]
+        return back[0] if told is not None and back else None
 
     def rename(self, path: str, label: str) -> str:
         e = self.workspace.entry(path)
         if e is None or e.label == label.strip():
             return e.label if e else label
+        old = e.label
         used = self.workspace.rename(path, label)
+        self.undo_stack.push(f"rename {old}", lambda: self._rename_back(path, used, old))
         self.events.files_changed.emit()
         self.events.baseline_changed.emit(self.workspace.baseline_label())
         self.events.evaluation_wanted.emit()
         return used
+
+    def _rename_back(self, path: str, label: str, old: str) -> str | None:
+        e = self.workspace.entry(path)
+        if e is None or e.label != label:
+            return None  # gone, or renamed since
+        self.rename(path, old)
+        return f"{label} is {e.label} again"
 
     def move(self, path: str, delta: int) -> None:
         if self.workspace.move(path, delta):

@@ -44,6 +44,7 @@ class QueriesFile:
     run: None = None
     qrels: None = None
     warnings: list = dataclasses.field(default_factory=list)
+    digest: str | None = None
 
 
 def _load_file(path: str, kind: str | None, progress, hold: bool = True):
@@ -59,7 +60,7 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
         st = None
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
     if kind == "queries" or (kind is None and metrics.topics.sniff(head(path))):
-        return stat, QueriesFile(path, metrics.topics.read_queries(path))
+        return stat, QueriesFile(path, metrics.topics.read_queries(path), digest=content_digest(path, stat[0]))
     if not hold:
         from workbench.model.disk_runs import head_of_run
 
@@ -76,7 +77,28 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
         remember_columns(loaded.run, "run")
     if loaded.qrels is not None:
         remember_columns(loaded.qrels, "qrels")
+    loaded.digest = content_digest(path, stat[0])  # type: ignore[attr-defined]
     return stat, loaded
+
+
+#: files larger than this are not hashed to tell copies apart (about 0.4 s of a core for 256 MiB)
+DIGEST_LIMIT = 256 << 20
+
+
+def content_digest(path: str, size: int) -> str | None:
+    """A hash of a file's bytes (None for a large or unreadable file), to tell a copy opened twice."""
+    import hashlib
+
+    if size > DIGEST_LIMIT:
+        return None
+    h = hashlib.blake2b(digest_size=16)
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return f"{size}:{h.hexdigest()}"
 
 
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:

@@ -29,6 +29,7 @@ from workbench.model import significance as significance_model
 from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
 from workbench.model.files import FileRules
 from workbench.model.loading import inspection_work
+from workbench.model.undo import UndoStack
 from workbench.model.workspace import FileEntry, Workspace, normalize
 
 
@@ -96,7 +97,7 @@ class SessionModel(FileRules):
         self.selected_query: str | None = None
         self.focus_measure: str | None = None
         self.is_sample = False
-        self.removed: list[tuple[int, FileEntry, bool]] = []  # undo stack of removed files
+        self.undo_stack = UndoStack()  # removals, qrels replaced, measures and options, renames
         self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
         self.folders: dict[str, dict] = {}  # folder being opened -> files read and left out
         self.pending_query: str | None = None  # query to select once evaluated (from a workspace)
@@ -175,27 +176,53 @@ class SessionModel(FileRules):
     def set_measures(self, measures) -> None:
         measures = tuple(m.strip() for m in measures if m and m.strip())
         if measures != self.measures:
+            old = self.measures
+            self.undo_stack.push("measure change", lambda: self._back("measures", self.set_measures, old))
             self.measures = measures
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def set_relevance_level(self, level: int) -> None:
         if int(level) != self.relevance_level:
+            old = self.relevance_level
+            self.undo_stack.push(
+                f"relevance level {level}", lambda: self._back("relevance level", self.set_relevance_level, old)
+            )
             self.relevance_level = int(level)
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def set_k_max(self, k: int) -> None:
         if int(k) != self.k_max:
+            old = self.k_max
+            self.undo_stack.push(f"k up to {k}", lambda: self._back("largest k", self.set_k_max, old))
             self.k_max = int(k)
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def set_ndcg_option(self, name: str, value) -> None:
         if self.ndcg_options.get(name) != value:
+            old = self.ndcg_options.get(name)
+            self.undo_stack.push(f"nDCG {name}", lambda: self._back(f"nDCG {name}", self._ndcg_back(name), old))
             self.ndcg_options[name] = value
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
+
+    def _ndcg_back(self, name: str):
+        def back(value) -> None:
+            if value is None:
+                if self.ndcg_options.pop(name, None) is not None:
+                    self.events.measures_changed.emit()
+                    self.events.evaluation_wanted.emit()
+            else:
+                self.set_ndcg_option(name, value)
+
+        return back
+
+    @staticmethod
+    def _back(what: str, setter, old) -> str:
+        setter(old)
+        return f"{what[0].upper()}{what[1:]} back as it was"
 
     def select_query(self, query_id) -> None:
         query_id = None if query_id in (None, "", analysis.MEAN) else str(query_id)
@@ -246,6 +273,8 @@ class SessionModel(FileRules):
             self.comparison,
             self.comparison_current(),
             self.workspace.changed_on_disk(),
+            self.workspace.deleted_from_disk(),
+            self.workspace.unscorable(),
         )
 
     def evaluation_request(self) -> analysis.Request | None:
@@ -260,9 +289,12 @@ class SessionModel(FileRules):
                 need = "a qrels file" if self.workspace.qrels_entry() is None else "a run"
                 self.events.message.emit(f"Load {need} to see scores")
             return None
+        # a run scored from its file that changed (or went) since it was opened cannot be scored as it was
+        # read: left out until it is read again, as the stale bar says (rather than marked as failed)
+        gone = {e.label for e in self.workspace.unscorable()}
         return analysis.Request(
             qrels=tuple(self.workspace.qrels_parts()),  # merged in the worker
-            runs=self.workspace.runs(),
+            runs={label: run for label, run in self.workspace.runs().items() if label not in gone},
             measures=self.measures,
             relevance_level=self.relevance_level,
             k_max=self.k_max,

@@ -56,7 +56,9 @@ def comparison_current(comparison, results, baseline, settings) -> bool:
     )
 
 
-def stale_reasons(state: str, results, comparison, comparison_is_current: bool, changed_on_disk) -> list[str]:
+def stale_reasons(
+    state: str, results, comparison, comparison_is_current: bool, changed_on_disk, deleted=(), unscorable=()
+) -> list[str]:
     """Why what is shown does not match what is loaded, in words for the user (empty: it matches)."""
     reasons = []
     if state == "outdated":
@@ -67,6 +69,15 @@ def stale_reasons(state: str, results, comparison, comparison_is_current: bool, 
         )
     elif results is not None and comparison is not None and not comparison_is_current:
         reasons.append("the significance marks are not those of the scores shown")
+    left_out = {e.path for e in unscorable}
     for e in changed_on_disk:
-        reasons.append(f"{e.name} changed on disk and was not read again")
+        if e.path in left_out:
+            reasons.append(f"{e.name} changed on disk and was not read again: its scores are left out until it is")
+        else:
+            reasons.append(f"{e.name} changed on disk and was not read again")
+    for e in deleted:
+        if e.path in left_out:
+            reasons.append(f"{e.name} was deleted from disk: it cannot be scored")
+        else:
+            reasons.append(f"{e.name} was deleted from disk: what is shown is what it held when it was read")
     return reasons

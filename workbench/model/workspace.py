@@ -85,6 +85,7 @@ class FileEntry:
     size: int = 0  # size and modification time of the content in use
     mtime: float = 0.0
     hold: bool = True  # a run file is held in memory; False: scored from disk (workbench.model.disk_runs)
+    digest: str | None = None  # of the bytes read (files read whole), to tell a copy opened twice
 
     @property
     def name(self) -> str:
@@ -305,31 +306,44 @@ class Workspace:
         self._disk_news += 1
 
     def changed_on_disk(self) -> list[FileEntry]:
-        """Loaded files whose size or time on disk differ from those of the content in use.
+        """Loaded files whose size or time on disk differ from those of the content in use."""
+        return [e for e in self.entries if self._on_disk(e) == "changed"]
+
+    def deleted_from_disk(self) -> list[FileEntry]:
+        """Loaded files that are no longer on disk (what was read of them is what is in use)."""
+        return [e for e in self.entries if self._on_disk(e) == "deleted"]
+
+    def _on_disk(self, e: FileEntry) -> str | None:
+        """``"changed"``, ``"deleted"`` or None (as read) for a loaded file.
 
         A file is looked at (one ``stat``) again only when its entry changed, when a file was reported
         changed (:meth:`disk_changed`), or a second after the last look (a watcher may miss a change):
         the window asks at every change of what it shows, which with a thousand files took seconds of
         ``stat`` calls."""
+        if e.status != "ok" or not e.mtime:
+            return None
         now = time.monotonic()
-        out = []
-        for e in self.entries:
-            if e.status != "ok" or not e.mtime:
-                continue
-            state = (self._disk_news, e.version, e.generation, e.size, e.mtime)
-            seen = self._disk_seen.get(e.path)
-            if seen is None or seen[0] != state or now - seen[1] >= self.DISK_LOOK_SECONDS:
-                try:
-                    st = os.stat(e.path)
-                except OSError:
-                    changed = False  # deleted, or being replaced: what was read stays in use
-                else:
-                    changed = (st.st_size, st.st_mtime) != (e.size, e.mtime)
-                seen = (state, now, changed)
-                self._disk_seen[e.path] = seen
-            if seen[2]:
-                out.append(e)
-        return out
+        state = (self._disk_news, e.version, e.generation, e.size, e.mtime)
+        seen = self._disk_seen.get(e.path)
+        if seen is None or seen[0] != state or now - seen[1] >= self.DISK_LOOK_SECONDS:
+            try:
+                st = os.stat(e.path)
+            except FileNotFoundError:
+                found = "deleted"
+            except OSError:
+                found = None  # unreadable for a moment (being replaced): what was read stays in use
+            else:
+                found = "changed" if (st.st_size, st.st_mtime) != (e.size, e.mtime) else None
+            seen = (state, now, found)
+            self._disk_seen[e.path] = seen
+        return seen[2]
+
+    def unscorable(self) -> list[FileEntry]:
+        """Runs scored from their files (not held) whose file changed or went since it was opened: they
+        cannot be scored as they were read, and are left out until they are read again."""
+        from workbench.model.disk_runs import RunOnDisk
+
+        return [e for e in self.run_entries() if isinstance(e.run, RunOnDisk) and self._on_disk(e) is not None]
 
     # -- helpers --------------------------------------------------------
     def _label_for(self, tag: str | None, e: FileEntry) -> str:

@@ -293,6 +293,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         s.sigProgress.connect(self._on_progress)
         s.sigFileLoaded.connect(self._remember_recent)
         s.sigFilesChanged.connect(self._on_files_changed)
+        s.sigMeasuresChanged.connect(self._sync_undo)
         s.sigResultsChanged.connect(self._on_results)
         s.sigQueryChanged.connect(self._on_query)
         s.sigFileChangedOnDisk.connect(self._on_file_changed_on_disk)
@@ -403,7 +404,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         act.setShortcut(QKeySequence.StandardKey.Quit)
 
         edit = self.menuBar().addMenu("&Edit")
-        self.undo_action = edit.addAction("&Undo remove", self.undo_remove)
+        self.undo_action = edit.addAction("&Undo", self.undo)
         self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
         self.undo_action.setEnabled(False)
         edit.addSeparator()
@@ -492,11 +493,18 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
             self.docks["pairs"].show()
             self.docks["pairs"].raise_()
 
-    def undo_remove(self) -> None:
-        path = self.session.undo_remove()
-        if path:
-            self.statusBar().showMessage(f"{os.path.basename(path)} is back", 5000)
-        self.undo_action.setEnabled(self.session.can_undo_remove)
+    def undo(self) -> None:
+        told = self.session.undo()
+        if told:
+            self.statusBar().showMessage(told, 5000)
+        self._sync_undo()
+
+    undo_remove = undo
+
+    def _sync_undo(self) -> None:
+        what = self.session.undo_text
+        self.undo_action.setEnabled(what is not None)
+        self.undo_action.setText(f"&Undo {what}" if what else "&Undo")
 
     def find_queries(self) -> None:
         self.per_query.focus_filter()
@@ -508,7 +516,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
 
     def _on_files_changed(self) -> None:
         self.update_title()
-        self.undo_action.setEnabled(self.session.can_undo_remove)
+        self._sync_undo()
 
     # ------------------------------------------------------------------
     # opening files

@@ -130,13 +130,14 @@ class FilesPanel(QWidget):
         results = self.session.results
         coverage = results.coverage if results is not None else {}
         changed = {e.path for e in ws.changed_on_disk()}
+        deleted = {e.path for e in ws.deleted_from_disk()}
         self.table.blockSignals(True)
         self.table.setRowCount(len(ws.entries))
         del self._shown[len(ws.entries) :]
         for row, e in enumerate(ws.entries):
             name = e.label if e.is_run else e.name
             bold = e.is_run and e.path == baseline
-            status, status_tip, warn = self._status(e, baseline, coverage, changed)
+            status, status_tip, warn = self._status(e, baseline, coverage, changed, deleted)
             # a row is made again only when what it shows changed: a folder of hundreds of runs
             # changes one row at a time
             shown = (name, e.path, e.is_run, bold, e.kind, e.status, status, status_tip, warn)
@@ -183,7 +184,7 @@ class FilesPanel(QWidget):
         self._refreshing = False
 
     @staticmethod
-    def _status(e, baseline, coverage: dict, changed: set) -> tuple[str, str, bool]:
+    def _status(e, baseline, coverage: dict, changed: set, deleted: set = frozenset()) -> tuple[str, str, bool]:
         """The status column of a file: its text, its tooltip, and whether it is a warning."""
         if e.status == "loading":
             status = "loading…"
@@ -193,6 +194,8 @@ class FilesPanel(QWidget):
             status = "reload failed"
         elif e.path in changed:
             status = "changed on disk"
+        elif e.path in deleted:
+            status = "deleted from disk"
         elif e.is_run and coverage.get(e.label, (1, 1))[0] == 0:
             status = "no shared query"
         elif e.is_run and e.path == baseline:
@@ -212,10 +215,12 @@ class FilesPanel(QWidget):
             tip = f"Only {shared} of the run's {total} queries are in the qrels"
         elif e.path in changed:
             tip = "The file changed on disk since it was read; what is shown is of the earlier content"
+        elif e.path in deleted:
+            tip = "The file was deleted from disk after it was read"
         if e.is_run and e.run is not None and not isinstance(e.run, pd.DataFrame) and status in ("ok", "baseline"):
             status += ", on disk"
             tip = tip or "Many runs are open: this one is read and scored from its file at each evaluation"
-        return status, tip, bool(e.error or shared == 0 or e.path in changed)
+        return status, tip, bool(e.error or shared == 0 or e.path in changed or e.path in deleted)
 
     def _on_selection(self) -> None:
         path = self.selected_path()
@@ -398,14 +403,13 @@ class MeasurePanel(QWidget):
         super().__init__(parent)
         self.session = session
         self.list = QListWidget(self)
-        known = set(COMMON_MEASURES)
         entries = reference.entries()  # made once (a few milliseconds each time)
         for name in COMMON_MEASURES:
             item = QListWidgetItem(f"{display_label(name)}   [{name}]")
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setToolTip(measure_tooltip(name.split(".")[0], entries))
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if name in session.measures else Qt.CheckState.Unchecked)
+            item.setCheckState(Qt.CheckState.Unchecked)
             self.list.addItem(item)
         self.extra = QLineEdit(self)
         self.extra.setPlaceholderText("more, e.g. P.30 ndcg_cut.5,100 nDCG@20 P(rel=2)@10")
@@ -413,11 +417,9 @@ class MeasurePanel(QWidget):
             "Measures in trec_eval syntax (map, P.5,10, ndcg_cut.10, all_trec, official) or "
             "ir_measures syntax (AP, nDCG@10, P(rel=2)@5), separated by spaces"
         )
-        self.extra.setText(" ".join(m for m in session.measures if m not in known))
         self.apply_button = QPushButton("Apply", self)
         self.relevance = QSpinBox(self)
-        self.relevance.setRange(1, 100)
-        self.relevance.setValue(session.relevance_level)
+        self.relevance.setRange(-1_000_000, 1_000_000)  # trec_eval -l takes any integer
         self.relevance.setToolTip("Smallest judgment grade that counts as relevant (trec_eval -l)")
         self.relevance.setKeyboardTracking(False)
 
@@ -433,10 +435,9 @@ class MeasurePanel(QWidget):
             for text, value in choices:
                 box.addItem(text, value)
             box.setToolTip(tip)
-            current = session.ndcg_options.get(name)
-            if current is not None and box.findData(current) >= 0:
-                box.setCurrentIndex(box.findData(current))
-            box.currentIndexChanged.connect(lambda _, n=name, b=box: self.session.set_ndcg_option(n, b.currentData()))
+            box.currentIndexChanged.connect(
+                lambda _, n=name, b=box: self._syncing or self.session.set_ndcg_option(n, b.currentData())
+            )
             self.ndcg_boxes[name] = box
 
         extra_row = QHBoxLayout()
@@ -455,10 +456,41 @@ class MeasurePanel(QWidget):
         layout.addLayout(extra_row)
         layout.addLayout(form)
 
-        self.list.itemChanged.connect(lambda _: self.apply())
+        self.sync()
+        self.list.itemChanged.connect(lambda _: self._syncing or self.apply())
         self.extra.returnPressed.connect(self.apply)
         self.apply_button.clicked.connect(self.apply)
-        self.relevance.valueChanged.connect(session.set_relevance_level)
+        self.relevance.valueChanged.connect(lambda v: self._syncing or session.set_relevance_level(v))
+        # whatever changed the session (a workspace opened, an undo, the command line), the panel shows it
+        session.sigMeasuresChanged.connect(self.sync)
+
+    _syncing = False
+
+    def sync(self) -> None:
+        """Show the session's measures and options (the panel never keeps a state of its own)."""
+        s = self.session
+        self._syncing = True
+        try:
+            ticked = set(s.measures)
+            for i in range(self.list.count()):
+                item = self.list.item(i)
+                state = (
+                    Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in ticked else Qt.CheckState.Unchecked
+                )
+                if item.checkState() != state:
+                    item.setCheckState(state)
+            known = set(COMMON_MEASURES)
+            extra = " ".join(m for m in s.measures if m not in known)
+            if extra.split() != self.extra.text().split():
+                self.extra.setText(extra)
+            if self.relevance.value() != s.relevance_level:
+                self.relevance.setValue(s.relevance_level)
+            for name, box in self.ndcg_boxes.items():
+                i = box.findData(s.ndcg_options.get(name, box.itemData(0)))
+                if i >= 0 and i != box.currentIndex():
+                    box.setCurrentIndex(i)
+        finally:
+            self._syncing = False
 
     def focus_free_text(self) -> None:
         """Put the keyboard in the field for more measures."""

@@ -95,11 +95,12 @@ class StaleBar(QFrame):
 
     def refresh(self) -> None:
         reasons = self.session.stale_reasons()
-        changed = self.session.workspace.changed_on_disk()
+        ws = self.session.workspace
+        changed = ws.changed_on_disk()
         self.label.setText("Out of date: " + "; ".join(reasons) + "." if reasons else "")
         self.label.setToolTip("\n".join(reasons))
         self.reload_button.setVisible(bool(changed))
-        self.recompute_button.setVisible(len(reasons) > len(changed))
+        self.recompute_button.setVisible(len(reasons) > len(changed) + len(ws.deleted_from_disk()))
         bar = self.parentWidget()
         if isinstance(bar, QToolBar):
             bar.setVisible(bool(reasons))
