@@ -15,6 +15,7 @@ from .tables import (
     _comparison_model,
     _legend_sentences,
     _per_query_model,
+    _provenance,
     _qrels_name,
     _resolve,
     _summary_model,
@@ -96,8 +97,10 @@ def html_report(
     digits: int = 4,
     lower_is_better: Iterable[str] = (),
     pairs: pd.DataFrame | None = None,
+    settings=None,
 ) -> str:
-    """A standalone HTML document with the given tables and PNG images.
+    """A standalone HTML document with the given tables and PNG images (``settings``: (name, text) pairs
+    how the numbers were made, in the document's ``<dl>``; taken from an Evaluation given whole).
 
     ``summary`` is an aggregate frame (or an Evaluation, whose aggregate is
     used), ``per_query`` a per-query frame (or an Evaluation), ``comparison``
@@ -106,6 +109,7 @@ def html_report(
     marks too. ``images`` maps captions to PNG bytes (or is a sequence of
     ``(caption, bytes)``); they are embedded as base64 ``data:`` URIs.
     """
+    stated = _provenance(summary if summary is not None else per_query, settings)
     sections = []
     runs, measures = [], []
     if summary is not None:
@@ -141,6 +145,7 @@ def html_report(
         ("Runs", ", ".join(map(str, _unique(runs)))),
         ("Measures", ", ".join(map(str, _unique(measures)))),
     ]
+    info += [(f"{name[0].upper()}{name[1:]}", text) for name, text in stated if name not in ("qrels", "measures")]
     info_html = "\n".join(f"<dt>{html.escape(k)}</dt><dd>{html.escape(v)}</dd>" for k, v in info if v)
     body = "\n".join(f"<section>\n<h2>{html.escape(h)}</h2>\n{content}\n</section>" for h, content in sections)
     return (
@@ -161,16 +166,25 @@ def to_html(
     title: str = "Evaluation report",
     images=None,
     pairs: pd.DataFrame | None = None,
+    settings=None,
 ) -> str:
     """A standalone HTML document holding one table (see :func:`html_report`)."""
+    settings = _provenance(frame, settings)
     frame, kind = _resolve(frame, kind)
     if kind == "comparison":
         return html_report(
-            comparison=frame, digits=digits, lower_is_better=lower_is_better, qrels=qrels, title=title, images=images
+            comparison=frame,
+            digits=digits,
+            lower_is_better=lower_is_better,
+            qrels=qrels,
+            title=title,
+            images=images,
+            settings=settings,
         )
     if kind == "per_query":
-        return html_report(per_query=frame, digits=digits, qrels=qrels, title=title, images=images)
+        return html_report(per_query=frame, digits=digits, qrels=qrels, title=title, images=images, settings=settings)
     return html_report(
+        settings=settings,
         summary=frame,
         comparison=comparison,
         digits=digits,

@@ -90,6 +90,18 @@ def per_query_table(per_query) -> pd.DataFrame:
     return _pivot(frame, ["run", "query_id"]).reset_index()
 
 
+def _provenance(frame, settings) -> list[tuple[str, str]]:
+    """The settings stated by an export: those given, else those of an Evaluation exported whole
+    (:mod:`metrics.report.provenance`); a bare frame does not know how it was made."""
+    if settings is not None:
+        return [(str(k), str(v)) for k, v in settings]
+    if not isinstance(frame, pd.DataFrame) and isinstance(getattr(frame, "settings", None), dict):
+        from .provenance import provenance
+
+        return provenance(frame)
+    return []
+
+
 def _qrels_name(qrels) -> str:
     if qrels is None:
         return "(not given)"

@@ -16,6 +16,7 @@ from .tables import (
     _legend_sentences,
     _model,
     _one_line,
+    _provenance,
     _qrels_name,
     _resolve,
     _unique,
@@ -26,12 +27,15 @@ from .tables import (
 # ------------------------------------------------------------------ CSV
 
 
-def to_csv(frame, *, kind: str | None = None, qrels=None) -> str:
+def to_csv(frame, *, kind: str | None = None, qrels=None, settings=None) -> str:
     """The table as CSV text at full precision, after ``# `` header lines.
 
     Summary: columns ``run`` and one per measure. Per-query: ``run, query_id``
     and one per measure. Comparison: the columns of the comparison frame.
+    ``settings``: (name, text) pairs stating how the numbers were made
+    (:func:`metrics.report.provenance.provenance`; taken from an Evaluation given whole).
     """
+    stated = _provenance(frame, settings)
     frame, kind = _resolve(frame, kind)
     runs = list(frame["run"])
     if kind == "comparison":
@@ -49,6 +53,7 @@ def to_csv(frame, *, kind: str | None = None, qrels=None) -> str:
     else:
         table = frame[COMPARISON_COLUMNS]
         header += describe_settings(frame)
+    header += [f"{name}: {text}" for name, text in stated if name != "measures"]  # (named above)
     lines = "".join(f"# {_one_line(h)}\n" for h in header)
     body = table.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     return lines + body
@@ -75,12 +80,15 @@ def to_markdown(
     pairs: pd.DataFrame | None = None,
     title: str | None = None,
     qrels=None,
+    settings=None,
 ) -> str:
     """The table as a GitHub-flavoured Markdown pipe table followed by its legend.
 
     ``pairs``: a :func:`metrics.allpairs.compare_all_pairs` result, shown as letters; ``title`` and
-    ``qrels`` add a heading and a line naming the qrels and the runs.
+    ``qrels`` add a heading and a line naming the qrels and the runs; ``settings`` (name, text) pairs
+    how the numbers were made, listed under the legend.
     """
+    stated = _provenance(frame, settings)
     table = _model(frame, kind, comparison, digits, lower_is_better, pairs)
 
     def cell(c: _Cell) -> str:
@@ -105,6 +113,8 @@ def to_markdown(
     legend = [_md_escape(s) for s in _legend_sentences(table, HIGHER, LOWER) + table.settings]
     if legend:
         lines += [""] + [s.replace("Bold:", "**Bold**:", 1) for s in legend]
+    if stated:
+        lines += ["", "Settings:", ""] + [f"- {_md_escape(name)}: {_md_escape(text)}" for name, text in stated]
     return "\n".join(lines) + "\n"
 
 
@@ -144,13 +154,16 @@ def to_latex(
     caption: str | None = None,
     label: str | None = None,
     pairs: pd.DataFrame | None = None,
+    settings=None,
 ) -> str:
-    """The table as a LaTeX ``table`` with a booktabs ``tabular`` and a legend.
+    """The table as a LaTeX ``table`` with a booktabs ``tabular`` and a legend (``settings``: (name, text)
+    pairs how the numbers were made, in the legend and as ``%`` comment lines).
 
     Needs ``\\usepackage{booktabs}``. Best values are ``\\textbf``; significance
     marks are ``\\textsuperscript{\\dag}`` (higher) and ``\\textsuperscript{\\ddag}``
     (lower). ``caption`` is escaped; ``label`` is used as given.
     """
+    stated = _provenance(frame, settings)
     table = _model(frame, kind, comparison, digits, lower_is_better, pairs)
 
     def cell(c: _Cell) -> str:
@@ -159,7 +172,8 @@ def to_latex(
             text = rf"\textbf{{{text}}}"
         return text + _LATEX_MARK[c.mark] + (rf"\textsuperscript{{{c.letters}}}" if c.letters else "")
 
-    lines = [r"\begin{table}", r"\centering"]
+    lines = [f"% {_one_line(name)}: {_one_line(text)}" for name, text in stated]
+    lines += [r"\begin{table}", r"\centering"]
     if caption:
         lines.append(rf"\caption{{{_tex(caption)}}}")
     if label:
@@ -183,6 +197,11 @@ def to_latex(
         for s in legend
     ]
     legend += [_tex_sentence(s) for s in table.settings]
+    legend += [
+        _tex_sentence(f"{name[0].upper()}{name[1:]}: {text}.")
+        for name, text in stated
+        if name not in ("program", "measures")
+    ]
     if legend:
         lines += [r"\par\smallskip", r"{\footnotesize " + " ".join(legend) + r"\par}"]
     lines.append(r"\end{table}")

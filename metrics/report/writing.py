@@ -48,13 +48,16 @@ def export(
     images=None,
     protect=(),
     pairs: pd.DataFrame | None = None,
+    settings=None,
 ) -> Path:
     """Write one table to ``path``; the format comes from ``format`` or the file suffix.
 
     ``format``: ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"`` (suffixes
     ``.csv``, ``.md``/``.markdown``, ``.tex``, ``.html``/``.htm``). ``kind``
     (``"summary"``, ``"per_query"``, ``"comparison"``) is inferred from the
-    columns when not given. Options a format does not use are ignored.
+    columns when not given. ``settings``: (name, text) pairs stating how the numbers were made
+    (:func:`metrics.report.provenance.provenance`; taken from an Evaluation given whole), written in the
+    form the format allows. Options a format does not use are ignored.
     Raises :class:`FileExistsError` if ``path`` exists and not ``overwrite``.
     """
     path = Path(path)
@@ -66,7 +69,7 @@ def export(
             )
     format = {"md": "markdown", "tex": "latex", "htm": "html"}.get(format.lower(), format.lower())
     if format == "csv":
-        text = to_csv(frame, kind=kind, qrels=qrels)
+        text = to_csv(frame, kind=kind, qrels=qrels, settings=settings)
     elif format == "markdown":
         text = to_markdown(
             frame,
@@ -77,6 +80,7 @@ def export(
             pairs=pairs,
             title=caption,
             qrels=qrels,
+            settings=settings,
         )
     elif format == "latex":
         text = to_latex(
@@ -88,6 +92,7 @@ def export(
             caption=caption,
             label=label,
             pairs=pairs,
+            settings=settings,
         )
     elif format == "html":
         text = to_html(
@@ -100,6 +105,7 @@ def export(
             title=caption or "Evaluation report",
             images=images,
             pairs=pairs,
+            settings=settings,
         )
     else:
         raise ValueError(f"unknown format {format!r}; expected csv, markdown, latex or html")

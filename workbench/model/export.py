@@ -32,14 +32,32 @@ def csv_text(frame: pd.DataFrame, header: Iterable[str] = ()) -> str:
     return lines + frame.to_csv(index=False, lineterminator="\n", float_format=None)
 
 
-def per_query_header(qrels_name: str | None, runs: Iterable[str], measure: str, baseline: str | None) -> list[str]:
+def settings_of(results, comparison=None, *, curves: bool = False) -> list[tuple[str, str]]:
+    """How the window's numbers were made (:func:`metrics.report.provenance.provenance`), from the results
+    shown: their evaluation's options, measures and nDCG variant, the qrels file, and ``comparison``'s test,
+    correction and alpha when given; ``curves``: also the cut-offs of the NDCG@k curve."""
+    from metrics.report.provenance import provenance
+
+    extra = [("cut-offs", f"k = 1 to {results.request.k_max}")] if curves else []
+    return provenance(
+        results.evaluation,
+        measures=results.measures,
+        qrels=results.request.qrels_name,
+        comparison=comparison,
+        extra=extra,
+    )
+
+
+def per_query_header(
+    qrels_name: str | None, runs: Iterable[str], measure: str, baseline: str | None, settings=()
+) -> list[str]:
     return [
         "ir-workbench per-query values (one row per query)",
         f"qrels: {qrels_name or '-'}",
         f"runs: {', '.join(runs)}",
         f"measure: {measure}",
         f"baseline: {baseline or '-'} (columns 'Δ run' = run - baseline)",
-    ]
+    ] + [f"{name}: {text}" for name, text in settings if name not in ("qrels", "measures")]
 
 
 def write_csv(path: str | os.PathLike, frame: pd.DataFrame, header: Iterable[str] = (), protect=()) -> None:

@@ -55,6 +55,11 @@ def write_report(
     carries no marks).
     """
     import metrics.report  # with scipy: imported when a report is written, not at start-up
+    from metrics.report.provenance import provenance
+
+    # how the numbers were made; the comparison's test, correction and alpha are in its own legend
+    marked = comparison if table == "summary" or fmt == "html" else None
+    settings = [(k, v) for k, v in provenance(evaluation, comparison=marked) if k != "measures"]
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
@@ -71,6 +76,7 @@ def write_report(
             images=list(images) or None,
             title=title,
             qrels=qrels,
+            settings=settings,
         )
     if table == "comparison":
         if comparison is None:
@@ -84,6 +90,7 @@ def write_report(
             overwrite=overwrite,
             protect=protect,
             caption=title if fmt in ("latex", "markdown") else None,
+            settings=settings,
         )
     return metrics.report.export(
         evaluation.aggregate,
@@ -95,4 +102,5 @@ def write_report(
         overwrite=overwrite,
         protect=protect,
         caption=title if fmt in ("latex", "markdown") else None,
+        settings=settings,
     )

@@ -367,8 +367,10 @@ class SessionModel(FileRules):
         warnings = getattr(results.evaluation, "warnings", None) or []
         if warnings:  # e.g. qrels queries without results, skipped as trec_eval skips them
             note = " — " + "; ".join(warnings[:2]) + (f" (+{len(warnings) - 2} more)" if len(warnings) > 2 else "")
+        qrels = results.request.qrels_name
+        against = f" against {os.path.basename(qrels)}" if qrels else ""
         self.events.message.emit(
-            f"Evaluated {len(results.runs)} run(s) on {len(results.query_ids)} queries, "
+            f"Evaluated {len(results.runs)} run(s) on {len(results.query_ids)} queries{against}, "
             f"{len(results.measures)} measure(s){note}"
         )
 

@@ -159,8 +159,9 @@ def difference_figure(comparison, measure: str, runs=None, size=SIZE, scale: flo
     return w
 
 
-def render(widget, fmt: str = "png") -> bytes:
-    """The figure as PNG (one pixel per unit of its size) or SVG bytes."""
+def render(widget, fmt: str = "png", description: str = "") -> bytes:
+    """The figure as PNG (one pixel per unit of its size) or SVG bytes; ``description`` (how its numbers
+    were made) goes in the file's metadata: a PNG text chunk, the SVG's ``<desc>``."""
     widget.show()  # off-screen (WA_DontShowOnScreen): lays the plot out at its size
     from PySide6.QtWidgets import QApplication
 
@@ -174,6 +175,8 @@ def render(widget, fmt: str = "png") -> bytes:
         generator.setOutputDevice(buffer)
         generator.setSize(size)
         generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+        if description:
+            generator.setDescription(description)
         painter = QPainter(generator)
         try:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -193,6 +196,9 @@ def render(widget, fmt: str = "png") -> bytes:
             widget.scene().render(painter, rect, rect)
         finally:
             painter.end()
+        if description:
+            image.setText("Description", description)
+            image.setText("Software", "ir-workbench")
         if not image.save(buffer, fmt.upper()):
             raise OSError(f"could not render the figure as {fmt.upper()}")
     buffer.close()

@@ -429,7 +429,10 @@ class CurvePlot(QWidget):
             styles={run: None if item.quiet else item.run_index for run, item in self.curves.items()},
             scale=1.0 if fmt == "svg" else figures.SCALE,
         )
-        fileio.write_bytes(path, figures.render(figure, fmt), overwrite=True, protect=protect)
+        from workbench.model.export import settings_of
+
+        described = "\n".join(f"{k}: {v}" for k, v in settings_of(results, curves=self.kind != "pr"))
+        fileio.write_bytes(path, figures.render(figure, fmt, described), overwrite=True, protect=protect)
 
 
 class PrecisionRecallPlot(CurvePlot):

@@ -122,8 +122,11 @@ class ExportActions:
 
     def _table_export_job(self, what: str, path: str, results):
         """The work of a table export, as a function for a worker (it reads only values taken now)."""
+        from workbench.model.export import settings_of
+
         qrels_name = results.request.qrels_name
         inputs = self.input_paths()
+        settings = [(k, v) for k, v in settings_of(results) if k != "qrels"]  # (the qrels have a line already)
         if what in ("summary", "per_query"):
             frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
 
@@ -131,7 +134,14 @@ class ExportActions:
                 import metrics.report  # with scipy: imported for an export, not at start-up
 
                 metrics.report.export(
-                    frame, path, format="csv", kind=what, overwrite=True, qrels=qrels_name, protect=inputs
+                    frame,
+                    path,
+                    format="csv",
+                    kind=what,
+                    overwrite=True,
+                    qrels=qrels_name,
+                    protect=inputs,
+                    settings=settings,
                 )
 
             return job
@@ -146,7 +156,8 @@ class ExportActions:
             from workbench.model import tables as table_model
 
             frame, _ = table_model.per_query_table(wide, baseline if baseline in runs else None)
-            export.write_csv(path, frame, export.per_query_header(qrels_name, runs, measure, baseline), protect=inputs)
+            header = export.per_query_header(qrels_name, runs, measure, baseline, settings)
+            export.write_csv(path, frame, header, protect=inputs)
 
         return job
 

@@ -1,0 +1,283 @@
+"""What the window shows is what it computed: every panel follows the session, exports state their
+settings, changes can be taken back, and files that change, go or come twice are told."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+
+import metrics  # noqa: E402
+from workbench.model import disk_runs  # noqa: E402
+from workbench.session import SAMPLE_DIR  # noqa: E402
+from workbench.views.panels import COMMON_MEASURES  # noqa: E402
+
+TIMEOUT = 20000
+RUNS = ("run_bm25.txt", "run_bm25_rm3.txt", "run_tfidf_title.txt")
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    for name in ("qrels.txt", *RUNS):
+        shutil.copy(SAMPLE_DIR / name, folder / name)
+    return folder
+
+
+def _idle(qtbot, w):
+    qtbot.waitUntil(lambda: not w.session.busy and w.session.results is not None, timeout=TIMEOUT)
+
+
+def _open(qtbot, w, folder, names=("qrels.txt", *RUNS)):
+    w.open_files([str(folder / n) for n in names])
+    _idle(qtbot, w)
+
+
+def assert_panels_show_the_session(w) -> None:
+    """Every control of the Measures panel, the significance bar and the per-query table equals the session."""
+    s, panel = w.session, w.measures
+    ticked = {
+        panel.list.item(i).data(Qt.ItemDataRole.UserRole)
+        for i in range(panel.list.count())
+        if panel.list.item(i).checkState() == Qt.CheckState.Checked
+    }
+    assert ticked == {m for m in s.measures if m in COMMON_MEASURES}
+    assert panel.extra.text().split() == [m for m in s.measures if m not in COMMON_MEASURES]
+    assert panel.chosen() and tuple(sorted(panel.chosen())) == tuple(sorted(s.measures))
+    assert panel.relevance.value() == s.relevance_level
+    for name, box in panel.ndcg_boxes.items():
+        assert box.currentData() == s.ndcg_options.get(name, box.itemData(0)), name
+    sig, cs = w.significance, s.compare_settings
+    assert (sig.test_box.currentData(), sig.alpha_box.currentData(), sig.correction_box.currentData()) == (
+        cs.test,
+        cs.alpha,
+        cs.correction,
+    )
+    assert w.query_box.currentData() == s.selected_query
+    if s.results is not None:
+        assert w.per_query.shown_measure() == s.focus_measure
+
+
+def test_a_reopened_workspace_is_shown_by_every_panel_and_edited_from_there(qtbot, project, tmp_path):
+    (tmp_path / "a").mkdir()
+    w = open_window(qtbot, tmp_path / "a", ("map",))
+    try:
+        _open(qtbot, w, project)
+        s = w.session
+        s.set_measures(("map", "P.5", "ndcg_cut.10", "P.30"))
+        s.set_relevance_level(2)
+        s.set_ndcg_option("gain", "exp")
+        s.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
+        _idle(qtbot, w)
+        path = project / "study.irwb"
+        assert w.write_workspace(str(path))
+        summary = s.results.summary.copy()
+    finally:
+        close_window(w)
+
+    (tmp_path / "b").mkdir()
+    w2 = open_window(qtbot, tmp_path / "b", ("map",))  # the defaults: map, level 1, trec_eval's gain
+    try:
+        s2 = w2.session
+        assert w2.measures.relevance.value() == 1
+        w2.open_files([str(path)])
+        _idle(qtbot, w2)
+        assert s2.relevance_level == 2 and s2.ndcg_options == {"gain": "exp"}
+        assert s2.results.summary.equals(summary)
+        assert_panels_show_the_session(w2)
+        p5 = next(
+            w2.measures.list.item(i)
+            for i in range(w2.measures.list.count())
+            if "[P.5]" in w2.measures.list.item(i).text()
+        )
+        assert p5.checkState() == Qt.CheckState.Checked
+        # the next tick keeps P@5, and the level box edits the level in force
+        p10 = next(
+            w2.measures.list.item(i)
+            for i in range(w2.measures.list.count())
+            if "[P.10]" in w2.measures.list.item(i).text()
+        )
+        p10.setCheckState(Qt.CheckState.Checked)
+        assert {"P.5", "P.10", "P.30", "ndcg_cut.10"} <= set(s2.measures)
+        w2.measures.relevance.setValue(3)
+        assert s2.relevance_level == 3
+        _idle(qtbot, w2)
+        assert_panels_show_the_session(w2)
+        # undo puts the level back, and the panel shows it
+        w2.undo_action.trigger()
+        assert s2.relevance_level == 2 and w2.measures.relevance.value() == 2
+        w2.undo_action.trigger()
+        assert "P.10" not in s2.measures
+        _idle(qtbot, w2)
+        assert_panels_show_the_session(w2)
+    finally:
+        close_window(w2)
+
+
+def _read_back(path) -> str:
+    return open(path, encoding="utf-8-sig").read()
+
+
+def test_every_export_states_the_settings_that_made_its_numbers(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map", "ndcg_cut.10"))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        s.set_relevance_level(2)
+        s.set_ndcg_option("gain", "exp")
+        _idle(qtbot, w)
+        qtbot.waitUntil(lambda: s.comparison is not None, timeout=TIMEOUT)
+        map_at_2 = float(s.results.summary.loc["bm25", "map"])
+        default = metrics.evaluate(str(project / "qrels.txt"), str(project / "run_bm25.txt"), ["map"]).summary()
+        assert map_at_2 != pytest.approx(float(default.loc["bm25", "map"]))  # the level changes the number
+        out = tmp_path / "out"
+        out.mkdir()
+        for what, name in (("summary", "s.csv"), ("per_query", "pq.csv"), ("per_query_table", "t.csv")):
+            with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
+                assert w.export(what, str(out / name))
+        for name in ("pr.png", "ndcg.svg"):
+            w.export("pr" if name.startswith("pr") else "ndcg", str(out / name))
+        from workbench.model.report import write_report
+
+        for fmt, name in (("markdown", "r.md"), ("latex", "r.tex"), ("html", "r.html"), ("csv", "r.csv")):
+            write_report(
+                out / name,
+                fmt,
+                evaluation=s.results.evaluation,
+                comparison=s.comparison.table,
+                table="summary",
+                qrels=s.results.request.qrels_name,
+            )
+        for name in ("s.csv", "pq.csv", "t.csv", "r.md", "r.tex", "r.html", "r.csv", "ndcg.svg"):
+            text = _read_back(out / name)
+            assert "trec_eval -l 2" in text, name
+            assert "2^grade - 1" in text, name
+            assert "ir-workbench" in text, name
+            assert "no -c" in text, name
+        from PySide6.QtGui import QImage
+
+        image = QImage(str(out / "pr.png"))
+        assert "trec_eval -l 2" in image.text("Description")
+        assert "k = 1 to" in _read_back(out / "ndcg.svg")
+        # the CSV still reads back as the numbers
+        import pandas as pd
+
+        back = pd.read_csv(out / "s.csv", comment="#").set_index("run")
+        assert back.loc["bm25", "map"] == map_at_2
+    finally:
+        close_window(w)
+
+
+def test_a_second_qrels_file_says_it_replaces_the_first_and_undo_brings_it_back(qtbot, project, tmp_path):
+    other = tmp_path / "qrels_graded.txt"
+    lines = _read_back(project / "qrels.txt").splitlines()
+    other.write_text("\n".join(lines[: len(lines) // 2]) + "\n")
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        first = dict(s.results.summary["map"])
+        told = []
+        s.sigMessage.connect(told.append)
+        w.open_files([str(other)])
+        _idle(qtbot, w)
+        assert s.workspace.qrels_entry().name == "qrels_graded.txt"
+        assert any("qrels_graded.txt replaces qrels.txt as the qrels" in m for m in told)
+        assert "qrels_graded.txt" in w.windowTitle() and "against qrels_graded.txt" in told[-1]
+        assert "qrels" in w.undo_action.text()
+        w.undo_action.trigger()
+        _idle(qtbot, w)
+        qtbot.waitUntil(lambda: s.results.request.qrels_name.endswith("qrels.txt"), timeout=TIMEOUT)
+        assert s.workspace.qrels_entry().name == "qrels.txt"
+        assert dict(s.results.summary["map"]) == first
+    finally:
+        close_window(w)
+
+
+def test_a_rename_is_taken_back_by_undo(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        s.rename(str(project / "run_bm25.txt"), "BM25 k1=0.9")
+        _idle(qtbot, w)
+        assert "BM25 k1=0.9" in s.results.runs
+        w.undo_action.trigger()
+        _idle(qtbot, w)
+        qtbot.waitUntil(lambda: "bm25" in s.results.runs, timeout=TIMEOUT)
+        assert "BM25 k1=0.9" not in s.results.runs
+    finally:
+        close_window(w)
+
+
+def test_a_file_opened_again_or_twice_under_another_name_is_told(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        told = []
+        s.sigMessage.connect(told.append)
+        w.open_files([str(project / "run_bm25.txt")])
+        _idle(qtbot, w)
+        assert any("Already open" in m and "run_bm25.txt" in m for m in told)
+        copy = tmp_path / "bm25_copy.txt"
+        shutil.copy(project / "run_bm25.txt", copy)
+        w.open_files([str(copy)])
+        _idle(qtbot, w)
+        assert any("bm25_copy.txt has the same content as bm25" in m for m in told)
+    finally:
+        close_window(w)
+
+
+def _status(w, name):
+    t = w.files.table
+    return {t.item(r, 0).text(): t.item(r, 2).text() for r in range(t.rowCount())}[name]
+
+
+def test_a_file_deleted_from_disk_is_said_so(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        os.remove(project / "run_tfidf_title.txt")
+        qtbot.waitUntil(lambda: _status(w, "tfidf_title").startswith("deleted from disk"), timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: w.stale_toolbar.isVisible(), timeout=TIMEOUT)
+        assert "run_tfidf_title.txt was deleted from disk" in w.stale_bar.label.text()
+        assert "tfidf_title" in s.results.runs  # held in memory: what it held is still shown, and said to be
+    finally:
+        close_window(w)
+
+
+def test_declining_to_read_a_changed_run_again_keeps_the_window(qtbot, project, tmp_path, monkeypatch):
+    monkeypatch.setattr(disk_runs, "HOLD_FILES", 0)  # every run scored from its file
+    w = open_window(qtbot, tmp_path, ("map",))
+    monkeypatch.setattr(w, "_on_file_changed_on_disk", lambda path, size: None)  # the user answers No
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        assert len(s.results.runs) == 3
+        with open(project / "run_bm25.txt", "a") as f:
+            f.write("1 Q0 extra_doc 1001 -5.0 bm25\n")
+        qtbot.waitUntil(lambda: _status(w, "bm25").startswith("changed on disk"), timeout=TIMEOUT)
+        s.set_measures(("map", "P.5"))  # a tick: the runs are scored again
+        _idle(qtbot, w)
+        qtbot.waitUntil(lambda: "P_5" in s.results.measures, timeout=TIMEOUT)
+        assert set(s.results.runs) == {"bm25_rm3", "tfidf_title"}  # left out, not failed
+        e = s.workspace.entry(str(project / "run_bm25.txt"))
+        assert e.status == "ok" and e.run is not None
+        assert _status(w, "bm25").startswith("changed on disk")
+        qtbot.waitUntil(lambda: w.stale_toolbar.isVisible(), timeout=TIMEOUT)
+        assert "its scores are left out until it is" in w.stale_bar.label.text()
+        assert w.stale_bar.reload_button.isVisibleTo(w.stale_bar)
+        w.stale_bar.reload_button.click()
+        _idle(qtbot, w)
+        qtbot.waitUntil(lambda: "bm25" in s.results.runs, timeout=TIMEOUT)
+        assert set(s.results.runs) == {"bm25", "bm25_rm3", "tfidf_title"}
+    finally:
+        close_window(w)
