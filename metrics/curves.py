@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import checkpoint
 from .evaluate import labelled_runs
 from .ids import shown
 from .measures import FAMILIES
@@ -219,7 +220,9 @@ def evaluate_with_curves(
     def curves(label, r):
         if r.n_queries:
             pr_parts.append(_pr_part(label, r, lv))
+            checkpoint()
             at_k_parts.append(_at_k_part(label, r, kind, ks, opts))
+            checkpoint()
         if on_run is not None:
             on_run(label)
 

@@ -10,7 +10,11 @@ file, the 1-based line and what was expected there, e.g.::
 
 from __future__ import annotations
 
-__all__ = ["InputError", "Cancelled"]
+import contextlib
+import threading
+from typing import Callable
+
+__all__ = ["InputError", "Cancelled", "stop_when", "checkpoint"]
 
 
 class InputError(ValueError):
@@ -82,3 +86,29 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_OUTPUT = 4
 EXIT_INTERRUPTED = 130
+
+
+# ------------------------------------------------------------------ stopping long work between its stages
+
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def stop_when(stopped: Callable[[], bool]):
+    """In this thread, until the block ends, :func:`checkpoint` raises :class:`Cancelled` once
+    ``stopped()`` is true: scoring one run of millions of lines is a few stages of whole-array work
+    (the ranking, each measure family, the curves) without a progress callback of its own, and the
+    window's Cancel is heard between them."""
+    previous = getattr(_local, "stopped", None)
+    _local.stopped = stopped
+    try:
+        yield
+    finally:
+        _local.stopped = previous
+
+
+def checkpoint() -> None:
+    """Raise :class:`Cancelled` if the work of this thread was asked to stop (see :func:`stop_when`)."""
+    stopped = getattr(_local, "stopped", None)
+    if stopped is not None and stopped():
+        raise Cancelled("cancelled")

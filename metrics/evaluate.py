@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Columns, read_columns
+from .errors import checkpoint
 from .ids import shown
 from .labels import unique_label
 from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
@@ -406,6 +407,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict,
         del run  # build_ranking lets each of the run's arrays go as soon as it is done with it
         ranking = build_ranking(enc, arrays, run_id=run_id, warnings=warnings, **options)
         del arrays
+        checkpoint()
         results.append(_result(label, ranking, wanted, shown))
         if also is not None:
             also(label, ranking)
@@ -567,5 +569,6 @@ def _compute(ranking: JudgedRanking, wanted: list[Measure]):
             for m in members[1:]:
                 results[m] = results[members[0]]
         r.memo.sweep()  # what this family did not use, the next ones are unlikely to need
+        checkpoint()  # (Cancel in the window is heard between families)
     for m in wanted:
         yield (m, *results[m])

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from .errors import checkpoint
 from .ids import pair_keys
 from .qrels_index import (  # noqa: F401  (distinct, _grouped_order: importable from here as before)
     NONPOOL,
@@ -343,6 +344,7 @@ def build_ranking(
     # ----------------------------------------------------------------- join (in file order)
     rel = _join(enc, r_qcode, r_doc, r_key)
     del r_key
+    checkpoint()
 
     # ----------------------------------------------------------------- sort
     order = rank_order(r_qcode, r_score, r_doc)

@@ -30,6 +30,7 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 
@@ -59,6 +60,17 @@ __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe
 def _delegate(name: str, doc: str = "") -> property:
     """An attribute of the session that is the model's."""
     return property(lambda self: getattr(self.model, name), lambda self, v: setattr(self.model, name, v), doc=doc)
+
+
+def _by_user(method):
+    """A method the user calls (a file opened, a measure ticked...): after Cancel, work starts again."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        self._stopped = False
+        return method(self, *args, **kwargs)
+
+    return wrapper
 
 
 class Session(QObject):
@@ -165,10 +177,12 @@ class Session(QObject):
         self._paint_timer.timeout.connect(self._after_paint)
         self._after_paint_work: list = []
         self.sigResultsChanged.connect(lambda _: self._later(self.request_inspection))
-        self.sigIdle.connect(self.request_inspection)
+        self.sigIdle.connect(self._inspect_when_idle)
+        self._stopped = False  # Cancel was pressed: no work starts by itself until the user asks for some
 
     # ------------------------------------------------------------------
     # loading
+    @_by_user
     def open_sample(self) -> None:
         """Show the bundled sample (made-up data) instead of whatever is loaded."""
         self.clear()
@@ -186,11 +200,13 @@ class Session(QObject):
         """What the session holds, as a :class:`~workbench.model.workspace_file.WorkspaceDoc` (not the layout)."""
         return self.model.snapshot()
 
+    @_by_user
     def open_workspace(self, doc) -> None:
         """Replace everything with what a workspace document holds; files it names that are missing are reported."""
         self.clear()
         self.model.open_workspace(doc, start=self._submit_load)
 
+    @_by_user
     def open_files(self, paths, kind: str | None = None) -> list[str]:
         """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
 
@@ -216,11 +232,13 @@ class Session(QObject):
             lambda: self.model.cancel_load(path, gen),
         )
 
+    @_by_user
     def reload(self, path: str) -> None:
         e = self.workspace.entry(path)
         if e is not None:
             self.open_files([e.path], kind=e.forced_kind)
 
+    @_by_user
     def set_kind(self, path: str, kind: str) -> None:
         """Correct the detected kind of a file; it is read again as that kind."""
         e = self.model.choose_kind(path, kind)
@@ -273,6 +291,7 @@ class Session(QObject):
 
     # ------------------------------------------------------------------
     # editing the list of files
+    @_by_user
     def remove(self, path: str) -> None:
         e = self.workspace.entry(path)
         if e is None:
@@ -290,6 +309,7 @@ class Session(QObject):
         """What Edit > Undo would take back (None: nothing)."""
         return self.model.undo_stack.next_text
 
+    @_by_user
     def undo(self) -> str | None:
         """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
         to tell the user."""
@@ -301,6 +321,7 @@ class Session(QObject):
 
     can_undo_remove = can_undo
 
+    @_by_user
     def undo_remove(self) -> str | None:
         """Take back the last change; the path of the file that came back, if it was a removal."""
         path = self.model.undo_remove()
@@ -309,9 +330,11 @@ class Session(QObject):
         self.sigStateChanged.emit()
         return path
 
+    @_by_user
     def rename(self, path: str, label: str) -> str:
         return self.model.rename(path, label)
 
+    @_by_user
     def move(self, path: str, delta: int) -> None:
         self.model.move(path, delta)
 
@@ -323,15 +346,19 @@ class Session(QObject):
 
     # ------------------------------------------------------------------
     # measures, options and selection
+    @_by_user
     def set_measures(self, measures) -> None:
         self.model.set_measures(measures)
 
+    @_by_user
     def set_relevance_level(self, level: int) -> None:
         self.model.set_relevance_level(level)
 
+    @_by_user
     def set_k_max(self, k: int) -> None:
         self.model.set_k_max(k)
 
+    @_by_user
     def set_ndcg_option(self, name: str, value) -> None:
         self.model.set_ndcg_option(name, value)
 
@@ -348,6 +375,7 @@ class Session(QObject):
         self._eval_timer.start()
         self.sigStateChanged.emit()
 
+    @_by_user
     def recompute(self) -> None:
         """Evaluate, compare and drill down again, whatever is shown now."""
         self._eval_timer.start()
@@ -377,6 +405,10 @@ class Session(QObject):
         return self.model.stale_reasons(self.evaluating)
 
     def _start_evaluation(self) -> None:
+        if self._stopped:
+            # a file whose reading ended despite Cancel is kept, not scored: the stale bar offers to
+            self.sigStateChanged.emit()
+            return
         if self.workspace.loading():
             # files still being read: one evaluation once the last arrives (each arrival asks again),
             # not one per file superseding the one before
@@ -519,10 +551,15 @@ class Session(QObject):
 
     # ------------------------------------------------------------------
     # inspection of one file
+    @_by_user
     def inspect(self, path: str | None) -> None:
         """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
         self.model.inspect(path)
         self.request_inspection()
+
+    def _inspect_when_idle(self) -> None:
+        if not self._stopped:
+            self.request_inspection()
 
     def request_inspection(self) -> None:
         if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
@@ -584,6 +621,7 @@ class Session(QObject):
             self._eval_timer.stop()
         self._paint_timer.stop()  # (an export computes the intervals the comparison shown lacks)
         self._after_paint_work.clear()
+        self._stopped = True  # (the inspection put off for the scores does not start once they stop)
         self.jobs.cancel()
         disk_runs.drop_early()  # the runs scored since the window started, not taken yet, stop too
         self.sigStateChanged.emit()

@@ -56,8 +56,11 @@ class Worker(QRunnable):
         return not self._cancelled.is_set()
 
     def run(self) -> None:
+        from metrics.errors import stop_when
+
         try:
-            result = self._fn(self.progress)
+            with stop_when(self._cancelled.is_set):  # (heard between the stages of long numpy work)
+                result = self._fn(self.progress)
         except BaseException as exc:  # reported, never raised into the pool thread
             self.signals.sigFailed.emit(exc)
         else:

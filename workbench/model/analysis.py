@@ -18,7 +18,7 @@ import metrics
 import metrics.curves
 import metrics.measures
 import metrics.ranking
-from metrics.errors import InputError
+from metrics.errors import Cancelled, InputError
 from metrics.ids import shown
 from workbench.model import disk_runs
 from workbench.model.defaults import parse_each
@@ -155,7 +155,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
         )
         on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
         # the processes read and score the runs on disk while this thread scores the runs held
-        with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored, parts) as from_disk:
+        with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored, parts, step.check) as from_disk:
             for label in todo:
                 if label not in on_disk:
                     # each run's ranking is built once, for the measures and both kinds of curves
@@ -223,11 +223,21 @@ class _DiskScorer:
     dropped if not started (Cancel), and kept in ``scored`` when it finishes otherwise."""
 
     def __init__(
-        self, workers: disk_runs.Workers, qrels, runs: dict, measures, options: dict, scored: _Scores, parts=()
+        self,
+        workers: disk_runs.Workers,
+        qrels,
+        runs: dict,
+        measures,
+        options: dict,
+        scored: _Scores,
+        parts=(),
+        check=lambda: None,
     ):
         self.runs = runs
         self.futures: dict = {}
         self._scored = scored
+        self._workers = workers
+        self._check = check  # raises Cancelled when the evaluation is to stop
         state: list[str] = []
 
         def submit(label, run):
@@ -249,11 +259,20 @@ class _DiskScorer:
         return self
 
     def __iter__(self):
-        from concurrent.futures import as_completed
+        from concurrent.futures import FIRST_COMPLETED, wait
 
         from workbench.model.loading import describe_error
 
-        for future in as_completed(self.futures):
+        pending = set(self.futures)
+        while pending:
+            # a tenth of a second at most between looks at Cancel: one run of millions of lines takes
+            # its process many seconds
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            self._check()
+            yield from self._outcomes(done, describe_error)
+
+    def _outcomes(self, done, describe_error):
+        for future in done:
             label = self.futures[future]
             try:
                 ev, pr, atk, queries = future.result()
@@ -263,8 +282,12 @@ class _DiskScorer:
                 yield label, _Scored(ev, pr, atk, queries)
 
     def __exit__(self, *exc) -> None:
-        for future, label in self.futures.items():
-            self._scored.release(label, future)
+        abandoned = [not self._scored.release(label, future) for future, label in self.futures.items()]
+        if exc and exc[0] is not None and issubclass(exc[0], Cancelled) and any(abandoned):
+            # cancelled while a process was scoring a run nothing else awaits: that process would go on
+            # for as long as the run takes (a minute for seven million lines); the processes are stopped
+            # and new ones started when next needed
+            self._workers.stop()
 
 
 @dataclass(frozen=True)
@@ -325,17 +348,18 @@ class _Scores:
         future.add_done_callback(lambda f: self._settle(label, entry))
         return future
 
-    def release(self, label: str, future) -> None:
-        """Give up a claimed future; the last claim dropped cancels it unless it has started."""
+    def release(self, label: str, future) -> bool:
+        """Give up a claimed future; the last claim dropped cancels it unless it has started.  Whether
+        nothing is left running for it: False for a future under way that nothing awaits any more."""
         with self._lock:
             entry = self._pending.get(label)
             if entry is None or entry[1] is not future:
-                return
+                return True
             entry[2] -= 1
             if entry[2] > 0:
-                return
+                return True
             del self._pending[label]
-        future.cancel()
+        return future.cancel() or future.done()
 
     def _settle(self, label: str, entry: list) -> None:
         """A future done: its scores kept (those of a scoring given up while under way too)."""
@@ -429,6 +453,10 @@ class _Steps:
 
     def __call__(self):
         self.done += 1
+        self.check()
+
+    def check(self) -> None:
+        """Raise :class:`~metrics.errors.Cancelled` once the progress callback says to stop."""
         if self.progress is not None and self.progress(self.done / self.total) is False:
             from metrics.errors import Cancelled
 

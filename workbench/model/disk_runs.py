@@ -130,6 +130,20 @@ class Workers:
             os.remove(old)  # an evaluation that old has been superseded long ago
         return path
 
+    def stop(self) -> None:
+        """Stop the processes now, whatever they are scoring (Cancel during a long run); the next
+        :meth:`pool` starts new ones.  concurrent.futures cannot stop one task under way, so the
+        processes are terminated (the pool then fails its futures, which nothing awaits any more)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way to them)
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
+
     def shutdown(self) -> None:
         with self._lock:
             pool, self._pool = self._pool, None

@@ -1,0 +1,96 @@
+"""Cancel stops every kind of job within a fraction of a second, one big run included."""
+
+from __future__ import annotations
+
+import os
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+
+from workbench.model import disk_runs  # noqa: E402
+
+TIMEOUT = 60000
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """250 queries of 10,000 documents (2.5M lines, 80 MB) and their qrels, as a TREC run is shaped."""
+    folder = tmp_path_factory.mktemp("big")
+    rng = np.random.default_rng(7)
+    nq, depth = 250, 10_000
+    qids = np.repeat(np.arange(301, 301 + nq), 400)
+    judged = np.concatenate([rng.choice(100_000, 400, replace=False) for _ in range(nq)])
+    grades = rng.integers(0, 3, len(judged))
+    (folder / "qrels.txt").write_text("".join(f"{q} 0 D{d} {g}\n" for q, d, g in zip(qids, judged, grades)))
+    docs = np.concatenate([rng.choice(100_000, depth, replace=False) for _ in range(nq)])
+    ranks = np.tile(np.arange(1, depth + 1), nq)
+    scores = 20.0 - ranks / depth  # (a TREC run: rank order, distinct scores)
+    lines = np.char.add(
+        np.char.add(np.repeat(np.arange(301, 301 + nq), depth).astype("U4"), " Q0 D"),
+        np.char.add(docs.astype("U6"), " "),
+    )
+    lines = np.char.add(np.char.add(lines, ranks.astype("U5")), " ")
+    lines = np.char.add(np.char.add(lines, np.char.mod("%.5f", scores)), " big\n")
+    (folder / "run.txt").write_text("".join(lines.tolist()))
+    return folder
+
+
+def test_a_long_scoring_stops_between_its_stages():
+    """What the window's Cancel relies on: the scoring of one run hears it between its stages."""
+    import metrics
+    from metrics.errors import Cancelled, stop_when
+
+    qrels = {"1": {"a": 1, "b": 0}}
+    run = {"1": {"a": 2.0, "b": 1.0, "c": 0.5}}
+    assert metrics.evaluate(qrels, run, ["map"]).summary().iloc[0, 0] == 1.0
+    with stop_when(lambda: True), pytest.raises(Cancelled):
+        metrics.evaluate(qrels, run, ["map"])
+
+
+def _cancel_when(qtbot, w, job) -> float:
+    """Wait until ``job`` runs, press Cancel; the seconds until the window is idle."""
+    s = w.session
+    qtbot.waitUntil(lambda: s.jobs.running(job), timeout=TIMEOUT)
+    qtbot.wait(150)  # well into it
+    assert s.jobs.running(job)
+    start = time.monotonic()
+    w.cancel_button.click()
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    return time.monotonic() - start
+
+
+@pytest.mark.parametrize("on_disk", [False, True], ids=["held", "on disk"])
+def test_cancel_during_the_evaluation_of_one_big_run_is_idle_within_a_second(
+    qtbot, tmp_path, big, monkeypatch, on_disk
+):
+    if on_disk:
+        monkeypatch.setattr(disk_runs, "HOLD_FILES", 0)  # scored by a worker process from its file
+    w = open_window(qtbot, tmp_path, ("map", "ndcg_cut.10", "P.10"))
+    try:
+        w.open_files([str(big / "qrels.txt"), str(big / "run.txt")])
+        waited = _cancel_when(qtbot, w, "evaluate")
+        assert waited < 1.0
+        assert w.session.results is None
+        # nothing starts by itself afterwards (the inspection put off for the scores included), and the
+        # window says what is not computed
+        qtbot.wait(500)
+        assert not w.session.busy
+        assert "not evaluated" in " ".join(w.session.stale_reasons())
+    finally:
+        close_window(w)
+
+
+def test_cancel_during_the_inspection_of_a_big_run_is_idle_within_a_second(qtbot, tmp_path, big):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        w.open_files([str(big / "qrels.txt"), str(big / "run.txt")])
+        qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
+        s.inspect(str(big / "run.txt"))
+        assert _cancel_when(qtbot, w, "inspect") < 1.0
+    finally:
+        close_window(w)
