@@ -53,6 +53,7 @@ def parser():
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    from ..measures import FAMILIES
     from . import Prepared, UnknownQuery, resolve_measure
 
     try:
@@ -91,7 +92,7 @@ def main(argv: list[str]) -> int:
     except UnknownQuery as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    if args.measure != measure.trec_name:
+    if args.measure.partition(".")[0] not in FAMILIES and args.measure != measure.trec_name:
         explanation = _asked(explanation, args.measure)
     out = sys.stdout
     if args.format == "json":

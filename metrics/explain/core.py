@@ -230,7 +230,7 @@ class Prepared:
 
         m = resolve_measure(measure)
         fam = FAMILIES[m.family]
-        asked = "" if isinstance(measure, Measure) else str(measure)
+        asked = "" if isinstance(measure, Measure) or str(measure).partition(".")[0] in FAMILIES else str(measure)
         base: dict[str, Any] = dict(measure=m.trec_name, run=self.label, asked=asked if asked != m.trec_name else "")
         if fam.kind == "text":
             return Explanation(
