@@ -113,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog="Measures: trec_eval names with parameters (P.5,10  ndcg_cut.10  "
         "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
         "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
-        "ir-eval --inspect FILE... describes files without evaluating them. " + EXIT_CODES,
+        "ir-eval --inspect FILE... describes files without evaluating them; ir-eval --explain MEASURE "
+        "--query QID QRELS RUN shows how one value was computed. " + EXIT_CODES,
     )
     p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
@@ -356,10 +357,12 @@ def main(argv: list[str] | None = None) -> int:
         from .irm_cli import main as irm_main
 
         return irm_main(argv[1:])
-    if "--inspect" in argv:  # describe files instead of evaluating them (metrics.inspect)
-        from .inspect import main as inspect_main
+    door = next((d for d in ("--inspect", "--explain") if d in argv), None)
+    if door:  # describe files (metrics.inspect) or explain one value (metrics.explain.cli) instead of evaluating
+        from importlib import import_module
 
-        return _guarded(lambda: inspect_main(argv), "--debug" in argv)
+        other = import_module({"--inspect": ".inspect", "--explain": ".explain.cli"}[door], __package__)
+        return _guarded(lambda: other.main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
     address = _dask_address(args)
     return _guarded(lambda: _run_on_cluster(args, address) if address else _run(args), args.debug)

@@ -1,0 +1,135 @@
+"""``ir-eval --explain MEASURE --query QID QRELS RUN``: how one value was computed, as text.
+
+The text is the explanation's Markdown (:meth:`metrics.explain.Explanation.to_text`); its last line
+is trec_eval's ``-q`` line for that measure and query (the ``all`` line for ``--query all``).
+``--format json`` prints the same as JSON (the rows, the tables, the value), with the gain curve
+(``--gain-curve``, ``--depth K``) when asked for.  Options ``-l``, ``-c``, ``-M``, ``-J``, ``-N`` are trec_eval's;
+nDCG variants are chosen by the measure's name (``'nDCG(gain=exp)@5'``,
+``'nDCG(discount=jk,base=2)@6'``, ``'ndcg.1=3,2=9'``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from ..errors import EXIT_INPUT, EXIT_USAGE, InputError
+
+__all__ = ["main", "parser"]
+
+
+def parser():
+    from ..cli import _Parser, add_level_option
+
+    p = _Parser(
+        prog="ir-eval --explain",
+        description="Show how one value was computed: the measure's formula with the query's numbers, "
+        "from the ranked list it came from. The last line is trec_eval's -q line for that measure and query.",
+    )
+    p.add_argument("--explain", dest="measure", metavar="MEASURE", required=True, help="the measure (one)")
+    p.add_argument("--query", required=True, metavar="QID", help="the query ('all': the summary over the queries)")
+    p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
+    p.add_argument("run", metavar="RUN", help="run file: qid Q0 docid rank score tag")
+    add_level_option(p)
+    p.add_argument("-c", dest="complete", action="store_true", help="queries missing from the run score 0")
+    p.add_argument("-M", dest="max_docs", type=int, default=None, metavar="N", help="read only the first N documents")
+    p.add_argument("-N", dest="num_docs", type=int, default=0, metavar="N", help="documents in the collection")
+    p.add_argument("-J", dest="judged_only", action="store_true", help="drop unjudged documents before ranking")
+    p.add_argument(
+        "--format", choices=("text", "trec", "json"), default="text", help="text (Markdown; the default) or json"
+    )
+    p.add_argument(
+        "--gain-curve",
+        dest="gain_curve",
+        action="store_true",
+        help="also the run's cumulative gain DCG@k against the ideal ranking's, k = 1..K",
+    )
+    p.add_argument(
+        "--depth", type=int, default=None, metavar="K", help="K of --gain-curve (default: the cutoff, else up to 100)"
+    )
+    p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    from ..measures import FAMILIES
+    from . import Prepared, UnknownQuery, resolve_measure
+
+    try:
+        if args.max_docs is not None and args.max_docs < 0:
+            raise ValueError(f"-M must be 0 or more, not {args.max_docs}")
+        if args.depth is not None and args.depth < 1:
+            raise ValueError(f"--depth must be 1 or more, not {args.depth}")
+        measure = resolve_measure(args.measure)
+    except (ValueError, KeyError, OverflowError) as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        prep = Prepared(
+            args.qrels,
+            args.run,
+            relevance_level=args.level,
+            complete=args.complete,
+            max_docs=args.max_docs,
+            judged_only=args.judged_only,
+            num_docs_in_coll=args.num_docs,
+        )
+    except InputError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except FileNotFoundError as exc:
+        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
+        return EXIT_INPUT
+    if not prep.query_ids:
+        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        explanation = prep.explain(measure, args.query)
+        curve = None
+        if args.gain_curve and args.query != "all":
+            curve = prep.gain_curve(args.query, measure, args.depth)
+    except UnknownQuery as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.measure.partition(".")[0] not in FAMILIES and args.measure != measure.trec_name:
+        explanation = _asked(explanation, args.measure)
+    out = sys.stdout
+    if args.format == "json":
+        data = explanation.to_dict()
+        if curve is not None:
+            data["gain_curve"] = curve.to_dict()
+        json.dump(data, out, indent=1, ensure_ascii=False, allow_nan=False)
+        out.write("\n")
+    else:
+        text = explanation.to_text()
+        if curve is not None:  # before the last line, which stays trec_eval's
+            head, sep, last = text.rstrip("\n").rpartition("\n\n")
+            text = (head + "\n\n" + _curve_text(curve) + sep + last + "\n") if sep else text + _curve_text(curve) + "\n"
+        out.write(text)
+    out.flush()
+    return 0
+
+
+def _asked(explanation, name: str):
+    from dataclasses import replace
+
+    return replace(explanation, asked=name)
+
+
+def _curve_text(curve) -> str:
+    from .model import number_text
+
+    lines = [f"Cumulative gain, the run against the ideal ranking ({curve.variant}):", ""]
+    lines += ["| k | DCG@k | ideal DCG@k |", "|---:|---:|---:|"]
+    lines += [f"| {k} | {number_text(d)} | {number_text(i)} |" for k, d, i in zip(curve.k, curve.dcg, curve.ideal)]
+    marks = [
+        f"{m.docid} (gain {m.gain:g}): run rank {m.run_rank or '-'}, ideal rank {m.ideal_rank or '-'}"
+        for m in curve.relevant
+        if (m.run_rank or curve.depth + 1) <= curve.depth or (m.ideal_rank or curve.depth + 1) <= curve.depth
+    ]
+    if marks:
+        lines += ["", f"Documents with a gain in the top {curve.depth} of either ranking: " + "; ".join(marks)]
+    if curve.unjudged:
+        lines += ["", "Unjudged in the top k: ranks " + ", ".join(map(str, curve.unjudged))]
+    return "\n".join(lines)

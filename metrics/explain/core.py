@@ -1,0 +1,299 @@
+"""The judged ranking of one run, ready to explain any value of any query.
+
+:class:`Prepared` builds the :class:`~metrics.ranking.JudgedRanking` the measures read, once, and
+keeps the run's document ids so that each query's part of the ranking can be shown with them
+(:class:`QueryRanking`).  The value of an explanation is always the measure's own kernel's value,
+computed by the evaluator on that ranking (:func:`metrics.evaluate._compute`); the explainers show
+the working from the same ranking, and the working must reproduce that value to be shown.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..columns import Columns, read_columns
+from ..evaluate import _as_qrels, _compute, _format_line, _is_true, format_value
+from ..ids import shown
+from ..measures import FAMILIES, Measure, parse_measures
+from ..qrels_index import NONPOOL, UNJUDGED, _as_columns, encode_qrels
+from ..rank_order import rank_order
+from ..ranking import PLACEHOLDER_DOC, JudgedRanking, build_ranking
+from .model import Explanation
+
+__all__ = ["Prepared", "QueryRanking", "Working", "UnknownQuery", "resolve_measure", "grade_text"]
+
+SUMMARY = "all"
+
+
+class UnknownQuery(KeyError):
+    """The query is not among those evaluated for the run."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class QueryRanking:
+    """One query's part of a judged ranking, with its documents' ids.
+
+    ``codes[i]`` is the relevance code at rank i + 1 (the grade, or ``NONPOOL`` / ``UNJUDGED``),
+    ``relcum[i]`` the running number of relevant documents there (the ranking's own), exactly the
+    arrays the measures read.  ``judged`` holds the query's qrels (document -> grade, negative ones
+    included), ``rel_levels`` the number of judged documents of each grade >= 0.
+    """
+
+    query_id: str
+    index: int
+    docids: list[str]
+    codes: list[int]
+    relcum: list[int]
+    num_ret: int
+    num_rel: int
+    num_rel_ret: int
+    level: int
+    placeholder: bool
+    rel_levels: list[int]
+    judged: dict[str, int]
+
+    def relevant(self, i: int) -> bool:
+        """Whether rank i + 1 counts as relevant in the ranking's running count (code >= level)."""
+        return self.codes[i] >= self.level
+
+    def judged_relevant(self, i: int) -> bool:
+        """Judged with a grade >= the level (num_rel_ret's sense: never a negative code)."""
+        return self.codes[i] >= self.level and self.codes[i] >= 0
+
+
+@dataclass(frozen=True)
+class Working:
+    """What an explainer gives: the formula, the tables, the sentences and the number its arithmetic
+    reaches (``value``), which must be the kernel's."""
+
+    formula: str
+    tables: tuple
+    summary: tuple
+    value: float
+    conventions: tuple = ()
+
+
+def grade_text(code: int):
+    """A relevance code as a cell: the grade, or what the missing grade means."""
+    if code >= 0:
+        return int(code)
+    return "not in qrels" if code == NONPOOL else "unjudged (negative grade)"
+
+
+def resolve_measure(measure) -> Measure:
+    """The one measure ``measure`` names (a Measure, or any name :func:`parse_measures` takes)."""
+    if isinstance(measure, Measure):
+        return measure
+    found = parse_measures([str(measure)])
+    if len(found) != 1:
+        names = ", ".join(str(m) for m in found)
+        raise ValueError(f"{measure!r} names {len(found)} measures ({names}): explain one at a time")
+    return found[0]
+
+
+def _run_columns(run) -> Columns:
+    if isinstance(run, (str, os.PathLike)):
+        return read_columns(run, "run")
+    if isinstance(run, Columns):
+        return run
+    if hasattr(run, "columns") and {"query_id", "doc_id", "score"} <= set(run.columns):
+        return _as_columns(run, "run")
+    from ..readers import read_run
+
+    return _as_columns(read_run(run), "run")
+
+
+class Prepared:
+    """A run's judged ranking against the qrels, built once, from which any measure's value for any
+    query (or the summary) is explained.  Options are :func:`metrics.evaluate`'s (``-l``, ``-c``,
+    ``-M``, ``-J``, ``-N``).  Pure computation: safe to build and use in a worker thread."""
+
+    def __init__(
+        self,
+        qrels,
+        run,
+        *,
+        relevance_level: int = 1,
+        complete: bool = False,
+        max_docs: int | None = None,
+        judged_only: bool = False,
+        num_docs_in_coll: int = 0,
+        label: str | None = None,
+    ):
+        self.enc = encode_qrels(_as_qrels(qrels))
+        self.run = _run_columns(run)
+        self.label = label or self.run.name or self.run.run_id or ""
+        self.ranking = build_ranking(
+            self.enc,
+            self.run,
+            relevance_level=relevance_level,
+            complete=complete,
+            max_docs=max_docs,
+            judged_only=judged_only,
+            num_docs_in_coll=num_docs_in_coll,
+            run_id=self.run.run_id or self.label,
+        )
+        self._qcode = {q: i for i, q in enumerate(self.enc.queries)}
+        self._index = {str(q): i for i, q in enumerate(self.ranking.query_ids.tolist())}
+        self._shown = {shown(q): q for q in self._index}
+
+    @property
+    def query_ids(self) -> list[str]:
+        return [str(q) for q in self.ranking.query_ids.tolist()]
+
+    def has_query(self, qid: str) -> bool:
+        return str(qid) in self._index or str(qid) in self._shown
+
+    def _qid(self, qid) -> str:
+        qid = str(qid)
+        if qid in self._index:
+            return qid
+        if qid in self._shown:
+            return self._shown[qid]
+        if qid in self._qcode:
+            why = "the run has no results for it (with -c it is scored against trec_eval's placeholder)"
+        else:
+            why = "it is not in the qrels"
+        raise UnknownQuery(f"query {qid!r} is not evaluated for this run: {why}")
+
+    # ------------------------------------------------------------------ the ranking of one query
+    def view(self, m: Measure) -> tuple[JudgedRanking, bool]:
+        """The ranking measure ``m`` reads (its own relevance level, its judged-only option), as the
+        evaluator makes it, and whether that view drops unjudged documents."""
+        r = self.ranking
+        if m.rel is not None:
+            r = r.with_relevance_level(m.rel)
+        own = _is_true(dict(m.options).get("judged_only", "false"))
+        if own:
+            r = r.judged_only_view()
+        return r, own
+
+    def query(self, qid, r: JudgedRanking | None = None, judged_only: bool = False) -> QueryRanking:
+        """Query ``qid``'s part of ranking ``r`` (the prepared one by default) with the documents' ids."""
+        r = self.ranking if r is None else r
+        qid = self._qid(qid)
+        qi = self._index[qid]
+        qc = self._qcode[qid]
+        lo, hi = int(r.offsets[qi]), int(r.offsets[qi + 1])
+        codes = [int(c) for c in r.rel[lo:hi].tolist()]
+        judged_lines = np.flatnonzero(self.enc.qcode == qc)
+        judged_bytes = dict(zip(self.enc.doc_sorted[judged_lines].tolist(), self.enc.rel[judged_lines].tolist()))
+        if bool(r.placeholder[qi]):
+            docs = [PLACEHOLDER_DOC.encode()]
+        else:
+            rows = np.flatnonzero(self.run.qid == self.enc.query_keys[qc])
+            score = np.asarray(self.run.value, dtype=np.float64)[rows]
+            doc = self.run.doc[rows]
+            order = rank_order(np.zeros(len(rows), dtype=np.int32), score, doc)
+            docs = doc[order].tolist()
+            if r.max_docs is not None:
+                docs = docs[: r.max_docs]
+        own_codes = [_code(judged_bytes.get(d)) for d in docs]
+        if r.judged_only or judged_only:
+            docs = [d for d, c in zip(docs, own_codes) if c >= 0]
+            own_codes = [c for c in own_codes if c >= 0]
+        if own_codes != codes:  # the ids must be those of the ranking the measures read
+            raise RuntimeError(f"query {qid!r}: the documents do not match the judged ranking")
+        return QueryRanking(
+            query_id=qid,
+            index=qi,
+            docids=[shown(d.decode("utf-8", "surrogateescape")) for d in docs],
+            codes=codes,
+            relcum=[int(c) for c in r.relcum[lo:hi].tolist()],
+            num_ret=int(r.num_ret[qi]),
+            num_rel=int(r.num_rel[qi]),
+            num_rel_ret=int(r.num_rel_ret[qi]),
+            level=int(r.relevance_level),
+            placeholder=bool(r.placeholder[qi]),
+            rel_levels=[int(x) for x in r.rel_levels[qi].tolist()],
+            judged={shown(d.decode("utf-8", "surrogateescape")): int(g) for d, g in judged_bytes.items()},
+        )
+
+    # ------------------------------------------------------------------ explanations
+    def kernel(self, m: Measure):
+        """(per-query values, summary value) of ``m`` by the evaluator on the prepared ranking."""
+        ((_, values, aggregate),) = list(_compute(self.ranking, [m]))
+        return np.asarray(values, dtype=np.float64), aggregate
+
+    def explain(self, measure, qid) -> Explanation:
+        """How ``measure``'s value for query ``qid`` (``"all"``: the summary) was computed."""
+        from .explainers import EXPLAINERS, conventions
+        from .summary import explain_summary
+
+        m = resolve_measure(measure)
+        fam = FAMILIES[m.family]
+        asked = "" if isinstance(measure, Measure) or str(measure).partition(".")[0] in FAMILIES else str(measure)
+        base: dict[str, Any] = dict(measure=m.trec_name, run=self.label, asked=asked if asked != m.trec_name else "")
+        if fam.kind == "text":
+            return Explanation(
+                query_id=str(qid), value=None, explained=False, reason=f"{m.trec_name} is text, not a number", **base
+            )
+        values, aggregate = self.kernel(m)
+        if str(qid) == SUMMARY:
+            return explain_summary(self, m, values, aggregate, base)
+        qid = self._qid(qid)
+        value = float(values[self._index[qid]])
+        line = _format_line(m, qid, value) if fam.per_query else ""
+        explainer = EXPLAINERS.get(m.family)
+        if explainer is None:
+            reason = f"{m.trec_name} cannot be explained yet: its working is not written out (its value is as computed)"
+            return Explanation(query_id=qid, value=value, explained=False, reason=reason, line=line, **base)
+        r, own = self.view(m)
+        q = self.query(qid, r, own)
+        work = explainer(q, m, r)
+        shown_conventions = tuple(conventions(r, m)) + tuple(work.conventions)
+        if not reproduces(work.value, value, m.kind):
+            return Explanation(
+                query_id=qid,
+                value=value,
+                explained=False,
+                reason=f"its working ({work.value!r}) does not reproduce the measure's value ({value!r}) "
+                "for this query; nothing approximate is shown",
+                line=line,
+                worked=work.value,
+                **base,
+            )
+        return Explanation(
+            query_id=qid,
+            value=value,
+            explained=True,
+            formula=work.formula,
+            tables=tuple(work.tables),
+            summary=tuple(work.summary),
+            conventions=shown_conventions,
+            line=line,
+            worked=work.value,
+            **base,
+        )
+
+    def gain_curve(self, qid, measure=None, k_max: int | None = None):
+        """Where the gain was lost for query ``qid``: see :func:`metrics.explain.graded.gain_curve`."""
+        from .graded import gain_curve
+
+        m = resolve_measure(measure) if measure is not None else resolve_measure("ndcg")
+        return gain_curve(self, m, self._qid(qid), k_max)
+
+
+def _code(grade) -> int:
+    if grade is None:
+        return NONPOOL
+    return int(grade) if grade >= 0 else UNJUDGED
+
+
+def reproduces(worked: float, value: float, kind: str = "double") -> bool:
+    """Whether the working's number is the kernel's value: equal (both NaN counts), or within
+    rounding of the last bits and printed alike by trec_eval."""
+    if worked == value or (math.isnan(worked) and math.isnan(value)):
+        return True
+    if math.isnan(worked) or math.isnan(value):
+        return False
+    close = abs(worked - value) <= 1e-12 * max(1.0, abs(value))
+    return close and format_value(kind, worked) == format_value(kind, value)

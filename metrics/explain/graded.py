@@ -1,0 +1,205 @@
+"""The working of nDCG (trec_eval's ``ndcg`` with its gain values, ``ndcg_cut_k``, and the variants
+of ``ndcg_ext``: exp gain, the Järvelin-Kekäläinen discount with base b, the ideal ranking of the
+retrieved documents only), and the data of "where the gain was lost" (:func:`gain_curve`).
+
+The gains, discounts and ideal gains are those of the kernels (:mod:`metrics.measures.gains` for
+trec_eval's measures, :mod:`metrics.measures.extra` for the variants), taken for one query.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..measures import Measure
+from ..measures import extra as ext
+from ..measures import gains as trec
+from .core import QueryRanking, Working, grade_text
+from .model import GainCurve, RelevantMark, Table
+
+__all__ = ["Variant", "variant_of", "ndcg", "gain_curve", "NDCG_FAMILIES"]
+
+NDCG_FAMILIES = ("ndcg", "ndcg_cut", "ndcg_ext")
+_DEFAULT_DEPTH = 100
+_IDEAL_ALL = "ideal ranking: every judged document of the query, retrieved or not"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How gains, discounts and the ideal ranking are made: trec_eval's kernel (``pairs``: its
+    grade=gain parameters) or ``ndcg_ext``'s (``opts``); ``cutoff`` None for the whole ranking."""
+
+    trec: bool
+    pairs: tuple
+    opts: ext.NdcgOptions
+    cutoff: int | None
+
+    def gains(self, codes) -> list[float]:
+        codes = np.asarray(codes, dtype=np.int64)
+        if self.trec:
+            g = np.where(codes >= 0, codes, 0).astype(np.float64)
+            for lvl, v in self.pairs:
+                g[codes == lvl] = v
+            return g.tolist()
+        return ext._gain(codes, self.opts.gain, self.opts.gains).tolist()
+
+    def discounts(self, n: int) -> list[float]:
+        if self.trec:
+            return trec._discounts(n).tolist()
+        return ext._discount_table(n, self.opts).tolist()
+
+    def ideal(self, r, qi: int) -> list[float]:
+        if self.trec:
+            flat, offsets = trec._ideal(r, list(self.pairs))
+        elif self.opts.ideal == "retrieved":
+            flat, offsets = ext._ideal_retrieved(r, ext._gain(r.rel, self.opts.gain, self.opts.gains))
+        else:
+            flat, offsets = ext._ideal_all(r, self.opts)
+        return [float(x) for x in flat[int(offsets[qi]) : int(offsets[qi + 1])]]
+
+    def describe(self) -> list[str]:
+        o = self.opts
+        if self.trec:
+            gain = "gain = the grade" + (
+                " (" + ", ".join(f"grade {g}: gain {v:g}" for g, v in self.pairs) + ")" if self.pairs else ""
+            )
+            return [gain + " (trec_eval)", "discount = log2(rank + 1)", _IDEAL_ALL]
+        gain = "gain = 2^grade - 1" if o.gain == "exp" else "gain = the grade"
+        if o.gains:
+            gain += " (grades mapped first: " + ", ".join(f"{g} -> {v:g}" for g, v in o.gains) + ")"
+        if o.discount == "jk":
+            disc = f"discount = log_{o.base:g}(rank), ranks below {o.base:g} undiscounted (Järvelin and Kekäläinen)"
+        else:
+            disc = "discount = log2(rank + 1)" if o.base == 2.0 else f"discount = log_{o.base:g}(rank + 1)"
+        ideal = (
+            "ideal ranking: the retrieved documents only, by decreasing gain" if o.ideal == "retrieved" else _IDEAL_ALL
+        )
+        return [gain + "; grades <= 0 and unjudged documents gain 0", disc, ideal]
+
+
+def variant_of(m: Measure) -> Variant:
+    """The variant measure ``m`` computes (trec_eval's nDCG for any measure that is not nDCG)."""
+    if m.family == "ndcg":
+        return Variant(True, tuple(trec._gain_pairs(m.params)), ext.NdcgOptions(), None)
+    if m.family == "ndcg_cut":
+        return Variant(True, (), ext.NdcgOptions(), int(m.params[0]))
+    if m.family == "ndcg_ext":
+        options = {k: v for k, v in m.options if k != "judged_only"}
+        k = int(m.params[0])
+        return Variant(False, (), ext.ndcg_options(**options), None if k == ext.WHOLE_RANKING else k)
+    return Variant(False, (), ext.NdcgOptions(), None)
+
+
+def _running(gains: list[float], discounts: list[float]) -> tuple[list[float], list[float]]:
+    """(contribution, running sum) per rank, summed left to right as the kernels sum."""
+    contributions, running, total = [], [], 0.0
+    for g, d in zip(gains, discounts):
+        c = g / d if g != 0 else 0.0
+        if g != 0:
+            total += c
+        contributions.append(c)
+        running.append(total)
+    return contributions, running
+
+
+def _ideal_docs(q: QueryRanking, v: Variant, ideal: list[float]) -> list[tuple[str, int] | None]:
+    """The document (and grade) at each rank of the ideal ranking: among documents of equal gain the
+    retrieved ones first, in the run's order, then the others by id; None where no judged document
+    of the query has that gain there (trec_eval's ideal of a query with only negative grades)."""
+    place = {d: i for i, d in enumerate(q.docids)}
+    if not v.trec and v.opts.ideal == "retrieved":
+        pool = {d: c for d, c in zip(q.docids, q.codes) if c >= 0}
+    else:
+        pool = {d: g for d, g in q.judged.items() if g >= 0}
+    docs = list(pool)
+    gains = v.gains([pool[d] for d in docs])
+    order = sorted(range(len(docs)), key=lambda i: (-gains[i], place.get(docs[i], len(place)), docs[i]))
+    out: list[tuple[str, int] | None] = []
+    for j, g in enumerate(ideal):
+        i = order[j] if j < len(order) else None
+        out.append((docs[i], pool[docs[i]]) if i is not None and gains[i] == g else None)
+    return out
+
+
+def _part(who: tuple[str, int] | None, i: int):
+    return "" if who is None else who[i]
+
+
+def ndcg(q: QueryRanking, m: Measure, r) -> Working:
+    v = variant_of(m)
+    n = q.num_ret if v.cutoff is None else min(v.cutoff, q.num_ret)
+    gains = v.gains(q.codes[:n])
+    discounts = v.discounts(n)
+    contrib, running = _running(gains, discounts)
+    rows = tuple(
+        {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": gains[i]}
+        | {"discount": discounts[i], "contribution": contrib[i], "running DCG": running[i]}
+        for i in range(n)
+    )
+    ideal = v.ideal(r, q.index)
+    depth = len(ideal) if v.cutoff is None else min(v.cutoff, len(ideal))
+    idisc = v.discounts(depth)
+    icontrib, irunning = _running(ideal[:depth], idisc)
+    who = _ideal_docs(q, v, ideal)
+    irows = tuple(
+        {"rank": j + 1, "docid": _part(who[j], 0), "grade": _part(who[j], 1), "gain": ideal[j]}
+        | {"discount": idisc[j], "contribution": icontrib[j], "running IDCG": irunning[j]}
+        for j in range(depth)
+    )
+    dcg = running[-1] if running else 0.0
+    idcg = irunning[-1] if irunning else 0.0
+    if v.trec and v.cutoff is not None:
+        value = dcg / idcg if idcg > 0 else dcg
+    else:
+        value = dcg / idcg if idcg > 0 else 0.0
+    at = "" if v.cutoff is None else f"@{v.cutoff}"
+    columns = ("rank", "docid", "grade", "gain", "discount", "contribution")
+    top = f" (top {v.cutoff})" if v.cutoff else ""
+    tables = (
+        Table(f"The run's ranking{top}", columns + ("running DCG",), rows),
+        Table(f"The ideal ranking{top}", columns + ("running IDCG",), irows),
+    )
+    summary = [f"DCG{at} = {dcg:.4f}", f"IDCG{at} = {idcg:.4f}"]
+    if idcg > 0:
+        summary.append(f"nDCG{at} = {dcg:.4f} / {idcg:.4f} = {value:.4f}")
+    else:
+        summary.append(f"IDCG{at} = 0 (no judged document with a positive gain): nDCG{at} = {value:.4f}")
+    if v.cutoff is not None and q.num_ret < v.cutoff:
+        summary.insert(0, f"Only {q.num_ret} documents retrieved: DCG{at} sums over them")
+    formula = f"nDCG{at} = DCG{at} / IDCG{at}; DCG = sum over ranks i of gain(i) / discount(i)"
+    return Working(formula, tables, tuple(summary), value, tuple(v.describe()))
+
+
+def gain_curve(prep, m: Measure, qid: str, k_max: int | None = None) -> GainCurve:
+    """The run's DCG@k and the ideal ranking's, k = 1..K, for query ``qid`` under the nDCG variant of
+    ``m`` (trec_eval's when ``m`` is no nDCG).  K: ``k_max``, else the measure's cutoff, else the
+    longer of the run's ranking and the ideal one, at most 100."""
+    v = variant_of(m)
+    r, own = prep.view(m)
+    q = prep.query(qid, r, own)
+    ideal = v.ideal(r, q.index)
+    K = k_max or v.cutoff or min(_DEFAULT_DEPTH, max(q.num_ret, len(ideal)))
+    K = max(int(K), 1)
+    n = min(K, q.num_ret)
+    _, running = _running(v.gains(q.codes[:n]), v.discounts(n))
+    depth = min(K, len(ideal))
+    _, irunning = _running(ideal[:depth], v.discounts(depth))
+    dcg = [running[min(k, n) - 1] if n else 0.0 for k in range(1, K + 1)]
+    best = [irunning[min(k, depth) - 1] if depth else 0.0 for k in range(1, K + 1)]
+    ideal_rank = {who[0]: j + 1 for j, who in enumerate(_ideal_docs(q, v, ideal)) if who}
+    run_rank = {d: i + 1 for i, d in enumerate(q.docids)}
+    judged = {d: g for d, g in q.judged.items() if g >= 0}
+    if not v.trec and v.opts.ideal == "retrieved":
+        judged = {d: g for d, g in judged.items() if d in run_rank}
+    docs = list(judged)
+    gains = v.gains([judged[d] for d in docs])
+    marks = [
+        RelevantMark(d, judged[d], g, run_rank.get(d), ideal_rank.get(d))
+        for d, g in zip(docs, gains)
+        if g > 0 and not math.isnan(g)
+    ]
+    marks.sort(key=lambda x: (x.ideal_rank or 1 << 30, x.run_rank or 1 << 30, x.docid))
+    unjudged = [i + 1 for i in range(n) if q.codes[i] < 0]
+    return GainCurve(qid, prep.label, "; ".join(v.describe()), list(range(1, K + 1)), dcg, best, marks, unjudged)

@@ -1,0 +1,289 @@
+"""The working of the binary-relevance measures: AP, RR, P@k, R@k, R-prec, success@k, the set
+measures, bpref, infAP and interpolated precision at a recall level.
+
+Each explainer reads one query's part of the judged ranking (:class:`~metrics.explain.core.QueryRanking`:
+the relevance codes and running relevant counts the kernels read) and redoes the kernel's arithmetic
+in the kernel's order, row by row; the number it reaches is compared with the kernel's value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..measures._kernels import lround
+from ..measures.judgments import INFAP_EPSILON
+from ..qrels_index import NONPOOL, UNJUDGED
+from .core import QueryRanking, Working, grade_text
+from .model import Table
+
+__all__ = [
+    "average_precision",
+    "reciprocal_rank",
+    "precision_at",
+    "recall_at",
+    "r_precision",
+    "success_at",
+    "set_measure",
+    "bpref",
+    "inferred_ap",
+    "iprec_at_recall",
+]
+
+
+def _doc(q: QueryRanking, i: int) -> dict:
+    return {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i])}
+
+
+def _never(q: QueryRanking) -> str:
+    missing = q.num_rel - q.num_rel_ret
+    where = "retrieved" if q.num_ret or not q.placeholder else "retrieved (the run has no results for this query)"
+    return f"R = {q.num_rel} relevant judged documents (grade >= {q.level}), {missing} of them never {where}"
+
+
+def _relevant_ranks(q: QueryRanking) -> list[int]:
+    return [i for i in range(q.num_ret) if q.relevant(i)]
+
+
+def average_precision(q: QueryRanking, m, r) -> Working:
+    rows, total = [], 0.0
+    for i in _relevant_ranks(q):
+        p = q.relcum[i] / (i + 1.0)
+        total += p
+        rows.append(
+            _doc(q, i)
+            | {"relevant so far": q.relcum[i], "precision": f"{q.relcum[i]}/{i + 1}", "precision (decimal)": p}
+            | {"running sum": total}
+        )
+    columns = ("rank", "docid", "grade", "relevant so far", "precision", "precision (decimal)", "running sum")
+    found = q.relcum[-1] if q.relcum else 0
+    value = total / max(q.num_rel, 1) if found > 0 else 0.0
+    summary = [_never(q)]
+    if found > 0:
+        terms = " + ".join(row["precision"] for row in rows)
+        summary.append(f"AP = ({terms}) / {q.num_rel} = {total:.4f} / {q.num_rel} = {value:.4f}")
+    else:
+        summary.append("No relevant document retrieved: AP = 0")
+    formula = "AP = (sum of the precision at the rank of each relevant retrieved document) / R"
+    return Working(formula, (Table("Relevant retrieved documents", columns, tuple(rows)),), tuple(summary), value)
+
+
+def reciprocal_rank(q: QueryRanking, m, r) -> Working:
+    first = next((i for i in range(q.num_ret) if q.relevant(i)), None)
+    stop = q.num_ret if first is None else first + 1
+    rows = tuple(_doc(q, i) | {"relevant": q.relevant(i)} for i in range(stop) if first is not None)
+    if first is None:
+        value = 0.0
+        summary = (f"No relevant document among the {q.num_ret} retrieved: RR = 0",)
+    else:
+        value = 1.0 / (first + 1.0)
+        summary = (f"First relevant document {q.docids[first]} at rank {first + 1}: RR = 1/{first + 1} = {value:.4f}",)
+    table = Table("Ranks down to the first relevant document", ("rank", "docid", "grade", "relevant"), rows)
+    return Working("RR = 1 / (rank of the first relevant retrieved document); 0 if none", (table,), summary, value)
+
+
+def _top(q: QueryRanking, k: int) -> tuple[Table, int]:
+    depth = min(k, q.num_ret)
+    rows = tuple(_doc(q, i) | {"relevant": q.relevant(i), "relevant so far": q.relcum[i]} for i in range(depth))
+    hits = q.relcum[depth - 1] if depth > 0 else 0
+    return Table(f"Top {k}", ("rank", "docid", "grade", "relevant", "relevant so far"), rows), hits
+
+
+def _short(q: QueryRanking, k: int) -> list[str]:
+    if q.num_ret < k:
+        return [f"Only {q.num_ret} documents retrieved: the {k - q.num_ret} missing ranks count as non-relevant"]
+    return []
+
+
+def precision_at(q: QueryRanking, m, r) -> Working:
+    k = int(m.params[0])
+    table, hits = _top(q, k)
+    value = hits / k
+    summary = _short(q, k) + [f"P@{k} = {hits} relevant in the top {k} / {k} = {value:.4f}"]
+    return Working(f"P@{k} = (relevant documents in the top {k}) / {k}", (table,), tuple(summary), value)
+
+
+def recall_at(q: QueryRanking, m, r) -> Working:
+    k = int(m.params[0])
+    table, hits = _top(q, k)
+    value = hits / max(q.num_rel, 1) if q.num_rel > 0 else 0.0
+    summary = [_never(q)]
+    if q.num_rel > 0:
+        summary.append(f"R@{k} = {hits} relevant in the top {k} / R = {hits}/{q.num_rel} = {value:.4f}")
+    else:
+        summary.append(f"No relevant document for this query: R@{k} = 0")
+    return Working(f"R@{k} = (relevant documents in the top {k}) / R", (table,), tuple(summary), value)
+
+
+def r_precision(q: QueryRanking, m, r) -> Working:
+    depth = min(q.num_ret, q.num_rel)
+    table, hits = _top(q, depth)
+    value = hits / max(q.num_rel, 1) if depth > 0 else 0.0
+    summary = [_never(q)]
+    if depth > 0:
+        if q.num_ret < q.num_rel:
+            summary.append(f"Only {q.num_ret} documents retrieved: the ranks below count as non-relevant")
+        summary.append(f"R-prec = {hits} relevant in the top R = {q.num_rel} / {q.num_rel} = {value:.4f}")
+    else:
+        summary.append("R = 0 or nothing retrieved: R-prec = 0")
+    return Working("R-prec = (relevant documents in the top R) / R", (table,), tuple(summary), value)
+
+
+def success_at(q: QueryRanking, m, r) -> Working:
+    k = int(m.params[0])
+    table, hits = _top(q, k)
+    value = 1.0 if hits > 0 else 0.0
+    summary = (f"{hits} relevant in the top {k}: success@{k} = {int(value)}",)
+    return Working(f"success@{k} = 1 if a relevant document is in the top {k}, else 0", (table,), summary, value)
+
+
+def set_measure(q: QueryRanking, m, r) -> Working:
+    """set_P, set_recall, set_F: the ranking as a set; the relevant retrieved documents are those that count."""
+    rows, count = [], 0
+    for i in range(q.num_ret):
+        if q.judged_relevant(i):
+            count += 1
+            rows.append(_doc(q, i) | {"count": count})
+    table = Table("Relevant retrieved documents (they count)", ("rank", "docid", "grade", "count"), tuple(rows))
+    a, ret, rel = q.num_rel_ret, q.num_ret, q.num_rel
+    counts = f"{a} relevant retrieved, {ret} retrieved, R = {rel} relevant judged ({rel - a} never retrieved)"
+    if m.family == "set_P":
+        value = a / max(ret, 1) if ret > 0 else 0.0
+        text = f"set_P = {a}/{ret} = {value:.4f}"
+        return Working("set_P = relevant retrieved / retrieved", (table,), (counts, text), value)
+    if m.family == "set_recall":
+        value = a / max(rel, 1) if rel > 0 else 0.0
+        text = f"set_recall = {a}/{rel} = {value:.4f}"
+        return Working("set_recall = relevant retrieved / R", (table,), (counts, text), value)
+    x = float(m.params[0])
+    P = a / max(ret, 1)
+    R = a / max(rel, 1)
+    value = (x + 1.0) * P * R / (x * P + R) if a > 0 else 0.0
+    lines = [counts, f"P = {a}/{max(ret, 1)} = {P:.4f}, R = {a}/{max(rel, 1)} = {R:.4f}"]
+    if a > 0:
+        lines.append(f"F = ({x:g} + 1) * {P:.4f} * {R:.4f} / ({x:g} * {P:.4f} + {R:.4f}) = {value:.4f}")
+    else:
+        lines.append("No relevant document retrieved: F = 0")
+    return Working(f"set_F = (x + 1) P R / (x P + R), x = {x:g}", (table,), tuple(lines), value)
+
+
+def _walk_pooled(q: QueryRanking):
+    """(rank index, judged relevant up to it, judged non-relevant above, unjudged above, the judged
+    non-relevant documents passed since the previous relevant one) at each judged relevant rank."""
+    k = n = u = 0
+    passed: list[str] = []
+    for i, c in enumerate(q.codes):
+        if c == NONPOOL:
+            continue
+        if c == UNJUDGED:
+            u += 1
+        elif c < q.level:
+            n += 1
+            passed.append(q.docids[i])
+        else:
+            k += 1
+            yield i, k, n, u, passed
+            passed = []
+
+
+def _listed(docs: list[str], most: int = 8) -> str:
+    return ", ".join(docs[:most]) + (f", ... ({len(docs)} in all)" if len(docs) > most else "")
+
+
+def bpref(q: QueryRanking, m, r) -> Working:
+    level, R = q.level, q.num_rel
+    N = sum(q.rel_levels[: max(level, 0)]) if level > 0 else 0
+    denom = min(N, R)
+    rows, total = [], 0.0
+    for i, _, n, _, passed in _walk_pooled(q):
+        term = 1.0 - min(n, R) / float(max(denom, 1)) if n > 0 else 1.0
+        total += term
+        row = {"non-relevant above": n, "new non-relevant above": _listed(passed), "min(n, R)": min(n, R)}
+        rows.append(_doc(q, i) | row | {"term": term, "running sum": total})
+    value = total / max(R, 1) if R > 0 else total
+    columns = ("rank", "docid", "grade", "non-relevant above", "new non-relevant above", "min(n, R)", "term")
+    table = Table("Relevant retrieved documents", columns + ("running sum",), tuple(rows))
+    summary = [
+        _never(q),
+        f"N = {N} judged non-relevant documents; min(N, R) = {denom}",
+        "Documents not in the qrels, and those with a negative grade, are ignored",
+    ]
+    summary.append(f"bpref = {total:.4f} / {R} = {value:.4f}" if R > 0 else "R = 0: bpref = 0")
+    formula = (
+        "bpref = (1/R) * sum over relevant retrieved documents of (1 - min(n, R) / min(N, R)), "
+        "n = judged non-relevant above it (1 when n = 0)"
+    )
+    return Working(formula, (table,), tuple(summary), value)
+
+
+def inferred_ap(q: QueryRanking, m, r) -> Working:
+    eps = INFAP_EPSILON
+    rows, total = [], 0.0
+    for i, k, n, u, _ in _walk_pooled(q):
+        fj = float(i)
+        if i == 0:
+            term = 1.0
+        else:
+            a = (k - 1 + n + u) / fj
+            b = ((k - 1) + eps) / (((k - 1) + n) + 2 * eps)
+            term = 1.0 / (fj + 1.0) + (fj / (fj + 1.0)) * a * b
+        total += term
+        outside = i - (k - 1) - n - u
+        row = {"k": k, "n above": n, "u above": u, "not in qrels above": outside, "term": term}
+        rows.append(_doc(q, i) | row | {"running sum": total})
+    value = total / max(q.num_rel, 1) if q.num_rel > 0 else total
+    columns = ("rank", "docid", "grade", "k", "n above", "u above", "not in qrels above", "term", "running sum")
+    table = Table("Judged relevant retrieved documents", columns, tuple(rows))
+    summary = [
+        _never(q),
+        "k: judged relevant documents up to the rank; n: judged non-relevant above it; u: pooled but unjudged "
+        "(negative grade) above it; documents not in the qrels count only through the rank",
+    ]
+    if not any(c == UNJUDGED for c in q.codes):
+        summary.append("No pooled-unjudged document is retrieved: the estimate rests on the judged documents alone")
+    summary.append(f"infAP = {total:.4f} / {q.num_rel} = {value:.4f}" if q.num_rel > 0 else "R = 0: infAP = 0")
+    formula = (
+        "infAP = (1/R) * sum over judged relevant retrieved documents at rank j+1 of "
+        "1/(j+1) + (j/(j+1)) * ((k-1+n+u)/j) * ((k-1+e)/(k-1+n+2e)), 1 at rank 1; e = 0.00001"
+    )
+    return Working(formula, (table,), tuple(summary), value)
+
+
+def iprec_at_recall(q: QueryRanking, m, r) -> Working:
+    x = float(m.params[0])
+    R, nrr = q.num_rel, q.num_rel_ret
+    ranks = _relevant_ranks(q)
+    precision = [q.relcum[i] / (i + 1.0) for i in ranks]
+    interpolated = list(precision)
+    for j in range(len(interpolated) - 2, -1, -1):
+        interpolated[j] = max(interpolated[j], interpolated[j + 1])
+    rows = tuple(
+        _doc(q, i)
+        | {"relevant so far": q.relcum[i], "recall": q.relcum[i] / R if R else 0.0}
+        | {"precision": f"{q.relcum[i]}/{i + 1}"}
+        | {"precision (decimal)": p, "interpolated precision": ip}
+        for i, p, ip in zip(ranks, precision, interpolated)
+    )
+    columns = ("rank", "docid", "grade", "relevant so far", "recall", "precision", "precision (decimal)")
+    table = Table("Relevant retrieved documents", columns + ("interpolated precision",), rows)
+    v = int(lround(np.asarray([x * R]))[0])
+    summary = [_never(q), f"Recall {x:g} of R = {R}: lround({x:g} * {R}) = {v} relevant documents"]
+    if v > nrr:
+        value = 0.0
+        summary.append(f"Only {nrr} relevant documents retrieved, fewer than {v}: the value is 0")
+    elif v >= 1:
+        value = interpolated[v - 1]
+        summary.append(
+            f"Relevant document number {v} is at rank {ranks[v - 1] + 1}; the highest precision there or "
+            f"below: {value:.4f}"
+        )
+    elif nrr > 0:
+        value = interpolated[0]
+        summary.append(f"Recall level 0: the highest precision anywhere in the ranking: {value:.4f}")
+    else:
+        value = nrr / float(q.num_ret) if q.num_ret else float("nan")
+        summary.append(f"Recall level 0 and no relevant document retrieved: {format(value, '.4f')}")
+    formula = (
+        f"iprec_at_recall_{x:.2f} = the highest precision at or below the rank where lround({x:g} * R) "
+        "relevant documents have been retrieved"
+    )
+    return Working(formula, (table,), tuple(summary), value)
