@@ -281,3 +281,57 @@ def test_declining_to_read_a_changed_run_again_keeps_the_window(qtbot, project, 
         assert set(s.results.runs) == {"bm25", "bm25_rm3", "tfidf_title"}
     finally:
         close_window(w)
+
+
+def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map", "ndcg_cut.10"))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        s.set_relevance_level(2)
+        _idle(qtbot, w)
+        view = w.per_query
+        view.measure_box.setCurrentText("map")
+        row = 3
+        query = view.proxy.index(row, 0).data()
+        column = [view.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(view.proxy.columnCount())]
+        index = view.proxy.index(row, column.index("bm25_rm3"))
+        view.view.clicked.emit(index)
+        qtbot.waitUntil(lambda: s.model.explained is not None and not s.busy, timeout=TIMEOUT)
+        e = s.model.explained.explanation
+        assert (e.run, e.query_id, e.measure) == ("bm25_rm3", query, "map")
+        shown = float(s.results.per_query["map"].loc[query, "bm25_rm3"])
+        assert e.value == shown and e.explained
+        assert "-l 2" in " ".join(e.conventions)  # under the level in force
+        assert e.line.split("\t") == ["map".ljust(22), query, f"{shown:.4f}"]
+        assert w.explain_view.text() == e.to_text()
+        # a summary cell: the mean over the queries
+        summary = w.summary
+        headers = [summary.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(summary.proxy.columnCount())]
+        runs = [summary.proxy.index(r, 0).data().split(" ")[0] for r in range(summary.proxy.rowCount())]
+        summary.view.clicked.emit(summary.proxy.index(runs.index("bm25"), headers.index("ndcg_cut_10")))
+        qtbot.waitUntil(lambda: s.model.explained.explanation.query_id == "all" and not s.busy, timeout=TIMEOUT)
+        e = s.model.explained.explanation
+        assert e.value == float(s.results.summary.loc["bm25", "ndcg_cut_10"])
+        # a bar of the difference chart
+        w.diff_chart.sigBarClicked.emit("tfidf_title", query, "map")
+        qtbot.waitUntil(lambda: s.model.explained.explanation.run == "tfidf_title" and not s.busy, timeout=TIMEOUT)
+        assert s.model.explained.explanation.value == float(s.results.per_query["map"].loc[query, "tfidf_title"])
+        assert s.model.explained.gain_curve is not None
+        # a row of the explanation selects its document in the drill-down
+        doc = next(r["docid"] for t in s.model.explained.explanation.tables for r in t.rows if r.get("docid"))
+        w.explain_view.documentActivated.emit(query, doc)
+        qtbot.waitUntil(lambda: s.drilldown is not None and s.drilldown.query_id == query, timeout=TIMEOUT)
+        qtbot.waitUntil(
+            lambda: any(
+                doc in col.doc_ids() and col.view.selectionModel().hasSelection()
+                for col in w.drilldown.columns.values()
+            ),
+            timeout=TIMEOUT,
+        )
+        # new results (another level) explain the same cell again, under the new level
+        s.set_relevance_level(1)
+        _idle(qtbot, w)
+        qtbot.waitUntil(lambda: "-l 1" in " ".join(s.model.explained.explanation.conventions), timeout=TIMEOUT)
+    finally:
+        close_window(w)

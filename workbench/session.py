@@ -25,6 +25,7 @@ sigIdle()                    no job is running any more
 sigCompareSettingsChanged()  test, alpha or correction of the comparison changed
 sigComparisonChanged(object) new :class:`workbench.model.significance.Comparison` (or None)
 sigDrilldownChanged(object)  new :class:`metrics.drilldown.QueryDrilldown` (or None)
+sigExplanationChanged(object) new :class:`workbench.model.explaining.Explained` (or None)
 sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a dict, see metrics.inspect) or None
 """
 
@@ -92,6 +93,7 @@ class Session(QObject):
     sigComparisonChanged = Signal(object)
     sigDrilldownChanged = Signal(object)
     sigInspectionChanged = Signal(object)
+    sigExplanationChanged = Signal(object)
 
     # what the session holds is the model's
     workspace = _delegate("workspace")
@@ -129,6 +131,7 @@ class Session(QObject):
             (events.comparison_changed, self.sigComparisonChanged),
             (events.drilldown_changed, self.sigDrilldownChanged),
             (events.inspection_changed, self.sigInspectionChanged),
+            (events.explanation_changed, self.sigExplanationChanged),
         ):
             event.connect(signal.emit)
         events.evaluation_wanted.connect(self.request_evaluation)
@@ -161,7 +164,9 @@ class Session(QObject):
 
         # the comparison with the baseline and the drill-down of the selected query are computed again
         # whenever what they depend on changes; so is the inspection of one file
-        self.sigResultsChanged.connect(lambda _: (self.request_comparison(), self.request_drilldown()))
+        self.sigResultsChanged.connect(
+            lambda _: (self.request_comparison(), self.request_drilldown(), self.request_explanation())
+        )
         self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
         # with many runs the drill-down shows the best on the query by the measure in focus
@@ -547,6 +552,27 @@ class Session(QObject):
             f"Ranking query {request.query_id}",
             self.model.apply_drilldown,
             lambda exc: self.sigError.emit(f"Query drill-down failed: {exc}"),
+        )
+
+    # ------------------------------------------------------------------
+    # how one value was computed
+    def explain(self, run: str, query_id, measure: str) -> None:
+        """Show how ``measure`` of ``run`` on ``query_id`` (None: the mean) was computed (in a worker)."""
+        self.model.explain(run, query_id, measure)
+        self.request_explanation()
+
+    def request_explanation(self) -> None:
+        from workbench.model import explaining
+
+        request = self.model.explain_request()
+        if request is None:
+            return
+        self.jobs.submit(
+            "explain",
+            lambda progress: explaining.compute(request, progress),
+            f"Explaining {request.measure} of {request.run}",
+            self.model.apply_explanation,
+            lambda exc: self.sigError.emit(f"Explaining {request.measure} failed: {exc}"),
         )
 
     # ------------------------------------------------------------------

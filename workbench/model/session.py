@@ -13,8 +13,9 @@ Events (arguments in brackets)
 files_changed, baseline_changed [label or None], measures_changed, results_changed [Results or None],
 query_changed [query id or None], focus_measure_changed [name], error [message],
 message [message], file_loaded [path], compare_settings_changed, comparison_changed [Comparison or
-None], drilldown_changed [QueryDrilldown or None], inspection_changed [dict or None], and
-evaluation_wanted (something an evaluation depends on changed: evaluate again soon).
+None], drilldown_changed [QueryDrilldown or None], inspection_changed [dict or None],
+explanation_changed [workbench.model.explaining.Explained or None], and evaluation_wanted
+(something an evaluation depends on changed: evaluate again soon).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from workbench.model import analysis, state
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
 from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
+from workbench.model.explaining import ExplainRules
 from workbench.model.files import FileRules
 from workbench.model.loading import inspection_work
 from workbench.model.undo import UndoStack
@@ -67,6 +69,7 @@ class SessionEvents:
         self.comparison_changed = Event()
         self.drilldown_changed = Event()
         self.inspection_changed = Event()
+        self.explanation_changed = Event()
         self.evaluation_wanted = Event()
 
 
@@ -79,7 +82,7 @@ class InspectionJob:
     work: Callable[[Any], dict]
 
 
-class SessionModel(FileRules):
+class SessionModel(FileRules, ExplainRules):
     """What the window has loaded, chosen and computed, and the rules of every change (no Qt).
 
     The rules of the list of files (opening, reading, removing, labels, baseline) are in

@@ -15,7 +15,7 @@ from html import escape as esc
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -62,6 +62,9 @@ def layout_bars(differences: pd.DataFrame, runs: list[str]) -> pd.DataFrame:
 
 class DifferenceChart(QWidget):
     """Bars of (run - baseline) per query for the session's focus measure."""
+
+    #: a bar was clicked: (run, query id, measure), for the explain view
+    sigBarClicked = Signal(str, str, str)
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -175,6 +178,15 @@ class DifferenceChart(QWidget):
         if hit.empty or abs(x - slot) > 0.5:
             return None
         return str(hit["query_id"].iloc[0])
+
+    def bar_at(self, x: float) -> tuple[str, str] | None:
+        """(run, query) of the bar under ``x`` (in data coordinates), or None."""
+        if self._frame.empty:
+            return None
+        hit = self._frame.loc[(self._frame["x"] - x).abs() <= self._frame["width"] / 2]
+        if hit.empty:
+            return None
+        return str(hit["run"].iloc[0]), str(hit["query_id"].iloc[0])
 
     # -- session -> view -------------------------------------------------
     def _sync_boxes(self, comparison) -> None:
@@ -338,7 +350,12 @@ class DifferenceChart(QWidget):
         vb = self.plot.getPlotItem().getViewBox()
         if not vb.sceneBoundingRect().contains(event.scenePos()):
             return
-        self.click_query(self.query_at(vb.mapSceneToView(event.scenePos()).x()))
+        x = vb.mapSceneToView(event.scenePos()).x()
+        self.click_query(self.query_at(x))
+        bar = self.bar_at(x)
+        measure = self.measure_box.currentText()
+        if bar is not None and measure:
+            self.sigBarClicked.emit(bar[0], bar[1], measure)
 
     def _on_hover(self, pos) -> None:
         vb = self.plot.getPlotItem().getViewBox()

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from workbench.model import workspace_file
 from workbench.system import qtcompat
 from workbench.views.status import MessageArea, StaleBar
+from workbench.views.window_explain import ExplainActions
 from workbench.views.window_exports import ExportActions
 from workbench.views.window_layout import LAYOUT_VERSION, LayoutActions
 from workbench.views.window_workspaces import WorkspaceActions
@@ -57,7 +58,7 @@ def _import_modules(session_ready: threading.Event) -> None:
         session_ready.set()
 
 
-class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
+class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions, QMainWindow):
     sigExported = Signal(str)
 
     def __init__(self, session=None, settings: QSettings | None = None, parent=None, *, deferred: bool = False):
@@ -254,6 +255,7 @@ class MainWindow(WorkspaceActions, ExportActions, LayoutActions, QMainWindow):
         self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["drilldown"], self.docks["inspect"])
         self.tabifyDockWidget(self.docks["drilldown"], self.docks["pairs"])
+        self._build_explain()
         self.docks["drilldown"].raise_()
         self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-LAYOUT_VERSION = 3  # bump when the docks change, so that an older saved layout is not applied
+LAYOUT_VERSION = 4  # bump when the docks change, so that an older saved layout is not applied
 
 
 class LayoutActions:
