@@ -335,3 +335,34 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         qtbot.waitUntil(lambda: "-l 1" in " ".join(s.model.explained.explanation.conventions), timeout=TIMEOUT)
     finally:
         close_window(w)
+
+
+def test_tab_goes_through_every_control_and_entering_a_table_chooses_nothing(qtbot, project, tmp_path):
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        w.activateWindow()
+        w.files.table.setFocus()
+        seen = []
+        for _ in range(80):
+            focus = QApplication.focusWidget()
+            seen.append(focus)
+            QTest.keyClick(focus, Qt.Key.Key_Tab)
+        # out of the files table to its buttons and the measures, and round the window back to the table
+        for widget in (w.files.up_button, w.files.remove_button, w.measures.list, w.measures.relevance):
+            assert widget in seen
+        assert seen.count(w.files.table) >= 2 and w.per_query.view in seen
+        for view in (w.files.table, w.per_query.view):
+            at = seen.index(view)
+            assert seen[at + 1] is not view  # one Tab leaves a table
+        assert s.selected_query is None  # entering the per-query table chose no query
+        w.per_query.view.setFocus()
+        qtbot.wait(20)
+        QTest.keyClick(w.per_query.view, Qt.Key.Key_Down)
+        assert s.selected_query is not None  # a key that moves in it does
+    finally:
+        close_window(w)

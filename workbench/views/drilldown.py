@@ -43,6 +43,7 @@ GRADE_COLOURS = {
 
 def _table(parent) -> QTableView:
     view = QTableView(parent)
+    view.setTabKeyNavigation(False)  # Tab moves on to the next control
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)

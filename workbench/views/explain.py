@@ -103,6 +103,7 @@ class _TableBlock(QWidget):
         self.caption = QLabel(self)
         self.model = RowsModel(self)
         self.view = QTableView(self)
+        self.view.setTabKeyNavigation(False)  # Tab moves on to the next control
         self.view.setModel(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)

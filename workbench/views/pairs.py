@@ -36,6 +36,7 @@ class PairsView(QWidget):
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.table = QTableWidget(0, 0, self)
+        self.table.setTabKeyNavigation(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

@@ -51,6 +51,7 @@ class FilesPanel(QWidget):
         self._shown: list[tuple] = []  # what each row shows (see refresh)
         self.session = session
         self.table = QTableWidget(0, len(self.COLUMNS), self)
+        self.table.setTabKeyNavigation(False)  # Tab moves on to the buttons and the measures
         self.table.setHorizontalHeaderLabels(self.COLUMNS)
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

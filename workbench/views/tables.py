@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QItemSelectionModel, QRegularExpression, Qt
+from PySide6.QtCore import QEvent, QItemSelectionModel, QRegularExpression, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -205,6 +205,9 @@ class PerQueryView(QWidget):
         self.measure_box.currentTextChanged.connect(self._on_measure_chosen)
         self.filter_edit.textChanged.connect(self._on_filter)
         self.view.selectionModel().currentRowChanged.connect(self._on_current_row)
+        # the keyboard entering the table (Tab) makes its first row current: that is not a choice of query
+        self._entering = False
+        self.view.installEventFilter(self)
         session.sigResultsChanged.connect(self.on_results)
         session.sigBaselineChanged.connect(lambda _: self.rebuild())
         session.sigFilesChanged.connect(self._on_files_changed)
@@ -311,8 +314,14 @@ class PerQueryView(QWidget):
             return None
         return self.proxy.index(index.row(), 0).data()
 
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
+        if obj is self.view and event.type() == QEvent.Type.FocusIn:
+            self._entering = True
+            QTimer.singleShot(0, self, lambda: setattr(self, "_entering", False))
+        return super().eventFilter(obj, event)
+
     def _on_current_row(self, current, previous) -> None:
-        if current.isValid():
+        if current.isValid() and not self._entering:
             self.session.select_query(self.proxy.index(current.row(), 0).data())
 
     def _on_measure_chosen(self, name: str) -> None:
