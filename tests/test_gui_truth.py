@@ -366,3 +366,26 @@ def test_tab_goes_through_every_control_and_entering_a_table_chooses_nothing(qtb
         assert s.selected_query is not None  # a key that moves in it does
     finally:
         close_window(w)
+
+
+def test_bad_files_dropped_leave_no_traceback_on_the_terminal(project, tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad_run.txt"
+    bad.write_text("301 Q0 d1 1 2.0 run\n301 Q0 d2 2 high run\n")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench.app", "--screenshot", str(tmp_path / "shot.png"), "--timeout", "60"]
+        + [str(project / "qrels.txt"), str(project / "run_bm25.txt"), str(bad), str(empty)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert (tmp_path / "shot.png").exists()
+    logs = list((tmp_path / "data").rglob("ir-workbench.log"))
+    assert logs and "bad_run.txt" in logs[0].read_text()  # the details are in the log

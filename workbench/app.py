@@ -56,8 +56,10 @@ def main(argv=None) -> int:
         settings = QSettings(APP_NAME, APP_NAME)
     # the window shows itself first and builds its views (pandas, pyqtgraph) right after, unless a
     # picture of it is asked for
-    window = MainWindow(settings=settings, deferred=not args.screenshot)
     from workbench.system import logs
+
+    logs.setup()  # before any file is read: tracebacks go to the log file, never to the terminal
+    window = MainWindow(settings=settings, deferred=not args.screenshot)
 
     if args.screenshot:
         w, h = (int(v) for v in args.size.lower().split("x"))

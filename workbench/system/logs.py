@@ -23,11 +23,25 @@ def log_dir() -> str:
     return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation)
 
 
+_state: dict = {"report": None, "path": None, "done": False}
+
+
+def set_report(report) -> None:
+    """``report(text)`` tells the user about an unexpected error from now on (the window's messages)."""
+    _state["report"] = report
+
+
 def setup(report=None) -> str | None:
-    """Log to a rotating file; ``report(text)`` tells the user about an unexpected error.
+    """Log to a rotating file (called once, before any file is read: a failure's traceback never goes
+    to the terminal); ``report(text)`` tells the user about an unexpected error (see :func:`set_report`).
 
     Returns the log file's path (None if it cannot be written: then only standard error).
     """
+    if report is not None:
+        set_report(report)
+    if _state["done"]:
+        return _state["path"]
+    _state["done"] = True
     path = None
     handler: logging.Handler
     try:
@@ -47,9 +61,10 @@ def setup(report=None) -> str | None:
             sys.__excepthook__(kind, value, tb)
             return
         log.error("unexpected error", exc_info=(kind, value, tb))
-        if report is not None:
+        if _state["report"] is not None:
             where = f" (details in {path})" if path else ""
-            report(f"Unexpected error: {kind.__name__}: {value}{where}")
+            _state["report"](f"Unexpected error: {kind.__name__}: {value}{where}")
 
     sys.excepthook = excepthook
+    _state["path"] = path
     return path
