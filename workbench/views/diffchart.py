@@ -79,6 +79,7 @@ class DifferenceChart(QWidget):
         self.run_box.setToolTip("Run compared with the baseline (or all runs side by side)")
         self.caption = QLabel(self)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.caption.setWordWrap(True)  # a narrow chart: the caption on two lines rather than cut
         self.plot = pg.PlotWidget(self, background="w")
         self.plot.setMinimumSize(160, 120)
         self.plot.setToolTip(CLICK_HINT)

@@ -227,7 +227,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         box = QVBoxLayout(central)
         box.setContentsMargins(2, 2, 2, 0)
         box.setSpacing(2)
-        box.addWidget(QLabel("Per query", central))
         box.addWidget(self.per_query)
         self.setCentralWidget(central)
 

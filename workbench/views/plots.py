@@ -168,6 +168,7 @@ class CurvePlot(QWidget):
         layout.setSpacing(2)
         self.controls = QHBoxLayout()  # with many runs, the controls under the caption (it stays readable)
         self.controls.setContentsMargins(4, 0, 4, 0)
+        self.controls.addStretch(1)  # (the controls keep their sizes, at the left)
         layout.addLayout(self.bar)
         layout.addLayout(self.controls)
         layout.addWidget(self.plot, 1)
@@ -232,16 +233,23 @@ class CurvePlot(QWidget):
         and the baseline; the others are drawn thin and grey (emphasis rather than hue for many runs)."""
         return coloured_runs(runs, results, self.session.focus_measure, self.session.baseline_label())
 
+    #: narrower than this, the controls go under the caption (beside it, it wrapped a word per line)
+    NARROW = 420
+
     def _place_controls(self, many: bool) -> None:
         """The run controls beside the caption, or on a line of their own under it when there are many runs
-        (the caption then says which runs are drawn, and a narrow plot would cut it)."""
-        if many == self._many:
+        or the plot is narrow (the caption then says which runs are drawn, and the controls would cut it)."""
+        self._many_runs = many
+        under = many or self.width() < self.NARROW
+        if under == self._many:
             return
-        self._many = many
+        self._many = under
         widgets = [self.all_runs_box, self.find_box, self.legend_button]
+        if hasattr(self, "k_box"):
+            widgets.append(self.k_box)
         for w in widgets:
-            (self.bar if many else self.controls).removeWidget(w)
-        if many:
+            (self.bar if under else self.controls).removeWidget(w)
+        if under:
             for i, w in enumerate(widgets):
                 self.controls.insertWidget(i, w, 1 if w is self.find_box else 0)
         else:
@@ -398,6 +406,7 @@ class CurvePlot(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_legend()  # a narrower plot wraps the legend on more lines
+        self._place_controls(getattr(self, "_many_runs", False))
 
     def _toggle_run(self, run: str) -> None:
         (self.hidden.discard if run in self.hidden else self.hidden.add)(run)

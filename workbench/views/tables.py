@@ -179,9 +179,11 @@ class PerQueryView(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setMinimumWidth(90)
         self.filter_status = QLabel(self)
-        self.baseline_label = QLabel(self)
+        # the view's heading, which names the baseline of the Δ columns (on its own line: never cut)
+        self.baseline_label = QLabel("Per query", self)
         self.baseline_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.baseline_label.setMinimumWidth(0)
+        self.baseline_label.setWordWrap(True)
         self.view = _make_table(self)
         self.view.setModel(self.proxy)
         self.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
@@ -196,9 +198,9 @@ class PerQueryView(QWidget):
         bar.addWidget(self.measure_box)
         bar.addWidget(self.filter_edit, 2)
         bar.addWidget(self.filter_status)
-        bar.addWidget(self.baseline_label, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.baseline_label)
         layout.addLayout(bar)
         layout.addWidget(self.view)
 
@@ -254,7 +256,7 @@ class PerQueryView(QWidget):
         if results is None or measure not in results.per_query:
             self._built = None
             self.model.set_frame(pd.DataFrame())
-            self.baseline_label.setText("")
+            self.baseline_label.setText("Per query")
             return
         baseline = self.session.baseline_label()
         texts = self.session.workspace.queries()
@@ -274,7 +276,9 @@ class PerQueryView(QWidget):
         self.model.set_frame(frame, tones, sort_keys={"query_id": np.arange(len(frame))})
         if 0 <= sort_col < len(frame.columns):
             self.proxy.sort(sort_col, sort_order)
-        self.baseline_label.setText(f"Baseline: {baseline}" if baseline else "")
+        self.baseline_label.setText(
+            f"Per query — baseline: {baseline} (Δ = run − baseline)" if baseline in wide.columns else "Per query"
+        )
         fit_columns(self.view)
         self._on_filter(self.filter_edit.text())  # the count and the id list apply to the new rows
         self.on_query(self.session.selected_query)
