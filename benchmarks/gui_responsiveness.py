@@ -7,6 +7,11 @@ onto the window (offscreen), ticks a 20 ms timer on the window's thread, and
 reports the longest gap between ticks and the time until the window is idle.
 
     python benchmarks/gui_responsiveness.py [--queries 500] [--depth 3000]
+    python benchmarks/gui_responsiveness.py --runs 500 [--openings 7]   # a folder of DL19-shaped runs
+
+With ``--runs`` a folder of that many runs (43 queries of 1,000 documents each) is opened, ``--openings``
+times in a new window each; a watchdog thread samples the window's thread whenever it has not ticked
+for 0.25 s, and the stack seen most in the longest pause is printed (what kept the window busy).
 """
 
 from __future__ import annotations
@@ -30,11 +35,111 @@ def write_data(folder: Path, queries: int, depth: int) -> tuple[Path, Path]:
     return qrels, run
 
 
+class Watchdog:
+    """Samples the main thread's stack while the window's thread has not ticked for ``after`` seconds."""
+
+    def __init__(self, last: list, after: float = 0.25):
+        import threading
+
+        self.last, self.after = last, after
+        self.samples: list[tuple[float, str]] = []  # (the pause's start, the stack)
+        self._stop = threading.Event()
+        self._main = threading.main_thread().ident
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        import sys
+        import traceback
+
+        while not self._stop.wait(0.05):
+            since = self.last[0]
+            if time.monotonic() - since > self.after:
+                frame = sys._current_frames().get(self._main)
+                if frame is not None:
+                    stack = "".join(traceback.format_stack(frame, limit=12)[-8:])
+                    self.samples.append((since, stack))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def culprit(self) -> str:
+        """The stack seen most during the longest pause."""
+        from collections import Counter
+
+        if not self.samples:
+            return ""
+        pauses = Counter(since for since, _ in self.samples)
+        longest = pauses.most_common(1)[0][0]
+        stacks = Counter(stack for since, stack in self.samples if since == longest)
+        return stacks.most_common(1)[0][0]
+
+
+def many_runs(args) -> None:
+    """Open a folder of ``args.runs`` DL19-shaped runs, ``args.openings`` times: the longest pauses."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from generate import generate
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from workbench.views.main_window import MainWindow
+
+    app = QApplication([])
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "runs"
+        generate(folder, queries=43, depth=1000, judged=215, runs=args.runs)
+        worst = []
+        for opening in range(args.openings):
+            window = MainWindow(settings=QSettings(str(Path(tmp) / f"s{opening}.ini"), QSettings.Format.IniFormat))
+            window.show()
+            gaps, last = [], [time.monotonic()]
+
+            def tick(gaps=gaps, last=last):
+                now = time.monotonic()
+                gaps.append(now - last[0])
+                last[0] = now
+
+            timer = QTimer()
+            timer.setInterval(20)
+            timer.timeout.connect(tick)
+            start = time.monotonic()
+            timer.start()
+            dog = Watchdog(last)
+            window.open_files([str(folder)])
+            while window.session.busy or window.session.results is None:
+                app.processEvents()
+                time.sleep(0.002)
+            elapsed = time.monotonic() - start
+            timer.stop()
+            dog.stop()
+            window.session.shutdown()
+            window.close()
+            window.deleteLater()
+            app.processEvents()
+            worst.append(max(gaps))
+            print(
+                f"opening {opening + 1}: {args.runs} runs idle after {elapsed:.2f} s; longest pause of the "
+                f"window's thread {max(gaps) * 1000:.0f} ms"
+            )
+            if max(gaps) > args.show_over:
+                print("  busy with:\n" + "\n".join("    " + line for line in dog.culprit().splitlines()))
+        print(f"longest pause over {args.openings} openings: {max(worst) * 1000:.0f} ms")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=500)
     parser.add_argument("--depth", type=int, default=3000)
+    parser.add_argument("--runs", type=int, default=0, help="open a folder of this many DL19-shaped runs")
+    parser.add_argument("--openings", type=int, default=7)
+    parser.add_argument("--show-over", type=float, default=0.5, help="print the stack of pauses over this (s)")
     args = parser.parse_args()
+    if args.runs:
+        many_runs(args)
+        return
 
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
