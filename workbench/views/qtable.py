@@ -55,6 +55,7 @@ class DataFrameModel(QAbstractTableModel):
         self._bold = QFont()
         self._bold.setBold(True)
         self.row_label_column: int | None = None  # a column whose value labels each row (vertical header)
+        self.header_tips: dict[str, str] = {}  # column name -> a line under it in its tooltip
 
     # -- data in --------------------------------------------------------
     def set_frame(
@@ -208,7 +209,9 @@ class DataFrameModel(QAbstractTableModel):
             # the first click on a score column puts the best (highest) value on top
             return Qt.SortOrder.DescendingOrder if self._numeric[section] else Qt.SortOrder.AscendingOrder
         if role == Qt.ItemDataRole.ToolTipRole and horizontal:
-            return self._names[section]  # the whole name where the header is elided
+            name = self._names[section]  # the whole name where the header is elided
+            tip = self.header_tips.get(name)
+            return f"{name}\n{tip}" if tip else name
         if role != Qt.ItemDataRole.DisplayRole:
             return None
         if horizontal:

@@ -27,6 +27,39 @@ from workbench.views.qtable import DataFrameModel, DataFrameProxy, fit_columns, 
 MANY_RUNS = 8  # more runs than this: the summary offers a filter by run name
 
 
+_TIPS: dict[str, str] = {}
+
+
+def measure_tips(names) -> dict[str, str]:
+    """Each measure's definition (from the measure registry's reference), for the tables' header tooltips."""
+    from metrics.measures import parse_measures
+    from workbench.views.help import measure_tooltip
+
+    out = {}
+    for name in names:
+        if name not in _TIPS:
+            try:
+                family = parse_measures([name])[0].family
+            except (ValueError, IndexError):
+                family = name
+            _TIPS[name] = measure_tooltip(family, _entries())
+            if "(" in name:  # a variant: its options say how it differs from trec_eval's
+                _TIPS[name] += f" Variant: {name[name.index('(') + 1 : name.rindex(')')]}."
+        out[name] = _TIPS[name]
+    return out
+
+
+def _entries():
+    from metrics.measures import reference
+
+    if "entries" not in _TIPS_ENTRIES:
+        _TIPS_ENTRIES["entries"] = reference.entries()
+    return _TIPS_ENTRIES["entries"]
+
+
+_TIPS_ENTRIES: dict = {}
+
+
 def _make_table(parent) -> QTableView:
     view = QTableView(parent)
     view.setSortingEnabled(True)
@@ -136,6 +169,7 @@ class SummaryView(QWidget):
             tips = tips if tips is not None else pd.DataFrame("", index=frame.index, columns=frame.columns)
             marks.loc[rows, "run"] = marks.loc[rows, "run"].astype(str) + " — not scored"
             tips.loc[rows, "run"] = "This run shares no query with the qrels; no measure can be computed."
+        self.model.header_tips = measure_tips(results.measures)
         self.model.set_frame(
             frame, tones, sort_keys={"run": frame["run"].map(order).to_numpy()}, marks=marks, tips=tips
         )
