@@ -203,7 +203,8 @@ def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes,
         data = json.loads(b"".join(parts).decode("utf-8", "surrogateescape"))
     except ValueError as exc:
         line = getattr(exc, "lineno", None)
-        raise InputError(f"found text that is not JSON ({getattr(exc, 'msg', exc)})", path=display, line=line, expected=expected) from None
+        message = f"found text that is not JSON ({getattr(exc, 'msg', exc)})"
+        raise InputError(message, path=display, line=line, expected=expected) from None
     del parts
     if not isinstance(data, dict):
         raise InputError(f"found a JSON {type(data).__name__}", path=display, expected=expected)
@@ -218,7 +219,8 @@ def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes,
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
             if not number or (fmt is _RUN and value != value) or (fmt is not _RUN and not isinstance(value, int)):
                 what = "score" if fmt is _RUN else "relevance"
-                raise InputError(f"found {what} {value!r} for query {qid!r}, document {doc!r}", path=display, expected=expected)
+                message = f"found {what} {value!r} for query {qid!r}, document {doc!r}"
+                raise InputError(message, path=display, expected=expected)
             qids.append(key)
             docs.append(doc.encode("utf-8", "surrogateescape"))
             values.append(value)

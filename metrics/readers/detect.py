@@ -50,9 +50,10 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
     if layout.header:
         kind = "qrels" if "qrels" in layout.name else "run"
         return kind, f"line {line_no} is a header naming {' '.join(layout.header)!r}: {layout.name}"
-    n = len(head)
+    n = len(head) if layout.trec else layout.ncols
+    separated = "" if layout.trec else ", separated by commas"
     if n >= 6:
-        return "run", (f"line {line_no} has {n} fields (qid Q0 docid rank score tag): a run")
+        return "run", (f"line {line_no} has {n} fields (qid Q0 docid rank score tag){separated}: a run")
     if n == 4:
         return "qrels", (
             f"line {line_no} has 4 fields (qid iter docid grade): qrels; a ranked-judgments "
@@ -143,7 +144,7 @@ def sniff_layout(line: bytes, kind: Optional[str]) -> Layout:
 
 
 def _json_kind(display: str) -> str:
-    """"run" when a JSON file's first values have a fraction or an exponent (BEIR's saved results),
+    """ "run" when a JSON file's first values have a fraction or an exponent (BEIR's saved results),
     else "qrels"."""
     from ..textfile import head
 

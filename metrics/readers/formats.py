@@ -218,10 +218,11 @@ class Layout:
     tag: Optional[int] = None
     header: tuple = ()
     extra_ok: bool = False
+    json: bool = False
 
     @property
     def trec(self) -> bool:
-        return not self.header and self.delimiter is None
+        return not self.header and self.delimiter is None and not self.json
 
     def expected(self, fmt: _Format) -> str:
         if self.trec:
@@ -229,7 +230,9 @@ class Layout:
         sep = {9: "\t", 44: ","}.get(self.delimiter, " ")  # type: ignore[arg-type]
         names = sep.join(self.header) if self.header else ""
         if self.header:
-            return f"{self.ncols} fields separated by {_SEPARATORS[self.delimiter]}, as the header names them ({names!r})"
+            return (
+                f"{self.ncols} fields separated by {_SEPARATORS[self.delimiter]}, as the header names them ({names!r})"
+            )
         return f"{fmt.expected}, separated by {_SEPARATORS[self.delimiter]}"
 
     def describe(self) -> str:
@@ -244,7 +247,7 @@ class Layout:
 TREC_RUN = Layout("TREC", None, 6, 0, 2, 4, rank=3, tag=5, extra_ok=True)
 TREC_QRELS = Layout("TREC", None, 4, 0, 2, 3)
 #: a JSON file ``{qid: {docid: score or grade}}`` (BEIR's saved results, pytrec_eval's and ranx's dicts)
-JSON_LAYOUT = Layout("JSON {qid: {docid: value}}", None, 3, 0, 1, 2)
+JSON_LAYOUT = Layout("JSON {qid: {docid: value}}", None, 3, 0, 1, 2, json=True)
 
 
 def trec_layout(kind: str) -> Layout:

@@ -339,7 +339,7 @@ class Workspace:
         used by another loaded run would only get a number: the file name says more.
         """
         stem = Path(e.path).name
-        for suffix in (".gz", ".txt", ".run", ".trec", ".res", ".tsv"):
+        for suffix in (".gz", ".txt", ".run", ".trec", ".res", ".tsv", ".csv", ".json"):
             stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) and len(stem) > len(suffix) else stem
         if not tag or tag.strip().lower() in GENERIC_TAGS:
             return stem
