@@ -48,7 +48,9 @@ class Evaluation:
     """Result of :func:`evaluate`.
 
     ``per_query``: tidy frame run, query_id, measure, value (float64), one row
-    per (run, evaluated query, numeric measure), queries in trec_eval order.
+    per (run, evaluated query, numeric measure), queries in trec_eval order; a
+    query without a value for a measure (``Accuracy`` with no document of the
+    grade) has no row for it, as in ir_measures.
     ``aggregate``: tidy frame run, measure, value: trec_eval's "all" values.
     ``text``: run, query_id, measure, value (str) for the text measures
     (``runid`` with query_id "all", ``relstring`` per query).
@@ -519,7 +521,9 @@ def _strings(parts: list[tuple[list[str], np.ndarray]]):
 
 
 def _per_query_frame(results: list[RunResult]):
-    """The tidy per-query frame of the runs' values, query-major like trec_eval's -q output."""
+    """The tidy per-query frame of the runs' values, query-major like trec_eval's -q output.  A query
+    without a value for a measure (NaN: ``Accuracy`` with no document of the grade) has no row for it,
+    as in ir_measures' per-query results."""
     import pandas as pd
 
     parts = [r for r in results if r.names and r.query_ids]
@@ -528,7 +532,11 @@ def _per_query_frame(results: list[RunResult]):
     queries = _strings([(r.query_ids, np.repeat(np.arange(len(r.query_ids)), len(r.names))) for r in parts])
     measures = _strings([(r.names, np.tile(np.arange(len(r.names)), len(r.query_ids))) for r in parts])
     values = np.concatenate([r.values.ravel() for r in parts] or [np.zeros(0)])
-    return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
+    frame = pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
+    missing = np.isnan(values)
+    if missing.any():
+        frame = frame[~missing].reset_index(drop=True)
+    return frame
 
 
 def _is_true(text) -> bool:
