@@ -55,6 +55,7 @@ from .readers.formats import (
     _INT64_MIN,
     _INT_RE,
     _RUN,
+    INTENTS_LAYOUT,
     JSON_LAYOUT,
     Layout,
     Progress,
@@ -126,7 +127,13 @@ class _Irregular(Exception):
 
 
 def read_columns(
-    path, kind: str, name: Optional[str] = None, *, progress: Progress = None, fields: bool = False
+    path,
+    kind: str,
+    name: Optional[str] = None,
+    *,
+    progress: Progress = None,
+    fields: bool = False,
+    layout: Optional[Layout] = None,
 ) -> Columns:
     """Read a qrels (``kind="qrels"``), run (``"run"``) or ranked-judgments (``"ranked"``: the qrels
     of its inline grades, rows in ranked order; :func:`ranked_run` gives its run) file.
@@ -134,7 +141,9 @@ def read_columns(
     ``progress(fraction)`` is called once per chunk with the part of the file read so far; when it
     returns ``False`` reading stops with :class:`~metrics.errors.Cancelled`.  Problems raise
     :class:`~metrics.errors.InputError` naming the file, the line and what was expected.  ``fields``
-    (inspection) also keeps a run's rank and tag columns and counts the comment lines.
+    (inspection) also keeps a run's rank and tag columns and counts the comment lines.  ``layout``:
+    where the fields are, rather than as the file's first data line says (:data:`INTENTS_LAYOUT`: intent
+    qrels, the intents in ``rank``).
     """
     if kind not in _FORMATS:
         raise ValueError(f"kind must be 'qrels', 'run' or 'ranked', not {kind!r}")
@@ -150,12 +159,12 @@ def read_columns(
     filled = _Filled()
     offset = 0  # bytes of text before the chunk: where its first line is, should it hold an error
     comments = 0
-    layout: Optional[Layout] = None
+    sniff = layout is None
     with contextlib.closing(chunks(display, count_lines=False)) as source:  # type: ignore[type-var]  # a generator closes
         for chunk, _, _, fraction in source:
             if fields and b"#" in chunk:
                 comments += comment_lines(chunk)
-            if layout is None:
+            if sniff and layout is None:
                 layout, cut = _layout(chunk, kind, display, offset)
                 if layout is JSON_LAYOUT:
                     return _json_columns(display, fmt, name, chunk, source, tick)
@@ -322,6 +331,8 @@ def _parse_lines(
             if not _INT_RE.match(token) or not _INT64_MIN <= int(token) <= _INT64_MAX:
                 raise _value_error(token, fmt, display, line_no(i), at_start and not qids, layout)
             value = int(token)
+            if r is not None:
+                ranks.append(tokens[r])
         qids.append(tokens[q])
         docs.append(tokens[d])
         values.append(value)
@@ -330,6 +341,8 @@ def _parse_lines(
     value_array = np.array(values, dtype=np.float64 if is_run else np.int64)
     if not is_run:
         value_array = value_array.astype(grade_dtype(value_array), copy=False)
+    if not is_run and r is not None:
+        return ids_from_list(qids), ids_from_list(docs), value_array, b"", b"", ids_from_list(ranks)
     if fields and is_run:
         return (
             ids_from_list(qids),
@@ -478,10 +491,14 @@ def _assemble(
     qid, doc, value, *kept = filled.result()
     cols = Columns(fmt.kind, qid, doc, value, path=display, layout=layout or trec_layout(fmt.kind))
     if kept:
-        cols.rank, cols.tag = kept
-    if _has_duplicates(cols):
+        cols.rank, cols.tag = kept if len(kept) == 2 else (kept[0], None)
+    if layout is INTENTS_LAYOUT:
+        _check_intents(cols, display)
+    elif _has_duplicates(cols):
         if not whole:
             raise _Irregular
+        if fmt.kind == "qrels" and (layout is None or layout.trec):
+            _raise_if_intents(cols, display)
         raise _duplicate_error(cols, display)
     if fmt is _RUN:
         first, last = _text(first_tag), _text(last_tag)
@@ -558,6 +575,8 @@ def _parse(chunk: bytes, kind: str, fields: bool = False, layout: Optional[Layou
     if not is_run:
         value = value.astype(grade_dtype(value), copy=False)  # the chunks' types widen to the widest
     first_tag = last_tag = b""
+    if not is_run and layout.rank is not None:  # intent qrels: the intents
+        return qid, doc, value, first_tag, last_tag, ids_from_buffer(buf, *_field(bounds, layout.rank))
     if is_run:
         if layout.tag is not None:
             tag_starts, tag_ends = _field(bounds, layout.tag)
@@ -779,6 +798,62 @@ def _duplicate_error(cols: Columns, display: Optional[str], what: Optional[str] 
         path=display,
         line=lines[1],
         expected="each document at most once per query",
+    )
+
+
+def _with_intents(cols: Columns) -> Columns:
+    """Columns whose query ids are the (query, intent) pairs of intent qrels, for their duplicate check."""
+    assert cols.rank is not None
+    joined: np.ndarray
+    if cols.qid.dtype.kind == "S" and cols.rank is not None and cols.rank.dtype.kind == "S":
+        joined = np.char.add(np.char.add(cols.qid, b"\x1f"), cols.rank)
+    else:
+        joined = np.array([bytes(q) + b"\x1f" + bytes(i) for q, i in zip(cols.qid, cols.rank)], dtype=object)
+    return Columns("qrels", joined, cols.doc, cols.value)
+
+
+def _check_intents(cols: Columns, display: str) -> None:
+    """Refuse intent qrels judging a document twice for one intent of a query, naming both lines."""
+    keyed = _with_intents(cols)
+    found = _first_duplicate(keyed)
+    if found is None:
+        return
+    row, first = found
+    lines = data_lines(display, [first, row])
+    assert cols.rank is not None
+    raise InputError(
+        f"found document {_show(cols.doc[row])} judged twice for intent {_show(cols.rank[row])} of query "
+        f"{_show(cols.qid[row])} (first on line {lines[0]})",
+        path=display,
+        line=lines[1],
+        expected="each document at most once per intent of a query",
+    )
+
+
+def _raise_if_intents(cols: Columns, display: str) -> None:
+    """Raise :class:`~metrics.errors.IntentQrelsError` when the qrels file ``cols`` came from, whose
+    (query, document) pairs repeat, is intent qrels: the repeats differ in their second column and no
+    (query, second column, document) repeats."""
+    from .errors import IntentQrelsError
+
+    try:
+        intents = read_columns(display, "qrels", layout=INTENTS_LAYOUT)
+    except InputError:
+        return
+    row, first = _first_duplicate(cols) or (0, 0)
+    if len(intents) != len(cols) or intents.rank is None or intents.rank[row] == intents.rank[first]:
+        return
+    n = len(np.unique(intents.rank))
+    lines = data_lines(display, [first, row])
+    raise IntentQrelsError(
+        f"found document {_show(cols.doc[row])} a second time for query {_show(cols.qid[row])} (first on line "
+        f"{lines[0]}) with another intent in column 2 ({n} intents in all): these are intent (diversity) "
+        "qrels, 'qid intent docid grade' as the TREC Web track ships them for ndeval; the diversity measures "
+        "read them (alpha-nDCG@20, ERR-IA@20, NRBP, P-IA@20, StRecall@20: metrics.read_intent_qrels and "
+        "metrics.evaluate_diversity, ir-eval --irm QRELS RUN alpha_nDCG@20), the other measures the ad hoc qrels",
+        path=display,
+        line=lines[1],
+        expected="ad hoc qrels, each document at most once per query",
     )
 
 

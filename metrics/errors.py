@@ -10,7 +10,7 @@ file, the 1-based line and what was expected there, e.g.::
 
 from __future__ import annotations
 
-__all__ = ["InputError", "Cancelled"]
+__all__ = ["InputError", "IntentQrelsError", "Cancelled"]
 
 
 class InputError(ValueError):
@@ -82,3 +82,9 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_OUTPUT = 4
 EXIT_INTERRUPTED = 130
+
+
+class IntentQrelsError(InputError):
+    """Intent (diversity) qrels (``qid intent docid grade``) given where ad hoc qrels are read: their
+    documents come once per intent of a query, which ad hoc qrels refuse.  Read them with
+    :func:`metrics.read_intent_qrels` for the diversity measures (:func:`metrics.evaluate_diversity`)."""

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Columns, columns_from_frame, comment_lines, normalise, query_codes, ranked_run, read_columns
-from .errors import Cancelled, InputError
+from .errors import Cancelled, InputError, IntentQrelsError
 from .ids import stretch_heads
 from .readers import LoadedFile, detect_kind_with_reason
 from .textfile import head as _file_head
@@ -107,9 +107,49 @@ def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: 
         cols = read_columns(display, kind, fields=True, progress=_part(progress, 0.0, 0.9))
     except Cancelled:
         raise
+    except IntentQrelsError as exc:
+        return _intents(display, exc)
     except (InputError, OSError) as exc:
         return _unreadable(display, kind, exc)
     return _describe(cols, reason, qrels, relevance_level)
+
+
+def _intents(path: str, recognised: IntentQrelsError) -> Inspection:
+    """Intent (diversity) qrels, recognised where ad hoc qrels were read: their queries, intents, judgments."""
+    from .readers.formats import INTENTS_LAYOUT
+
+    try:
+        cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
+    except (InputError, OSError) as exc:
+        return _unreadable(path, "qrels", exc)
+    assert cols.rank is not None  # the intents
+    ins = Inspection(path=path, kind="intents", columns=["qid", "intent", "docid", "grade"])
+    ins.kind_reason = (
+        "documents come again for a query with another intent in column 2: intent (diversity) qrels "
+        "for the diversity measures (alpha-nDCG@20, ERR-IA@20, NRBP, P-IA@20, StRecall@20)"
+    )
+    ins.layout = INTENTS_LAYOUT.name
+    ins.size = _size(path)
+    ins.lines, ins.comment_lines = _line_counts(path)
+    ins.head = _head(path)
+    names, codes = _query_codes(cols.qid)
+    ins.queries = len(names)
+    pairs = np.unique(np.stack([codes, np.unique(cols.rank, return_inverse=True)[1].ravel()]), axis=1)
+    per_query = np.bincount(pairs[0], minlength=len(names))
+    grades, counts = np.unique(np.asarray(cols.value), return_counts=True)
+    ins.figures = {
+        "judgments": int(len(cols)),
+        "intents_per_query": _spread(per_query),
+        "grades": {str(int(g)): int(n) for g, n in zip(grades, counts)},
+    }
+    ins.problems.append(
+        {
+            "line": recognised.line,
+            "severity": "info",
+            "message": "not ad hoc qrels: the other measures need the ad hoc qrels (each document once per query)",
+        }
+    )
+    return ins
 
 
 def inspect_loaded(
@@ -220,7 +260,14 @@ def format_text(inspections) -> str:
             ]
             if d["tags"]:
                 lines.append("  tags          " + ", ".join(f"{t} ({n:,})" for t, n in d["tags"].items()))
-        if "grades" in d:
+        if "intents_per_query" in d:
+            s = d["intents_per_query"]
+            lines += [
+                f"  judgments     {d['judgments']:,}",
+                f"  intents       {s['min']} / {s['median']:g} / {s['max']} per query",
+                "  grades        " + ", ".join(f"{g}: {n:,}" for g, n in d["grades"].items()),
+            ]
+        elif "grades" in d:
             s, r = d["judgments_per_query"], d["relevant_per_query"]
             lines += [
                 f"  judgments     {d['judgments']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",

@@ -212,3 +212,44 @@ def test_header_file_is_not_cut_into_parts(tmp_path, trec):
 def test_plain_trec_run_keeps_its_layout(trec):
     cols = read_columns(trec[1], "run")
     assert cols.layout is not None and cols.layout.trec and cols.name == "sys"
+
+
+INTENTS = "# diversity\n51 1 a 1\n51 2 a 0\n51 1 b 0\n51 2 b 1\n51 3 c 1\n52 1 d 1\n52 2 d 1\n"
+
+
+def test_intent_qrels_are_recognised_by_every_door(tmp_path):
+    path = tmp_path / "div.qrels"
+    path.write_text(INTENTS)
+    with pytest.raises(metrics.IntentQrelsError) as e:
+        metrics.read_qrels(path)
+    assert e.value.line == 3 and "intent (diversity) qrels" in str(e.value) and "alpha-nDCG@20" in str(e.value)
+    cli = subprocess.run([sys.executable, "-m", "metrics.cli", str(path), str(path)], capture_output=True, text=True)
+    assert cli.returncode != 0 and "intent (diversity) qrels" in cli.stderr
+    ins = inspect_file(path)
+    assert ins.kind == "intents" and ins.readable and ins.queries == 2
+    assert ins.figures["intents_per_query"]["max"] == 3 and ins.figures["judgments"] == 7
+    assert "intents" in metrics.inspect.format_text([ins])
+    from workbench.model.loading import _load_file, describe_error
+
+    with pytest.raises(metrics.InputError) as e:
+        _load_file(str(path), None, None)
+    assert "intent (diversity) qrels" in describe_error(str(path), e.value)
+
+
+def test_intent_qrels_through_the_one_reader(tmp_path):
+    path = tmp_path / "div.qrels"
+    path.write_text(INTENTS.replace("\n", "\r\n"))
+    frame = metrics.read_intent_qrels(path)
+    assert frame.values.tolist()[:2] == [["51", "1", "a", 1], ["51", "2", "a", 0]]
+    run = tmp_path / "run"
+    run.write_text("51 Q0 a 1 3 t\n51 Q0 c 2 2 t\n51 Q0 b 3 1 t\n52 Q0 d 1 1 t\n")
+    ev = metrics.evaluate_diversity(frame, metrics.read_run(run), ["alpha_nDCG@20", "StRecall@20"])
+    assert ev.summary()["StRecall@20"].iloc[0] == 1.0
+
+
+def test_ad_hoc_qrels_with_a_repeated_document_are_not_taken_for_intents(tmp_path):
+    path = tmp_path / "q"
+    path.write_text("1 0 a 1\n1 0 a 0\n")
+    with pytest.raises(InputError) as e:
+        metrics.read_qrels(path)
+    assert not isinstance(e.value, metrics.IntentQrelsError) and "a second time" in str(e.value)

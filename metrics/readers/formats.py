@@ -117,7 +117,7 @@ def _columns(n: int) -> str:
 def _column_error(tokens, fmt, display, line_no, first_data_line, layout=None) -> InputError:
     n = len(tokens)
     message = f"found {_columns(n)}"
-    if layout is not None and not layout.trec:
+    if layout is not None and (not layout.trec or layout.shape):
         return InputError(message, path=display, line=line_no, expected=layout.expected(fmt))
     if first_data_line:
         if fmt is _RUN and n == 4:
@@ -219,12 +219,16 @@ class Layout:
     header: tuple = ()
     extra_ok: bool = False
     json: bool = False
+    #: what a line should look like, when not the kind's TREC columns (intent qrels)
+    shape: str = ""
 
     @property
     def trec(self) -> bool:
         return not self.header and self.delimiter is None and not self.json
 
     def expected(self, fmt: _Format) -> str:
+        if self.shape:
+            return self.shape
         if self.trec:
             return fmt.expected
         sep = {9: "\t", 44: ","}.get(self.delimiter, " ")  # type: ignore[arg-type]
@@ -248,6 +252,13 @@ TREC_RUN = Layout("TREC", None, 6, 0, 2, 4, rank=3, tag=5, extra_ok=True)
 TREC_QRELS = Layout("TREC", None, 4, 0, 2, 3)
 #: a JSON file ``{qid: {docid: score or grade}}`` (BEIR's saved results, pytrec_eval's and ranx's dicts)
 JSON_LAYOUT = Layout("JSON {qid: {docid: value}}", None, 3, 0, 1, 2, json=True)
+
+
+#: intent (diversity) qrels, ``qid intent docid grade`` (TREC Web track, ndeval): read as qrels whose
+#: ``rank`` column holds the intent; a (query, document) pair comes once per intent
+INTENTS_LAYOUT = Layout(
+    "TREC intent qrels (qid intent docid grade)", None, 4, 0, 2, 3, rank=1, shape="4 columns 'qid intent docid grade'"
+)
 
 
 def trec_layout(kind: str) -> Layout:
