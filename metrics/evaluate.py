@@ -120,6 +120,41 @@ class Evaluation:
     def _names(self) -> list[str]:
         return self.measure_names()
 
+    def describe_settings(self) -> str:
+        """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"."""
+        s = self.settings
+        words = []
+        if s.get("relevance_level", 1) != 1:
+            words.append(f"relevant from grade {s['relevance_level']} (-l {s['relevance_level']})")
+        if s.get("complete"):
+            words.append("queries of the qrels missing from a run score 0 (-c)")
+        if s.get("max_docs"):
+            words.append(f"first {s['max_docs']} documents of each ranking (-M {s['max_docs']})")
+        if s.get("judged_only"):
+            words.append("unjudged documents dropped (-J)")
+        if s.get("num_docs_in_coll"):
+            words.append(f"{s['num_docs_in_coll']} documents in the collection (-N)")
+        return "; ".join(words) if words else "trec_eval's defaults"
+
+    def _repr_html_(self) -> str:
+        """The summary as a table in Jupyter, under a line saying what was evaluated and with which settings."""
+        import html
+
+        sizes = sorted({len(q) for q in self.query_ids.values()}) or [0]
+        counted = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+        caption = (
+            f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}, {counted} queries, "
+            f"{len(self.measure_names())} measures; {self.describe_settings()}"
+        )
+        table = self.summary().to_html(float_format=lambda v: f"{v:.4f}", na_rep="")
+        notes = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings[:5])
+        more = f"<li>... {len(self.warnings) - 5} more</li>" if len(self.warnings) > 5 else ""
+        return (
+            f"<div><p><b>Evaluation</b>: {html.escape(caption)}</p>{table}"
+            + (f"<ul>{notes}{more}</ul>" if notes else "")
+            + "</div>"
+        )
+
     def result(self, run: str) -> RunResult:
         """The numpy values of one run."""
         for r in self.results:
