@@ -149,7 +149,7 @@ def read_columns(
         raise ValueError(f"kind must be 'qrels', 'run' or 'ranked', not {kind!r}")
     fmt = _FORMATS[kind]
     display = os.fspath(path)
-    if display.startswith(DATASET_PREFIX):
+    if display.startswith(DATASET_PREFIX):  # an ir_datasets dataset (metrics.datasets), not a file
         from .datasets import dataset_columns
 
         return dataset_columns(display, kind, name, progress=progress)

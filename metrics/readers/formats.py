@@ -218,6 +218,7 @@ class Layout:
     tag: Optional[int] = None
     header: tuple = ()
     extra_ok: bool = False
+    #: not lines of fields: a JSON file, or an ir_datasets dataset (:mod:`metrics.datasets`)
     json: bool = False
     #: what a line should look like, when not the kind's TREC columns (intent qrels)
     shape: str = ""
@@ -241,7 +242,7 @@ class Layout:
 
     def describe(self) -> str:
         """One sentence for inspection: the layout and where each column is."""
-        if self.trec:
+        if self.trec or self.json:
             return self.name
         return f"{self.name}: {self.ncols} fields separated by {_SEPARATORS[self.delimiter]}" + (
             f", header {' '.join(self.header)!r}" if self.header else ""

@@ -362,7 +362,10 @@ def merge_qrels(parts) -> pd.DataFrame:
 
 
 def normalize(path: str | os.PathLike) -> str:
-    return os.path.abspath(os.fspath(path))
+    text = os.fspath(path)
+    if text.startswith("irds:"):  # an ir_datasets dataset (metrics.datasets), not a file
+        return text
+    return os.path.abspath(text)
 
 
 # files a folder holds that are never qrels or runs (a folder of a study often has them)
