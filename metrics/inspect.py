@@ -386,9 +386,9 @@ def _head(path: str, layout=None) -> list:
     shown with replacement characters."""
     from .columns import _tokenizer
 
-    data = without_bom(_file_head(path), path)
     if layout is not None and layout.json:
-        return []  # JSON: no lines of fields
+        return []  # JSON, a dataset: no lines of fields
+    data = without_bom(_file_head(path), path)
     lines = data.split(b"\n")
     if len(data) == 65536 and len(lines) > 1:
         lines = lines[:-1]  # cut by the limit

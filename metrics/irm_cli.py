@@ -25,9 +25,9 @@ measure, and its providers break ties differently; ``--irm`` follows each:
 * pytrec_eval (most measures): trec_eval's order, ties by document id
   descending;
 * its MS MARCO and judged providers (``RR@k``, ``Judged@k``) and ``Compat``:
-  ties by document id ascending (on MS MARCO-style runs with ties ``RR@10``
-  differs from trec_eval's ``rr_cut.10``: Microblog 2011, 0.7359 rather
-  than 0.7456).  One exception remains: ``Compat``'s ideal ranking puts
+  ties by document id ascending (on runs with tied scores, such as MS
+  MARCO-style runs, ``RR@10`` then differs from trec_eval's ``rr_cut.10``).
+  One exception remains: ``Compat``'s ideal ranking puts
   relevant documents of one grade with tied scores in the qrels' order in
   ir_measures, in the ranking's order here;
 * cwl_eval and its accuracy provider (``INST``, ``INSQ``, ``BPM``, ``SDCG``,

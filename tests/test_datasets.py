@@ -115,3 +115,10 @@ def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
     monkeypatch.setattr(dataset_dialog.QInputDialog, "getText", lambda *a, **k: ("metrics-test/tiny", True))
     dataset_dialog.open_dataset(Window())
     assert opened == [(["irds:metrics-test/tiny"], "qrels"), (["irds:metrics-test/tiny#queries"], "queries")]
+
+
+def test_inspection_of_a_dataset(dataset):
+    from metrics.inspect import inspect_file
+
+    ins = inspect_file("irds:metrics-test/tiny")
+    assert ins.readable and ins.kind == "qrels" and ins.queries == 2 and "ir_datasets" in ins.layout

@@ -34,6 +34,8 @@ def detect_kind(path) -> str:
 def detect_kind_with_reason(path) -> tuple[str, str]:
     """(kind, one sentence saying why), as :func:`detect_kind` decides it."""
     display = os.fspath(path)
+    if display.startswith("irds:"):  # metrics.datasets
+        return "qrels", "an ir_datasets dataset id: its qrels"
     head, line_no, raw = _first_data_line(display)
     if head is None:
         raise _empty_error(display, None)
