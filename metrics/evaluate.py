@@ -50,7 +50,7 @@ class Evaluation:
     ``per_query``: tidy frame run, query_id, measure, value (float64), one row
     per (run, evaluated query, numeric measure), queries in trec_eval order; a
     query without a value for a measure (``Accuracy`` with no document of the
-    grade) has no row for it, as in ir_measures.
+    grade) has no row for it, as in ir_measures (other NaN values are kept).
     ``aggregate``: tidy frame run, measure, value: trec_eval's "all" values.
     ``text``: run, query_id, measure, value (str) for the text measures
     (``runid`` with query_id "all", ``relstring`` per query).
@@ -78,7 +78,11 @@ class Evaluation:
 
     @functools.cached_property
     def per_query(self):
-        return _per_query_frame(self.results)
+        from .measures.irm_families import defined_mean
+
+        # the measures whose NaN is "no value" (left out of their mean): ir_measures has no row for them
+        undefined = {self.name(m) for m in self.measures if FAMILIES[m.family].aggregate is defined_mean}
+        return _per_query_frame(self.results, undefined)
 
     @functools.cached_property
     def aggregate(self):
@@ -555,10 +559,11 @@ def _strings(parts: list[tuple[list[str], np.ndarray]]):
     return pd.Series(column, dtype="str")
 
 
-def _per_query_frame(results: list[RunResult]):
+def _per_query_frame(results: list[RunResult], undefined: frozenset | set = frozenset()):
     """The tidy per-query frame of the runs' values, query-major like trec_eval's -q output.  A query
-    without a value for a measure (NaN: ``Accuracy`` with no document of the grade) has no row for it,
-    as in ir_measures' per-query results."""
+    without a value for a measure of ``undefined`` (NaN, left out of the mean: ``Accuracy`` with no
+    document of the grade) has no row for it, as in ir_measures' per-query results; the NaN of other
+    measures (trec_eval's ``-nan``) is kept."""
     import pandas as pd
 
     parts = [r for r in results if r.names and r.query_ids]
@@ -568,9 +573,11 @@ def _per_query_frame(results: list[RunResult]):
     measures = _strings([(r.names, np.tile(np.arange(len(r.names)), len(r.query_ids))) for r in parts])
     values = np.concatenate([r.values.ravel() for r in parts] or [np.zeros(0)])
     frame = pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
-    missing = np.isnan(values)
-    if missing.any():
-        frame = frame[~missing].reset_index(drop=True)
+    if undefined:
+        missing = np.isnan(values)
+        if missing.any():
+            missing &= frame["measure"].isin(undefined).to_numpy()
+            frame = frame[~missing].reset_index(drop=True)
     return frame
 
 
