@@ -12,7 +12,7 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from typing import TYPE_CHECKING
 
-from .errors import Cancelled, InputError
+from .errors import Cancelled, InputError, IntentQrelsError
 from .evaluate import Evaluation, Evaluator, evaluate, evaluator
 from .measures import FAMILIES, Measure, parse_measures
 from .names import (
@@ -123,6 +123,7 @@ __all__ = [
     "JudgedRanking",
     "build_ranking",
     "InputError",
+    "IntentQrelsError",
     "Cancelled",
     "read_qrels",
     "read_run",

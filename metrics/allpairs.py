@@ -183,7 +183,9 @@ def compare_all_pairs(
         ci=float(ci),
         bootstrap=int(bootstrap),
     )
-    return result
+    from .compare.frame import comparison_frame
+
+    return comparison_frame(result)
 
 
 def _json_value(value):

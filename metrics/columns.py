@@ -55,6 +55,9 @@ from .readers.formats import (
     _INT64_MIN,
     _INT_RE,
     _RUN,
+    INTENTS_LAYOUT,
+    JSON_LAYOUT,
+    Layout,
     Progress,
     Ticker,
     _column_error,
@@ -64,6 +67,7 @@ from .readers.formats import (
     _stem,
     _strtod,
     _value_error,
+    trec_layout,
 )
 from .textfile import _line_at, chunks
 
@@ -101,6 +105,9 @@ class Columns:
     rank: Optional[np.ndarray] = field(default=None, repr=False)
     tag: Optional[np.ndarray] = field(default=None, repr=False)
     comment_lines: int = 0
+    #: where the file's fields were (:class:`~metrics.readers.formats.Layout`): TREC's columns, a header's
+    #: or JSON's (None: not read from a file)
+    layout: Optional[Layout] = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.value)
@@ -120,7 +127,13 @@ class _Irregular(Exception):
 
 
 def read_columns(
-    path, kind: str, name: Optional[str] = None, *, progress: Progress = None, fields: bool = False
+    path,
+    kind: str,
+    name: Optional[str] = None,
+    *,
+    progress: Progress = None,
+    fields: bool = False,
+    layout: Optional[Layout] = None,
 ) -> Columns:
     """Read a qrels (``kind="qrels"``), run (``"run"``) or ranked-judgments (``"ranked"``: the qrels
     of its inline grades, rows in ranked order; :func:`ranked_run` gives its run) file.
@@ -128,27 +141,105 @@ def read_columns(
     ``progress(fraction)`` is called once per chunk with the part of the file read so far; when it
     returns ``False`` reading stops with :class:`~metrics.errors.Cancelled`.  Problems raise
     :class:`~metrics.errors.InputError` naming the file, the line and what was expected.  ``fields``
-    (inspection) also keeps a run's rank and tag columns and counts the comment lines.
+    (inspection) also keeps a run's rank and tag columns and counts the comment lines.  ``layout``:
+    where the fields are, rather than as the file's first data line says (:data:`INTENTS_LAYOUT`: intent
+    qrels, the intents in ``rank``).
     """
     if kind not in _FORMATS:
         raise ValueError(f"kind must be 'qrels', 'run' or 'ranked', not {kind!r}")
     fmt = _FORMATS[kind]
     display = os.fspath(path)
+    if display.startswith(DATASET_PREFIX):  # an ir_datasets dataset (metrics.datasets), not a file
+        from .datasets import dataset_columns
+
+        return dataset_columns(display, kind, name, progress=progress)
     tick = Ticker(progress)
     tick(0.0)
     # (parsing two chunks at once in two threads gained 5% on a 1M-line run for 30% more memory)
     filled = _Filled()
     offset = 0  # bytes of text before the chunk: where its first line is, should it hold an error
     comments = 0
+    sniff = layout is None
     with contextlib.closing(chunks(display, count_lines=False)) as source:  # type: ignore[type-var]  # a generator closes
         for chunk, _, _, fraction in source:
-            filled.add(parse_chunk(chunk, fmt, display, offset, filled.n == 0, fields), fraction)
             if fields and b"#" in chunk:
                 comments += comment_lines(chunk)
+            if sniff and layout is None:
+                layout, cut = _layout(chunk, kind, display, offset)
+                if layout is JSON_LAYOUT:
+                    return _json_columns(display, fmt, name, chunk, source, tick)
+                if cut:  # the header line (and the comments before it) is no data
+                    chunk = chunk[cut:]
+                    offset += cut
+            filled.add(parse_chunk(chunk, fmt, display, offset, filled.n == 0, fields, layout), fraction)
             offset += len(chunk)
             tick(0.95 * fraction)
-    cols = _assemble(display, fmt, name, filled)
+    cols = _assemble(display, fmt, name, filled, layout=layout)
     cols.comment_lines = comments
+    tick(1.0)
+    return cols
+
+
+#: a source named ``irds:<dataset id>`` is an ir_datasets dataset's qrels (or scored docs), not a file
+DATASET_PREFIX = "irds:"
+
+
+def _layout(chunk: bytes, kind: str, display: str, offset: int) -> tuple[Optional[Layout], int]:
+    """(the file's layout, the bytes of the chunk up to its header line's end), from its first chunk
+    (None: no data line in it yet)."""
+    from .readers.detect import layout_of_chunk
+
+    try:
+        layout, cut, _ = layout_of_chunk(chunk, kind)
+    except InputError as exc:
+        raise InputError(
+            exc.message, path=display, line=_line_at(display, offset) + (exc.line or 1) - 1, expected=exc.expected
+        ) from None
+    return layout, cut
+
+
+def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes, source, tick: Ticker) -> Columns:
+    """The columns of a JSON file ``{qid: {docid: value}}`` (BEIR's saved results, pytrec_eval's and
+    ranx's dicts), whose first chunk ``first`` is read and the rest comes from ``source``."""
+    import json
+
+    parts = [first]
+    for chunk, _, _, fraction in source:
+        parts.append(chunk)
+        tick(0.5 * fraction)
+    expected = f"JSON {{qid: {{docid: {'score' if fmt is _RUN else 'integer grade'}}}}}"
+    try:
+        data = json.loads(b"".join(parts).decode("utf-8", "surrogateescape"))
+    except ValueError as exc:
+        line = getattr(exc, "lineno", None)
+        message = f"found text that is not JSON ({getattr(exc, 'msg', exc)})"
+        raise InputError(message, path=display, line=line, expected=expected) from None
+    del parts
+    if not isinstance(data, dict):
+        raise InputError(f"found a JSON {type(data).__name__}", path=display, expected=expected)
+    qids: list[bytes] = []
+    docs: list[bytes] = []
+    values: list = []
+    for qid, ranked in data.items():
+        if not isinstance(ranked, dict):
+            raise InputError(f"found a JSON {type(ranked).__name__} for query {qid!r}", path=display, expected=expected)
+        key = qid.encode("utf-8", "surrogateescape")
+        for doc, value in ranked.items():
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if not number or (fmt is _RUN and value != value) or (fmt is not _RUN and not isinstance(value, int)):
+                what = "score" if fmt is _RUN else "relevance"
+                message = f"found {what} {value!r} for query {qid!r}, document {doc!r}"
+                raise InputError(message, path=display, expected=expected)
+            qids.append(key)
+            docs.append(doc.encode("utf-8", "surrogateescape"))
+            values.append(value)
+    filled = _Filled()
+    if qids:
+        value_array = np.array(values, dtype=np.float64 if fmt is _RUN else np.int64)
+        if fmt is not _RUN:
+            value_array = value_array.astype(grade_dtype(value_array), copy=False)
+        filled.add((ids_from_list(qids), ids_from_list(docs), value_array, b"", b""), 1.0)
+    cols = _assemble(display, fmt, name, filled, layout=JSON_LAYOUT)
     tick(1.0)
     return cols
 
@@ -161,22 +252,39 @@ def comment_lines(chunk: bytes) -> int:
 _COMMENT = re.compile(rb"^[ \t\r\x0b\x0c]*#", re.MULTILINE)
 
 
-def parse_chunk(chunk: bytes, fmt: _Format, display: str, offset: Optional[int], at_start: bool, fields: bool = False):
+def parse_chunk(
+    chunk: bytes,
+    fmt: _Format,
+    display: str,
+    offset: Optional[int],
+    at_start: bool,
+    fields: bool = False,
+    layout: Optional[Layout] = None,
+):
     """The :func:`_parse` result of a chunk of whole lines (None: no data lines), read line by line
     where the vectorised split does not take it.  ``offset``: the bytes of the file's text before the
     chunk, from which an error's line is counted (None: errors are raised as ``_Irregular``, for a
-    caller that reads the file again to report them).  ``fields``: a run's rank and tag columns too."""
+    caller that reads the file again to report them).  ``fields``: a run's rank and tag columns too.
+    ``layout``: where the fields are (None: TREC's columns)."""
     try:
-        return _parse(chunk, fmt.kind, fields)
+        return _parse(chunk, fmt.kind, fields, layout)
     except _Irregular:
         if offset is None:
             raise
-        return _parse_lines(chunk, fmt, display, offset, at_start, fields)
+        return _parse_lines(chunk, fmt, display, offset, at_start, fields, layout)
 
 
-def _parse_lines(chunk: bytes, fmt: _Format, display: str, offset: int, at_start: bool, fields: bool = False):
+def _parse_lines(
+    chunk: bytes,
+    fmt: _Format,
+    display: str,
+    offset: int,
+    at_start: bool,
+    fields: bool = False,
+    layout: Optional[Layout] = None,
+):
     """What :func:`_parse` gives, line by line: for lines the vectorised split does not take (a varying
-    number of run columns, ``+1`` grades), or to raise at the first bad line."""
+    number of run columns, ``+1`` grades, quoted CSV fields), or to raise at the first bad line."""
     qids: list[bytes] = []
     docs: list[bytes] = []
     values: list = []
@@ -184,41 +292,57 @@ def _parse_lines(chunk: bytes, fmt: _Format, display: str, offset: int, at_start
     tags: list[bytes] = []
     first_tag = last_tag = b""
     is_run = fmt is _RUN
-    need = fmt.columns
+    if layout is None:
+        layout = trec_layout(fmt.kind)
+    need = layout.ncols
+    tokens_of = _tokenizer(layout)
+    q, d, v, r, t = layout.qid, layout.doc, layout.value, layout.rank, layout.tag
 
     def line_no(i: int) -> int:
         return _line_at(display, offset) + i
 
     for i, line in enumerate(chunk.split(b"\n")[:-1]):
-        tokens = line.split()
+        tokens = tokens_of(line)
         if not tokens or tokens[0][:1] == b"#":
             continue
         n = len(tokens)
-        if n < need or (n > need and not fmt.extra_ok):
-            raise _column_error(tokens, fmt, display, line_no(i), at_start and not qids)
-        token = tokens[fmt.value]
+        if n < need or (n > need and not layout.extra_ok):
+            raise _column_error(tokens, fmt, display, line_no(i), at_start and not qids, layout)
+        if not tokens[q] or not tokens[d]:
+            raise InputError(
+                f"found an empty {'query id' if not tokens[q] else 'document id'}",
+                path=display,
+                line=line_no(i),
+                expected=layout.expected(fmt),
+            )
+        token = tokens[v] if layout.trec else tokens[v].strip()
         if is_run:
             value = _strtod(token)
             if value is None or math.isnan(value):
-                raise _value_error(token, fmt, display, line_no(i), at_start and not qids)
-            last_tag = tokens[5]
-            if not qids:
-                first_tag = last_tag
+                raise _value_error(token, fmt, display, line_no(i), at_start and not qids, layout)
+            if t is not None:
+                last_tag = tokens[t]
+                if not qids:
+                    first_tag = last_tag
             if fields:
-                ranks.append(tokens[3])
-                tags.append(last_tag)
+                ranks.append(tokens[r] if r is not None else b"")
+                tags.append(tokens[t] if t is not None else b"")
         else:
             if not _INT_RE.match(token) or not _INT64_MIN <= int(token) <= _INT64_MAX:
-                raise _value_error(token, fmt, display, line_no(i), at_start and not qids)
+                raise _value_error(token, fmt, display, line_no(i), at_start and not qids, layout)
             value = int(token)
-        qids.append(tokens[0])
-        docs.append(tokens[2])
+            if r is not None:
+                ranks.append(tokens[r])
+        qids.append(tokens[q])
+        docs.append(tokens[d])
         values.append(value)
     if not qids:
         return None
     value_array = np.array(values, dtype=np.float64 if is_run else np.int64)
     if not is_run:
         value_array = value_array.astype(grade_dtype(value_array), copy=False)
+    if not is_run and r is not None:
+        return ids_from_list(qids), ids_from_list(docs), value_array, b"", b"", ids_from_list(ranks)
     if fields and is_run:
         return (
             ids_from_list(qids),
@@ -229,6 +353,36 @@ def _parse_lines(chunk: bytes, fmt: _Format, display: str, offset: int, at_start
             *map(ids_from_list, (ranks, tags)),
         )
     return ids_from_list(qids), ids_from_list(docs), value_array, first_tag, last_tag
+
+
+def _tokenizer(layout: Layout):
+    """A function splitting a line (bytes, no newline) into its fields as ``layout`` separates them."""
+    if layout.delimiter is None:
+        return bytes.split
+    if layout.delimiter == 9:
+
+        def tabbed(line: bytes) -> list:
+            line = line.rstrip(b"\r")
+            if b"\t" not in line:
+                return line.split()
+            if not line.strip():
+                return []
+            return [t.strip() for t in line.split(b"\t")]
+
+        return tabbed
+
+    def comma_separated(line: bytes) -> list:
+        line = line.rstrip(b"\r")
+        if not line.strip():
+            return []
+        if b'"' not in line:
+            return line.split(b",")
+        import csv
+
+        text = line.decode("utf-8", "surrogateescape")
+        return [f.encode("utf-8", "surrogateescape") for f in next(csv.reader([text]))]
+
+    return comma_separated
 
 
 def ids_from_list(ids: list) -> np.ndarray:
@@ -321,22 +475,35 @@ def _widened(filled: np.ndarray, piece: np.ndarray, capacity: int) -> np.ndarray
     return out
 
 
-def _assemble(display: str, fmt: _Format, name: Optional[str], filled: _Filled, whole: bool = True) -> Columns:
+def _assemble(
+    display: str,
+    fmt: _Format,
+    name: Optional[str],
+    filled: _Filled,
+    whole: bool = True,
+    layout: Optional[Layout] = None,
+) -> Columns:
     """The columns of the chunks read (``whole``: of the whole file, whose errors name their lines;
     else of a part of it, whose duplicates raise ``_Irregular``)."""
     if filled.columns is None:
         raise _empty_error(display, fmt)
     first_tag, last_tag = filled.first_tag, filled.last_tag
     qid, doc, value, *kept = filled.result()
-    cols = Columns(fmt.kind, qid, doc, value, path=display)
+    cols = Columns(fmt.kind, qid, doc, value, path=display, layout=layout or trec_layout(fmt.kind))
     if kept:
-        cols.rank, cols.tag = kept
-    if _has_duplicates(cols):
+        cols.rank, cols.tag = kept if len(kept) == 2 else (kept[0], None)
+    if layout is INTENTS_LAYOUT:
+        _check_intents(cols, display)
+    elif _has_duplicates(cols):
         if not whole:
             raise _Irregular
+        if fmt.kind == "qrels" and (layout is None or layout.trec):
+            _raise_if_intents(cols, display)
         raise _duplicate_error(cols, display)
     if fmt is _RUN:
         first, last = _text(first_tag), _text(last_tag)
+        if not first:  # a layout without a tag column: the run is named after its file
+            first = last = _stem(display)
         cols.name = name or first
         cols.run_id = last
         if last != first:
@@ -388,28 +555,57 @@ def ranked_scores(codes: np.ndarray) -> np.ndarray:
     return (counts[codes] - position).astype(np.float64)
 
 
-def _parse(chunk: bytes, kind: str, fields: bool = False):
+def _parse(chunk: bytes, kind: str, fields: bool = False, layout: Optional[Layout] = None):
     """(query ids, document ids, values, first tag, last tag) of a chunk, None for a chunk of blank
-    and comment lines only; with ``fields``, a run's ranks and tags (as ids) follow."""
+    and comment lines only; with ``fields``, a run's ranks and tags (as ids) follow.  ``layout``: where
+    the fields are (None: TREC's columns)."""
     is_run = kind == "run"
-    split = _split(chunk, 6 if is_run else 4, more=is_run)
+    if layout is None:
+        layout = trec_layout(kind)
+    if layout.delimiter == 44:
+        split = _split_delimited(chunk, 44, layout.ncols)
+    else:
+        split = _split(chunk, layout.ncols, more=layout.extra_ok)
     if split is None:
         return None
     buf, bounds = split
-    qid = ids_from_buffer(buf, *_field(bounds, 0))
-    doc = ids_from_buffer(buf, *_field(bounds, 2))
-    value = _numbers(buf, *_field(bounds, 4 if is_run else 3), integer=not is_run)
+    qid = ids_from_buffer(buf, *_field(bounds, layout.qid))
+    doc = ids_from_buffer(buf, *_field(bounds, layout.doc))
+    value = _numbers(buf, *_field(bounds, layout.value), integer=not is_run)
     if not is_run:
         value = value.astype(grade_dtype(value), copy=False)  # the chunks' types widen to the widest
     first_tag = last_tag = b""
+    if not is_run and layout.rank is not None:  # intent qrels: the intents
+        return qid, doc, value, first_tag, last_tag, ids_from_buffer(buf, *_field(bounds, layout.rank))
     if is_run:
-        tag_starts, tag_ends = _field(bounds, 5)
-        first_tag = bytes(buf[tag_starts[0] : tag_ends[0]])
-        last_tag = bytes(buf[tag_starts[-1] : tag_ends[-1]])
+        if layout.tag is not None:
+            tag_starts, tag_ends = _field(bounds, layout.tag)
+            first_tag = bytes(buf[tag_starts[0] : tag_ends[0]])
+            last_tag = bytes(buf[tag_starts[-1] : tag_ends[-1]])
         if fields:
-            rank = ids_from_buffer(buf, *_field(bounds, 3))
-            return qid, doc, value, first_tag, last_tag, rank, ids_from_buffer(buf, tag_starts, tag_ends)
+            none = np.zeros(len(bounds), dtype="S1")
+            rank = ids_from_buffer(buf, *_field(bounds, layout.rank)) if layout.rank is not None else none
+            tag = ids_from_buffer(buf, tag_starts, tag_ends) if layout.tag is not None else none
+            return qid, doc, value, first_tag, last_tag, rank, tag
     return qid, doc, value, first_tag, last_tag
+
+
+def _split_delimited(chunk: bytes, delimiter: int, ncols: int):
+    """What :func:`_split` returns, for lines of ``ncols`` fields separated by single ``delimiter``
+    bytes (a comma), CRLF or LF ends, blank lines skipped; raises _Irregular for anything else (quoted
+    fields, comments), read line by line."""
+    if b'"' in chunk:
+        raise _Irregular
+    if b"\r" in chunk:
+        chunk = chunk.replace(b"\r\n", b"\n")
+    if chunk[:1] == b"\n" or b"\n\n" in chunk:
+        chunk = _without_empty_lines(chunk)
+        if not chunk:
+            return None
+    fields = _boundaries(chunk, delimiter, ncols)
+    if fields is None:
+        raise _Irregular
+    return fields
 
 
 # every whitespace byte but the newline, as a space
@@ -595,12 +791,69 @@ def _duplicate_error(cols: Columns, display: Optional[str], what: Optional[str] 
             expected="each document at most once per query",
         )
     assert display is not None
-    lines = data_lines(display, [first, row])
+    shift = 1 if cols.layout is not None and cols.layout.header else 0  # the header is no data row
+    lines = data_lines(display, [first + shift, row + shift])
     return InputError(
         f"found document {doc} a second time for query {query} (first on line {lines[0]})",
         path=display,
         line=lines[1],
         expected="each document at most once per query",
+    )
+
+
+def _with_intents(cols: Columns) -> Columns:
+    """Columns whose query ids are the (query, intent) pairs of intent qrels, for their duplicate check."""
+    assert cols.rank is not None
+    joined: np.ndarray
+    if cols.qid.dtype.kind == "S" and cols.rank is not None and cols.rank.dtype.kind == "S":
+        joined = np.char.add(np.char.add(cols.qid, b"\x1f"), cols.rank)
+    else:
+        joined = np.array([bytes(q) + b"\x1f" + bytes(i) for q, i in zip(cols.qid, cols.rank)], dtype=object)
+    return Columns("qrels", joined, cols.doc, cols.value)
+
+
+def _check_intents(cols: Columns, display: str) -> None:
+    """Refuse intent qrels judging a document twice for one intent of a query, naming both lines."""
+    keyed = _with_intents(cols)
+    found = _first_duplicate(keyed)
+    if found is None:
+        return
+    row, first = found
+    lines = data_lines(display, [first, row])
+    assert cols.rank is not None
+    raise InputError(
+        f"found document {_show(cols.doc[row])} judged twice for intent {_show(cols.rank[row])} of query "
+        f"{_show(cols.qid[row])} (first on line {lines[0]})",
+        path=display,
+        line=lines[1],
+        expected="each document at most once per intent of a query",
+    )
+
+
+def _raise_if_intents(cols: Columns, display: str) -> None:
+    """Raise :class:`~metrics.errors.IntentQrelsError` when the qrels file ``cols`` came from, whose
+    (query, document) pairs repeat, is intent qrels: the repeats differ in their second column and no
+    (query, second column, document) repeats."""
+    from .errors import IntentQrelsError
+
+    try:
+        intents = read_columns(display, "qrels", layout=INTENTS_LAYOUT)
+    except InputError:
+        return
+    row, first = _first_duplicate(cols) or (0, 0)
+    if len(intents) != len(cols) or intents.rank is None or intents.rank[row] == intents.rank[first]:
+        return
+    n = len(np.unique(intents.rank))
+    lines = data_lines(display, [first, row])
+    raise IntentQrelsError(
+        f"found document {_show(cols.doc[row])} a second time for query {_show(cols.qid[row])} (first on line "
+        f"{lines[0]}) with another intent in column 2 ({n} intents in all): these are intent (diversity) "
+        "qrels, 'qid intent docid grade' as the TREC Web track ships them for ndeval; the diversity measures "
+        "read them (alpha-nDCG@20, ERR-IA@20, NRBP, P-IA@20, StRecall@20: metrics.read_intent_qrels and "
+        "metrics.evaluate_diversity, ir-eval --irm QRELS RUN alpha_nDCG@20), the other measures the ad hoc qrels",
+        path=display,
+        line=lines[1],
+        expected="ad hoc qrels, each document at most once per query",
     )
 
 

@@ -14,7 +14,7 @@ import contextlib
 import threading
 from typing import Callable
 
-__all__ = ["InputError", "Cancelled", "stop_when", "checkpoint"]
+__all__ = ["InputError", "IntentQrelsError", "Cancelled", "stop_when", "checkpoint"]
 
 
 class InputError(ValueError):
@@ -86,6 +86,12 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_OUTPUT = 4
 EXIT_INTERRUPTED = 130
+
+
+class IntentQrelsError(InputError):
+    """Intent (diversity) qrels (``qid intent docid grade``) given where ad hoc qrels are read: their
+    documents come once per intent of a query, which ad hoc qrels refuse.  Read them with
+    :func:`metrics.read_intent_qrels` for the diversity measures (:func:`metrics.evaluate_diversity`)."""
 
 
 # ------------------------------------------------------------------ stopping long work between its stages

@@ -49,7 +49,9 @@ class Evaluation:
     """Result of :func:`evaluate`.
 
     ``per_query``: tidy frame run, query_id, measure, value (float64), one row
-    per (run, evaluated query, numeric measure), queries in trec_eval order.
+    per (run, evaluated query, numeric measure), queries in trec_eval order; a
+    query without a value for a measure (``Accuracy`` with no document of the
+    grade) has no row for it, as in ir_measures (other NaN values are kept).
     ``aggregate``: tidy frame run, measure, value: trec_eval's "all" values.
     ``text``: run, query_id, measure, value (str) for the text measures
     (``runid`` with query_id "all", ``relstring`` per query).
@@ -77,7 +79,11 @@ class Evaluation:
 
     @functools.cached_property
     def per_query(self):
-        return _per_query_frame(self.results)
+        from .measures.irm_families import defined_mean
+
+        # the measures whose NaN is "no value" (left out of their mean): ir_measures has no row for them
+        undefined = {self.name(m) for m in self.measures if FAMILIES[m.family].aggregate is defined_mean}
+        return _per_query_frame(self.results, undefined)
 
     @functools.cached_property
     def aggregate(self):
@@ -118,6 +124,41 @@ class Evaluation:
 
     def _names(self) -> list[str]:
         return self.measure_names()
+
+    def describe_settings(self) -> str:
+        """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"."""
+        s = self.settings
+        words = []
+        if s.get("relevance_level", 1) != 1:
+            words.append(f"relevant from grade {s['relevance_level']} (-l {s['relevance_level']})")
+        if s.get("complete"):
+            words.append("queries of the qrels missing from a run score 0 (-c)")
+        if s.get("max_docs"):
+            words.append(f"first {s['max_docs']} documents of each ranking (-M {s['max_docs']})")
+        if s.get("judged_only"):
+            words.append("unjudged documents dropped (-J)")
+        if s.get("num_docs_in_coll"):
+            words.append(f"{s['num_docs_in_coll']} documents in the collection (-N)")
+        return "; ".join(words) if words else "trec_eval's defaults"
+
+    def _repr_html_(self) -> str:
+        """The summary as a table in Jupyter, under a line saying what was evaluated and with which settings."""
+        import html
+
+        sizes = sorted({len(q) for q in self.query_ids.values()}) or [0]
+        counted = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+        caption = (
+            f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}, {counted} queries, "
+            f"{len(self.measure_names())} measures; {self.describe_settings()}"
+        )
+        table = self.summary().to_html(float_format=lambda v: f"{v:.4f}", na_rep="")
+        notes = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings[:5])
+        more = f"<li>... {len(self.warnings) - 5} more</li>" if len(self.warnings) > 5 else ""
+        return (
+            f"<div><p><b>Evaluation</b>: {html.escape(caption)}</p>{table}"
+            + (f"<ul>{notes}{more}</ul>" if notes else "")
+            + "</div>"
+        )
 
     def result(self, run: str) -> RunResult:
         """The numpy values of one run."""
@@ -520,8 +561,11 @@ def _strings(parts: list[tuple[list[str], np.ndarray]]):
     return pd.Series(column, dtype="str")
 
 
-def _per_query_frame(results: list[RunResult]):
-    """The tidy per-query frame of the runs' values, query-major like trec_eval's -q output."""
+def _per_query_frame(results: list[RunResult], undefined: frozenset | set = frozenset()):
+    """The tidy per-query frame of the runs' values, query-major like trec_eval's -q output.  A query
+    without a value for a measure of ``undefined`` (NaN, left out of the mean: ``Accuracy`` with no
+    document of the grade) has no row for it, as in ir_measures' per-query results; the NaN of other
+    measures (trec_eval's ``-nan``) is kept."""
     import pandas as pd
 
     parts = [r for r in results if r.names and r.query_ids]
@@ -530,7 +574,13 @@ def _per_query_frame(results: list[RunResult]):
     queries = _strings([(r.query_ids, np.repeat(np.arange(len(r.query_ids)), len(r.names))) for r in parts])
     measures = _strings([(r.names, np.tile(np.arange(len(r.names)), len(r.query_ids))) for r in parts])
     values = np.concatenate([r.values.ravel() for r in parts] or [np.zeros(0)])
-    return pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
+    frame = pd.DataFrame({"run": runs, "query_id": queries, "measure": measures, "value": values.astype(np.float64)})
+    if undefined:
+        missing = np.isnan(values)
+        if missing.any():
+            missing &= frame["measure"].isin(undefined).to_numpy()
+            frame = frame[~missing].reset_index(drop=True)
+    return frame
 
 
 def _is_true(text) -> bool:

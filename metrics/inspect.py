@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .columns import Columns, columns_from_frame, comment_lines, normalise, query_codes, ranked_run, read_columns
-from .errors import Cancelled, InputError
+from .errors import Cancelled, InputError, IntentQrelsError
 from .ids import stretch_heads
 from .readers import LoadedFile, detect_kind_with_reason
 from .textfile import head as _file_head
@@ -73,12 +73,14 @@ class Inspection:
     against_qrels: dict | None = None
     problems: list = field(default_factory=list)  # {"line", "severity", "message"}
     readable: bool = True  # False: the reader refused the file (its error is among the problems)
+    layout: str = "TREC"  # where the fields are: TREC's columns, a header's (BEIR, PyTerrier...), JSON
 
     def to_dict(self) -> dict:
         out: dict = {
             "path": self.path,
             "kind": self.kind,
             "kind_reason": self.kind_reason,
+            "layout": self.layout,
             "size": self.size,
             "lines": self.lines,
             "comment_lines": self.comment_lines,
@@ -105,9 +107,49 @@ def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: 
         cols = read_columns(display, kind, fields=True, progress=_part(progress, 0.0, 0.9))
     except Cancelled:
         raise
+    except IntentQrelsError as exc:
+        return _intents(display, exc)
     except (InputError, OSError) as exc:
         return _unreadable(display, kind, exc)
     return _describe(cols, reason, qrels, relevance_level)
+
+
+def _intents(path: str, recognised: IntentQrelsError) -> Inspection:
+    """Intent (diversity) qrels, recognised where ad hoc qrels were read: their queries, intents, judgments."""
+    from .readers.formats import INTENTS_LAYOUT
+
+    try:
+        cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
+    except (InputError, OSError) as exc:
+        return _unreadable(path, "qrels", exc)
+    assert cols.rank is not None  # the intents
+    ins = Inspection(path=path, kind="intents", columns=["qid", "intent", "docid", "grade"])
+    ins.kind_reason = (
+        "documents come again for a query with another intent in column 2: intent (diversity) qrels "
+        "for the diversity measures (alpha-nDCG@20, ERR-IA@20, NRBP, P-IA@20, StRecall@20)"
+    )
+    ins.layout = INTENTS_LAYOUT.name
+    ins.size = _size(path)
+    ins.lines, ins.comment_lines = _line_counts(path)
+    ins.head = _head(path)
+    names, codes = _query_codes(cols.qid)
+    ins.queries = len(names)
+    pairs = np.unique(np.stack([codes, np.unique(cols.rank, return_inverse=True)[1].ravel()]), axis=1)
+    per_query = np.bincount(pairs[0], minlength=len(names))
+    grades, counts = np.unique(np.asarray(cols.value), return_counts=True)
+    ins.figures = {
+        "judgments": int(len(cols)),
+        "intents_per_query": _spread(per_query),
+        "grades": {str(int(g)): int(n) for g, n in zip(grades, counts)},
+    }
+    ins.problems.append(
+        {
+            "line": recognised.line,
+            "severity": "info",
+            "message": "not ad hoc qrels: the other measures need the ad hoc qrels (each document once per query)",
+        }
+    )
+    return ins
 
 
 def inspect_loaded(
@@ -136,7 +178,16 @@ def _describe(cols: Columns, kind_reason: str | None, qrels, relevance_level: in
     ins.kind_reason = kind_reason or _reason(path, kind)
     ins.size = _size(path)
     ins.problems = [{"line": _line_of(w), "severity": "warning", "message": w} for w in cols.warnings]
-    ins.lines, ins.comment_lines, ins.head = len(cols), cols.comment_lines, _head(path)
+    ins.lines, ins.comment_lines, ins.head = len(cols), cols.comment_lines, _head(path, cols.layout)
+    layout = cols.layout
+    if layout is not None and not layout.trec:
+        ins.layout = layout.describe()
+        if layout.header:
+            ins.columns = list(layout.header)
+        elif layout.json:
+            ins.columns = ["qid", "docid", "score" if kind == "run" else "grade"]
+        if layout.tag is None or layout.rank is None:  # no tags, no rank column to hold the scores against
+            cols.tag = cols.rank = None
     names, codes = _query_codes(cols.qid)
     ins.queries = len(names)
     run = cols if kind == "run" else ranked_run(cols) if kind == "ranked" else None
@@ -195,6 +246,7 @@ def format_text(inspections) -> str:
         lines = [
             f"{d['path']}",
             f"  kind          {d['kind'] or 'unknown'} ({d['kind_reason']})",
+            *([f"  layout        {d['layout']}"] if d.get("layout", "TREC") != "TREC" else []),
             f"  size          {d['size']:,} bytes, {d['lines']:,} data lines, {d['comment_lines']:,} comment lines",
             f"  queries       {d['queries']:,}",
         ]
@@ -205,9 +257,17 @@ def format_text(inspections) -> str:
                 f"  scores        {d['score_range'][0]:g} to {d['score_range'][1]:g}",
                 f"  tied scores   {d['tied_scores']:,} documents in {d['tied_queries']:,} queries",
                 f"  rank column   {d['rank_contradictions']:,} documents scored above the one ranked before them",
-                "  tags          " + ", ".join(f"{t} ({n:,})" for t, n in d["tags"].items()),
             ]
-        if "grades" in d:
+            if d["tags"]:
+                lines.append("  tags          " + ", ".join(f"{t} ({n:,})" for t, n in d["tags"].items()))
+        if "intents_per_query" in d:
+            s = d["intents_per_query"]
+            lines += [
+                f"  judgments     {d['judgments']:,}",
+                f"  intents       {s['min']} / {s['median']:g} / {s['max']} per query",
+                "  grades        " + ", ".join(f"{g}: {n:,}" for g, n in d["grades"].items()),
+            ]
+        elif "grades" in d:
             s, r = d["judgments_per_query"], d["relevant_per_query"]
             lines += [
                 f"  judgments     {d['judgments']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
@@ -320,17 +380,27 @@ def _size(path: str) -> int:
         return 0
 
 
-def _head(path: str) -> list:
+def _head(path: str, layout=None) -> list:
     """The first data lines (at most :data:`HEAD_LINES`, from the file's first 64 KiB) with their line
-    numbers and fields; bytes that are not UTF-8 shown with replacement characters."""
+    numbers and fields (split as ``layout`` says; a header line is not shown); bytes that are not UTF-8
+    shown with replacement characters."""
+    from .columns import _tokenizer
+
+    if layout is not None and layout.json:
+        return []  # JSON, a dataset: no lines of fields
     data = without_bom(_file_head(path), path)
     lines = data.split(b"\n")
     if len(data) == 65536 and len(lines) > 1:
         lines = lines[:-1]  # cut by the limit
     out = []
+    split = _tokenizer(layout) if layout is not None else bytes.split
+    header = layout is not None and bool(layout.header)
     for number, line in enumerate(lines, 1):
-        fields = line.split()
+        fields = split(line)
         if fields and not fields[0].startswith(b"#"):
+            if header:
+                header = False
+                continue
             out.append({"line": number, "fields": [f.decode("utf-8", "replace") for f in fields]})
             if len(out) == HEAD_LINES:
                 break

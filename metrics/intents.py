@@ -24,9 +24,7 @@ averages over); the mean is over those queries.
 
 from __future__ import annotations
 
-import gzip
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -38,7 +36,6 @@ from .evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_ru
 from .ids import ids_from_series
 from .measures.diversity import DiversityMeasure, parse_diversity, query_values
 from .ranking import rank_order
-from .textfile import GZIP_MAGIC
 
 __all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
 
@@ -49,39 +46,26 @@ _COLUMNS = {
     "doc_id": ("doc_id", "docno"),
     "relevance": ("relevance", "label"),
 }
-_GRADE = re.compile(r"[+-]?\d+")
-
-
-def _from_lines(lines: Iterable[str], display: str) -> pd.DataFrame:
-    rows = []
-    for number, line in enumerate(lines, 1):
-        fields = line.split()
-        if not fields or fields[0].startswith("#"):
-            continue
-        if len(fields) != 4:
-            raise InputError(f"found {len(fields)} columns", path=display, line=number, expected=FORMAT)
-        if not _GRADE.fullmatch(fields[3]):
-            raise InputError(f"grade {fields[3]!r} is not an integer", path=display, line=number, expected=FORMAT)
-        rows.append((fields[0], fields[1], fields[2], int(fields[3])))
-    if not rows:
-        raise InputError("no intent judgments", path=display, expected=FORMAT)
-    return pd.DataFrame(rows, columns=["query_id", "intent", "doc_id", "relevance"])
 
 
 def _read_path(path) -> pd.DataFrame:
-    display = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
-    if data.startswith(GZIP_MAGIC):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as e:
-            raise InputError(f"corrupt gzip data ({e})", path=display) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise InputError(f"bytes that are not UTF-8 at offset {e.start}", path=display) from None
-    return _from_lines(text.split("\n"), display)
+    """An intent qrels file, read by the one reader of files (:func:`metrics.columns.read_columns`, its
+    intent layout: the file rules, gzip, errors naming the line are those of every file)."""
+    from .columns import read_columns
+    from .ids import ids_to_arrow
+    from .readers.formats import INTENTS_LAYOUT, _str_dtype
+
+    cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
+    assert cols.rank is not None  # the intents
+    text = _str_dtype()
+    return pd.DataFrame(
+        {
+            "query_id": pd.Series(ids_to_arrow(cols.qid), dtype=text),
+            "intent": pd.Series(ids_to_arrow(cols.rank), dtype=text),
+            "doc_id": pd.Series(ids_to_arrow(cols.doc), dtype=text),
+            "relevance": np.asarray(cols.value, dtype=np.int64),
+        }
+    )
 
 
 def _pick(columns, key: str):

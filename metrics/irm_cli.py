@@ -17,8 +17,25 @@ order), measures in the order given; ir_measures' order depends on which of
 its providers computes a measure.  ``--provider`` is refused: every measure
 is computed here.  Diversity measures (``alpha_nDCG@20``, ``NRBP``, ...) read
 the qrels as intent-annotated qrels (``qid intent docid grade``) and cannot
-be mixed with the others in one call.  The qrels are a file (ir_datasets ids
-are not looked up).
+be mixed with the others in one call.
+
+Tied scores: ir_measures orders a run by the provider that computes each
+measure, and its providers break ties differently; ``--irm`` follows each:
+
+* pytrec_eval (most measures): trec_eval's order, ties by document id
+  descending;
+* its MS MARCO and judged providers (``RR@k``, ``Judged@k``) and ``Compat``:
+  ties by document id ascending (on runs with tied scores, such as MS
+  MARCO-style runs, ``RR@10`` then differs from trec_eval's ``rr_cut.10``).
+  One exception remains: ``Compat``'s ideal ranking puts
+  relevant documents of one grade with tied scores in the qrels' order in
+  ir_measures, in the ranking's order here;
+* cwl_eval and its accuracy provider (``INST``, ``INSQ``, ``BPM``, ``SDCG``,
+  ``NERR8``-``NERR11``, ``RBP(rel=r)``, ``Accuracy``): a stable sort by
+  score, ties in the run's order.
+
+The library (:func:`metrics.evaluate`) and ``ir-eval`` itself keep
+trec_eval's order for every measure.
 """
 
 from __future__ import annotations
@@ -92,6 +109,81 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: the families ir_measures computes with a provider whose order of tied scores is not trec_eval's:
+#: "docid" (document id ascending: msmarco, judged, compat) or "file" (the run's order: cwl_eval, accuracy)
+TIE_ORDER = {
+    "rr_cut": "docid",
+    "Judged": "docid",
+    "compat": "docid",
+    **dict.fromkeys(("inst", "insq", "bpm", "sdcg", "nerr8", "nerr9", "nerr10", "nerr11", "Accuracy"), "file"),
+}
+
+
+def tie_order(m) -> str | None:
+    """How ir_measures' provider for measure ``m`` orders tied scores ("docid", "file"), None for
+    trec_eval's order."""
+    if m.family == "rbp_ext":  # RBP(rel=r) is cwl_eval's
+        return "file" if dict(m.options).get("binary_at") else None
+    return TIE_ORDER.get(m.family)
+
+
+def reordered(run, rule: str):
+    """The run (:class:`~metrics.columns.Columns`) with its scores replaced by ``n - position`` in the order
+    (score descending, then document id ascending: ``rule`` "docid"; the run's own order: "file"), so that
+    trec_eval's order is that one, without ties."""
+    import numpy as np
+
+    from .columns import Columns, query_codes
+
+    codes = query_codes(run.qid)[1]
+    n = len(codes)
+    order = np.argsort(run.doc, kind="stable") if rule == "docid" else np.arange(n)
+    order = order[np.argsort(-run.value[order], kind="stable")]
+    order = order[np.argsort(codes[order], kind="stable")]
+    counts = np.bincount(codes) if n else np.zeros(0, dtype=np.int64)
+    starts = np.cumsum(counts) - counts
+    position = np.empty(n, dtype=np.int64)
+    position[order] = np.arange(n) - starts[codes[order]]
+    out = Columns("run", run.qid, run.doc, (counts[codes] - position).astype(np.float64), path=run.path)
+    out.name, out.run_id = run.name, run.run_id
+    return out
+
+
+def _evaluate_as_providers(qrels, run_frame, by_measure: dict) -> Evaluation:
+    """:func:`evaluate` of the measures (keys of ``by_measure``, asked for by its values), each on the run
+    ordered as ir_measures' provider for it orders tied scores (:func:`tie_order`); one evaluation."""
+    from dataclasses import replace
+
+    from .columns import columns_from_frame
+
+    groups: dict = {}
+    for m, written in by_measure.items():
+        groups.setdefault(tie_order(m), {})[m] = written
+    if set(groups) == {None}:
+        return evaluate(qrels, run_frame, list(by_measure.values()), complete=True)
+    run = columns_from_frame(run_frame, "run")
+    parts = [
+        evaluate(qrels, run if rule is None else reordered(run, rule), list(names.values()), complete=True)
+        for rule, names in groups.items()
+    ]
+    first = parts[0]
+    label = first.runs[0]
+    queries = list(first.query_ids[label])
+    for ev in parts[1:]:
+        assert ev.query_ids[ev.runs[0]] == queries
+    import numpy as np
+
+    result = replace(
+        first.results[0],
+        names=[n for ev in parts for n in ev.results[0].names],
+        values=np.concatenate([ev.results[0].values for ev in parts], axis=1),
+        aggregates=[a for ev in parts for a in ev.results[0].aggregates],
+        texts=[t for ev in parts for t in ev.results[0].texts],
+    )
+    names = {k: v for ev in parts for k, v in ev.names.items()}
+    return replace(first, measures=[m for ev in parts for m in ev.measures], results=[result], names=names)
+
+
 def _format(value: float, places: int) -> str:
     return f"{value}" if places == -1 else f"{value:.{places}f}"
 
@@ -127,7 +219,7 @@ def _run(args, exit_usage: int, exit_input: int) -> int:
             by_measure: dict = {}  # one line per measure, named as first written (ir_measures dedupes too)
             for n in names:
                 by_measure.setdefault(parse_measures([n])[0], n)  # unknown names fail here, before reading
-            ev = evaluate(read_qrels(args.qrels), read_run(args.run), list(by_measure.values()), complete=True)
+            ev = _evaluate_as_providers(read_qrels(args.qrels), read_run(args.run), by_measure)
             written = {ev.name(m): printed_name(n) for m, n in by_measure.items()}
     except InputError as exc:
         return fail(str(exc), exit_input)
@@ -145,7 +237,11 @@ def _run(args, exit_usage: int, exit_input: int) -> int:
     out = []
     if args.by_query:
         pq = ev.per_query
-        out += [line(q, m, v) for q, m, v in zip(pq["query_id"], pq["measure"], pq["value"])]
+        rows = list(zip(pq["query_id"], pq["measure"], pq["value"]))
+        place = {n: i for i, n in enumerate(written)}
+        first = {q: i for i, q in reversed(list(enumerate(pq["query_id"])))}
+        rows.sort(key=lambda row: (first[row[0]], place[row[1]]))  # query by query, measures as written
+        out += [line(q, m, v) for q, m, v in rows]
     if not args.no_summary:
         summary = dict(zip(ev.aggregate["measure"], ev.aggregate["value"]))
         out += [line("all", n, summary[n]) for n in written]

@@ -172,9 +172,25 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
                 return 1
             if b"\0" in start:  # binary data: one task refuses it at once, no worker is started
                 return 1
+            if not _trec_columns(start):  # a header's columns or JSON: read whole, by the one reader
+                return 1
     except OSError:  # not here (a worker may see it), or not a file: its task says what is wrong
         return 1
     return max(1, min(workers, size // max(1, threshold // 4)))
+
+
+def _trec_columns(head: bytes) -> bool:
+    """Whether a run file starting with ``head`` has TREC's columns (not a header's, nor JSON)."""
+    from .errors import InputError
+    from .readers.detect import layout_of_chunk
+
+    head = head.removeprefix(b"\xef\xbb\xbf")
+    cut = head.rfind(b"\n") + 1
+    try:
+        layout = layout_of_chunk(head[:cut] if cut else head, "run")[0]
+    except InputError:
+        return False
+    return layout is None or layout.trec
 
 
 def _boundary(f, pos: int, size: int) -> int:
@@ -220,7 +236,8 @@ def _read_range(source: str, display: str, part: int, parts: int):
 
     with open(source, "rb", buffering=1 << 16) as f:
         size = os.fstat(f.fileno()).st_size
-        if f.read(2) == GZIP_MAGIC:
+        head = f.read(1 << 16)
+        if head[:2] == GZIP_MAGIC or not _trec_columns(head):
             raise _Irregular
         start = _boundary(f, size * part // parts, size)
         end = _boundary(f, size * (part + 1) // parts, size)

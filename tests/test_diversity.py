@@ -167,9 +167,9 @@ def test_reading_intent_qrels_files_frames_and_records(tmp_path):
     "text, message",
     [
         ("101 1 doc-a\n", "line 1: found 3 columns; expected 4 columns 'qid intent docid grade'"),
-        ("101 1 doc-a 1\n101 1 doc-b x\n", "line 2: grade 'x' is not an integer"),
-        ("101 1 doc-a 1\n101 1 doc-a 2\n", "judged twice for intent '1'"),
-        ("# nothing\n", "no intent judgments"),
+        ("101 1 doc-a 1\n101 1 doc-b x\n", "line 2: found relevance 'x' in column 4"),
+        ("101 1 doc-a 1\n101 1 doc-a 2\n", "line 2: found document 'doc-a' judged twice for intent '1'"),
+        ("# nothing\n", "no data lines"),
     ],
 )
 def test_bad_intent_qrels_name_the_problem(tmp_path, text, message):

@@ -346,7 +346,7 @@ def test_ranked_judgments_duplicate(tmp_path):
         (read_run, "1 Q0 a 1 1.5x t\n", 1, ["score '1.5x'"]),
         (read_run, "1 Q0 a 1 nan t\n", 1, ["score 'nan'", "not NaN"]),
         (read_run, "1 Q0 a 1 1,5 t\n", 1, ["score '1,5'"]),
-        (read_run, "qid Q0 docno rank score tag\n1 Q0 a 1 1 t\n", 1, ["score 'score'", "header line"]),
+        (read_run, "query Q0 document rank score tag\n1 Q0 a 1 1 t\n", 1, ["score 'score'", "header line"]),
         (read_qrels, "1 0 a 1\n1 0 b 1 extra\n", 2, ["found 5 columns", "4 columns 'qid iter docid rel'"]),
         (read_qrels, "1 0 a 1\n1 0 b\n", 2, ["found 3 columns"]),
         (read_qrels, "1 0 a 1\n1 0 b 1.5\n", 2, ["relevance '1.5' in column 4", "an integer"]),

@@ -348,4 +348,6 @@ def compare(
         bootstrap=int(bootstrap),
         seed=int(seed),
     )
-    return result
+    from .frame import comparison_frame
+
+    return comparison_frame(result)

@@ -158,3 +158,64 @@ def sdcg(r, cutoffs, *, min_rel="0", max_rel=""):
         for j, cont in enumerate(conts):
             out[rows, j] = _expected_utility(g, np.broadcast_to(cont, g.shape))
     return out
+
+
+# NERR: the "not (but nearly) ERR" measures of Azzopardi, Mackenzie and Moffat (ICTIR 2021), cwl_eval's
+# NERReq8 to NERReq11: ERR's stopping at a document in proportion to its gain, as a C/W/L continuation
+# c_i = f_i (1 - g_i), g_i the gain of rank i scaled to [0, 1] and f_i the model each adds:
+#   NERR8@k   f_i = 1 for i < k, else 0 (truncated at k)
+#   NERR9@k   f_i = i / (i + 1) for i < k, else 0
+#   NERR10    f_i = p (RBP's patience, 0.9)
+#   NERR11    f_i = ((i + 2T - 1) / (i + 2T))^2 (INSQ's, T = 1)
+
+
+def _nerr(r, f: np.ndarray, min_rel, max_rel) -> np.ndarray:
+    """Expected utility per document with continuation ``f`` * (1 - gain) (``f``: one value per rank,
+    or a (rows, N) matrix per block)."""
+    out = np.zeros(r.n_queries)
+    for rows in _blocks(r):
+        g = cwl_gains(r, min_rel, max_rel, rows)
+        out[rows] = _expected_utility(g, f * (1.0 - g))
+    return out
+
+
+_GAIN_RANGE = {"min_rel": "0", "max_rel": ""}
+
+
+@measure("nerr8", params=LongCutoffs(10), ir_measures="NERR8", options=_GAIN_RANGE)
+def nerr8(r, cutoffs, *, min_rel="0", max_rel=""):
+    """NERR, Eq. 8 (cwl_eval's NERReq8): continuation c_i = 1 - g_i for i < k, else 0; gains the grades
+    scaled from [min_rel, max_rel] to [0, 1]; expected utility per document.  Summary: mean."""
+    out = np.zeros((r.n_queries, len(cutoffs)))
+    for j, k in enumerate(cutoffs):
+        out[:, j] = _nerr(r, (_I < k).astype(np.float64), min_rel, max_rel)
+    return out
+
+
+@measure("nerr9", params=LongCutoffs(10), ir_measures="NERR9", options=_GAIN_RANGE)
+def nerr9(r, cutoffs, *, min_rel="0", max_rel=""):
+    """NERR, Eq. 9 (cwl_eval's NERReq9): continuation c_i = i / (i + 1) (1 - g_i) for i < k, else 0;
+    gains the grades scaled from [min_rel, max_rel] to [0, 1].  Summary: mean."""
+    out = np.zeros((r.n_queries, len(cutoffs)))
+    for j, k in enumerate(cutoffs):
+        out[:, j] = _nerr(r, np.where(_I < k, _I / (_I + 1.0), 0.0), min_rel, max_rel)
+    return out
+
+
+@measure("nerr10", ir_measures="NERR10", options={"p": "0.9", **_GAIN_RANGE})
+def nerr10(r, *, p="0.9", min_rel="0", max_rel=""):
+    """NERR, Eq. 10 (cwl_eval's NERReq10): continuation c_i = p (1 - g_i) over 1000 ranks; gains the
+    grades scaled from [min_rel, max_rel] to [0, 1].  Summary: mean."""
+    try:
+        phi = float(p)
+    except ValueError:
+        raise ValueError(f"p must be a number, not {p!r}") from None
+    return _nerr(r, np.full(CWL_DEPTH, phi), min_rel, max_rel)
+
+
+@measure("nerr11", ir_measures="NERR11", options=_OPTIONS)
+def nerr11(r, *, T="1", min_rel="0", max_rel=""):
+    """NERR, Eq. 11 (cwl_eval's NERReq11): continuation c_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i) over
+    1000 ranks; gains the grades scaled from [min_rel, max_rel] to [0, 1].  Summary: mean."""
+    t = _t(T)
+    return _nerr(r, ((_I + 2.0 * t - 1.0) / (_I + 2.0 * t)) ** 2.0, min_rel, max_rel)

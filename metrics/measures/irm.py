@@ -14,7 +14,7 @@ ir_measures name          measure                            notes
 AP, MAP                   map
 AP@k                      map_cut_k
 RR, MRR                   recip_rank
-RR@k, MRR@k               rr_cut_k                           MS MARCO's MRR@10
+RR@k, MRR@k               rr_cut_k                           MS MARCO's MRR@10 (*)
 nDCG, NDCG                ndcg
 nDCG@k                    ndcg_cut_k
 nDCG(gains={1:3,2:9})     ndcg_1=3,2=9                       trec_eval's gain pairs
@@ -46,7 +46,17 @@ DCG@k, F1@k, Hits@k       dcg_cut_k, f1_cut_k, hits_k
 INST, INSQ(T=t,max_rel=m) inst, insq(T=t,max_rel=m)          cwl_eval's (cwl.py)
 BPM(max_rel=m)@k          bpm_k(max_rel=m)                   T, min_rel, max_rel
 SDCG(max_rel=m)@k         sdcg_k(max_rel=m)                  min_rel, max_rel
+NERR8(max_rel=m)@k        nerr8_k(max_rel=m)                 NERR9@k too; cwl_eval's
+NERR10(p=x,max_rel=m)     nerr10(max_rel=m,p=x)              NERR11(T=t,...) too
 ========================  =================================  ==========================
+
+(*) Tied scores are ordered as trec_eval orders them (document id descending)
+for every measure here; ir_measures computes ``RR@k`` with its MS MARCO
+provider, which breaks ties by document id ascending, so on runs with ties the
+two differ (``ir-eval --irm`` follows each provider: :mod:`metrics.irm_cli`).
+A set measure with a cutoff (``SetP(rel=2)@5``) is refused, naming the measure
+of the first k documents (``P(rel=2)@5``); ranx's ``f1`` and ``precision``
+without a cutoff are over the whole retrieved list (``SetF``, ``SetP``).
 
 ``rel=r`` (P, AP, RR, R, Rprec, Bpref, Success, infAP, IPrec, NumRel, the set
 measures) sets the relevance level of that measure alone: ``P(rel=2)@5`` is
@@ -377,16 +387,19 @@ def _rbp(name, at, args: _Args) -> Measure:
 
 
 def _cwl(family, cutoff: bool):
-    """cwl_eval's measures (INST, INSQ, BPM@k, SDCG@k): T, min_rel, max_rel (cwl.py)."""
+    """cwl_eval's measures (INST, INSQ, BPM@k, SDCG@k, NERR8@k to NERR11): T (p for NERR10), min_rel,
+    max_rel (cwl.py)."""
 
     def make(name, at, args: _Args) -> Measure:
         k = _cutoff(name, at, args, required=cutoff)
         if not cutoff and k is not None:
             raise ValueError(f"{name} takes no cutoff")
         opts = []
-        if family != "sdcg":
+        if family == "nerr10":
+            opts += _number_option(name, args, "p", 0.9)
+        elif family in ("inst", "insq", "bpm", "nerr11"):
             opts += _number_option(name, args, "T", 1.0, low=0.0, high=math.inf)
-        elif str(args.pop("dcg", "log2")) != "log2":
+        elif family == "sdcg" and str(args.pop("dcg", "log2")) != "log2":
             raise ValueError(f"{name}: dcg must be log2")
         for key, default in (("min_rel", 0), ("max_rel", None)):
             v = args.pop(key)
@@ -478,6 +491,10 @@ _BUILDERS = {
     "INSQ": _cwl("insq", False),
     "BPM": _cwl("bpm", True),
     "SDCG": _cwl("sdcg", True),
+    "NERR8": _cwl("nerr8", True),
+    "NERR9": _cwl("nerr9", True),
+    "NERR10": _cwl("nerr10", False),
+    "NERR11": _cwl("nerr11", False),
     "Accuracy": _accuracy,
     "Judged": _own_cut("Judged"),
     # canonical names of the variant families, e.g. "ndcg_ext(gain=exp)"
@@ -516,6 +533,8 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
                 "use metrics.evaluate_diversity"
             )
         return None
+    if name in _SET_AT_K and (at is not None or "cutoff" in args):
+        raise ValueError(_set_cutoff_refusal(text, name, args, at))
     try:
         arguments = _Args(name, args)
         judged = name in JUDGED_ONLY and arguments.flag("judged_only")
@@ -523,6 +542,23 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     except (ValueError, TypeError, SyntaxError) as e:
         raise ValueError(f"measure {text.strip()!r}: {e}") from None
     return [with_judged_only(m) if judged else m]
+
+
+#: set measures (over the whole retrieved list) and the measure of the first k documents that a cutoff
+#: given to them asks for: ``SetP(rel=2)@5`` is refused, naming ``P(rel=2)@5``
+_SET_AT_K = {"SetP": "P", "SetR": "R", "SetAP": "AP", "SetF": "F1"}
+
+
+def _set_cutoff_refusal(text: str, name: str, args: dict, at) -> str:
+    """The sentence refusing a set measure with a cutoff, naming what to write for the first k documents
+    (ir_measures refuses these names too, "unsupported params found: ['cutoff']")."""
+    k = at if at is not None else args.get("cutoff")
+    kept = {key: value for key, value in args.items() if key != "cutoff"}
+    sentence = f"measure {text.strip()!r}: {name} is a set measure, over the whole retrieved list, and takes no cutoff"
+    if set(kept) <= {"rel", "judged_only"} and not (name == "SetR" and "judged_only" in kept):
+        inner = ",".join(f"{key}={value}" for key, value in kept.items())
+        sentence += f"; for the first {k} documents write {_compose(_SET_AT_K[name], [inner] if inner else [], k)}"
+    return sentence
 
 
 #: the measures for which ir_measures has a ``judged_only`` parameter (and the ndcg/map variants)
@@ -559,6 +595,8 @@ _RANX = {
     "dcg_burges": "DCG(gain=exp)",
     "bpref": "Bpref",
 }
+#: ranx's names without a cutoff that are over the whole retrieved list (ranx's k=0): set measures
+_RANX_WHOLE_LIST = {"precision": "SetP", "f1": "SetF"}  # (bare "recall" is trec_eval's family)
 _RANX_NAME = re.compile(r"\s*([a-z_][a-z0-9_-]*)\s*(?:@\s*(\d+))?\s*")
 
 
@@ -569,6 +607,8 @@ def parse_ranx(text: str) -> list[Measure] | None:
     m = _RANX_NAME.fullmatch(text)
     if m is None or m.group(1) not in _RANX:
         return None
+    if m.group(2) is None and m.group(1) in _RANX_WHOLE_LIST:
+        return parse_ir_measures(_RANX_WHOLE_LIST[m.group(1)])
     name = _RANX[m.group(1)] + ("" if m.group(2) is None else f"@{m.group(2)}")
     return parse_ir_measures(name)
 
@@ -588,7 +628,24 @@ def _compose(name: str, args: list[str], at=None) -> str:
 
 
 # ir_measures' names that take no relevance level
-_NO_REL = frozenset({"nDCG", "NumQ", "RBP", "ERR", "Judged", "Compat", "INST", "INSQ", "BPM", "SDCG"})
+_NO_REL = frozenset(
+    {
+        "nDCG",
+        "NumQ",
+        "RBP",
+        "ERR",
+        "Judged",
+        "Compat",
+        "INST",
+        "INSQ",
+        "BPM",
+        "SDCG",
+        "NERR8",
+        "NERR9",
+        "NERR10",
+        "NERR11",
+    }
+)
 
 
 def _write_ndcg(m: Measure, name: str, rel: list[str]) -> str | None:
@@ -630,7 +687,7 @@ def _write_rbp_ext(m: Measure, name: str, rel: list[str]) -> str | None:
 
 def _write_cwl(m: Measure, name: str, rel: list[str]) -> str | None:
     opts = dict(m.options)
-    args = [f"{key}={opts[key]}" for key in ("T", "min_rel", "max_rel") if key in opts]
+    args = [f"{key}={opts[key]}" for key in ("T", "p", "min_rel", "max_rel") if key in opts]
     return _compose(name, args, m.params[0] if m.params else None)
 
 
@@ -658,10 +715,17 @@ _WRITERS = {
     "insq": _write_cwl,
     "bpm": _write_cwl,
     "sdcg": _write_cwl,
+    "nerr8": _write_cwl,
+    "nerr9": _write_cwl,
+    "nerr10": _write_cwl,
+    "nerr11": _write_cwl,
     "Accuracy": _write_accuracy,
 }
 # families whose options are part of their ir_measures name
-_WITH_OPTIONS = ("ndcg_ext", "map_ext", "rbp_ext", "compat", "inst", "insq", "bpm", "sdcg")
+_WITH_OPTIONS = (
+    *("ndcg_ext", "map_ext", "rbp_ext", "compat", "inst", "insq", "bpm", "sdcg"),
+    *("nerr8", "nerr9", "nerr10", "nerr11"),
+)
 
 
 def ir_measures_name(m: Measure) -> str | None:

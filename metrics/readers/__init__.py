@@ -163,8 +163,8 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
     within a fraction of a second. It is called in the caller's thread.
     """
     display = os.fspath(path)
-    if kind is None:
-        kind = detect_kind(display)
+    if kind is None:  # an ir_datasets dataset (irds:<id>, metrics.datasets) gives its qrels
+        kind = "qrels" if display.startswith("irds:") else detect_kind(display)
     if kind not in _FORMATS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return _read(display, kind, progress)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
+from typing import Optional
 
 from ..errors import InputError
 from ..textfile import check_text as _check_text
 from ..textfile import gzip_errors as _gzip_errors
 from ..textfile import open_stream as _open_stream
 from ..textfile import without_bom as _without_bom
-from .formats import _columns, _empty_error
+from .formats import JSON_LAYOUT, Layout, _columns, _empty_error, header_layout, trec_layout
 
 _DETECT_BYTES = 64 << 10
 _DETECT_LIMIT = 1 << 20
@@ -32,12 +34,28 @@ def detect_kind(path) -> str:
 def detect_kind_with_reason(path) -> tuple[str, str]:
     """(kind, one sentence saying why), as :func:`detect_kind` decides it."""
     display = os.fspath(path)
-    head, line_no = _first_data_line(display)
+    if display.startswith("irds:"):  # metrics.datasets
+        return "qrels", "an ir_datasets dataset id: its qrels"
+    head, line_no, raw = _first_data_line(display)
     if head is None:
         raise _empty_error(display, None)
-    n = len(head)
+    try:
+        layout = sniff_layout(raw, None)
+    except InputError as exc:
+        raise InputError(exc.message, path=display, line=line_no, expected=exc.expected) from None
+    if layout is JSON_LAYOUT:
+        kind = _json_kind(display)
+        return kind, (
+            "the file is JSON {qid: {docid: value}}: "
+            + ("scores with a fraction or an exponent: a run" if kind == "run" else "integer values: qrels")
+        )
+    if layout.header:
+        kind = "qrels" if "qrels" in layout.name else "run"
+        return kind, f"line {line_no} is a header naming {' '.join(layout.header)!r}: {layout.name}"
+    n = len(head) if layout.trec else layout.ncols
+    separated = "" if layout.trec else ", separated by commas"
     if n >= 6:
-        return "run", (f"line {line_no} has {n} fields (qid Q0 docid rank score tag): a run")
+        return "run", (f"line {line_no} has {n} fields (qid Q0 docid rank score tag){separated}: a run")
     if n == 4:
         return "qrels", (
             f"line {line_no} has 4 fields (qid iter docid grade): qrels; a ranked-judgments "
@@ -53,7 +71,7 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
 
 
 def _first_data_line(display: str):
-    """(tokens, line number) of the first data line, or (None, None).
+    """(tokens, line number, the line) of the first data line, or (None, None, None).
 
     Reads 64 KiB at a time, at most 1 MiB.
     """
@@ -67,7 +85,7 @@ def _first_data_line(display: str):
             eof = len(block) < _DETECT_BYTES
             found = _scan_head(data, eof, len(data) >= _DETECT_LIMIT, display)
             if found is not None or eof or len(data) >= _DETECT_LIMIT:
-                return found if found is not None else (None, None)
+                return found if found is not None else (None, None, None)
 
 
 def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
@@ -93,7 +111,69 @@ def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
             _check_text(line, number, display)
         tokens = line.split()
         if tokens and tokens[0][:1] != b"#":
-            return tokens, number
+            return tokens, number, line
         if end < 0:
             return None
         start = end + 1
+
+
+def sniff_layout(line: bytes, kind: Optional[str]) -> Layout:
+    """The layout of a file whose first data line is ``line`` (without its newline), read as ``kind``
+    ("run", "qrels", "ranked"; None: as the header names it): TREC's blank-separated columns; a header
+    line naming the columns, its fields separated by tabs, commas or blanks (BEIR, PyTerrier,
+    ir_measures, ranx); TREC's columns separated by commas; or JSON ``{qid: {docid: value}}``.
+    Raises :class:`InputError` (without a place) for a header naming no column of the value needed."""
+    line = line.rstrip(b"\r")
+    stripped = line.lstrip()
+    if stripped[:1] == b"{":
+        return JSON_LAYOUT
+    trec = trec_layout(kind or "qrels")
+    if b"\t" in line:
+        found = header_layout([t.strip() for t in line.split(b"\t")], 9, kind)
+        if found is not None:
+            return found
+    if b"," in line:
+        fields = line.split(b",")
+        found = header_layout(fields, 44, kind)
+        if found is not None:
+            return found
+        if len(line.split()) == 1 and len(fields) >= 4:  # TREC columns separated by commas
+            if kind == "run" or (kind is None and len(fields) >= 6):
+                return Layout("TREC columns separated by commas", 44, len(fields), 0, 2, 4, rank=3, tag=5)
+            return Layout("TREC columns separated by commas", 44, 4, 0, 2, 3)
+    found = header_layout(line.split(), None, kind)
+    return found if found is not None else trec
+
+
+def _json_kind(display: str) -> str:
+    """ "run" when a JSON file's first values have a fraction or an exponent (BEIR's saved results),
+    else "qrels"."""
+    from ..textfile import head
+
+    text = head(display, _DETECT_BYTES)
+    return "run" if _JSON_FLOAT.search(text) else "qrels"
+
+
+_JSON_FLOAT = re.compile(rb":\s*-?[0-9]*(?:\.[0-9]|[0-9][eE])")
+
+
+def layout_of_chunk(chunk: bytes, kind: Optional[str]) -> tuple[Optional[Layout], int, int]:
+    """(layout, bytes up to the end of the header line (0 without one), the first data line's number
+    in the chunk) from the first chunk of whole lines of a file; (None, 0, 0) when the chunk holds no
+    data line.  Raises :class:`InputError` (without a place) as :func:`sniff_layout` does."""
+    start, number = 0, 1
+    size = len(chunk)
+    while start < size:
+        end = chunk.find(b"\n", start)
+        if end < 0:
+            end = size
+        line = chunk[start:end]
+        stripped = line.strip()
+        if stripped and stripped[:1] != b"#":
+            try:
+                layout = sniff_layout(line, kind)
+            except InputError as exc:
+                raise InputError(exc.message, line=number, expected=exc.expected) from None
+            return layout, (end + 1 if layout.header else 0), number
+        start, number = end + 1, number + 1
+    return None, 0, 0

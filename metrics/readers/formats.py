@@ -114,9 +114,11 @@ def _columns(n: int) -> str:
     return f"{n} column" if n == 1 else f"{n} columns"
 
 
-def _column_error(tokens, fmt, display, line_no, first_data_line) -> InputError:
+def _column_error(tokens, fmt, display, line_no, first_data_line, layout=None) -> InputError:
     n = len(tokens)
     message = f"found {_columns(n)}"
+    if layout is not None and (not layout.trec or layout.shape):
+        return InputError(message, path=display, line=line_no, expected=layout.expected(fmt))
     if first_data_line:
         if fmt is _RUN and n == 4:
             if tokens[1].lower() == b"q0":
@@ -128,8 +130,8 @@ def _column_error(tokens, fmt, display, line_no, first_data_line) -> InputError:
     return InputError(message, path=display, line=line_no, expected=fmt.expected)
 
 
-def _value_error(token, fmt, display, line_no, first_data_line) -> InputError:
-    column = fmt.value + 1
+def _value_error(token, fmt, display, line_no, first_data_line, layout=None) -> InputError:
+    column = fmt.value + 1 if layout is None else layout.value + 1
     if fmt is _RUN:
         message = f"found score {_show(token)} in column {column}"
         expected = "a number such as 12.5, -3 or 1e-4"
@@ -176,3 +178,151 @@ class LoadedFile:
     run: Optional[pd.DataFrame] = None
     qrels: Optional[pd.DataFrame] = None
     warnings: list[str] = field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------ layouts
+
+#: the names a header may give each column (lower case), as the tools users hold write them: trec_eval's
+#: own words, PyTerrier (``qid docno score rank``, ``label``), ir_measures (``query_id doc_id score``,
+#: ``relevance``), ranx (``q_id doc_id score``) and BEIR (``query-id corpus-id score``, where ``score`` is
+#: the grade)
+HEADER_NAMES = {
+    "qid": ("qid", "query_id", "q_id", "query-id", "queryid"),
+    # PyTerrier's frames hold both ``docno`` (the collection's id) and ``docid`` (its index's number)
+    "doc": ("docno", "doc_id", "corpus-id", "doc-id", "docid"),
+    "grade": ("relevance", "label", "rel", "grade", "judgment", "judgement"),
+    "score": ("score",),
+    "rank": ("rank",),
+    "tag": ("run_id", "runid", "tag", "system"),
+}
+
+_SEPARATORS = {None: "blanks", 9: "tabs", 44: "commas"}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a file's fields are: the TREC columns, or the columns a header line names.
+
+    ``delimiter`` is None for runs of blanks (TREC's rule), else the byte that separates fields (tab,
+    comma); ``ncols`` the fields of a line (a TREC run's lines may have more); ``qid``, ``doc``,
+    ``value`` (score or grade), ``rank`` and ``tag`` the 0-based fields (None: not in the file);
+    ``header``: the first data line names the columns and is not data."""
+
+    name: str
+    delimiter: Optional[int]
+    ncols: int
+    qid: int
+    doc: int
+    value: int
+    rank: Optional[int] = None
+    tag: Optional[int] = None
+    header: tuple = ()
+    extra_ok: bool = False
+    #: not lines of fields: a JSON file, or an ir_datasets dataset (:mod:`metrics.datasets`)
+    json: bool = False
+    #: what a line should look like, when not the kind's TREC columns (intent qrels)
+    shape: str = ""
+
+    @property
+    def trec(self) -> bool:
+        return not self.header and self.delimiter is None and not self.json
+
+    def expected(self, fmt: _Format) -> str:
+        if self.shape:
+            return self.shape
+        if self.trec:
+            return fmt.expected
+        sep = {9: "\t", 44: ","}.get(self.delimiter, " ")  # type: ignore[arg-type]
+        names = sep.join(self.header) if self.header else ""
+        if self.header:
+            return (
+                f"{self.ncols} fields separated by {_SEPARATORS[self.delimiter]}, as the header names them ({names!r})"
+            )
+        return f"{fmt.expected}, separated by {_SEPARATORS[self.delimiter]}"
+
+    def describe(self) -> str:
+        """One sentence for inspection: the layout and where each column is."""
+        if self.trec or self.json:
+            return self.name
+        return f"{self.name}: {self.ncols} fields separated by {_SEPARATORS[self.delimiter]}" + (
+            f", header {' '.join(self.header)!r}" if self.header else ""
+        )
+
+
+TREC_RUN = Layout("TREC", None, 6, 0, 2, 4, rank=3, tag=5, extra_ok=True)
+TREC_QRELS = Layout("TREC", None, 4, 0, 2, 3)
+#: a JSON file ``{qid: {docid: score or grade}}`` (BEIR's saved results, pytrec_eval's and ranx's dicts)
+JSON_LAYOUT = Layout("JSON {qid: {docid: value}}", None, 3, 0, 1, 2, json=True)
+
+
+#: intent (diversity) qrels, ``qid intent docid grade`` (TREC Web track, ndeval): read as qrels whose
+#: ``rank`` column holds the intent; a (query, document) pair comes once per intent
+INTENTS_LAYOUT = Layout(
+    "TREC intent qrels (qid intent docid grade)", None, 4, 0, 2, 3, rank=1, shape="4 columns 'qid intent docid grade'"
+)
+
+
+def trec_layout(kind: str) -> Layout:
+    return TREC_RUN if kind == "run" else TREC_QRELS
+
+
+def _who(names: tuple) -> str:
+    """Which tool writes a header like ``names``."""
+    lower = set(names)
+    if "corpus-id" in lower or "query-id" in lower:
+        return "BEIR"
+    if "docno" in lower or "qid" in lower:
+        return "PyTerrier"
+    if "q_id" in lower:
+        return "ranx"
+    if "query_id" in lower:
+        return "ir_measures"
+    return "a header"
+
+
+def header_layout(tokens: list, delimiter: Optional[int], kind: Optional[str]) -> Optional[Layout]:
+    """The layout a header line's ``tokens`` (bytes) name for ``kind`` ("run", "qrels", "ranked"; None:
+    whichever they name), or None when they are not a header (no query and document column).
+    Raises :class:`InputError` (without a place: the caller adds it) for a header that names no
+    column of the value ``kind`` needs."""
+    names = tuple(t.decode("utf-8", "replace").strip().strip('"').strip() for t in tokens)
+    lower = [n.lower() for n in names]
+
+    def find(role: str) -> Optional[int]:
+        for alias in HEADER_NAMES[role]:
+            if alias in lower:
+                return lower.index(alias)
+        return None
+
+    qid, doc = find("qid"), find("doc")
+    if qid is None or doc is None:
+        return None
+    grade, score = find("grade"), find("score")
+    beir = _who(tuple(lower)) == "BEIR"
+    if kind is None:
+        kind = "qrels" if grade is not None or beir else "run"
+    if kind == "run":
+        value = score
+        if value is None:
+            raise InputError(
+                f"found a header naming {' '.join(names)!r}, with no score column",
+                expected="a run's columns such as 'qid docno score' (or query_id, q_id; doc_id)",
+            )
+        return Layout(
+            f"{_who(tuple(lower))} run with a header",
+            delimiter,
+            len(names),
+            qid,
+            doc,
+            value,
+            rank=find("rank"),
+            tag=find("tag"),
+            header=names,
+        )
+    value = grade if grade is not None else score
+    if value is None:
+        raise InputError(
+            f"found a header naming {' '.join(names)!r}, with no relevance column",
+            expected="qrels columns such as 'qid docno label' (or query_id, q_id; doc_id; relevance, or BEIR's score)",
+        )
+    return Layout(f"{_who(tuple(lower))} qrels with a header", delimiter, len(names), qid, doc, value, header=names)

@@ -14,7 +14,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-from .formats import _QRELS, _Format, _str_dtype
+from .formats import _QRELS, HEADER_NAMES, _Format, _str_dtype
 
 
 def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
@@ -55,11 +55,14 @@ def frame_from_columns(cols) -> pd.DataFrame:
     return frame
 
 
+#: the column names a frame may use, first found first taken: ours, then those a file's header may
+#: give (:data:`~metrics.readers.formats.HEADER_NAMES`: PyTerrier's, ir_measures', ranx's, BEIR's,
+#: whose qrels call the grade ``score``)
 _ALIASES = {
-    "query_id": ("query_id", "qid", "q_id"),
-    "doc_id": ("doc_id", "docno", "docid"),
+    "query_id": ("query_id", *HEADER_NAMES["qid"]),
+    "doc_id": ("doc_id", *HEADER_NAMES["doc"]),
     "score": ("score",),
-    "relevance": ("relevance", "label", "rel"),
+    "relevance": (*HEADER_NAMES["grade"], "score"),
 }
 
 

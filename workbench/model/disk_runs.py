@@ -61,14 +61,14 @@ def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:
     from its first data line); None for anything else (read as usual)."""
     if kind not in (None, "run"):
         return None
-    from metrics.readers.detect import _first_data_line
+    from metrics.readers.detect import _first_data_line, sniff_layout
 
     try:
-        tokens, _ = _first_data_line(path)
+        tokens, _, line = _first_data_line(path)
+        if tokens is None or len(tokens) < 6 or not sniff_layout(line, "run").trec:
+            return None  # a header's or JSON's layout is read as usual
     except (OSError, EOFError, ValueError):
         return None  # the usual reader says what is wrong
-    if tokens is None or len(tokens) < 6:
-        return None
     try:
         tag = tokens[5].decode("utf-8") if isinstance(tokens[5], bytes) else str(tokens[5])
     except UnicodeDecodeError:

@@ -54,6 +54,8 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
     (scored from disk by each evaluation); other kinds are read as usual."""
     import metrics.topics
 
+    if path.startswith("irds:"):  # an ir_datasets dataset: its qrels, scored documents or query texts
+        return _load_dataset(path, kind, progress)
     try:
         st = os.stat(path)
     except OSError:
@@ -99,6 +101,22 @@ def content_digest(path: str, size: int) -> str | None:
     except OSError:
         return None
     return f"{size}:{h.hexdigest()}"
+
+
+def _load_dataset(source: str, kind: str | None, progress):
+    """Worker body for ``irds:<id>`` (qrels unless ``kind`` says otherwise) and ``irds:<id>#queries``."""
+    from metrics.datasets import QUERIES, dataset_queries
+
+    if kind == "queries" or source.endswith(QUERIES):
+        return (0, 0.0), QueriesFile(source, dataset_queries(source))
+    loaded = metrics.readers.read_file(source, kind=kind or "qrels", progress=progress)
+    from metrics.columns import remember_columns
+
+    if loaded.run is not None:
+        remember_columns(loaded.run, "run")
+    if loaded.qrels is not None:
+        remember_columns(loaded.qrels, "qrels")
+    return (0, 0.0), loaded
 
 
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:

@@ -353,7 +353,7 @@ class Workspace:
         used by another loaded run would only get a number: the file name says more.
         """
         stem = Path(e.path).name
-        for suffix in (".gz", ".txt", ".run", ".trec", ".res", ".tsv"):
+        for suffix in (".gz", ".txt", ".run", ".trec", ".res", ".tsv", ".csv", ".json"):
             stem = stem[: -len(suffix)] if stem.lower().endswith(suffix) and len(stem) > len(suffix) else stem
         if not tag or tag.strip().lower() in GENERIC_TAGS:
             return stem
@@ -376,7 +376,10 @@ def merge_qrels(parts) -> pd.DataFrame:
 
 
 def normalize(path: str | os.PathLike) -> str:
-    return os.path.abspath(os.fspath(path))
+    text = os.fspath(path)
+    if text.startswith("irds:"):  # an ir_datasets dataset (metrics.datasets), not a file
+        return text
+    return os.path.abspath(text)
 
 
 # files a folder holds that are never qrels or runs (a folder of a study often has them)

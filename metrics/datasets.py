@@ -1,0 +1,111 @@
+"""Qrels, scored documents and query texts of an ir_datasets dataset, named ``irds:<dataset id>`` where a
+file is expected: ``ir-eval irds:msmarco-passage/trec-dl-2019/judged run.txt``,
+``metrics.read_qrels("irds:msmarco-passage/trec-dl-2019/judged")``, and in the window.
+
+Read through the ``ir_datasets`` package (an optional extra: ``pip install 'ir-workbench[irds]'``) from its
+local cache (ir_datasets fetches what its cache lacks, as it always does).  The judgments become the
+same :class:`~metrics.columns.Columns` a file gives, checked by the same rules (a document once per
+query); a run is the dataset's scored documents (``scoreddocs``, e.g. a BM25 top 1000), named after the
+dataset.  Errors are :class:`~metrics.errors.InputError` naming the dataset.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+import numpy as np
+
+from .errors import InputError
+
+if TYPE_CHECKING:
+    from .columns import Columns
+
+__all__ = ["PREFIX", "QUERIES", "is_dataset", "dataset_columns", "dataset_queries"]
+
+PREFIX = "irds:"
+#: after a dataset id: its query texts (``irds:<id>#queries``), where a source names one thing
+QUERIES = "#queries"
+
+
+def is_dataset(source) -> bool:
+    """Whether ``source`` names an ir_datasets dataset (``irds:<id>``) rather than a file."""
+    return isinstance(source, str) and source.startswith(PREFIX)
+
+
+def _dataset(source: str, has: str):
+    """The ir_datasets dataset named by ``source``, which must provide ``has`` ("qrels", "scoreddocs",
+    "queries")."""
+    dataset_id = source[len(PREFIX) :].strip()
+    if dataset_id.endswith(QUERIES):
+        dataset_id = dataset_id[: -len(QUERIES)]
+    try:
+        import ir_datasets
+    except ImportError:
+        raise InputError(
+            "reading a dataset needs the ir_datasets package, which is not installed",
+            path=source,
+            expected="pip install 'ir-workbench[irds]' (or pip install ir_datasets)",
+        ) from None
+    try:
+        dataset = ir_datasets.load(dataset_id)
+    except KeyError:
+        raise InputError(
+            f"ir_datasets knows no dataset {dataset_id!r}",
+            path=source,
+            expected="an ir_datasets id such as irds:msmarco-passage/trec-dl-2019/judged",
+        ) from None
+    if not getattr(dataset, f"has_{has}")():
+        raise InputError(f"dataset {dataset_id!r} has no {has}", path=source, expected=f"a dataset with {has}")
+    return dataset
+
+
+def _encoded(values: list) -> np.ndarray:
+    from .columns import ids_from_list
+
+    return ids_from_list([str(v).encode("utf-8", "surrogateescape") for v in values])
+
+
+def dataset_columns(source: str, kind: str, name: Optional[str] = None, *, progress=None) -> Columns:
+    """The dataset's qrels (``kind`` "qrels") or scored documents ("run") as
+    :class:`~metrics.columns.Columns`, checked as a file's are."""
+    from .columns import Columns, _duplicate_error, _first_duplicate, grade_dtype
+    from .readers.formats import Layout, Ticker
+
+    tick = Ticker(progress)
+    tick(0.0)
+    if kind == "ranked":
+        raise InputError("a dataset holds no ranked judgments", path=source, expected="qrels or a run")
+    is_run = kind == "run"
+    dataset = _dataset(source, "scoreddocs" if is_run else "qrels")
+    qids: list = []
+    docs: list = []
+    values: list = []
+    records = dataset.scoreddocs_iter() if is_run else dataset.qrels_iter()
+    for r in records:
+        qids.append(r.query_id)
+        docs.append(r.doc_id)
+        values.append(r.score if is_run else r.relevance)
+    if not qids:
+        raise InputError("the dataset holds no judgments" if not is_run else "no scored documents", path=source)
+    tick(0.7)
+    value = np.asarray(values, dtype=np.float64 if is_run else np.int64)
+    if not is_run:
+        value = value.astype(grade_dtype(value), copy=False)
+    layout = Layout(f"ir_datasets {source[len(PREFIX) :]}", None, 3, 0, 1, 2, json=True)
+    cols = Columns(kind, _encoded(qids), _encoded(docs), value, path=source, layout=layout)
+    if _first_duplicate(cols) is not None:
+        raise _duplicate_error(cols, None, "qrels" if not is_run else "run")
+    if is_run:
+        cols.name = cols.run_id = name or source[len(PREFIX) :]
+    tick(1.0)
+    return cols
+
+
+def dataset_queries(source: str) -> dict[str, str]:
+    """The dataset's query texts, ``{query id: text}`` (each query's ``default_text()``)."""
+    dataset = _dataset(source, "queries")
+    out = {}
+    for q in dataset.queries_iter():
+        text = q.default_text() if hasattr(q, "default_text") else getattr(q, "text", "")
+        out[str(q.query_id)] = str(text)
+    return out
