@@ -282,12 +282,18 @@ class _DiskScorer:
                 yield label, _Scored(ev, pr, atk, queries)
 
     def __exit__(self, *exc) -> None:
-        abandoned = [not self._scored.release(label, future) for future, label in self.futures.items()]
-        if exc and exc[0] is not None and issubclass(exc[0], Cancelled) and any(abandoned):
+        cancelled = bool(exc) and exc[0] is not None and issubclass(exc[0], Cancelled)
+        if cancelled and any(f.running() and self._scored.sole_claim(label, f) for f, label in self.futures.items()):
             # cancelled while a process was scoring a run nothing else awaits: that process would go on
             # for as long as the run takes (a minute for seven million lines); the processes are stopped
-            # and new ones started when next needed
+            # (new ones start when next needed) and the pool fails its futures, awaited here before they
+            # are given up (a future cancelled meanwhile cannot be failed: the pool's thread would raise)
+            from concurrent.futures import wait
+
             self._workers.stop()
+            wait(self.futures, timeout=1.0)
+        for future, label in self.futures.items():
+            self._scored.release(label, future)
 
 
 @dataclass(frozen=True)
@@ -347,6 +353,12 @@ class _Scores:
             entry = self._pending[label] = [weakref.ref(run), future, 1]
         future.add_done_callback(lambda f: self._settle(label, entry))
         return future
+
+    def sole_claim(self, label: str, future) -> bool:
+        """Whether ``future`` is claimed once only (by the one evaluation about to give it up)."""
+        with self._lock:
+            entry = self._pending.get(label)
+            return entry is not None and entry[1] is future and entry[2] == 1
 
     def release(self, label: str, future) -> bool:
         """Give up a claimed future; the last claim dropped cancels it unless it has started.  Whether

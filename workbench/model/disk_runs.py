@@ -139,7 +139,7 @@ class Workers:
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way to them)
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=False)
         for process in processes:
             if process.is_alive():
                 process.terminate()

@@ -382,6 +382,7 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
         file_menu.addAction("Open &sample data", self.open_sample)
+        file_menu.addAction("Open ir_&datasets dataset…", self.open_dataset_dialog)
         file_menu.addSeparator()
         file_menu.addAction("Open &workspace…", self.open_workspace_dialog)
         act = file_menu.addAction("&Save workspace", self.save_workspace)
@@ -540,6 +541,11 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         paths, _ = QFileDialog.getOpenFileNames(self, "Open qrels and runs", self._last_dir())
         if paths:
             self.open_files(paths)
+
+    def open_dataset_dialog(self) -> None:
+        from workbench.views.dataset_dialog import open_dataset
+
+        open_dataset(self)
 
     def open_folder_dialog(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Open a folder of qrels and runs", self._last_dir())
