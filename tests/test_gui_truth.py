@@ -389,3 +389,76 @@ def test_bad_files_dropped_leave_no_traceback_on_the_terminal(project, tmp_path)
     assert (tmp_path / "shot.png").exists()
     logs = list((tmp_path / "data").rglob("ir-workbench.log"))
     assert logs and "bad_run.txt" in logs[0].read_text()  # the details are in the log
+
+
+def test_every_plot_copies_its_image_and_the_drilldown_finds_a_document(qtbot, project, tmp_path):
+    from PySide6.QtGui import QGuiApplication
+
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        for plot in (w.pr_plot, w.ndcg_plot, w.diff_chart, w.explain_view):
+            QGuiApplication.clipboard().clear()
+            plot.copy_image_action.trigger()
+            image = QGuiApplication.clipboard().image()
+            assert not image.isNull() and image.width() == plot.plot.width(), type(plot).__name__
+            assert plot.copy_image_action in plot.plot.getPlotItem().getViewBox().menu.actions()
+        query = s.results.query_ids[0]
+        s.select_query(query)
+        qtbot.waitUntil(lambda: s.drilldown is not None and not s.busy, timeout=TIMEOUT)
+        view = w.drilldown
+        column = view.columns["bm25"]
+        doc = column.doc_ids()[4]
+        view.find_edit.setText(doc)
+        assert column.view.selectionModel().isRowSelected(4, column.view.rootIndex())
+        assert view.find_status.text().startswith("in ") and "of 3 lists" in view.find_status.text()
+        view.find_edit.setText("no-such-document")
+        assert "not in the top" in view.find_status.text()
+        assert not column.view.selectionModel().hasSelection()
+    finally:
+        close_window(w)
+
+
+def test_a_run_named_like_a_baseline_is_the_default_one(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        # dropped first: the expansion and the title run; BM25 is the baseline all the same
+        _open(qtbot, w, project, ("qrels.txt", "run_bm25_rm3.txt", "run_tfidf_title.txt", "run_bm25.txt"))
+        assert s.baseline_label() == "bm25"
+        assert "baseline: bm25" in w.per_query.baseline_label.text()
+        s.set_baseline(str(project / "run_tfidf_title.txt"))
+        assert s.baseline_label() == "tfidf_title"  # a choice is kept
+    finally:
+        close_window(w)
+
+
+def test_a_workspace_file_that_moved_is_located_and_keeps_its_label(qtbot, project, tmp_path):
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        _open(qtbot, w, project)
+        s.rename(str(project / "run_bm25_rm3.txt"), "RM3")
+        _idle(qtbot, w)
+        path = project / "study.irwb"
+        assert w.write_workspace(str(path))
+    finally:
+        close_window(w)
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    shutil.move(str(project / "run_bm25_rm3.txt"), moved / "run_bm25_rm3.txt")
+    w2 = open_window(qtbot, tmp_path / "elsewhere", ("map",))
+    try:
+        s2 = w2.session
+        w2.open_files([str(path)])
+        _idle(qtbot, w2)
+        assert "RM3" not in s2.results.runs
+        assert "Locate" in w2.messages.text()
+        missing = next(e for e in s2.workspace.entries if e.missing)
+        s2.locate(missing.path, str(moved / "run_bm25_rm3.txt"))
+        _idle(qtbot, w2)
+        qtbot.waitUntil(lambda: "RM3" in s2.results.runs, timeout=TIMEOUT)
+        assert list(s2.results.runs) == ["bm25", "RM3", "tfidf_title"]  # its label and its place
+    finally:
+        close_window(w2)

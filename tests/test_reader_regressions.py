@@ -102,3 +102,18 @@ def test_among_with_every_value_wanted():
     assert among(values, wanted).all()
     values[::7] += np.uint64(1 << 20)
     assert (among(values, wanted) == (values < (1 << 17))).all()
+
+
+def test_a_query_id_that_begins_with_a_brace_is_trec_not_json(tmp_path):
+    """A run or qrels whose first id starts with "{" is TREC text (trec_eval reads it); JSON opens an object
+    with a quoted key."""
+    import metrics
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("{x56, 0 d1 1\n{x56, 0 d2 0\n")
+    run = tmp_path / "run.txt"
+    run.write_text("{x56, Q0 d1 1 2.0 r\n{x56, Q0 d2 2 1.0 r\n")
+    assert metrics.evaluate(str(qrels), str(run), ["map"]).summary().iloc[0, 0] == 1.0
+    js = tmp_path / "run.json"
+    js.write_text('{ "q1": {"d1": 2.5, "d2": 1.0}}')
+    assert len(metrics.read_run(str(js))) == 2

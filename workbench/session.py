@@ -238,6 +238,11 @@ class Session(QObject):
         )
 
     @_by_user
+    def locate(self, path: str, found: str) -> str | None:
+        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
+        return self.model.locate(path, found, start=self._submit_load)
+
+    @_by_user
     def reload(self, path: str) -> None:
         e = self.workspace.entry(path)
         if e is not None:

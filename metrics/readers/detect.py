@@ -125,7 +125,9 @@ def sniff_layout(line: bytes, kind: Optional[str]) -> Layout:
     Raises :class:`InputError` (without a place) for a header naming no column of the value needed."""
     line = line.rstrip(b"\r")
     stripped = line.lstrip()
-    if stripped[:1] == b"{":
+    # JSON opens an object whose first key is quoted (or that goes on on the next line); a TREC id may
+    # begin with a brace ("{x56," is a query id trec_eval reads)
+    if stripped[:1] == b"{" and stripped[1:].lstrip()[:1] in (b'"', b"}", b""):
         return JSON_LAYOUT
     trec = trec_layout(kind or "qrels")
     if b"\t" in line:

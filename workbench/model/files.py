@@ -82,6 +82,32 @@ class FileRules:
         self.events.files_changed.emit()
         return [normalize(p) for p in paths]
 
+    def locate(self, path: str, found: str, *, start=None) -> str | None:
+        """A file a workspace named but that is not where it said: read ``found`` in its place, with the
+        label, kind and place in the list it had.  Returns the path read (None: ``path`` is not missing)."""
+        e = self.workspace.entry(path)
+        if e is None or not e.missing:
+            return None
+        found = normalize(found)
+        if self.workspace.entry(found) is not None:
+            self.workspace.entries.remove(e)
+            self.events.message.emit(f"{os.path.basename(found)} is open already")
+            self.events.files_changed.emit()
+            return None
+        was_baseline = self.workspace.baseline_path == e.path
+        e.path, e.missing, e.status, e.error = found, False, "loading", None
+        if was_baseline:
+            self.workspace.baseline_path = found
+        e.generation += 1
+        try:
+            e.size = os.path.getsize(found)
+        except OSError:
+            e.size = 0
+        if start is not None:
+            start(e)
+        self.events.files_changed.emit()
+        return found
+
     def choose_kind(self, path: str, kind: str) -> FileEntry | None:
         """Remember the kind the user chose for a file; the entry when it must be read again as that kind."""
         if kind not in ("qrels", "run", "ranked", "queries"):

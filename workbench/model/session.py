@@ -160,14 +160,23 @@ class SessionModel(FileRules, ExplainRules):
                 start(e)
         if doc.baseline:
             self.workspace.baseline_path = normalize(doc.baseline)
+        items = {x.path: x for x in getattr(doc, "missing_items", [])}
         for path in doc.missing:
+            item = items.get(path)
             e = FileEntry(
                 path=normalize(path),
                 status="error",
-                error=f"{os.path.basename(path)}: not found (named in the workspace as {path})",
+                error=f"{os.path.basename(path)}: not found (named in the workspace as {path}); "
+                "Locate… in its menu finds it",
+                wanted_label=item.label if item is not None else None,
+                forced_kind=item.kind if item is not None and item.kind_chosen else None,
             )
+            e.missing = True
             self.workspace.entries.append(e)
             self.events.error.emit(e.error)
+        order = {normalize(p): i for i, p in enumerate(getattr(doc, "order", []))}
+        if order:  # a missing file keeps its place among the others (and so does the one that replaces it)
+            self.workspace.entries.sort(key=lambda x: order.get(x.path, len(order)))
         self.events.measures_changed.emit()
         self.events.compare_settings_changed.emit()
         self.events.files_changed.emit()

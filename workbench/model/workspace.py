@@ -20,6 +20,7 @@ Rules
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +87,7 @@ class FileEntry:
     mtime: float = 0.0
     hold: bool = True  # a run file is held in memory; False: scored from disk (workbench.model.disk_runs)
     digest: str | None = None  # of the bytes read (files read whole), to tell a copy opened twice
+    missing: bool = False  # named by a workspace but not found: Locate… opens the file it became
 
     @property
     def name(self) -> str:
@@ -94,6 +96,20 @@ class FileEntry:
     @property
     def is_run(self) -> bool:
         return self.status == "ok" and self.kind in RUN_KINDS and self.run is not None
+
+
+#: labels that name a baseline: a run called so is the default baseline, rather than the first dropped
+BASELINE_NAMES = re.compile(r"baseline|bm25|\bbase\b|\bql\b|dirichlet|tf-?idf", re.IGNORECASE)
+
+
+def default_baseline(runs: list[FileEntry]) -> FileEntry | None:
+    """The baseline when none was chosen: the run whose label names a baseline ("baseline", BM25, query
+    likelihood, TF-IDF; the shortest such label, then the first in order: ``bm25`` before ``bm25_rm3``),
+    else the first run in order (files load in parallel: the first one dropped, not the first one read)."""
+    named = [e for e in runs if BASELINE_NAMES.search(e.label or "")]
+    if named:
+        return min(named, key=lambda e: (0 if "baseline" in e.label.lower() else 1, len(e.label)))
+    return runs[0] if runs else None
 
 
 @dataclass
@@ -247,7 +263,7 @@ class Workspace:
         if e is not None and e.is_run:
             return e
         runs = self.run_entries()
-        return runs[0] if runs else None
+        return default_baseline(runs)
 
     def baseline_label(self) -> str | None:
         e = self.baseline_entry()

@@ -63,6 +63,8 @@ class WorkspaceDoc:
     focus_measure: str | None = None
     layout: str | None = None  # base64 text, the window's business
     missing: list[str] = field(default_factory=list)  # files named but not found (filled by read)
+    missing_items: list = field(default_factory=list)  # their FileItems (label, kind), to locate them
+    order: list[str] = field(default_factory=list)  # every file named, found or not, in the workspace's order
 
 
 def _relative(path: str, folder: str) -> str:
@@ -159,6 +161,9 @@ def read(path: str) -> WorkspaceDoc:
         _expect(label is None or isinstance(label, str), path, f'file {i}: "label" must be text')
         f = FileItem(absolute(item["path"]), kind, label, bool(item.get("kind_chosen", False)))
         (doc.files if os.path.isfile(f.path) else doc.missing).append(f if os.path.isfile(f.path) else f.path)
+        if not os.path.isfile(f.path):
+            doc.missing_items.append(f)
+        doc.order.append(f.path)
     baseline = data.get("baseline")
     doc.baseline = absolute(baseline) if isinstance(baseline, str) else None
     measures = data.get("measures", [])

@@ -20,6 +20,7 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from metrics.measures import is_count
+from workbench.views.copy_image import install_copy_image
 from workbench.views.plots import MAX_CURVES, coloured_runs, run_colour
 
 GAIN = (46, 160, 67)
@@ -81,6 +82,7 @@ class DifferenceChart(QWidget):
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.caption.setWordWrap(True)  # a narrow chart: the caption on two lines rather than cut
         self.plot = pg.PlotWidget(self, background="w")
+        self.copy_image_action = install_copy_image(self.plot)  # its menu and Ctrl+C
         self.plot.setMinimumSize(160, 120)
         self.plot.setToolTip(CLICK_HINT)
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QLineEdit,
     QMenu,
     QScrollArea,
     QSizePolicy,
@@ -149,7 +150,16 @@ class QueryDrilldownView(QWidget):
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 0, 4, 0)
         bar.addWidget(self.legend)
+        self.find_edit = QLineEdit(self)
+        self.find_edit.setPlaceholderText("Find document…")
+        self.find_edit.setClearButtonEnabled(True)
+        self.find_edit.setToolTip("Select this document id in every ranked list that holds it")
+        self.find_edit.setMaximumWidth(180)
+        self.find_edit.textChanged.connect(self._find)
+        self.find_status = QLabel(self)
         bar.addStretch(1)
+        bar.addWidget(self.find_edit)
+        bar.addWidget(self.find_status)
         bar.addWidget(self.runs_button)
         bar.addWidget(self.depth_box)
         self.columns_box = QHBoxLayout()
@@ -262,8 +272,23 @@ class QueryDrilldownView(QWidget):
         self.body.show()
 
     # -- one document in every list ------------------------------------------
-    def select_doc(self, doc_id: str) -> None:
-        """Select ``doc_id`` in every list that holds it (and clear the others)."""
+    def _find(self, text: str) -> None:
+        doc = text.strip()
+        if not doc:
+            self.find_status.setText("")
+            return
+        found = self.select_doc(doc)
+        lists = len(self.columns)
+        depth = self.session.drilldown_depth
+        self.find_status.setText(
+            f"in {found} of {lists} lists"
+            if found
+            else f"<span style='color:#c62828'>not in the top {depth} of any list</span>"
+        )
+
+    def select_doc(self, doc_id: str) -> int:
+        """Select ``doc_id`` in every list that holds it (and clear the others); in how many lists it is."""
+        found = 0
         for col in [*self.columns.values(), self.missing]:
             docs = col.doc_ids()
             sel = col.view.selectionModel()
@@ -273,8 +298,10 @@ class QueryDrilldownView(QWidget):
                     index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
                 )
                 col.view.scrollTo(index)
+                found += col is not self.missing
             else:
                 col.view.clearSelection()
+        return found
 
     def _on_doc_clicked(self, col: _Column, index) -> None:
         docs = col.doc_ids()

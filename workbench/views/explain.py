@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from metrics.explain import Explanation, GainCurve, Table
 from metrics.explain.model import number_text
+from workbench.views.copy_image import install_copy_image
 
 __all__ = ["ExplainPanel", "RowsModel"]
 
@@ -151,6 +152,7 @@ class ExplainPanel(QWidget):
         self.blocks: list[_TableBlock] = []
         self.tables = QSplitter(Qt.Orientation.Horizontal, self)
         self.plot = pg.PlotWidget(self, background="w")
+        self.copy_image_action = install_copy_image(self.plot)  # its menu and Ctrl+C
         self.plot.setMinimumHeight(140)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setLabel("bottom", "rank k")

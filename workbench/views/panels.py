@@ -303,10 +303,25 @@ class FilesPanel(QWidget):
             act = read_as.addAction(KIND_TEXT[k], lambda k=k: self.session.set_kind(path, k))
             act.setCheckable(True)
             act.setChecked(k == e.kind)
+        if getattr(e, "missing", False):
+            menu.addAction("Locate…", lambda: self._locate(path))
         menu.addAction("Reload", lambda: self.session.reload(path))
         menu.addSeparator()
         menu.addAction("Remove", lambda: self.session.remove(path))
         menu.exec(self.table.viewport().mapToGlobal(pos))
+
+    def _locate(self, path: str) -> None:
+        """Find a file the workspace named that is not where it said."""
+        import os
+
+        from PySide6.QtWidgets import QFileDialog
+
+        start = os.path.dirname(path)
+        while start and not os.path.isdir(start):
+            start = os.path.dirname(start) if os.path.dirname(start) != start else ""
+        found, _ = QFileDialog.getOpenFileName(self, f"Locate {os.path.basename(path)}", start or os.getcwd())
+        if found:
+            self.session.locate(path, found)
 
 
 class _KindDelegate(QStyledItemDelegate):

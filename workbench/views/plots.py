@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from metrics import fileio
 from workbench.model import analysis
 from workbench.model.drilldown import best_by
+from workbench.views.copy_image import install_copy_image
 
 # Okabe & Ito's palette for colour-blind readers, ordered so that neighbours differ most
 # (blue, vermillion, bluish green, reddish purple, black, orange, sky blue, yellow).
@@ -92,6 +93,7 @@ class CurvePlot(QWidget):
         super().__init__(parent)
         self.session = session
         self.plot = pg.PlotWidget(self, background="w")
+        self.copy_image_action = install_copy_image(self.plot)  # its menu and Ctrl+C
         self.plot.setMinimumSize(160, 120)
         # the context menu's export goes through the window (confirmation, atomic write)
         # instead of pyqtgraph's own export dialog

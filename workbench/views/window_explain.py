@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from workbench.model.tables import DIFF_PREFIX
-
 
 class ExplainActions:
     """Part of :class:`workbench.views.main_window.MainWindow`: the explain dock and what opens it."""
@@ -32,6 +30,8 @@ class ExplainActions:
             self.drilldown.select_doc(doc)
 
     def _explain_per_query_cell(self, index) -> None:
+        from workbench.model.tables import DIFF_PREFIX  # (with pandas: not before the window shows)
+
         view = self.per_query
         column = str(view.proxy.headerData(index.column(), Qt.Orientation.Horizontal))
         run = column[len(DIFF_PREFIX) :] if column.startswith(DIFF_PREFIX) else column
