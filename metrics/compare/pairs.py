@@ -10,7 +10,8 @@ The pairs are grouped by their paired queries (a single group when no run misses
 group's statistics are computed for all its pairs together: means, wins/ties/losses and the
 effect size as reductions along rows of a pairs x queries array (each row reduced as the 1-d
 array of that pair alone would be, so the numbers are the ones a loop over the pairs gives);
-the t-test as ``ttest_rel`` computes it, for all rows at once (:func:`paired_t_pvalues`), and the
+the t-test by scipy's ``ttest_1samp`` on the differences for all rows at once (``ttest_rel``'s numbers,
+:func:`paired_t_pvalues`), and the
 Wilcoxon test as one call of scipy's ``wilcoxon`` with ``axis`` (p-values equal to the per-pair
 calls of scipy, checked in the tests); the bootstrap interval
 and the randomisation and bootstrap tests from one resampling of the group's queries shared by
@@ -233,7 +234,11 @@ def _wilcoxon_pvalues(d: np.ndarray) -> np.ndarray:
 
 
 def _signed_rank_flips(d: np.ndarray) -> np.ndarray:
-    """Two-sided p-values of the signed-rank sum of every row by all its sign flips (scipy's small-sample method)."""
+    """Two-sided p-values of the signed-rank sum of every row by all its sign flips (scipy's small-sample method).
+
+    scipy.stats.permutation_test with the statistic written here for all rows and flips at once: 99 rows of
+    13 differences with ties and zeros took 633 ms, against 72.5 s for scipy.stats.wilcoxon row by row (the
+    same p-values; benchmarks/library_numerics.py)."""
     from scipy import stats
 
     n = d.shape[1]
