@@ -35,6 +35,24 @@ def write_data(folder: Path, queries: int, depth: int) -> tuple[Path, Path]:
     return qrels, run
 
 
+def ticking():
+    """A 20 ms timer on the window's thread, started: ``(timer, gaps between its ticks, [last tick])``."""
+    from PySide6.QtCore import QTimer
+
+    gaps, last = [], [time.monotonic()]
+
+    def tick():
+        now = time.monotonic()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(tick)
+    timer.start()
+    return timer, gaps, last
+
+
 class Watchdog:
     """Samples the main thread's stack while the window's thread has not ticked for ``after`` seconds."""
 
@@ -82,7 +100,7 @@ def many_runs(args) -> None:
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from generate import generate
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from workbench.views.main_window import MainWindow
@@ -95,18 +113,8 @@ def many_runs(args) -> None:
         for opening in range(args.openings):
             window = MainWindow(settings=QSettings(str(Path(tmp) / f"s{opening}.ini"), QSettings.Format.IniFormat))
             window.show()
-            gaps, last = [], [time.monotonic()]
-
-            def tick(gaps=gaps, last=last):
-                now = time.monotonic()
-                gaps.append(now - last[0])
-                last[0] = now
-
-            timer = QTimer()
-            timer.setInterval(20)
-            timer.timeout.connect(tick)
+            timer, gaps, last = ticking()
             start = time.monotonic()
-            timer.start()
             dog = Watchdog(last)
             window.open_files([str(folder)])
             while window.session.busy or window.session.results is None:
@@ -141,7 +149,7 @@ def main() -> None:
         many_runs(args)
         return
 
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from workbench.views.main_window import MainWindow
@@ -151,18 +159,8 @@ def main() -> None:
         qrels, run = write_data(Path(tmp), args.queries, args.depth)
         window = MainWindow(settings=QSettings(str(Path(tmp) / "s.ini"), QSettings.Format.IniFormat))
         window.show()
-        gaps, last = [], [time.monotonic()]
-
-        def tick():
-            now = time.monotonic()
-            gaps.append(now - last[0])
-            last[0] = now
-
-        timer = QTimer()
-        timer.setInterval(20)
-        timer.timeout.connect(tick)
+        timer, gaps, last = ticking()
         start = time.monotonic()
-        timer.start()
         window.open_files([str(qrels), str(run)])
         while window.session.busy or window.session.results is None or window.session.inspection is None:
             app.processEvents()
