@@ -138,6 +138,7 @@ def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbo
     _load(qtbot, window, [data["qrels"], slow])
     before = s.results.summary.copy()
     gated_reads.release.clear()
+    gated_reads.entered.clear()  # (set by the first read: wait for the reload's own)
     lines = slow.read_text().splitlines()
     _write(slow, lines[: len(lines) // 2])  # half the run
     os.utime(slow, (1_000_000_000, 1_000_000_000))

@@ -153,6 +153,11 @@ class Session(QObject):
         self._eval_timer.setSingleShot(True)
         self._eval_timer.setInterval(0)
         self._eval_timer.timeout.connect(self._start_evaluation)
+        self._load_queue: list[tuple[FileEntry, int]] = []  # files to read, started a batch at a time
+        self._load_timer = QTimer(self)
+        self._load_timer.setSingleShot(True)
+        self._load_timer.setInterval(0)
+        self._load_timer.timeout.connect(self._start_loads)
 
         self._watcher = QFileSystemWatcher(self)
         self._watcher.fileChanged.connect(self._on_file_changed)
@@ -196,6 +201,7 @@ class Session(QObject):
 
     def clear(self) -> None:
         """Forget every file (loads under way are dropped)."""
+        self._load_queue = []
         for e in list(self.workspace.entries):
             self._unwatch(e.path)
             self.jobs.discard(("load", e.path))
@@ -220,8 +226,32 @@ class Session(QObject):
         """
         return self.model.open_files(paths, kind, start=self._submit_load, forget=self._unwatch)
 
+    #: files whose reading starts per turn of the event loop: starting 500 at once (a worker, its signals)
+    #: kept the window's thread from painting for 0.7 s
+    LOAD_BATCH = 50
+
     def _submit_load(self, e: FileEntry) -> None:
-        """Read one file in a worker; a newer load of the same file supersedes this one."""
+        """Read one file in a worker, soon (a batch per turn of the event loop); a newer load of the same
+        file supersedes this one."""
+        self._load_queue.append((e, e.generation))
+        if not self._load_timer.isActive():
+            self._load_timer.start()
+
+    def _start_loads(self) -> None:
+        batch, self._load_queue = self._load_queue[: self.LOAD_BATCH], self._load_queue[self.LOAD_BATCH :]
+        for e, gen in batch:
+            if self.workspace.entry(e.path) is e and e.generation == gen:  # (not removed nor read again since)
+                self._start_load(e)
+        if self._load_queue:
+            self._load_timer.start()
+
+    def _drop_queued_loads(self) -> None:
+        queued, self._load_queue = self._load_queue, []
+        self._load_timer.stop()
+        for e, gen in queued:
+            self.model.cancel_load(e.path, gen)
+
+    def _start_load(self, e: FileEntry) -> None:
         path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
         if not self.jobs.running(("load", path)):
             self._reads[1] += 1
@@ -627,8 +657,8 @@ class Session(QObject):
     # jobs
     @property
     def busy(self) -> bool:
-        timers = (self._eval_timer, self._announce_timer, self._paint_timer)
-        return self.jobs.busy or any(timer.isActive() for timer in timers)
+        timers = (self._eval_timer, self._announce_timer, self._paint_timer, self._load_timer)
+        return self.jobs.busy or bool(self._load_queue) or any(timer.isActive() for timer in timers)
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
@@ -653,20 +683,22 @@ class Session(QObject):
         self._paint_timer.stop()  # (an export computes the intervals the comparison shown lacks)
         self._after_paint_work.clear()
         self._stopped = True  # (the inspection put off for the scores does not start once they stop)
+        self._drop_queued_loads()
         self.jobs.cancel()
         disk_runs.drop_early()  # the runs scored since the window started, not taken yet, stop too
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        for timer in (self._eval_timer, self._announce_timer, self._paint_timer):
+        for timer in (self._eval_timer, self._announce_timer, self._paint_timer, self._load_timer):
             timer.stop()  # no work starts after this
+        self._load_queue = []
         self._after_paint_work.clear()
         disk_runs.drop_early()
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()
 
     def _reading(self) -> bool:
-        return any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
+        return bool(self._load_queue) or any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
 
     def _on_job_progress(self, fraction: float, what: str) -> None:
         """The progress of the jobs; while several files are read, of all of them: a folder of a thousand
