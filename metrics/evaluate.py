@@ -126,20 +126,11 @@ class Evaluation:
         return self.measure_names()
 
     def describe_settings(self) -> str:
-        """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"."""
-        s = self.settings
-        words = []
-        if s.get("relevance_level", 1) != 1:
-            words.append(f"relevant from grade {s['relevance_level']} (-l {s['relevance_level']})")
-        if s.get("complete"):
-            words.append("queries of the qrels missing from a run score 0 (-c)")
-        if s.get("max_docs"):
-            words.append(f"first {s['max_docs']} documents of each ranking (-M {s['max_docs']})")
-        if s.get("judged_only"):
-            words.append("unjudged documents dropped (-J)")
-        if s.get("num_docs_in_coll"):
-            words.append(f"{s['num_docs_in_coll']} documents in the collection (-N)")
-        return "; ".join(words) if words else "trec_eval's defaults"
+        """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"
+        (:func:`metrics.report.provenance.in_short`, where every export's statement of them is made too)."""
+        from .report.provenance import in_short
+
+        return in_short(self.settings)
 
     def _repr_html_(self) -> str:
         """The summary as a table in Jupyter, under a line saying what was evaluated and with which settings."""

@@ -26,6 +26,24 @@ _VARIANT_TEXT = {
 }
 
 
+def in_short(settings) -> str:
+    """The settings that differ from trec_eval's defaults, in a line (``relevant from grade 2 (-l 2); ...``),
+    or "trec_eval's defaults": what a notebook's table says above it."""
+    s = {**_DEFAULTS, **_settings_of(settings)}
+    words = []
+    if s["relevance_level"] != 1:
+        words.append(f"relevant from grade {s['relevance_level']} (-l {s['relevance_level']})")
+    if s["complete"]:
+        words.append("queries of the qrels missing from a run score 0 (-c)")
+    if s["max_docs"]:
+        words.append(f"first {s['max_docs']} documents of each ranking (-M {s['max_docs']})")
+    if s["judged_only"]:
+        words.append("unjudged documents dropped (-J)")
+    if s["num_docs_in_coll"]:
+        words.append(f"{s['num_docs_in_coll']} documents in the collection (-N)")
+    return "; ".join(words) if words else "trec_eval's defaults"
+
+
 def version() -> str:
     """The version of this program, as exports name it."""
     from importlib import metadata
