@@ -5,7 +5,7 @@ Generates ``--runs`` runs x ``--queries`` queries and times
 * the bootstrap intervals of every pair's mean difference (10,000 resamples),
   one pair at a time with ``metrics.compare.bootstrap_ci`` (as ``--all-pairs``
   computed them before) and all pairs at once with
-  ``metrics.allpairs.paired_bootstrap_intervals`` (one shared resampling);
+  ``metrics.compare.allpairs.paired_bootstrap_intervals`` (one shared resampling);
 * ``compare_all_pairs`` in this process with each test;
 * the whole ``ir-eval --all-pairs -m map -m P.10 --format json`` process on
   generated qrels and run files (``--queries`` queries x 100 documents).
@@ -76,8 +76,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--tests", default="t,wilcoxon,bootstrap,tukey")
     args = parser.parse_args()
-    from metrics.allpairs import _pair_intervals, compare_all_pairs, paired_bootstrap_intervals
     from metrics.compare import _clean, bootstrap_ci
+    from metrics.compare.allpairs import _pair_intervals, compare_all_pairs, paired_bootstrap_intervals
 
     frame = per_query_frame(args.runs, args.queries)
     table = frame.pivot(index="query_id", columns="run", values="value").to_numpy()

@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
 
     contenders: list[tuple[str, list[str]]] = [
-        ("ir-eval all_trec", [sys.executable, "-m", "metrics.cli", "-m", "all_trec", qrels, run]),
+        ("ir-eval all_trec", [sys.executable, "-m", "metrics.cli.ir_eval", "-m", "all_trec", qrels, run]),
     ]
     if args.trec_eval and "trec_eval" not in args.skip:
         contenders.append(("trec_eval 10.0 all_trec", [args.trec_eval, "-m", "all_trec", qrels, run]))

@@ -74,8 +74,8 @@ def task_sizes(qrels: Path, run: Path, measures: str, queries: bool) -> tuple[in
     """Bytes of the pickled state scattered to each worker, of one run's result (a task of several
     runs returns the list of theirs), and of the run file."""
     from metrics import parse_measures, read_qrels
-    from metrics.parallel import score_file, state
-    from metrics.ranking import encode_qrels
+    from metrics.ranking.judged import encode_qrels
+    from metrics.scale.parallel import score_file, state
 
     s = state(encode_qrels(read_qrels(qrels)), parse_measures([measures], trec_rules=True), {}, False, queries, True)
     shipped = len(pickle.dumps(s, protocol=pickle.HIGHEST_PROTOCOL))
@@ -109,7 +109,7 @@ def main() -> None:
     import trec_eval_ref
     from everyday import generate
 
-    from metrics.parallel import default_jobs
+    from metrics.scale.parallel import default_jobs
 
     cores = args.jobs or default_jobs()
     py = sys.executable
@@ -140,7 +140,7 @@ def main() -> None:
         except ImportError:
             print("dask.distributed is not installed: no Dask timing (pip install 'ir-workbench[dask]')")
         else:
-            from metrics.distributed import BATCH_ENV
+            from metrics.scale.distributed import BATCH_ENV
 
             start = time.perf_counter()
             if args.mmap_threshold:  # in the environment the workers are started with (docs/scaling.md)

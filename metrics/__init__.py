@@ -12,10 +12,10 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from typing import TYPE_CHECKING
 
-from .errors import Cancelled, InputError, IntentQrelsError
-from .evaluate import Evaluation, Evaluator, evaluate, evaluator
-from .measures import FAMILIES, Measure, parse_measures
-from .names import (
+from metrics.engine.evaluate import Evaluation, Evaluator, evaluate, evaluator
+from metrics.errors import Cancelled, InputError, IntentQrelsError
+from metrics.measures import FAMILIES, Measure, parse_measures
+from metrics.measures.names import (
     AP,
     DCG,
     ERR,
@@ -47,26 +47,26 @@ from .names import (
     infAP,
     nDCG,
 )
-from .ranking import JudgedRanking, build_ranking
+from metrics.ranking.judged import JudgedRanking, build_ranking
 
 if TYPE_CHECKING:
-    from .intents import evaluate_diversity, read_intent_qrels
-    from .readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
-    from .writers import write_qrels, write_run
+    from metrics.engine.intents import evaluate_diversity, read_intent_qrels
+    from metrics.io.readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
+    from metrics.io.writers import write_qrels, write_run
 
 # The DataFrame readers and writers import pandas and pyarrow: they are loaded when first used, so
 # that scoring (``ir-eval``, ``evaluate`` on paths) starts without them.
 _LAZY = {
-    "evaluate_diversity": "intents",
-    "read_intent_qrels": "intents",
-    "LoadedFile": "readers",
-    "detect_kind": "readers",
-    "read_file": "readers",
-    "read_qrels": "readers",
-    "read_ranked_judgments": "readers",
-    "read_run": "readers",
-    "write_qrels": "writers",
-    "write_run": "writers",
+    "evaluate_diversity": "engine.intents",
+    "read_intent_qrels": "engine.intents",
+    "LoadedFile": "io.readers",
+    "detect_kind": "io.readers",
+    "read_file": "io.readers",
+    "read_qrels": "io.readers",
+    "read_ranked_judgments": "io.readers",
+    "read_run": "io.readers",
+    "write_qrels": "io.writers",
+    "write_run": "io.writers",
 }
 
 

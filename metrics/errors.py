@@ -80,7 +80,7 @@ class Cancelled(Exception):
     """Reading was stopped because the progress callback returned ``False``."""
 
 
-# ir-eval's exit statuses (metrics.cli)
+# ir-eval's exit statuses (metrics.cli.ir_eval)
 EXIT_USAGE = 1
 EXIT_INPUT = 2
 EXIT_INTERNAL = 3

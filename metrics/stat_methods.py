@@ -1,6 +1,6 @@
 """The statistical tests and multiple-testing corrections offered, in one table (no scipy here).
 
-:mod:`metrics.compare` (a run against a baseline), :mod:`metrics.allpairs` (every pair of runs) and the
+:mod:`metrics.compare` (a run against a baseline), :mod:`metrics.compare.allpairs` (every pair of runs) and the
 window's significance panel all read this table: a method's code, the words reports use for it, the
 short label the window shows, and the other spellings accepted for it.
 """

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from metrics import allpairs
+from metrics.compare import allpairs
 
 
 def _per_query(values: dict, measure="map") -> pd.DataFrame:
@@ -193,7 +193,7 @@ def test_scipy_is_imported_when_a_comparison_runs_not_with_the_comparisons():
     """Importing the comparisons leaves scipy out (the window is shown without it); comparing imports it."""
     code = (
         "import sys, numpy as np, pandas as pd\n"
-        "from metrics.allpairs import compare_all_pairs\n"
+        "from metrics.compare.allpairs import compare_all_pairs\n"
         "print(any(m.split('.')[0] == 'scipy' for m in sys.modules))\n"
         "rng = np.random.default_rng(0)\n"
         "rows = [(r, 'map', str(q), float(rng.random())) for r in 'abcd' for q in range(30)]\n"

@@ -7,8 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import allpairs
-from metrics.compare import compare, resampling
+from metrics.compare import allpairs, compare, resampling
 from metrics.compare import pairs as engine
 from metrics.compare.statistics import _clean, _effect_size, _test_pair
 

@@ -7,8 +7,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from metrics import allpairs
-from metrics.compare import bootstrap_ci
+from metrics.compare import allpairs, bootstrap_ci
 
 
 def _differences(seed: int, n: int, pairs: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics import allpairs
+from metrics.compare import allpairs
 
 REQUIRED = {"measure", "a", "b", "p_value", "p_corrected", "difference", "effect_size", "ci_low", "ci_high"}
 

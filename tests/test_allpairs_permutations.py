@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import allpairs
+from metrics.compare import allpairs
 
 
 def _frame(values: dict) -> pd.DataFrame:

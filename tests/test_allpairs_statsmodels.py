@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics import allpairs, compare
+from metrics import compare
+from metrics.compare import allpairs
 
 sm_multitest = pytest.importorskip("statsmodels.stats.multitest")
 from statsmodels.stats.multicomp import pairwise_tukeyhsd  # noqa: E402

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics import cli
+from metrics.cli import ir_eval as cli
 
 QRELS = """\
 q1 0 d1 1
@@ -154,7 +154,7 @@ def test_missing_file(files, tmp_path, capsys):
 
 def test_run_from_stdin(files):
     proc = subprocess.run(
-        [sys.executable, "-m", "metrics.cli", "-m", "P.1", str(files["qrels"]), "-"],
+        [sys.executable, "-m", "metrics.cli.ir_eval", "-m", "P.1", str(files["qrels"]), "-"],
         input=RUN_A.encode(),
         capture_output=True,
         check=True,

@@ -7,7 +7,7 @@ import json
 import pytest
 from scipy import stats
 
-from metrics import cli
+from metrics.cli import ir_eval as cli
 
 QUERIES = 60
 

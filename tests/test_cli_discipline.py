@@ -140,7 +140,7 @@ def test_ctrl_c_is_one_line_and_status_130(tmp_path, files, jobs):
 
 def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(files, tmp_path):
     code = (
-        "import sys, metrics.cli as c\n"
+        "import sys, metrics.cli.ir_eval as c\n"
         "def boom(*a, **k):\n    raise RuntimeError('boom')\n"
         "c.evaluate = boom\nsys.exit(c.main(sys.argv[1:]))\n"
     )
@@ -156,7 +156,7 @@ def test_an_internal_error_is_one_line_and_the_traceback_only_with_debug(files, 
 def test_the_command_leaves_nothing_unwritten_however_long_its_output(tmp_path):
     """``ir-eval`` leaves without Python's teardown: every line it wrote still reaches a pipe, and the
     exit status is main's."""
-    from metrics.cli import main
+    from metrics.cli.ir_eval import main
 
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("".join(f"{q} 0 d{d} {d % 3}\n" for q in range(300) for d in range(0, 60, 3)))

@@ -1,4 +1,4 @@
-"""The one reader (metrics.columns) reads every layout real collections use as a plain whitespace split
+"""The one reader (metrics.io.columns) reads every layout real collections use as a plain whitespace split
 of each line would (the reference here), through its two doors: numpy columns and the readers' frames."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import gzip
 import numpy as np
 import pytest
 
-from metrics import columns, textfile
-from metrics.columns import read_columns
 from metrics.errors import InputError
-from metrics.ids import MAX_FIXED_WIDTH, pair_keys
-from metrics.readers import read_file
+from metrics.io import columns, textfile
+from metrics.io.columns import read_columns
+from metrics.io.ids import MAX_FIXED_WIDTH, pair_keys
+from metrics.io.readers import read_file
 
 
 def _reference(path, kind):
@@ -289,7 +289,7 @@ def test_a_qrels_file_keeps_its_keys_sorted_for_the_encoding(tmp_path):
 
 @pytest.mark.parametrize("longest", [1, 8, 9, 17, 40])
 def test_ids_cut_from_a_buffer_are_its_bytes_up_to_the_very_end(longest):
-    from metrics.ids import ids_from_buffer
+    from metrics.io.ids import ids_from_buffer
 
     rng = np.random.default_rng(longest)
     lengths = rng.integers(1, longest + 1, size=200)
@@ -322,7 +322,7 @@ def test_duplicates_are_told_from_keys_that_merely_clash(tmp_path, monkeypatch, 
 def test_among_is_membership_in_sorted_values(dtype, wanted_count):
     """Few wanted values (compared one by one), a few among many values (a table of low bits first),
     and many (searched): always np.isin's answer, negative values and all."""
-    from metrics.ids import among
+    from metrics.io.ids import among
 
     rng = np.random.default_rng(wanted_count)
     info = np.iinfo(dtype)
@@ -359,7 +359,7 @@ def test_bytes_that_are_not_utf8_are_read_as_they_are(tmp_path, monkeypatch):
 
 
 def test_an_endless_line_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch):
-    from metrics import textfile
+    from metrics.io import textfile
 
     monkeypatch.setattr(textfile, "MAX_LINE_BYTES", 5000)
     monkeypatch.setattr(textfile, "CHUNK_BYTES", 1000)

@@ -1,4 +1,4 @@
-"""metrics.curves: precision-recall points and measures at every k agree with
+"""metrics.engine.curves: precision-recall points and measures at every k agree with
 metrics.evaluate (same queries, same values to the last bit) and with hand
 computations."""
 
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from metrics import evaluate
-from metrics.curves import AT_K_KINDS, RECALL_LEVELS, at_k, precision_recall
+from metrics.engine.curves import AT_K_KINDS, RECALL_LEVELS, at_k, precision_recall
 
 
 def qrels_frame(rows) -> pd.DataFrame:
@@ -204,8 +204,8 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
     from conftest import random_collection
 
     import metrics
-    import metrics.curves as curves_module
-    from metrics import ranking
+    import metrics.engine.curves as curves_module
+    from metrics.ranking import judged as ranking
 
     qrels, run = random_collection(21, n_queries=15)
     other = run.copy()
@@ -213,8 +213,8 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
     other.attrs = {"name": "reversed"}
     runs = {"a": run, "b": other}
     ev0 = metrics.evaluate(qrels, runs, ["map", "ndcg_cut.10"])
-    pr0 = metrics.curves.precision_recall(qrels, runs)
-    atk0 = metrics.curves.at_k(qrels, runs, "NDCG", k_max=20, gain="exp")
+    pr0 = metrics.engine.curves.precision_recall(qrels, runs)
+    atk0 = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=20, gain="exp")
 
     built = []
     original = ranking.build_ranking
@@ -223,7 +223,7 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
         built.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(sys.modules["metrics.evaluate"], "build_ranking", counting)
+    monkeypatch.setattr(sys.modules["metrics.engine.evaluate"], "build_ranking", counting)
     ev, pr, atk = curves_module.evaluate_with_curves(qrels, runs, ["map", "ndcg_cut.10"], k_max=20, gain="exp")
     assert len(built) == 2  # one ranking per run
     pd.testing.assert_frame_equal(ev.summary(), ev0.summary())
@@ -245,9 +245,9 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
 def test_dcg_at_cutoffs_reads_only_the_ranks_above_the_deepest_and_equals_the_whole_ranking(collection, options):
     """The DCG matrices at cutoffs 1..k are made from each query's first k ranks: the same bits as from the
     whole ranking (a cutoff of 0, the whole ranking, keeps every rank)."""
-    from metrics.evaluate import _encoded
+    from metrics.engine.evaluate import _encoded
     from metrics.measures.extra import WHOLE_RANKING, _top, dcg_matrices, ndcg_options
-    from metrics.ranking import build_ranking
+    from metrics.ranking.judged import build_ranking
 
     qrels, run = collection
     r = build_ranking(_encoded(qrels), run)
@@ -262,10 +262,10 @@ def test_dcg_at_cutoffs_reads_only_the_ranks_above_the_deepest_and_equals_the_wh
 
 
 def test_the_mean_curve_adds_the_queries_in_order_as_the_mean_of_a_measure(collection):
-    from metrics.curves import _means
-    from metrics.evaluate import _encoded
+    from metrics.engine.curves import _means
+    from metrics.engine.evaluate import _encoded
     from metrics.measures.aggregates import mean
-    from metrics.ranking import build_ranking
+    from metrics.ranking.judged import build_ranking
 
     qrels, run = collection
     for complete in (False, True):

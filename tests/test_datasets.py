@@ -65,7 +65,7 @@ def test_library_reads_a_dataset_as_its_qrels_file(dataset):
 
 
 def test_queries_of_a_dataset(dataset):
-    from metrics.datasets import dataset_queries
+    from metrics.io.datasets import dataset_queries
 
     assert dataset_queries("irds:metrics-test/tiny#queries") == {"1": "first query text", "2": "second query"}
 
@@ -79,7 +79,7 @@ def test_unknown_dataset_and_missing_parts(dataset):
 
 def test_cli_reads_a_dataset(dataset, tmp_path):
     script = tmp_path / "cli.py"
-    script.write_text(REGISTER + f"\nregister({str(dataset)!r})\nimport sys\nfrom metrics.cli import run\nrun()\n")
+    script.write_text(REGISTER + f"\nregister({str(dataset)!r})\nimport sys\nfrom metrics.cli.ir_eval import run\nrun()\n")
     cmd = [sys.executable, str(script), "-m", "map", "-m", "P.5"]
     a = subprocess.run([*cmd, "irds:metrics-test/tiny", str(dataset / "run.txt")], capture_output=True, text=True)
     b = subprocess.run([*cmd, str(dataset / "qrels.txt"), str(dataset / "run.txt")], capture_output=True, text=True)
@@ -118,7 +118,7 @@ def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
 
 
 def test_inspection_of_a_dataset(dataset):
-    from metrics.inspect import inspect_file
+    from metrics.inspect.files import inspect_file
 
     ins = inspect_file("irds:metrics-test/tiny")
     assert ins.readable and ins.kind == "qrels" and ins.queries == 2 and "ir_datasets" in ins.layout

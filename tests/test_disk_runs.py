@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import metrics
-import metrics.readers
+import metrics.io.readers
 from metrics.errors import Cancelled
 from workbench.model import analysis, disk_runs
 from workbench.model import drilldown as drilldown_model
@@ -65,13 +65,15 @@ def _runs(paths, on_disk: bool) -> dict:
             run = disk_runs.head_of_run(str(p), None)
             assert isinstance(run, disk_runs.RunOnDisk)
         else:
-            run = metrics.readers.read_run(str(p))
+            run = metrics.io.readers.read_run(str(p))
         out[run.attrs["name"]] = run
     return out
 
 
 def _request(qrels, runs, cache=None) -> analysis.Request:
-    return analysis.Request(qrels=(metrics.readers.read_qrels(str(qrels)),), runs=runs, measures=MEASURES, cache=cache)
+    return analysis.Request(
+        qrels=(metrics.io.readers.read_qrels(str(qrels)),), runs=runs, measures=MEASURES, cache=cache
+    )
 
 
 def test_runs_scored_from_disk_equal_runs_held(files):
@@ -193,7 +195,7 @@ def test_files_are_held_while_they_fit_in_the_budget(files, monkeypatch):
 
 def test_the_drilldown_reads_runs_on_disk_and_shows_the_best_of_many(files):
     qrels, paths = files
-    q = metrics.readers.read_qrels(str(qrels))
+    q = metrics.io.readers.read_qrels(str(qrels))
     held = _runs(paths[:3], False)
     disk = _runs(paths[:3], True)
     a = drilldown_model.compute(drilldown_model.Request(q, held, "402", 10, "sys0"))
@@ -407,8 +409,8 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
     import subprocess
     import sys
 
-    from metrics.columns import read_columns
-    from metrics.qrels_index import encode_qrels
+    from metrics.io.columns import read_columns
+    from metrics.ranking.qrels_index import encode_qrels
 
     qrels, paths = files
     measures, _ = analysis.parse_each(analysis.ndcg_variant(MEASURES, {}))
@@ -481,7 +483,7 @@ def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path,
         "    else:\n"
         "        import multiprocessing\n"
         "        from concurrent.futures import ProcessPoolExecutor\n"
-        "        from metrics.parallel import _init_worker\n"
+        "        from metrics.scale.parallel import _init_worker\n"
         "        pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context('fork'),\n"
         "                                   initializer=_init_worker, initargs=(None,) * 6)\n"
         "    [f.result() for f in [pool.submit(time.sleep, 0.3) for _ in range(4)]]\n"
@@ -546,9 +548,9 @@ pool = workers.pool()
 print(pool._mp_context.get_start_method(), gc.isenabled())
 print(pool.submit(gc.isenabled).result(), pool.submit(os.getenv, "OPENBLAS_NUM_THREADS").result())
 import pickle
-from metrics.columns import read_columns
+from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
-from metrics.qrels_index import encode_qrels
+from metrics.ranking.qrels_index import encode_qrels
 qrels = encode_qrels(read_columns(files[0], "qrels"))
 measures = parse_measures(["map", "P.10", "ndcg_cut.10"])
 state = workers.state_file(dict(qrels=qrels, measures=measures, relevance_level=1, k_max=20, ndcg_options={}))
@@ -631,7 +633,7 @@ def _scored_early(folder, runs: int) -> dict:
 
 def _opened(folder, names) -> tuple:
     """The qrels frame and the runs on disk as the session opens them (with their files' stat)."""
-    qrels = metrics.readers.read_qrels(str(folder / "qrels.txt"))
+    qrels = metrics.io.readers.read_qrels(str(folder / "qrels.txt"))
     runs = {}
     for name in names:
         run = disk_runs.head_of_run(str(folder / name), None)
@@ -805,7 +807,7 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
 
     labels = out["runs"]
     assert sorted(labels) == sorted(f"sys{r}" for r in range(10))
-    by_tag = {metrics.readers.read_run(str(p)).attrs["name"]: p for p in paths}
+    by_tag = {metrics.io.readers.read_run(str(p)).attrs["name"]: p for p in paths}
     expected = metrics.evaluate(
         str(qrels), {label: str(by_tag[label]) for label in labels}, list(DEFAULT_MEASURES)
     ).summary()

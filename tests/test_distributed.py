@@ -16,9 +16,9 @@ import pytest
 import trec_eval_ref
 
 import metrics
-from metrics import distributed as md
-from metrics.cli import main
-from metrics.parallel import state
+from metrics.cli.ir_eval import main
+from metrics.scale import distributed as md
+from metrics.scale.parallel import state
 
 QUERIES = [str(q) for q in (19335, 47923, 87181, 87452, 104861, 130510, 131843, 146187, 148538, 156493, 182539)]
 
@@ -312,7 +312,7 @@ def test_ctrl_c_is_one_line_and_status_130_and_the_tasks_are_cancelled(cluster, 
 
 def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluster, client, data):
     qrels, runs = data
-    encoded = metrics.ranking.encode_qrels(metrics.read_qrels(qrels))
+    encoded = metrics.ranking.judged.encode_qrels(metrics.read_qrels(qrels))
     shared = state(encoded, metrics.parse_measures("map"), {}, ranked=False, queries=False, summary=True)
     order = [runs[3], runs[0], runs[3], runs[6]]  # the same run twice: two tasks, two blocks
     results = md.score_runs(client, shared, order)

@@ -1,4 +1,4 @@
-"""Query drill-down: metrics.drilldown (pure) and the window's text for it (workbench.model.drilldown)."""
+"""Query drill-down: metrics.engine.drilldown (pure) and the window's text for it (workbench.model.drilldown)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from conftest import qrels_frame, random_collection, run_frame
 
-from metrics.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
-from metrics.ranking import NONPOOL, UNJUDGED, build_ranking
+from metrics.engine.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
+from metrics.ranking.judged import NONPOOL, UNJUDGED, build_ranking
 from workbench.model import drilldown as dm
 
 QRELS = qrels_frame(

@@ -35,8 +35,8 @@ def test_a_run_read_for_scoring_is_let_go_before_its_measures_are_computed(tmp_p
 
     from conftest import write_trec
 
-    from metrics.columns import read_columns
-    from metrics.evaluate import _encoded, _evaluate
+    from metrics.engine.evaluate import _encoded, _evaluate
+    from metrics.io.columns import read_columns
     from metrics.measures import parse_measures
 
     qrels, run = random_collection(3)

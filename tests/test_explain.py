@@ -9,7 +9,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from metrics import cli, evaluate
+from metrics import evaluate
+from metrics.cli import ir_eval as cli
 from metrics.explain import Prepared, explain, explained_families, gain_curve
 from tests.conftest import qrels_frame, random_collection, run_frame, write_trec
 from tests.trec_eval_ref import BIN, REASON

@@ -9,7 +9,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from metrics import cli
+from metrics.cli import ir_eval as cli
 from tests.conftest import write_trec
 from tests.test_worked_examples import graded, qrels_frame, ranked
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from metrics import fileio
+from metrics.io import fileio
 
 
 def test_new_files_get_the_usual_permissions(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from metrics import cli
+from metrics.cli import ir_eval as cli
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = sorted(p.name for p in GOLDEN.iterdir() if (p / "expected.txt").is_file())

@@ -20,7 +20,7 @@ from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
 import metrics.compare  # noqa: E402
-import metrics.readers  # noqa: E402
+import metrics.io.readers  # noqa: E402
 from metrics.presentation import format_pvalue  # noqa: E402
 from workbench.model import significance as significance_model  # noqa: E402
 from workbench.views.diffchart import GAIN, LOSS  # noqa: E402
@@ -102,8 +102,8 @@ def choose(box, data):
 
 def expected_comparison(collection, **settings):
     qrels, runs = collection
-    q = metrics.readers.read_qrels(str(qrels))
-    rs = {name: metrics.readers.read_run(str(p)) for name, p in zip(("base", "good", "noise"), runs)}
+    q = metrics.io.readers.read_qrels(str(qrels))
+    rs = {name: metrics.io.readers.read_run(str(p)) for name, p in zip(("base", "good", "noise"), runs)}
     ev = metrics.evaluate(q, rs, list(MEASURES))
     return ev, metrics.compare.compare(ev, "base", **settings)
 
@@ -451,7 +451,7 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
     c = s.comparison
     runs = list(c.request.runs)
     letters = c.letters()
-    from metrics.allpairs import letter
+    from metrics.compare.allpairs import letter
 
     model = window.summary.model
     frame = model.frame()
@@ -493,7 +493,7 @@ def test_letter_tooltips_list_every_other_run_with_its_pair(collection):
     table = ev.summary().reset_index()
     marks, tips = significance_model.summary_marks(comparison, table)
     runs = list(comparison.request.runs)
-    from metrics.allpairs import letter
+    from metrics.compare.allpairs import letter
 
     for i, run in enumerate(table["run"]):
         assert marks.at[i, "run"] == f" ({letter(runs.index(run))})"

@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtGui import QGuiApplication  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
-import metrics.readers  # noqa: E402
+import metrics.io.readers  # noqa: E402
 from metrics.errors import Cancelled  # noqa: E402
 from workbench.model import analysis  # noqa: E402
 
@@ -68,14 +68,14 @@ class Gate:
 def gated_reads(monkeypatch):
     """Reads of files named ``slow*`` wait at the gate."""
     gate = Gate()
-    real = metrics.readers.read_file
+    real = metrics.io.readers.read_file
 
     def read_file(path, kind=None, progress=None):
         if os.path.basename(path).startswith("slow"):
             gate.hold(progress)
         return real(path, kind=kind, progress=progress)
 
-    monkeypatch.setattr(metrics.readers, "read_file", read_file)
+    monkeypatch.setattr(metrics.io.readers, "read_file", read_file)
     yield gate
     gate.release.set()
 

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
-import metrics.curves  # noqa: E402
-import metrics.readers  # noqa: E402
+import metrics.engine.curves  # noqa: E402
+import metrics.io.readers  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
 from workbench.views.main_window import MainWindow  # noqa: E402
 from workbench.views.qtable import RAW_ROLE  # noqa: E402
@@ -75,8 +75,8 @@ def export_and_wait(qtbot, window, what, path):
 
 
 def expected_evaluation(qrels_path, run_paths, labels):
-    qrels = metrics.readers.read_file(str(qrels_path)).qrels
-    runs = {label: metrics.readers.read_file(str(p)).run for label, p in zip(labels, run_paths)}
+    qrels = metrics.io.readers.read_file(str(qrels_path)).qrels
+    runs = {label: metrics.io.readers.read_file(str(p)).run for label, p in zip(labels, run_paths)}
     return metrics.evaluate(qrels, runs, list(MEASURES))
 
 
@@ -268,14 +268,14 @@ def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
         box.setCurrentIndex(box.findData("exp"))
     assert s.ndcg_options["gain"] == "exp"
     assert s.results.measures == ["map", "ndcg_ext_10(gain=exp)"]
-    qrels = metrics.readers.read_file(str(small[0])).qrels
-    runs = {label: metrics.readers.read_file(str(p)).run for label, p in zip(("alpha", "beta"), small[1:])}
+    qrels = metrics.io.readers.read_file(str(small[0])).qrels
+    runs = {label: metrics.io.readers.read_file(str(p)).run for label, p in zip(("alpha", "beta"), small[1:])}
     expected = metrics.evaluate(qrels, runs, ["ndcg_ext_10(gain=exp)"]).summary()
     summary = table_values(window.summary).set_index("run")
     np.testing.assert_array_equal(
         summary["ndcg_ext_10(gain=exp)"].to_numpy(dtype=float), expected["ndcg_ext_10(gain=exp)"].to_numpy()
     )
-    curve = metrics.curves.at_k(qrels, runs, "NDCG", k_max=s.k_max, gain="exp")
+    curve = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=s.k_max, gain="exp")
     mean = curve[(curve["run"] == "beta") & (curve["query_id"] == "all")]
     np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
 
@@ -452,7 +452,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
     s = window.session
     before = s.results
     progress = []
-    real_read = metrics.readers.read_file
+    real_read = metrics.io.readers.read_file
 
     def paced(path, kind=None, progress=None):
         # the real reader, with a pause after each progress report so that the
@@ -464,7 +464,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
 
         return real_read(path, kind=kind, progress=report)
 
-    monkeypatch.setattr(metrics.readers, "read_file", paced)
+    monkeypatch.setattr(metrics.io.readers, "read_file", paced)
 
     def on_progress(fraction, what):
         progress.append(fraction)

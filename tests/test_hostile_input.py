@@ -15,8 +15,8 @@ import pytest
 
 import metrics
 from metrics.errors import Cancelled, InputError
-from metrics.readers import read_file
-from metrics.textfile import MAX_LINE_BYTES
+from metrics.io.readers import read_file
+from metrics.io.textfile import MAX_LINE_BYTES
 
 
 def test_a_sparse_2_gib_file_of_nul_bytes_is_refused_at_its_first_block(tmp_path):
@@ -108,7 +108,7 @@ def test_reading_in_another_thread_can_be_cancelled_midway(tmp_path):
 def test_a_sparse_2_gib_run_is_refused_at_once_through_ir_eval(tmp_path, capsys):
     """A file of the size that ir-eval scores in parts: refused by one task from its first block, neither
     split nor read line by line by the parts' boundaries (which read it whole before)."""
-    from metrics.cli import main
+    from metrics.cli.ir_eval import main
 
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("1 0 d1 1\n")
@@ -121,7 +121,7 @@ def test_a_sparse_2_gib_run_is_refused_at_once_through_ir_eval(tmp_path, capsys)
 
 
 def test_the_parts_boundary_reads_a_bounded_line(tmp_path):
-    from metrics.parallel import _boundary
+    from metrics.scale.parallel import _boundary
 
     path = tmp_path / "one_line.txt"
     path.write_bytes(b"1 Q0 d 1 1 t\n" + b"x" * (MAX_LINE_BYTES + 10))

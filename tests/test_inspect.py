@@ -1,4 +1,4 @@
-"""File inspection (metrics.inspect, ir-eval --inspect) on files shaped like real collections.
+"""File inspection (metrics.inspect.files, ir-eval --inspect) on files shaped like real collections.
 
 Every figure is checked against a value computed here with plain Python over
 the generated lines, not with the module's own code.
@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import metrics
-from metrics import inspect as mi
+from metrics.inspect import files as mi
 
 
 def _dl19_like(tmp_path, *, sep=" ", qrels_iter="Q0", gz=False, seed=1):
@@ -153,7 +153,7 @@ def test_cli_inspect_json_round_trip(tmp_path):
         [
             sys.executable,
             "-m",
-            "metrics.cli",
+            "metrics.cli.ir_eval",
             "--inspect",
             str(qrels_path),
             str(run_path),

@@ -21,8 +21,8 @@ import pytest
 from conftest import random_collection, write_trec
 from test_diversity import intent_collection
 
-from metrics.cli import main
-from metrics.irm_cli import printed_name
+from metrics.cli.ir_eval import main
+from metrics.cli.irm import printed_name
 
 ir_measures = pytest.importorskip("ir_measures")
 

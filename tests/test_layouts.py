@@ -13,10 +13,11 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics.columns import read_columns
+from metrics.cli.inspect import format_text
 from metrics.errors import InputError
-from metrics.inspect import inspect_file
-from metrics.readers import detect_kind_with_reason
+from metrics.inspect.files import inspect_file
+from metrics.io.columns import read_columns
+from metrics.io.readers import detect_kind_with_reason
 
 MEASURES = ["map", "ndcg_cut.10", "P.5", "recip_rank", "num_rel_ret"]
 
@@ -144,7 +145,7 @@ def test_beir_qrels_with_crlf_everywhere(tmp_path, trec):
     cols = read_columns(beir, "qrels")
     assert cols.layout is not None and cols.layout.header == ("query-id", "corpus-id", "score")
     assert "BEIR" in inspect_file(beir).layout
-    cli = [sys.executable, "-m", "metrics.cli", "-m", "map", "-m", "ndcg_cut.10"]
+    cli = [sys.executable, "-m", "metrics.cli.ir_eval", "-m", "map", "-m", "ndcg_cut.10"]
     a = subprocess.run([*cli, str(beir), str(run_txt)], capture_output=True, text=True, check=True).stdout
     b = subprocess.run([*cli, str(qrels_txt), str(run_txt)], capture_output=True, text=True, check=True).stdout
     assert a == b and "map" in a
@@ -153,7 +154,7 @@ def test_beir_qrels_with_crlf_everywhere(tmp_path, trec):
 def test_json_results_through_the_cli(tmp_path, trec):
     qrels_txt, run_txt = trec
     path = _run_layouts(tmp_path)["beir-json"]
-    cli = [sys.executable, "-m", "metrics.cli", "-m", "map", "-m", "P.5"]
+    cli = [sys.executable, "-m", "metrics.cli.ir_eval", "-m", "map", "-m", "P.5"]
     a = subprocess.run([*cli, str(qrels_txt), str(path)], capture_output=True, text=True, check=True).stdout
     b = subprocess.run([*cli, str(qrels_txt), str(run_txt)], capture_output=True, text=True, check=True).stdout
     assert a == b
@@ -178,7 +179,7 @@ def test_inspection_names_the_layout(tmp_path):
     assert "PyTerrier" in ins.layout and "commas" in ins.layout
     assert ins.columns == ["qid", "docno", "score", "rank"]
     assert ins.head[0]["fields"][:2] == [RUN[0][0], RUN[0][1]]
-    text = metrics.inspect.format_text([ins])
+    text = format_text([ins])
     assert "layout" in text and "PyTerrier" in text
 
 
@@ -202,7 +203,7 @@ def test_header_errors_name_the_line_and_the_header(tmp_path):
 
 
 def test_header_file_is_not_cut_into_parts(tmp_path, trec):
-    from metrics.parallel import partitions
+    from metrics.scale.parallel import partitions
 
     path = _run_layouts(tmp_path)["pyterrier-csv"]
     assert partitions(str(path), 4, 1) == 1
@@ -223,12 +224,14 @@ def test_intent_qrels_are_recognised_by_every_door(tmp_path):
     with pytest.raises(metrics.IntentQrelsError) as e:
         metrics.read_qrels(path)
     assert e.value.line == 3 and "intent (diversity) qrels" in str(e.value) and "alpha-nDCG@20" in str(e.value)
-    cli = subprocess.run([sys.executable, "-m", "metrics.cli", str(path), str(path)], capture_output=True, text=True)
+    cli = subprocess.run(
+        [sys.executable, "-m", "metrics.cli.ir_eval", str(path), str(path)], capture_output=True, text=True
+    )
     assert cli.returncode != 0 and "intent (diversity) qrels" in cli.stderr
     ins = inspect_file(path)
     assert ins.kind == "intents" and ins.readable and ins.queries == 2
     assert ins.figures["intents_per_query"]["max"] == 3 and ins.figures["judgments"] == 7
-    assert "intents" in metrics.inspect.format_text([ins])
+    assert "intents" in format_text([ins])
     from workbench.model.loading import _load_file, describe_error
 
     with pytest.raises(metrics.InputError) as e:

@@ -13,7 +13,7 @@ from conftest import qrels_frame, random_collection, run_frame
 import metrics
 from metrics.measures import FAMILIES, NICKNAMES, parse_measures
 from metrics.measures.irm_families import defined_mean
-from metrics.ranking import NONPOOL, UNJUDGED, build_ranking
+from metrics.ranking.judged import NONPOOL, UNJUDGED, build_ranking
 
 
 def values(ev, run=None):

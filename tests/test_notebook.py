@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics.allpairs import compare_all_pairs
 from metrics.compare import compare
+from metrics.compare.allpairs import compare_all_pairs
 
 
 @pytest.fixture()

@@ -12,17 +12,17 @@ import numpy as np
 import pytest
 import trec_eval_ref
 
-from metrics import parallel as mp
-from metrics.cli import main
-from metrics.columns import read_columns
+from metrics.cli.ir_eval import main
+from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
-from metrics.ranking import encode_qrels
+from metrics.ranking.judged import encode_qrels
+from metrics.scale import parallel as mp
 
 SPLIT = "400000"  # bytes: the runs below (1.7 and 7 MB) are cut in two, one part per process or worker
 # ir-eval in a process of its own, which says how many runs were merged from parts and how many not
 RUNNER = """
 import sys
-import metrics.parallel as p
+import metrics.scale.parallel as p
 merged = []
 original = p.merge
 def merge(*args, **kwargs):
@@ -30,7 +30,7 @@ def merge(*args, **kwargs):
     merged.append(result is not None)
     return result
 p.merge = merge
-from metrics.cli import main
+from metrics.cli.ir_eval import main
 code = main(sys.argv[1:])
 sys.stderr.write(f"merged: {merged}\\n")
 sys.exit(code)

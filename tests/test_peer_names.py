@@ -106,7 +106,7 @@ def test_set_measure_with_a_cutoff_is_refused_by_ir_measures_too(tmp_path):
 
 def _irm(*args):
     out = subprocess.run(
-        [sys.executable, "-m", "metrics.cli", "--irm", *map(str, args)], capture_output=True, text=True
+        [sys.executable, "-m", "metrics.cli.ir_eval", "--irm", *map(str, args)], capture_output=True, text=True
     )
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -14,9 +14,10 @@ import trec_eval_ref
 from conftest import random_collection, run_frame, write_trec
 
 import metrics
-from metrics import qrels_index, ranking
 from metrics.measures import _kernels
-from metrics.ranking import build_ranking
+from metrics.ranking import judged as ranking
+from metrics.ranking import qrels_index
+from metrics.ranking.judged import build_ranking
 
 RANK_ARRAYS = (
     "offsets",
@@ -118,7 +119,7 @@ def test_ties_are_broken_by_unsigned_bytes_as_strcmp_does():
 
 
 def test_id_hash_does_not_depend_on_the_width_of_the_array():
-    from metrics.ids import id_hash
+    from metrics.io.ids import id_hash
 
     ids = [b"a", b"doc-12345678", b"x" * 17, b"\xc3\xa9t\xc3\xa9"]
     narrow = id_hash(np.array(ids))
@@ -131,7 +132,7 @@ def test_id_hash_does_not_depend_on_the_width_of_the_array():
 def test_colliding_keys_give_the_same_ranking_through_exact_codes(tmp_path, monkeypatch):
     """Should 64-bit keys ever collide, the join falls back to exact document codes: forced here
     by hashing every id to the same value."""
-    from metrics import ids
+    from metrics.io import ids
 
     qrels, run = random_collection(5, n_queries=14)
     expected = build_ranking(qrels, run, complete=True)
@@ -198,7 +199,8 @@ def test_wide_grades_match_trec_eval_10_binary(top, flags, options, tmp_path):
 @pytest.mark.parametrize("options", [{}, {"complete": True, "max_docs": 7}, {"judged_only": True}])
 def test_blocks_of_any_size_give_the_same_ranking(options, monkeypatch):
     """The join, the hashes, the rank order and the layout work a block of rows at a time."""
-    from metrics import ids, qrels_index, rank_order
+    from metrics.io import ids
+    from metrics.ranking import qrels_index, rank_order
 
     qrels, run = random_collection(6, n_queries=14)
     expected = build_ranking(qrels, run, **options)
@@ -220,7 +222,7 @@ def test_the_key_filter_passes_every_judged_pair():
 def test_a_run_pair_sharing_its_key_with_a_judged_pair_is_told_apart_on_the_ids(monkeypatch):
     """A retrieved document whose key equals that of a judged one (forced here) is not taken for it:
     the join confirms every match on the ids and then joins on exact codes."""
-    from metrics import ids
+    from metrics.io import ids
 
     qrels, run = random_collection(5, n_queries=14)
     query, twin = qrels["query_id"].iloc[0], qrels["doc_id"].iloc[0]  # a judged pair
@@ -246,7 +248,7 @@ def test_a_run_pair_sharing_its_key_with_a_judged_pair_is_told_apart_on_the_ids(
 def test_encoded_qrels_are_the_same_from_the_reader_and_from_a_frame(tmp_path):
     qrels, run = random_collection(9, n_queries=20)
     qpath, _ = write_trec(qrels, run, tmp_path)
-    from metrics.columns import read_columns
+    from metrics.io.columns import read_columns
 
     a = ranking.encode_qrels(read_columns(qpath, "qrels"))
     b = ranking.encode_qrels(qrels)

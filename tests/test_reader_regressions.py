@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import metrics
-from metrics.cli import main
-from metrics.ids import among, id_hash, ids_from_buffer
+from metrics.cli.ir_eval import main
+from metrics.io.ids import among, id_hash, ids_from_buffer
 
 
 def _write(path, lines):

@@ -1,4 +1,4 @@
-"""Tests for metrics.readers: file formats, errors, kind detection, progress."""
+"""Tests for metrics.io.readers: file formats, errors, kind detection, progress."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics import columns, textfile
 from metrics.errors import Cancelled, InputError
-from metrics.readers import (
+from metrics.io import columns, textfile
+from metrics.io.readers import (
     LoadedFile,
     detect_kind,
     detect_kind_with_reason,

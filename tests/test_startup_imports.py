@@ -34,9 +34,9 @@ def test_showing_the_window_imports_neither_scipy_nor_the_report_writers(tmp_pat
 SCORING = """
 import sys
 before = set(sys.modules)  # what the interpreter loaded at start-up (site, .pth files) is not ours
-import metrics.cli
+import metrics.cli.ir_eval
 print(",".join(sorted(m for m in HEAVY if m in sys.modules and m not in before)))
-status = metrics.cli.main(sys.argv[1:])
+status = metrics.cli.ir_eval.main(sys.argv[1:])
 print(",".join(sorted(m for m in HEAVY if m in sys.modules and m not in before)))
 sys.exit(status)
 """
@@ -45,7 +45,7 @@ HEAVY = ("pandas", "pyarrow", "scipy", "multiprocessing", "numpy.ma", "importlib
 
 @pytest.mark.parametrize("measures", [["-m", "all_trec"], ["-m", "ndcg_cut.10"], ["-m", "AP nDCG@10", "-q", "-c"]])
 def test_scoring_a_run_imports_neither_pandas_nor_scipy(tmp_path, measures):
-    """``import metrics.cli`` and scoring runs (the usual DL/MS MARCO layout, gzip, tabs) need numpy only."""
+    """``import metrics.cli.ir_eval`` and scoring runs (the usual DL/MS MARCO layout, gzip, tabs) need numpy only."""
     qrels, run, gz = tmp_path / "qrels.txt", tmp_path / "run.txt", tmp_path / "run2.txt.gz"
     qrels.write_text("".join(f"{q} Q0 d{d} {d % 3}\n" for q in (1, 2, 3) for d in range(20)))
     lines = "".join(f"{q}\tQ0\td{d}\t{r}\t{10 - r / 10}\tbm25\n" for q in (1, 2) for r, d in enumerate(range(30)))

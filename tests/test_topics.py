@@ -7,7 +7,7 @@ import gzip
 import pytest
 
 from metrics.errors import InputError
-from metrics.topics import read_queries, sniff
+from metrics.io.topics import read_queries, sniff
 
 TREC = """<top>
 <num> Number: 301

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trec_eval_ref
 
-from metrics import cli
+from metrics.cli import ir_eval as cli
 
 SRC = trec_eval_ref.SRC
 

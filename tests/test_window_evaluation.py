@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import metrics
-import metrics.curves
+import metrics.engine.curves
 from metrics.errors import Cancelled
 from workbench.model import analysis
 from workbench.model.analysis import CurveTable, Request, RunCache, compute, sort_queries
@@ -49,13 +49,13 @@ def _request(qrels, runs, cache=None, **kw) -> Request:
 
 def _counting(monkeypatch) -> list:
     calls: list = []
-    real = metrics.curves.evaluate_with_curves
+    real = metrics.engine.curves.evaluate_with_curves
 
     def counted(qrels, runs, *a, **kw):
         calls.extend(runs)
         return real(qrels, runs, *a, **kw)
 
-    monkeypatch.setattr(metrics.curves, "evaluate_with_curves", counted)
+    monkeypatch.setattr(metrics.engine.curves, "evaluate_with_curves", counted)
     return calls
 
 
@@ -151,7 +151,7 @@ def test_per_query_tables_from_blocks_equal_the_pivot_of_the_tidy_frame():
 def test_curves_from_blocks_equal_the_tidy_frames():
     qrels, runs = _data(runs=3)
     res = compute(_request(qrels, runs))
-    _, pr, atk = metrics.curves.evaluate_with_curves(qrels, runs, list(MEASURES), kind="NDCG", k_max=100)
+    _, pr, atk = metrics.engine.curves.evaluate_with_curves(qrels, runs, list(MEASURES), kind="NDCG", k_max=100)
     for table, frame, x, y in ((res.pr, pr, "recall", "precision"), (res.ndcg, atk, "k", "value")):
         expected = CurveTable(frame, x, y)
         assert set(expected._curves) == set(table._curves)

@@ -65,7 +65,7 @@ def test_states_and_reasons(tmp_path):
 
 
 def test_one_rule_makes_labels_unique():
-    from metrics.labels import unique_label
+    from metrics.io.labels import unique_label
 
     assert unique_label("bm25", set()) == "bm25"
     assert unique_label("bm25", {"bm25", "bm25_2"}) == "bm25_3"

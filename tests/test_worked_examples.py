@@ -19,7 +19,7 @@ import pytest
 import metrics.measures.irm  # noqa: F401  (ir_measures-style names)
 from metrics import build_ranking
 from metrics import evaluate as evaluate_as_named
-from metrics.curves import at_k
+from metrics.engine.curves import at_k
 from metrics.measures import FAMILIES
 
 # these tests look values up by the measures' canonical names (ndcg_cut_10, not nDCG@10)

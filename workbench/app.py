@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     early = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
 
     def read() -> None:
-        from metrics.readers import use_jemalloc_pool
+        from metrics.io.readers import use_jemalloc_pool
 
         use_jemalloc_pool()
         if early and args.files:

@@ -24,7 +24,7 @@ sigFileChangedOnDisk(str, int)  a loaded file changed on disk (path, size in byt
 sigIdle()                    no job is running any more
 sigCompareSettingsChanged()  test, alpha or correction of the comparison changed
 sigComparisonChanged(object) new :class:`workbench.model.significance.Comparison` (or None)
-sigDrilldownChanged(object)  new :class:`metrics.drilldown.QueryDrilldown` (or None)
+sigDrilldownChanged(object)  new :class:`metrics.engine.drilldown.QueryDrilldown` (or None)
 sigExplanationChanged(object) new :class:`workbench.model.explaining.Explained` (or None)
 sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a dict, see metrics.inspect) or None
 """

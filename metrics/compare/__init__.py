@@ -63,7 +63,7 @@ Random numbers
     ``"ci"`` for the bootstrap, so a pair's numbers depend on the seed, the
     measure and the two runs' values only: not on which other runs or measures
     are compared in the same call. They are the numbers
-    :func:`metrics.allpairs.compare_all_pairs` gives the same pair with the same
+    :func:`metrics.compare.allpairs.compare_all_pairs` gives the same pair with the same
     settings (for the pair (baseline, run) there: the same p-value, the interval
     negated, up to rounding in the interpolation of its quantiles). Each pair
     used to draw from a generator seeded by ``(seed, run, measure)``, so the same
@@ -82,12 +82,10 @@ Multiple testing
 from __future__ import annotations
 
 from metrics import stat_methods as _methods
-from metrics.presentation import format_pvalue, significance_marker
-from metrics.stat_methods import CORRECTIONS, TESTS
 
-# the underscored helpers keep the names they had when this package was one module, for metrics.allpairs
+# the underscored helpers keep the names they had when this package was one module, for metrics.compare.allpairs
 # and code written against that module; new code imports them from .baseline and .statistics
-from .baseline import (  # noqa: F401
+from metrics.compare.baseline import (  # noqa: F401
     COLUMNS,
     _check_baseline,
     _run_order,
@@ -99,7 +97,7 @@ from .baseline import (  # noqa: F401
     per_query_differences,
     per_query_differences_by_measure,
 )
-from .statistics import (  # noqa: F401
+from metrics.compare.statistics import (  # noqa: F401
     TIE_TOLERANCE,
     _clean,
     _effect_size,
@@ -108,7 +106,9 @@ from .statistics import (  # noqa: F401
     bootstrap_ci,
     permutation_test,
 )
-from .text import describe_settings, format_comparison
+from metrics.compare.text import describe_settings, format_comparison
+from metrics.presentation import format_pvalue, significance_marker
+from metrics.stat_methods import CORRECTIONS, TESTS
 
 _TEST_ALIASES = {a: m.code for m in _methods.TEST_METHODS if not m.pairs_only for a in (m.code, *m.aliases)}
 _CORRECTION_ALIASES = {a: m.code for m in _methods.CORRECTION_METHODS for a in (m.code, *m.aliases)}

@@ -10,14 +10,13 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from metrics.compare.pairs import pair_statistics
+from metrics.compare.statistics import _clean, adjust_pvalues
 from metrics.measures import is_count
 from metrics.stat_methods import canonical_correction, canonical_test
 
-from .pairs import pair_statistics
-from .statistics import _clean, adjust_pvalues
-
 #: Columns of the frame returned by :func:`compare`, in order.
-#: the columns of one pair's test, in a baseline comparison and in all pairs (metrics.allpairs)
+#: the columns of one pair's test, in a baseline comparison and in all pairs (metrics.compare.allpairs)
 TEST_COLUMNS = [
     "p_value",
     "p_corrected",
@@ -348,6 +347,6 @@ def compare(
         bootstrap=int(bootstrap),
         seed=int(seed),
     )
-    from .frame import comparison_frame
+    from metrics.compare.frame import comparison_frame
 
     return comparison_frame(result)

@@ -23,7 +23,7 @@ _SHOWN = (
 
 
 class ComparisonFrame(pd.DataFrame):
-    """What :func:`metrics.compare.compare` and :func:`metrics.allpairs.compare_all_pairs` return: a
+    """What :func:`metrics.compare.compare` and :func:`metrics.compare.allpairs.compare_all_pairs` return: a
     DataFrame (everything a frame does, ``attrs`` holding the settings) whose table in Jupyter is headed
     by those settings.  Frames derived from it (a selection, a sort) are plain DataFrames."""
 

@@ -4,7 +4,7 @@
 pairs of columns ``(i, j)`` and returns every pair's statistics as arrays, on the pair's paired
 queries (both values present) with ``d = column i - column j``, by the conventions of
 :mod:`metrics.compare`.  :func:`metrics.compare.compare` asks it for the pairs (run, baseline) and
-:func:`metrics.allpairs.compare_all_pairs` for every pair (a, b), a before b.
+:func:`metrics.compare.allpairs.compare_all_pairs` for every pair (a, b), a before b.
 
 The pairs are grouped by their paired queries (a single group when no run misses a query), and a
 group's statistics are computed for all its pairs together: means, wins/ties/losses and the
@@ -35,7 +35,7 @@ import warnings
 
 import numpy as np
 
-from .resampling import (
+from metrics.compare.resampling import (
     _bootstrap_tests_by_runs,
     _groups,
     _intervals_by_runs,
@@ -46,7 +46,7 @@ from .resampling import (
     paired_bootstrap_tests,
     paired_permutation_tests,
 )
-from .statistics import _clean, paired_t_pvalues
+from metrics.compare.statistics import _clean, paired_t_pvalues
 
 #: The arrays :func:`pair_statistics` returns, float64 ...
 FLOAT_STATISTICS = ("mean_i", "mean_j", "difference", "effect_size", "ci_low", "ci_high", "p_value")

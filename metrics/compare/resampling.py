@@ -1,7 +1,7 @@
 """Resampling for many pairs of runs at once: bootstrap intervals and tests and the sign-flip
 randomisation test from one shared resampling of the queries per group of pairs (the pairs with the
 same paired queries), and the randomised Tukey HSD, vectorised over resamples in blocks
-(:mod:`metrics.allpairs` explains the methods, :mod:`metrics.compare.pairs` uses them for both
+(:mod:`metrics.compare.allpairs` explains the methods, :mod:`metrics.compare.pairs` uses them for both
 comparisons).
 
 A group's generator is ``_rng(seed, measure, stream + " " + _queries_key(paired query labels))``
@@ -15,9 +15,9 @@ import zlib
 
 import numpy as np
 
-from ..errors import Cancelled
-from .statistics import _CHUNK as _DRAW_BLOCK
-from .statistics import bootstrap_means
+from metrics.compare.statistics import _CHUNK as _DRAW_BLOCK
+from metrics.compare.statistics import bootstrap_means
+from metrics.errors import Cancelled
 
 _CHUNK = 1 << 22  # values of one block of permuted tables (32 MiB as float64)
 

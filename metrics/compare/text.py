@@ -6,10 +6,9 @@ import math
 
 import pandas as pd
 
+from metrics.compare.baseline import COLUMNS, _unique
 from metrics.presentation import format_pvalue, significance_marker
 from metrics.stat_methods import CORRECTIONS, TESTS
-
-from .baseline import COLUMNS, _unique
 
 
 def describe_settings(comparison: pd.DataFrame) -> list[str]:

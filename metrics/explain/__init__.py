@@ -15,9 +15,9 @@ made.  Other measures give an :class:`Explanation` with ``explained`` False that
 
 from __future__ import annotations
 
-from .core import Prepared, QueryRanking, UnknownQuery, resolve_measure
-from .explainers import explained_families
-from .model import Explanation, GainCurve, RelevantMark, Table
+from metrics.explain.core import Prepared, QueryRanking, UnknownQuery, resolve_measure
+from metrics.explain.explainers import explained_families
+from metrics.explain.model import Explanation, GainCurve, RelevantMark, Table
 
 __all__ = [
     "Explanation",

@@ -1,9 +1,9 @@
 """The judged ranking of one run, ready to explain any value of any query.
 
-:class:`Prepared` builds the :class:`~metrics.ranking.JudgedRanking` the measures read, once, and
+:class:`Prepared` builds the :class:`~metrics.ranking.judged.JudgedRanking` the measures read, once, and
 keeps the run's document ids so that each query's part of the ranking can be shown with them
 (:class:`QueryRanking`).  The value of an explanation is always the measure's own kernel's value,
-computed by the evaluator on that ranking (:func:`metrics.evaluate._compute`); the explainers show
+computed by the evaluator on that ranking (:func:`metrics.engine.evaluate._compute`); the explainers show
 the working from the same ranking, and the working must reproduce that value to be shown.
 """
 
@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from ..columns import Columns, read_columns
-from ..evaluate import _as_qrels, _compute, _format_line, _is_true, format_value
-from ..ids import shown
-from ..measures import FAMILIES, Measure, parse_measures
-from ..qrels_index import NONPOOL, UNJUDGED, _as_columns, encode_qrels
-from ..rank_order import rank_order
-from ..ranking import PLACEHOLDER_DOC, JudgedRanking, build_ranking
-from .model import Explanation
+from metrics.engine.evaluate import _as_qrels, _compute, _format_line, _is_true, format_value
+from metrics.explain.model import Explanation
+from metrics.io.columns import Columns, read_columns
+from metrics.io.ids import shown
+from metrics.measures import FAMILIES, Measure, parse_measures
+from metrics.ranking.judged import PLACEHOLDER_DOC, JudgedRanking, build_ranking
+from metrics.ranking.qrels_index import NONPOOL, UNJUDGED, _as_columns, encode_qrels
+from metrics.ranking.rank_order import rank_order
 
 __all__ = ["Prepared", "QueryRanking", "Working", "UnknownQuery", "resolve_measure", "grade_text"]
 
@@ -106,7 +106,7 @@ def _run_columns(run) -> Columns:
         return run
     if hasattr(run, "columns") and {"query_id", "doc_id", "score"} <= set(run.columns):
         return _as_columns(run, "run")
-    from ..readers import read_run
+    from metrics.io.readers import read_run
 
     return _as_columns(read_run(run), "run")
 
@@ -225,8 +225,8 @@ class Prepared:
 
     def explain(self, measure, qid) -> Explanation:
         """How ``measure``'s value for query ``qid`` (``"all"``: the summary) was computed."""
-        from .explainers import EXPLAINERS, conventions
-        from .summary import explain_summary
+        from metrics.explain.explainers import EXPLAINERS, conventions
+        from metrics.explain.summary import explain_summary
 
         m = resolve_measure(measure)
         fam = FAMILIES[m.family]
@@ -276,7 +276,7 @@ class Prepared:
 
     def gain_curve(self, qid, measure=None, k_max: int | None = None):
         """Where the gain was lost for query ``qid``: see :func:`metrics.explain.graded.gain_curve`."""
-        from .graded import gain_curve
+        from metrics.explain.graded import gain_curve
 
         m = resolve_measure(measure) if measure is not None else resolve_measure("ndcg")
         return gain_curve(self, m, self._qid(qid), k_max)

@@ -3,9 +3,9 @@ states (the ranking order, the relevance level, ``-M``, ``-J``, ``-c``)."""
 
 from __future__ import annotations
 
-from ..measures import Measure
-from ..ranking import JudgedRanking
-from . import graded, ranked
+from metrics.explain import graded, ranked
+from metrics.measures import Measure
+from metrics.ranking.judged import JudgedRanking
 
 __all__ = ["EXPLAINERS", "conventions", "explained_families"]
 

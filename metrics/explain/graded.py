@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..measures import Measure
-from ..measures import extra as ext
-from ..measures import gains as trec
-from .core import QueryRanking, Working, grade_text
-from .model import GainCurve, RelevantMark, Table
+from metrics.explain.core import QueryRanking, Working, grade_text
+from metrics.explain.model import GainCurve, RelevantMark, Table
+from metrics.measures import Measure
+from metrics.measures import extra as ext
+from metrics.measures import gains as trec
 
 __all__ = ["Variant", "variant_of", "ndcg", "gain_curve", "NDCG_FAMILIES"]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..measures._kernels import lround
-from ..measures.judgments import INFAP_EPSILON
-from ..qrels_index import NONPOOL, UNJUDGED
-from .core import QueryRanking, Working, grade_text
-from .model import Table
+from metrics.explain.core import QueryRanking, Working, grade_text
+from metrics.explain.model import Table
+from metrics.measures._kernels import lround
+from metrics.measures.judgments import INFAP_EPSILON
+from metrics.ranking.qrels_index import NONPOOL, UNJUDGED
 
 __all__ = [
     "average_precision",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 
-from ..evaluate import _format_line
-from ..measures import FAMILIES, Measure
-from ..measures.aggregates import MIN_GEO_MEAN, geometric_mean, mean, total
-from .core import reproduces
-from .explainers import conventions
-from .model import Explanation, Table
+from metrics.engine.evaluate import _format_line
+from metrics.explain.core import reproduces
+from metrics.explain.explainers import conventions
+from metrics.explain.model import Explanation, Table
+from metrics.measures import FAMILIES, Measure
+from metrics.measures.aggregates import MIN_GEO_MEAN, geometric_mean, mean, total
 
 __all__ = ["explain_summary"]
 

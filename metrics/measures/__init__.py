@@ -4,8 +4,8 @@ Each module registers its families with :func:`~metrics.measures.registry.measur
 where they are written; importing this package registers them all.
 """
 
-from . import counts, gains, interpolated, judgments, precision, sets  # noqa: F401  (registration)
-from .registry import (  # noqa: F401
+from metrics.measures import counts, gains, interpolated, judgments, precision, sets  # noqa: F401  (registration)
+from metrics.measures.registry import (  # noqa: F401
     FAMILIES,
     NICKNAMES,
     Family,
@@ -89,4 +89,4 @@ NICKNAMES["set"] = (
 )
 
 # measures beyond trec_eval and the ir_measures-style names
-from . import cwl, extra, irm, irm_families  # noqa: E402,F401  (registration)
+from metrics.measures import cwl, extra, irm, irm_families  # noqa: E402,F401  (registration)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import distinct
+from metrics.ranking.judged import distinct
 
 
 def _buckets(lengths: np.ndarray):

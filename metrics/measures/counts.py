@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import NONPOOL, UNJUDGED
-from .registry import DoubleParams, count, measure, no_summary, total
+from metrics.measures.registry import DoubleParams, count, measure, no_summary, total
+from metrics.ranking.judged import NONPOOL, UNJUDGED
 
 
 def _run_tag(values, r):

@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from .registry import LongCutoffs, measure
+from metrics.measures.registry import LongCutoffs, measure
 
 __all__ = ["CWL_DEPTH", "cwl_gains"]
 

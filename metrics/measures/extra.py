@@ -13,7 +13,7 @@ a measure name such as ``ndcg_ext_10(discount=jk,gain=exp)``):
 * ``base``: the base b of the logarithm (a number > 1, default 2).  With the
   ``log`` discount it scales DCG and ideal DCG alike, so nDCG does not depend
   on it and measure names leave it out; it matters for ``jk`` (and for DCG
-  itself, see :func:`metrics.curves.at_k`).
+  itself, see :func:`metrics.engine.curves.at_k`).
 * ``ideal``: ``all`` (ideal ranking of all judged documents of the query,
   retrieved or not: trec_eval) or ``retrieved`` (the retrieved documents of
   the query, reordered by decreasing gain).
@@ -59,8 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ranking import NONPOOL
-from ._kernels import (
+from metrics.measures._kernels import (
     at_depth,
     cutoff_matrix,
     ranks_within,
@@ -69,7 +68,8 @@ from ._kernels import (
     segment_cumsum,
     segment_total,
 )
-from .registry import LongCutoffs, measure
+from metrics.measures.registry import LongCutoffs, measure
+from metrics.ranking.judged import NONPOOL
 
 __all__ = ["NDCG_DEFAULTS", "NdcgOptions", "ndcg_options", "dcg_matrices", "ERR_MAX_GRADE", "WHOLE_RANKING"]
 

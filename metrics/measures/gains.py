@@ -18,8 +18,7 @@ import math
 
 import numpy as np
 
-from ..ranking import NONPOOL, distinct
-from ._kernels import (
+from metrics.measures._kernels import (
     at_depth,
     cutoff_matrix,
     masked_at_depth,
@@ -31,7 +30,8 @@ from ._kernels import (
     segment_sum,
     segment_total,
 )
-from .registry import LongCutoffs, ParamPairs, measure
+from metrics.measures.registry import LongCutoffs, ParamPairs, measure
+from metrics.ranking.judged import NONPOOL, distinct
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import lround, segment_accumulate
-from .registry import DoubleCutoffs, DoubleParams, measure
+from metrics.measures._kernels import lround, segment_accumulate
+from metrics.measures.registry import DoubleCutoffs, DoubleParams, measure
 
 _LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 

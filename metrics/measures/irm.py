@@ -53,7 +53,7 @@ NERR10(p=x,max_rel=m)     nerr10(max_rel=m,p=x)              NERR11(T=t,...) too
 (*) Tied scores are ordered as trec_eval orders them (document id descending)
 for every measure here; ir_measures computes ``RR@k`` with its MS MARCO
 provider, which breaks ties by document id ascending, so on runs with ties the
-two differ (``ir-eval --irm`` follows each provider: :mod:`metrics.irm_cli`).
+two differ (``ir-eval --irm`` follows each provider: :mod:`metrics.cli.irm`).
 A set measure with a cutoff (``SetP(rel=2)@5``) is refused, naming the measure
 of the first k documents (``P(rel=2)@5``); ranx's ``f1`` and ``precision``
 without a cutoff are over the whole retrieved list (``SetF``, ``SetP``).
@@ -107,8 +107,8 @@ import ast
 import math
 import re
 
-from . import extra
-from .registry import FAMILIES, LongCutoffs, Measure, NoParams, syntax
+from metrics.measures import extra
+from metrics.measures.registry import FAMILIES, LongCutoffs, Measure, NoParams, syntax
 
 __all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]  # noqa: F822  (module __getattr__)
 
@@ -525,7 +525,7 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     name = _aliases().get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
-        from .diversity import parse_diversity
+        from metrics.measures.diversity import parse_diversity
 
         if parse_diversity(text) is not None:
             raise ValueError(

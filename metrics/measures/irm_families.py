@@ -46,9 +46,9 @@ import math
 
 import numpy as np
 
-from ._kernels import at_depth, ranks_within, segment_cumsum, segment_sum
-from .extra import WHOLE_RANKING, OptionalCutoffs
-from .registry import measure
+from metrics.measures._kernels import at_depth, ranks_within, segment_cumsum, segment_sum
+from metrics.measures.extra import WHOLE_RANKING, OptionalCutoffs
+from metrics.measures.registry import measure
 
 __all__ = ["defined_mean", "option_float", "option_bool"]
 

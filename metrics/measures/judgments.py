@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ranking import NONPOOL, UNJUDGED
-from ._kernels import masked_segment_sum, positions_offsets, segment_count
-from .registry import geometric_mean, measure
+from metrics.measures._kernels import masked_segment_sum, positions_offsets, segment_count
+from metrics.measures.registry import geometric_mean, measure
+from metrics.ranking.judged import NONPOOL, UNJUDGED
 
 INFAP_EPSILON = 0.00001
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import (
+from metrics.measures._kernels import (
     at_depth,
     count_at_depth,
     cutoff_matrix,
@@ -19,7 +19,7 @@ from ._kernels import (
     masked_prefix,
     segment_total,
 )
-from .registry import DoubleCutoffs, LongCutoffs, geometric_mean, measure
+from metrics.measures.registry import DoubleCutoffs, LongCutoffs, geometric_mean, measure
 
 _CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 

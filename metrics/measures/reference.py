@@ -10,8 +10,8 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from .irm import ir_measures_name
-from .registry import FAMILIES, NICKNAMES, parse_measures
+from metrics.measures.irm import ir_measures_name
+from metrics.measures.registry import FAMILIES, NICKNAMES, parse_measures
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Measure identity, the registry of measure families, and measure parsing.
 
-A *family* is one registered function over a :class:`~metrics.ranking.JudgedRanking`
+A *family* is one registered function over a :class:`~metrics.ranking.judged.JudgedRanking`
 (``P``, ``map``, ``ndcg_cut`` ...).  A :class:`Measure` is one output value of
 a family: the family name, its parameters, an optional relevance-level
 override and options.  ``str(measure)`` is its canonical name (trec_eval's
@@ -17,7 +17,7 @@ and decorate it::
         k = cutoff_matrix(r.n_queries, cutoffs)
         return at_depth(r.relcum, r.offsets, k, 0) / k
 
-* The function gets the :class:`~metrics.ranking.JudgedRanking` ``r`` and,
+* The function gets the :class:`~metrics.ranking.judged.JudgedRanking` ``r`` and,
   if it takes a second positional argument, the parameters: for cutoff
   families (:class:`LongCutoffs`, :class:`DoubleCutoffs`) all requested
   cutoffs at once, sorted, and it returns ``(n_queries, n_cutoffs)``; for
@@ -93,9 +93,9 @@ __all__ = [
     "display_label",
 ]
 
-from .aggregates import MIN_GEO_MEAN, count, geometric_mean, mean, no_summary, total
-from .order import BEYOND_TREC_EVAL, MEASURE_ORDER, TREC_EVAL_TABLE
-from .params import MAX_CUTOFF, DoubleCutoffs, DoubleParams, LongCutoffs, NoParams, ParamPairs
+from metrics.measures.aggregates import MIN_GEO_MEAN, count, geometric_mean, mean, no_summary, total
+from metrics.measures.order import BEYOND_TREC_EVAL, MEASURE_ORDER, TREC_EVAL_TABLE
+from metrics.measures.params import MAX_CUTOFF, DoubleCutoffs, DoubleParams, LongCutoffs, NoParams, ParamPairs
 
 # ---------------------------------------------------------------- registry
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .registry import DoubleParams, measure
+from metrics.measures.registry import DoubleParams, measure
 
 
 @measure("utility", params=DoubleParams(1.0, -1.0, 0.0, 0.0, count=4, what="coefficients"))

@@ -46,10 +46,10 @@ so a reader never sees half a file. An existing file is only replaced with
 
 from __future__ import annotations
 
-from .html_report import html_report, to_html
-from .tables import KINDS, per_query_table, summary_table
-from .text import to_csv, to_latex, to_markdown
-from .writing import FORMATS, export, write_bytes, write_html_report, write_text
+from metrics.report.html_report import html_report, to_html
+from metrics.report.tables import KINDS, per_query_table, summary_table
+from metrics.report.text import to_csv, to_latex, to_markdown
+from metrics.report.writing import FORMATS, export, write_bytes, write_html_report, write_text
 
 __all__ = [
     "FORMATS",

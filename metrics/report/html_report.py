@@ -9,8 +9,7 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 
 from metrics.presentation import HIGHER, LOWER
-
-from .tables import (
+from metrics.report.tables import (
     _Cell,
     _comparison_model,
     _legend_sentences,

@@ -96,7 +96,7 @@ def _provenance(frame, settings) -> list[tuple[str, str]]:
     if settings is not None:
         return [(str(k), str(v)) for k, v in settings]
     if not isinstance(frame, pd.DataFrame) and isinstance(getattr(frame, "settings", None), dict):
-        from .provenance import provenance
+        from metrics.report.provenance import provenance
 
         return provenance(frame)
     return []
@@ -182,7 +182,7 @@ def _summary_model(frame, comparison, digits, lower_is_better, pairs=None) -> _T
     marks = _marks(comparison)
     letters, run_letter = {}, {}
     if pairs is not None:  # all-pairs comparison: letters instead of daggers
-        from metrics import allpairs
+        from metrics.compare import allpairs
 
         order = list(pairs.attrs.get("runs") or wide.index)
         run_letter = {r: allpairs.letter(i) for i, r in enumerate(order)}
@@ -219,7 +219,7 @@ def _summary_model(frame, comparison, digits, lower_is_better, pairs=None) -> _T
         table.settings = describe_settings(comparison)[:1]
         table.baseline_compared = True
     if pairs is not None:
-        from metrics import allpairs
+        from metrics.compare import allpairs
 
         table.settings = table.settings + [allpairs.describe(pairs)]
     table.direction = _direction(lower_is_better)

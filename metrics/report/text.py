@@ -10,8 +10,7 @@ import pandas as pd
 from metrics.compare import COLUMNS as COMPARISON_COLUMNS
 from metrics.compare import describe_settings
 from metrics.presentation import HIGHER, LOWER
-
-from .tables import (
+from metrics.report.tables import (
     _Cell,
     _legend_sentences,
     _model,
@@ -84,7 +83,7 @@ def to_markdown(
 ) -> str:
     """The table as a GitHub-flavoured Markdown pipe table followed by its legend.
 
-    ``pairs``: a :func:`metrics.allpairs.compare_all_pairs` result, shown as letters; ``title`` and
+    ``pairs``: a :func:`metrics.compare.allpairs.compare_all_pairs` result, shown as letters; ``title`` and
     ``qrels`` add a heading and a line naming the qrels and the runs; ``settings`` (name, text) pairs
     how the numbers were made, listed under the legend.
     """

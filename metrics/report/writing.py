@@ -1,4 +1,4 @@
-"""Writing a report to a file: the format chosen by suffix, every write atomic through :mod:`metrics.fileio`."""
+"""Writing a report to a file: the format chosen by suffix, every write atomic through :mod:`metrics.io.fileio`."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from metrics import fileio
-
-from .html_report import html_report, to_html
-from .text import to_csv, to_latex, to_markdown
+from metrics.io import fileio
+from metrics.report.html_report import html_report, to_html
+from metrics.report.text import to_csv, to_latex, to_markdown
 
 FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
 
@@ -19,7 +18,7 @@ FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "l
 
 
 def write_bytes(path, data: bytes, *, overwrite: bool = False, protect=()) -> Path:
-    """Write ``data`` atomically (:func:`metrics.fileio.write_bytes`)."""
+    """Write ``data`` atomically (:func:`metrics.io.fileio.write_bytes`)."""
     return fileio.write_bytes(path, data, overwrite=overwrite, protect=protect)
 
 

@@ -27,7 +27,7 @@ class Worker(QRunnable):
 
     ``progress(fraction)`` is handed to the function; it forwards the fraction
     through ``sigProgress`` (at most every ``min_interval`` seconds) and returns
-    False once :meth:`cancel` was called, which is how ``metrics.readers`` learns
+    False once :meth:`cancel` was called, which is how ``metrics.io.readers`` learns
     that it should stop.  The return value goes out through ``sigFinished``, any
     exception (including ``metrics.errors.Cancelled``) through ``sigFailed``.
     """

@@ -15,16 +15,16 @@ import numpy as np
 import pandas as pd
 
 import metrics
-import metrics.curves
+import metrics.engine.curves
 import metrics.measures
-import metrics.ranking
+import metrics.ranking.judged
 from metrics.errors import Cancelled, InputError
-from metrics.ids import shown
+from metrics.io.ids import shown
 from workbench.model import disk_runs
 from workbench.model.defaults import parse_each
 from workbench.model.workspace import merge_qrels
 
-MEAN = "all"  # query_id under which metrics.curves reports the mean over queries
+MEAN = "all"  # query_id under which metrics.engine.curves reports the mean over queries
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class CurveTable:
     """Curves per (query, run) looked up without scanning anything.
 
     Made from a tidy ``frame`` (columns ``run``, ``query_id``, the ``x`` column, the ``y`` column), or
-    with :meth:`from_blocks` from the per-run blocks of :func:`metrics.curves.evaluate_with_curves`
+    with :meth:`from_blocks` from the per-run blocks of :func:`metrics.engine.curves.evaluate_with_curves`
     (``tidy=False``), which the window uses: no frame of one row per point is made.
     """
 
@@ -200,7 +200,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
 
 def _score(qrels, label, run, measures, options: dict) -> _Scored:
     """One run scored in this thread (``run`` None: no run, for an evaluation of none)."""
-    ev, pr, atk = metrics.curves.evaluate_with_curves(
+    ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
         qrels,
         {} if run is None else {label: run},
         measures,
@@ -298,7 +298,7 @@ class _DiskScorer:
 
 @dataclass(frozen=True)
 class _Scored:
-    """One run scored: its one-run :class:`metrics.evaluate.Evaluation`, its curve blocks, and the number
+    """One run scored: its one-run :class:`metrics.engine.evaluate.Evaluation`, its curve blocks, and the number
     of queries in the run (evaluated or not)."""
 
     evaluation: object
@@ -308,8 +308,8 @@ class _Scored:
 
 
 def _merge(evaluations: list):
-    """One :class:`metrics.evaluate.Evaluation` of the runs of several one-run evaluations, in order."""
-    from metrics.evaluate import Evaluation
+    """One :class:`metrics.engine.evaluate.Evaluation` of the runs of several one-run evaluations, in order."""
+    from metrics.engine.evaluate import Evaluation
 
     first = evaluations[0]
     return Evaluation(
@@ -426,7 +426,7 @@ class RunCache:
         with self._lock:
             if self._encoded is not None and self._alive(self._encoded[0], parts):
                 return self._encoded[1]
-        from metrics.evaluate import _encoded
+        from metrics.engine.evaluate import _encoded
 
         enc = _encoded(qrels)
         with self._lock:

@@ -61,7 +61,7 @@ def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:
     from its first data line); None for anything else (read as usual)."""
     if kind not in (None, "run"):
         return None
-    from metrics.readers.detect import _first_data_line, sniff_layout
+    from metrics.io.detect import _first_data_line, sniff_layout
 
     try:
         tokens, _, line = _first_data_line(path)
@@ -210,7 +210,7 @@ def _score_early(workers: Workers, paths: list) -> None:
         if plan is None:
             return
         (qrels_path, qrels_stat), runs = plan
-        from metrics.evaluate import _encoded
+        from metrics.engine.evaluate import _encoded
         from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL, parse_each
 
         qrels = _encoded(qrels_path)
@@ -238,9 +238,9 @@ def _early_plan(paths: list):
     """``((qrels path, its stat), [(label, RunOnDisk)...])``: the one qrels file and the runs among ``paths``
     as a new session would take them (found, detected and labelled by the same code, in the order given);
     None without exactly one qrels file and some run."""
-    import metrics.topics
-    from metrics.readers.detect import detect_kind
-    from metrics.textfile import head
+    import metrics.io.topics
+    from metrics.io.detect import detect_kind
+    from metrics.io.textfile import head
     from workbench.model.workspace import Workspace, expand
 
     space = Workspace()  # labels as the session's workspace gives them
@@ -248,7 +248,7 @@ def _early_plan(paths: list):
     for path in expand(paths).files:
         stat = _stat(path)
         try:
-            if metrics.topics.sniff(head(path)):
+            if metrics.io.topics.sniff(head(path)):
                 continue  # queries (workbench.model.loading._load_file asks first too)
         except OSError:
             continue
@@ -338,12 +338,12 @@ def _can_fork() -> bool:
 
 
 def _start_process() -> None:
-    """A worker process's first step: leave with the window (:func:`metrics.parallel.exit_with_parent`),
+    """A worker process's first step: leave with the window (:func:`metrics.scale.parallel.exit_with_parent`),
     and collect garbage again if it was forked from a window that had stopped collecting while it
     started (:func:`workbench.system.process.prepare`)."""
     import gc
 
-    from metrics.parallel import exit_with_parent
+    from metrics.scale.parallel import exit_with_parent
 
     exit_with_parent()
     gc.enable()
@@ -351,8 +351,8 @@ def _start_process() -> None:
 
 def _prepare() -> None:
     """What a worker process imports to score runs, done before the first run comes."""
-    import metrics.columns  # noqa: F401
-    import metrics.curves  # noqa: F401
+    import metrics.engine.curves  # noqa: F401
+    import metrics.io.columns  # noqa: F401
 
 
 def _state(path: str) -> dict:
@@ -373,12 +373,12 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
     (:meth:`Workers.state_file`).
 
     Returns ``(evaluation of the one run, precision-recall blocks, NDCG@k blocks, queries in the run)``
-    as :func:`metrics.curves.evaluate_with_curves` (``tidy=False``) gives them.  ``stat``: the file's
+    as :func:`metrics.engine.curves.evaluate_with_curves` (``tidy=False``) gives them.  ``stat``: the file's
     (size, modification time) when it was opened; a file changed since raises :class:`InputError`."""
-    import metrics.curves
-    from metrics.columns import read_columns
-    from metrics.ids import stretch_heads
-    from metrics.qrels_index import distinct
+    import metrics.engine.curves
+    from metrics.io.columns import read_columns
+    from metrics.io.ids import stretch_heads
+    from metrics.ranking.qrels_index import distinct
 
     s = _state(state_path)
     if stat is not None:
@@ -388,7 +388,7 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
 
             raise InputError("changed on disk since it was opened; read it again to score what it holds now", path=path)
     run = read_columns(path, "run")
-    ev, pr, atk = metrics.curves.evaluate_with_curves(
+    ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
         s["qrels"],
         {label: run},
         s["measures"],

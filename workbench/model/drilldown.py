@@ -1,6 +1,6 @@
 """The query drill-down as the window shows it (plain Python, no Qt).
 
-:func:`compute` runs in a worker (:func:`metrics.drilldown.query_drilldown`);
+:func:`compute` runs in a worker (:func:`metrics.engine.drilldown.query_drilldown`);
 :func:`ranking_table` and :func:`missing_table` turn its frames into the text
 shown, with a *tone* per row naming the colour of the document's grade.
 """
@@ -12,7 +12,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from metrics.drilldown import QueryDrilldown, query_drilldown
+from metrics.engine.drilldown import QueryDrilldown, query_drilldown
 
 UNJUDGED_TONE = "unjudged"
 UNJUDGED_MARK = "?"
@@ -70,10 +70,10 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
     runs = dict(request.runs)
     on_disk = [label for label, run in runs.items() if not isinstance(run, pd.DataFrame)]
     for i, label in enumerate(on_disk):
-        import metrics.readers
+        import metrics.io.readers
         from metrics.errors import Cancelled
 
-        runs[label] = metrics.readers.read_run(runs[label].path)
+        runs[label] = metrics.io.readers.read_run(runs[label].path)
         if progress is not None and progress((i + 1) / len(on_disk)) is False:
             raise Cancelled("drill-down cancelled")
     return query_drilldown(

@@ -1,4 +1,4 @@
-"""The window's CSV exports (plain Python, no Qt), written through :mod:`metrics.fileio`.
+"""The window's CSV exports (plain Python, no Qt), written through :mod:`metrics.io.fileio`.
 
 Every export is first written to a temporary file in the destination folder and
 then moved over the destination, so a reader never sees a half-written file, a
@@ -15,7 +15,7 @@ import pandas as pd
 
 
 def write_text_atomic(path: str | os.PathLike, text: str, protect=()) -> None:
-    """Replace ``path`` with ``text`` atomically (:mod:`metrics.fileio`; CSV with a byte-order mark
+    """Replace ``path`` with ``text`` atomically (:mod:`metrics.io.fileio`; CSV with a byte-order mark
     when not ASCII, so that spreadsheets read it as UTF-8)."""
     from metrics.report import write_text
 

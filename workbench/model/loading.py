@@ -9,9 +9,9 @@ from typing import Any, Callable
 
 import pandas as pd
 
-import metrics.readers
+import metrics.io.readers
 from metrics.errors import InputError
-from metrics.textfile import head
+from metrics.io.textfile import head
 from workbench.model.workspace import FileEntry
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
@@ -36,7 +36,7 @@ def describe_error(path: str, exc: BaseException) -> str:
 
 @dataclasses.dataclass
 class QueriesFile:
-    """A file of query texts (:mod:`metrics.topics`), loaded beside qrels and runs."""
+    """A file of query texts (:mod:`metrics.io.topics`), loaded beside qrels and runs."""
 
     path: str
     queries: dict
@@ -52,7 +52,7 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
 
     ``hold=False``: a run file is not read but stands as a :class:`~workbench.model.disk_runs.RunOnDisk`
     (scored from disk by each evaluation); other kinds are read as usual."""
-    import metrics.topics
+    import metrics.io.topics
 
     if path.startswith("irds:"):  # an ir_datasets dataset: its qrels, scored documents or query texts
         return _load_dataset(path, kind, progress)
@@ -61,19 +61,19 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
     except OSError:
         st = None
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
-    if kind == "queries" or (kind is None and metrics.topics.sniff(head(path))):
-        return stat, QueriesFile(path, metrics.topics.read_queries(path), digest=content_digest(path, stat[0]))
+    if kind == "queries" or (kind is None and metrics.io.topics.sniff(head(path))):
+        return stat, QueriesFile(path, metrics.io.topics.read_queries(path), digest=content_digest(path, stat[0]))
     if not hold:
         from workbench.model.disk_runs import head_of_run
 
         on_disk = head_of_run(path, kind)
         if on_disk is not None:
             on_disk.stat = stat if st is not None else None
-            return stat, metrics.readers.LoadedFile("run", path, on_disk, None, [])
-    loaded = metrics.readers.read_file(path, kind=kind, progress=progress)
+            return stat, metrics.io.readers.LoadedFile("run", path, on_disk, None, [])
+    loaded = metrics.io.readers.read_file(path, kind=kind, progress=progress)
     # the ids as the scoring code holds them, made here in the reader's thread once rather than by
     # every evaluation of the file
-    from metrics.columns import remember_columns
+    from metrics.io.columns import remember_columns
 
     if loaded.run is not None:
         remember_columns(loaded.run, "run")
@@ -105,12 +105,12 @@ def content_digest(path: str, size: int) -> str | None:
 
 def _load_dataset(source: str, kind: str | None, progress):
     """Worker body for ``irds:<id>`` (qrels unless ``kind`` says otherwise) and ``irds:<id>#queries``."""
-    from metrics.datasets import QUERIES, dataset_queries
+    from metrics.io.datasets import QUERIES, dataset_queries
 
     if kind == "queries" or source.endswith(QUERIES):
         return (0, 0.0), QueriesFile(source, dataset_queries(source))
-    loaded = metrics.readers.read_file(source, kind=kind or "qrels", progress=progress)
-    from metrics.columns import remember_columns
+    loaded = metrics.io.readers.read_file(source, kind=kind or "qrels", progress=progress)
+    from metrics.io.columns import remember_columns
 
     if loaded.run is not None:
         remember_columns(loaded.run, "run")
@@ -120,7 +120,7 @@ def _load_dataset(source: str, kind: str | None, progress):
 
 
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
-    """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect`), against ``qrels`` when given."""
+    """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect.files`), against ``qrels`` when given."""
     work: Callable[[Any], dict]
     if e.kind == "queries" and e.status == "ok":
         queries = dict(e.queries or {})
@@ -137,21 +137,21 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
                 "problems": [],
             }
     elif e.status == "ok" and not (e.run is not None and not isinstance(e.run, pd.DataFrame)):
-        loaded = metrics.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
+        loaded = metrics.io.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
 
         def work(progress):
-            import metrics.inspect
+            import metrics.inspect.files
 
-            return metrics.inspect.inspect_loaded(
+            return metrics.inspect.files.inspect_loaded(
                 loaded, qrels=qrels, relevance_level=level, progress=progress
             ).to_dict()
     else:
         path, kind = e.path, e.forced_kind
 
         def work(progress):
-            import metrics.inspect
+            import metrics.inspect.files
 
-            return metrics.inspect.inspect_file(
+            return metrics.inspect.files.inspect_file(
                 path, kind, qrels=qrels, relevance_level=level, progress=progress
             ).to_dict()
 

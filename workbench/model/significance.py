@@ -118,7 +118,7 @@ class Comparison:
     request: Request
     table: pd.DataFrame  # metrics.compare.compare frame
     differences: dict[str, pd.DataFrame] = field(default_factory=dict)  # measure -> per_query_differences
-    pairs: pd.DataFrame | None = None  # metrics.allpairs frame (mode "pairs")
+    pairs: pd.DataFrame | None = None  # metrics.compare.allpairs frame (mode "pairs")
     #: whether ``table`` has its bootstrap intervals (``ci_low``, ``ci_high``); the quick comparison computed
     #: with the scores has not (no view shows them): see :func:`compute`
     intervals: bool = True
@@ -128,7 +128,7 @@ class Comparison:
         """``{(run, measure): letters}`` of the runs each run is significantly better than (mode "pairs")."""
         if self.pairs is None:
             return {}
-        from metrics.allpairs import significance_letters
+        from metrics.compare.allpairs import significance_letters
 
         return significance_letters(self.pairs, list(self.request.paired))
 
@@ -181,7 +181,7 @@ def compute(request: Request, progress=None, *, intervals: bool = True) -> Compa
     source, measures = _source(request)
     pairs = None
     if s.mode == "pairs":
-        from metrics.allpairs import compare_all_pairs
+        from metrics.compare.allpairs import compare_all_pairs
 
         part = None if progress is None else (lambda f: progress(0.7 * f))
         pairs = compare_all_pairs(
@@ -331,7 +331,7 @@ def _baseline_marks(comparison: Comparison, runs: list, columns: list, marks, ti
 def _letter_marks(comparison: Comparison, runs_shown: list, columns: list, marks, tips) -> None:
     """Letters: each run's letter after its name, and after each value the letters of the runs it is
     significantly better than (with the pairs in the tooltip)."""
-    from metrics.allpairs import letter
+    from metrics.compare.allpairs import letter
 
     runs = list(comparison.request.paired)
     letter_of = {r: letter(i) for i, r in enumerate(runs)}
@@ -381,7 +381,7 @@ def legend(comparison: Comparison | None) -> str:
     if comparison is None:
         return ""
     if comparison.pairs is not None:
-        from metrics.allpairs import describe
+        from metrics.compare.allpairs import describe
 
         n_sig = int(comparison.pairs["significant"].sum())
         return (

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metrics.labels import unique_label
+from metrics.io.labels import unique_label
 
 if TYPE_CHECKING:  # (pandas is imported where frames are made: the window's first steps need none)
     import pandas as pd
@@ -393,7 +393,7 @@ def merge_qrels(parts) -> pd.DataFrame:
 
 def normalize(path: str | os.PathLike) -> str:
     text = os.fspath(path)
-    if text.startswith("irds:"):  # an ir_datasets dataset (metrics.datasets), not a file
+    if text.startswith("irds:"):  # an ir_datasets dataset (metrics.io.datasets), not a file
         return text
     return os.path.abspath(text)
 

@@ -103,7 +103,7 @@ def to_json(doc: WorkspaceDoc, workspace_path: str) -> str:
 
 def write(doc: WorkspaceDoc, path: str) -> None:
     """Write atomically (a reader never sees half a workspace)."""
-    from metrics.fileio import write_text
+    from metrics.io.fileio import write_text
 
     write_text(path, to_json(doc, path), overwrite=True)
 

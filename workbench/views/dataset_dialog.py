@@ -1,7 +1,7 @@
 """Opening an ir_datasets dataset in the window: its qrels and its query texts, from ir_datasets' cache.
 
 The window's File menu offers it with :func:`open_dataset`; the dataset's qrels and query texts are then
-loaded as files are (``irds:<id>`` and ``irds:<id>#queries``, :mod:`metrics.datasets`)."""
+loaded as files are (``irds:<id>`` and ``irds:<id>#queries``, :mod:`metrics.io.datasets`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import importlib.util
 
 from PySide6.QtWidgets import QInputDialog, QMessageBox
 
-from metrics.datasets import PREFIX, QUERIES
+from metrics.io.datasets import PREFIX, QUERIES
 
 TITLE = "Open an ir_datasets dataset"
 EXAMPLE = "msmarco-passage/trec-dl-2019/judged"

@@ -1,6 +1,6 @@
 """The Inspect view: one file on its own, before and without any evaluation.
 
-It shows what :func:`metrics.inspect.inspect_loaded` (or ``inspect_file`` for a
+It shows what :func:`metrics.inspect.files.inspect_loaded` (or ``inspect_file`` for a
 file that could not be read) found: the kind and why, the first lines with
 their columns named, the figures of a run or a qrels file, how a run meets the
 loaded qrels, and the problems with their line numbers.  The inspection runs in
@@ -70,7 +70,7 @@ KIND_TEXT = {
 
 
 def inspection_html(d: dict) -> str:
-    """The text of the view for one inspection dictionary (keys as :meth:`metrics.inspect.Inspection.to_dict`)."""
+    """The text of the view for one inspection dictionary (keys as :meth:`metrics.inspect.files.Inspection.to_dict`)."""
     kind = d.get("kind")
     out = [f"<h3 style='margin:2px 0'>{html.escape(str(d.get('path', '')))}</h3>"]
     size = d.get("size")

@@ -39,7 +39,7 @@ LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than
 
 #: what the session imports (pandas, pyarrow and its models), then what the views add (pyqtgraph):
 #: about 0.6 s in all
-SESSION_MODULES = ("pandas", "pyarrow", "metrics.readers", "workbench.model.session", "workbench.model.analysis")
+SESSION_MODULES = ("pandas", "pyarrow", "metrics.io.readers", "workbench.model.session", "workbench.model.analysis")
 VIEW_MODULES = ("pyqtgraph",)
 
 

@@ -61,7 +61,7 @@ class PairsView(QWidget):
             self.table.setColumnCount(0)
             self.caption.setText("Choose “all pairs” in the Significance toolbar to compare every pair of runs.")
             return
-        from metrics.allpairs import letter
+        from metrics.compare.allpairs import letter
 
         measures = list(dict.fromkeys(str(m) for m in c.pairs["measure"]))
         measure = self.session.focus_measure if self.session.focus_measure in measures else (measures or [""])[0]
@@ -95,7 +95,7 @@ class PairsView(QWidget):
                             "per-query differences"
                         )
                 self.table.setItem(i, j, item)
-        from metrics.allpairs import describe
+        from metrics.compare.allpairs import describe
         from workbench.model.significance import paired_note
 
         self.caption.setText(f"<b>{measure}</b>: row run − column run. {describe(c.pairs)}{paired_note(c)}")

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from metrics import fileio
+from metrics.io import fileio
 from workbench.model import analysis
 from workbench.model.drilldown import best_by
 from workbench.views.copy_image import install_copy_image

@@ -209,7 +209,7 @@ class ReportDialog(QDialog):
         unfinished = comparison if frame is not None and not comparison.intervals else None
         if fmt != "html" and table == "comparison" and frame is None:
             return self._fail("No comparison yet: it needs a baseline and at least one other run.")
-        from metrics import fileio
+        from metrics.io import fileio
 
         inputs = [e.path for e in self.session.workspace.entries]
         try:

@@ -6,7 +6,7 @@ import os
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from metrics import fileio
+from metrics.io import fileio
 
 # the exports' models (pandas) and the report dialog are imported when used: the main window shows
 # itself before they are needed

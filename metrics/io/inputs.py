@@ -25,8 +25,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
-from .readers import read_qrels, read_run
+from metrics.errors import InputError
+from metrics.io.readers import read_qrels, read_run
 
 QRELS_FORMS = (
     "a path, a DataFrame (query_id, doc_id, relevance; or PyTerrier's qid, docno, label), "

@@ -3,8 +3,8 @@
 ``write_run(run, path)`` writes ``qid Q0 docid rank score tag`` lines, each
 query's documents in trec_eval's order (score descending, ties by docid
 descending) with ranks from 1; ``write_qrels(qrels, path)`` writes ``qid 0
-docid grade``.  Both take any form :mod:`metrics.inputs` reads, gzip the output
-when the name ends in ``.gz``, and write atomically (:mod:`metrics.fileio`).
+docid grade``.  Both take any form :mod:`metrics.io.inputs` reads, gzip the output
+when the name ends in ``.gz``, and write atomically (:mod:`metrics.io.fileio`).
 Scores are written with ``repr`` so that they read back exactly.
 """
 
@@ -15,8 +15,8 @@ import gzip
 import numpy as np
 import pandas as pd
 
-from . import fileio
-from .readers import read_qrels, read_run
+from metrics.io import fileio
+from metrics.io.readers import read_qrels, read_run
 
 
 def _bytes(text: str, path) -> bytes:
@@ -25,7 +25,7 @@ def _bytes(text: str, path) -> bytes:
 
 
 def write_run(run, path, *, tag: str | None = None, overwrite: bool = False):
-    """Write ``run`` (a run frame or any form of :mod:`metrics.inputs`) as a TREC run file."""
+    """Write ``run`` (a run frame or any form of :mod:`metrics.io.inputs`) as a TREC run file."""
     frame = read_run(run) if not isinstance(run, pd.DataFrame) or "query_id" not in run else run
     tag = tag or str(frame.attrs.get("name") or "run")
     if any(c.isspace() for c in tag):
@@ -38,7 +38,7 @@ def write_run(run, path, *, tag: str | None = None, overwrite: bool = False):
 
 
 def write_qrels(qrels, path, *, overwrite: bool = False):
-    """Write ``qrels`` (a qrels frame or any form of :mod:`metrics.inputs`) as a TREC qrels file."""
+    """Write ``qrels`` (a qrels frame or any form of :mod:`metrics.io.inputs`) as a TREC qrels file."""
     frame = read_qrels(qrels)
     lines = [f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(frame["query_id"], frame["doc_id"], frame["relevance"])]
     return fileio.write_bytes(path, _bytes("".join(lines), path), overwrite=overwrite)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
-from ..errors import Cancelled, InputError
+from metrics.errors import Cancelled, InputError
 
 Progress = Optional[Callable[[float], Optional[bool]]]
 
@@ -218,7 +218,7 @@ class Layout:
     tag: Optional[int] = None
     header: tuple = ()
     extra_ok: bool = False
-    #: not lines of fields: a JSON file, or an ir_datasets dataset (:mod:`metrics.datasets`)
+    #: not lines of fields: a JSON file, or an ir_datasets dataset (:mod:`metrics.io.datasets`)
     json: bool = False
     #: what a line should look like, when not the kind's TREC columns (intent qrels)
     shape: str = ""

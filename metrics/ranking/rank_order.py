@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ids import among, stretch_heads
+from metrics.io.ids import among, stretch_heads
 
 _BLOCK = 1 << 16  # rows at a time: bounds the temporaries
 

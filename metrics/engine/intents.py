@@ -31,11 +31,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
-from .evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_runs
-from .ids import ids_from_series
-from .measures.diversity import DiversityMeasure, parse_diversity, query_values
-from .ranking import rank_order
+from metrics.engine.evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_runs
+from metrics.errors import InputError
+from metrics.io.ids import ids_from_series
+from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values
+from metrics.ranking.judged import rank_order
 
 __all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
 
@@ -49,11 +49,11 @@ _COLUMNS = {
 
 
 def _read_path(path) -> pd.DataFrame:
-    """An intent qrels file, read by the one reader of files (:func:`metrics.columns.read_columns`, its
+    """An intent qrels file, read by the one reader of files (:func:`metrics.io.columns.read_columns`, its
     intent layout: the file rules, gzip, errors naming the line are those of every file)."""
-    from .columns import read_columns
-    from .ids import ids_to_arrow
-    from .readers.formats import INTENTS_LAYOUT, _str_dtype
+    from metrics.io.columns import read_columns
+    from metrics.io.formats import INTENTS_LAYOUT, _str_dtype
+    from metrics.io.ids import ids_to_arrow
 
     cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
     assert cols.rank is not None  # the intents

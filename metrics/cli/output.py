@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from .errors import EXIT_USAGE
+from metrics.errors import EXIT_USAGE
 
 
 def _json_default(value):
@@ -114,7 +114,7 @@ def _json_queries(res):
 
 
 def _compare(ev, args, run_paths, out) -> int:
-    from .compare import compare, format_comparison
+    from metrics.compare import compare, format_comparison
 
     baseline = args.compare
     by_path = dict(zip(run_paths, ev.runs))
@@ -142,7 +142,7 @@ def _compare(ev, args, run_paths, out) -> int:
     if args.format == "csv":
         table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
     elif args.format == "json":
-        from .allpairs import _json_value
+        from metrics.compare.allpairs import _json_value
 
         # every number in full (pandas' to_json rounds, and a small p-value became 0); NaN, inf as null
         records = [{key: _json_value(value) for key, value in row.items()} for row in table.to_dict(orient="records")]
@@ -158,7 +158,7 @@ def _compare(ev, args, run_paths, out) -> int:
 def _all_pairs(ev, args, out) -> int:
     import pandas as pd
 
-    from .allpairs import compare_all_pairs, format_pairs, letter, pairs_to_json, significance_letters
+    from metrics.compare.allpairs import compare_all_pairs, format_pairs, letter, pairs_to_json, significance_letters
 
     pairs = compare_all_pairs(
         ev.per_query,

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import Columns, columns_from_frame, grade_dtype
-from .ids import stretch_heads
+from metrics.io.columns import Columns, columns_from_frame, grade_dtype
+from metrics.io.ids import stretch_heads
 
 #: relevance codes of a retrieved document: not in the qrels of its query / listed with a negative grade
 NONPOOL = -1
@@ -180,7 +180,7 @@ def _find(enc: EncodedQrels, keys: np.ndarray) -> np.ndarray:
 
 
 def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
-    """Encode qrels (:class:`~metrics.columns.Columns` or a frame with query_id, doc_id,
+    """Encode qrels (:class:`~metrics.io.columns.Columns` or a frame with query_id, doc_id,
     relevance) for :func:`build_ranking`; encoded qrels are returned as they are.
 
     The result holds no reference to the columns: once the caller drops them their memory is free.

@@ -119,12 +119,12 @@ def state(qrels, measures, options, ranked, queries, summary) -> dict:
 def score_file(s: dict, path: str, source: str | None = None) -> Scored:
     """Read one run file (``source``, by default ``path``) and score it as ``ir-eval`` does, with the
     :func:`state` ``s``; the result names it ``path``."""
-    from .columns import read_columns
-    from .evaluate import evaluate
+    from metrics.engine.evaluate import evaluate
+    from metrics.io.columns import read_columns
 
     source = path if source is None else source
     if s["ranked"]:
-        from .readers import read_ranked_judgments
+        from metrics.io.readers import read_ranked_judgments
 
         run = read_ranked_judgments(source)[0]
     else:
@@ -158,7 +158,7 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
     threads: 1 (one task) unless it is a plain file of at least ``threshold`` bytes and ``workers``
     is 2 or more; never more than ``workers``, nor ranges under a quarter of ``threshold``.  Ranked
     judgments, gzip files and files this process cannot see are scored in one task."""
-    from .textfile import GZIP_MAGIC
+    from metrics.io.textfile import GZIP_MAGIC
 
     if ranked or workers < 2:
         return 1
@@ -181,8 +181,8 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
 
 def _trec_columns(head: bytes) -> bool:
     """Whether a run file starting with ``head`` has TREC's columns (not a header's, nor JSON)."""
-    from .errors import InputError
-    from .readers.detect import layout_of_chunk
+    from metrics.errors import InputError
+    from metrics.io.detect import layout_of_chunk
 
     head = head.removeprefix(b"\xef\xbb\xbf")
     cut = head.rfind(b"\n") + 1
@@ -198,7 +198,7 @@ def _boundary(f, pos: int, size: int) -> int:
     the first line at or after ``pos`` whose query id differs from that of the line there (blank and
     comment lines are passed over); 0 at the start, ``size`` past the last query.  The ranges on both
     sides compute the same boundary, so the ranges hold every line once."""
-    from .textfile import MAX_LINE_BYTES
+    from metrics.io.textfile import MAX_LINE_BYTES
 
     if pos <= 0:
         return 0
@@ -227,12 +227,12 @@ def _boundary(f, pos: int, size: int) -> int:
 
 def _read_range(source: str, display: str, part: int, parts: int):
     """The lines of range ``part`` of ``parts`` of the run file ``source`` as
-    :class:`~metrics.columns.Columns` (None for an empty range), read by the numpy reader's vectorised
+    :class:`~metrics.io.columns.Columns` (None for an empty range), read by the numpy reader's vectorised
     split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
     as a whole to be reported or read exactly."""
-    from .columns import _assemble, _Filled, _Irregular, _parse
-    from .readers.formats import _RUN
-    from .textfile import GZIP_MAGIC, MAX_LINE_BYTES, check_text, without_bom
+    from metrics.io.columns import _assemble, _Filled, _Irregular, _parse
+    from metrics.io.formats import _RUN
+    from metrics.io.textfile import GZIP_MAGIC, MAX_LINE_BYTES, check_text, without_bom
 
     with open(source, "rb", buffering=1 << 16) as f:
         size = os.fstat(f.fileno()).st_size
@@ -292,12 +292,12 @@ def score_part(
 
     import numpy as np
 
-    from .columns import Columns, _Irregular
-    from .errors import InputError
-    from .evaluate import _compute
-    from .ids import _concat, stretch_heads
-    from .measures import FAMILIES
-    from .ranking import _frozen, build_ranking
+    from metrics.engine.evaluate import _compute
+    from metrics.errors import InputError
+    from metrics.io.columns import Columns, _Irregular
+    from metrics.io.ids import _concat, stretch_heads
+    from metrics.measures import FAMILIES
+    from metrics.ranking.judged import _frozen, build_ranking
 
     source = path if source is None else source
     try:
@@ -354,11 +354,11 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     its values depend on queries of other parts."""
     import numpy as np
 
-    from .columns import Columns
-    from .evaluate import Evaluation, _compute, result_of
-    from .labels import unique_label
-    from .measures import FAMILIES
-    from .ranking import build_ranking
+    from metrics.engine.evaluate import Evaluation, _compute, result_of
+    from metrics.io.columns import Columns
+    from metrics.io.labels import unique_label
+    from metrics.measures import FAMILIES
+    from metrics.ranking.judged import build_ranking
 
     if any(p is None for p in parts):
         return None
@@ -375,7 +375,7 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     label = unique_label(first or "run1", set())
     run_id = last or first or label
     warnings: list = []
-    if last != first:  # the numpy reader's words (metrics.columns)
+    if last != first:  # the numpy reader's words (metrics.io.columns)
         warnings.append(
             f"{path}: the run tag changes from {first!r} (first line) to "
             f"{last!r} (last line); the run is labelled {first!r} and "
@@ -499,7 +499,7 @@ def score_runs(
 ) -> Iterator[Scored]:
     """Score the run files ``paths`` in ``jobs`` processes; results in the order of ``paths``.
 
-    ``qrels``: an encoded qrels (:func:`metrics.ranking.encode_qrels`); ``options``: those of
+    ``qrels``: an encoded qrels (:func:`metrics.ranking.judged.encode_qrels`); ``options``: those of
     :func:`metrics.evaluate`.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
     A run file of ``split_bytes`` or more (default :func:`split_threshold`) is scored in parts by up to
     ``jobs`` processes (see the module's docstring).

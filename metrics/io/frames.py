@@ -1,5 +1,5 @@
 """Qrels and runs given as DataFrames (ours, PyTerrier's, ranx's columns), checked as files are;
-and the frames the readers return, made from the columns of the one reader (:mod:`metrics.columns`)."""
+and the frames the readers return, made from the columns of the one reader (:mod:`metrics.io.columns`)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
+from metrics.errors import InputError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-from .formats import _QRELS, HEADER_NAMES, _Format, _str_dtype
+from metrics.io.formats import _QRELS, HEADER_NAMES, _Format, _str_dtype
 
 
 def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
@@ -35,12 +35,12 @@ def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
 
 
 def frame_from_columns(cols) -> pd.DataFrame:
-    """The DataFrame of :class:`~metrics.columns.Columns` as the readers return it: ``query_id``,
+    """The DataFrame of :class:`~metrics.io.columns.Columns` as the readers return it: ``query_id``,
     ``doc_id`` (arrow-backed ``str``) and ``relevance`` (int64) or ``score`` (float64); a run's
     ``attrs`` hold its ``name`` and ``run_id``.  The ids' bytes are remembered for the frame's columns
-    (:func:`metrics.columns.remember_ids`), so that the frame is scored from the file's own bytes."""
-    from ..columns import remember_ids
-    from ..ids import ids_to_arrow
+    (:func:`metrics.io.columns.remember_ids`), so that the frame is scored from the file's own bytes."""
+    from metrics.io.columns import remember_ids
+    from metrics.io.ids import ids_to_arrow
 
     if cols.kind == "run":
         value_name, values = "score", np.asarray(cols.value, dtype=np.float64)
@@ -56,7 +56,7 @@ def frame_from_columns(cols) -> pd.DataFrame:
 
 
 #: the column names a frame may use, first found first taken: ours, then those a file's header may
-#: give (:data:`~metrics.readers.formats.HEADER_NAMES`: PyTerrier's, ir_measures', ranx's, BEIR's,
+#: give (:data:`~metrics.io.formats.HEADER_NAMES`: PyTerrier's, ir_measures', ranx's, BEIR's,
 #: whose qrels call the grade ``score``)
 _ALIASES = {
     "query_id": ("query_id", *HEADER_NAMES["qid"]),
@@ -99,9 +99,9 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
 
 def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> None:
     """Refuse a repeated (query, document) pair, naming both positions (the one rule of
-    :mod:`metrics.columns`)."""
-    from ..columns import Columns, _duplicate_error, _first_duplicate
-    from ..ids import ids_from_arrow
+    :mod:`metrics.io.columns`)."""
+    from metrics.io.columns import Columns, _duplicate_error, _first_duplicate
+    from metrics.io.ids import ids_from_arrow
 
     cols = Columns("run", ids_from_arrow(qid), ids_from_arrow(doc), np.zeros(len(qid)))
     if _first_duplicate(cols) is not None:
@@ -157,8 +157,8 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
     import pandas as pd
 
-    from ..columns import query_codes, ranked_scores
-    from ..ids import ids_from_series
+    from metrics.io.columns import query_codes, ranked_scores
+    from metrics.io.ids import ids_from_series
 
     run = pd.DataFrame(
         {

@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 import re
 
-from .errors import InputError
-from .textfile import open_stream
+from metrics.errors import InputError
+from metrics.io.textfile import open_stream
 
 MAX_BYTES = 256 * 1024 * 1024  # topic files are a few megabytes at the most (MS MARCO's: 33 MB)
 _HEADERS = {

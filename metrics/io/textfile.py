@@ -1,7 +1,7 @@
 """Text files read in bounded chunks of whole lines: plain or gzip, NUL bytes and endless lines refused.
 
 The one place that opens qrels and run files for reading (files are never
-opened for writing), for the one reader (:mod:`metrics.columns`) and the
+opened for writing), for the one reader (:mod:`metrics.io.columns`) and the
 detection of a file's kind; imports neither pandas nor pyarrow.  Bytes that
 are not UTF-8 are kept (trec_eval reads ids as bytes; old collections carry
 Latin-1); binary data is refused at its first NUL byte.
@@ -17,7 +17,7 @@ import threading
 import zlib
 from typing import Iterator
 
-from .errors import InputError
+from metrics.errors import InputError
 
 # Bytes of input parsed between two progress calls: the vectorised split holds a few index arrays per
 # line of a chunk, so 1 MiB chunks keep its memory at a few MB whatever the file's size, and a chunk

@@ -31,12 +31,12 @@ import os
 import sys
 from contextlib import contextmanager
 
-from .cli_output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
-from .columns import read_columns
-from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
-from .evaluate import evaluate
-from .measures import parse_measures
-from .qrels_index import encode_qrels
+from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
+from metrics.engine.evaluate import evaluate
+from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
+from metrics.io.columns import read_columns
+from metrics.measures import parse_measures
+from metrics.ranking.qrels_index import encode_qrels
 
 EXIT_CODES = (
     "Exit status: 0 done, 1 usage error (options, measure names, --dask without dask or its scheduler), "
@@ -239,7 +239,7 @@ def _read_runs(paths: list[str], ranked: bool = False):
 
     def read(path):
         if ranked:
-            from .readers import read_ranked_judgments
+            from metrics.io.readers import read_ranked_judgments
 
             return read_ranked_judgments(path)[0]
         return read_columns(path, "run")
@@ -265,7 +265,7 @@ def _read_runs(paths: list[str], ranked: bool = False):
 def split_measures(values) -> list[str]:
     """``-m`` values with several names in one (ir_measures' ``'AP nDCG@10 P@10'``) split at spaces
     that are outside parentheses, braces and quotes; trec_eval's names hold no spaces."""
-    from .measures.irm import split_top_level
+    from metrics.measures.irm import split_top_level
 
     return [part for value in values or () for part in split_top_level(value, str.isspace)]
 
@@ -278,8 +278,8 @@ def _jobs(args, run_paths) -> int | None:
     it is done (memory holds one run's values, not every run's): ``--jobs``, else every core when the
     runs are large enough to gain from it, else 1.  None: the runs are scored together in memory, as
     comparisons, CSV and JSON need them (and standard input, a single run that is not large enough
-    to be scored in parts by several processes: see :mod:`metrics.parallel`)."""
-    from .parallel import default_jobs, partitions, split_threshold
+    to be scored in parts by several processes: see :mod:`metrics.scale.parallel`)."""
+    from metrics.scale.parallel import default_jobs, partitions, split_threshold
 
     if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths:
         return None
@@ -298,11 +298,11 @@ def _jobs(args, run_paths) -> int | None:
 
 
 def _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs: int) -> int:
-    from .parallel import score_runs, state
+    from metrics.scale.parallel import score_runs, state
 
     encoded = encode_qrels(qrels)  # once, shared with every worker (encoded already by _run)
     if args.cluster is not None:  # --dask: the same, on the workers of a Dask cluster
-        from .distributed import score_runs as score_on_cluster
+        from metrics.scale.distributed import score_runs as score_on_cluster
 
         shared = state(encoded, measures, options, args.ranked, args.query, args.summary)
         results = score_on_cluster(args.cluster, shared, run_paths)
@@ -353,15 +353,15 @@ def main(argv: list[str] | None = None) -> int:
         # ids that are not UTF-8 (Latin-1 in old collections) are read as lone surrogates: written back as the
         # bytes they were, as trec_eval writes them, in a UTF-8 locale too (whose stdout is strict)
         sys.stdout.reconfigure(errors="surrogateescape")
-    if argv[:1] == ["--irm"]:  # ir_measures' command line (metrics.irm_cli)
-        from .irm_cli import main as irm_main
+    if argv[:1] == ["--irm"]:  # ir_measures' command line (metrics.cli.irm)
+        from metrics.cli.irm import main as irm_main
 
         return irm_main(argv[1:])
     door = next((d for d in ("--inspect", "--explain") if d in argv), None)
-    if door:  # describe files (metrics.inspect) or explain one value (metrics.explain.cli) instead of evaluating
+    if door:  # describe files (metrics.cli.inspect) or explain one value (metrics.cli.explain) instead of evaluating
         from importlib import import_module
 
-        other = import_module({"--inspect": ".inspect", "--explain": ".explain.cli"}[door], __package__)
+        other = import_module({"--inspect": "metrics.cli.inspect", "--explain": "metrics.cli.explain"}[door])
         return _guarded(lambda: other.main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
     address = _dask_address(args)
@@ -406,7 +406,7 @@ def _dask_address(args) -> str | None:
 def _run_on_cluster(args, address: str) -> int:
     """``_run`` with the runs scored on a Dask cluster: connected once (dask missing or the scheduler
     unreachable: a usage error, before any file is read), closed at the end."""
-    from .distributed import DaskUnavailable, connect, quiet_logs
+    from metrics.scale.distributed import DaskUnavailable, connect, quiet_logs
 
     try:
         _check_options(args)

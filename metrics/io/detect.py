@@ -6,12 +6,12 @@ import os
 import re
 from typing import Optional
 
-from ..errors import InputError
-from ..textfile import check_text as _check_text
-from ..textfile import gzip_errors as _gzip_errors
-from ..textfile import open_stream as _open_stream
-from ..textfile import without_bom as _without_bom
-from .formats import JSON_LAYOUT, Layout, _columns, _empty_error, header_layout, trec_layout
+from metrics.errors import InputError
+from metrics.io.formats import JSON_LAYOUT, Layout, _columns, _empty_error, header_layout, trec_layout
+from metrics.io.textfile import check_text as _check_text
+from metrics.io.textfile import gzip_errors as _gzip_errors
+from metrics.io.textfile import open_stream as _open_stream
+from metrics.io.textfile import without_bom as _without_bom
 
 _DETECT_BYTES = 64 << 10
 _DETECT_LIMIT = 1 << 20
@@ -34,7 +34,7 @@ def detect_kind(path) -> str:
 def detect_kind_with_reason(path) -> tuple[str, str]:
     """(kind, one sentence saying why), as :func:`detect_kind` decides it."""
     display = os.fspath(path)
-    if display.startswith("irds:"):  # metrics.datasets
+    if display.startswith("irds:"):  # metrics.io.datasets
         return "qrels", "an ir_datasets dataset id: its qrels"
     head, line_no, raw = _first_data_line(display)
     if head is None:
@@ -150,7 +150,7 @@ def sniff_layout(line: bytes, kind: Optional[str]) -> Layout:
 def _json_kind(display: str) -> str:
     """ "run" when a JSON file's first values have a fraction or an exponent (BEIR's saved results),
     else "qrels"."""
-    from ..textfile import head
+    from metrics.io.textfile import head
 
     text = head(display, _DETECT_BYTES)
     return "run" if _JSON_FLOAT.search(text) else "qrels"

@@ -73,9 +73,9 @@ import string
 import numpy as np
 import pandas as pd
 
-from .compare.baseline import TEST_COLUMNS, _labels, _run_order, _select_measures, _tables, _tidy
-from .compare.pairs import _pair_intervals, pair_statistics  # noqa: F401  (_pair_intervals: for benchmarks)
-from .compare.resampling import (  # noqa: F401  (importable from here, where the methods are described)
+from metrics.compare.baseline import TEST_COLUMNS, _labels, _run_order, _select_measures, _tables, _tidy
+from metrics.compare.pairs import _pair_intervals, pair_statistics  # noqa: F401  (_pair_intervals: for benchmarks)
+from metrics.compare.resampling import (  # noqa: F401  (importable from here, where the methods are described)
     _rng,
     bootstrap_test,
     paired_bootstrap_intervals,
@@ -83,9 +83,9 @@ from .compare.resampling import (  # noqa: F401  (importable from here, where th
     paired_permutation_tests,
     tukey_hsd,
 )
-from .compare.statistics import adjust_pvalues
-from .errors import Cancelled
-from .stat_methods import ALL_PAIRS_TESTS, CORRECTIONS, canonical_correction, canonical_test
+from metrics.compare.statistics import adjust_pvalues
+from metrics.errors import Cancelled
+from metrics.stat_methods import ALL_PAIRS_TESTS, CORRECTIONS, canonical_correction, canonical_test
 
 PAIR_COLUMNS = ["measure", "a", "b", "mean_a", "mean_b", "difference", *TEST_COLUMNS]
 
@@ -183,7 +183,7 @@ def compare_all_pairs(
         ci=float(ci),
         bootstrap=int(bootstrap),
     )
-    from .compare.frame import comparison_frame
+    from metrics.compare.frame import comparison_frame
 
     return comparison_frame(result)
 

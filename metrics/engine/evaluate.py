@@ -1,7 +1,7 @@
 """Evaluate runs against qrels: per-query values, then aggregation.
 
 The evaluator knows nothing about individual measures: it builds one
-:class:`~metrics.ranking.JudgedRanking` per run, asks each requested family
+:class:`~metrics.ranking.judged.JudgedRanking` per run, asks each requested family
 of the registry for its per-query values, and applies the family's aggregate.
 
 Results are kept as numpy blocks, one per run; the tidy DataFrames of
@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import Columns, read_columns
-from .errors import checkpoint
-from .ids import shown
-from .labels import unique_label
-from .measures import FAMILIES, NICKNAMES, Measure, parse_measures
-from .ranking import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
+from metrics.errors import checkpoint
+from metrics.io.columns import Columns, read_columns
+from metrics.io.ids import shown
+from metrics.io.labels import unique_label
+from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
+from metrics.ranking.judged import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
 __all__ = ["evaluate", "Evaluation", "Evaluator", "evaluator", "format_value", "labelled_runs"]
 
@@ -79,7 +79,7 @@ class Evaluation:
 
     @functools.cached_property
     def per_query(self):
-        from .measures.irm_families import defined_mean
+        from metrics.measures.irm_families import defined_mean
 
         # the measures whose NaN is "no value" (left out of their mean): ir_measures has no row for them
         undefined = {self.name(m) for m in self.measures if FAMILIES[m.family].aggregate is defined_mean}
@@ -128,7 +128,7 @@ class Evaluation:
     def describe_settings(self) -> str:
         """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"
         (:func:`metrics.report.provenance.in_short`, where every export's statement of them is made too)."""
-        from .report.provenance import in_short
+        from metrics.report.provenance import in_short
 
         return in_short(self.settings)
 
@@ -277,16 +277,16 @@ def _is_frame(x) -> bool:
 
 
 def _as_qrels(qrels):
-    """Qrels ready to encode: :class:`~metrics.columns.Columns` (a path is read into them, without
+    """Qrels ready to encode: :class:`~metrics.io.columns.Columns` (a path is read into them, without
     pandas) or our qrels frame as they are; anything else users hold (PyTerrier or ranx frames,
-    dicts of dicts, records, ranx Qrels) through the readers (:mod:`metrics.inputs`)."""
+    dicts of dicts, records, ranx Qrels) through the readers (:mod:`metrics.io.inputs`)."""
     if isinstance(qrels, (EncodedQrels, Columns)):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_columns(qrels, "qrels")
     if _is_frame(qrels) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
         return qrels
-    from .readers import read_qrels
+    from metrics.io.readers import read_qrels
 
     return read_qrels(qrels)
 
@@ -304,7 +304,7 @@ def _as_runs(runs):
         return [_read_run(runs, None)]
     if isinstance(runs, Mapping):
         if isinstance(next(iter(runs.values()), None), Mapping):  # {qid: {docid: score}}, or a dict of those
-            from .inputs import is_single_run  # (with pandas: not for a dict of runs read already)
+            from metrics.io.inputs import is_single_run  # (with pandas: not for a dict of runs read already)
 
             if is_single_run(runs):
                 return [_read_run(runs, None)]
@@ -330,7 +330,7 @@ def _read_run(source, label, columns: bool = False):
     """A run from a path (numpy columns when ``columns``) or any form :func:`metrics.read_run` takes."""
     if columns and isinstance(source, (str, os.PathLike)):
         return read_columns(source, "run", label)
-    from .readers import read_run
+    from metrics.io.readers import read_run
 
     return read_run(source, label)
 
@@ -344,7 +344,7 @@ def _run_name(run) -> str:
 def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]]:
     """Yield (unique label, run), checked, one run at a time.
 
-    Runs are DataFrames, or with ``columns`` also :class:`~metrics.columns.Columns` (paths are then
+    Runs are DataFrames, or with ``columns`` also :class:`~metrics.io.columns.Columns` (paths are then
     read into columns).  ``runs`` is consumed lazily and nothing is kept here, so a generator of
     runs is read one run at a time.
     """
@@ -523,9 +523,9 @@ class Evaluator:
         """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does.
 
         ``client``: a ``distributed.Client``; each run is then scored by a worker of its cluster (paths
-        and fsspec URLs are read by the workers), with the same result (:mod:`metrics.distributed`)."""
+        and fsspec URLs are read by the workers), with the same result (:mod:`metrics.scale.distributed`)."""
         if client is not None:
-            from .distributed import evaluate_on_cluster
+            from metrics.scale.distributed import evaluate_on_cluster
 
             return evaluate_on_cluster(self, runs, client)
         return _evaluate(self.qrels, runs, self.measures, self.names, self.options)

@@ -44,12 +44,12 @@ import argparse
 import json
 import sys
 
-from .errors import InputError
-from .evaluate import Evaluation, evaluate
-from .measures import parse_measures
-from .measures.diversity import parse_diversity
-from .measures.irm import _aliases, _read, split_top_level
-from .readers import read_qrels, read_run
+from metrics.engine.evaluate import Evaluation, evaluate
+from metrics.errors import InputError
+from metrics.io.readers import read_qrels, read_run
+from metrics.measures import parse_measures
+from metrics.measures.diversity import parse_diversity
+from metrics.measures.irm import _aliases, _read, split_top_level
 
 __all__ = ["main", "printed_name"]
 
@@ -128,12 +128,12 @@ def tie_order(m) -> str | None:
 
 
 def reordered(run, rule: str):
-    """The run (:class:`~metrics.columns.Columns`) with its scores replaced by ``n - position`` in the order
+    """The run (:class:`~metrics.io.columns.Columns`) with its scores replaced by ``n - position`` in the order
     (score descending, then document id ascending: ``rule`` "docid"; the run's own order: "file"), so that
     trec_eval's order is that one, without ties."""
     import numpy as np
 
-    from .columns import Columns, query_codes
+    from metrics.io.columns import Columns, query_codes
 
     codes = query_codes(run.qid)[1]
     n = len(codes)
@@ -154,7 +154,7 @@ def _evaluate_as_providers(qrels, run_frame, by_measure: dict) -> Evaluation:
     ordered as ir_measures' provider for it orders tied scores (:func:`tie_order`); one evaluation."""
     from dataclasses import replace
 
-    from .columns import columns_from_frame
+    from metrics.io.columns import columns_from_frame
 
     groups: dict = {}
     for m, written in by_measure.items():
@@ -189,7 +189,7 @@ def _format(value: float, places: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from .cli import EXIT_INPUT, EXIT_USAGE, _guarded
+    from metrics.cli.ir_eval import EXIT_INPUT, EXIT_USAGE, _guarded
 
     args = _parser().parse_args(argv)
     return _guarded(lambda: _run(args, EXIT_USAGE, EXIT_INPUT), False)
@@ -211,7 +211,7 @@ def _run(args, exit_usage: int, exit_input: int) -> int:
         if any(diversity) and not all(diversity):
             raise ValueError("diversity measures read intent-annotated qrels: give them in a call of their own")
         if all(diversity):
-            from .intents import evaluate_diversity, read_intent_qrels
+            from metrics.engine.intents import evaluate_diversity, read_intent_qrels
 
             ev = evaluate_diversity(read_intent_qrels(args.qrels), read_run(args.run), names, complete=True)
             written = {name: printed_name(name) for name in ev.measure_names()}

@@ -7,10 +7,10 @@ the same for a file already read (the window has it); both give an
 kind as detected, its first lines, and the reader's error among the problems,
 with the line number.
 
-The file is read by the one reader (:func:`metrics.columns.read_columns`),
+The file is read by the one reader (:func:`metrics.io.columns.read_columns`),
 asked to keep a run's rank column and run tags too, and every figure is
 computed from its columns with numpy; a run is held against the qrels by the
-judged ranking the measures read (:func:`metrics.ranking.build_ranking`).
+judged ranking the measures read (:func:`metrics.ranking.judged.build_ranking`).
 
 Figures (keys of :meth:`Inspection.to_dict`):
 
@@ -34,20 +34,26 @@ Figures (keys of :meth:`Inspection.to_dict`):
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .columns import Columns, columns_from_frame, comment_lines, normalise, query_codes, ranked_run, read_columns
-from .errors import Cancelled, InputError, IntentQrelsError
-from .ids import stretch_heads
-from .readers import LoadedFile, detect_kind_with_reason
-from .textfile import head as _file_head
-from .textfile import open_stream, without_bom
+from metrics.errors import Cancelled, InputError, IntentQrelsError
+from metrics.io.columns import (
+    Columns,
+    columns_from_frame,
+    comment_lines,
+    normalise,
+    query_codes,
+    ranked_run,
+    read_columns,
+)
+from metrics.io.ids import stretch_heads
+from metrics.io.readers import LoadedFile, detect_kind_with_reason
+from metrics.io.textfile import head as _file_head
+from metrics.io.textfile import open_stream, without_bom
 
 HEAD_LINES = 10
 
@@ -98,7 +104,7 @@ class Inspection:
 # ----------------------------------------------------------------------- public API
 def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: int = 1, progress=None) -> Inspection:
     """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems.
-    ``qrels``: a qrels frame (or :class:`~metrics.columns.Columns`) to hold a run against."""
+    ``qrels``: a qrels frame (or :class:`~metrics.io.columns.Columns`) to hold a run against."""
     display = os.fspath(path)
     try:
         reason = None if kind is None else f"read as {kind}, as asked"
@@ -116,7 +122,7 @@ def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: 
 
 def _intents(path: str, recognised: IntentQrelsError) -> Inspection:
     """Intent (diversity) qrels, recognised where ad hoc qrels were read: their queries, intents, judgments."""
-    from .readers.formats import INTENTS_LAYOUT
+    from metrics.io.formats import INTENTS_LAYOUT
 
     try:
         cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
@@ -160,7 +166,7 @@ def inspect_loaded(
     progress=None,
     kind_reason: str | None = None,
 ) -> Inspection:
-    """Describe a file already read (a :class:`metrics.readers.LoadedFile`): it is read again by the
+    """Describe a file already read (a :class:`metrics.io.readers.LoadedFile`): it is read again by the
     same reader, which keeps a run's rank and tag columns this time (scoring reads neither)."""
     path = os.fspath(loaded.path)
     try:
@@ -204,9 +210,9 @@ def _describe(cols: Columns, kind_reason: str | None, qrels, relevance_level: in
 def against_qrels(run, qrels) -> dict:
     """How a run meets a qrels file: shared queries, judged fraction at 10 and 100, judged depth (in
     trec_eval's order, from the judged ranking the measures read).  Runs and qrels are
-    :class:`~metrics.columns.Columns` or frames."""
-    from .qrels_index import NONPOOL
-    from .ranking import build_ranking
+    :class:`~metrics.io.columns.Columns` or frames."""
+    from metrics.ranking.judged import build_ranking
+    from metrics.ranking.qrels_index import NONPOOL
 
     run = run if isinstance(run, Columns) else columns_from_frame(run, "run")
     qrels = qrels if isinstance(qrels, Columns) else columns_from_frame(qrels, "qrels")
@@ -236,102 +242,6 @@ def against_qrels(run, qrels) -> dict:
     depth[ranking.qidx[unjudged[first]]] = ranking.rank[unjudged[first]]
     out["judged_depth"] = _spread(depth)
     return out
-
-
-def format_text(inspections) -> str:
-    """The inspections as text for a terminal."""
-    blocks = []
-    for ins in inspections:
-        d = ins.to_dict() if isinstance(ins, Inspection) else ins
-        lines = [
-            f"{d['path']}",
-            f"  kind          {d['kind'] or 'unknown'} ({d['kind_reason']})",
-            *([f"  layout        {d['layout']}"] if d.get("layout", "TREC") != "TREC" else []),
-            f"  size          {d['size']:,} bytes, {d['lines']:,} data lines, {d['comment_lines']:,} comment lines",
-            f"  queries       {d['queries']:,}",
-        ]
-        if "docs_per_query" in d:
-            s = d["docs_per_query"]
-            lines += [
-                f"  documents     {d['documents']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
-                f"  scores        {d['score_range'][0]:g} to {d['score_range'][1]:g}",
-                f"  tied scores   {d['tied_scores']:,} documents in {d['tied_queries']:,} queries",
-                f"  rank column   {d['rank_contradictions']:,} documents scored above the one ranked before them",
-            ]
-            if d["tags"]:
-                lines.append("  tags          " + ", ".join(f"{t} ({n:,})" for t, n in d["tags"].items()))
-        if "intents_per_query" in d:
-            s = d["intents_per_query"]
-            lines += [
-                f"  judgments     {d['judgments']:,}",
-                f"  intents       {s['min']} / {s['median']:g} / {s['max']} per query",
-                "  grades        " + ", ".join(f"{g}: {n:,}" for g, n in d["grades"].items()),
-            ]
-        elif "grades" in d:
-            s, r = d["judgments_per_query"], d["relevant_per_query"]
-            lines += [
-                f"  judgments     {d['judgments']:,} ({s['min']} / {s['median']:g} / {s['max']} per query)",
-                "  grades        " + ", ".join(f"{g}: {n:,}" for g, n in d["grades"].items()),
-                f"  relevant      {r['min']} / {r['median']:g} / {r['max']} per query "
-                f"(grade >= {d['relevance_level']})",
-                f"  no relevant   {len(d['queries_without_relevant'])} queries",
-            ]
-        a = d.get("against_qrels")
-        if a:
-            depth = a["judged_depth"]
-            lines += [
-                f"  vs qrels      {a['shared_queries']} shared queries, "
-                f"{len(a['queries_only_in_run'])} only in the run, "
-                f"{len(a['queries_only_in_qrels'])} only in the qrels"
-            ]
-            if a["judged_at_10"] is not None:
-                lines += [
-                    f"  judged        {100 * a['judged_at_10']:.1f}% of the top 10, "
-                    f"{100 * a['judged_at_100']:.1f}% of the top 100; judged to depth "
-                    f"{depth['min']} / {depth['median']:g} / {depth['max']}"
-                ]
-        for p in d["problems"]:
-            where = f"line {p['line']}: " if p.get("line") else ""
-            lines.append(f"  {p['severity']:<13} {where}{p['message']}")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
-
-
-# ------------------------------------------------------------------ ir-eval --inspect
-def main(argv: list[str]) -> int:
-    """``ir-eval --inspect FILE... [--format text|json] [-l N]``; exit 2 when a file cannot be read."""
-    import argparse
-
-    p = argparse.ArgumentParser(
-        prog="ir-eval --inspect", description="Describe qrels and run files without evaluating them."
-    )
-    p.add_argument("--inspect", action="store_true", required=True)
-    p.add_argument("files", metavar="FILE", nargs="+")
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    from .cli import add_level_option
-
-    add_level_option(p)
-    args = p.parse_args(argv)
-    qrels = None
-    for path in args.files:  # the first qrels file, to hold the runs against
-        try:
-            if detect_kind_with_reason(path)[0] == "qrels":
-                qrels = read_columns(path, "qrels")
-                break
-        except (InputError, OSError):
-            continue
-    out = [
-        inspect_file(
-            path, qrels=qrels if qrels is not None and qrels.path != path else None, relevance_level=args.level
-        )
-        for path in args.files
-    ]
-    if args.format == "json":
-        json.dump([i.to_dict() for i in out], sys.stdout, indent=1, default=_json_default)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(format_text(out))
-    return 2 if any(not i.readable for i in out) else 0
 
 
 # ------------------------------------------------------------------------- helpers
@@ -384,7 +294,7 @@ def _head(path: str, layout=None) -> list:
     """The first data lines (at most :data:`HEAD_LINES`, from the file's first 64 KiB) with their line
     numbers and fields (split as ``layout`` says; a header line is not shown); bytes that are not UTF-8
     shown with replacement characters."""
-    from .columns import _tokenizer
+    from metrics.io.columns import _tokenizer
 
     if layout is not None and layout.json:
         return []  # JSON, a dataset: no lines of fields

@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import sys
 
-from ..errors import EXIT_INPUT, EXIT_USAGE, InputError
+from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 __all__ = ["main", "parser"]
 
 
 def parser():
-    from ..cli import _Parser, add_level_option
+    from metrics.cli.ir_eval import _Parser, add_level_option
 
     p = _Parser(
         prog="ir-eval --explain",
@@ -53,8 +53,8 @@ def parser():
 
 def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
-    from ..measures import FAMILIES
-    from . import Prepared, UnknownQuery, resolve_measure
+    from metrics.explain import Prepared, UnknownQuery, resolve_measure
+    from metrics.measures import FAMILIES
 
     try:
         if args.max_docs is not None and args.max_docs < 0:
@@ -118,7 +118,7 @@ def _asked(explanation, name: str):
 
 
 def _curve_text(curve) -> str:
-    from .model import number_text
+    from metrics.explain.model import number_text
 
     lines = [f"Cumulative gain, the run against the ideal ranking ({curve.variant}):", ""]
     lines += ["| k | DCG@k | ideal DCG@k |", "|---:|---:|---:|"]

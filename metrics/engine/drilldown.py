@@ -10,7 +10,7 @@ Conventions
 Ranking order
     trec_eval's: score descending, ties broken by document id in descending
     byte order; the ranks of the input lines are ignored. The order comes from
-    the engine's ranking code (:mod:`metrics.ranking`), so the drill-down shows
+    the engine's ranking code (:mod:`metrics.ranking.judged`), so the drill-down shows
     exactly the ranking that the measures were computed on.
 Grades
     ``relevance`` is the grade from the qrels when it is ``>= 0``; a document
@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metrics.ids import ids_from_series
-from metrics.labels import unique_label
-from metrics.ranking import rank_order
+from metrics.io.ids import ids_from_series
+from metrics.io.labels import unique_label
+from metrics.ranking.judged import rank_order
 
 __all__ = ["RANKING_COLUMNS", "MISSING_COLUMNS", "QueryDrilldown", "query_drilldown"]
 

@@ -4,7 +4,7 @@ file is expected: ``ir-eval irds:msmarco-passage/trec-dl-2019/judged run.txt``,
 
 Read through the ``ir_datasets`` package (an optional extra: ``pip install 'ir-workbench[irds]'``) from its
 local cache (ir_datasets fetches what its cache lacks, as it always does).  The judgments become the
-same :class:`~metrics.columns.Columns` a file gives, checked by the same rules (a document once per
+same :class:`~metrics.io.columns.Columns` a file gives, checked by the same rules (a document once per
 query); a run is the dataset's scored documents (``scoreddocs``, e.g. a BM25 top 1000), named after the
 dataset.  Errors are :class:`~metrics.errors.InputError` naming the dataset.
 """
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from .errors import InputError
+from metrics.errors import InputError
 
 if TYPE_CHECKING:
-    from .columns import Columns
+    from metrics.io.columns import Columns
 
 __all__ = ["PREFIX", "QUERIES", "is_dataset", "dataset_columns", "dataset_queries"]
 
@@ -60,16 +60,16 @@ def _dataset(source: str, has: str):
 
 
 def _encoded(values: list) -> np.ndarray:
-    from .columns import ids_from_list
+    from metrics.io.columns import ids_from_list
 
     return ids_from_list([str(v).encode("utf-8", "surrogateescape") for v in values])
 
 
 def dataset_columns(source: str, kind: str, name: Optional[str] = None, *, progress=None) -> Columns:
     """The dataset's qrels (``kind`` "qrels") or scored documents ("run") as
-    :class:`~metrics.columns.Columns`, checked as a file's are."""
-    from .columns import Columns, _duplicate_error, _first_duplicate, grade_dtype
-    from .readers.formats import Layout, Ticker
+    :class:`~metrics.io.columns.Columns`, checked as a file's are."""
+    from metrics.io.columns import Columns, _duplicate_error, _first_duplicate, grade_dtype
+    from metrics.io.formats import Layout, Ticker
 
     tick = Ticker(progress)
     tick(0.0)

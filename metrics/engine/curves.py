@@ -18,15 +18,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import checkpoint
-from .evaluate import labelled_runs
-from .ids import shown
-from .measures import FAMILIES
-from .measures.aggregates import _num_queries
-from .measures.extra import dcg_matrices, ndcg_ratio
-from .measures.extra import ndcg_options as _options
-from .measures.registry import mean
-from .ranking import EncodedQrels, build_ranking
+from metrics.engine.evaluate import labelled_runs
+from metrics.errors import checkpoint
+from metrics.io.ids import shown
+from metrics.measures import FAMILIES
+from metrics.measures.aggregates import _num_queries
+from metrics.measures.extra import dcg_matrices, ndcg_ratio
+from metrics.measures.extra import ndcg_options as _options
+from metrics.measures.registry import mean
+from metrics.ranking.judged import EncodedQrels, build_ranking
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -210,8 +210,8 @@ def evaluate_with_curves(
     evaluated query: ``(label, query ids, x values, values (queries x points), mean over the
     queries)``, what the frames are made of (a frame of 100 runs' NDCG@1..100 has 430,000 rows).
     ``on_run(label)``, if given, is called after each run is scored (progress; it may raise to stop)."""
-    from .evaluate import _encoded, _evaluate, written_names
-    from .measures import parse_measures
+    from metrics.engine.evaluate import _encoded, _evaluate, written_names
+    from metrics.measures import parse_measures
 
     lv = _levels(levels)
     ks, opts = _at_k_spec(kind, k_max, ndcg_options)

@@ -57,9 +57,9 @@ reports), ``attrs["path"]``. Rows are in file order. String columns are arrow-ba
 
 Implementation
 --------------
-Every path is read by the one reader, :func:`metrics.columns.read_columns`
+Every path is read by the one reader, :func:`metrics.io.columns.read_columns`
 (numpy columns of the ids' bytes, the scores or grades); the frames are made
-from its columns (:func:`metrics.readers.frames.frame_from_columns`).
+from its columns (:func:`metrics.io.frames.frame_from_columns`).
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Optional
 
-from .detect import detect_kind, detect_kind_with_reason
-from .formats import _FORMATS, _RANKED, LoadedFile, Progress, _is_frame
+from metrics.io.detect import detect_kind, detect_kind_with_reason
+from metrics.io.formats import _FORMATS, _RANKED, LoadedFile, Progress, _is_frame
 
 # .frames (pyarrow, pandas) and the reader are imported by the functions that read: the rules of the
 # formats (.formats) and detection stay light for ir-eval, which reads into columns without frames
@@ -97,15 +97,15 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
     PyTerrier's ``qid``, ``docno``, ``label``, or ranx's ``q_id``); it is
     validated like a file and returned as a new frame with exactly those
     columns and dtypes. ``{qid: {docid: grade}}``, iterables of records and
-    ranx's ``Qrels`` are read too (:mod:`metrics.inputs`). See the module
+    ranx's ``Qrels`` are read too (:mod:`metrics.io.inputs`). See the module
     docstring for the file rules. Raises :class:`InputError`.
     """
     if _is_frame(source):
-        from .frames import _qrels_from_frame
+        from metrics.io.frames import _qrels_from_frame
 
         return _qrels_from_frame(source)
-    if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.inputs)
-        from ..inputs import as_qrels
+    if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.io.inputs)
+        from metrics.io.inputs import as_qrels
 
         return as_qrels(source)
     return read_file(source, "qrels", progress).qrels
@@ -121,11 +121,11 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
     See the module docstring for the file rules. Raises :class:`InputError`.
     """
     if _is_frame(source):
-        from .frames import _run_from_frame
+        from metrics.io.frames import _run_from_frame
 
         return _run_from_frame(source, name)
-    if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.inputs)
-        from ..inputs import as_run
+    if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.io.inputs)
+        from metrics.io.inputs import as_run
 
         return as_run(source, name)
     return _read(os.fspath(source), "run", progress, name).run
@@ -144,7 +144,7 @@ def read_ranked_judgments(
     source needs ``query_id``, ``doc_id``, ``relevance`` in ranked order.
     """
     if _is_frame(source):
-        from .frames import _qrels_from_frame, _ranked_run
+        from metrics.io.frames import _qrels_from_frame, _ranked_run
 
         qrels = _qrels_from_frame(source, fmt=_RANKED)
         run = _ranked_run(qrels, name or source.attrs.get("name") or "ranked")
@@ -163,7 +163,7 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
     within a fraction of a second. It is called in the caller's thread.
     """
     display = os.fspath(path)
-    if kind is None:  # an ir_datasets dataset (irds:<id>, metrics.datasets) gives its qrels
+    if kind is None:  # an ir_datasets dataset (irds:<id>, metrics.io.datasets) gives its qrels
         kind = "qrels" if display.startswith("irds:") else detect_kind(display)
     if kind not in _FORMATS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
@@ -172,8 +172,8 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
 
 def _read(display: str, kind: str, progress: Progress, name: Optional[str] = None) -> LoadedFile:
     """The file read by the one reader, as frames."""
-    from ..columns import ranked_run, read_columns
-    from .frames import frame_from_columns
+    from metrics.io.columns import ranked_run, read_columns
+    from metrics.io.frames import frame_from_columns
 
     cols = read_columns(display, kind, name, progress=progress)
     loaded = LoadedFile(kind, display, warnings=list(cols.warnings))

@@ -3,16 +3,16 @@
 Every door reads files here: ``ir-eval``, the library on paths (:func:`metrics.evaluate`,
 :func:`metrics.read_qrels`, :func:`metrics.read_run`, whose DataFrames are made from these columns),
 the window, inspection, ``--jobs``, a run scored in parts and Dask.  The rules of the format (what a
-score or a grade may look like, the sentences of errors) are in :mod:`metrics.readers.formats`.
+score or a grade may look like, the sentences of errors) are in :mod:`metrics.io.formats`.
 
 :func:`read_columns` gives a :class:`Columns`: per row the query id and the document id as numpy
 byte strings (``S`` dtype; an ``object`` array of ``bytes`` when some id is longer than
-:data:`~metrics.ids.MAX_FIXED_WIDTH` bytes: both layouts hash, compare and sort alike), and the score
+:data:`~metrics.io.ids.MAX_FIXED_WIDTH` bytes: both layouts hash, compare and sort alike), and the score
 (float64) or grade (the smallest signed integer type that holds the file's grades); for a run also
 the tags of its first and last lines.  Ids are bytes as trec_eval reads them: text that is not UTF-8
 (old collections' Latin-1) is kept as it is.  Importing this module costs numpy only.
 
-Each chunk of the file (:data:`metrics.textfile.CHUNK_BYTES` of whole lines) is split by a few
+Each chunk of the file (:data:`metrics.io.textfile.CHUNK_BYTES` of whole lines) is split by a few
 vectorised passes: lines of the usual shape at once, lines with runs of blanks, CRLF ends, blank or
 comment lines once normalised (:func:`normalise`).  A chunk the vectorised split does not take (a
 varying number of run columns, a bad line) is read line by line, which either gives the same columns or raises an
@@ -24,7 +24,7 @@ Numbers are exact: a decimal score of at most 15 significant digits is its digit
 2**53, divided by a power of ten no larger than 1e15, both exact doubles, so the IEEE quotient is
 the correctly rounded value C's ``strtod`` gives (Clinger's fast path); scores in other spellings
 (``1e-4``, ``inf``, hexadecimal) are read one by one by the format's ``strtod`` rule
-(:func:`metrics.readers.formats._strtod`, Python's correctly rounded ``float``).
+(:func:`metrics.io.formats._strtod`, Python's correctly rounded ``float``).
 """
 
 from __future__ import annotations
@@ -40,16 +40,8 @@ from typing import Optional
 
 import numpy as np
 
-from .errors import InputError
-from .ids import (
-    _windows,
-    among,
-    ids_from_buffer,
-    ids_from_series,
-    pair_keys,
-    stretch_heads,
-)
-from .readers.formats import (
+from metrics.errors import InputError
+from metrics.io.formats import (
     _FORMATS,
     _INT64_MAX,
     _INT64_MIN,
@@ -69,7 +61,15 @@ from .readers.formats import (
     _value_error,
     trec_layout,
 )
-from .textfile import _line_at, chunks
+from metrics.io.ids import (
+    _windows,
+    among,
+    ids_from_buffer,
+    ids_from_series,
+    pair_keys,
+    stretch_heads,
+)
+from metrics.io.textfile import _line_at, chunks
 
 __all__ = ["Columns", "read_columns", "columns_from_frame", "ranked_run"]
 
@@ -96,7 +96,7 @@ class Columns:
     #: reader's duplicate check for the join)
     keys: Optional[np.ndarray] = field(default=None, repr=False)
     #: row indices that sort the pair keys, and the keys in that order (kept from the duplicate
-    #: check of a qrels file for :func:`metrics.qrels_index.encode_qrels`, which then sorts nothing;
+    #: check of a qrels file for :func:`metrics.ranking.qrels_index.encode_qrels`, which then sorts nothing;
     #: ``keys`` is then None, made again if asked for), or None
     key_order: Optional[np.ndarray] = field(default=None, repr=False)
     sorted_keys: Optional[np.ndarray] = field(default=None, repr=False)
@@ -105,7 +105,7 @@ class Columns:
     rank: Optional[np.ndarray] = field(default=None, repr=False)
     tag: Optional[np.ndarray] = field(default=None, repr=False)
     comment_lines: int = 0
-    #: where the file's fields were (:class:`~metrics.readers.formats.Layout`): TREC's columns, a header's
+    #: where the file's fields were (:class:`~metrics.io.formats.Layout`): TREC's columns, a header's
     #: or JSON's (None: not read from a file)
     layout: Optional[Layout] = field(default=None, repr=False)
 
@@ -149,8 +149,8 @@ def read_columns(
         raise ValueError(f"kind must be 'qrels', 'run' or 'ranked', not {kind!r}")
     fmt = _FORMATS[kind]
     display = os.fspath(path)
-    if display.startswith(DATASET_PREFIX):  # an ir_datasets dataset (metrics.datasets), not a file
-        from .datasets import dataset_columns
+    if display.startswith(DATASET_PREFIX):  # an ir_datasets dataset (metrics.io.datasets), not a file
+        from metrics.io.datasets import dataset_columns
 
         return dataset_columns(display, kind, name, progress=progress)
     tick = Ticker(progress)
@@ -187,7 +187,7 @@ DATASET_PREFIX = "irds:"
 def _layout(chunk: bytes, kind: str, display: str, offset: int) -> tuple[Optional[Layout], int]:
     """(the file's layout, the bytes of the chunk up to its header line's end), from its first chunk
     (None: no data line in it yet)."""
-    from .readers.detect import layout_of_chunk
+    from metrics.io.detect import layout_of_chunk
 
     try:
         layout, cut, _ = layout_of_chunk(chunk, kind)
@@ -386,7 +386,7 @@ def _tokenizer(layout: Layout):
 
 
 def ids_from_list(ids: list) -> np.ndarray:
-    """Byte strings as one id array (the layout of :func:`~metrics.ids.ids_from_buffer`)."""
+    """Byte strings as one id array (the layout of :func:`~metrics.io.ids.ids_from_buffer`)."""
     lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
     ends = np.cumsum(lengths)
     return ids_from_buffer(np.frombuffer(b"".join(ids), dtype=np.uint8), ends - lengths, ends)
@@ -834,7 +834,7 @@ def _raise_if_intents(cols: Columns, display: str) -> None:
     """Raise :class:`~metrics.errors.IntentQrelsError` when the qrels file ``cols`` came from, whose
     (query, document) pairs repeat, is intent qrels: the repeats differ in their second column and no
     (query, second column, document) repeats."""
-    from .errors import IntentQrelsError
+    from metrics.errors import IntentQrelsError
 
     try:
         intents = read_columns(display, "qrels", layout=INTENTS_LAYOUT)
@@ -950,7 +950,7 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, integer: boo
     values = np.where(neg, -values, values)
     others = np.flatnonzero(~ok)
     if len(others):
-        from .readers.formats import _strtod  # the one definition of what a score may look like
+        from metrics.io.formats import _strtod  # the one definition of what a score may look like
 
         for i in others.tolist():
             value = _strtod(bytes(buf[starts[i] : ends[i]]))
@@ -1008,7 +1008,7 @@ def remember_columns(frame, kind: str) -> None:
 
 
 def columns_from_frame(frame, kind: str) -> Columns:
-    """:class:`Columns` of a qrels or run DataFrame as :mod:`metrics.readers` returns them."""
+    """:class:`Columns` of a qrels or run DataFrame as :mod:`metrics.io.readers` returns them."""
     if kind == "qrels":
         value = frame["relevance"].to_numpy(dtype=np.int64)
         value = value.astype(grade_dtype(value), copy=False)

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .errors import checkpoint
-from .ids import pair_keys
-from .qrels_index import (  # noqa: F401  (distinct, _grouped_order: importable from here as before)
+from metrics.errors import checkpoint
+from metrics.io.ids import pair_keys
+from metrics.ranking.qrels_index import (  # noqa: F401  (distinct, _grouped_order: importable from here as before)
     NONPOOL,
     UNJUDGED,
     EncodedQrels,
@@ -44,7 +44,7 @@ from .qrels_index import (  # noqa: F401  (distinct, _grouped_order: importable 
     distinct,
     encode_qrels,
 )
-from .rank_order import _blocks, _grouped_order, rank_order  # noqa: F401
+from metrics.ranking.rank_order import _blocks, _grouped_order, rank_order  # noqa: F401
 
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 
@@ -286,9 +286,9 @@ def build_ranking(
 ) -> JudgedRanking:
     """Build the :class:`JudgedRanking` of ``run`` against ``qrels``.
 
-    ``qrels``: :class:`~metrics.columns.Columns` or a frame with columns query_id, doc_id,
+    ``qrels``: :class:`~metrics.io.columns.Columns` or a frame with columns query_id, doc_id,
     relevance (one line per (query, doc)), or the same already encoded (:func:`encode_qrels`);
-    ``run``: :class:`~metrics.columns.Columns` or a frame with columns query_id, doc_id, score
+    ``run``: :class:`~metrics.io.columns.Columns` or a frame with columns query_id, doc_id, score
     (one line per (query, doc)), or its :class:`RunArrays` (emptied here).  Duplicate lines are the
     readers' business and are not checked here.  ``max_docs`` (trec_eval ``-M``) keeps the first
     ``max_docs`` ranks of each query, after the sort.  ``judged_only`` (``-J``) then drops retrieved

@@ -24,10 +24,10 @@ size is not asked for: that would cost a request per run) and a run in memory
 are one task each.
 
 ``ir-eval --dask`` scores a local run file of 64 MiB or more
-(:data:`metrics.parallel.SPLIT_BYTES`, ``$IR_EVAL_SPLIT_BYTES``) in parts, one
+(:data:`metrics.scale.parallel.SPLIT_BYTES`, ``$IR_EVAL_SPLIT_BYTES``) in parts, one
 per worker thread: each worker reads its byte range of the file (whole queries)
 itself, and the caller merges the per-query values into the lines of one task
-(:func:`metrics.parallel.merge`).  A URL is never cut in parts (the worker
+(:func:`metrics.scale.parallel.merge`).  A URL is never cut in parts (the worker
 copies the object before reading it), nor is a run given to
 ``Evaluator.evaluate(runs, client=...)``, whose paths are batched as
 ``ir-eval``'s are and whose runs in memory are one task each.
@@ -55,8 +55,8 @@ from collections.abc import Mapping
 from typing import Callable, Generator, Iterable, Iterator
 from urllib.parse import urlparse
 
-from .errors import InputError
-from .parallel import Scored, in_parts, partitions, score_file, score_part, split_threshold
+from metrics.errors import InputError
+from metrics.scale.parallel import Scored, in_parts, partitions, score_file, score_part, split_threshold
 
 __all__ = [
     "BATCH_BYTES",
@@ -178,7 +178,7 @@ def _named(display: str):
 
 
 def _score_task(state: dict, source: str, display: str, part: int = -1, parts: int = 1, width=None, before=None):
-    """A run scored by a worker (``part`` < 0), or one byte range of it (:func:`metrics.parallel.score_part`)."""
+    """A run scored by a worker (``part`` < 0), or one byte range of it (:func:`metrics.scale.parallel.score_part`)."""
     if part >= 0:
         return score_part(state, display, part, parts, width, before, source=source)
     with _named(display), _local(source) as local:
@@ -187,8 +187,8 @@ def _score_task(state: dict, source: str, display: str, part: int = -1, parts: i
 
 def _evaluate_task(evaluator, source, display, label):
     """One run scored by a worker: (its Evaluation, whether the run carried a name of its own)."""
-    from .columns import Columns, read_columns
-    from .evaluate import _is_run
+    from metrics.engine.evaluate import _is_run
+    from metrics.io.columns import Columns, read_columns
 
     if isinstance(source, (str, os.PathLike)):
         with _named(display), _local(os.fspath(source)) as local:
@@ -198,7 +198,7 @@ def _evaluate_task(evaluator, source, display, label):
     elif _is_run(source):
         run = source
     else:  # PyTerrier's columns, dicts of dicts, records: converted as evaluate converts them
-        from .readers import read_run
+        from metrics.io.readers import read_run
 
         run = read_run(source, label)
     named = bool(run.name if isinstance(run, Columns) else run.attrs.get("name"))
@@ -371,12 +371,12 @@ def score_runs(
     client, state: dict, paths: list[str], split_bytes: int | None = None, batch_bytes: int | None = None
 ) -> Iterator[Scored]:
     """``ir-eval``'s lines for every run file in ``paths`` (paths or URLs), scored on the cluster of
-    ``client``, in the order of ``paths``.  ``state``: :func:`metrics.parallel.state`, scattered once to
+    ``client``, in the order of ``paths``.  ``state``: :func:`metrics.scale.parallel.state`, scattered once to
     every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
 
-    A local run file of ``split_bytes`` or more (default :func:`metrics.parallel.split_threshold`) is
+    A local run file of ``split_bytes`` or more (default :func:`metrics.scale.parallel.split_threshold`) is
     scored in parts, one per worker thread, each read by its worker from the file (the same path on
-    every machine); the caller merges them (:mod:`metrics.parallel`).  URLs are one task each.
+    every machine); the caller merges them (:mod:`metrics.scale.parallel`).  URLs are one task each.
     Consecutive smaller local files are scored several in one task, up to ``batch_bytes`` together
     (default :func:`batch_limit`; 0: one task per run) and :data:`BATCH_FILES` files."""
     [shared] = client.scatter([state], broadcast=True, hash=False)
@@ -416,9 +416,9 @@ def evaluate_on_cluster(evaluator, runs, client):
     dict label -> one of these; one path, URL or frame alone is one run.  Labels and numbers are those
     of ``evaluator.evaluate(runs)``; the evaluator (encoded qrels and measures) is scattered once.
     """
-    from .evaluate import Evaluation, _is_frame, _is_run
-    from .inputs import is_single_run
-    from .labels import unique_label
+    from metrics.engine.evaluate import Evaluation, _is_frame, _is_run
+    from metrics.io.inputs import is_single_run
+    from metrics.io.labels import unique_label
 
     # one run, several or a dict of them, told apart as evaluate tells them apart
     single = isinstance(runs, (str, os.PathLike)) or _is_run(runs) or is_single_run(runs)
