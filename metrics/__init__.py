@@ -12,7 +12,7 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from typing import TYPE_CHECKING
 
-from metrics.engine.evaluate import Evaluation, Evaluator, evaluate, evaluator
+from metrics.engine.evaluate import Evaluation, evaluate
 from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.measures import FAMILIES, Measure, parse_measures
 from metrics.measures.names import (
@@ -48,6 +48,7 @@ from metrics.measures.names import (
     nDCG,
 )
 from metrics.ranking.judged import JudgedRanking, build_ranking
+from metrics.scale.evaluator import Evaluator, evaluator
 
 if TYPE_CHECKING:
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from metrics.errors import InputError
-from metrics.io import columns, textfile
+from metrics.io import table, textfile, tokens
 from metrics.io.columns import read_columns
 from metrics.io.ids import MAX_FIXED_WIDTH, pair_keys
 from metrics.io.readers import read_file
@@ -304,9 +304,9 @@ def test_ids_cut_from_a_buffer_are_its_bytes_up_to_the_very_end(longest):
 @pytest.mark.parametrize("clash", ["high halves", "whole keys"])
 def test_duplicates_are_told_from_keys_that_merely_clash(tmp_path, monkeypatch, kind, clash):
     """Keys that share their high 32 bits (or all 64) are only candidates: the ids decide."""
-    real = columns.pair_keys
+    real = table.pair_keys
     mask = np.uint64(0xFFFFFFFF) if clash == "high halves" else np.uint64(0)
-    monkeypatch.setattr(columns, "pair_keys", lambda qid, doc: real(qid, doc) & mask)
+    monkeypatch.setattr(table, "pair_keys", lambda qid, doc: real(qid, doc) & mask)
     rng = np.random.default_rng(2)
     lines = _run_lines(rng, queries=5, depth=30) if kind == "run" else _qrels_lines(rng, queries=5)
     path = tmp_path / "file.txt"
@@ -373,9 +373,9 @@ def test_an_endless_line_deep_in_the_file_is_reported_on_its_line(tmp_path, monk
 def test_the_columns_reserve_a_bounded_multiple_of_the_rows_read(tmp_path):
     """A tiny part of the file read (a gzip file whose first chunk came from a few compressed bytes)
     does not size the columns for the rows that part would promise: at most _GROWTH times those read."""
-    parsed = columns._parse(b"".join(f"q1 Q0 d{i} {i + 1} 1.5 t\n".encode() for i in range(1000)), "run")
-    filled = columns._Filled()
+    parsed = tokens._parse(b"".join(f"q1 Q0 d{i} {i + 1} 1.5 t\n".encode() for i in range(1000)), "run")
+    filled = tokens._Filled()
     filled.add(parsed, 1e-12)
-    assert 1000 <= len(filled.columns[2]) <= columns._GROWTH * 1000
+    assert 1000 <= len(filled.columns[2]) <= tokens._GROWTH * 1000
     filled.add(parsed, 1.0)  # the last chunk: the columns are cut to the rows, their margin let go
     assert filled.n == 2000 and [len(c) for c in filled.result()] == [2000, 2000, 2000]

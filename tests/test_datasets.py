@@ -79,7 +79,9 @@ def test_unknown_dataset_and_missing_parts(dataset):
 
 def test_cli_reads_a_dataset(dataset, tmp_path):
     script = tmp_path / "cli.py"
-    script.write_text(REGISTER + f"\nregister({str(dataset)!r})\nimport sys\nfrom metrics.cli.ir_eval import run\nrun()\n")
+    script.write_text(
+        REGISTER + f"\nregister({str(dataset)!r})\nimport sys\nfrom metrics.cli.ir_eval import run\nrun()\n"
+    )
     cmd = [sys.executable, str(script), "-m", "map", "-m", "P.5"]
     a = subprocess.run([*cmd, "irds:metrics-test/tiny", str(dataset / "run.txt")], capture_output=True, text=True)
     b = subprocess.run([*cmd, str(dataset / "qrels.txt"), str(dataset / "run.txt")], capture_output=True, text=True)

@@ -12,7 +12,7 @@ import pytest
 
 import metrics
 from metrics.errors import Cancelled, InputError
-from metrics.io import columns, textfile
+from metrics.io import columns, table, textfile
 from metrics.io.readers import (
     LoadedFile,
     detect_kind,
@@ -495,7 +495,7 @@ def test_duplicate_check_matches_pandas(tmp_path):
 
 
 def test_hash_collisions_are_not_reported_as_duplicates(tmp_path, monkeypatch):
-    monkeypatch.setattr(columns, "pair_keys", lambda qid, doc: np.zeros(len(qid), dtype=np.uint64))
+    monkeypatch.setattr(table, "pair_keys", lambda qid, doc: np.zeros(len(qid), dtype=np.uint64))
     run = read_run(write(tmp_path, "1 Q0 a 1 1 t\n1 Q0 b 1 1 t\n2 Q0 a 1 1 t\n"))
     assert len(run) == 3
     with pytest.raises(InputError, match="'b' a second time"):

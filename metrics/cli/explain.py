@@ -19,9 +19,9 @@ __all__ = ["main", "parser"]
 
 
 def parser():
-    from metrics.cli.ir_eval import _Parser, add_level_option
+    from metrics.cli.common import Parser, add_level_option
 
-    p = _Parser(
+    p = Parser(
         prog="ir-eval --explain",
         description="Show how one value was computed: the measure's formula with the query's numbers, "
         "from the ranked list it came from. The last line is trec_eval's -q line for that measure and query.",

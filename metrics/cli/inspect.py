@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from metrics.cli.ir_eval import add_level_option
+from metrics.cli.common import add_level_option
 from metrics.errors import InputError
 from metrics.inspect.files import Inspection, _json_default, inspect_file
 from metrics.io.columns import read_columns

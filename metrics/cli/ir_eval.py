@@ -31,9 +31,10 @@ import os
 import sys
 from contextlib import contextmanager
 
+from metrics.cli.common import Parser, UsageError, VersionAction, add_level_option, guarded
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
-from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
+from metrics.errors import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, InputError
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
@@ -46,68 +47,8 @@ EXIT_CODES = (
 STDIN = "standard input"
 
 
-class UsageError(ValueError):
-    """Options or measure names that cannot be used; reported before any file is read."""
-
-
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help layout, its width found without importing shutil (which brings bz2 and lzma
-    in: a few milliseconds of every call, for a width only --help uses)."""
-
-    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
-        if width is None:  # shutil.get_terminal_size's rule: $COLUMNS, else the terminal, else 80
-            try:
-                width = int(os.environ["COLUMNS"])
-            except (KeyError, ValueError):
-                try:
-                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns
-                except (AttributeError, ValueError, OSError):
-                    width = 80
-            width -= 2
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-class _Parser(argparse.ArgumentParser):
-    def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", _Formatter)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message):  # argparse exits with 2, which is the bad-input status here
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("ir-workbench")
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-class _VersionAction(argparse.Action):
-    """--version, looked up only when asked for (reading the installed metadata costs more than scoring a small run)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        print(f"ir-eval {_version()} (trec_eval 10.0 measures)")
-        parser.exit()
-
-
-def add_level_option(parser) -> None:
-    """trec_eval's -l, for ir-eval and ir-eval --inspect alike."""
-    parser.add_argument(
-        "-l",
-        dest="level",
-        type=int,
-        default=1,
-        metavar="N",
-        help="minimum relevance grade counted as relevant (default 1)",
-    )
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = Parser(
         prog="ir-eval",
         description="Evaluate TREC runs against qrels; output identical to trec_eval 10.0.",
         epilog="Measures: trec_eval names with parameters (P.5,10  ndcg_cut.10  "
@@ -116,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         "ir-eval --inspect FILE... describes files without evaluating them; ir-eval --explain MEASURE "
         "--query QID QRELS RUN shows how one value was computed. " + EXIT_CODES,
     )
-    p.add_argument("--version", action=_VersionAction, nargs=0, help="show the version and exit")
+    p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
     p.add_argument(
@@ -362,10 +303,10 @@ def main(argv: list[str] | None = None) -> int:
         from importlib import import_module
 
         other = import_module({"--inspect": "metrics.cli.inspect", "--explain": "metrics.cli.explain"}[door])
-        return _guarded(lambda: other.main(argv), "--debug" in argv)
+        return guarded(lambda: other.main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
     address = _dask_address(args)
-    return _guarded(lambda: _run_on_cluster(args, address) if address else _run(args), args.debug)
+    return guarded(lambda: _run_on_cluster(args, address) if address else _run(args), args.debug)
 
 
 def run() -> None:
@@ -380,7 +321,7 @@ def run() -> None:
         if sys.stdout is not None:  # None: started with it closed (main said so)
             sys.stdout.flush()
     except BrokenPipeError:
-        pass  # the reader is gone (as _guarded treats it)
+        pass  # the reader is gone (as guarded treats it)
     except OSError as exc:
         print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
         code = EXIT_OUTPUT
@@ -430,36 +371,6 @@ def _run_on_cluster(args, address: str) -> int:
         return _run(args)
     finally:
         args.cluster.close()
-
-
-def _guarded(work, debug: bool) -> int:
-    """Run ``work``; no traceback reaches the user (but with --debug), whatever happens."""
-    try:
-        return work()
-    except KeyboardInterrupt:
-        print("ir-eval: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # output piped into head and the like: stop quietly, and keep Python from complaining at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    except OSError as exc:
-        if debug:
-            raise
-        if exc.filename:
-            print(f"ir-eval: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
-            return EXIT_INPUT
-        print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_OUTPUT
-    except MemoryError:
-        print("ir-eval: not enough memory", file=sys.stderr)
-        return EXIT_INTERNAL
-    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
-        if debug:
-            raise
-        print(f"ir-eval: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
-        return EXIT_INTERNAL
 
 
 def _run(args) -> int:

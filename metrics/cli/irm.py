@@ -133,7 +133,7 @@ def reordered(run, rule: str):
     trec_eval's order is that one, without ties."""
     import numpy as np
 
-    from metrics.io.columns import Columns, query_codes
+    from metrics.io.table import Columns, query_codes
 
     codes = query_codes(run.qid)[1]
     n = len(codes)
@@ -189,10 +189,11 @@ def _format(value: float, places: int) -> str:
 
 
 def main(argv: list[str]) -> int:
-    from metrics.cli.ir_eval import EXIT_INPUT, EXIT_USAGE, _guarded
+    from metrics.cli.common import guarded
+    from metrics.errors import EXIT_INPUT, EXIT_USAGE
 
     args = _parser().parse_args(argv)
-    return _guarded(lambda: _run(args, EXIT_USAGE, EXIT_INPUT), False)
+    return guarded(lambda: _run(args, EXIT_USAGE, EXIT_INPUT), False)
 
 
 def _run(args, exit_usage: int, exit_input: int) -> int:

@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metrics.errors import checkpoint
-from metrics.io.columns import Columns, read_columns
+from metrics.io.columns import read_columns
 from metrics.io.ids import shown
 from metrics.io.labels import unique_label
+from metrics.io.table import Columns
 from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from metrics.ranking.judged import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
-__all__ = ["evaluate", "Evaluation", "Evaluator", "evaluator", "format_value", "labelled_runs"]
+__all__ = ["evaluate", "Evaluation", "Evaluator", "format_value", "labelled_runs"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,8 +128,8 @@ class Evaluation:
 
     def describe_settings(self) -> str:
         """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"
-        (:func:`metrics.report.provenance.in_short`, where every export's statement of them is made too)."""
-        from metrics.report.provenance import in_short
+        (:func:`metrics.engine.settings.in_short`; every export states them in full from the same defaults)."""
+        from metrics.engine.settings import in_short
 
         return in_short(self.settings)
 
@@ -519,21 +520,12 @@ class Evaluator:
             num_docs_in_coll=num_docs_in_coll,
         )
 
-    def evaluate(self, runs, *, client=None) -> Evaluation:
+    def evaluate(self, runs) -> Evaluation:
         """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does.
 
-        ``client``: a ``distributed.Client``; each run is then scored by a worker of its cluster (paths
-        and fsspec URLs are read by the workers), with the same result (:mod:`metrics.scale.distributed`)."""
-        if client is not None:
-            from metrics.scale.distributed import evaluate_on_cluster
-
-            return evaluate_on_cluster(self, runs, client)
+        The public :class:`metrics.Evaluator` (:mod:`metrics.scale.evaluator`) also scores them on a Dask
+        cluster; the evaluator itself knows nothing of scaling out."""
         return _evaluate(self.qrels, runs, self.measures, self.names, self.options)
-
-
-def evaluator(qrels, measures=None, **options) -> Evaluator:
-    """An :class:`Evaluator` for ``qrels`` and ``measures`` (options as :func:`evaluate`)."""
-    return Evaluator(qrels, measures, **options)
 
 
 def _strings(parts: list[tuple[list[str], np.ndarray]]):

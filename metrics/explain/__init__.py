@@ -15,9 +15,10 @@ made.  Other measures give an :class:`Explanation` with ``explained`` False that
 
 from __future__ import annotations
 
-from metrics.explain.core import Prepared, QueryRanking, UnknownQuery, resolve_measure
+from metrics.explain.core import Prepared, resolve_measure
 from metrics.explain.explainers import explained_families
 from metrics.explain.model import Explanation, GainCurve, RelevantMark, Table
+from metrics.explain.query import QueryRanking, UnknownQuery
 
 __all__ = [
     "Explanation",

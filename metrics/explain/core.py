@@ -9,83 +9,28 @@ the working from the same ranking, and the working must reproduce that value to 
 
 from __future__ import annotations
 
-import math
 import os
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from metrics.engine.evaluate import _as_qrels, _compute, _format_line, _is_true, format_value
+from metrics.engine.evaluate import _as_qrels, _compute, _format_line, _is_true
+from metrics.explain.explainers import EXPLAINERS, conventions
+from metrics.explain.graded import gain_curve
 from metrics.explain.model import Explanation
-from metrics.io.columns import Columns, read_columns
+from metrics.explain.query import QueryRanking, UnknownQuery, reproduces
+from metrics.explain.summary import explain_summary
+from metrics.io.columns import read_columns
 from metrics.io.ids import shown
+from metrics.io.table import Columns
 from metrics.measures import FAMILIES, Measure, parse_measures
 from metrics.ranking.judged import PLACEHOLDER_DOC, JudgedRanking, build_ranking
 from metrics.ranking.qrels_index import NONPOOL, UNJUDGED, _as_columns, encode_qrels
 from metrics.ranking.rank_order import rank_order
 
-__all__ = ["Prepared", "QueryRanking", "Working", "UnknownQuery", "resolve_measure", "grade_text"]
+__all__ = ["Prepared", "resolve_measure"]
 
 SUMMARY = "all"
-
-
-class UnknownQuery(KeyError):
-    """The query is not among those evaluated for the run."""
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
-@dataclass(frozen=True)
-class QueryRanking:
-    """One query's part of a judged ranking, with its documents' ids.
-
-    ``codes[i]`` is the relevance code at rank i + 1 (the grade, or ``NONPOOL`` / ``UNJUDGED``),
-    ``relcum[i]`` the running number of relevant documents there (the ranking's own), exactly the
-    arrays the measures read.  ``judged`` holds the query's qrels (document -> grade, negative ones
-    included), ``rel_levels`` the number of judged documents of each grade >= 0.
-    """
-
-    query_id: str
-    index: int
-    docids: list[str]
-    codes: list[int]
-    relcum: list[int]
-    num_ret: int
-    num_rel: int
-    num_rel_ret: int
-    level: int
-    placeholder: bool
-    rel_levels: list[int]
-    judged: dict[str, int]
-
-    def relevant(self, i: int) -> bool:
-        """Whether rank i + 1 counts as relevant in the ranking's running count (code >= level)."""
-        return self.codes[i] >= self.level
-
-    def judged_relevant(self, i: int) -> bool:
-        """Judged with a grade >= the level (num_rel_ret's sense: never a negative code)."""
-        return self.codes[i] >= self.level and self.codes[i] >= 0
-
-
-@dataclass(frozen=True)
-class Working:
-    """What an explainer gives: the formula, the tables, the sentences and the number its arithmetic
-    reaches (``value``), which must be the kernel's."""
-
-    formula: str
-    tables: tuple
-    summary: tuple
-    value: float
-    conventions: tuple = ()
-
-
-def grade_text(code: int):
-    """A relevance code as a cell: the grade, or what the missing grade means."""
-    if code >= 0:
-        return int(code)
-    return "not in qrels" if code == NONPOOL else "unjudged (negative grade)"
 
 
 def resolve_measure(measure) -> Measure:
@@ -225,8 +170,6 @@ class Prepared:
 
     def explain(self, measure, qid) -> Explanation:
         """How ``measure``'s value for query ``qid`` (``"all"``: the summary) was computed."""
-        from metrics.explain.explainers import EXPLAINERS, conventions
-        from metrics.explain.summary import explain_summary
 
         m = resolve_measure(measure)
         fam = FAMILIES[m.family]
@@ -276,7 +219,6 @@ class Prepared:
 
     def gain_curve(self, qid, measure=None, k_max: int | None = None):
         """Where the gain was lost for query ``qid``: see :func:`metrics.explain.graded.gain_curve`."""
-        from metrics.explain.graded import gain_curve
 
         m = resolve_measure(measure) if measure is not None else resolve_measure("ndcg")
         return gain_curve(self, m, self._qid(qid), k_max)
@@ -286,14 +228,3 @@ def _code(grade) -> int:
     if grade is None:
         return NONPOOL
     return int(grade) if grade >= 0 else UNJUDGED
-
-
-def reproduces(worked: float, value: float, kind: str = "double") -> bool:
-    """Whether the working's number is the kernel's value: equal (both NaN counts), or within
-    rounding of the last bits and printed alike by trec_eval."""
-    if worked == value or (math.isnan(worked) and math.isnan(value)):
-        return True
-    if math.isnan(worked) or math.isnan(value):
-        return False
-    close = abs(worked - value) <= 1e-12 * max(1.0, abs(value))
-    return close and format_value(kind, worked) == format_value(kind, value)

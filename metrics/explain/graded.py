@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.explain.core import QueryRanking, Working, grade_text
 from metrics.explain.model import GainCurve, RelevantMark, Table
+from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.measures import Measure
 from metrics.measures import extra as ext
 from metrics.measures import gains as trec

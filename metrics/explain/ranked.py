@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.explain.core import QueryRanking, Working, grade_text
 from metrics.explain.model import Table
+from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.measures._kernels import lround
 from metrics.measures.judgments import INFAP_EPSILON
 from metrics.ranking.qrels_index import NONPOOL, UNJUDGED

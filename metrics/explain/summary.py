@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 
 from metrics.engine.evaluate import _format_line
-from metrics.explain.core import reproduces
 from metrics.explain.explainers import conventions
 from metrics.explain.model import Explanation, Table
+from metrics.explain.query import reproduces
 from metrics.measures import FAMILIES, Measure
 from metrics.measures.aggregates import MIN_GEO_MEAN, geometric_mean, mean, total
 

@@ -41,17 +41,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metrics.errors import Cancelled, InputError, IntentQrelsError
-from metrics.io.columns import (
-    Columns,
-    columns_from_frame,
-    comment_lines,
-    normalise,
-    query_codes,
-    ranked_run,
-    read_columns,
-)
+from metrics.io.columns import columns_from_frame, read_columns
 from metrics.io.ids import stretch_heads
+from metrics.io.lines import comment_lines, normalise
 from metrics.io.readers import LoadedFile, detect_kind_with_reason
+from metrics.io.table import Columns, query_codes, ranked_run
 from metrics.io.textfile import head as _file_head
 from metrics.io.textfile import open_stream, without_bom
 
@@ -294,7 +288,7 @@ def _head(path: str, layout=None) -> list:
     """The first data lines (at most :data:`HEAD_LINES`, from the file's first 64 KiB) with their line
     numbers and fields (split as ``layout`` says; a header line is not shown); bytes that are not UTF-8
     shown with replacement characters."""
-    from metrics.io.columns import _tokenizer
+    from metrics.io.tokens import _tokenizer
 
     if layout is not None and layout.json:
         return []  # JSON, a dataset: no lines of fields

@@ -18,7 +18,7 @@ import numpy as np
 from metrics.errors import InputError
 
 if TYPE_CHECKING:
-    from metrics.io.columns import Columns
+    from metrics.io.table import Columns
 
 __all__ = ["PREFIX", "QUERIES", "is_dataset", "dataset_columns", "dataset_queries"]
 
@@ -60,7 +60,7 @@ def _dataset(source: str, has: str):
 
 
 def _encoded(values: list) -> np.ndarray:
-    from metrics.io.columns import ids_from_list
+    from metrics.io.table import ids_from_list
 
     return ids_from_list([str(v).encode("utf-8", "surrogateescape") for v in values])
 
@@ -68,8 +68,9 @@ def _encoded(values: list) -> np.ndarray:
 def dataset_columns(source: str, kind: str, name: Optional[str] = None, *, progress=None) -> Columns:
     """The dataset's qrels (``kind`` "qrels") or scored documents ("run") as
     :class:`~metrics.io.columns.Columns`, checked as a file's are."""
-    from metrics.io.columns import Columns, _duplicate_error, _first_duplicate, grade_dtype
+    from metrics.io.checks import _duplicate_error, _first_duplicate
     from metrics.io.formats import Layout, Ticker
+    from metrics.io.table import Columns, grade_dtype
 
     tick = Ticker(progress)
     tick(0.0)

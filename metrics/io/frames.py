@@ -100,8 +100,9 @@ def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray
 def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> None:
     """Refuse a repeated (query, document) pair, naming both positions (the one rule of
     :mod:`metrics.io.columns`)."""
-    from metrics.io.columns import Columns, _duplicate_error, _first_duplicate
+    from metrics.io.checks import _duplicate_error, _first_duplicate
     from metrics.io.ids import ids_from_arrow
+    from metrics.io.table import Columns
 
     cols = Columns("run", ids_from_arrow(qid), ids_from_arrow(doc), np.zeros(len(qid)))
     if _first_duplicate(cols) is not None:
@@ -157,8 +158,8 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
 def _ranked_run(qrels: pd.DataFrame, name: str) -> pd.DataFrame:
     import pandas as pd
 
-    from metrics.io.columns import query_codes, ranked_scores
     from metrics.io.ids import ids_from_series
+    from metrics.io.table import query_codes, ranked_scores
 
     run = pd.DataFrame(
         {

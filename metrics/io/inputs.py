@@ -1,6 +1,6 @@
 """Qrels and runs as users already hold them, turned into the frames the core evaluates.
 
-Accepted for qrels (``as_qrels``) and runs (``as_run``), besides a path:
+Accepted for qrels (:func:`qrels_frame`) and runs (:func:`run_frame`), besides a path:
 
 * DataFrames with our columns (``query_id``, ``doc_id``, ``relevance`` /
   ``score``), PyTerrier's (``qid``, ``docno``, ``label`` / ``score``) or ranx's
@@ -19,14 +19,12 @@ Integer ids are fine (they become text, as in a file).  Anything else raises
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
-from metrics.io.readers import read_qrels, read_run
 
 QRELS_FORMS = (
     "a path, a DataFrame (query_id, doc_id, relevance; or PyTerrier's qid, docno, label), "
@@ -74,10 +72,8 @@ def _from_records(records: Iterable, value: str) -> pd.DataFrame:
     )
 
 
-def _frame(source, value: str) -> pd.DataFrame | None:
-    """A DataFrame from any accepted in-memory form, or None for a path."""
-    if isinstance(source, (str, os.PathLike)):
-        return None
+def _frame(source, value: str) -> pd.DataFrame:
+    """A DataFrame from any accepted in-memory form (never a path: the readers read those)."""
     if isinstance(source, pd.DataFrame):
         return source  # the readers know the column names of our own, PyTerrier's and ranx's frames
     to_dict = getattr(source, "to_dict", None)
@@ -90,33 +86,27 @@ def _frame(source, value: str) -> pd.DataFrame | None:
     raise TypeError
 
 
-def as_qrels(source) -> pd.DataFrame:
-    """The qrels frame (query_id, doc_id, relevance) of ``source`` (see the module docstring)."""
+def qrels_frame(source) -> pd.DataFrame:
+    """The in-memory qrels ``source`` as a frame with a ``relevance`` column, not yet validated (the reader,
+    :func:`metrics.io.readers.read_qrels`, validates it as it does every frame)."""
     try:
         frame = _frame(source, "relevance")
     except (TypeError, AttributeError, ValueError) as exc:
         raise InputError(
             f"cannot read qrels from a {type(source).__name__} ({exc or 'unexpected form'})", expected=QRELS_FORMS
         ) from None
-    if frame is None:
-        return read_qrels(source)
-    frame = frame.rename(columns={"score": "relevance"}) if "relevance" not in frame and "score" in frame else frame
-    return read_qrels(frame)
+    return frame.rename(columns={"score": "relevance"}) if "relevance" not in frame and "score" in frame else frame
 
 
-def as_run(source, name: str | None = None) -> pd.DataFrame:
-    """The run frame (query_id, doc_id, score) of ``source`` (see the module docstring)."""
+def run_frame(source) -> pd.DataFrame:
+    """The in-memory run ``source`` as a frame with a ``score`` column, not yet validated (the reader,
+    :func:`metrics.io.readers.read_run`, validates it as it does every frame)."""
     try:
-        frame = _frame(source, "score")
+        return _frame(source, "score")
     except (TypeError, AttributeError, ValueError) as exc:
         raise InputError(
             f"cannot read a run from a {type(source).__name__} ({exc or 'unexpected form'})", expected=RUN_FORMS
         ) from None
-    if frame is None:
-        return read_run(source, name)
-    if name is None and isinstance(source, pd.DataFrame):
-        name = source.attrs.get("name")
-    return read_run(frame, name)
 
 
 def is_single_run(runs) -> bool:

@@ -105,9 +105,10 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
 
         return _qrels_from_frame(source)
     if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.io.inputs)
-        from metrics.io.inputs import as_qrels
+        from metrics.io.frames import _qrels_from_frame
+        from metrics.io.inputs import qrels_frame
 
-        return as_qrels(source)
+        return _qrels_from_frame(qrels_frame(source))
     return read_file(source, "qrels", progress).qrels
 
 
@@ -125,9 +126,10 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
 
         return _run_from_frame(source, name)
     if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.io.inputs)
-        from metrics.io.inputs import as_run
+        from metrics.io.frames import _run_from_frame
+        from metrics.io.inputs import run_frame
 
-        return as_run(source, name)
+        return _run_from_frame(run_frame(source), name)
     return _read(os.fspath(source), "run", progress, name).run
 
 
@@ -172,8 +174,9 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
 
 def _read(display: str, kind: str, progress: Progress, name: Optional[str] = None) -> LoadedFile:
     """The file read by the one reader, as frames."""
-    from metrics.io.columns import ranked_run, read_columns
+    from metrics.io.columns import read_columns
     from metrics.io.frames import frame_from_columns
+    from metrics.io.table import ranked_run
 
     cols = read_columns(display, kind, name, progress=progress)
     loaded = LoadedFile(kind, display, warnings=list(cols.warnings))

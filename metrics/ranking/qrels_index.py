@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from metrics.io.columns import Columns, columns_from_frame, grade_dtype
+from metrics.io.columns import columns_from_frame
 from metrics.io.ids import stretch_heads
+from metrics.io.table import Columns, grade_dtype
 
 #: relevance codes of a retrieved document: not in the qrels of its query / listed with a negative grade
 NONPOOL = -1

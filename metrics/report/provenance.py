@@ -9,10 +9,9 @@ trec_eval's default one without the program that made it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
-#: what the evaluation settings mean, in trec_eval's words (the option that gives each)
-_DEFAULTS = dict(relevance_level=1, complete=False, max_docs=None, judged_only=False, num_docs_in_coll=0)
+from metrics.engine.settings import DEFAULTS, settings_of
 
 #: the nDCG variants named in a measure (``ndcg_ext_10(gain=exp)``), and what each choice means
 _VARIANT = re.compile(r"\((.*)\)\s*$")
@@ -26,24 +25,6 @@ _VARIANT_TEXT = {
 }
 
 
-def in_short(settings) -> str:
-    """The settings that differ from trec_eval's defaults, in a line (``relevant from grade 2 (-l 2); ...``),
-    or "trec_eval's defaults": what a notebook's table says above it."""
-    s = {**_DEFAULTS, **_settings_of(settings)}
-    words = []
-    if s["relevance_level"] != 1:
-        words.append(f"relevant from grade {s['relevance_level']} (-l {s['relevance_level']})")
-    if s["complete"]:
-        words.append("queries of the qrels missing from a run score 0 (-c)")
-    if s["max_docs"]:
-        words.append(f"first {s['max_docs']} documents of each ranking (-M {s['max_docs']})")
-    if s["judged_only"]:
-        words.append("unjudged documents dropped (-J)")
-    if s["num_docs_in_coll"]:
-        words.append(f"{s['num_docs_in_coll']} documents in the collection (-N)")
-    return "; ".join(words) if words else "trec_eval's defaults"
-
-
 def version() -> str:
     """The version of this program, as exports name it."""
     from importlib import metadata
@@ -52,14 +33,6 @@ def version() -> str:
         return metadata.version("ir-workbench")
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-def _settings_of(source) -> dict:
-    if source is None:
-        return {}
-    if isinstance(source, Mapping):
-        return dict(source)
-    return dict(getattr(source, "settings", {}) or {})
 
 
 def _measure_names(source, measures) -> list[str]:
@@ -110,7 +83,7 @@ def provenance(
     Settings left at trec_eval's default are stated as such: a reader cannot tell an omitted setting
     from a default one.
     """
-    settings = {**_DEFAULTS, **_settings_of(source)}
+    settings = {**DEFAULTS, **settings_of(source)}
     out = [("program", f"ir-workbench {version()} (trec_eval 10.0 measures)")]
     if qrels is not None:
         out.append(("qrels", str(qrels)))

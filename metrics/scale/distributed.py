@@ -188,7 +188,8 @@ def _score_task(state: dict, source: str, display: str, part: int = -1, parts: i
 def _evaluate_task(evaluator, source, display, label):
     """One run scored by a worker: (its Evaluation, whether the run carried a name of its own)."""
     from metrics.engine.evaluate import _is_run
-    from metrics.io.columns import Columns, read_columns
+    from metrics.io.columns import read_columns
+    from metrics.io.table import Columns
 
     if isinstance(source, (str, os.PathLike)):
         with _named(display), _local(os.fspath(source)) as local:

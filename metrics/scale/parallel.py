@@ -230,9 +230,10 @@ def _read_range(source: str, display: str, part: int, parts: int):
     :class:`~metrics.io.columns.Columns` (None for an empty range), read by the numpy reader's vectorised
     split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
     as a whole to be reported or read exactly."""
-    from metrics.io.columns import _assemble, _Filled, _Irregular, _parse
     from metrics.io.formats import _RUN
+    from metrics.io.numbers import _Irregular
     from metrics.io.textfile import GZIP_MAGIC, MAX_LINE_BYTES, check_text, without_bom
+    from metrics.io.tokens import _assemble, _Filled, _parse
 
     with open(source, "rb", buffering=1 << 16) as f:
         size = os.fstat(f.fileno()).st_size
@@ -294,8 +295,9 @@ def score_part(
 
     from metrics.engine.evaluate import _compute
     from metrics.errors import InputError
-    from metrics.io.columns import Columns, _Irregular
     from metrics.io.ids import _concat, stretch_heads
+    from metrics.io.numbers import _Irregular
+    from metrics.io.table import Columns
     from metrics.measures import FAMILIES
     from metrics.ranking.judged import _frozen, build_ranking
 
@@ -355,8 +357,8 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     import numpy as np
 
     from metrics.engine.evaluate import Evaluation, _compute, result_of
-    from metrics.io.columns import Columns
     from metrics.io.labels import unique_label
+    from metrics.io.table import Columns
     from metrics.measures import FAMILIES
     from metrics.ranking.judged import build_ranking
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass, field
 from typing import Optional
+
+from workbench.model.run_on_disk import RunOnDisk
 
 #: run files are held in memory while the held ones add up to less than this many bytes on disk
 #: (about 70 DL19-sized runs, 10 Robust04-sized ones) and number fewer than HOLD_FILES; the files
@@ -36,24 +37,6 @@ HOLD_FILES = 32
 
 _STATE: dict = {}
 _EARLY: dict = {}  # "workers": processes started before the session (start_early), until it takes them
-
-
-@dataclass(eq=False)
-class RunOnDisk:
-    """A run file scored from disk: what stands in the workspace where a run frame would be.
-
-    ``attrs`` has the frame's ``name`` (the tag of the first line) and ``path``.  A new object for
-    every load of the file, so that the scores kept for it (by identity) go with it.
-    """
-
-    path: str
-    attrs: dict = field(default_factory=dict)
-    #: (size, modification time) of the file when it was opened: a file changed since is not scored as
-    #: if it were the one opened (the window says it changed, and offers to read it again)
-    stat: Optional[tuple] = None
-
-    def __len__(self) -> int:  # rows are not known without reading the file
-        return 0
 
 
 def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:

@@ -47,7 +47,7 @@ class Explained:
 
 def _prepare(results, run: str):
     from metrics.explain import Prepared
-    from workbench.model.disk_runs import RunOnDisk
+    from workbench.model.run_on_disk import RunOnDisk
 
     key = (id(results), run)
     with _lock:

@@ -322,7 +322,7 @@ class SessionModel(FileRules, ExplainRules):
         scored).  None when there is nothing to score ahead (no qrels yet, no run on disk)."""
         if self.workspace.qrels_entry() is None:
             return None
-        from workbench.model.disk_runs import RunOnDisk
+        from workbench.model.run_on_disk import RunOnDisk
 
         on_disk = {label: run for label, run in self.workspace.runs().items() if isinstance(run, RunOnDisk)}
         if not on_disk:

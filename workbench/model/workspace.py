@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metrics.io.labels import unique_label
+from workbench.model.run_on_disk import RunOnDisk
 
 if TYPE_CHECKING:  # (pandas is imported where frames are made: the window's first steps need none)
     import pandas as pd
@@ -276,8 +277,6 @@ class Workspace:
 
     def held(self) -> tuple[int, int]:
         """Bytes on disk and number of the run files held in memory or being read to be held."""
-        from workbench.model.disk_runs import RunOnDisk
-
         held = [
             e
             for e in self.entries
@@ -357,8 +356,6 @@ class Workspace:
     def unscorable(self) -> list[FileEntry]:
         """Runs scored from their files (not held) whose file changed or went since it was opened: they
         cannot be scored as they were read, and are left out until they are read again."""
-        from workbench.model.disk_runs import RunOnDisk
-
         return [e for e in self.run_entries() if isinstance(e.run, RunOnDisk) and self._on_disk(e) is not None]
 
     # -- helpers --------------------------------------------------------

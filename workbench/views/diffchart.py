@@ -3,7 +3,7 @@
 Bars come from the comparison the session computed in a worker
 (:func:`metrics.compare.per_query_differences` for every measure); the chart
 only lays them out.  One run at a time (gains green, losses red) or all runs
-side by side (one colour per run; with more than :data:`~workbench.views.plots.MAX_CURVES`, the best
+side by side (one colour per run; with more than :data:`~workbench.views.run_styles.MAX_CURVES`, the best
 ones by the measure shown, as the plots draw them).  Clicking a bar selects its query in the
 session, and the selected query is outlined.
 """
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBox
 
 from metrics.measures import is_count
 from workbench.views.copy_image import install_copy_image
-from workbench.views.plots import MAX_CURVES, coloured_runs, run_colour
+from workbench.views.run_styles import MAX_CURVES, coloured_runs, run_colour
 
 GAIN = (46, 160, 67)
 LOSS = (214, 39, 40)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 
 from workbench.model import analysis
-from workbench.views.plots import QUIET, run_style
+from workbench.views.run_styles import QUIET, run_style
 
 SIZE = (1200, 780)
 SCALE = 2.0

@@ -39,7 +39,7 @@ def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]
     GUI thread.
     """
     from workbench.views import figures
-    from workbench.views.plots import MAX_CURVES, coloured_runs
+    from workbench.views.run_styles import MAX_CURVES, coloured_runs
 
     results = session.results
     what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"

@@ -1,0 +1,95 @@
+"""What every command line shares: argparse's layout and exit status, -l, --version, and the one place
+where a failure becomes one line and an exit status instead of a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE
+
+__all__ = ["UsageError", "Formatter", "Parser", "VersionAction", "add_level_option", "guarded"]
+
+
+class UsageError(ValueError):
+    """Options or measure names that cannot be used; reported before any file is read."""
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without importing shutil (which brings bz2 and lzma
+    in: a few milliseconds of every call, for a width only --help uses)."""
+
+    def __init__(self, prog, indent_increment=2, max_help_position=24, width=None):
+        if width is None:  # shutil.get_terminal_size's rule: $COLUMNS, else the terminal, else 80
+            try:
+                width = int(os.environ["COLUMNS"])
+            except (KeyError, ValueError):
+                try:
+                    width = os.get_terminal_size(sys.__stdout__.fileno()).columns
+                except (AttributeError, ValueError, OSError):
+                    width = 80
+            width -= 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+class Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", Formatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):  # argparse exits with 2, which is the bad-input status here
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+class VersionAction(argparse.Action):
+    """--version, looked up only when asked for (reading the installed metadata costs more than scoring a small run)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from metrics.report.provenance import version
+
+        print(f"ir-eval {version()} (trec_eval 10.0 measures)")
+        parser.exit()
+
+
+def add_level_option(parser) -> None:
+    """trec_eval's -l, for ir-eval and ir-eval --inspect alike."""
+    parser.add_argument(
+        "-l",
+        dest="level",
+        type=int,
+        default=1,
+        metavar="N",
+        help="minimum relevance grade counted as relevant (default 1)",
+    )
+
+
+def guarded(work, debug: bool) -> int:
+    """Run ``work``; no traceback reaches the user (but with --debug), whatever happens."""
+    try:
+        return work()
+    except KeyboardInterrupt:
+        print("ir-eval: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # output piped into head and the like: stop quietly, and keep Python from complaining at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        if debug:
+            raise
+        if exc.filename:
+            print(f"ir-eval: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_INPUT
+        print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_OUTPUT
+    except MemoryError:
+        print("ir-eval: not enough memory", file=sys.stderr)
+        return EXIT_INTERNAL
+    except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
+        if debug:
+            raise
+        print(f"ir-eval: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
+        return EXIT_INTERNAL

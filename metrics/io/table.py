@@ -1,0 +1,115 @@
+"""A file's fields as numpy columns (:class:`Columns`), made by the one reader (:mod:`metrics.io.columns`)
+or from a DataFrame, and what is derived from them alone: a query code per row, the scores of ranked
+judgments, the integer type of the grades."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from metrics.io.formats import (
+    Layout,
+    _stem,
+)
+from metrics.io.ids import (
+    ids_from_buffer,
+    pair_keys,
+    stretch_heads,
+)
+
+
+@dataclass(eq=False)
+class Columns:
+    """A qrels file (``value``: grades, in the smallest signed integer type that holds them: int8 for
+    the usual ones) or a run (``value``: float64 scores) as columns.
+
+    Rows are in file order.  ``name`` is a run's label (the tag of its first line unless given),
+    ``run_id`` the tag of its last line (trec_eval's ``runid``); ``warnings`` are sentences about
+    what was accepted but may surprise.
+    """
+
+    kind: str
+    qid: np.ndarray
+    doc: np.ndarray
+    value: np.ndarray
+    path: Optional[str] = None
+    name: str = ""
+    run_id: str = ""
+    warnings: list = field(default_factory=list)
+    #: 64-bit hash of each row's (query, document) pair, as :func:`pair_keys` makes it (kept from the
+    #: reader's duplicate check for the join)
+    keys: Optional[np.ndarray] = field(default=None, repr=False)
+    #: row indices that sort the pair keys, and the keys in that order (kept from the duplicate
+    #: check of a qrels file for :func:`metrics.ranking.qrels_index.encode_qrels`, which then sorts nothing;
+    #: ``keys`` is then None, made again if asked for), or None
+    key_order: Optional[np.ndarray] = field(default=None, repr=False)
+    sorted_keys: Optional[np.ndarray] = field(default=None, repr=False)
+    #: with ``read_columns(..., fields=True)`` (inspection): a run's rank column and run tag per row, as
+    #: bytes (the scoring reads neither), and the file's comment lines
+    rank: Optional[np.ndarray] = field(default=None, repr=False)
+    tag: Optional[np.ndarray] = field(default=None, repr=False)
+    comment_lines: int = 0
+    #: where the file's fields were (:class:`~metrics.io.formats.Layout`): TREC's columns, a header's
+    #: or JSON's (None: not read from a file)
+    layout: Optional[Layout] = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def pair_keys(self) -> np.ndarray:
+        """The rows' (query, document) hashes: equal pairs, equal keys (a match is only a candidate)."""
+        if self.keys is None:
+            self.keys = pair_keys(self.qid, self.doc)
+        return self.keys
+
+
+def ids_from_list(ids: list) -> np.ndarray:
+    """Byte strings as one id array (the layout of :func:`~metrics.io.ids.ids_from_buffer`)."""
+    lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+    ends = np.cumsum(lengths)
+    return ids_from_buffer(np.frombuffer(b"".join(ids), dtype=np.uint8), ends - lengths, ends)
+
+
+def ranked_run(cols: Columns, name: Optional[str] = None) -> Columns:
+    """The run of ranked judgments (:func:`read_columns` with ``kind="ranked"``): the document on the
+    i-th line of a query with n lines (i from 0) gets score ``n - i``, so that trec_eval's order (score
+    descending) is the file's order, with no ties."""
+    codes = query_codes(cols.qid)[1]
+    run = Columns("run", cols.qid, cols.doc, ranked_scores(codes), path=cols.path)
+    run.name = run.run_id = name or cols.name or (_stem(cols.path) if cols.path else "ranked")
+    return run
+
+
+def query_codes(qid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct query ids, sorted by their bytes; a code per row into them).  A query's lines come
+    together in files, so the ids are looked at once per stretch of equal ids, not once per row."""
+    if not len(qid):
+        return qid[:0], np.zeros(0, dtype=np.int64)
+    heads = stretch_heads(qid)
+    ids, inverse = np.unique(qid[heads], return_inverse=True)
+    return ids, np.repeat(inverse.ravel(), np.diff(np.append(heads, len(qid))))
+
+
+def ranked_scores(codes: np.ndarray) -> np.ndarray:
+    """n - i for the i-th row (from 0) of a query with n rows (``codes``: a code per row for its query)."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.float64)
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes)
+    starts = np.cumsum(counts) - counts
+    position = np.empty(len(codes), dtype=np.int64)
+    position[order] = np.arange(len(codes)) - starts[codes[order]]
+    return (counts[codes] - position).astype(np.float64)
+
+
+def grade_dtype(grades: np.ndarray) -> np.dtype:
+    """Smallest signed integer type holding every grade (int8 for the usual 0..3)."""
+    if not len(grades):
+        return np.dtype(np.int8)
+    low, top = int(grades.min()), int(grades.max())
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= low and top <= np.iinfo(t).max:
+            return np.dtype(t)
+    return np.dtype(np.int64)

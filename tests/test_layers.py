@@ -1,0 +1,64 @@
+"""The layers of docs/ARCHITECTURE.md hold: import-linter's contracts in pyproject.toml (each layer of
+metrics/ imports only those below it, metrics never imports the window or Qt, no import cycle among the
+modules of any package), and no module grows past 500 lines."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MAX_LINES = 500
+
+
+def test_the_import_contracts_are_kept(capsys):
+    lint = pytest.importorskip("importlinter.cli")
+    here = os.getcwd()
+    os.chdir(ROOT)  # the contracts name the packages from the project's root
+    try:
+        status = lint.lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True, no_logo=True)
+    finally:
+        os.chdir(here)
+    report = capsys.readouterr().out
+    assert status == 0, report
+    assert "0 broken" in report
+
+
+def test_a_broken_layer_is_caught(tmp_path, capsys):
+    """The contract is not vacuous: a copy of the package where the evaluator imports the command line
+    breaks it."""
+    lint = pytest.importorskip("importlinter.cli")
+    import shutil
+
+    shutil.copytree(ROOT / "metrics", tmp_path / "metrics", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "workbench").mkdir()
+    (tmp_path / "workbench" / "__init__.py").write_text("")
+    evaluate = tmp_path / "metrics" / "engine" / "evaluate.py"
+    evaluate.write_text(evaluate.read_text() + "\n\ndef _up():\n    from metrics.cli import ir_eval  # noqa\n")
+    config = tmp_path / "pyproject.toml"
+    config.write_text((ROOT / "pyproject.toml").read_text())
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        status = lint.lint_imports(config_filename=str(config), no_cache=True, no_logo=True)
+    finally:
+        sys.path.remove(str(tmp_path))
+        os.chdir(here)
+    report = capsys.readouterr().out
+    assert status != 0
+    assert "metrics.engine is not allowed to import metrics.cli" in report
+
+
+def test_no_module_is_over_500_lines():
+    long = {
+        str(path.relative_to(ROOT)): n
+        for package in ("metrics", "workbench")
+        for path in (ROOT / package).rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+    }
+    assert not long, f"modules over {MAX_LINES} lines: {long}"

@@ -1,0 +1,25 @@
+"""What stands in the workspace where a run frame would be, for a run file scored from disk
+(:mod:`workbench.model.disk_runs` scores it in worker processes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass(eq=False)
+class RunOnDisk:
+    """A run file scored from disk: what stands in the workspace where a run frame would be.
+
+    ``attrs`` has the frame's ``name`` (the tag of the first line) and ``path``.  A new object for
+    every load of the file, so that the scores kept for it (by identity) go with it.
+    """
+
+    path: str
+    attrs: dict = field(default_factory=dict)
+    #: (size, modification time) of the file when it was opened: a file changed since is not scored as
+    #: if it were the one opened (the window says it changed, and offers to read it again)
+    stat: Optional[tuple] = None
+
+    def __len__(self) -> int:  # rows are not known without reading the file
+        return 0
