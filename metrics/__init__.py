@@ -12,7 +12,8 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from typing import TYPE_CHECKING
 
-from metrics.engine.evaluate import Evaluation, evaluate
+from metrics.engine.evaluate import evaluate
+from metrics.engine.evaluation import Evaluation
 from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.measures import FAMILIES, Measure, parse_measures
 from metrics.measures.names import (

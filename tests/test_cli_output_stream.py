@@ -15,7 +15,7 @@ import trec_eval_ref
 from metrics.cli import ir_eval as cli
 from metrics.cli import output as cli_output
 
-evaluate_module = importlib.import_module("metrics.engine.evaluate")
+evaluate_module = importlib.import_module("metrics.engine.evaluation")
 
 QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d4 1\nq3 0 d5 1\n"
 # q2 retrieves only an unjudged document: with -J its ranking is empty and trec_eval prints -nan

@@ -121,7 +121,7 @@ def test_a_sparse_2_gib_run_is_refused_at_once_through_ir_eval(tmp_path, capsys)
 
 
 def test_the_parts_boundary_reads_a_bounded_line(tmp_path):
-    from metrics.scale.parallel import _boundary
+    from metrics.scale.parts import _boundary
 
     path = tmp_path / "one_line.txt"
     path.write_bytes(b"1 Q0 d 1 1 t\n" + b"x" * (MAX_LINE_BYTES + 10))

@@ -203,7 +203,7 @@ def test_header_errors_name_the_line_and_the_header(tmp_path):
 
 
 def test_header_file_is_not_cut_into_parts(tmp_path, trec):
-    from metrics.scale.parallel import partitions
+    from metrics.scale.parts import partitions
 
     path = _run_layouts(tmp_path)["pyterrier-csv"]
     assert partitions(str(path), 4, 1) == 1

@@ -18,7 +18,8 @@ from metrics import Measure, parse_measures
 from metrics import evaluate as evaluate_as_named
 from metrics.measures import FAMILIES
 from metrics.measures.extra import ndcg_options
-from metrics.measures.irm import IR_MEASURES_NAMES, ir_measures_name
+from metrics.measures.irm import IR_MEASURES_NAMES
+from metrics.measures.irm_names import ir_measures_name
 
 # ------------------------------------------------------------------ data
 

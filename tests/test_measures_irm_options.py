@@ -158,7 +158,7 @@ def test_ndcg_gains_with_a_cutoff_match_pytrec_eval(seed):
 
 
 def test_gains_names_round_trip_and_refuse_what_is_undefined():
-    from metrics.measures.irm import ir_measures_name
+    from metrics.measures.irm_names import ir_measures_name
 
     (m,) = metrics.parse_measures("nDCG(gains={0:0,1:1,2:3,3:7})@10")
     assert str(m) == "ndcg_ext_10(gains=2:3;3:7)"  # identity pairs dropped
@@ -171,7 +171,7 @@ def test_gains_names_round_trip_and_refuse_what_is_undefined():
 
 
 def test_judged_only_names_round_trip():
-    from metrics.measures.irm import ir_measures_name
+    from metrics.measures.irm_names import ir_measures_name
 
     for name in JUDGED_ONLY + ["RR(judged_only=True)@10", "nDCG(judged_only=True,gain=exp)@10"]:
         (m,) = metrics.parse_measures(name)
@@ -326,7 +326,7 @@ def test_cwl_measures_match_cwl_eval(seed):
 
 
 def test_cwl_names_round_trip_and_check_their_parameters():
-    from metrics.measures.irm import ir_measures_name
+    from metrics.measures.irm_names import ir_measures_name
 
     for name in CWL:
         (m,) = metrics.parse_measures(name)

@@ -17,19 +17,20 @@ from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.judged import encode_qrels
 from metrics.scale import parallel as mp
+from metrics.scale import parts as split_parts
 
 SPLIT = "400000"  # bytes: the runs below (1.7 and 7 MB) are cut in two, one part per process or worker
 # ir-eval in a process of its own, which says how many runs were merged from parts and how many not
 RUNNER = """
 import sys
-import metrics.scale.parallel as p
+import metrics.scale.parts as split_parts
 merged = []
-original = p.merge
+original = split_parts.merge
 def merge(*args, **kwargs):
     result = original(*args, **kwargs)
     merged.append(result is not None)
     return result
-p.merge = merge
+split_parts.merge = merge
 from metrics.cli.ir_eval import main
 code = main(sys.argv[1:])
 sys.stderr.write(f"merged: {merged}\\n")
@@ -76,7 +77,7 @@ def data(tmp_path_factory):
 
 
 def ir_eval_process(*args, split=SPLIT, cwd=None):
-    env = dict(os.environ, **{mp.SPLIT_ENV: split})
+    env = dict(os.environ, **{split_parts.SPLIT_ENV: split})
     out = subprocess.run(
         [sys.executable, "-c", RUNNER, *map(str, args)], capture_output=True, text=True, timeout=120, env=env, cwd=cwd
     )
@@ -166,15 +167,15 @@ def _tasks(cluster) -> int:
 @pytest.fixture
 def merges(monkeypatch):
     done: list = []
-    original = mp.merge
+    original = split_parts.merge
 
     def merge(*args, **kwargs):
         result = original(*args, **kwargs)
         done.append(result is not None)
         return result
 
-    monkeypatch.setattr(mp, "merge", merge)
-    monkeypatch.setenv(mp.SPLIT_ENV, SPLIT)
+    monkeypatch.setattr(split_parts, "merge", merge)
+    monkeypatch.setenv(split_parts.SPLIT_ENV, SPLIT)
     return done
 
 
@@ -203,7 +204,7 @@ def test_dask_scores_an_ungrouped_file_and_a_bad_one_in_one_task(cluster, data, 
     tagged = _broken(data, tmp_path, "tagged.txt", _last_tag)
     tagged = os.path.relpath(tagged)
     for split in (SPLIT, "1000000000"):  # in parts and in one task
-        monkeypatch.setenv(mp.SPLIT_ENV, split)
+        monkeypatch.setenv(split_parts.SPLIT_ENV, split)
         code, out, err = ir_eval(capsys, "--dask", cluster.scheduler_address, "-m", "map", data / "qrels.txt", tagged)
         assert (code, out, err) == ir_eval(capsys, "--jobs", "1", "-m", "map", data / "qrels.txt", tagged)
         assert err.startswith(f"ir-eval: warning: {tagged}: the run tag changes")
@@ -248,10 +249,10 @@ def test_parts_merge_to_one_tasks_lines_whatever_the_queries_share(tmp_path):
 
         def task(t, s=s):
             _, path, part, parts, width, before = t
-            return mp.score_file(s, path) if part < 0 else mp.score_part(s, path, part, parts, width, before)
+            return mp.score_file(s, path) if part < 0 else split_parts.score_part(s, path, part, parts, width, before)
 
         for parts in (2, 7):
-            [scored] = mp.in_parts(
+            [scored] = split_parts.in_parts(
                 s, [(run, run, parts)], lambda ts: map(task, ts), lambda t: again.append(t) or task(t)
             )
             assert (scored.lines, scored.warnings, scored.evaluated) == (
@@ -266,17 +267,17 @@ def test_parts_merge_to_one_tasks_lines_whatever_the_queries_share(tmp_path):
 def test_what_is_split(tmp_path):
     path = tmp_path / "run.txt"
     path.write_bytes(b"1 Q0 d 1 1.0 t\n" * 1000)  # 15,000 bytes
-    assert mp.partitions(str(path), 2, 15_000) == 2
-    assert mp.partitions(str(path), 8, 15_000) == 4  # parts of a quarter of the threshold at least
-    assert mp.partitions(str(path), 8, 1_000) == 8
-    assert mp.partitions(str(path), 2, 15_001) == 1  # below the threshold
-    assert mp.partitions(str(path), 1, 1_000) == 1  # one process
-    assert mp.partitions(str(path), 2, 1_000, ranked=True) == 1
-    assert mp.partitions(str(tmp_path / "absent.txt"), 2, 1_000) == 1  # its task says it is missing
+    assert split_parts.partitions(str(path), 2, 15_000) == 2
+    assert split_parts.partitions(str(path), 8, 15_000) == 4  # parts of a quarter of the threshold at least
+    assert split_parts.partitions(str(path), 8, 1_000) == 8
+    assert split_parts.partitions(str(path), 2, 15_001) == 1  # below the threshold
+    assert split_parts.partitions(str(path), 1, 1_000) == 1  # one process
+    assert split_parts.partitions(str(path), 2, 1_000, ranked=True) == 1
+    assert split_parts.partitions(str(tmp_path / "absent.txt"), 2, 1_000) == 1  # its task says it is missing
     packed = tmp_path / "run.txt.gz"
     packed.write_bytes(gzip.compress(path.read_bytes()))
-    assert mp.partitions(str(packed), 2, 10) == 1
-    assert mp.split_threshold() == int(os.environ.get(mp.SPLIT_ENV) or mp.SPLIT_BYTES)
+    assert split_parts.partitions(str(packed), 2, 10) == 1
+    assert split_parts.split_threshold() == int(os.environ.get(split_parts.SPLIT_ENV) or split_parts.SPLIT_BYTES)
 
 
 def test_one_query_alone_leaves_the_other_parts_empty(tmp_path):
@@ -285,9 +286,9 @@ def test_one_query_alone_leaves_the_other_parts_empty(tmp_path):
     run.write_text("".join(f"7 Q0 d{d} {d} {1 / (d + 1)} t\n" for d in range(500)))
     enc = encode_qrels(read_columns(str(qrels), "qrels"))
     s = mp.state(enc, parse_measures(["map", "num_q"]), {}, False, True, True)
-    parts = [mp.score_part(s, str(run), k, 3) for k in range(3)]
+    parts = [split_parts.score_part(s, str(run), k, 3) for k in range(3)]
     assert [len(p.query_ids) for p in parts] == [1, 0, 0]
-    assert mp.merge(s, str(run), parts, lambda *a: None).lines == mp.score_file(s, str(run)).lines
+    assert split_parts.merge(s, str(run), parts, lambda *a: None).lines == mp.score_file(s, str(run)).lines
 
 
 def test_ranges_hold_every_line_once(tmp_path):
@@ -307,7 +308,9 @@ def test_ranges_hold_every_line_once(tmp_path):
     s = mp.state(enc, parse_measures(["all_trec", "relstring"]), {}, False, True, True)
     expected = mp.score_file(s, str(run))
     for parts in range(2, 10):
-        got = mp.merge(s, str(run), [mp.score_part(s, str(run), k, parts) for k in range(parts)], lambda *a: None)
+        got = split_parts.merge(
+            s, str(run), [split_parts.score_part(s, str(run), k, parts) for k in range(parts)], lambda *a: None
+        )
         assert (got.lines, got.warnings) == (expected.lines, expected.warnings)
     assert "the run tag changes from 't0' (first line) to 't2' (last line)" in expected.warnings[0]
 
@@ -319,7 +322,9 @@ def test_a_run_without_judged_queries_in_parts(tmp_path):
     enc = encode_qrels(read_columns(str(qrels), "qrels"))
     for complete in (False, True):
         s = mp.state(enc, parse_measures(["all_trec"]), {"complete": complete}, False, True, True)
-        got = mp.merge(s, str(run), [mp.score_part(s, str(run), k, 3) for k in range(3)], lambda *a: None)
+        got = split_parts.merge(
+            s, str(run), [split_parts.score_part(s, str(run), k, 3) for k in range(3)], lambda *a: None
+        )
         expected = mp.score_file(s, str(run))
         assert (got.lines, got.warnings, got.evaluated) == (expected.lines, expected.warnings, expected.evaluated)
         assert got.evaluated == complete

@@ -206,7 +206,7 @@ def _read_runs(paths: list[str], ranked: bool = False):
 def split_measures(values) -> list[str]:
     """``-m`` values with several names in one (ir_measures' ``'AP nDCG@10 P@10'``) split at spaces
     that are outside parentheses, braces and quotes; trec_eval's names hold no spaces."""
-    from metrics.measures.irm import split_top_level
+    from metrics.measures.irm_syntax import split_top_level
 
     return [part for value in values or () for part in split_top_level(value, str.isspace)]
 
@@ -220,7 +220,8 @@ def _jobs(args, run_paths) -> int | None:
     runs are large enough to gain from it, else 1.  None: the runs are scored together in memory, as
     comparisons, CSV and JSON need them (and standard input, a single run that is not large enough
     to be scored in parts by several processes: see :mod:`metrics.scale.parallel`)."""
-    from metrics.scale.parallel import default_jobs, partitions, split_threshold
+    from metrics.scale.parallel import default_jobs
+    from metrics.scale.parts import partitions, split_threshold
 
     if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths:
         return None

@@ -44,12 +44,13 @@ import argparse
 import json
 import sys
 
-from metrics.engine.evaluate import Evaluation, evaluate
+from metrics.engine.evaluate import evaluate
+from metrics.engine.evaluation import Evaluation
 from metrics.errors import InputError
 from metrics.io.readers import read_qrels, read_run
 from metrics.measures import parse_measures
 from metrics.measures.diversity import parse_diversity
-from metrics.measures.irm import _aliases, _read, split_top_level
+from metrics.measures.irm_syntax import _aliases, _read, split_top_level
 
 __all__ = ["main", "printed_name"]
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metrics.engine.evaluate import Evaluation, RunResult, _as_runs, format_value, labelled_runs
+from metrics.engine.evaluate import _as_runs, labelled_runs
+from metrics.engine.evaluation import Evaluation, RunResult, format_value
 from metrics.errors import InputError
 from metrics.io.ids import ids_from_series
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values

@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from metrics.engine.evaluate import _as_qrels, _compute, _format_line, _is_true
+from metrics.engine.evaluate import _as_qrels, _compute, _is_true
+from metrics.engine.evaluation import _format_line
 from metrics.explain.explainers import EXPLAINERS, conventions
 from metrics.explain.graded import gain_curve
 from metrics.explain.model import Explanation

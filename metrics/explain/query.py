@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from metrics.engine.evaluate import format_value
+from metrics.engine.evaluation import format_value
 from metrics.ranking.qrels_index import NONPOOL
 
 __all__ = ["QueryRanking", "Working", "UnknownQuery", "grade_text", "reproduces"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from metrics.engine.evaluate import _format_line
+from metrics.engine.evaluation import _format_line
 from metrics.explain.explainers import conventions
 from metrics.explain.model import Explanation, Table
 from metrics.explain.query import reproduces

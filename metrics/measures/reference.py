@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
-from metrics.measures.irm import ir_measures_name
+from metrics.measures.irm_names import ir_measures_name
 from metrics.measures.registry import FAMILIES, NICKNAMES, parse_measures
 
 

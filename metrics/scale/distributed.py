@@ -24,10 +24,10 @@ size is not asked for: that would cost a request per run) and a run in memory
 are one task each.
 
 ``ir-eval --dask`` scores a local run file of 64 MiB or more
-(:data:`metrics.scale.parallel.SPLIT_BYTES`, ``$IR_EVAL_SPLIT_BYTES``) in parts, one
+(:data:`metrics.scale.parts.SPLIT_BYTES`, ``$IR_EVAL_SPLIT_BYTES``) in parts, one
 per worker thread: each worker reads its byte range of the file (whole queries)
 itself, and the caller merges the per-query values into the lines of one task
-(:func:`metrics.scale.parallel.merge`).  A URL is never cut in parts (the worker
+(:func:`metrics.scale.parts.merge`).  A URL is never cut in parts (the worker
 copies the object before reading it), nor is a run given to
 ``Evaluator.evaluate(runs, client=...)``, whose paths are batched as
 ``ir-eval``'s are and whose runs in memory are one task each.
@@ -56,7 +56,8 @@ from typing import Callable, Generator, Iterable, Iterator
 from urllib.parse import urlparse
 
 from metrics.errors import InputError
-from metrics.scale.parallel import Scored, in_parts, partitions, score_file, score_part, split_threshold
+from metrics.scale.parallel import score_file
+from metrics.scale.parts import Scored, in_parts, partitions, score_part, split_threshold
 
 __all__ = [
     "BATCH_BYTES",
@@ -178,7 +179,7 @@ def _named(display: str):
 
 
 def _score_task(state: dict, source: str, display: str, part: int = -1, parts: int = 1, width=None, before=None):
-    """A run scored by a worker (``part`` < 0), or one byte range of it (:func:`metrics.scale.parallel.score_part`)."""
+    """A run scored by a worker (``part`` < 0), or one byte range of it (:func:`metrics.scale.parts.score_part`)."""
     if part >= 0:
         return score_part(state, display, part, parts, width, before, source=source)
     with _named(display), _local(source) as local:
@@ -375,7 +376,7 @@ def score_runs(
     ``client``, in the order of ``paths``.  ``state``: :func:`metrics.scale.parallel.state`, scattered once to
     every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
 
-    A local run file of ``split_bytes`` or more (default :func:`metrics.scale.parallel.split_threshold`) is
+    A local run file of ``split_bytes`` or more (default :func:`metrics.scale.parts.split_threshold`) is
     scored in parts, one per worker thread, each read by its worker from the file (the same path on
     every machine); the caller merges them (:mod:`metrics.scale.parallel`).  URLs are one task each.
     Consecutive smaller local files are scored several in one task, up to ``batch_bytes`` together
@@ -417,7 +418,8 @@ def evaluate_on_cluster(evaluator, runs, client):
     dict label -> one of these; one path, URL or frame alone is one run.  Labels and numbers are those
     of ``evaluator.evaluate(runs)``; the evaluator (encoded qrels and measures) is scattered once.
     """
-    from metrics.engine.evaluate import Evaluation, _is_frame, _is_run
+    from metrics.engine.evaluate import _is_frame, _is_run
+    from metrics.engine.evaluation import Evaluation
     from metrics.io.inputs import is_single_run
     from metrics.io.labels import unique_label
 

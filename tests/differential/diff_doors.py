@@ -175,7 +175,7 @@ def _value(v):
 
 
 def json_to_trec(data: bytes) -> bytes:
-    from metrics.engine.evaluate import format_value
+    from metrics.engine.evaluation import format_value
 
     doc = json.loads(data)
     lines = []

@@ -309,7 +309,7 @@ class _Scored:
 
 def _merge(evaluations: list):
     """One :class:`metrics.engine.evaluate.Evaluation` of the runs of several one-run evaluations, in order."""
-    from metrics.engine.evaluate import Evaluation
+    from metrics.engine.evaluation import Evaluation
 
     first = evaluations[0]
     return Evaluation(
