@@ -20,6 +20,7 @@ once and forks the processes from there (:func:`_can_fork`), so that they do not
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 from typing import Optional
 
@@ -72,7 +73,7 @@ class Workers:
 
         self._lock = threading.Lock()
         self._pool = None
-        self._folder = None
+        self._folder: tempfile.TemporaryDirectory | None = None
         self._states = 0
 
     def pool(self):
@@ -98,7 +99,6 @@ class Workers:
     def state_file(self, state: dict) -> str:
         """A file holding ``state`` for the processes (the latest few are kept)."""
         import pickle
-        import tempfile
 
         with self._lock:
             if self._folder is None:
@@ -269,7 +269,9 @@ def take_early(label: str, run: RunOnDisk, qrels_parts, measures, options: dict)
     processes.  A future is handed out once; None when there is none to take."""
     with _EARLY_LOCK:
         early = _EARLY.get("scores")
-        entry = None if early is None else early["runs"].get(run.path)
+        if early is None:
+            return None
+        entry = early["runs"].get(run.path)
         if entry is None or entry[0] != label or entry[1] != run.stat:
             return None
         path, stat = early["qrels"]

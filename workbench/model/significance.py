@@ -338,6 +338,8 @@ def _letter_marks(comparison: Comparison, runs_shown: list, columns: list, marks
     got = comparison.letters()
     width = max([len(v) for v in got.values()] + [0])
     pairs = comparison.pairs
+    if pairs is None:  # (letters are drawn for an all-pairs comparison only)
+        return
     compared = {str(m) for m in pairs["measure"]}
     # (run, measure) -> [(other, difference of run - other, corrected p, significant)]
     seen: dict = {}
