@@ -669,7 +669,7 @@ def test_a_click_on_a_kind_offers_the_other_kinds_and_rows_hold_no_widgets(qtbot
 def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, small, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    import workbench.views.main_window as mw
+    import workbench.views.window_files as mw
 
     drop_and_wait(qtbot, window, small)
     s = window.session

@@ -2,63 +2,43 @@
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
-import threading
-import time
 
-from PySide6.QtCore import QEvent, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QIcon, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
-    QFileDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
-    QProgressBar,
-    QPushButton,
     QToolBar,
     QVBoxLayout,
     QWidget,
 )
 
-from workbench.model import workspace_file
 from workbench.system import qtcompat
 from workbench.views.status import MessageArea, StaleBar
 from workbench.views.window_explain import ExplainActions
 from workbench.views.window_exports import ExportActions
+from workbench.views.window_files import FileActions
 from workbench.views.window_layout import LAYOUT_VERSION, LayoutActions
+from workbench.views.window_progress import ProgressActions
+from workbench.views.window_startup import StartupActions, _InputShield
 from workbench.views.window_workspaces import WorkspaceActions
 
 APP_NAME = "ir-workbench"
-MAX_RECENT = 10
-LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
 
 
-#: what the session imports (pandas, pyarrow and its models), then what the views add (pyqtgraph):
-#: about 0.6 s in all
-SESSION_MODULES = ("pandas", "pyarrow", "metrics.io.readers", "workbench.model.session", "workbench.model.analysis")
-VIEW_MODULES = ("pyqtgraph",)
-
-
-def _import_modules(session_ready: threading.Event) -> None:
-    """Import :data:`SESSION_MODULES`, set ``session_ready``, then import :data:`VIEW_MODULES` (in a
-    thread: a failure is left for the imports on the window's thread to report, with its traceback)."""
-    try:
-        for name in SESSION_MODULES:
-            importlib.import_module(name)
-        session_ready.set()
-        for name in VIEW_MODULES:
-            importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - see above
-        return
-    finally:
-        session_ready.set()
-
-
-class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions, QMainWindow):
+class MainWindow(
+    ProgressActions,
+    StartupActions,
+    FileActions,
+    WorkspaceActions,
+    ExportActions,
+    ExplainActions,
+    LayoutActions,
+    QMainWindow,
+):
     sigExported = Signal(str)
 
     def __init__(self, session=None, settings: QSettings | None = None, parent=None, *, deferred: bool = False):
@@ -92,65 +72,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
     #: or this long after they are built at most
     FIRST_PAINT_WAIT_MS = 1000
 
-    def paint_with_first_scores(self) -> None:
-        """Paint the views once, with the scores of the files being opened, rather than empty and then again
-        as each fills in: drawn while the runs were scored, the empty views took a quarter of a second of
-        CPU from the start of a window on a hundred runs (Qt's advice: updates off during large changes).
-
-        Until then the window shows what it showed (its frame, "Starting…").  Painting resumes when the
-        scores are shown, when the session has nothing left to do (no run to score, files that cannot be
-        read), or :data:`FIRST_PAINT_WAIT_MS` after the views are built, whichever comes first: a long
-        start shows its files and progress.
-
-        Meanwhile clicks, keys and the wheel over the window are dropped (:class:`_InputShield`; shortcuts and
-        closing still work)."""
-        if not hasattr(self, "session") or self._paint_held:
-            return
-        self._paint_held = True
-        self.setUpdatesEnabled(False)
-        self._shield = _InputShield(self)
-        self.when_ready(lambda: self._shield is not None and self._shield.raise_())  # over the views made since
-        s = self.session
-        s.sigResultsChanged.connect(self._paint_after_scores)
-        s.sigIdle.connect(self._paint_again)
-        self.when_ready(lambda: QTimer.singleShot(self.FIRST_PAINT_WAIT_MS, self, self._paint_again))
-
-    def _paint_after_scores(self, results) -> None:
-        if results is not None:  # once every view has taken them (they hear the signal after this)
-            QTimer.singleShot(0, self, self._paint_again)
-
-    def _paint_again(self) -> None:
-        if not self._paint_held:
-            return
-        if self._ready is not None:
-            # scored (or nothing left to do) before the views are built: they take the scores as they are
-            # made, so paint once they are; painting them while they are laid out drew the per-query table
-            # six times over (10,000 calls of its model instead of 1,700 with a hundred runs)
-            self.when_ready(lambda: QTimer.singleShot(0, self, self._paint_again))
-            return
-        self._paint_held = False
-        if self._shield is not None:
-            self._shield.lift()
-            self._shield = None
-        self.session.sigResultsChanged.disconnect(self._paint_after_scores)
-        self.session.sigIdle.disconnect(self._paint_again)
-        self.setUpdatesEnabled(True)  # (which asks for the paint)
-
-    def when_ready(self, work) -> None:
-        """Run ``work()`` now if the views are built, else as soon as they are."""
-        if self._ready is None:
-            work()
-        else:
-            self._ready.append(work)
-
-    def when_session_ready(self, work) -> None:
-        """Run ``work()`` (which needs :attr:`session`, not the views) as soon as the session is made: files
-        given on the command line are read while the views are still being built."""
-        if self._session_waiting is None:
-            work()
-        else:
-            self._session_waiting.append(work)
-
     def _make_session(self, session=None) -> None:
         """The session, and what it says kept until the views can show it."""
         from workbench.session import Session
@@ -165,15 +86,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         for work in waiting:
             work()
 
-    def _keep_early_error(self, text: str) -> None:
-        self._early.append(("error", text))
-
-    def _keep_early_file(self, path: str) -> None:
-        self._early.append(("loaded", path))
-
-    def _show_early_message(self, text: str) -> None:
-        self.statusBar().showMessage(text, 8000)
-
     def showEvent(self, event) -> None:
         if self._ready is not None and not getattr(self, "_build_scheduled", False) and not hasattr(self, "docks"):
             # shown before its views: they are built once this first frame is on the screen
@@ -185,24 +97,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
             QTimer.singleShot(30, self._start_imports)  # once the first frame is on the screen
             return
         super().showEvent(event)
-
-    def _start_imports(self) -> None:
-        if getattr(self, "_closed", False) or hasattr(self, "docks"):
-            return  # closed, or built meanwhile
-        session_ready = threading.Event()
-        loader = threading.Thread(target=_import_modules, args=(session_ready,), name="imports", daemon=True)
-        loader.start()
-        self._wait_for_imports(loader, session_ready)
-
-    def _wait_for_imports(self, loader: threading.Thread, session_ready: threading.Event) -> None:
-        if getattr(self, "_closed", False):
-            return  # closed before its views were built
-        if session_ready.is_set() and not hasattr(self, "session"):
-            self._make_session(self._pending_session)
-        if loader.is_alive():
-            QTimer.singleShot(15, lambda: self._wait_for_imports(loader, session_ready))
-        else:
-            self._build(self._pending_session)
 
     def _build(self, session=None) -> None:
         from workbench.views.diffchart import DifferenceChart
@@ -352,28 +246,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
             self.view_menu.insertAction(self._view_sep, dock.toggleViewAction())
         return dock
 
-    def _build_status_bar(self) -> None:
-        bar = self.statusBar()
-        self.sample_label = QLabel("", self)
-        self.sample_label.setStyleSheet("QLabel { background: #fff3c4; padding: 1px 6px; border-radius: 3px; }")
-        self.sample_label.hide()
-        self.progress = QProgressBar(self)
-        self.progress.setMaximumWidth(220)
-        self.progress.setTextVisible(True)
-        self.progress.hide()
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop loading or evaluating")
-        self.cancel_button.clicked.connect(self.session.cancel)
-        self.cancel_button.hide()
-        self.reopen_button = QPushButton("Reopen last session", self)
-        self.reopen_button.setToolTip("Open again the files, labels, baseline and settings of the last session")
-        self.reopen_button.clicked.connect(self.reopen_last_session)
-        self.reopen_button.hide()
-        bar.addPermanentWidget(self.reopen_button)
-        bar.addPermanentWidget(self.sample_label)
-        bar.addPermanentWidget(self.progress)
-        bar.addPermanentWidget(self.cancel_button)
-
     def _build_menus(self) -> None:
         file_menu = self.menuBar().addMenu("&File")
         act = file_menu.addAction("&Open…", self.open_dialog)
@@ -521,98 +393,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         self._sync_undo()
 
     # ------------------------------------------------------------------
-    # opening files
-    def open_files(self, paths) -> None:
-        paths = [str(p) for p in paths]
-        workspaces = [p for p in paths if p.lower().endswith(workspace_file.SUFFIX)]
-        if workspaces:  # a workspace replaces everything; other files given with it are added to it
-            self.open_workspace(workspaces[-1])
-            paths = [p for p in paths if p not in workspaces]
-        if paths:
-            self.session.open_files(paths)
-        self.update_title()
-
-    def open_sample(self) -> None:
-        self.workspace_path = None
-        self.session.open_sample()
-        self.update_title()
-
-    def open_dialog(self) -> None:
-        paths, _ = QFileDialog.getOpenFileNames(self, "Open qrels and runs", self._last_dir())
-        if paths:
-            self.open_files(paths)
-
-    def open_dataset_dialog(self) -> None:
-        from workbench.views.dataset_dialog import open_dataset
-
-        open_dataset(self)
-
-    def open_folder_dialog(self) -> None:
-        path = QFileDialog.getExistingDirectory(self, "Open a folder of qrels and runs", self._last_dir())
-        if path:
-            self.open_files([path])
-
-    def _last_dir(self) -> str:
-        recent = self.recent_files()
-        return os.path.dirname(recent[0]) if recent else os.getcwd()
-
-    def dragEnterEvent(self, event) -> None:
-        if event.mimeData().hasUrls() and any(u.isLocalFile() for u in event.mimeData().urls()):
-            event.acceptProposedAction()
-        else:
-            event.ignore()
-
-    def dragMoveEvent(self, event) -> None:
-        self.dragEnterEvent(event)
-
-    def dropEvent(self, event) -> None:
-        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
-        if paths:
-            event.acceptProposedAction()
-            self.open_files(paths)
-        else:
-            event.ignore()
-
-    # -- recent files ----------------------------------------------------
-    def recent_files(self) -> list[str]:
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):
-            value = [value]
-        return [str(v) for v in (value or [])]
-
-    def _remember_recent(self, path: str) -> None:
-        from workbench.model.loading import SAMPLE_DIR
-
-        if os.path.dirname(path) == str(SAMPLE_DIR):
-            return
-        recent = [p for p in self.recent_files() if p != path]
-        self.settings.setValue("recentFiles", ([path] + recent)[:MAX_RECENT])
-
-    def _fill_recent_menu(self) -> None:
-        self.recent_menu.clear()
-        recent = self.recent_files()
-        for path in recent:
-            self.recent_menu.addAction(path, lambda p=path: self.open_files([p]))
-        if recent:
-            self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear list", lambda: self.settings.setValue("recentFiles", []))
-        else:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-
-    # -- changes on disk ---------------------------------------------------
-    def _on_file_changed_on_disk(self, path: str, size: int) -> None:
-        if size > LARGE_FILE:
-            answer = QMessageBox.question(
-                self,
-                "File changed",
-                f"{os.path.basename(path)} changed on disk ({size / 2**20:.0f} MiB). Load it again?",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                return
-        self.statusBar().showMessage(f"{os.path.basename(path)} changed on disk; loading it again", 5000)
-        self.session.reload(path)
-
-    # ------------------------------------------------------------------
     # session -> window
     def update_title(self) -> None:
         if self.session.is_sample:
@@ -627,41 +407,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
             self.setWindowTitle(" — ".join([APP_NAME, *parts]))
             self.sample_label.hide()
             self.reopen_button.hide()
-
-    def _on_busy(self, busy: bool) -> None:
-        self.progress.setVisible(busy)
-        self.cancel_button.setVisible(busy)
-        if busy:
-            with self._progress_painted_later():
-                self.progress.setRange(0, 0)
-
-    @contextlib.contextmanager
-    def _progress_painted_later(self):
-        """Changes of the progress bar painted with the window's next paint: QProgressBar repaints at once
-        when its range or value changes, and that paints every other part of the window waiting to be
-        painted (the plots) there and then, while files are still arriving."""
-        self.progress.setUpdatesEnabled(False)
-        try:
-            yield
-        finally:
-            self.progress.setUpdatesEnabled(True)  # (which asks for the paint)
-
-    def _on_progress(self, fraction: float, what: str) -> None:
-        now = time.monotonic()
-        shown = (fraction < 0, int(round(fraction * 100)), what)
-        if shown == getattr(self, "_progress_shown", None) or (
-            now - getattr(self, "_progress_at", 0.0) < 0.05 and fraction not in (-1.0, 1.0)
-        ):
-            return  # a progress bar repaint costs milliseconds: at most twenty a second
-        self._progress_shown, self._progress_at = shown, now
-        with self._progress_painted_later():
-            if fraction < 0:
-                self.progress.setRange(0, 0)
-            else:
-                self.progress.setRange(0, 1000)
-                self.progress.setValue(int(round(fraction * 1000)))
-            self.progress.setFormat(f"{what} %p%")
-        self.progress.setToolTip(what)
 
     def _fit_summary(self, results) -> None:
         """Give the summary dock the height its rows need (up to 40% of the window) when the number of
@@ -696,19 +441,6 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         if i >= 0 and i != self.query_box.currentIndex():
             self.query_box.setCurrentIndex(i)
 
-    # ------------------------------------------------------------------
-    # settings kept across runs
-    def _chosen_kinds(self) -> dict:
-        import json
-
-        try:
-            value = json.loads(str(self.settings.value("chosenKinds", "{}")))
-        except ValueError:
-            return {}
-        return (
-            {str(k): str(v) for k, v in value.items() if v in workspace_file.KINDS} if isinstance(value, dict) else {}
-        )
-
     def closeEvent(self, event) -> None:
         import json
 
@@ -723,42 +455,3 @@ class MainWindow(WorkspaceActions, ExportActions, ExplainActions, LayoutActions,
         self.save_layout()
         self.session.shutdown()
         super().closeEvent(event)
-
-
-class _InputShield(QWidget):
-    """A child of the window, over all of it, that takes the clicks, the wheel and the keys while the window's
-    painting is held (:meth:`MainWindow.paint_with_first_scores`): they would act on rows and columns the
-    window does not show yet.  Transparent: nothing paints it, and a widget over the others receives their
-    input without a filter on every event of the application (thousands in a start)."""
-
-    def __init__(self, window: QWidget):
-        super().__init__(window)
-        self.setAttribute(Qt.WidgetAttribute.WA_NoSystemBackground)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self._focus = window.focusWidget()
-        self.setGeometry(window.rect())
-        window.installEventFilter(self)  # to follow the window's size
-        self.show()
-        self.raise_()
-        self.setFocus()
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt's name
-        if event.type() == QEvent.Type.Resize:
-            self.setGeometry(obj.rect())
-        return False
-
-    def _drop(self, event) -> None:
-        event.accept()
-
-    mousePressEvent = mouseReleaseEvent = mouseDoubleClickEvent = wheelEvent = _drop  # noqa: N815
-    keyPressEvent = keyReleaseEvent = _drop  # noqa: N815
-
-    def lift(self) -> None:
-        """Gone: the input goes to the views again, the keyboard where it was."""
-        self.parentWidget().removeEventFilter(self)
-        focus = self._focus
-        self.hide()
-        self.deleteLater()
-        if focus is not None:
-            with contextlib.suppress(RuntimeError):  # the widget was deleted since (views rebuilt)
-                focus.setFocus()
