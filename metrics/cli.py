@@ -15,6 +15,9 @@ Differences from trec_eval 10.0, on purpose:
 * Without ``-c``, a qrels query that a run does not retrieve for is skipped
   with a warning on standard error (trec_eval 9.x's behaviour; 10.0 aborts).
 * Several run files may be given at once.
+* The diversity measures (``-m alpha_nDCG@20 -m ERR_IA@20 -m NRBP``, ndeval's
+  values) are scored against intent qrels (``qid intent docid grade``) and
+  printed in this layout under the names given.
 * Bad input is reported as ``ir-eval: FILE, line N: what was found; what
   was expected`` on standard error, with exit status 2 (usage errors: 1,
   before any file is read; an unexpected error: 3, one line, the traceback
@@ -33,7 +36,7 @@ from contextlib import contextmanager
 
 from .cli_output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from .columns import read_columns
-from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
+from .errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError, IntentQrelsError
 from .evaluate import evaluate
 from .measures import parse_measures
 from .qrels_index import encode_qrels
@@ -462,10 +465,105 @@ def _guarded(work, debug: bool) -> int:
         return EXIT_INTERNAL
 
 
+def _diversity_names(names) -> list[str]:
+    """The names among ``names`` that name diversity measures (scored against intent qrels)."""
+    from .measures.diversity import parse_diversity
+
+    def named(name: str) -> bool:
+        try:
+            return parse_diversity(name) is not None
+        except ValueError:  # a diversity measure with parameters that do not fit: evaluate_diversity says why
+            return True
+
+    return [n for n in names if named(n)]
+
+
+def _run_diversity(args, names: list[str], out) -> int:
+    """``-m alpha_nDCG@20 ...``: the diversity measures against intent qrels (``qid intent docid grade``), in
+    trec_eval's layout (``-q``: per query, then ``all``), under the names given."""
+    from .intents import evaluate_diversity, parse_diversity_measures, read_intent_qrels
+    from .readers import read_run
+
+    diverse = _diversity_names(names)
+    try:
+        if len(diverse) < len(names):
+            other = next(n for n in names if n not in diverse)
+            raise UsageError(
+                f"{diverse[0]} is a diversity measure, scored against intent qrels ('qid intent docid grade'), "
+                f"{other} against ad hoc qrels: score them in two calls (ir-eval -m {diverse[0]} INTENT_QRELS RUN; "
+                f"ir-eval -m {other} QRELS RUN)"
+            )
+        unused = [
+            flag
+            for flag, used in (
+                ("-M", args.max_docs is not None),
+                ("-J", args.judged_only),
+                ("-N", args.num_docs != 0),
+                ("--ranked", args.ranked),
+                ("--compare", args.compare),
+                ("--all-pairs", args.all_pairs),
+                ("--dask", args.dask is not None),
+            )
+            if used
+        ]
+        if unused:
+            raise UsageError(f"{', '.join(unused)}: not offered with the diversity measures ({', '.join(diverse)})")
+        if args.level != 1:
+            raise UsageError(
+                "-l does not apply to the diversity measures: give the level in their names, "
+                f"as alpha_nDCG(rel={args.level})@20"
+            )
+        parse_diversity_measures(names)
+    except (UsageError, ValueError) as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    def read(path, reader):
+        if path != "-":
+            return reader(path)
+        with _stdin_as_file() as tmp:
+            try:
+                return reader(tmp)
+            except InputError as exc:  # the user gave standard input, not a temporary file
+                raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
+
+    try:
+        qrels = read(args.qrels, read_intent_qrels)
+        if not len(qrels) or qrels.groupby("query_id")["intent"].nunique().max() < 2:
+            raise InputError(
+                "column 2 holds one value per query: ad hoc qrels, not intent qrels; the diversity measures "
+                "need a query's intents in column 2 (ir-eval --irm reads any 4-column file as intent qrels)",
+                path=STDIN if args.qrels == "-" else args.qrels,
+                expected="intent qrels, 'qid intent docid grade'",
+            )
+        ev = evaluate_diversity(qrels, [read(p, read_run) for p in args.runs], names, complete=args.complete)
+    except InputError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except FileNotFoundError as exc:
+        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
+        return EXIT_INPUT
+    for message in ev.warnings:
+        print(f"ir-eval: warning: {message}", file=sys.stderr)
+    if all(not ev.query_ids[r] for r in ev.runs):
+        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+        return EXIT_INPUT
+    if args.format != "trec":
+        {"csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
+    else:
+        for run in ev.runs:
+            out.write("".join(line + "\n" for line in ev.trec_lines(run, queries=args.query, summary=args.summary)))
+    out.flush()
+    return 0
+
+
 def _run(args) -> int:
     out = sys.stdout
     try:
         _check_options(args)
+        names = split_measures(args.measures)
+        if _diversity_names(names):  # scored against intent qrels
+            return _run_diversity(args, names, out)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
         measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
@@ -505,6 +603,8 @@ def _run(args) -> int:
         hint = (
             "; to score it in its line order, add --ranked"
             if "ranked-judgments file" in str(exc) and not args.ranked
+            else f"; for the diversity measures: ir-eval -m alpha_nDCG@20 {args.qrels} RUN"
+            if isinstance(exc, IntentQrelsError)
             else ""
         )
         print(f"ir-eval: {exc}{hint}", file=sys.stderr)
