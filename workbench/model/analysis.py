@@ -20,7 +20,7 @@ import metrics.measures
 import metrics.ranking
 from metrics.errors import Cancelled, InputError
 from metrics.ids import shown
-from workbench.model import disk_runs
+from workbench.model import disk_runs, diversity, diversity_scores
 from workbench.model.defaults import parse_each
 from workbench.model.workspace import merge_qrels
 
@@ -40,6 +40,8 @@ class Request:
     qrels_name: str | None = None
     key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
     cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
+    #: the intent qrels in use (:mod:`workbench.model.diversity`): the diversity measures are scored against them
+    intents: pd.DataFrame | None = field(default=None, compare=False, repr=False)
 
 
 class CurveTable:
@@ -77,6 +79,9 @@ class CurveTable:
 
     def __contains__(self, key) -> bool:
         return key in self._curves
+
+    def __len__(self) -> int:
+        return len(self._curves)
 
 
 @dataclass
@@ -126,10 +131,18 @@ def compute(request: Request, progress=None) -> Results:
     if request.cache is None:  # a cache of this evaluation only: its worker processes stop with it
         cache = RunCache()
         try:
-            return _compute(request, cache, progress)
+            return _measures_of_both(request, cache, progress)
         finally:
             cache.close()
-    return _compute(request, request.cache, progress)
+    return _measures_of_both(request, request.cache, progress)
+
+
+def _measures_of_both(request: Request, cache: RunCache, progress) -> Results:
+    """The diversity measures against the intent qrels (:mod:`workbench.model.diversity`), the others here."""
+    adhoc, wanted = diversity.split(request.measures)
+    if wanted and request.intents is not None:
+        return diversity_scores.compute(request, adhoc, wanted, cache, progress, _compute)
+    return _compute(replace(request, measures=adhoc), cache, progress)
 
 
 def _compute(request: Request, cache: RunCache, progress) -> Results:
@@ -399,6 +412,7 @@ class RunCache:
         self._lock = threading.Lock()
         self._scores: dict[tuple, tuple[list, _Scores]] = {}
         self._encoded: tuple[list, object] | None = None
+        self.diversity = diversity_scores.Scores()  # the runs scored with the diversity measures
         self.workers = disk_runs.workers()  # the processes that score runs on disk
 
     def close(self) -> None:
