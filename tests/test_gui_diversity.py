@@ -266,3 +266,24 @@ def test_what_an_evaluation_is_computed_from_names_the_intent_qrels():
     assert state.evaluation_key(ws, ("map", "alpha_nDCG@20"), 1, 100, {}) != key
     ws.entries = [run]
     assert state.evaluation_key(ws, ("map", "alpha_nDCG@20"), 1, 100, {}) is None
+
+
+def test_workspace_files_keep_every_kind_of_file(tmp_path):
+    from workbench.model import workspace_file
+
+    for name in ("intents.txt", "queries.tsv", "qrels.txt"):
+        (tmp_path / name).write_text("x\n")
+    doc = workspace_file.WorkspaceDoc(
+        files=[
+            workspace_file.FileItem(str(tmp_path / "intents.txt"), "intents"),
+            workspace_file.FileItem(str(tmp_path / "queries.tsv"), "queries"),  # (refused on reading before)
+            workspace_file.FileItem(str(tmp_path / "qrels.txt"), "qrels"),
+        ]
+    )
+    workspace_file.write(doc, str(tmp_path / "w.irwb"))
+    back = workspace_file.read(str(tmp_path / "w.irwb"))
+    assert [(os.path.basename(f.path), f.kind) for f in back.files] == [
+        ("intents.txt", "intents"),
+        ("queries.tsv", "queries"),
+        ("qrels.txt", "qrels"),
+    ]
