@@ -290,7 +290,7 @@ class Session(QObject):
         if e is None:
             return
         self._watch(e.path)
-        if e.kind == "qrels":  # a qrels file replaced by this one is no longer watched
+        if e.kind in ("qrels", "intents"):  # a (intent) qrels file replaced by this one is no longer watched
             present = {x.path for x in self.workspace.entries}
             for p in self._watcher.files():
                 if normalize(p) not in present:

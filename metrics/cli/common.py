@@ -6,10 +6,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from contextlib import contextmanager
 
 from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE
 
-__all__ = ["UsageError", "Formatter", "Parser", "VersionAction", "add_level_option", "guarded"]
+__all__ = [
+    "STDIN",
+    "stdin_as_file",
+    "UsageError",
+    "Formatter",
+    "Parser",
+    "VersionAction",
+    "add_level_option",
+    "guarded",
+]
+
+
+STDIN = "standard input"
 
 
 class UsageError(ValueError):
@@ -93,3 +106,18 @@ def guarded(work, debug: bool) -> int:
             raise
         print(f"ir-eval: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+@contextmanager
+def stdin_as_file():
+    """Standard input saved to a temporary file (the readers take paths)."""
+    import tempfile  # here: reading files does without it
+
+    fd, path = tempfile.mkstemp(prefix="ir-eval-stdin-")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            while chunk := sys.stdin.buffer.read(1 << 20):
+                f.write(chunk)
+        yield path
+    finally:
+        os.unlink(path)

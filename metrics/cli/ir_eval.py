@@ -15,6 +15,9 @@ Differences from trec_eval 10.0, on purpose:
 * Without ``-c``, a qrels query that a run does not retrieve for is skipped
   with a warning on standard error (trec_eval 9.x's behaviour; 10.0 aborts).
 * Several run files may be given at once.
+* The diversity measures (``-m alpha_nDCG@20 -m ERR_IA@20 -m NRBP``, ndeval's
+  values) are scored against intent qrels (``qid intent docid grade``) and
+  printed in this layout under the names given.
 * Bad input is reported as ``ir-eval: FILE, line N: what was found; what
   was expected`` on standard error, with exit status 2 (usage errors: 1,
   before any file is read; an unexpected error: 3, one line, the traceback
@@ -29,12 +32,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from contextlib import contextmanager
 
-from metrics.cli.common import Parser, UsageError, VersionAction, add_level_option, guarded
+from metrics.cli.common import STDIN, Parser, UsageError, VersionAction, add_level_option, guarded, stdin_as_file
+from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
-from metrics.errors import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, InputError
+from metrics.errors import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, InputError, IntentQrelsError
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
@@ -44,7 +47,6 @@ EXIT_CODES = (
     "2 bad input (a file that cannot be read), 3 unexpected internal error, 4 the output could not be written, "
     "130 interrupted (Ctrl-C)."
 )
-STDIN = "standard input"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -159,21 +161,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-@contextmanager
-def _stdin_as_file():
-    """Standard input saved to a temporary file (the readers take paths)."""
-    import tempfile  # here: reading files does without it
-
-    fd, path = tempfile.mkstemp(prefix="ir-eval-stdin-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            while chunk := sys.stdin.buffer.read(1 << 20):
-                f.write(chunk)
-        yield path
-    finally:
-        os.unlink(path)
-
-
 def _read_runs(paths: list[str], ranked: bool = False):
     """Yield the runs one at a time, read when asked for: the evaluation
     ranks each one and lets it go before the next is read."""
@@ -186,7 +173,7 @@ def _read_runs(paths: list[str], ranked: bool = False):
         return read_columns(path, "run")
 
     def read_stdin():
-        with _stdin_as_file() as tmp:
+        with stdin_as_file() as tmp:
             try:
                 run = read(tmp)
             except InputError as exc:  # the user gave standard input, not a temporary file
@@ -378,6 +365,9 @@ def _run(args) -> int:
     out = sys.stdout
     try:
         _check_options(args)
+        names = split_measures(args.measures)
+        if diversity_names(names):  # scored against intent qrels
+            return run_diversity(args, names, out)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
         measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
@@ -395,7 +385,7 @@ def _run(args) -> int:
         # encoded at once: the columns read go before the first run is read (the encoding is all
         # that scoring needs of them)
         if args.qrels == "-":
-            with _stdin_as_file() as tmp:
+            with stdin_as_file() as tmp:
                 try:
                     qrels = encode_qrels(read_columns(tmp, "qrels"), consume=True)
                 except InputError as exc:
@@ -417,6 +407,8 @@ def _run(args) -> int:
         hint = (
             "; to score it in its line order, add --ranked"
             if "ranked-judgments file" in str(exc) and not args.ranked
+            else f"; for the diversity measures: ir-eval -m alpha_nDCG@20 {args.qrels} RUN"
+            if isinstance(exc, IntentQrelsError)
             else ""
         )
         print(f"ir-eval: {exc}{hint}", file=sys.stderr)

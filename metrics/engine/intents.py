@@ -224,7 +224,10 @@ def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> Dive
         missing = [queries[i] for i in range(len(queries)) if i not in have]
         if missing and not complete:
             shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
-            warnings.append(f"run {label!r}: {len(missing)} qrels queries without results skipped: {shown}")
+            warnings.append(
+                f"run {label!r}: {len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} without results "
+                f"skipped: {shown}"
+            )
         starts = np.searchsorted(codes, np.arange(len(queries) + 1))
         query_ids[label] = [queries[i] for i in evaluated]
         rows = []

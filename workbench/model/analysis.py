@@ -8,110 +8,29 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, field, replace
-from typing import Mapping
+from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd
 
 import metrics
 import metrics.engine.curves
 import metrics.measures
 import metrics.ranking.judged
 from metrics.errors import Cancelled, InputError
-from metrics.io.ids import shown
-from workbench.model import disk_runs
+from workbench.model import disk_runs, diversity, diversity_scores
 from workbench.model.defaults import parse_each
+
+# the views and the session name these through analysis, where the evaluation is made
+from workbench.model.results import (  # noqa: F401
+    MEAN,
+    CurveTable,
+    Request,
+    Results,
+    _wide_per_query,
+    query_sort_key,
+    sort_queries,
+)
 from workbench.model.workspace import merge_qrels
-
-MEAN = "all"  # query_id under which metrics.engine.curves reports the mean over queries
-
-
-@dataclass(frozen=True)
-class Request:
-    """Inputs of one evaluation; a value, so a worker can own it."""
-
-    qrels: pd.DataFrame | tuple[pd.DataFrame, ...]  # several parts are merged by compute()
-    runs: Mapping[str, pd.DataFrame]
-    measures: tuple[str, ...]
-    relevance_level: int = 1
-    k_max: int = 100
-    ndcg_options: tuple[tuple[str, object], ...] = ()
-    qrels_name: str | None = None
-    key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
-    cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
-
-
-class CurveTable:
-    """Curves per (query, run) looked up without scanning anything.
-
-    Made from a tidy ``frame`` (columns ``run``, ``query_id``, the ``x`` column, the ``y`` column), or
-    with :meth:`from_blocks` from the per-run blocks of :func:`metrics.engine.curves.evaluate_with_curves`
-    (``tidy=False``), which the window uses: no frame of one row per point is made.
-    """
-
-    def __init__(self, frame: pd.DataFrame, x: str, y: str):
-        frame = frame.sort_values(["query_id", "run", x], kind="stable").reset_index(drop=True)
-        xs, ys = frame[x].to_numpy(dtype=float), frame[y].to_numpy(dtype=float)
-        self._curves = {
-            (str(q), str(r)): (xs[idx], ys[idx])
-            for (q, r), idx in frame.groupby(["query_id", "run"], sort=False).indices.items()
-        }
-
-    @classmethod
-    def from_blocks(cls, blocks) -> CurveTable:
-        """From ``(label, query ids, x values, values (queries x points), mean)`` blocks, one per run; the
-        mean is the curve of query :data:`MEAN`."""
-        table = cls.__new__(cls)
-        table._curves = {}
-        for label, qids, xs, values, overall in blocks:
-            x = np.asarray(xs, dtype=float)
-            values = np.asarray(values, dtype=float)
-            for i, q in enumerate(qids):
-                table._curves[(str(q), str(label))] = (x, values[i])
-            table._curves[(MEAN, str(label))] = (x, np.asarray(overall, dtype=float))
-        return table
-
-    def get(self, query_id: str, run: str) -> tuple[np.ndarray, np.ndarray] | None:
-        return self._curves.get((str(query_id), str(run)))
-
-    def __contains__(self, key) -> bool:
-        return key in self._curves
-
-
-@dataclass
-class Results:
-    request: Request
-    evaluation: object  # metrics Evaluation
-    summary: pd.DataFrame  # index runs, columns measure names
-    per_query: dict[str, pd.DataFrame]  # measure name -> index query_id, columns runs
-    measures: list[str]
-    runs: list[str]
-    query_ids: list[str]  # all evaluated queries, natural order
-    pr: CurveTable
-    ndcg: CurveTable
-    extra: dict = field(default_factory=dict)
-    # run -> (queries evaluated, i.e. both retrieved and judged; queries in the run)
-    coverage: dict[str, tuple[int, int]] = field(default_factory=dict)
-    measure_errors: list[str] = field(default_factory=list)  # names that were skipped, with the reason
-    failed: dict[str, str] = field(default_factory=dict)  # run on disk -> why its file could not be read
-
-    def unscored(self) -> list[str]:
-        """Runs that share no query with the qrels: their zeros are not scores."""
-        return [r for r, (shared, _) in self.coverage.items() if shared == 0]
-
-    @property
-    def problems(self) -> list[str]:
-        """Sentences about runs that match the qrels badly, for the user."""
-        out = [f"Measure skipped: {e}" for e in self.measure_errors]
-        for run, (shared, total) in self.coverage.items():
-            if shared == 0:
-                out.append(
-                    f"Run {run!r} shares no query with the qrels: it is not scored (is it a run of another collection?)"
-                )
-            elif shared < total:
-                out.append(f"Run {run!r}: only {shared} of its {total} queries are in the qrels")
-        return out
 
 
 def compute(request: Request, progress=None) -> Results:
@@ -126,10 +45,18 @@ def compute(request: Request, progress=None) -> Results:
     if request.cache is None:  # a cache of this evaluation only: its worker processes stop with it
         cache = RunCache()
         try:
-            return _compute(request, cache, progress)
+            return _measures_of_both(request, cache, progress)
         finally:
             cache.close()
-    return _compute(request, request.cache, progress)
+    return _measures_of_both(request, request.cache, progress)
+
+
+def _measures_of_both(request: Request, cache: RunCache, progress) -> Results:
+    """The diversity measures against the intent qrels (:mod:`workbench.model.diversity`), the others here."""
+    adhoc, wanted = diversity.split(request.measures)
+    if wanted and request.intents is not None:
+        return diversity_scores.compute(request, adhoc, wanted, cache, progress, _compute)
+    return _compute(replace(request, measures=adhoc), cache, progress)
 
 
 def _compute(request: Request, cache: RunCache, progress) -> Results:
@@ -399,6 +326,7 @@ class RunCache:
         self._lock = threading.Lock()
         self._scores: dict[tuple, tuple[list, _Scores]] = {}
         self._encoded: tuple[list, object] | None = None
+        self.diversity = diversity_scores.Scores()  # the runs scored with the diversity measures
         self.workers = disk_runs.workers()  # the processes that score runs on disk
 
     def close(self) -> None:
@@ -432,31 +360,6 @@ class RunCache:
         with self._lock:
             self._encoded = ([weakref.ref(p) for p in parts], enc)
         return enc
-
-
-def _wide_per_query(ev) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Each measure's values as a frame (index query_id in natural order, one column per run, NaN where a
-    run has no value), made from the runs' numpy blocks; and every evaluated query in natural order."""
-    blocks = [r for r in ev.results if r.names and r.query_ids]
-    query_ids = sort_queries({str(q) for r in blocks for q in r.query_ids})
-    row = {q: i for i, q in enumerate(query_ids)}
-    runs = list(ev.runs)
-    column = {run: j for j, run in enumerate(runs)}
-    measures = list(dict.fromkeys(str(n) for r in blocks for n in r.names))
-    cube = np.full((len(measures), len(query_ids), len(runs)), np.nan)
-    present = np.zeros((len(measures), len(query_ids)), dtype=bool)  # the queries some run has a value for
-    where = {m: k for k, m in enumerate(measures)}
-    for r in blocks:
-        rows = np.fromiter((row[str(q)] for q in r.query_ids), dtype=np.int64, count=len(r.query_ids))
-        ks = np.asarray([where[str(n)] for n in r.names])
-        cube[ks[:, None], rows[None, :], column[r.label]] = r.values.T
-        present[ks[:, None], rows[None, :]] = True
-    ids = np.asarray(query_ids, dtype=object)
-    wide = {}
-    for m, k in where.items():
-        index = pd.Index([shown(q) for q in ids[present[k]]], dtype="str", name="query_id")
-        wide[m] = pd.DataFrame(cube[k][present[k]], index=index, columns=runs)
-    return wide, query_ids
 
 
 class _Steps:
@@ -527,16 +430,3 @@ def ndcg_variant(measures, options: dict) -> tuple[str, ...]:
         for m in parsed:
             out.append("ndcg_ext" + suffix if m.family == "ndcg" else f"ndcg_ext_{m.params[0]}{suffix}")
     return tuple(dict.fromkeys(out))
-
-
-def query_sort_key(q) -> tuple:
-    """Natural order of query ids: numbers by value first, then other ids alphabetically."""
-    s = str(q)
-    try:
-        return (0, float(s), s)
-    except ValueError:
-        return (1, 0.0, s)
-
-
-def sort_queries(ids) -> list[str]:
-    return sorted((str(q) for q in ids), key=query_sort_key)

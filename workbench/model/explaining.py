@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from workbench.model.diversity import is_diversity
+
 #: the runs' prepared rankings kept for more explanations of the same results (a run of a million lines
 #: takes a second to rank; clicking along a row of the per-query table explains the same runs again)
 _KEEP = 4
@@ -86,6 +88,8 @@ class ExplainRules:
     def explain(self, run: str, query_id, measure: str) -> None:
         """Explain ``measure`` of ``run`` on ``query_id`` (None: the mean over queries)."""
         self.explain_target = (str(run), "all" if query_id is None else str(query_id), str(measure))
+        if is_diversity(measure):
+            self.events.message.emit(f"{measure} is a diversity measure: the Explain view explains the ad hoc measures")
 
     def explain_request(self) -> Request | None:
         """The explanation to compute now; None (and the one shown dropped) when there is nothing to
@@ -95,7 +99,12 @@ class ExplainRules:
             self.apply_explanation(None)
             return None
         run, query, measure = target
-        if run not in results.runs or run not in results.request.runs or measure not in results.measures:
+        if (
+            run not in results.runs
+            or run not in results.request.runs
+            or measure not in results.measures
+            or is_diversity(measure)  # (metrics.explain explains the measures of ad hoc qrels)
+        ):
             self.apply_explanation(None)
             return None
         if query != "all" and query not in set(results.query_ids):

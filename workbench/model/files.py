@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 
-from workbench.model import disk_runs
+from workbench.model import disk_runs, diversity
 from workbench.model.loading import describe_error, sample_files
-from workbench.model.workspace import FileEntry, expand, normalize
+from workbench.model.workspace import KINDS, ONE_IN_USE, FileEntry, expand, normalize
 
 
 class FileRules:
@@ -23,6 +23,7 @@ class FileRules:
         self.undo_stack.clear()
         self.is_sample = False
         self.pending_query = None
+        self.diversity_offered = False
         self.events.files_changed.emit()
         self.events.baseline_changed.emit(None)
         self.events.evaluation_wanted.emit()
@@ -110,7 +111,7 @@ class FileRules:
 
     def choose_kind(self, path: str, kind: str) -> FileEntry | None:
         """Remember the kind the user chose for a file; the entry when it must be read again as that kind."""
-        if kind not in ("qrels", "run", "ranked", "queries"):
+        if kind not in KINDS:
             raise ValueError(kind)
         e = self.workspace.entry(path)
         if e is None:
@@ -125,21 +126,26 @@ class FileRules:
         """Store what a load read; None when the load is no longer wanted."""
         stat, loaded = outcome
         entries = self.workspace.entries
-        qrels_before = [
-            (i, x) for i, x in enumerate(entries) if x.kind == "qrels" and x.status == "ok" and x.path != path
+        before = [
+            (i, x) for i, x in enumerate(entries) if x.kind == loaded.kind and x.status == "ok" and x.path != path
         ]
+        had_intents = self.workspace.intents_entry() is not None
         e = self.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
         if e is None:
             return None
         e.digest = getattr(loaded, "digest", None)
-        if e.kind == "qrels":
-            for i, old in qrels_before:  # one qrels file in use: the one it replaced can be brought back
+        e.intents = getattr(loaded, "intents", None)
+        if e.kind in ONE_IN_USE:
+            what = "the qrels" if e.kind == "qrels" else "the intent qrels"
+            for i, old in before:  # one file of the kind in use: the one it replaced can be brought back
                 self.undo_stack.push(
-                    f"qrels {e.name} (back to {old.name})", lambda i=i, old=old: self._put_back(i, old, False)
+                    f"{what[4:]} {e.name} (back to {old.name})", lambda i=i, old=old: self._put_back(i, old, False)
                 )
                 self.events.message.emit(
-                    f"{e.name} replaces {old.name} as the qrels (Edit > Undo, Ctrl+Z, brings {old.name} back)"
+                    f"{e.name} replaces {old.name} as {what} (Edit > Undo, Ctrl+Z, brings {old.name} back)"
                 )
+        if e.kind == "intents" and not had_intents:
+            diversity.offer_defaults(self)
         self._same_content(e)
         e.queries = getattr(loaded, "queries", None)
         if e.folder is not None and e.folder in self.folders:
@@ -234,9 +240,9 @@ class FileRules:
         if self.workspace.entry(e.path) is not None:
             return None  # opened again since
         self.workspace.entries.insert(min(index, len(self.workspace.entries)), e)
-        if e.kind == "qrels":  # one qrels file in use: it replaces the one opened since
+        if e.kind in ONE_IN_USE:  # one qrels (intent qrels) file in use: it replaces the one opened since
             self.workspace.entries = [
-                x for x in self.workspace.entries if x is e or not (x.kind == "qrels" and x.status == "ok")
+                x for x in self.workspace.entries if x is e or not (x.kind == e.kind and x.status == "ok")
             ]
         if was_baseline:
             self.workspace.baseline_path = e.path

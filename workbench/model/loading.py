@@ -9,9 +9,11 @@ from typing import Any, Callable
 
 import pandas as pd
 
+import metrics
 import metrics.io.readers
 from metrics.errors import InputError
 from metrics.io.textfile import head
+from workbench.model.diversity import read_intents
 from workbench.model.workspace import FileEntry
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
@@ -70,7 +72,14 @@ def _load_file(path: str, kind: str | None, progress, hold: bool = True):
         if on_disk is not None:
             on_disk.stat = stat if st is not None else None
             return stat, metrics.io.readers.LoadedFile("run", path, on_disk, None, [])
-    loaded = metrics.io.readers.read_file(path, kind=kind, progress=progress)
+    if kind == "intents":
+        return stat, read_intents(path, content_digest(path, stat[0]))
+    try:
+        loaded = metrics.io.readers.read_file(path, kind=kind, progress=progress)
+    except metrics.IntentQrelsError:
+        if kind is not None:
+            raise  # read as ad hoc qrels, as the user asked: the error says what the file is
+        return stat, read_intents(path, content_digest(path, stat[0]))  # intent qrels, beside the ad hoc qrels
     # the ids as the scoring code holds them, made here in the reader's thread once rather than by
     # every evaluation of the file
     from metrics.io.columns import remember_columns
@@ -122,7 +131,14 @@ def _load_dataset(source: str, kind: str | None, progress):
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
     """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect.files`), against ``qrels`` when given."""
     work: Callable[[Any], dict]
-    if e.kind == "queries" and e.status == "ok":
+    if e.kind == "intents" and e.status == "ok":
+        path = e.path
+
+        def work(progress):  # (recognised as intent qrels where ad hoc qrels are read: their queries, intents)
+            import metrics.inspect
+
+            return metrics.inspect.inspect_file(path, None, progress=progress).to_dict()
+    elif e.kind == "queries" and e.status == "ok":
         queries = dict(e.queries or {})
 
         def work(progress):

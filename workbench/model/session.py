@@ -24,7 +24,7 @@ import dataclasses
 import os
 from typing import Any, Callable
 
-from workbench.model import analysis, state
+from workbench.model import analysis, diversity, state
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
 from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
@@ -102,6 +102,7 @@ class SessionModel(FileRules, ExplainRules):
         self.is_sample = False
         self.undo_stack = UndoStack()  # removals, qrels replaced, measures and options, renames
         self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
+        self.diversity_offered = False  # the diversity measures were added once intent qrels came (diversity.py)
         self.folders: dict[str, dict] = {}  # folder being opened -> files read and left out
         self.pending_query: str | None = None  # query to select once evaluated (from a workspace)
         self.compare_settings = significance_model.Settings()
@@ -154,6 +155,7 @@ class SessionModel(FileRules, ExplainRules):
         self.compare_settings = settings
         self.focus_measure = doc.focus_measure
         self.pending_query = doc.selected_query
+        self.diversity_offered = True  # (the workspace's measures stand, with or without diversity measures)
         for f in doc.files:
             e = self.workspace.begin_load(f.path, f.kind if f.kind_chosen else None, f.label)
             if start is not None:
@@ -298,8 +300,7 @@ class SessionModel(FileRules, ExplainRules):
                 self.results = None
                 self.events.results_changed.emit(None)
             if not self.workspace.loading():
-                need = "a qrels file" if self.workspace.qrels_entry() is None else "a run"
-                self.events.message.emit(f"Load {need} to see scores")
+                self.events.message.emit(diversity.missing(self.workspace, self.measures))
             return None
         # a run scored from its file that changed (or went) since it was opened cannot be scored as it was
         # read: left out until it is read again, as the stale bar says (rather than marked as failed)
@@ -311,9 +312,10 @@ class SessionModel(FileRules, ExplainRules):
             relevance_level=self.relevance_level,
             k_max=self.k_max,
             ndcg_options=tuple(sorted(self.ndcg_options.items())),
-            qrels_name=self.workspace.qrels_name(),
+            qrels_name=self.workspace.qrels_name() or getattr(self.workspace.intents_entry(), "path", None),
             key=key,
             cache=self.run_cache,
+            intents=diversity.intents_frame(self.workspace),
         )
 
     def prescore_request(self) -> analysis.Request | None:

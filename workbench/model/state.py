@@ -8,6 +8,7 @@ tested without a QApplication (``tests/test_workbench_state.py``).
 
 from __future__ import annotations
 
+from workbench.model import diversity
 from workbench.model.workspace import Workspace
 
 
@@ -24,7 +25,11 @@ def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_
         if q is not None
         else [(e.path, e.version) for e in runs if e.kind == "ranked" and e.qrels is not None]
     )
-    if not judgments or not runs:
+    # the diversity measures are scored against the intent qrels, the others against the judgments
+    intents = workspace.intents_entry()
+    adhoc, wanted = diversity.split(measures)
+    scored = (judgments and (adhoc or not wanted)) or (intents is not None and wanted)
+    if not scored or not runs:
         return None
     return (
         tuple(judgments),
@@ -33,6 +38,7 @@ def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_
         relevance_level,
         k_max,
         tuple(sorted(dict(ndcg_options).items())),
+        None if intents is None or not wanted else (intents.path, intents.version),
     )
 
 

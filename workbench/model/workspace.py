@@ -5,12 +5,11 @@ announces its changes.
 
 Rules
 -----
-* One entry per file path.  A file is a ``"qrels"``, ``"run"``, ``"ranked"``
-  (ranked judgments: a run whose lines carry their own judgments) or
-  ``"queries"`` (query texts, shown beside the scores) file.
-* One qrels file is in use at a time: a qrels file that loads successfully
-  replaces the previous one.  Without a qrels file, the judgments of all ranked
-  files are used together.
+* One entry per file path, of kind ``"qrels"``, ``"run"``, ``"ranked"`` (ranked
+  judgments: a run whose lines carry their own judgments), ``"queries"`` (query
+  texts) or ``"intents"`` (intent qrels: :mod:`workbench.model.diversity`).
+* One qrels (intent qrels) file is in use at a time: one that loads replaces the
+  previous one.  Without a qrels file, the judgments of all ranked files are used.
 * Every run (and ranked file) has a label, unique among the runs; it defaults to
   the run tag, or to the file name when the tag is generic ("run", "Anserini")
   or already taken by another run.
@@ -32,7 +31,11 @@ from workbench.model.run_on_disk import RunOnDisk
 if TYPE_CHECKING:  # (pandas is imported where frames are made: the window's first steps need none)
     import pandas as pd
 
-KINDS = ("qrels", "run", "ranked", "queries")
+    from workbench.model.diversity import IntentQrels
+
+KINDS = ("qrels", "run", "ranked", "queries", "intents")
+#: kinds of which one file is in use at a time (a new one replaces the one before)
+ONE_IN_USE = ("qrels", "intents")
 # run tags that name a tool or nothing at all rather than a run
 GENERIC_TAGS = frozenset(
     {
@@ -78,6 +81,7 @@ class FileEntry:
     warnings: list[str] = field(default_factory=list)  # what the reader accepted but found odd
     folder: str | None = None  # the folder it was found in, while it is read (see Session.open_files)
     queries: dict | None = None  # query id -> text, for a file of kind "queries"
+    intents: IntentQrels | None = None  # for a file of kind "intents"
     status: str = "loading"  # "loading" | "ok" | "error"
     error: str | None = None
     run: pd.DataFrame | None = None
@@ -147,6 +151,12 @@ class Workspace:
                 return e
         return None
 
+    def intents_entry(self) -> FileEntry | None:  # (the diversity measures are scored against it)
+        for e in self.entries:
+            if e.status == "ok" and e.kind == "intents" and e.intents is not None:
+                return e
+        return None
+
     # -- changes --------------------------------------------------------
     def begin_load(self, path: str, kind: str | None = None, label: str | None = None) -> FileEntry:
         """Register a load of ``path`` (new or again); returns its entry with a new generation."""
@@ -182,12 +192,10 @@ class Workspace:
         e.version += 1
         if stat is not None:
             e.size, e.mtime = stat
-        if kind == "queries":
+        if kind in ("queries", "intents"):
             e.run = e.qrels = None
         elif kind == "qrels":
             e.run = None
-            # one qrels file in use: this one replaces the others
-            self.entries = [x for x in self.entries if x is e or not (x.kind == "qrels" and x.status == "ok")]
         else:
             if kind == "run":
                 e.qrels = None
@@ -196,6 +204,8 @@ class Workspace:
             elif not was_run or not e.label:
                 tag = None if run is None else run.attrs.get("name")
                 e.label = self.unique_label(self._label_for(tag, e), exclude=e)
+        if kind in ONE_IN_USE:  # one qrels file in use, one intent qrels file: this one replaces the others
+            self.entries = [x for x in self.entries if x is e or not (x.kind == kind and x.status == "ok")]
         return e
 
     def fail_load(self, path: str, generation: int, message: str) -> FileEntry | None:

@@ -38,7 +38,7 @@ from metrics.errors import InputError
 FORMAT = "ir-workbench workspace"
 VERSION = 1
 SUFFIX = ".irwb"
-KINDS = ("qrels", "run", "ranked")
+KINDS = ("qrels", "run", "ranked", "queries", "intents")
 MAX_BYTES = 16 * 1024 * 1024  # a workspace names files; it never holds data
 
 

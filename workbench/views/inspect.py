@@ -65,6 +65,7 @@ KIND_TEXT = {
     "qrels": "qrels (relevance judgments)",
     "ranked": "ranked judgments",
     "queries": "query texts",
+    "intents": "intent qrels (diversity judgments)",
     None: "unknown",
 }
 
@@ -157,6 +158,25 @@ def inspection_html(d: dict) -> str:
                         _spread(d.get("relevant_per_query")),
                     ),
                     ("queries without a relevant document", _ids(d.get("queries_without_relevant"))),
+                ]
+            )
+            + "</table>"
+        )
+    if kind == "intents" and "judgments" in d:
+        grades = d.get("grades") or {}
+        out.append(
+            "<p style='margin:6px 0 0 0'><b>Judgments</b></p><table>"
+            + _rows(
+                [
+                    ("judgments", _num(d.get("judgments"))),
+                    ("intents per query (min / median / max)", _spread(d.get("intents_per_query"))),
+                    (
+                        "grades",
+                        ", ".join(
+                            f"{html.escape(str(g))}: {_num(n)}"
+                            for g, n in sorted(grades.items(), key=lambda kv: float(kv[0]))
+                        ),
+                    ),
                 ]
             )
             + "</table>"

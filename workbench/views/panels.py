@@ -32,8 +32,15 @@ from PySide6.QtWidgets import (
 
 from metrics.measures import display_label
 from workbench.model.workspace import KINDS
+from workbench.views.diversity_panel import DiversityMeasures
 
-KIND_TEXT = {"qrels": "qrels", "run": "run", "ranked": "ranked judgments", "queries": "query texts"}
+KIND_TEXT = {
+    "qrels": "qrels",
+    "run": "run",
+    "ranked": "ranked judgments",
+    "queries": "query texts",
+    "intents": "intent qrels",
+}
 PATH_ROLE = Qt.ItemDataRole.UserRole + 10
 
 
@@ -212,9 +219,11 @@ class FilesPanel(QWidget):
             status = "in use"
         elif e.kind == "queries":
             status = f"{len(e.queries or {})} queries"
+        elif e.kind == "intents" and e.intents is not None:
+            status = e.intents.summary()
         else:
             status = "ok"
-        tip = e.error or ""
+        tip = e.error or (e.intents.details() if e.kind == "intents" and e.intents is not None else "")
         shared, total = coverage.get(e.label, (None, None)) if e.is_run else (None, None)
         if shared == 0:
             tip = "No query of this run is in the qrels: it cannot be scored (a run of another collection?)"
@@ -438,7 +447,8 @@ class MeasurePanel(QWidget):
         self.extra.setPlaceholderText("more, e.g. P.30 ndcg_cut.5,100 nDCG@20 P(rel=2)@10")
         self.extra.setToolTip(
             "Measures in trec_eval syntax (map, P.5,10, ndcg_cut.10, all_trec, official) or "
-            "ir_measures syntax (AP, nDCG@10, P(rel=2)@5), separated by spaces"
+            "ir_measures syntax (AP, nDCG@10, P(rel=2)@5), separated by spaces; with intent qrels loaded, "
+            "diversity measures too (alpha_nDCG@10, ERR_IA@10, P_IA@5, StRecall@10, NRBP)"
         )
         self.apply_button = QPushButton("Apply", self)
         self.relevance = QSpinBox(self)
@@ -475,12 +485,15 @@ class MeasurePanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list, 1)
+        self.diversity = DiversityMeasures(session, self)  # shown once intent qrels are loaded
+        layout.addWidget(self.diversity)
         layout.addWidget(QLabel("More measures:", self))
         layout.addLayout(extra_row)
         layout.addLayout(form)
 
         self.sync()
         self.list.itemChanged.connect(lambda _: self._syncing or self.apply())
+        self.diversity.sigChanged.connect(lambda: self._syncing or self.apply())
         self.extra.returnPressed.connect(self.apply)
         self.apply_button.clicked.connect(self.apply)
         self.relevance.valueChanged.connect(lambda v: self._syncing or session.set_relevance_level(v))
@@ -502,7 +515,8 @@ class MeasurePanel(QWidget):
                 )
                 if item.checkState() != state:
                     item.setCheckState(state)
-            known = set(COMMON_MEASURES)
+            known = set(COMMON_MEASURES) | set(self.diversity.NAMES)
+            self.diversity.sync(s.measures)
             extra = " ".join(m for m in s.measures if m not in known)
             if extra.split() != self.extra.text().split():
                 self.extra.setText(extra)
@@ -525,6 +539,7 @@ class MeasurePanel(QWidget):
             item = self.list.item(i)
             if item.checkState() == Qt.CheckState.Checked:
                 out.append(item.data(Qt.ItemDataRole.UserRole))
+        out.extend(self.diversity.chosen())
         out.extend(self.extra.text().split())
         return out
 

@@ -294,6 +294,8 @@ class CurvePlot(QWidget):
             )
         else:
             more = ""
+        if not len(table):  # intent qrels alone: the diversity measures are scored, no curve is
+            more = " — none: the curves need ad hoc qrels (qid iter docid grade)"
         self.caption.setText(f"{self.title} — {what}{more}")
         if self._ranged_for is not results:  # a new result resets the view; a new query keeps the zoom
             self._ranged_for = results

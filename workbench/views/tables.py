@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.model import diversity
 from workbench.model import significance as significance_model
 from workbench.model import tables as table_model
 from workbench.views.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
@@ -42,7 +43,7 @@ def measure_tips(names) -> dict[str, str]:
                 family = parse_measures([name])[0].family
             except (ValueError, IndexError):
                 family = name
-            _TIPS[name] = measure_tooltip(family, _entries())
+            _TIPS[name] = measure_tooltip(family, _entries()) or diversity.tip(name)
             if "(" in name:  # a variant: its options say how it differs from trec_eval's
                 _TIPS[name] += f" Variant: {name[name.index('(') + 1 : name.rindex(')')]}."
         out[name] = _TIPS[name]
@@ -129,7 +130,11 @@ class SummaryView(QWidget):
         ws = self.session.workspace
         if self.session.evaluating or (ws.loading() and self.session.results is None):
             text = "Evaluating…" if self.session.evaluating else "Loading…"
-        elif ws.qrels_entry() is None and not any(e.kind == "ranked" for e in ws.run_entries()):
+        elif (
+            ws.qrels_entry() is None
+            and ws.intents_entry() is None
+            and not any(e.kind == "ranked" for e in ws.run_entries())
+        ):
             text = (
                 "Load a qrels file"
                 + ("" if ws.run_entries() else " and one or more runs")

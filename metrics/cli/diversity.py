@@ -1,0 +1,102 @@
+"""``ir-eval -m alpha_nDCG@20 INTENT_QRELS RUN``: the diversity measures (ndeval's values) against intent
+qrels (``qid intent docid grade``), in trec_eval's layout under the names given."""
+
+from __future__ import annotations
+
+import sys
+
+from metrics.cli.common import STDIN, UsageError, stdin_as_file
+from metrics.cli.output import _print_csv, _print_json
+from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
+
+
+def diversity_names(names) -> list[str]:
+    """The names among ``names`` that name diversity measures (scored against intent qrels)."""
+    from metrics.measures.diversity import parse_diversity
+
+    def named(name: str) -> bool:
+        try:
+            return parse_diversity(name) is not None
+        except ValueError:  # a diversity measure with parameters that do not fit: evaluate_diversity says why
+            return True
+
+    return [n for n in names if named(n)]
+
+
+def run_diversity(args, names: list[str], out) -> int:
+    """``-m alpha_nDCG@20 ...``: the diversity measures against intent qrels (``qid intent docid grade``), in
+    trec_eval's layout (``-q``: per query, then ``all``), under the names given."""
+    from metrics.engine.intents import evaluate_diversity, parse_diversity_measures, read_intent_qrels
+    from metrics.io.readers import read_run
+
+    diverse = diversity_names(names)
+    try:
+        if len(diverse) < len(names):
+            other = next(n for n in names if n not in diverse)
+            raise UsageError(
+                f"{diverse[0]} is a diversity measure, scored against intent qrels ('qid intent docid grade'), "
+                f"{other} against ad hoc qrels: score them in two calls (ir-eval -m {diverse[0]} INTENT_QRELS RUN; "
+                f"ir-eval -m {other} QRELS RUN)"
+            )
+        unused = [
+            flag
+            for flag, used in (
+                ("-M", args.max_docs is not None),
+                ("-J", args.judged_only),
+                ("-N", args.num_docs != 0),
+                ("--ranked", args.ranked),
+                ("--compare", args.compare),
+                ("--all-pairs", args.all_pairs),
+                ("--dask", args.dask is not None),
+            )
+            if used
+        ]
+        if unused:
+            raise UsageError(f"{', '.join(unused)}: not offered with the diversity measures ({', '.join(diverse)})")
+        if args.level != 1:
+            raise UsageError(
+                "-l does not apply to the diversity measures: give the level in their names, "
+                f"as alpha_nDCG(rel={args.level})@20"
+            )
+        parse_diversity_measures(names)
+    except (UsageError, ValueError) as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    def read(path, reader):
+        if path != "-":
+            return reader(path)
+        with stdin_as_file() as tmp:
+            try:
+                return reader(tmp)
+            except InputError as exc:  # the user gave standard input, not a temporary file
+                raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
+
+    try:
+        qrels = read(args.qrels, read_intent_qrels)
+        if not len(qrels) or qrels.groupby("query_id")["intent"].nunique().max() < 2:
+            raise InputError(
+                "column 2 holds one value per query: ad hoc qrels, not intent qrels; the diversity measures "
+                "need a query's intents in column 2 (ir-eval --irm reads any 4-column file as intent qrels)",
+                path=STDIN if args.qrels == "-" else args.qrels,
+                expected="intent qrels, 'qid intent docid grade'",
+            )
+        ev = evaluate_diversity(qrels, [read(p, read_run) for p in args.runs], names, complete=args.complete)
+    except InputError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except FileNotFoundError as exc:
+        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
+        return EXIT_INPUT
+    for message in ev.warnings:
+        print(f"ir-eval: warning: {message}", file=sys.stderr)
+    if all(not ev.query_ids[r] for r in ev.runs):
+        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+        return EXIT_INPUT
+    if args.format != "trec":
+        {"csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
+    else:
+        for run in ev.runs:
+            out.write("".join(line + "\n" for line in ev.trec_lines(run, queries=args.query, summary=args.summary)))
+    out.flush()
+    return 0

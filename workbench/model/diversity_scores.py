@@ -1,0 +1,236 @@
+"""The diversity measures scored in the evaluation's worker (plain Python, no Qt): the runs against the
+intent qrels with :func:`metrics.evaluate_diversity`, and their values joined to those of the ad hoc
+measures as one :class:`workbench.model.made.Results` (see :mod:`workbench.model.diversity`)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+import metrics
+from metrics.errors import Cancelled, InputError
+
+#: runs scored against one intent qrels at a time, between two looks at Cancel
+_CHUNK = 16
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """One run scored with the diversity measures: its values, warnings, and the queries of the run."""
+
+    result: object  # metrics.engine.evaluation.RunResult
+    warnings: tuple
+    queries: int
+
+
+class Scores:
+    """Runs scored against the latest intent qrels and diversity measures: label -> (weak reference to
+    the run, :class:`_Scored`), for the next evaluation (a run added to a hundred scores one run)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple | None = None
+        self._frame: weakref.ref | None = None
+        self._runs: dict[str, tuple[weakref.ref, _Scored]] = {}
+
+    def _for(self, frame: pd.DataFrame, names: tuple) -> dict:
+        key = (id(frame), names)
+        if self._key != key or self._frame is None or self._frame() is not frame:
+            self._key, self._frame, self._runs = key, weakref.ref(frame), {}
+        return self._runs
+
+    def get(self, frame, names, label, run) -> _Scored | None:
+        with self._lock:
+            hit = self._for(frame, names).get(label)
+        return hit[1] if hit is not None and hit[0]() is run else None
+
+    def put(self, frame, names, label, run, scored: _Scored) -> None:
+        with self._lock:
+            self._for(frame, names)[label] = (weakref.ref(run), scored)
+
+
+def _source(run):
+    """What :func:`metrics.evaluate_diversity` reads for a run of the workspace (a run on disk: its file)."""
+    return run if isinstance(run, pd.DataFrame) else run.path
+
+
+def _bad_names(names) -> dict[str, str]:
+    """The names :func:`metrics.evaluate_diversity` refuses -> why (each name on its own: one bad name among
+    several does not stop the others from being computed)."""
+    empty = pd.DataFrame({c: pd.Series([], dtype=str) for c in ("query_id", "intent", "doc_id")})
+    empty["relevance"] = pd.Series([], dtype=np.int64)
+    bad = {}
+    for name in names:
+        try:
+            metrics.evaluate_diversity(empty, {}, [name])
+        except ValueError as exc:
+            bad[name] = str(exc)
+    return bad
+
+
+def score(intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None = None, check=lambda: None):
+    """Score ``runs`` (label -> frame or run on disk) with the diversity ``names`` against ``intents``.
+
+    Returns (the :class:`metrics.engine.intents.DiversityEvaluation` of the runs that could be read, in order,
+    or None when no name is one of a measure; the names refused, with why; the runs whose file could
+    not be read -> why; label -> queries in the run).  ``check()`` raises
+    :class:`metrics.errors.Cancelled` to stop between runs."""
+    from workbench.model.loading import describe_error
+
+    refused = _bad_names(names)
+    bad = [f"{name!r}: {why}" for name, why in refused.items()]
+    good = tuple(n for n in names if n not in refused)
+    if not good:
+        return None, bad, {}, {}
+    cache = cache if cache is not None else Scores()
+    found = {label: cache.get(intents, good, label, run) for label, run in runs.items()}
+    todo = [label for label, hit in found.items() if hit is None]
+    failed: dict[str, str] = {}
+    template = None
+    for start in range(0, len(todo), _CHUNK):
+        check()
+        chunk = todo[start : start + _CHUNK]
+        try:
+            ev = metrics.evaluate_diversity(intents, {label: _source(runs[label]) for label in chunk}, good)
+        except (InputError, OSError, UnicodeError):  # a run that cannot be read: each run on its own
+            ev = None
+            for label in chunk:
+                try:
+                    one = metrics.evaluate_diversity(intents, {label: _source(runs[label])}, good)
+                except (InputError, OSError, UnicodeError) as err:
+                    failed[label] = describe_error(getattr(runs[label], "path", label), err)
+                    continue
+                found[label] = _scored(one, label, runs[label])
+                cache.put(intents, good, label, runs[label], found[label])
+                template = one
+        if ev is not None:
+            template = ev
+            for label in chunk:
+                found[label] = _scored(ev, label, runs[label])
+                cache.put(intents, good, label, runs[label], found[label])
+    check()
+    if template is None:  # everything kept from the last evaluation: an evaluation of no run names the measures
+        template = metrics.evaluate_diversity(intents, {}, good)
+    labels = [label for label in runs if label not in failed]
+    merged = replace(
+        template,
+        runs=labels,
+        query_ids={label: list(found[label].result.query_ids) for label in labels},
+        results=[found[label].result for label in labels],
+        warnings=[w for label in labels for w in found[label].warnings],
+    )
+    return merged, bad, failed, {label: found[label].queries for label in labels}
+
+
+def _scored(ev, label: str, run) -> _Scored:
+    result = ev.result(label)
+    warnings = tuple(w for w in ev.warnings if w.startswith(f"run {label!r}:"))
+    queries = int(run["query_id"].nunique()) if isinstance(run, pd.DataFrame) else len(result.query_ids)
+    return _Scored(result, warnings, queries)
+
+
+# ----------------------------------------------------------------------------------- the results
+
+
+@dataclass(frozen=True, eq=False)
+class WithDiversity(metrics.Evaluation):
+    """The ad hoc evaluation and the diversity evaluation of the same runs as one
+    :class:`metrics.Evaluation`: its frames (``per_query``, ``aggregate``), which the comparison with
+    the baseline and the exports read, hold the values of both; ``diversity`` is the diversity one."""
+
+    diversity: object = None
+
+    def measure_names(self) -> list[str]:
+        return super().measure_names() + self.diversity.measure_names()
+
+
+def compute(request, adhoc: tuple, wanted: tuple, cache, progress, score_adhoc):
+    """The evaluation of ``request`` with diversity measures ``wanted`` (its ``intents`` loaded): the ad hoc
+    measures ``adhoc`` by ``score_adhoc(request, cache, progress)`` when there are ad hoc judgments, then
+    the diversity measures of the same runs (those the ad hoc scoring could read), as one
+    :class:`workbench.model.made.Results`."""
+    from workbench.model import results as made
+
+    parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
+    parts = tuple(p for p in parts if p is not None)
+    base = None
+    if parts and adhoc:
+        base = score_adhoc(replace(request, measures=adhoc), cache, _part(progress, 0.0, 0.8))
+    runs = dict(request.runs)
+    if base is not None:
+        runs = {label: run for label, run in runs.items() if label not in base.failed}
+
+    def check() -> None:
+        if progress is not None and progress(0.9 if base is not None else 0.5) is False:
+            raise Cancelled("evaluation cancelled")
+
+    dev, bad, failed, queries = score(request.intents, runs, wanted, getattr(cache, "diversity", None), check)
+    return _combine(made, request, base, dev, bad, failed, queries)
+
+
+def _part(progress, start: float, end: float):
+    if progress is None:
+        return None
+    return lambda fraction: progress(start + (end - start) * max(0.0, min(1.0, fraction)))
+
+
+def _combine(made, request, base, dev, bad, failed, queries):
+    if dev is None:  # no diversity name is a measure: the ad hoc results, with the names refused
+        if base is None:
+            raise ValueError("measures: " + "; ".join(bad))
+        return replace(base, measure_errors=base.measure_errors + bad)
+    names = list(dev.measure_names())
+    summary = dev.summary().reindex(index=list(dev.runs), columns=names)
+    unscored = [r for r in dev.runs if not dev.query_ids[r]]
+    summary.loc[unscored] = np.nan  # a mean over no query is not a score of 0
+    dev.per_query  # made here rather than on the GUI thread  # noqa: B018
+    wide, query_ids = made._wide_per_query(dev)
+    if base is None:
+        # (the drill-down shows each document's best grade over the query's intents)
+        best = request.intents.groupby(["query_id", "doc_id"], sort=False)["relevance"].max().reset_index()
+        return made.Results(
+            request=replace(request, qrels=best),
+            evaluation=dev,
+            summary=summary,
+            per_query=wide,
+            measures=names,
+            runs=list(dev.runs),
+            query_ids=query_ids,
+            pr=made.CurveTable.from_blocks([]),
+            ndcg=made.CurveTable.from_blocks([]),
+            coverage={r: (len(dev.query_ids[r]), queries[r]) for r in dev.runs},
+            measure_errors=bad,
+            failed=failed,
+        )
+    adhoc = base.evaluation
+    runs = [r for r in adhoc.runs if r in set(dev.runs)]
+    ev = WithDiversity(
+        runs=runs,
+        measures=adhoc.measures,
+        query_ids={r: adhoc.query_ids[r] for r in runs},
+        results=[x for r in runs for x in (adhoc.result(r), dev.result(r))],
+        # (the same queries skipped by both are said once)
+        warnings=list(adhoc.warnings)
+        + [w.replace(" qrels quer", " intent qrels quer", 1) for w in dev.warnings if w not in adhoc.warnings],
+        settings=adhoc.settings,
+        names=adhoc.names,
+        diversity=dev,
+    )
+    ev.per_query  # noqa: B018
+    return replace(
+        base,
+        request=replace(request, qrels=base.request.qrels),
+        evaluation=ev,
+        summary=pd.concat([base.summary.reindex(index=runs), summary.reindex(index=runs)], axis=1),
+        per_query={**{m: f[runs] for m, f in base.per_query.items()}, **{m: f[runs] for m, f in wide.items()}},
+        measures=list(base.measures) + names,
+        runs=runs,
+        query_ids=made.sort_queries(set(base.query_ids) | set(query_ids)),
+        coverage={r: base.coverage[r] for r in runs if r in base.coverage},
+        measure_errors=base.measure_errors + bad,
+        failed={**base.failed, **failed},
+    )
