@@ -231,8 +231,10 @@ def test_intent_qrels_are_recognised_by_every_door(tmp_path):
     assert "intents" in metrics.inspect.format_text([ins])
     from workbench.model.loading import _load_file, describe_error
 
-    with pytest.raises(metrics.InputError) as e:
-        _load_file(str(path), None, None)
+    _, loaded = _load_file(str(path), None, None)  # the window keeps them as intent qrels
+    assert loaded.kind == "intents" and (loaded.intents.queries, loaded.intents.judgements) == (2, 7)
+    with pytest.raises(metrics.InputError) as e:  # read as ad hoc qrels when the user says so: refused
+        _load_file(str(path), "qrels", None)
     assert "intent (diversity) qrels" in describe_error(str(path), e.value)
 
 
