@@ -8,9 +8,11 @@ import os
 import sys
 from contextlib import contextmanager
 
-from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE
+from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
 
 __all__ = [
+    "read_path",
+    "told_nothing_scored",
     "STDIN",
     "stdin_as_file",
     "UsageError",
@@ -121,3 +123,26 @@ def stdin_as_file():
         yield path
     finally:
         os.unlink(path)
+
+
+def read_path(path: str, reader):
+    """``reader(path)``, or for ``-`` ``reader`` of standard input saved to a file, its errors naming
+    standard input: how every command line reads the files it is given."""
+    if path != "-":
+        return reader(path)
+    with stdin_as_file() as tmp:
+        try:
+            return reader(tmp)
+        except InputError as exc:  # the user gave standard input, not a temporary file
+            raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
+
+
+def told_nothing_scored(ev) -> bool:
+    """Print the evaluation's warnings; True (after saying so) when no query was scored, as trec_eval
+    refuses to print an empty evaluation."""
+    for message in ev.warnings:
+        print(f"ir-eval: warning: {message}", file=sys.stderr)
+    if all(not ev.query_ids[r] for r in ev.runs):
+        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+        return True
+    return False

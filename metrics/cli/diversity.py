@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from metrics.cli.common import STDIN, UsageError, stdin_as_file
+from metrics.cli.common import STDIN, UsageError, read_path, told_nothing_scored
 from metrics.cli.output import _print_csv, _print_json
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
@@ -63,17 +63,8 @@ def run_diversity(args, names: list[str], out) -> int:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
-    def read(path, reader):
-        if path != "-":
-            return reader(path)
-        with stdin_as_file() as tmp:
-            try:
-                return reader(tmp)
-            except InputError as exc:  # the user gave standard input, not a temporary file
-                raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
-
     try:
-        qrels = read(args.qrels, read_intent_qrels)
+        qrels = read_path(args.qrels, read_intent_qrels)
         if not len(qrels) or qrels.groupby("query_id")["intent"].nunique().max() < 2:
             raise InputError(
                 "column 2 holds one value per query: ad hoc qrels, not intent qrels; the diversity measures "
@@ -81,17 +72,14 @@ def run_diversity(args, names: list[str], out) -> int:
                 path=STDIN if args.qrels == "-" else args.qrels,
                 expected="intent qrels, 'qid intent docid grade'",
             )
-        ev = evaluate_diversity(qrels, [read(p, read_run) for p in args.runs], names, complete=args.complete)
+        ev = evaluate_diversity(qrels, [read_path(p, read_run) for p in args.runs], names, complete=args.complete)
     except InputError as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_INPUT
     except FileNotFoundError as exc:
         print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
         return EXIT_INPUT
-    for message in ev.warnings:
-        print(f"ir-eval: warning: {message}", file=sys.stderr)
-    if all(not ev.query_ids[r] for r in ev.runs):
-        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+    if told_nothing_scored(ev):
         return EXIT_INPUT
     if args.format != "trec":
         {"csv": _print_csv, "json": _print_json}[args.format](ev, args, out)

@@ -33,7 +33,15 @@ import argparse
 import os
 import sys
 
-from metrics.cli.common import STDIN, Parser, UsageError, VersionAction, add_level_option, guarded, stdin_as_file
+from metrics.cli.common import (
+    Parser,
+    UsageError,
+    VersionAction,
+    add_level_option,
+    guarded,
+    read_path,
+    told_nothing_scored,
+)
 from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
@@ -173,11 +181,7 @@ def _read_runs(paths: list[str], ranked: bool = False):
         return read_columns(path, "run")
 
     def read_stdin():
-        with stdin_as_file() as tmp:
-            try:
-                run = read(tmp)
-            except InputError as exc:  # the user gave standard input, not a temporary file
-                raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
+        run = read_path("-", read)
         if hasattr(run, "attrs"):
             run.attrs["path"] = "-"
         else:
@@ -384,14 +388,7 @@ def _run(args) -> int:
     try:
         # encoded at once: the columns read go before the first run is read (the encoding is all
         # that scoring needs of them)
-        if args.qrels == "-":
-            with stdin_as_file() as tmp:
-                try:
-                    qrels = encode_qrels(read_columns(tmp, "qrels"), consume=True)
-                except InputError as exc:
-                    raise InputError(exc.message, path=STDIN, line=exc.line, expected=exc.expected) from None
-        else:
-            qrels = encode_qrels(read_columns(args.qrels, "qrels"), consume=True)
+        qrels = encode_qrels(read_path(args.qrels, lambda path: read_columns(path, "qrels")), consume=True)
         options = dict(
             relevance_level=args.level,
             complete=args.complete,
@@ -416,10 +413,7 @@ def _run(args) -> int:
     except FileNotFoundError as exc:
         print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
         return EXIT_INPUT
-    for message in ev.warnings:
-        print(f"ir-eval: warning: {message}", file=sys.stderr)
-    if all(not ev.query_ids[r] for r in ev.runs):
-        print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
+    if told_nothing_scored(ev):
         return EXIT_INPUT
     if args.compare:
         return _compare(ev, args, run_paths, out)
