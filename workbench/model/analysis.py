@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from workbench.model.results import (  # noqa: F401
     sort_queries,
 )
 from workbench.model.workspace import merge_qrels
+
+if TYPE_CHECKING:
+    from metrics.engine.evaluation import Evaluation
 
 
 def compute(request: Request, progress=None) -> Results:
@@ -86,8 +90,9 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
             for label in todo:
                 if label not in on_disk:
                     # each run's ranking is built once, for the measures and both kinds of curves
-                    found[label] = _score(qrels, label, runs[label], measures, options)
-                    scored.put(label, runs[label], found[label])
+                    one = _score(qrels, label, runs[label], measures, options)
+                    found[label] = one
+                    scored.put(label, runs[label], one)
                     step()
             for label, outcome in from_disk:
                 if isinstance(outcome, _Scored):
@@ -96,7 +101,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
                 else:
                     failed[label] = outcome
                 step()
-    done = [d for label, d in found.items() if label not in failed]
+    done = [d for label, d in found.items() if d is not None and label not in failed]
     ev = _merge([d.evaluation for d in done]) if done else _score(qrels, None, None, measures, options).evaluation
     step()
     names = ev.measure_names()
@@ -228,7 +233,7 @@ class _Scored:
     """One run scored: its one-run :class:`metrics.engine.evaluate.Evaluation`, its curve blocks, and the number
     of queries in the run (evaluated or not)."""
 
-    evaluation: object
+    evaluation: Evaluation
     pr: list
     atk: list
     queries: int

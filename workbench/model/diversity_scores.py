@@ -1,18 +1,23 @@
 """The diversity measures scored in the evaluation's worker (plain Python, no Qt): the runs against the
 intent qrels with :func:`metrics.evaluate_diversity`, and their values joined to those of the ad hoc
-measures as one :class:`workbench.model.made.Results` (see :mod:`workbench.model.diversity`)."""
+measures as one :class:`workbench.model.results.Results` (see :mod:`workbench.model.diversity`)."""
 
 from __future__ import annotations
 
 import threading
 import weakref
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 import metrics
 from metrics.errors import Cancelled, InputError
+
+if TYPE_CHECKING:
+    from metrics.engine.evaluation import RunResult
+    from metrics.engine.intents import DiversityEvaluation
 
 #: runs scored against one intent qrels at a time, between two looks at Cancel
 _CHUNK = 16
@@ -22,7 +27,7 @@ _CHUNK = 16
 class _Scored:
     """One run scored with the diversity measures: its values, warnings, and the queries of the run."""
 
-    result: object  # metrics.engine.evaluation.RunResult
+    result: RunResult
     warnings: tuple
     queries: int
 
@@ -87,8 +92,9 @@ def score(intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None 
     if not good:
         return None, bad, {}, {}
     cache = cache if cache is not None else Scores()
-    found = {label: cache.get(intents, good, label, run) for label, run in runs.items()}
-    todo = [label for label, hit in found.items() if hit is None]
+    kept = {label: cache.get(intents, good, label, run) for label, run in runs.items()}
+    found = {label: hit for label, hit in kept.items() if hit is not None}
+    todo = [label for label in runs if label not in found]
     failed: dict[str, str] = {}
     template = None
     for start in range(0, len(todo), _CHUNK):
@@ -142,17 +148,18 @@ class WithDiversity(metrics.Evaluation):
     :class:`metrics.Evaluation`: its frames (``per_query``, ``aggregate``), which the comparison with
     the baseline and the exports read, hold the values of both; ``diversity`` is the diversity one."""
 
-    diversity: object = None
+    diversity: DiversityEvaluation | None = None  # (a default: the fields of Evaluation before it have some)
 
     def measure_names(self) -> list[str]:
-        return super().measure_names() + self.diversity.measure_names()
+        extra = self.diversity.measure_names() if self.diversity is not None else []
+        return super().measure_names() + extra
 
 
 def compute(request, adhoc: tuple, wanted: tuple, cache, progress, score_adhoc):
     """The evaluation of ``request`` with diversity measures ``wanted`` (its ``intents`` loaded): the ad hoc
     measures ``adhoc`` by ``score_adhoc(request, cache, progress)`` when there are ad hoc judgments, then
     the diversity measures of the same runs (those the ad hoc scoring could read), as one
-    :class:`workbench.model.made.Results`."""
+    :class:`workbench.model.results.Results`."""
     from workbench.model import results as made
 
     parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)

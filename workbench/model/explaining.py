@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass
 
 from workbench.model.diversity import is_diversity
+from workbench.model.session_state import SessionState
 
 #: the runs' prepared rankings kept for more explanations of the same results (a run of a million lines
 #: takes a second to rank; clicking along a row of the per-query table explains the same runs again)
@@ -78,7 +79,7 @@ def compute(request: Request, progress=None) -> Explained:
     return Explained(request, explanation, curve)
 
 
-class ExplainRules:
+class ExplainRules(SessionState):
     """The explain rules of :class:`~workbench.model.session.SessionModel`: ``explain_target`` is what
     the user chose to explain (run, query id or "all", measure), ``explained`` what is shown."""
 

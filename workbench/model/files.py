@@ -6,14 +6,16 @@ Part of :class:`workbench.model.session.SessionModel` (plain Python, no Qt); the
 
 from __future__ import annotations
 
+import functools
 import os
 
 from workbench.model import disk_runs, diversity
 from workbench.model.loading import describe_error, sample_files
+from workbench.model.session_state import SessionState
 from workbench.model.workspace import KINDS, ONE_IN_USE, FileEntry, expand, normalize
 
 
-class FileRules:
+class FileRules(SessionState):
     """The file rules of :class:`~workbench.model.session.SessionModel`."""
 
     def clear(self) -> None:
@@ -139,7 +141,7 @@ class FileRules:
             what = "the qrels" if e.kind == "qrels" else "the intent qrels"
             for i, old in before:  # one file of the kind in use: the one it replaced can be brought back
                 self.undo_stack.push(
-                    f"{what[4:]} {e.name} (back to {old.name})", lambda i=i, old=old: self._put_back(i, old, False)
+                    f"{what[4:]} {e.name} (back to {old.name})", functools.partial(self._put_back, i, old, False)
                 )
                 self.events.message.emit(
                     f"{e.name} replaces {old.name} as {what} (Edit > Undo, Ctrl+Z, brings {old.name} back)"

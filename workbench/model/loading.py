@@ -152,7 +152,7 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
                 "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
                 "problems": [],
             }
-    elif e.status == "ok" and not (e.run is not None and not isinstance(e.run, pd.DataFrame)):
+    elif e.status == "ok" and e.kind is not None and not (e.run is not None and not isinstance(e.run, pd.DataFrame)):
         loaded = metrics.io.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
 
         def work(progress):

@@ -2,11 +2,11 @@
 
 :class:`SessionModel` holds what is loaded, chosen and computed, decides what every change means
 (labels, baseline, the query and measure in focus, which evaluation, comparison, drill-down and
-inspection are wanted) and announces it through :class:`Event` callbacks.  It starts no thread and
-no timer: :class:`workbench.session.Session`, the thin Qt adapter, turns each event into a Qt
-signal, runs the jobs the model describes (:meth:`SessionModel.evaluation_request` and friends) and
-hands their outcomes back (:meth:`SessionModel.apply_results` ...).  Tested without a QApplication
-(``tests/test_session_model.py``).
+inspection are wanted) and announces it through :class:`~workbench.model.session_state.Event`
+callbacks.  It starts no thread and no timer: :class:`workbench.session.Session`, the thin Qt
+adapter, turns each event into a Qt signal, runs the jobs the model describes
+(:meth:`SessionModel.evaluation_request` and friends) and hands their outcomes back
+(:meth:`SessionModel.apply_results` ...).  Tested without a QApplication (``tests/test_session_model.py``).
 
 Events (arguments in brackets)
 ------------------------------
@@ -22,97 +22,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Callable
 
 from workbench.model import analysis, diversity, state
-from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
-from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
+from workbench.model.defaults import DEFAULT_MEASURES
 from workbench.model.explaining import ExplainRules
 from workbench.model.files import FileRules
-from workbench.model.loading import inspection_work
-from workbench.model.undo import UndoStack
-from workbench.model.workspace import FileEntry, Workspace, normalize
+from workbench.model.followups import FollowUpRules
+from workbench.model.workspace import FileEntry, normalize
 
 
-class Event:
-    """Callbacks called in order with the event's arguments (a plain-Python signal)."""
-
-    def __init__(self) -> None:
-        self._callbacks: list[Callable[..., Any]] = []
-
-    def connect(self, callback: Callable[..., Any]) -> None:
-        self._callbacks.append(callback)
-
-    def disconnect(self, callback: Callable[..., Any]) -> None:
-        self._callbacks.remove(callback)
-
-    def emit(self, *args) -> None:
-        for callback in list(self._callbacks):
-            callback(*args)
-
-
-class SessionEvents:
-    """The events of a :class:`SessionModel` (see the module docstring)."""
-
-    def __init__(self) -> None:
-        self.files_changed = Event()
-        self.baseline_changed = Event()
-        self.measures_changed = Event()
-        self.results_changed = Event()
-        self.query_changed = Event()
-        self.focus_measure_changed = Event()
-        self.error = Event()
-        self.message = Event()
-        self.file_loaded = Event()
-        self.compare_settings_changed = Event()
-        self.comparison_changed = Event()
-        self.drilldown_changed = Event()
-        self.inspection_changed = Event()
-        self.explanation_changed = Event()
-        self.evaluation_wanted = Event()
-
-
-@dataclasses.dataclass(frozen=True)
-class InspectionJob:
-    """What to compute for the Inspect view: ``work(progress)`` in a worker, then :meth:`apply_inspection`."""
-
-    key: tuple
-    what: str
-    work: Callable[[Any], dict]
-
-
-class SessionModel(FileRules, ExplainRules):
+class SessionModel(FileRules, FollowUpRules, ExplainRules):
     """What the window has loaded, chosen and computed, and the rules of every change (no Qt).
 
-    The rules of the list of files (opening, reading, removing, labels, baseline) are in
-    :class:`workbench.model.files.FileRules`."""
-
-    def __init__(self) -> None:
-        self.events = SessionEvents()
-        self.workspace = Workspace()
-        self.measures: tuple[str, ...] = DEFAULT_MEASURES
-        self.relevance_level = RELEVANCE_LEVEL
-        self.k_max = K_MAX
-        self.ndcg_options: dict[str, object] = {}
-        self.results: analysis.Results | None = None
-        self.run_cache = analysis.RunCache()  # runs scored, kept for the next evaluation
-        self.selected_query: str | None = None
-        self.focus_measure: str | None = None
-        self.is_sample = False
-        self.undo_stack = UndoStack()  # removals, qrels replaced, measures and options, renames
-        self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
-        self.diversity_offered = False  # the diversity measures were added once intent qrels came (diversity.py)
-        self.folders: dict[str, dict] = {}  # folder being opened -> files read and left out
-        self.pending_query: str | None = None  # query to select once evaluated (from a workspace)
-        self.compare_settings = significance_model.Settings()
-        self.comparison: significance_model.Comparison | None = None
-        self.drilldown = None
-        self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
-        self.drilldown_choices: dict[str, bool] = {}  # run -> shown in the drill-down, as the user chose
-        self.inspected_path: str | None = None
-        self.inspection: dict | None = None
-        self.inspection_key: tuple | None = None
+    The state is :class:`workbench.model.session_state.SessionState`; the rules of the list of files
+    (opening, reading, removing, labels, baseline) are :class:`workbench.model.files.FileRules`, those of
+    the comparison, drill-down and inspection :class:`workbench.model.followups.FollowUpRules`, those of
+    the explanations :class:`workbench.model.explaining.ExplainRules`; here are the workspace
+    documents, the measures and options, and the evaluation."""
 
     # ------------------------------------------------------------------
     # workspace documents
@@ -387,159 +314,3 @@ class SessionModel(FileRules, ExplainRules):
             f"Evaluated {len(results.runs)} run(s) on {len(results.query_ids)} queries{against}, "
             f"{len(results.measures)} measure(s){note}"
         )
-
-    # ------------------------------------------------------------------
-    # comparison with the baseline, and the drill-down of the selected query
-    def comparison_request(self) -> significance_model.Request | None:
-        """The comparison of the results with the baseline; None (and the comparison dropped) when there is
-        nothing to compare: no baseline, a single run, or no query judged and retrieved."""
-        request = self.comparison_request_for(self.results)
-        if request is None:
-            self.apply_comparison(None)
-        return request
-
-    def comparison_request_for(self, results, baseline: str | None = None) -> significance_model.Request | None:
-        """The comparison of ``results`` with the baseline (``baseline``: its label, else the current one),
-        with the current settings; None when there is nothing to compare."""
-        baseline = self.baseline_label() if baseline is None else baseline
-        if (
-            results is None
-            or baseline not in results.runs
-            or len(results.runs) < 2
-            or results.evaluation.per_query.empty
-        ):
-            return None
-        pair_runs = None
-        if self.compare_settings.mode == "pairs" and len(results.runs) > significance_model.MAX_PAIR_RUNS:
-            # every pair of a thousand runs is half a million tests: the best runs by the measure in focus
-            pair_runs = tuple(
-                drilldown_model.best_by(
-                    results.runs, results, self.focus_measure, baseline, significance_model.MAX_PAIR_RUNS
-                )
-            )
-        return significance_model.Request(
-            per_query=results.evaluation.per_query,
-            runs=tuple(results.runs),
-            baseline=baseline,
-            settings=self.compare_settings,
-            pair_runs=pair_runs,
-        )
-
-    def apply_comparison(self, comparison) -> None:
-        if comparison is None and self.comparison is None:
-            return
-        self.comparison = comparison
-        self.events.comparison_changed.emit(comparison)
-
-    def complete_comparison(self, comparison) -> None:
-        """``comparison`` with its bootstrap intervals: it replaces the quick one of the same request shown
-        (:func:`workbench.model.significance.compute`) without an event, since nothing the views show
-        changes (the intervals are in exports and reports); anything else is applied as a new comparison."""
-        shown = self.comparison
-        if (
-            shown is not None
-            and not shown.intervals
-            and comparison is not None
-            and comparison.request.same_as(shown.request)
-        ):
-            self.comparison = comparison
-            return
-        self.apply_comparison(comparison)
-
-    def comparison_outdated_by(self, baseline) -> tuple[bool, bool]:
-        """Whether the comparison and the drill-down are of another baseline than ``baseline``."""
-        return (
-            self.comparison is None or self.comparison.baseline != baseline,
-            self.drilldown is None or self.drilldown.baseline != baseline,
-        )
-
-    def drilldown_runs(self) -> list[str]:
-        """The runs whose lists the drill-down shows: those the user chose, else all of them up to
-        :data:`drilldown_model.MAX_LISTS`, else the best on the selected query by the measure in focus
-        and the baseline."""
-        results = self.results
-        if results is None:
-            return []
-        runs = [r for r in results.runs if r in results.request.runs]
-        if len(runs) <= drilldown_model.MAX_LISTS:
-            default = set(runs)
-        else:
-            scores = {}
-            wide = results.per_query.get(self.focus_measure or "")
-            if wide is not None and self.selected_query in wide.index:
-                scores = {r: float(v) for r, v in wide.loc[self.selected_query].items()}
-            default = set(drilldown_model.best_runs(runs, scores, self.baseline_label()))
-        return [r for r in runs if self.drilldown_choices.get(r, r in default)]
-
-    def choose_drilldown_run(self, run: str, shown: bool) -> bool:
-        """Show or hide one run's list in the drill-down; whether it must be computed again (a run shown
-        that the drill-down does not have)."""
-        self.drilldown_choices[run] = bool(shown)
-        return bool(shown) and (self.drilldown is None or run not in self.drilldown.runs)
-
-    def drilldown_request(self) -> drilldown_model.Request | None:
-        """The drill-down of the selected query; None (and the drill-down dropped) without one.  Only the
-        runs it shows are ranked (:meth:`drilldown_runs`; runs scored from disk are read for it)."""
-        results = self.results
-        query = self.selected_query
-        if results is None or query is None:
-            self.apply_drilldown(None)
-            return None
-        baseline = self.baseline_label()
-        wanted = set(self.drilldown_runs()) | ({baseline} if baseline in results.request.runs else set())
-        return drilldown_model.Request(
-            qrels=results.request.qrels,
-            runs={label: run for label, run in results.request.runs.items() if label in wanted},
-            query_id=query,
-            depth=self.drilldown_depth,
-            baseline=baseline if baseline in results.runs else None,
-            relevance_level=results.request.relevance_level,
-        )
-
-    def apply_drilldown(self, drill) -> None:
-        if drill is None and self.drilldown is None:
-            return
-        self.drilldown = drill
-        self.events.drilldown_changed.emit(drill)
-
-    # ------------------------------------------------------------------
-    # inspection of one file
-    def inspect(self, path: str | None) -> None:
-        self.inspected_path = normalize(path) if path else None
-
-    def inspection_job(self) -> InspectionJob | None:
-        """What to compute to inspect :attr:`inspected_path`; None when nothing is to be done now (no file:
-        the inspection is dropped; a file still loading or already inspected as it is: nothing)."""
-        e = self.workspace.entry(self.inspected_path) if self.inspected_path else None
-        if e is None:
-            self.inspection_key = None
-            if self.inspection is not None:
-                self.inspection = None
-                self.events.inspection_changed.emit(None)
-            return None
-        if e.status == "loading":
-            return None  # asked again when the file is read
-        q = self.workspace.qrels_entry()
-        qrels = q.qrels if q is not None and q is not e and e.kind in ("run", "ranked", None) else None
-        key = (
-            e.path,
-            e.version,
-            e.status,
-            e.kind,
-            None if qrels is None else (q.path, q.version),
-            self.relevance_level,
-        )
-        if key == self.inspection_key:
-            return None
-        self.inspection_key = key
-        return InspectionJob(key, f"Inspecting {e.name}", inspection_work(e, qrels, self.relevance_level))
-
-    def apply_inspection(self, inspection: dict) -> None:
-        self.inspection = inspection
-        self.events.inspection_changed.emit(inspection)
-
-    def inspection_failed(self, path: str, exc: BaseException) -> None:
-        self.inspection_key = None
-        e = self.workspace.entry(path)
-        name = e.name if e is not None else os.path.basename(path)
-        self.events.error.emit(f"Inspecting {name} failed: {exc}")

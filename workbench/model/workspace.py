@@ -464,7 +464,8 @@ def expand(paths, *, max_files: int = MAX_FOLDER_FILES, max_depth: int = MAX_FOL
         if not os.path.isdir(p):
             out.append(p)
             continue
-        found, skipped, truncated = [], 0, False
+        found: list[str] = []
+        skipped, truncated = 0, False
         base_depth = p.rstrip(os.sep).count(os.sep)
         for root, dirs, names in os.walk(p):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
@@ -489,8 +490,7 @@ def expand(paths, *, max_files: int = MAX_FOLDER_FILES, max_depth: int = MAX_FOL
             notes.append(f"{os.path.basename(p)}: {skipped} file(s) that are not qrels or runs left out")
         out.extend(found)
         folder_of.update({f: p for f in found})
-    seen: set[str] = set()
-    files = [p for p in out if not (p in seen or seen.add(p))]
+    files = list(dict.fromkeys(out))  # (each once, in the order found)
     return Expansion(files, folder_of, notes)
 
 

@@ -160,8 +160,10 @@ def read(path: str) -> WorkspaceDoc:
         label = item.get("label")
         _expect(label is None or isinstance(label, str), path, f'file {i}: "label" must be text')
         f = FileItem(absolute(item["path"]), kind, label, bool(item.get("kind_chosen", False)))
-        (doc.files if os.path.isfile(f.path) else doc.missing).append(f if os.path.isfile(f.path) else f.path)
-        if not os.path.isfile(f.path):
+        if os.path.isfile(f.path):
+            doc.files.append(f)
+        else:
+            doc.missing.append(f.path)
             doc.missing_items.append(f)
         doc.order.append(f.path)
     baseline = data.get("baseline")

@@ -1,0 +1,90 @@
+"""The state of the window's session (plain Python, no Qt): what is loaded, chosen and computed, and the
+events that announce its changes.
+
+:class:`SessionState` is the ground the rules stand on: :class:`workbench.model.files.FileRules` (the
+list of files), :class:`workbench.model.followups.FollowUpRules` (what follows the scores: the
+comparison, the drill-down, the inspection) and :class:`workbench.model.explaining.ExplainRules` all
+read and change it, and :class:`workbench.model.session.SessionModel` is the sum of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from workbench.model import analysis
+from workbench.model import drilldown as drilldown_model
+from workbench.model import significance as significance_model
+from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
+from workbench.model.undo import UndoStack
+from workbench.model.workspace import Workspace
+
+
+class Event:
+    """Callbacks called in order with the event's arguments (a plain-Python signal)."""
+
+    def __init__(self) -> None:
+        self._callbacks: list[Callable[..., Any]] = []
+
+    def connect(self, callback: Callable[..., Any]) -> None:
+        self._callbacks.append(callback)
+
+    def disconnect(self, callback: Callable[..., Any]) -> None:
+        self._callbacks.remove(callback)
+
+    def emit(self, *args) -> None:
+        for callback in list(self._callbacks):
+            callback(*args)
+
+
+class SessionEvents:
+    """The events of a session (listed in :mod:`workbench.model.session`)."""
+
+    def __init__(self) -> None:
+        self.files_changed = Event()
+        self.baseline_changed = Event()
+        self.measures_changed = Event()
+        self.results_changed = Event()
+        self.query_changed = Event()
+        self.focus_measure_changed = Event()
+        self.error = Event()
+        self.message = Event()
+        self.file_loaded = Event()
+        self.compare_settings_changed = Event()
+        self.comparison_changed = Event()
+        self.drilldown_changed = Event()
+        self.inspection_changed = Event()
+        self.explanation_changed = Event()
+        self.evaluation_wanted = Event()
+
+
+class SessionState:
+    """What the window has loaded, chosen and computed (see :class:`workbench.model.session.SessionModel`)."""
+
+    def __init__(self) -> None:
+        self.events = SessionEvents()
+        self.workspace = Workspace()
+        self.measures: tuple[str, ...] = DEFAULT_MEASURES
+        self.relevance_level = RELEVANCE_LEVEL
+        self.k_max = K_MAX
+        self.ndcg_options: dict[str, object] = {}
+        self.results: analysis.Results | None = None
+        self.run_cache = analysis.RunCache()  # runs scored, kept for the next evaluation
+        self.selected_query: str | None = None
+        self.focus_measure: str | None = None
+        self.is_sample = False
+        self.undo_stack = UndoStack()  # removals, qrels replaced, measures and options, renames
+        self.chosen_kinds: dict[str, str] = {}  # path -> kind the user chose for it
+        self.diversity_offered = False  # the diversity measures were added once intent qrels came (diversity.py)
+        self.folders: dict[str, dict] = {}  # folder being opened -> files read and left out
+        self.pending_query: str | None = None  # query to select once evaluated (from a workspace)
+        self.compare_settings = significance_model.Settings()
+        self.comparison: significance_model.Comparison | None = None
+        self.drilldown = None
+        self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
+        self.drilldown_choices: dict[str, bool] = {}  # run -> shown in the drill-down, as the user chose
+        self.inspected_path: str | None = None
+        self.inspection: dict | None = None
+        self.inspection_key: tuple | None = None
+
+    def baseline_label(self) -> str | None:
+        return self.workspace.baseline_label()
