@@ -15,7 +15,7 @@ from qt_support import close_window, open_window  # noqa: E402
 import metrics  # noqa: E402
 from workbench.model import disk_runs  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
-from workbench.views.panels import COMMON_MEASURES  # noqa: E402
+from workbench.views.measure_panel import COMMON_MEASURES  # noqa: E402
 
 TIMEOUT = 20000
 RUNS = ("run_bm25.txt", "run_bm25_rm3.txt", "run_tfidf_title.txt")

@@ -108,7 +108,7 @@ def test_ndcg_variant_asks_the_registry():
 
 def test_ndcg_defaults_are_written_once():
     from metrics.measures.extra import NDCG_DEFAULTS, NdcgOptions, ndcg_options
-    from workbench.views.panels import NDCG_CHOICES
+    from workbench.views.measure_panel import NDCG_CHOICES
 
     assert {k: v for k, v in FAMILIES["ndcg_ext"].options.items() if k != "gains"} == NDCG_DEFAULTS
     assert ndcg_options() == NdcgOptions() and NdcgOptions().is_trec

@@ -15,7 +15,7 @@ from PySide6.QtCore import QThreadPool  # noqa: E402
 from metrics.errors import Cancelled, InputError  # noqa: E402
 from workbench.jobs import Jobs  # noqa: E402
 from workbench.jobs.workers import Worker  # noqa: E402
-from workbench.session import _load_file, describe_error  # noqa: E402
+from workbench.model.loading import _load_file, describe_error  # noqa: E402
 
 
 def _files(tmp_path):

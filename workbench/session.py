@@ -31,20 +31,19 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
-import functools
 import itertools
-import os
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs import Jobs
 from workbench.model import analysis, disk_runs
-from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
-from workbench.model.loading import SAMPLE_DIR, QueriesFile, _load_file, describe_error, sample_files
+from workbench.model.loading import SAMPLE_DIR, QueriesFile, describe_error, sample_files
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
-from workbench.model.workspace import FileEntry, normalize
+from workbench.model.workspace import FileEntry
+from workbench.session_followups import FollowUpJobs
+from workbench.session_reading import ReadingJobs, by_user
 from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
@@ -63,18 +62,7 @@ def _delegate(name: str, doc: str = "") -> property:
     return property(lambda self: getattr(self.model, name), lambda self, v: setattr(self.model, name, v), doc=doc)
 
 
-def _by_user(method):
-    """A method the user calls (a file opened, a measure ticked...): after Cancel, work starts again."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        self._stopped = False
-        return method(self, *args, **kwargs)
-
-    return wrapper
-
-
-class Session(QObject):
+class Session(FollowUpJobs, ReadingJobs, QObject):
     sigFilesChanged = Signal()
     sigBaselineChanged = Signal(object)
     sigMeasuresChanged = Signal()
@@ -192,7 +180,7 @@ class Session(QObject):
 
     # ------------------------------------------------------------------
     # loading
-    @_by_user
+    @by_user
     def open_sample(self) -> None:
         """Show the bundled sample (made-up data) instead of whatever is loaded."""
         self.clear()
@@ -211,13 +199,13 @@ class Session(QObject):
         """What the session holds, as a :class:`~workbench.model.workspace_file.WorkspaceDoc` (not the layout)."""
         return self.model.snapshot()
 
-    @_by_user
+    @by_user
     def open_workspace(self, doc) -> None:
         """Replace everything with what a workspace document holds; files it names that are missing are reported."""
         self.clear()
         self.model.open_workspace(doc, start=self._submit_load)
 
-    @_by_user
+    @by_user
     def open_files(self, paths, kind: str | None = None) -> list[str]:
         """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
 
@@ -226,112 +214,9 @@ class Session(QObject):
         """
         return self.model.open_files(paths, kind, start=self._submit_load, forget=self._unwatch)
 
-    #: files whose reading starts per turn of the event loop: starting 500 at once (a worker, its signals)
-    #: kept the window's thread from painting for 0.7 s
-    LOAD_BATCH = 50
-
-    def _submit_load(self, e: FileEntry) -> None:
-        """Read one file in a worker, soon (a batch per turn of the event loop); a newer load of the same
-        file supersedes this one."""
-        self._load_queue.append((e, e.generation))
-        if not self._load_timer.isActive():
-            self._load_timer.start()
-
-    def _start_loads(self) -> None:
-        batch, self._load_queue = self._load_queue[: self.LOAD_BATCH], self._load_queue[self.LOAD_BATCH :]
-        for e, gen in batch:
-            if self.workspace.entry(e.path) is e and e.generation == gen:  # (not removed nor read again since)
-                self._start_load(e)
-        if self._load_queue:
-            self._load_timer.start()
-
-    def _drop_queued_loads(self) -> None:
-        queued, self._load_queue = self._load_queue, []
-        self._load_timer.stop()
-        for e, gen in queued:
-            self.model.cancel_load(e.path, gen)
-
-    def _start_load(self, e: FileEntry) -> None:
-        path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
-        if not self.jobs.running(("load", path)):
-            self._reads[1] += 1
-        if not hold and not self._workers_warm:  # runs on disk to score soon: start their processes now
-            self._workers_warm = True
-            self.model.run_cache.workers.warm()
-        self.jobs.submit(
-            ("load", path),
-            lambda progress: _load_file(path, kind, progress, hold),
-            f"Loading {os.path.basename(path)}",
-            lambda outcome: self._on_loaded(path, gen, outcome),
-            lambda exc: self.model.fail_load(path, gen, exc),
-            lambda: self.model.cancel_load(path, gen),
-        )
-
-    @_by_user
-    def locate(self, path: str, found: str) -> str | None:
-        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
-        return self.model.locate(path, found, start=self._submit_load)
-
-    @_by_user
-    def reload(self, path: str) -> None:
-        e = self.workspace.entry(path)
-        if e is not None:
-            self.open_files([e.path], kind=e.forced_kind)
-
-    @_by_user
-    def set_kind(self, path: str, kind: str) -> None:
-        """Correct the detected kind of a file; it is read again as that kind."""
-        e = self.model.choose_kind(path, kind)
-        if e is not None:
-            self.open_files([e.path], kind=kind)
-
-    def _on_loaded(self, path: str, gen: int, outcome) -> None:
-        e = self.model.finish_load(path, gen, outcome)
-        if e is None:
-            return
-        self._watch(e.path)
-        if e.kind in ("qrels", "intents"):  # a (intent) qrels file replaced by this one is no longer watched
-            present = {x.path for x in self.workspace.entries}
-            for p in self._watcher.files():
-                if normalize(p) not in present:
-                    self._watcher.removePath(p)
-        # while files are still being read, what they change is said at most ten times a second (the
-        # views, the state and the evaluation follow each announcement; a folder of a thousand runs
-        # would otherwise redo them a thousand times); the last file read is announced at once
-        self._unannounced = True
-        if not self._reading():
-            self._announce_loaded()
-        elif not self._announce_timer.isActive():
-            self._announce_timer.start()
-
-    def _announce_loaded(self) -> None:
-        self._announce_timer.stop()
-        if self._unannounced:
-            self._unannounced = False
-            self.model.announce_loaded()
-        if self._reading():
-            self._prescore()
-
-    def _prescore(self) -> None:
-        """While files are read, the worker processes score the runs on disk already opened (results
-        kept for the evaluation that follows the last file, not shown): a folder of many runs is scored
-        while the runs held are still being read."""
-        if self.jobs.running("prescore") or self.jobs.running("evaluate"):
-            return
-        request = self.model.prescore_request()
-        if request is None:
-            return
-        self.jobs.submit(
-            "prescore",
-            lambda progress: analysis.compute(request, progress),
-            f"Scoring {len(request.runs)} runs",
-            lambda _: None,  # kept in the run cache: the evaluation shows them
-            lambda exc: None,  # the evaluation scores them again and says what went wrong
-        )
-
     # ------------------------------------------------------------------
     # editing the list of files
-    @_by_user
+    @by_user
     def remove(self, path: str) -> None:
         e = self.workspace.entry(path)
         if e is None:
@@ -349,7 +234,7 @@ class Session(QObject):
         """What Edit > Undo would take back (None: nothing)."""
         return self.model.undo_stack.next_text
 
-    @_by_user
+    @by_user
     def undo(self) -> str | None:
         """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
         to tell the user."""
@@ -361,7 +246,7 @@ class Session(QObject):
 
     can_undo_remove = can_undo
 
-    @_by_user
+    @by_user
     def undo_remove(self) -> str | None:
         """Take back the last change; the path of the file that came back, if it was a removal."""
         path = self.model.undo_remove()
@@ -370,11 +255,11 @@ class Session(QObject):
         self.sigStateChanged.emit()
         return path
 
-    @_by_user
+    @by_user
     def rename(self, path: str, label: str) -> str:
         return self.model.rename(path, label)
 
-    @_by_user
+    @by_user
     def move(self, path: str, delta: int) -> None:
         self.model.move(path, delta)
 
@@ -386,19 +271,19 @@ class Session(QObject):
 
     # ------------------------------------------------------------------
     # measures, options and selection
-    @_by_user
+    @by_user
     def set_measures(self, measures) -> None:
         self.model.set_measures(measures)
 
-    @_by_user
+    @by_user
     def set_relevance_level(self, level: int) -> None:
         self.model.set_relevance_level(level)
 
-    @_by_user
+    @by_user
     def set_k_max(self, k: int) -> None:
         self.model.set_k_max(k)
 
-    @_by_user
+    @by_user
     def set_ndcg_option(self, name: str, value) -> None:
         self.model.set_ndcg_option(name, value)
 
@@ -415,7 +300,7 @@ class Session(QObject):
         self._eval_timer.start()
         self.sigStateChanged.emit()
 
-    @_by_user
+    @by_user
     def recompute(self) -> None:
         """Evaluate, compare and drill down again, whatever is shown now."""
         self._eval_timer.start()
@@ -502,144 +387,7 @@ class Session(QObject):
             self._ahead = None
 
     # ------------------------------------------------------------------
-    # comparison with the baseline, and the drill-down of the selected query
-    def set_compare_settings(self, **changes) -> None:
-        """Change the test, alpha or correction (keyword arguments of :class:`significance_model.Settings`)."""
-        if self.model.set_compare_settings(**changes):
-            self.request_comparison()
-
-    def _on_baseline_for_comparison(self, baseline) -> None:
-        compare, drill = self.model.comparison_outdated_by(baseline)
-        if compare:
-            self.request_comparison()
-        if drill:
-            self.request_drilldown()
-
-    def request_comparison(self) -> None:
-        """Compare the runs with the baseline again (in a worker)."""
-        request = self.model.comparison_request()
-        if request is None:
-            self.jobs.discard("compare")
-            return
-        ahead = self._ahead
-        if ahead is not None and ahead.request.same_as(request):
-            self._ahead = None
-            self.jobs.discard("compare")
-            self.model.apply_comparison(ahead)
-            if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted
-                self._later(self._complete_comparison)
-            return
-        self._submit_comparison(
-            lambda progress: significance_model.compute(request, progress), self.model.apply_comparison
-        )
-
-    def _submit_comparison(self, work, on_done) -> None:
-        self.jobs.submit(
-            "compare",
-            work,
-            "Comparing with the baseline",
-            on_done,
-            lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
-            lambda: self.sigMessage.emit("Comparison cancelled: significance marks are out of date"),
-        )
-
-    def _complete_comparison(self) -> None:
-        """The comparison shown, with its bootstrap intervals (exports and reports show them), unless a
-        newer one is wanted or under way meanwhile."""
-        shown = self.model.comparison
-        if shown is not None and not shown.intervals and not self.jobs.running("compare"):
-            request = self.model.comparison_request_for(self.model.results)
-            if request is not None and request.same_as(shown.request):
-                work = lambda progress: significance_model.with_intervals(shown, progress)  # noqa: E731
-                self._submit_comparison(work, self.model.complete_comparison)
-
-    def set_drilldown_depth(self, depth: int) -> None:
-        if self.model.set_drilldown_depth(depth):
-            self.request_drilldown()
-
-    def _pairs_follow_focus(self) -> None:
-        """With more runs than all pairs compares, the runs compared are the best by the measure in focus."""
-        c = self.model.comparison
-        if c is not None and c.request.pair_runs is not None:
-            request = self.model.comparison_request()
-            if request is not None and request.pair_runs != c.request.pair_runs:
-                self.request_comparison()
-
-    def _drilldown_complete(self) -> None:
-        drill = self.model.drilldown
-        if drill is not None and not set(self.model.drilldown_runs()) <= set(drill.runs):
-            self.request_drilldown()
-
-    def choose_drilldown_run(self, run: str, shown: bool) -> None:
-        """Show or hide one run's ranked list in the drill-down (ranked in a worker when needed)."""
-        if self.model.choose_drilldown_run(run, shown):
-            self.request_drilldown()
-
-    def request_drilldown(self) -> None:
-        """Rank the selected query's documents for every run again (in a worker)."""
-        request = self.model.drilldown_request()
-        if request is None:
-            self.jobs.discard("drilldown")
-            return
-        self.jobs.submit(
-            "drilldown",
-            lambda progress: drilldown_model.compute(request, progress),
-            f"Ranking query {request.query_id}",
-            self.model.apply_drilldown,
-            lambda exc: self.sigError.emit(f"Query drill-down failed: {exc}"),
-        )
-
-    # ------------------------------------------------------------------
-    # how one value was computed
-    def explain(self, run: str, query_id, measure: str) -> None:
-        """Show how ``measure`` of ``run`` on ``query_id`` (None: the mean) was computed (in a worker)."""
-        self.model.explain(run, query_id, measure)
-        self.request_explanation()
-
-    def request_explanation(self) -> None:
-        from workbench.model import explaining
-
-        request = self.model.explain_request()
-        if request is None:
-            return
-        self.jobs.submit(
-            "explain",
-            lambda progress: explaining.compute(request, progress),
-            f"Explaining {request.measure} of {request.run}",
-            self.model.apply_explanation,
-            lambda exc: self.sigError.emit(f"Explaining {request.measure} failed: {exc}"),
-        )
-
-    # ------------------------------------------------------------------
-    # inspection of one file
-    @_by_user
-    def inspect(self, path: str | None) -> None:
-        """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
-        self.model.inspect(path)
-        self.request_inspection()
-
-    def _inspect_when_idle(self) -> None:
-        if not self._stopped:
-            self.request_inspection()
-
-    def request_inspection(self) -> None:
-        if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
-            self.jobs.discard("inspect")
-        elif self.workspace.loading() or self.evaluating or self._paint_timer.isActive():
-            return  # the scores first: reading the file again and joining it with the qrels would slow them
-        job = self.model.inspection_job()
-        if job is None:
-            return
-        path = job.key[0]
-        self.jobs.submit(
-            "inspect",
-            job.work,
-            job.what,
-            self.model.apply_inspection,
-            lambda exc: self.model.inspection_failed(path, exc),
-            lambda: setattr(self.model, "inspection_key", None),
-        )
-
+    # work put off until the window has painted
     def _later(self, work) -> None:
         """Run ``work()`` once the window has painted what it was just given (:data:`AFTER_PAINT_MS`)."""
         if work not in self._after_paint_work:
@@ -697,9 +445,6 @@ class Session(QObject):
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()
 
-    def _reading(self) -> bool:
-        return bool(self._load_queue) or any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
-
     def _on_job_progress(self, fraction: float, what: str) -> None:
         """The progress of the jobs; while several files are read, of all of them: a folder of a thousand
         runs says how many of them are read, not how far the latest one is."""
@@ -719,32 +464,3 @@ class Session(QObject):
         self.sigStateChanged.emit()
         if not self.busy:
             self.sigIdle.emit()
-
-    # ------------------------------------------------------------------
-    # files changing on disk
-    def _watch(self, path: str) -> None:
-        if os.path.exists(path):
-            self._watcher.addPath(path)  # False (and nothing else) when already watched
-
-    def _unwatch(self, path: str) -> None:
-        self._watcher.removePath(path)  # False when not watched
-
-    def _on_file_changed(self, path: str) -> None:
-        self.workspace.disk_changed()
-        self._changed.add(normalize(path))
-        self._change_timer.start()
-
-    def _report_changes(self) -> None:
-        changed, self._changed = self._changed, set()
-        for path in sorted(changed):
-            e: FileEntry | None = self.workspace.entry(path)
-            if e is None:
-                continue
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue  # deleted (or being replaced); keep what was loaded
-            self._watch(path)  # editors that replace the file drop it from the watcher
-            if (st.st_size, st.st_mtime) != (e.size, e.mtime):
-                self.sigFileChangedOnDisk.emit(path, int(st.st_size))
-        self.sigStateChanged.emit()

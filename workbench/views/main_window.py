@@ -102,8 +102,9 @@ class MainWindow(
         from workbench.views.diffchart import DifferenceChart
         from workbench.views.drilldown import QueryDrilldownView
         from workbench.views.inspect import InspectView
+        from workbench.views.measure_panel import MeasurePanel
         from workbench.views.pairs import PairsView
-        from workbench.views.panels import FilesPanel, MeasurePanel
+        from workbench.views.panels import FilesPanel
         from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
         from workbench.views.tables import PerQueryView, SummaryView
 

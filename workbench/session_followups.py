@@ -1,0 +1,155 @@
+"""The jobs that follow the scores: the comparison with the baseline (its quick marks, then its intervals
+once the scores are painted), the drill-down of the selected query, the explanation of one value and the
+inspection of one file.
+
+Part of :class:`workbench.session.Session`; what each job computes is asked of the model
+(:class:`workbench.model.followups.FollowUpRules`)."""
+
+from __future__ import annotations
+
+from workbench.model import drilldown as drilldown_model
+from workbench.model import significance as significance_model
+from workbench.session_reading import by_user
+
+
+class FollowUpJobs:
+    """The comparison, drill-down, explanation and inspection jobs of :class:`~workbench.session.Session`."""
+
+    # ------------------------------------------------------------------
+    # comparison with the baseline, and the drill-down of the selected query
+    def set_compare_settings(self, **changes) -> None:
+        """Change the test, alpha or correction (keyword arguments of :class:`significance_model.Settings`)."""
+        if self.model.set_compare_settings(**changes):
+            self.request_comparison()
+
+    def _on_baseline_for_comparison(self, baseline) -> None:
+        compare, drill = self.model.comparison_outdated_by(baseline)
+        if compare:
+            self.request_comparison()
+        if drill:
+            self.request_drilldown()
+
+    def request_comparison(self) -> None:
+        """Compare the runs with the baseline again (in a worker)."""
+        request = self.model.comparison_request()
+        if request is None:
+            self.jobs.discard("compare")
+            return
+        ahead = self._ahead
+        if ahead is not None and ahead.request.same_as(request):
+            self._ahead = None
+            self.jobs.discard("compare")
+            self.model.apply_comparison(ahead)
+            if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted
+                self._later(self._complete_comparison)
+            return
+        self._submit_comparison(
+            lambda progress: significance_model.compute(request, progress), self.model.apply_comparison
+        )
+
+    def _submit_comparison(self, work, on_done) -> None:
+        self.jobs.submit(
+            "compare",
+            work,
+            "Comparing with the baseline",
+            on_done,
+            lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
+            lambda: self.sigMessage.emit("Comparison cancelled: significance marks are out of date"),
+        )
+
+    def _complete_comparison(self) -> None:
+        """The comparison shown, with its bootstrap intervals (exports and reports show them), unless a
+        newer one is wanted or under way meanwhile."""
+        shown = self.model.comparison
+        if shown is not None and not shown.intervals and not self.jobs.running("compare"):
+            request = self.model.comparison_request_for(self.model.results)
+            if request is not None and request.same_as(shown.request):
+                work = lambda progress: significance_model.with_intervals(shown, progress)  # noqa: E731
+                self._submit_comparison(work, self.model.complete_comparison)
+
+    def set_drilldown_depth(self, depth: int) -> None:
+        if self.model.set_drilldown_depth(depth):
+            self.request_drilldown()
+
+    def _pairs_follow_focus(self) -> None:
+        """With more runs than all pairs compares, the runs compared are the best by the measure in focus."""
+        c = self.model.comparison
+        if c is not None and c.request.pair_runs is not None:
+            request = self.model.comparison_request()
+            if request is not None and request.pair_runs != c.request.pair_runs:
+                self.request_comparison()
+
+    def _drilldown_complete(self) -> None:
+        drill = self.model.drilldown
+        if drill is not None and not set(self.model.drilldown_runs()) <= set(drill.runs):
+            self.request_drilldown()
+
+    def choose_drilldown_run(self, run: str, shown: bool) -> None:
+        """Show or hide one run's ranked list in the drill-down (ranked in a worker when needed)."""
+        if self.model.choose_drilldown_run(run, shown):
+            self.request_drilldown()
+
+    def request_drilldown(self) -> None:
+        """Rank the selected query's documents for every run again (in a worker)."""
+        request = self.model.drilldown_request()
+        if request is None:
+            self.jobs.discard("drilldown")
+            return
+        self.jobs.submit(
+            "drilldown",
+            lambda progress: drilldown_model.compute(request, progress),
+            f"Ranking query {request.query_id}",
+            self.model.apply_drilldown,
+            lambda exc: self.sigError.emit(f"Query drill-down failed: {exc}"),
+        )
+
+    # ------------------------------------------------------------------
+    # how one value was computed
+    def explain(self, run: str, query_id, measure: str) -> None:
+        """Show how ``measure`` of ``run`` on ``query_id`` (None: the mean) was computed (in a worker)."""
+        self.model.explain(run, query_id, measure)
+        self.request_explanation()
+
+    def request_explanation(self) -> None:
+        from workbench.model import explaining
+
+        request = self.model.explain_request()
+        if request is None:
+            return
+        self.jobs.submit(
+            "explain",
+            lambda progress: explaining.compute(request, progress),
+            f"Explaining {request.measure} of {request.run}",
+            self.model.apply_explanation,
+            lambda exc: self.sigError.emit(f"Explaining {request.measure} failed: {exc}"),
+        )
+
+    # ------------------------------------------------------------------
+    # inspection of one file
+    @by_user
+    def inspect(self, path: str | None) -> None:
+        """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
+        self.model.inspect(path)
+        self.request_inspection()
+
+    def _inspect_when_idle(self) -> None:
+        if not self._stopped:
+            self.request_inspection()
+
+    def request_inspection(self) -> None:
+        if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
+            self.jobs.discard("inspect")
+        elif self.workspace.loading() or self.evaluating or self._paint_timer.isActive():
+            return  # the scores first: reading the file again and joining it with the qrels would slow them
+        job = self.model.inspection_job()
+        if job is None:
+            return
+        path = job.key[0]
+        self.jobs.submit(
+            "inspect",
+            job.work,
+            job.what,
+            self.model.apply_inspection,
+            lambda exc: self.model.inspection_failed(path, exc),
+            lambda: setattr(self.model, "inspection_key", None),
+        )

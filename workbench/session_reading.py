@@ -1,0 +1,163 @@
+"""How the session reads files: loads started in batches as jobs, their outcomes handed to the model,
+the runs on disk scored while the others are read, and the loaded files watched for changes on disk.
+
+Part of :class:`workbench.session.Session` (whose timers, queue and watcher it uses)."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from workbench.model import analysis
+from workbench.model.loading import _load_file
+from workbench.model.workspace import FileEntry, normalize
+
+
+def by_user(method):
+    """A method the user calls (a file opened, a measure ticked...): after Cancel, work starts again."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        self._stopped = False
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class ReadingJobs:
+    """The reading and file-watching jobs of :class:`~workbench.session.Session`."""
+
+    #: files whose reading starts per turn of the event loop: starting 500 at once (a worker, its signals)
+    #: kept the window's thread from painting for 0.7 s
+    LOAD_BATCH = 50
+
+    def _submit_load(self, e: FileEntry) -> None:
+        """Read one file in a worker, soon (a batch per turn of the event loop); a newer load of the same
+        file supersedes this one."""
+        self._load_queue.append((e, e.generation))
+        if not self._load_timer.isActive():
+            self._load_timer.start()
+
+    def _start_loads(self) -> None:
+        batch, self._load_queue = self._load_queue[: self.LOAD_BATCH], self._load_queue[self.LOAD_BATCH :]
+        for e, gen in batch:
+            if self.workspace.entry(e.path) is e and e.generation == gen:  # (not removed nor read again since)
+                self._start_load(e)
+        if self._load_queue:
+            self._load_timer.start()
+
+    def _drop_queued_loads(self) -> None:
+        queued, self._load_queue = self._load_queue, []
+        self._load_timer.stop()
+        for e, gen in queued:
+            self.model.cancel_load(e.path, gen)
+
+    def _start_load(self, e: FileEntry) -> None:
+        path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
+        if not self.jobs.running(("load", path)):
+            self._reads[1] += 1
+        if not hold and not self._workers_warm:  # runs on disk to score soon: start their processes now
+            self._workers_warm = True
+            self.model.run_cache.workers.warm()
+        self.jobs.submit(
+            ("load", path),
+            lambda progress: _load_file(path, kind, progress, hold),
+            f"Loading {os.path.basename(path)}",
+            lambda outcome: self._on_loaded(path, gen, outcome),
+            lambda exc: self.model.fail_load(path, gen, exc),
+            lambda: self.model.cancel_load(path, gen),
+        )
+
+    @by_user
+    def locate(self, path: str, found: str) -> str | None:
+        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
+        return self.model.locate(path, found, start=self._submit_load)
+
+    @by_user
+    def reload(self, path: str) -> None:
+        e = self.workspace.entry(path)
+        if e is not None:
+            self.open_files([e.path], kind=e.forced_kind)
+
+    @by_user
+    def set_kind(self, path: str, kind: str) -> None:
+        """Correct the detected kind of a file; it is read again as that kind."""
+        e = self.model.choose_kind(path, kind)
+        if e is not None:
+            self.open_files([e.path], kind=kind)
+
+    def _on_loaded(self, path: str, gen: int, outcome) -> None:
+        e = self.model.finish_load(path, gen, outcome)
+        if e is None:
+            return
+        self._watch(e.path)
+        if e.kind in ("qrels", "intents"):  # a (intent) qrels file replaced by this one is no longer watched
+            present = {x.path for x in self.workspace.entries}
+            for p in self._watcher.files():
+                if normalize(p) not in present:
+                    self._watcher.removePath(p)
+        # while files are still being read, what they change is said at most ten times a second (the
+        # views, the state and the evaluation follow each announcement; a folder of a thousand runs
+        # would otherwise redo them a thousand times); the last file read is announced at once
+        self._unannounced = True
+        if not self._reading():
+            self._announce_loaded()
+        elif not self._announce_timer.isActive():
+            self._announce_timer.start()
+
+    def _announce_loaded(self) -> None:
+        self._announce_timer.stop()
+        if self._unannounced:
+            self._unannounced = False
+            self.model.announce_loaded()
+        if self._reading():
+            self._prescore()
+
+    def _prescore(self) -> None:
+        """While files are read, the worker processes score the runs on disk already opened (results
+        kept for the evaluation that follows the last file, not shown): a folder of many runs is scored
+        while the runs held are still being read."""
+        if self.jobs.running("prescore") or self.jobs.running("evaluate"):
+            return
+        request = self.model.prescore_request()
+        if request is None:
+            return
+        self.jobs.submit(
+            "prescore",
+            lambda progress: analysis.compute(request, progress),
+            f"Scoring {len(request.runs)} runs",
+            lambda _: None,  # kept in the run cache: the evaluation shows them
+            lambda exc: None,  # the evaluation scores them again and says what went wrong
+        )
+
+    def _reading(self) -> bool:
+        return bool(self._load_queue) or any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
+
+    # ------------------------------------------------------------------
+    # files changing on disk
+    def _watch(self, path: str) -> None:
+        if os.path.exists(path):
+            self._watcher.addPath(path)  # False (and nothing else) when already watched
+
+    def _unwatch(self, path: str) -> None:
+        self._watcher.removePath(path)  # False when not watched
+
+    def _on_file_changed(self, path: str) -> None:
+        self.workspace.disk_changed()
+        self._changed.add(normalize(path))
+        self._change_timer.start()
+
+    def _report_changes(self) -> None:
+        changed, self._changed = self._changed, set()
+        for path in sorted(changed):
+            e: FileEntry | None = self.workspace.entry(path)
+            if e is None:
+                continue
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # deleted (or being replaced); keep what was loaded
+            self._watch(path)  # editors that replace the file drop it from the watcher
+            if (st.st_size, st.st_mtime) != (e.size, e.mtime):
+                self.sigFileChangedOnDisk.emit(path, int(st.st_size))
+        self.sigStateChanged.emit()
