@@ -9,6 +9,16 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QListWidget, QListWidge
 from workbench.model import diversity
 
 
+def tick_names(box, chosen) -> None:
+    """Tick the items of the list ``box`` whose name (their user data) is in ``chosen``, untick the others;
+    an item already right is left alone (no itemChanged signal)."""
+    for i in range(box.count()):
+        item = box.item(i)
+        state = Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in chosen else Qt.CheckState.Unchecked
+        if item.checkState() != state:
+            item.setCheckState(state)
+
+
 class DiversityMeasures(QWidget):
     """Tick boxes for :data:`workbench.model.diversity.DEFAULTS`; enabled while intent qrels are in use.
     Other diversity names (``alpha_nDCG@10``) are typed with the other measures."""
@@ -47,13 +57,7 @@ class DiversityMeasures(QWidget):
         chosen = set(measures)
         self._syncing = True
         try:
-            for i in range(self.list.count()):
-                item = self.list.item(i)
-                state = (
-                    Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in chosen else Qt.CheckState.Unchecked
-                )
-                if item.checkState() != state:
-                    item.setCheckState(state)
+            tick_names(self.list, chosen)
         finally:
             self._syncing = False
         self.refresh()

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from metrics.measures import display_label, reference
-from workbench.views.diversity_panel import DiversityMeasures
+from workbench.views.diversity_panel import DiversityMeasures, tick_names
 from workbench.views.help import measure_tooltip
 
 #: the measures offered with a tick box; their labels come from the measure registry
@@ -127,13 +127,7 @@ class MeasurePanel(QWidget):
         self._syncing = True
         try:
             ticked = set(s.measures)
-            for i in range(self.list.count()):
-                item = self.list.item(i)
-                state = (
-                    Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in ticked else Qt.CheckState.Unchecked
-                )
-                if item.checkState() != state:
-                    item.setCheckState(state)
+            tick_names(self.list, ticked)
             known = set(COMMON_MEASURES) | set(self.diversity.NAMES)
             self.diversity.sync(s.measures)
             extra = " ".join(m for m in s.measures if m not in known)
