@@ -341,6 +341,43 @@ def test_an_evaluation_awaits_the_runs_a_scoring_ahead_has_under_way(files, monk
     cache.close()
 
 
+def test_runs_whose_processes_are_stopped_under_them_are_scored_again(files, monkeypatch):
+    """Another evaluation's Cancel stops the worker processes while this one awaits runs they hold (the
+    evaluation that supersedes a scoring ahead may not have claimed that scoring's runs yet when it stops
+    them): those runs are sent to new processes, and the scores equal a fresh evaluation's, rather than
+    the evaluation failing with the broken pool (about one window start in forty on a 2-core machine)."""
+    qrels, paths = files
+    cache = analysis.RunCache()
+    runs = _runs(paths, True)
+    sent: list[str] = []
+    real_pool = disk_runs.Workers.pool
+
+    def pool(self):
+        made = real_pool(self)
+        if not hasattr(made, "counted"):
+            real_submit = made.submit
+            made.submit = lambda fn, *args: sent.append(args[1]) or real_submit(fn, *args)
+            made.counted = True
+        return made
+
+    monkeypatch.setattr(disk_runs.Workers, "pool", pool)
+    real_enter = analysis._DiskScorer.__enter__
+
+    def enter(self):  # every run sent: the processes stopped under them, as another evaluation's Cancel does
+        cache.workers.stop()
+        return real_enter(self)
+
+    monkeypatch.setattr(analysis._DiskScorer, "__enter__", enter)
+    results = analysis.compute(_request(qrels, runs, cache))
+    monkeypatch.undo()
+    assert len(sent) > len(runs)  # some runs were sent again (not all of the ten were done when stopped)
+    assert sorted(set(sent)) == sorted(runs) and not results.failed
+    fresh = analysis.compute(_request(qrels, _runs(paths, True)))
+    pd.testing.assert_frame_equal(results.summary, fresh.summary)
+    pd.testing.assert_frame_equal(results.evaluation.per_query, fresh.evaluation.per_query)
+    cache.close()
+
+
 def test_a_run_given_up_while_scored_is_kept_and_one_not_started_is_dropped():
     """A future nothing awaits any more is cancelled if it has not started; one that has finishes, and
     its scores are kept for the next evaluation."""

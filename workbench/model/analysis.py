@@ -180,6 +180,8 @@ class _DiskScorer:
                 state.append(workers.state_file(dict(qrels=qrels, measures=measures, **options)))
             return workers.pool().submit(disk_runs.score, state[0], label, run.path, run.stat)
 
+        self._submit = submit
+        self._again: set[str] = set()  # runs sent again once their processes were stopped under them
         try:
             for label, run in runs.items():
                 self.futures[self._scored.claim(label, run, submit)] = label
@@ -201,7 +203,32 @@ class _DiskScorer:
             # its process many seconds
             done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
             self._check()
-            yield from self._outcomes(done, describe_error)
+            for future in done:
+                again = self._send_again(future)
+                if again is not None:
+                    pending.add(again)
+                else:
+                    yield from self._outcomes([future], describe_error)
+
+    def _send_again(self, future):
+        """A new future for the run of ``future`` when the processes were stopped under it, once per run.
+
+        Another evaluation's Cancel stops the processes (:meth:`__exit__`) when it gives up a run nothing
+        else awaits *yet*: the evaluation superseding a scoring ahead may not have claimed the runs that
+        scoring sent when the scoring stops them; the pool then fails every future it holds, this
+        evaluation's too.  Those runs are sent to new processes rather than reported as failed (a run
+        whose reading kills its process fails twice, and is reported then)."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        label = self.futures[future]
+        if future.cancelled() or not isinstance(future.exception(), BrokenProcessPool) or label in self._again:
+            return None
+        self._again.add(label)
+        del self.futures[future]
+        self._scored.release(label, future)
+        again = self._scored.claim(label, self.runs[label], self._submit)
+        self.futures[again] = label
+        return again
 
     def _outcomes(self, done, describe_error):
         for future in done:
@@ -278,7 +305,7 @@ class _Scores:
         """The future scoring ``run``: the one under way for it, else ``submit(label, run)``'s."""
         with self._lock:
             entry = self._pending.get(label)
-            if entry is not None and entry[0]() is run:
+            if entry is not None and entry[0]() is run and not entry[1].done():  # (a failed one is not shared)
                 entry[2] += 1
                 return entry[1]
             future = submit(label, run)
