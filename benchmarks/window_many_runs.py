@@ -2,10 +2,11 @@
 scores show, against ``ir-eval`` scoring the same files with the window's default measures, both whole
 processes (offscreen).
 
-Two moments of the window are timed: the first full paint (every run scored and shown in the summary,
-with its marks of significance against the baseline, and the plots drawn) and idle (nothing left to
-do: also the inspection of the file opened last and the bootstrap intervals of the comparison, which
-wait for that paint).  The window's process starts as ``ir-workbench`` does (``workbench.system.process``,
+Three moments of the window are timed: the first paint of the scores (every run scored and shown in the
+summary, and the plots drawn), the first full paint (their marks of significance against the baseline
+shown too: the first comparison imports scipy.stats, after the scores are painted) and idle (nothing
+left to do: also the inspection of the file opened last and the bootstrap intervals of the comparison,
+which wait for that paint).  The window's process starts as ``ir-workbench`` does (``workbench.system.process``,
 the worker processes started before Qt).  The CPU time of each
 (the window's process and its worker processes apart) says how much of the wall time the machine's
 cores could overlap at best.
@@ -46,7 +47,7 @@ runs = len(files) - 1
 # as ir-workbench FILES... does: the views painted with the first scores
 w.when_session_ready(lambda: (w.session.open_files(files), w.paint_with_first_scores()))
 w.when_ready(process.started)
-painted = []
+scores, painted = [], []
 
 def cpu_seconds():  # (user + system) of this process and of its worker processes, read before they stop
     import resource
@@ -64,11 +65,14 @@ def cpu_seconds():  # (user + system) of this process and of its worker processe
 def check():
     s = getattr(w, "session", None)
     shown = s is not None and s.results is not None and len(s.results.runs) == runs and w._ready is None
-    if shown and not painted and not s.evaluating and s.comparison_current() and w.updatesEnabled():
-        app.processEvents()  # the summary, its marks and the plots painted
+    if shown and not scores and not s.evaluating and w.updatesEnabled():
+        app.processEvents()  # the summary and the plots painted
+        scores.append(time.time())
+    if shown and scores and not painted and not s.evaluating and s.comparison_current():
+        app.processEvents()  # the marks of significance painted too
         painted.append(time.time())
     if shown and painted and not s.busy:
-        print(len(s.results.runs), painted[0], time.time(), *cpu_seconds())
+        print(len(s.results.runs), scores[0], painted[0], time.time(), *cpu_seconds())
         app.quit()
     else:
         QTimer.singleShot(10, check)
@@ -127,7 +131,7 @@ def main() -> None:
         settings = os.path.join(tmp, "settings.ini")
         cli = [sys.executable, "-m", "metrics", *[a for m in MEASURES for a in ("-m", m)], *files]
         window = [sys.executable, "-c", WINDOW, settings, str(args.timeout), *files]
-        cli_times, painted, idle, cli_peak, window_peak = [], [], [], [], []
+        cli_times, scored, painted, idle, cli_peak, window_peak = [], [], [], [], [], []
         cli_cpu, window_cpu, workers_cpu = [], [], []
         for _ in range(args.rounds):
             seconds, _, peak, _, cpu = timed(cli)
@@ -136,25 +140,31 @@ def main() -> None:
             cli_cpu.append(cpu)
             seconds, out, peak, began, _ = timed(window)
             fields = out.split()
-            if len(fields) != 5 or fields[0] != str(args.runs):
+            if len(fields) != 6 or fields[0] != str(args.runs):
                 raise SystemExit(f"the window did not show {args.runs} runs within {args.timeout:g} s")
-            painted.append(float(fields[1]) - began)
+            scored.append(float(fields[1]) - began)
+            painted.append(float(fields[2]) - began)
             idle.append(seconds)
             window_peak.append(peak)
-            window_cpu.append(float(fields[3]))
-            workers_cpu.append(float(fields[4]))
-    c, p, i = statistics.median(cli_times), statistics.median(painted), statistics.median(idle)
+            window_cpu.append(float(fields[4]))
+            workers_cpu.append(float(fields[5]))
+    c, i = statistics.median(cli_times), statistics.median(idle)
     cc, wc, kc = statistics.median(cli_cpu), statistics.median(window_cpu), statistics.median(workers_cpu)
     print(f"{args.runs} DL19-shaped runs, the window's 7 default measures (median of {args.rounds}, whole process)")
     print(f"ir-eval                                   {c:6.2f} s  {max(cli_peak):6.0f} MiB   CPU {cc:.2f} s")
-    print(f"ir-workbench, every run's scores painted  {p:6.2f} s             {p / c:.1f}x ir-eval")
-    # each round times ir-eval and then the window, so the ratio of a round is not moved by a machine whose
-    # speed drifts from round to round
-    ratios = sorted(w / i for w, i in zip(painted, cli_times))
-    print(
-        f"  the same, round by round                         {statistics.median(ratios):.2f}x ir-eval "
-        f"(median; {ratios[0]:.2f}x to {ratios[-1]:.2f}x)"
-    )
+    for what, moments in (
+        ("every run's scores painted", scored),
+        ("and their marks of significance", painted),
+    ):
+        m = statistics.median(moments)
+        print(f"ir-workbench, {what:<32} {m:6.2f} s             {m / c:.1f}x ir-eval")
+        # each round times ir-eval and then the window, so the ratio of a round is not moved by a machine
+        # whose speed drifts from round to round
+        ratios = sorted(w / t for w, t in zip(moments, cli_times))
+        print(
+            f"  the same, round by round                         {statistics.median(ratios):.2f}x ir-eval "
+            f"(median; {ratios[0]:.2f}x to {ratios[-1]:.2f}x)"
+        )
     print(
         f"ir-workbench, idle (and exited)           {i:6.2f} s  {max(window_peak):6.0f} MiB   {i / c:.1f}x ir-eval, "
         f"CPU {wc:.2f} s in the window's process and {kc:.2f} s in its workers"

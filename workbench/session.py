@@ -158,7 +158,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         # the comparison with the baseline and the drill-down of the selected query are computed again
         # whenever what they depend on changes; so is the inspection of one file
         self.sigResultsChanged.connect(
-            lambda _: (self.request_comparison(), self.request_drilldown(), self.request_explanation())
+            lambda _: (self.request_comparison(after_paint=True), self.request_drilldown(), self.request_explanation())
         )
         self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
@@ -324,8 +324,9 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         return self.model.comparison_current()
 
     def stale_reasons(self) -> list[str]:
-        """Why what the window shows does not match what is loaded (empty: it matches, or work is under way)."""
-        if self.jobs.busy or self._eval_timer.isActive():
+        """Why what the window shows does not match what is loaded (empty: it matches, or work is under way,
+        including work put off until the window has painted)."""
+        if self.busy:
             return []
         return self.model.stale_reasons(self.evaluating)
 
@@ -398,6 +399,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         work, self._after_paint_work = self._after_paint_work, []
         for w in work:
             w()
+        self.sigStateChanged.emit()  # (what is stale is said once no work waits: see stale_reasons)
         if not self.busy:
             self.sigIdle.emit()  # (nothing to do after all: the wait for the paint was the last work)
 
