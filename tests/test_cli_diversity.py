@@ -81,8 +81,6 @@ def test_what_cannot_be_done_is_refused_saying_what_to_do(files, capsys):
     code, out, err = run_cli(["-m", "map", files["intents"], files["a"]], capsys)
     assert (code, out) == (2, "")
     assert "intent (diversity) qrels" in err and f"ir-eval -m alpha_nDCG@20 {files['intents']} RUN" in err
-    code, _, err = run_cli(["-l", "2", "-m", "P_IA@20", files["intents"], files["a"]], capsys)
-    assert code == 1 and "alpha_nDCG(rel=2)@20" in err
     code, _, err = run_cli(["-J", "-M", "5", "-m", "P_IA@20", files["intents"], files["a"]], capsys)
     assert code == 1 and "-M, -J: not offered with the diversity measures" in err
     code, _, err = run_cli(["-m", "alpha_nDCG", files["intents"], files["a"]], capsys)
@@ -101,3 +99,19 @@ def test_intent_qrels_from_standard_input(files):
     assert out.returncode == 0, out.stderr
     ev = metrics.evaluate_diversity(str(files["intents"]), str(files["a"]), ["ERR_IA@20"])
     assert out.stdout == f"{'ERR_IA@20':<22}\tall\t{ev.summary().iloc[0, 0]:6.4f}\n"
+
+
+def test_the_relevance_level_applies_to_the_names_that_set_none(files, capsys):
+    """``-l 2`` scores ``alpha_nDCG@20`` as ``alpha_nDCG(rel=2)@20`` (as the window's level box does); a name
+    that sets its own ``rel`` keeps it."""
+
+    def values(args):
+        code, out, err = run_cli(["-q", *args, files["intents"], files["a"]], capsys)
+        assert code == 0, err
+        rows = [line.split("\t") for line in out.splitlines()]
+        return {(re.sub(r"\(rel=\d\)", "", name.strip()), q): float(v) for name, q, v in rows}
+
+    at_2 = values(["-l", "2", "-m", "alpha_nDCG@20", "-m", "P_IA@20", "-m", "ERR_IA(rel=1)@20"])
+    named = values(["-m", "alpha_nDCG(rel=2)@20", "-m", "P_IA(rel=2)@20", "-m", "ERR_IA@20"])
+    assert at_2 == named and len(at_2) == 15  # 3 measures x (4 queries + all)
+    assert at_2 != values(["-m", "alpha_nDCG@20", "-m", "P_IA@20", "-m", "ERR_IA(rel=1)@20"])  # grade 2 tells

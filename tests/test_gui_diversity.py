@@ -79,9 +79,9 @@ def _status(w) -> dict:
     return {t.item(r, 0).text(): (t.item(r, 1).text(), t.item(r, 2).text()) for r in range(t.rowCount())}
 
 
-def _assert_diversity_shown(qtbot, w, data, names=DIVERSITY) -> None:
+def _assert_diversity_shown(qtbot, w, data, names=DIVERSITY, level: int = 1) -> None:
     """Every diversity cell of both tables is what metrics.evaluate_diversity gives, as the table formats it."""
-    expected = metrics.evaluate_diversity(str(data["intents"]), _runs(data), list(names))
+    expected = metrics.evaluate_diversity(str(data["intents"]), _runs(data), list(names), relevance_level=level)
     cells = _summary_cells(w)
     summary = expected.summary()
     for run in ("sysA", "sysB"):
@@ -222,6 +222,67 @@ def test_intent_qrels_without_ad_hoc_qrels_show_the_diversity_measures_alone(qtb
         assert (grades["d1"], grades["d2"], grades["d5"], grades["d4"]) == (1, 2, 2, 1)  # d1: 1 for intents 1, 2
         assert s.drilldown.num_rel == 4  # d1, d2, d4, d5 (d6 is -1)
         assert "none: the curves need ad hoc qrels" in w.pr_plot.caption.text()
+    finally:
+        close_window(w)
+
+
+def test_exports_name_both_qrels_the_numbers_were_computed_from(qtbot, data, tmp_path):
+    """With ad hoc and intent qrels loaded and diversity measures shown, every export states both files;
+    without diversity measures, only the ad hoc qrels (the intent qrels made none of its numbers)."""
+    from workbench.model import report as report_model
+    from workbench.model.export import intents_setting
+
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        _idle(qtbot, w)
+        assert "alpha_nDCG@20" in s.results.measures
+
+        def exported(what: str, name: str) -> list[str]:
+            path = tmp_path / name
+            with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
+                assert w.export(what, str(path))
+            return [line for line in path.read_text().splitlines() if line.startswith("#")]
+
+        both = [f"# qrels: {data['qrels']}", f"# intent qrels: {data['intents']} (the diversity measures)"]
+        for what in ("summary", "per_query", "per_query_table"):
+            header = exported(what, f"{what}.csv")
+            assert [line for line in header if "qrels:" in line] == both, (what, header)
+        report = tmp_path / "report.md"
+        request = s.results.request
+        report_model.write_report(
+            report,
+            "markdown",
+            evaluation=s.results.evaluation,
+            table="summary",
+            qrels=request.qrels_name,
+            extra=intents_setting(request),
+        )
+        text = report.read_text()
+        assert f"intent qrels: {data['intents']}" in text and str(data["qrels"]) in text
+        s.set_measures(("map",))  # no diversity measure: the intent qrels made none of the numbers
+        qtbot.waitUntil(lambda: not s.busy and s.results.measures == ["map"], timeout=TIMEOUT)
+        header = exported("summary", "adhoc.csv")
+        assert [line for line in header if "qrels:" in line] == both[:1]
+    finally:
+        close_window(w)
+
+
+def test_the_relevance_level_box_applies_to_the_diversity_measures(qtbot, data, tmp_path):
+    """ "Relevant from grade" 2: the diversity columns are those of evaluate_diversity(relevance_level=2) (a
+    document relevant to an intent from grade 2 on), not those of level 1, as the exports state."""
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        _idle(qtbot, w)
+        before = _summary_cells(w)
+        s.set_relevance_level(2)
+        qtbot.waitUntil(lambda: not s.busy and s.results.request.relevance_level == 2, timeout=TIMEOUT)
+        _assert_diversity_shown(qtbot, w, data, level=2)
+        after = _summary_cells(w)
+        assert any(after[(r, n)] != before[(r, n)] for r in ("sysA", "sysB") for n in DIVERSITY)  # grade 2 tells
     finally:
         close_window(w)
 

@@ -53,12 +53,7 @@ def run_diversity(args, names: list[str], out) -> int:
         ]
         if unused:
             raise UsageError(f"{', '.join(unused)}: not offered with the diversity measures ({', '.join(diverse)})")
-        if args.level != 1:
-            raise UsageError(
-                "-l does not apply to the diversity measures: give the level in their names, "
-                f"as alpha_nDCG(rel={args.level})@20"
-            )
-        parse_diversity_measures(names)
+        parse_diversity_measures(names, args.level)
     except (UsageError, ValueError) as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -72,7 +67,8 @@ def run_diversity(args, names: list[str], out) -> int:
                 path=STDIN if args.qrels == "-" else args.qrels,
                 expected="intent qrels, 'qid intent docid grade'",
             )
-        ev = evaluate_diversity(qrels, [read_path(p, read_run) for p in args.runs], names, complete=args.complete)
+        runs = [read_path(p, read_run) for p in args.runs]
+        ev = evaluate_diversity(qrels, runs, names, complete=args.complete, relevance_level=args.level)
     except InputError as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_INPUT

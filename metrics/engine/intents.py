@@ -135,12 +135,13 @@ def read_intent_qrels(source) -> pd.DataFrame:
     return out
 
 
-def parse_diversity_measures(measures) -> dict[DiversityMeasure, str]:
-    """``{measure: name as written}`` for a name, a space-separated list of names or a list of names."""
+def parse_diversity_measures(measures, default_rel: int = 1) -> dict[DiversityMeasure, str]:
+    """``{measure: name as written}`` for a name, a space-separated list of names or a list of names
+    (``default_rel``: the relevance level of the names that set no ``rel``)."""
     items = measures.split() if isinstance(measures, str) else list(measures)
     out: dict[DiversityMeasure, str] = {}
     for item in items:
-        m = parse_diversity(str(item))
+        m = parse_diversity(str(item), default_rel)
         if m is None:
             raise ValueError(
                 f"unknown diversity measure {str(item)!r}; expected alpha_nDCG@k, ERR_IA@k, P_IA@k, StRecall@k or NRBP"
@@ -190,17 +191,23 @@ def _judged_matrices(qrels: pd.DataFrame, level: int):
     return out
 
 
-def evaluate_diversity(qrels, runs, measures, *, complete: bool = False) -> DiversityEvaluation:
+def evaluate_diversity(
+    qrels, runs, measures, *, complete: bool = False, relevance_level: int = 1
+) -> DiversityEvaluation:
     """Score ``runs`` with diversity ``measures`` against intent-annotated ``qrels``.
 
     ``qrels``: anything :func:`read_intent_qrels` reads; ``runs``: as :func:`metrics.evaluate` takes
     them; ``measures``: names such as ``"alpha_nDCG@20 ERR_IA@20 P_IA@10 StRecall@10 NRBP"`` (a string
     or a list; ir_measures' and ndeval's spellings, with ``alpha``, ``beta`` and ``rel`` parameters).
     ``complete``: also score the qrels queries missing from a run (0) and average over all of them.
+    ``relevance_level``: a document is relevant to an intent from this grade on, for the names that set
+    no ``rel`` (``alpha_nDCG@20`` with 2 is ``alpha_nDCG(rel=2)@20``), as :func:`metrics.evaluate`'s.
     Results are keyed by the names as written."""
     if not (isinstance(qrels, pd.DataFrame) and list(qrels.columns) == ["query_id", "intent", "doc_id", "relevance"]):
         qrels = read_intent_qrels(qrels)
-    wanted = parse_diversity_measures(measures)
+    if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
+        raise TypeError(f"relevance_level must be an integer, not {relevance_level!r}")
+    wanted = parse_diversity_measures(measures, int(relevance_level))
     queries = sorted(set(qrels["query_id"]))  # trec_eval's query order (byte order of the ids)
     index = {q: i for i, q in enumerate(queries)}
     by_level = {level: _judged_matrices(qrels, level) for level in sorted({m.rel for m in wanted})}

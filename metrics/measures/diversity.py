@@ -93,10 +93,11 @@ def _number(name: str, key: str, text: str) -> float:
     return v
 
 
-def parse_diversity(text: str) -> DiversityMeasure | None:
+def parse_diversity(text: str, default_rel: int = 1) -> DiversityMeasure | None:
     """The diversity measure named by ``text`` (``alpha_nDCG@20``, ``ERR-IA@10``,
-    ``NRBP(alpha=0.3,beta=0.8)``, ``P_IA(rel=2)@5``), None when it names none.
-    Raises ValueError when it names one with parameters that do not fit."""
+    ``NRBP(alpha=0.3,beta=0.8)``, ``P_IA(rel=2)@5``), None when it names none; ``default_rel``: the
+    relevance level of a name that sets no ``rel``.  Raises ValueError when it names one with parameters
+    that do not fit."""
     m = _NAME.fullmatch(str(text))
     if m is None or m.group(1) not in DIVERSITY_NAMES:
         return None
@@ -120,7 +121,7 @@ def parse_diversity(text: str) -> DiversityMeasure | None:
         raise ValueError(f"measure {text!r}: {name} needs a cutoff: {name}@k")
     alpha = _number(text, "alpha", args.pop("alpha")) if "alpha" in args else 0.5
     beta = _number(text, "beta", args.pop("beta")) if "beta" in args else 0.5
-    rel = 1
+    rel = int(default_rel)
     if "rel" in args:
         raw = args.pop("rel")
         if not re.fullmatch(r"[+-]?\d+", raw) or int(raw) < 1:

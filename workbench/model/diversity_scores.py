@@ -42,20 +42,20 @@ class Scores:
         self._frame: weakref.ref | None = None
         self._runs: dict[str, tuple[weakref.ref, _Scored]] = {}
 
-    def _for(self, frame: pd.DataFrame, names: tuple) -> dict:
-        key = (id(frame), names)
+    def _for(self, frame: pd.DataFrame, asked: tuple) -> dict:
+        key = (id(frame), asked)  # (asked: the names and the relevance level, see score)
         if self._key != key or self._frame is None or self._frame() is not frame:
             self._key, self._frame, self._runs = key, weakref.ref(frame), {}
         return self._runs
 
-    def get(self, frame, names, label, run) -> _Scored | None:
+    def get(self, frame, asked, label, run) -> _Scored | None:
         with self._lock:
-            hit = self._for(frame, names).get(label)
+            hit = self._for(frame, asked).get(label)
         return hit[1] if hit is not None and hit[0]() is run else None
 
-    def put(self, frame, names, label, run, scored: _Scored) -> None:
+    def put(self, frame, asked, label, run, scored: _Scored) -> None:
         with self._lock:
-            self._for(frame, names)[label] = (weakref.ref(run), scored)
+            self._for(frame, asked)[label] = (weakref.ref(run), scored)
 
 
 def _source(run):
@@ -77,8 +77,11 @@ def _bad_names(names) -> dict[str, str]:
     return bad
 
 
-def score(intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None = None, check=lambda: None):
-    """Score ``runs`` (label -> frame or run on disk) with the diversity ``names`` against ``intents``.
+def score(
+    intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None = None, check=lambda: None, level: int = 1
+):
+    """Score ``runs`` (label -> frame or run on disk) with the diversity ``names`` against ``intents``, a
+    document relevant to an intent from grade ``level`` on (for the names that set no ``rel``).
 
     Returns (the :class:`metrics.engine.intents.DiversityEvaluation` of the runs that could be read, in order,
     or None when no name is one of a measure; the names refused, with why; the runs whose file could
@@ -92,7 +95,8 @@ def score(intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None 
     if not good:
         return None, bad, {}, {}
     cache = cache if cache is not None else Scores()
-    kept = {label: cache.get(intents, good, label, run) for label, run in runs.items()}
+    key = (good, level)  # what the scores kept are of, with the intent qrels
+    kept = {label: cache.get(intents, key, label, run) for label, run in runs.items()}
     found = {label: hit for label, hit in kept.items() if hit is not None}
     todo = [label for label in runs if label not in found]
     failed: dict[str, str] = {}
@@ -101,26 +105,30 @@ def score(intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None 
         check()
         chunk = todo[start : start + _CHUNK]
         try:
-            ev = metrics.evaluate_diversity(intents, {label: _source(runs[label]) for label in chunk}, good)
+            ev = metrics.evaluate_diversity(
+                intents, {label: _source(runs[label]) for label in chunk}, good, relevance_level=level
+            )
         except (InputError, OSError, UnicodeError):  # a run that cannot be read: each run on its own
             ev = None
             for label in chunk:
                 try:
-                    one = metrics.evaluate_diversity(intents, {label: _source(runs[label])}, good)
+                    one = metrics.evaluate_diversity(
+                        intents, {label: _source(runs[label])}, good, relevance_level=level
+                    )
                 except (InputError, OSError, UnicodeError) as err:
                     failed[label] = describe_error(getattr(runs[label], "path", label), err)
                     continue
                 found[label] = _scored(one, label, runs[label])
-                cache.put(intents, good, label, runs[label], found[label])
+                cache.put(intents, key, label, runs[label], found[label])
                 template = one
         if ev is not None:
             template = ev
             for label in chunk:
                 found[label] = _scored(ev, label, runs[label])
-                cache.put(intents, good, label, runs[label], found[label])
+                cache.put(intents, key, label, runs[label], found[label])
     check()
     if template is None:  # everything kept from the last evaluation: an evaluation of no run names the measures
-        template = metrics.evaluate_diversity(intents, {}, good)
+        template = metrics.evaluate_diversity(intents, {}, good, relevance_level=level)
     labels = [label for label in runs if label not in failed]
     merged = replace(
         template,
@@ -175,7 +183,8 @@ def compute(request, adhoc: tuple, wanted: tuple, cache, progress, score_adhoc):
         if progress is not None and progress(0.9 if base is not None else 0.5) is False:
             raise Cancelled("evaluation cancelled")
 
-    dev, bad, failed, queries = score(request.intents, runs, wanted, getattr(cache, "diversity", None), check)
+    diverse = getattr(cache, "diversity", None)
+    dev, bad, failed, queries = score(request.intents, runs, wanted, diverse, check, request.relevance_level)
     return _combine(made, request, base, dev, bad, failed, queries)
 
 

@@ -38,7 +38,9 @@ def settings_of(results, comparison=None, *, curves: bool = False) -> list[tuple
     correction and alpha when given; ``curves``: also the cut-offs of the NDCG@k curve."""
     from metrics.report.provenance import provenance
 
-    extra = [("cut-offs", f"k = 1 to {results.request.k_max}")] if curves else []
+    extra = intents_setting(results.request)
+    if curves:
+        extra.append(("cut-offs", f"k = 1 to {results.request.k_max}"))
     return provenance(
         results.evaluation,
         measures=results.measures,
@@ -46,6 +48,16 @@ def settings_of(results, comparison=None, *, curves: bool = False) -> list[tuple
         comparison=comparison,
         extra=extra,
     )
+
+
+def intents_setting(request) -> list[tuple[str, str]]:
+    """The intent qrels the diversity measures of ``request`` (:class:`workbench.model.results.Request`) were
+    scored against, as a setting an export states; none without diversity measures, or when the intent
+    qrels are the only qrels (the "qrels" line names them then)."""
+    intents = request.intents_name
+    if intents is None or intents == request.qrels_name:
+        return []
+    return [("intent qrels", f"{intents} (the diversity measures)")]
 
 
 def per_query_header(

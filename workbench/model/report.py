@@ -45,6 +45,7 @@ def write_report(
     title: str = "Evaluation report",
     overwrite: bool = False,
     protect=(),
+    extra=(),
 ) -> Path:
     """Write the report; ``comparison`` is a :func:`metrics.compare.compare` frame or None.
 
@@ -52,14 +53,14 @@ def write_report(
     per-query values, and ``images`` (caption, PNG bytes).  ``csv``,
     ``markdown``, ``latex``: the ``table`` chosen, ``"comparison"`` (needs a
     comparison) or ``"summary"`` (marked when a comparison is given; CSV
-    carries no marks).
+    carries no marks).  ``extra``: more settings to state, as (name, text) pairs (the intent qrels).
     """
     import metrics.report  # with scipy: imported when a report is written, not at start-up
     from metrics.report.provenance import provenance
 
     # how the numbers were made; the comparison's test, correction and alpha are in its own legend
     marked = comparison if table == "summary" or fmt == "html" else None
-    settings = [(k, v) for k, v in provenance(evaluation, comparison=marked) if k != "measures"]
+    settings = [(k, v) for k, v in provenance(evaluation, comparison=marked, extra=extra) if k != "measures"]
 
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")

@@ -147,3 +147,5 @@ class Request:
     cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
     #: the intent qrels in use (:mod:`workbench.model.diversity`): the diversity measures are scored against them
     intents: pd.DataFrame | None = field(default=None, compare=False, repr=False)
+    #: the file of the intent qrels, when diversity measures are asked for (exports state it)
+    intents_name: str | None = None

@@ -243,6 +243,9 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             key=key,
             cache=self.run_cache,
             intents=diversity.intents_frame(self.workspace),
+            intents_name=getattr(self.workspace.intents_entry(), "path", None)
+            if diversity.split(self.measures)[1]
+            else None,
         )
 
     def prescore_request(self) -> analysis.Request | None:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import report as report_model
+from workbench.model.export import intents_setting
 
 
 def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]:
@@ -221,6 +222,7 @@ class ReportDialog(QDialog):
             return False
         images = report_figures(self.session, query) if fmt == "html" and plots else []  # GUI thread: drawing
         evaluation, qrels = results.evaluation, results.request.qrels_name
+        extra = intents_setting(results.request)
 
         def work(progress):
             from workbench.model import significance
@@ -238,6 +240,7 @@ class ReportDialog(QDialog):
                 title=title,
                 overwrite=overwrite,
                 protect=inputs,
+                extra=extra,
             )
 
         self.export_button.setEnabled(False)
