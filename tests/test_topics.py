@@ -69,6 +69,22 @@ def test_sniff_tells_queries_from_qrels_and_runs():
     assert not sniff(b"1 Q0 D1 1 9.5 run\n")
 
 
+def test_a_carriage_return_inside_a_line_is_a_blank_not_a_line_end(tmp_path):
+    """A qrels file whose lines start with "\r" and hold one tab each (found by the differential tests):
+    trec_eval reads 4 judgements, and so must every door; cut at its "\r"s it looked like 'qid<TAB>text'."""
+    from workbench.model.loading import _load_file
+
+    data = b"\rLA0101531 iter\t8 0\r\n\rFBIS3-245\titer 8 3\r\n\rMARCO_348\titer 8 \r\t2\r\n\rLA0101212 iter 8 0\r\n"
+    assert not sniff(data)
+    path = tmp_path / "qrels.txt"
+    path.write_bytes(data)
+    _, loaded = _load_file(str(path), None, None)
+    assert loaded.kind == "qrels" and len(loaded.qrels) == 4
+    grades = dict(zip(loaded.qrels["query_id"], loaded.qrels["relevance"].tolist()))
+    assert grades == {"LA0101531": 0, "FBIS3-245": 3, "MARCO_348": 2, "LA0101212": 0}
+    assert set(loaded.qrels["doc_id"]) == {"8"}  # ('iter' is the second field)
+
+
 def test_a_file_of_neither_layout_names_the_line(tmp_path):
     p = tmp_path / "q.tsv"
     p.write_text("1\tfine query\n2\tbroken\tline\n")

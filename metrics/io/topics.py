@@ -71,13 +71,10 @@ def _trec_shaped(line: str) -> bool:
 
 
 def _first_lines(text: str, n: int) -> list[str]:
-    """``text.splitlines()[:n]``, splitting only as much of ``text`` as they need."""
-    cut = -1
-    for _ in range(n + 1):  # the (n+1)th newline ends at least n + 1 lines of splitlines
-        cut = text.find("\n", cut + 1)
-        if cut < 0:
-            return text.splitlines()[:n]
-    return text[: cut + 1].splitlines()[:n]
+    """The first ``n`` lines of ``text`` without their ends, a line ended by "\n" alone as the reader ends
+    it: a "\r" inside a line is a blank to the reader and to trec_eval, where ``str.splitlines`` would
+    cut the line there (and a qrels line cut at a "\r" after its tab looked like ``qid<TAB>text``)."""
+    return [line.removesuffix("\r") for line in text.split("\n", n)[:n]]
 
 
 def read_queries(path) -> dict[str, str]:
