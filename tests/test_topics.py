@@ -83,6 +83,12 @@ def test_a_carriage_return_inside_a_line_is_a_blank_not_a_line_end(tmp_path):
     grades = dict(zip(loaded.qrels["query_id"], loaded.qrels["relevance"].tolist()))
     assert grades == {"LA0101531": 0, "FBIS3-245": 3, "MARCO_348": 2, "LA0101212": 0}
     assert set(loaded.qrels["doc_id"]) == {"8"}  # ('iter' is the second field)
+    # "\x1c" is a blank to str.split(), part of the document id to trec_eval: 4 fields, a qrels line
+    data = b"`x270:\tQ0 fs\x1cx858 1\n`x270: Q0 m   \t1000\n"
+    assert not sniff(data)
+    path.write_bytes(data)
+    _, loaded = _load_file(str(path), None, None)
+    assert loaded.kind == "qrels" and loaded.qrels["doc_id"].tolist() == ["fs\x1cx858", "m"]
 
 
 def test_a_file_of_neither_layout_names_the_line(tmp_path):

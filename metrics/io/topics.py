@@ -55,10 +55,15 @@ def sniff(head: bytes) -> bool:
     return all(len(r) == 2 for r in rows) and sum(" " in r[1].strip() for r in rows) >= max(1, len(rows) // 2)
 
 
+#: the blanks between a TREC line's fields: C's isspace, as trec_eval and the reader split them (str.split()
+#: splits at "\x1c"-"\x1f" and other Unicode blanks too, which are part of an id to them)
+_BLANKS = re.compile(r"[ \t\n\r\f\v]+")
+
+
 def _trec_shaped(line: str) -> bool:
     """Whether a line reads as a qrels line (4 fields, an integer grade) or a run line (6 or more
     fields, a number as the score)."""
-    fields = line.split()
+    fields = _BLANKS.split(line.strip(" \t\n\r\f\v"))
     if len(fields) == 4:
         return fields[3].lstrip("+-").isdigit()
     if len(fields) >= 6:
