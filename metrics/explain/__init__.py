@@ -5,7 +5,9 @@
 >>> print(e.to_text())                                    # doctest: +SKIP
 
 :class:`Prepared` builds a run's judged ranking once for many explanations (the window's worker
-does that); :func:`explain` and :func:`gain_curve` are one-off shortcuts.  Everything here is pure
+does that); :func:`explain` and :func:`gain_curve` are one-off shortcuts.  The diversity measures
+(alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP) are explained from intent qrels by
+:func:`explain_diversity` (:class:`PreparedDiversity` for many values of one run).  Everything here is pure
 computation: call it off the GUI thread, the widget only shows the result.
 
 The explained measures are listed by :func:`explained_families`; their value is always the
@@ -16,6 +18,7 @@ made.  Other measures give an :class:`Explanation` with ``explained`` False that
 from __future__ import annotations
 
 from metrics.explain.core import Prepared, resolve_measure
+from metrics.explain.diversity import PreparedDiversity, explain_diversity
 from metrics.explain.explainers import explained_families
 from metrics.explain.model import Explanation, GainCurve, RelevantMark, Table
 from metrics.explain.query import QueryRanking, UnknownQuery
@@ -26,6 +29,8 @@ __all__ = [
     "RelevantMark",
     "Table",
     "Prepared",
+    "PreparedDiversity",
+    "explain_diversity",
     "QueryRanking",
     "UnknownQuery",
     "explain",
