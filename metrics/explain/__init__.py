@@ -18,7 +18,6 @@ made.  Other measures give an :class:`Explanation` with ``explained`` False that
 from __future__ import annotations
 
 from metrics.explain.core import Prepared, resolve_measure
-from metrics.explain.diversity import PreparedDiversity, explain_diversity
 from metrics.explain.explainers import explained_families
 from metrics.explain.model import Explanation, GainCurve, RelevantMark, Table
 from metrics.explain.query import QueryRanking, UnknownQuery
@@ -47,6 +46,26 @@ def explain(qrels, run, measure, query_id, **options) -> Explanation:
     ``options``: ``relevance_level``, ``complete``, ``max_docs``, ``judged_only``, ``num_docs_in_coll``
     and ``label`` (the run's name in the text)."""
     return Prepared(qrels, run, **options).explain(measure, query_id)
+
+
+def explain_diversity(
+    intent_qrels, run, measure, query_id, *, relevance_level: int = 1, complete: bool = False, label=None
+) -> Explanation:
+    """How diversity ``measure``'s value for ``query_id`` (``"all"``: the mean over the queries) was computed
+    for ``run`` against ``intent_qrels``, as :func:`metrics.evaluate_diversity` computes it with the same
+    ``relevance_level`` and ``complete`` (see :mod:`metrics.explain.diversity`); ``label``: the run's name."""
+    from metrics.explain.diversity import PreparedDiversity
+
+    prepared = PreparedDiversity(intent_qrels, run, relevance_level=relevance_level, complete=complete, label=label)
+    return prepared.explain(measure, query_id)
+
+
+def __getattr__(name: str):
+    if name == "PreparedDiversity":  # (with pandas: imported when first asked for)
+        from metrics.explain.diversity import PreparedDiversity
+
+        return PreparedDiversity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def gain_curve(qrels, run, query_id, measure=None, k_max: int | None = None, **options) -> GainCurve:

@@ -33,22 +33,10 @@ from metrics.explain.model import Explanation, Table
 from metrics.explain.query import RANKING, UnknownQuery, reproduces
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values, steps
 
-__all__ = ["PreparedDiversity", "explain_diversity"]
+__all__ = ["PreparedDiversity"]
 
 SUMMARY = "all"
 _COLUMNS = ["query_id", "intent", "doc_id", "relevance"]
-
-
-def explain_diversity(
-    intent_qrels, run, measure, query_id, *, relevance_level: int = 1, complete: bool = False, label=None
-) -> Explanation:
-    """How diversity ``measure``'s value (``alpha_nDCG@20``, ``ERR_IA@10``, ``NRBP`` ...) for ``query_id``
-    (``"all"``: the mean over the queries) was computed for ``run`` against ``intent_qrels``, as
-    :func:`metrics.evaluate_diversity` computes it with the same ``relevance_level`` and ``complete``.
-    ``intent_qrels``: anything :func:`metrics.read_intent_qrels` reads; ``run``: a path or a frame, as
-    evaluate_diversity takes one; ``label``: the run's name in the text."""
-    prepared = PreparedDiversity(intent_qrels, run, relevance_level=relevance_level, complete=complete, label=label)
-    return prepared.explain(measure, query_id)
 
 
 class PreparedDiversity:
