@@ -23,10 +23,26 @@ def diversity_names(names) -> list[str]:
     return [n for n in names if named(n)]
 
 
+def read_intents(path: str):
+    """The intent qrels at ``path`` (``-``: standard input); refused when column 2 holds one value per query
+    (ad hoc qrels, which read as intent qrels of one intent)."""
+    from metrics.engine.intents import read_intent_qrels
+
+    qrels = read_path(path, read_intent_qrels)
+    if not len(qrels) or qrels.groupby("query_id")["intent"].nunique().max() < 2:
+        raise InputError(
+            "column 2 holds one value per query: ad hoc qrels, not intent qrels; the diversity measures "
+            "need a query's intents in column 2 (ir-eval --irm reads any 4-column file as intent qrels)",
+            path=STDIN if path == "-" else path,
+            expected="intent qrels, 'qid intent docid grade'",
+        )
+    return qrels
+
+
 def run_diversity(args, names: list[str], out) -> int:
     """``-m alpha_nDCG@20 ...``: the diversity measures against intent qrels (``qid intent docid grade``), in
     trec_eval's layout (``-q``: per query, then ``all``), under the names given."""
-    from metrics.engine.intents import evaluate_diversity, parse_diversity_measures, read_intent_qrels
+    from metrics.engine.intents import evaluate_diversity, parse_diversity_measures
     from metrics.io.readers import read_run
 
     diverse = diversity_names(names)
@@ -59,14 +75,7 @@ def run_diversity(args, names: list[str], out) -> int:
         return EXIT_USAGE
 
     try:
-        qrels = read_path(args.qrels, read_intent_qrels)
-        if not len(qrels) or qrels.groupby("query_id")["intent"].nunique().max() < 2:
-            raise InputError(
-                "column 2 holds one value per query: ad hoc qrels, not intent qrels; the diversity measures "
-                "need a query's intents in column 2 (ir-eval --irm reads any 4-column file as intent qrels)",
-                path=STDIN if args.qrels == "-" else args.qrels,
-                expected="intent qrels, 'qid intent docid grade'",
-            )
+        qrels = read_intents(args.qrels)
         runs = [read_path(p, read_run) for p in args.runs]
         ev = evaluate_diversity(qrels, runs, names, complete=args.complete, relevance_level=args.level)
     except InputError as exc:

@@ -5,7 +5,9 @@ is trec_eval's ``-q`` line for that measure and query (the ``all`` line for ``--
 ``--format json`` prints the same as JSON (the rows, the tables, the value), with the gain curve
 (``--gain-curve``, ``--depth K``) when asked for.  Options ``-l``, ``-c``, ``-M``, ``-J``, ``-N`` are trec_eval's;
 nDCG variants are chosen by the measure's name (``'nDCG(gain=exp)@5'``,
-``'nDCG(discount=jk,base=2)@6'``, ``'ndcg.1=3,2=9'``).
+``'nDCG(discount=jk,base=2)@6'``, ``'ndcg.1=3,2=9'``).  A diversity measure (``alpha_nDCG@20``,
+``ERR_IA@20``, ``P_IA@10``, ``StRecall@10``, ``NRBP``) is explained from intent qrels (``qid intent docid
+grade``) given as QRELS, with ``-l`` and ``-c``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ def parser():
     )
     p.add_argument("--explain", dest="measure", metavar="MEASURE", required=True, help="the measure (one)")
     p.add_argument("--query", required=True, metavar="QID", help="the query ('all': the summary over the queries)")
-    p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
+    p.add_argument(
+        "qrels",
+        metavar="QRELS",
+        help="relevance judgments: qid iter docid rel (for a diversity measure, intent qrels: qid intent docid grade)",
+    )
     p.add_argument("run", metavar="RUN", help="run file: qid Q0 docid rank score tag")
     add_level_option(p)
     p.add_argument("-c", dest="complete", action="store_true", help="queries missing from the run score 0")
@@ -56,6 +62,8 @@ def main(argv: list[str]) -> int:
     from metrics.explain import Prepared, UnknownQuery, resolve_measure
     from metrics.measures import FAMILIES
 
+    if _is_diversity(args.measure):
+        return _explain_diversity(args)
     try:
         if args.max_docs is not None and args.max_docs < 0:
             raise ValueError(f"-M must be 0 or more, not {args.max_docs}")
@@ -108,6 +116,69 @@ def main(argv: list[str]) -> int:
             text = (head + "\n\n" + _curve_text(curve) + sep + last + "\n") if sep else text + _curve_text(curve) + "\n"
         out.write(text)
     out.flush()
+    return 0
+
+
+def _is_diversity(name: str) -> bool:
+    from metrics.measures.diversity import parse_diversity
+
+    try:
+        return parse_diversity(name) is not None
+    except ValueError:  # a diversity measure with parameters that do not fit: said when it is explained
+        return True
+
+
+def _explain_diversity(args) -> int:
+    """A diversity measure's value explained from intent qrels (``-l`` and ``-c`` apply, the rest does not)."""
+    from metrics.cli.common import read_path
+    from metrics.cli.diversity import read_intents
+    from metrics.explain import PreparedDiversity, UnknownQuery
+    from metrics.io.readers import read_run
+
+    unused = [
+        flag
+        for flag, used in (
+            ("-M", args.max_docs is not None),
+            ("-J", args.judged_only),
+            ("-N", args.num_docs != 0),
+            ("--gain-curve", args.gain_curve),
+            ("--depth", args.depth is not None),
+        )
+        if used
+    ]
+    if unused:
+        what = ", ".join(unused)
+        print(f"ir-eval: {what}: not offered with the diversity measures ({args.measure})", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        PreparedDiversity.measure_named(args.measure, args.level)
+    except ValueError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        qrels = read_intents(args.qrels)
+        run = read_path(args.run, read_run)
+        prep = PreparedDiversity(qrels, run, relevance_level=args.level, complete=args.complete)
+    except InputError as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except FileNotFoundError as exc:
+        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
+        return EXIT_INPUT
+    if not prep.query_ids:
+        print("ir-eval: no queries with both results and intent qrels", file=sys.stderr)
+        return EXIT_INPUT
+    try:
+        explanation = prep.explain(args.measure, args.query)
+    except UnknownQuery as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        json.dump(explanation.to_dict(), sys.stdout, indent=1, ensure_ascii=False, allow_nan=False)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(explanation.to_text())
+    sys.stdout.flush()
     return 0
 
 

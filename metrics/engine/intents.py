@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -176,10 +177,20 @@ class DiversityEvaluation(Evaluation):
         return out
 
 
-def _judged_matrices(qrels: pd.DataFrame, level: int):
-    """Per query: (judged doc ids, {doc id: row}, boolean (docs, intents) matrix at ``level``); the
-    intents of a query in the order they first appear in the qrels (ndeval's subtopic order)."""
-    intent_code = pd.factorize(qrels["intent"])[0]
+class Judged(NamedTuple):
+    """One query's intent qrels at one relevance level: the judged documents' ids (sorted), their rows, the
+    boolean (documents, intents) relevance matrix and the intents of its columns."""
+
+    ids: list[str]
+    row_of: dict[str, int]
+    matrix: np.ndarray
+    intents: list[str]
+
+
+def judged_matrices(qrels: pd.DataFrame, level: int) -> dict[str, Judged]:
+    """Per query: its :class:`Judged` at ``level``; the intents of a query in the order they first appear in
+    the qrels (ndeval's subtopic order)."""
+    intent_code, names = pd.factorize(qrels["intent"])
     out = {}
     for q, rows in qrels.assign(_i=intent_code).groupby("query_id", sort=False):
         docs, doc_rows = np.unique(rows["doc_id"].to_numpy(dtype=object), return_inverse=True)
@@ -187,8 +198,39 @@ def _judged_matrices(qrels: pd.DataFrame, level: int):
         matrix = np.zeros((len(docs), len(intents)), dtype=bool)
         matrix[doc_rows, cols] |= rows["relevance"].to_numpy() >= level
         ids = [str(d) for d in docs]
-        out[str(q)] = (ids, {d: i for i, d in enumerate(ids)}, matrix)
+        out[str(q)] = Judged(ids, {d: i for i, d in enumerate(ids)}, matrix, [str(names[i]) for i in intents])
     return out
+
+
+def ranked_documents(run: pd.DataFrame, queries: list[str]) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The run's documents for ``queries`` (sorted), ranked as trec_eval ranks them (score descending, ties by
+    docid descending): (the document ids, query after query; where each query's start, ``len(queries) + 1``
+    offsets; the indices of the queries the run retrieves for).  Other queries of the run are left out."""
+    index = {q: i for i, q in enumerate(queries)}
+    qid = run["query_id"].astype(str).to_numpy(dtype=object)
+    keep = np.array([q in index for q in qid], dtype=bool)
+    run = run[keep]
+    qcode = np.array([index[q] for q in qid[keep]], dtype=np.int64)
+    order = rank_order(qcode, run["score"].to_numpy(dtype=np.float64), ids_from_series(run["doc_id"]))
+    docs = run["doc_id"].astype(str).to_numpy(dtype=object)[order]
+    codes = qcode[order]
+    starts = np.searchsorted(codes, np.arange(len(queries) + 1))
+    return docs, starts, sorted(set(codes.tolist()))
+
+
+def ranked_relevance(ranked_docs, judged: Judged) -> np.ndarray:
+    """The (ranks, intents) boolean relevance of a query's ranked documents (zeros where the qrels do not
+    judge the document), as :func:`metrics.measures.diversity.query_values` reads it."""
+    ranked = np.zeros((len(ranked_docs), judged.matrix.shape[1]), dtype=bool)
+    hit = [(r, judged.row_of[d]) for r, d in enumerate(ranked_docs) if d in judged.row_of]
+    if hit:
+        ranked[[r for r, _ in hit]] = judged.matrix[[j for _, j in hit]]
+    return ranked
+
+
+def mean_over_queries(values: list[float]) -> float:
+    """The mean of a measure's per-query values, summed in query order as trec_eval adds them (0 for none)."""
+    return sum(values) / len(values) if values else 0.0
 
 
 def evaluate_diversity(
@@ -209,8 +251,7 @@ def evaluate_diversity(
         raise TypeError(f"relevance_level must be an integer, not {relevance_level!r}")
     wanted = parse_diversity_measures(measures, int(relevance_level))
     queries = sorted(set(qrels["query_id"]))  # trec_eval's query order (byte order of the ids)
-    index = {q: i for i, q in enumerate(queries)}
-    by_level = {level: _judged_matrices(qrels, level) for level in sorted({m.rel for m in wanted})}
+    by_level = {level: judged_matrices(qrels, level) for level in sorted({m.rel for m in wanted})}
     labels: list[str] = []
     warnings: list[str] = []
     query_ids: dict[str, list[str]] = {}
@@ -218,14 +259,7 @@ def evaluate_diversity(
     for label, frame in labelled_runs(_as_runs(runs)):
         run: pd.DataFrame = frame  # type: ignore[assignment]  # labelled_runs gives frames unless asked for columns
         labels.append(label)
-        qid = run["query_id"].astype(str).to_numpy(dtype=object)
-        keep = np.array([q in index for q in qid], dtype=bool)
-        run = run[keep]
-        qcode = np.array([index[q] for q in qid[keep]], dtype=np.int64)
-        order = rank_order(qcode, run["score"].to_numpy(dtype=np.float64), ids_from_series(run["doc_id"]))
-        docs = run["doc_id"].astype(str).to_numpy(dtype=object)[order]
-        codes = qcode[order]
-        present = sorted(set(codes.tolist()))
+        docs, starts, present = ranked_documents(run, queries)
         evaluated = list(range(len(queries))) if complete else present
         have = set(present)
         missing = [queries[i] for i in range(len(queries)) if i not in have]
@@ -235,24 +269,18 @@ def evaluate_diversity(
                 f"run {label!r}: {len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} without results "
                 f"skipped: {shown}"
             )
-        starts = np.searchsorted(codes, np.arange(len(queries) + 1))
         query_ids[label] = [queries[i] for i in evaluated]
         rows = []
         for i in evaluated:
             ranked_docs = docs[starts[i] : starts[i + 1]]
             values = {}
             for level, judged in by_level.items():
-                ids, row_of, matrix = judged[queries[i]]
-                ranked = np.zeros((len(ranked_docs), matrix.shape[1]), dtype=bool)
-                hit = [(r, row_of[d]) for r, d in enumerate(ranked_docs) if d in row_of]
-                if hit:
-                    ranked[[r for r, _ in hit]] = matrix[[j for _, j in hit]]
-                values.update(query_values(ranked, matrix, ids, [m for m in wanted if m.rel == level]))
+                query = judged[queries[i]]
+                ranked = ranked_relevance(ranked_docs, query)
+                values.update(query_values(ranked, query.matrix, query.ids, [m for m in wanted if m.rel == level]))
             rows.append([values[m] for m in wanted])
         matrix = np.array(rows, dtype=np.float64).reshape(len(evaluated), len(wanted))
-        # sums in query order, as trec_eval adds them
-        sums = [sum(matrix[:, j].tolist()) for j in range(len(wanted))]
-        aggregates = [total / len(evaluated) if evaluated else 0.0 for total in sums]
+        aggregates = [mean_over_queries(matrix[:, j].tolist()) for j in range(len(wanted))]
         results.append(RunResult(label, query_ids[label], list(wanted.values()), matrix, aggregates, []))
     return DiversityEvaluation(
         runs=labels,

@@ -5,7 +5,9 @@
 >>> print(e.to_text())                                    # doctest: +SKIP
 
 :class:`Prepared` builds a run's judged ranking once for many explanations (the window's worker
-does that); :func:`explain` and :func:`gain_curve` are one-off shortcuts.  Everything here is pure
+does that); :func:`explain` and :func:`gain_curve` are one-off shortcuts.  The diversity measures
+(alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP) are explained from intent qrels by
+:func:`explain_diversity` (:class:`PreparedDiversity` for many values of one run).  Everything here is pure
 computation: call it off the GUI thread, the widget only shows the result.
 
 The explained measures are listed by :func:`explained_families`; their value is always the
@@ -26,6 +28,8 @@ __all__ = [
     "RelevantMark",
     "Table",
     "Prepared",
+    "PreparedDiversity",
+    "explain_diversity",
     "QueryRanking",
     "UnknownQuery",
     "explain",
@@ -42,6 +46,26 @@ def explain(qrels, run, measure, query_id, **options) -> Explanation:
     ``options``: ``relevance_level``, ``complete``, ``max_docs``, ``judged_only``, ``num_docs_in_coll``
     and ``label`` (the run's name in the text)."""
     return Prepared(qrels, run, **options).explain(measure, query_id)
+
+
+def explain_diversity(
+    intent_qrels, run, measure, query_id, *, relevance_level: int = 1, complete: bool = False, label=None
+) -> Explanation:
+    """How diversity ``measure``'s value for ``query_id`` (``"all"``: the mean over the queries) was computed
+    for ``run`` against ``intent_qrels``, as :func:`metrics.evaluate_diversity` computes it with the same
+    ``relevance_level`` and ``complete`` (see :mod:`metrics.explain.diversity`); ``label``: the run's name."""
+    from metrics.explain.diversity import PreparedDiversity
+
+    prepared = PreparedDiversity(intent_qrels, run, relevance_level=relevance_level, complete=complete, label=label)
+    return prepared.explain(measure, query_id)
+
+
+def __getattr__(name: str):
+    if name == "PreparedDiversity":  # (with pandas: imported when first asked for)
+        from metrics.explain.diversity import PreparedDiversity
+
+        return PreparedDiversity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def gain_curve(qrels, run, query_id, measure=None, k_max: int | None = None, **options) -> GainCurve:

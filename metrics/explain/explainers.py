@@ -4,6 +4,7 @@ states (the ranking order, the relevance level, ``-M``, ``-J``, ``-c``)."""
 from __future__ import annotations
 
 from metrics.explain import graded, ranked
+from metrics.explain.query import RANKING
 from metrics.measures import Measure
 from metrics.ranking.judged import JudgedRanking
 
@@ -36,10 +37,7 @@ def explained_families() -> list[str]:
 
 def conventions(r: JudgedRanking, m: Measure) -> list[str]:
     """The conventions in force for measure ``m`` on ranking ``r``, as sentences."""
-    out = [
-        "Ranking: score descending, ties broken by document id in descending order (trec_eval's); "
-        "the ranks written in the run are ignored"
-    ]
+    out = [RANKING]
     level = r.relevance_level
     own = " (the measure's own)" if m.rel is not None else f" (-l {level})"
     out.append(f"Relevant: judged with a grade >= {level}{own}")

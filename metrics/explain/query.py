@@ -9,7 +9,13 @@ from dataclasses import dataclass
 from metrics.engine.evaluation import format_value
 from metrics.ranking.qrels_index import NONPOOL
 
-__all__ = ["QueryRanking", "Working", "UnknownQuery", "grade_text", "reproduces"]
+__all__ = ["QueryRanking", "Working", "UnknownQuery", "grade_text", "reproduces", "RANKING"]
+
+#: the order every explanation's ranking is in
+RANKING = (
+    "Ranking: score descending, ties broken by document id in descending order (trec_eval's); "
+    "the ranks written in the run are ignored"
+)
 
 
 class UnknownQuery(KeyError):

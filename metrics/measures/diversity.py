@@ -42,7 +42,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["DiversityMeasure", "parse_diversity", "DIVERSITY_NAMES", "query_values"]
+__all__ = [
+    "DiversityMeasure",
+    "parse_diversity",
+    "DIVERSITY_NAMES",
+    "query_values",
+    "steps",
+    "Steps",
+    "gain_terms",
+    "novelty",
+    "relevant_intents",
+]
 
 #: measure names (ir_measures' and ndeval's spellings) -> canonical name
 DIVERSITY_NAMES = {
@@ -154,13 +164,22 @@ def _discounts(n: int) -> np.ndarray:
     return np.array([1.0] + [math.log(2.0) / math.log(i + 2.0) for i in range(1, n)])[:n]
 
 
+def novelty(rel: np.ndarray) -> np.ndarray:
+    """c_ij for a (ranks, intents) boolean matrix: the documents above rank i relevant to intent j."""
+    return np.cumsum(rel, axis=0) - rel
+
+
+def gain_terms(rel: np.ndarray, alpha: float) -> np.ndarray:
+    """(1 - alpha)**c_ij where the document at rank i is relevant to intent j, else 0: the terms of g_i."""
+    table = _powers(1.0 - alpha, rel.shape[0] + 1)
+    return np.where(rel, table[novelty(rel)], 0.0)
+
+
 def _gains(rel: np.ndarray, alpha: float) -> np.ndarray:
     """g_i for a (ranks, intents) boolean matrix, summed over the intents left to right."""
     if rel.shape[0] == 0 or rel.shape[1] == 0:
         return np.zeros(rel.shape[0])
-    seen = np.cumsum(rel, axis=0) - rel  # documents above, relevant to each intent
-    table = _powers(1.0 - alpha, rel.shape[0] + 1)
-    return np.add.accumulate(np.where(rel, table[seen], 0.0), axis=1)[:, -1]
+    return np.add.accumulate(gain_terms(rel, alpha), axis=1)[:, -1]
 
 
 def _ideal_order(rel: np.ndarray, doc_ids: list[str], alpha: float, depth: int) -> list[int]:
@@ -196,6 +215,116 @@ def _prefix(values: np.ndarray, depth: int) -> np.ndarray:
     return np.cumsum(out)
 
 
+@dataclass(frozen=True)
+class Steps:
+    """How one measure's value for one query is reached, as :func:`query_values` reaches it (the explanation
+    of the value shows these numbers rank by rank).
+
+    ``S``: the query's intents with a relevant document; ``rows``: the (ranks read, intents) relevance of the
+    ranking (its first k ranks, or all of it for NRBP); ``gains``: g_i of those ranks (alpha-nDCG, ERR-IA,
+    NRBP); ``weights``: what each gain is multiplied by (alpha-nDCG: the discount 1 / log2(i + 2); NRBP:
+    beta**i) or divided by (ERR-IA: i + 1); ``scaled``: the gains so weighted; ``running``: their running
+    sums; ``total``: the sum the value is made of (DCG@k, the ERR sum, the relevant (document, intent) pairs,
+    the intents covered, the NRBP sum); ``norm``: what it is divided by (alpha-nDCG: ndeval's "ideal ideal"
+    value; ERR-IA: S sum_{i<k} (1 - alpha)**i / (i + 1); P-IA: k S; StRecall: S) or for NRBP multiplied by
+    ((1 - (1 - alpha) beta) / S); 1 where nothing is.  alpha-nDCG's ideal ranking: ``ideal`` the rows of the
+    judged matrix in its order, ``ideal_gains``, ``ideal_scaled``, ``ideal_running``, ``ideal_total``."""
+
+    value: float
+    S: int
+    rows: np.ndarray
+    gains: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    scaled: np.ndarray | None = None
+    running: np.ndarray | None = None
+    total: float = 0.0
+    norm: float = 1.0
+    ideal: tuple[int, ...] = ()
+    ideal_gains: np.ndarray | None = None
+    ideal_scaled: np.ndarray | None = None
+    ideal_running: np.ndarray | None = None
+    ideal_total: float = 0.0
+
+
+def relevant_intents(judged: np.ndarray) -> int:
+    """S: the intents (columns of the judged matrix) with at least one relevant document."""
+    return int(judged.any(axis=0).sum()) if judged.shape[0] else 0
+
+
+def _alpha_ndcg(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool) -> Steps:
+    k = m.cutoff
+    assert k is not None
+    disc = _discounts(k)
+    rows = ranked[:k]
+    g = _gains(rows, m.alpha)
+    scaled = g * disc[: len(g)]
+    dcg = _prefix(scaled, k)
+    base = dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
+    if dcg[k - 1] == 0.0 and not ideal:
+        return Steps(0.0, total=0.0, **base)
+    order = _ideal_order(judged, judged_ids, m.alpha, k)
+    ig = _gains(judged[order], m.alpha)
+    iscaled = ig * disc[: len(ig)]
+    idcg = _prefix(iscaled, k)
+    more = dict(ideal=tuple(order), ideal_gains=ig, ideal_scaled=iscaled, ideal_running=idcg[: len(ig)])
+    if k > 1:  # ndeval divides both by the same "ideal ideal" value first
+        ii = float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1])
+        value = float((dcg[k - 1] / ii) / (idcg[k - 1] / ii)) if dcg[k - 1] != 0.0 else 0.0
+    else:
+        ii = 1.0
+        value = float(dcg[0] / idcg[0]) if dcg[0] != 0.0 else 0.0
+    return Steps(value, total=float(dcg[k - 1]), norm=ii, ideal_total=float(idcg[k - 1]), **base, **more)
+
+
+def _err_ia(m: DiversityMeasure, ranked, S: int) -> Steps:
+    k = m.cutoff
+    assert k is not None
+    rows = ranked[:k]
+    g = _gains(rows, m.alpha)
+    ranks = np.arange(1.0, len(g) + 1.0)
+    scaled = g / ranks
+    err = _prefix(scaled, k)
+    ideal = np.cumsum(_powers(1.0 - m.alpha, k, float(S)) / np.arange(1.0, k + 1.0))
+    base = dict(S=S, rows=rows, gains=g, weights=ranks, scaled=scaled, running=err[: len(g)], total=float(err[k - 1]))
+    if k > 1:
+        return Steps(float(err[k - 1] / ideal[k - 1]), norm=float(ideal[k - 1]), **base)
+    return Steps(float(err[0]), **base)  # ndeval does not normalise ERR-IA@1
+
+
+def _nrbp(m: DiversityMeasure, ranked, S: int) -> Steps:
+    g = _gains(ranked, m.alpha)
+    decays = _powers(m.beta, len(g))
+    scaled = g * decays
+    running = np.cumsum(scaled)  # added rank after rank, as ndeval adds them
+    total = float(running[-1]) if len(running) else 0.0
+    factor = (1 - (1 - m.alpha) * m.beta) / S
+    return Steps(total * factor, S, ranked, g, decays, scaled, running, total=total, norm=factor)
+
+
+def steps(m: DiversityMeasure, ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], ideal=False) -> Steps:
+    """How :func:`query_values` reaches measure ``m``'s value for one query (arguments as there);
+    ``ideal``: alpha-nDCG's ideal ranking also when the ranking gains nothing (the value is 0 then, and
+    the kernel does not build it)."""
+    S = relevant_intents(judged)
+    k = m.cutoff
+    if S == 0:
+        return Steps(0.0, S, ranked if k is None else ranked[:k])
+    if m.name == "NRBP":
+        return _nrbp(m, ranked, S)
+    assert k is not None
+    if m.name == "P_IA":
+        total = float(ranked[:k].sum())
+        return Steps(total / (k * S), S, ranked[:k], total=total, norm=float(k * S))
+    if m.name == "StRecall":
+        covered = float(ranked[:k].any(axis=0).sum())
+        return Steps(covered / S if len(ranked) else 0.0, S, ranked[:k], total=covered, norm=float(S))
+    if m.name == "ERR_IA":
+        return _err_ia(m, ranked, S)
+    if m.name == "alpha_nDCG":
+        return _alpha_ndcg(m, ranked, judged, judged_ids, S, ideal)
+    raise ValueError(f"unknown diversity measure {m}")  # pragma: no cover - parse_diversity makes only the names above
+
+
 def query_values(ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], measures) -> dict:
     """Values of ``measures`` (DiversityMeasure) for one query.
 
@@ -203,47 +332,4 @@ def query_values(ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], 
     documents outside the qrels); ``judged``: (judged documents, intents) boolean relevance from the qrels
     at the measure's level, ``judged_ids`` their ids.  Both at the same relevance level; the caller
     groups measures by level."""
-    out = {}
-    n_int = judged.shape[1]
-    covered = judged.any(axis=0) if judged.shape[0] else np.zeros(n_int, dtype=bool)
-    S = int(covered.sum())
-    for m in measures:
-        if S == 0:
-            out[m] = 0.0
-            continue
-        k = m.cutoff
-        if m.name == "NRBP":
-            g = _gains(ranked, m.alpha)
-            total = 0.0
-            decay = 1.0
-            for v in g:
-                total += v * decay
-                decay *= m.beta
-            out[m] = total * ((1 - (1 - m.alpha) * m.beta) / S)
-        elif m.name == "P_IA":
-            out[m] = float(ranked[:k].sum()) / (k * S)
-        elif m.name == "StRecall":
-            out[m] = float(ranked[:k].any(axis=0).sum()) / S if len(ranked) else 0.0
-        elif m.name == "ERR_IA":
-            g = _gains(ranked[:k], m.alpha)
-            err = _prefix(g / np.arange(1.0, len(g) + 1.0), k)
-            ideal = np.cumsum(_powers(1.0 - m.alpha, k, float(S)) / np.arange(1.0, k + 1.0))
-            out[m] = float(err[k - 1] / ideal[k - 1]) if k > 1 else float(err[0])
-        elif m.name == "alpha_nDCG":
-            disc = _discounts(k)
-            g = _gains(ranked[:k], m.alpha)
-            dcg = _prefix(g * disc[: len(g)], k)
-            if dcg[k - 1] == 0.0:
-                out[m] = 0.0
-                continue
-            order = _ideal_order(judged, judged_ids, m.alpha, k)
-            ig = _gains(judged[order], m.alpha)
-            idcg = _prefix(ig * disc[: len(ig)], k)
-            if k > 1:  # ndeval divides both by the same "ideal ideal" value first
-                ii = np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]
-                out[m] = float((dcg[k - 1] / ii) / (idcg[k - 1] / ii))
-            else:
-                out[m] = float(dcg[0] / idcg[0])
-        else:  # pragma: no cover - parse_diversity makes only the names above
-            raise ValueError(f"unknown diversity measure {m}")
-    return out
+    return {m: steps(m, ranked, judged, judged_ids).value for m in measures}

@@ -3,7 +3,8 @@ from the results shown (plain Python, no Qt).
 
 Part of :class:`workbench.model.session.SessionModel` (as :class:`ExplainRules`); the explanation comes
 from :mod:`metrics.explain`, which builds it from the same judged ranking the measures read, under the
-options the results were computed with.
+options the results were computed with: an ad hoc measure's from the qrels, a diversity measure's
+(alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP) from the intent qrels the results were scored against.
 """
 
 from __future__ import annotations
@@ -45,14 +46,16 @@ class Explained:
 
     request: Request
     explanation: object  # metrics.explain.Explanation
-    gain_curve: object | None  # metrics.explain.GainCurve
+    gain_curve: object | None  # metrics.explain.GainCurve (None for a diversity measure)
 
 
-def _prepare(results, run: str):
-    from metrics.explain import Prepared
+def _prepare(results, run: str, diversity: bool = False):
+    """The run's ranking prepared for explanations: against the qrels (:class:`metrics.explain.Prepared`), or
+    with ``diversity`` against the intent qrels (:class:`metrics.explain.PreparedDiversity`)."""
+    from metrics.explain import Prepared, PreparedDiversity
     from workbench.model.run_on_disk import RunOnDisk
 
-    key = (id(results), run)
+    key = (id(results), run, diversity)
     with _lock:
         hit = _prepared.get(key)
         if hit is not None and hit[0] is results:
@@ -61,7 +64,12 @@ def _prepare(results, run: str):
     source = request.runs[run]
     if isinstance(source, RunOnDisk):
         source = source.path
-    prepared = Prepared(request.qrels, source, relevance_level=request.relevance_level, label=run)
+    level = request.relevance_level
+    prepared: object
+    if diversity:
+        prepared = PreparedDiversity(request.intents, source, relevance_level=level, label=run)
+    else:
+        prepared = Prepared(request.qrels, source, relevance_level=level, label=run)
     with _lock:
         _prepared[key] = (results, prepared)
         while len(_prepared) > _KEEP:
@@ -71,6 +79,9 @@ def _prepare(results, run: str):
 
 def compute(request: Request, progress=None) -> Explained:
     """The explanation of ``request`` (in a worker)."""
+    if is_diversity(request.measure):  # (no gain curve: the diversity measures' gains are not nDCG's)
+        prepared = _prepare(request.results, request.run, diversity=True)
+        return Explained(request, prepared.explain(request.measure, request.query_id), None)
     prepared = _prepare(request.results, request.run)
     explanation = prepared.explain(request.measure, request.query_id)
     curve = None
@@ -89,8 +100,6 @@ class ExplainRules(SessionState):
     def explain(self, run: str, query_id, measure: str) -> None:
         """Explain ``measure`` of ``run`` on ``query_id`` (None: the mean over queries)."""
         self.explain_target = (str(run), "all" if query_id is None else str(query_id), str(measure))
-        if is_diversity(measure):
-            self.events.message.emit(f"{measure} is a diversity measure: the Explain view explains the ad hoc measures")
 
     def explain_request(self) -> Request | None:
         """The explanation to compute now; None (and the one shown dropped) when there is nothing to
@@ -104,7 +113,7 @@ class ExplainRules(SessionState):
             run not in results.runs
             or run not in results.request.runs
             or measure not in results.measures
-            or is_diversity(measure)  # (metrics.explain explains the measures of ad hoc qrels)
+            or (is_diversity(measure) and getattr(results.request, "intents", None) is None)
         ):
             self.apply_explanation(None)
             return None

@@ -4,7 +4,8 @@ It shows a :class:`metrics.explain.Explanation` (the conventions, the formula, t
 working, the sentences that end it and trec_eval's ``-q`` line) and a
 :class:`metrics.explain.GainCurve` (the run's DCG@k against the ideal ranking's, each document with
 a gain marked at its rank in the run and in the ideal ranking, unjudged ranks marked).  Both are
-computed off the GUI thread (:class:`metrics.explain.Prepared`); this widget only displays them.
+computed off the GUI thread (:class:`metrics.explain.Prepared`; a diversity measure's explanation by
+:class:`metrics.explain.PreparedDiversity`, without a gain curve); this widget only displays them.
 
 Clicking a row that names a document emits :attr:`ExplainPanel.documentActivated` (query, document),
 for the drill-down to select it.  "Copy as text" puts the explanation's text on the clipboard.
@@ -80,10 +81,11 @@ class RowsModel(QAbstractTableModel):
         ):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole:
-            grade = self._table.rows[index.row()].get("grade")
-            if isinstance(grade, str) and grade:
+            row = self._table.rows[index.row()]
+            grade = row.get("grade")
+            if (isinstance(grade, str) and grade) or row.get("grades") == "not in qrels":
                 return QBrush(UNJUDGED_TONE)
-            if self._table.rows[index.row()].get("relevant") is True:
+            if row.get("relevant") is True or row.get("relevant to"):  # (a diversity row: relevant to an intent)
                 return QBrush(RELEVANT_TONE)
         return None
 
