@@ -69,3 +69,13 @@ RUN_B = """\
 103 Q0 d10 3 2.0 sysB
 103 Q0 d12 4 1.0 sysB
 """
+
+
+def write_files(folder) -> dict:
+    """``intents.txt``, ``qrels.txt``, ``runA.txt`` and ``runB.txt`` written in ``folder`` (made if missing):
+    their paths by name ("intents", "qrels", "runA", "runB")."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {"intents": INTENTS, "qrels": QRELS, "runA": RUN_A, "runB": RUN_B}
+    for name, text in files.items():
+        (folder / f"{name}.txt").write_text(text)
+    return {name: folder / f"{name}.txt" for name in files}

@@ -11,7 +11,7 @@ import threading
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from intent_data import INTENTS, QRELS, RUN_A, RUN_B  # noqa: E402
+from intent_data import write_files  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
@@ -23,12 +23,7 @@ TIMEOUT = 20000
 
 @pytest.fixture
 def data(tmp_path):
-    folder = tmp_path / "data"
-    folder.mkdir()
-    files = {"intents": INTENTS, "qrels": QRELS, "runA": RUN_A, "runB": RUN_B}
-    for name, text in files.items():
-        (folder / f"{name}.txt").write_text(text)
-    return {name: folder / f"{name}.txt" for name in files}
+    return write_files(tmp_path / "data")
 
 
 def _cells(block) -> list[list[str]]:

@@ -146,3 +146,10 @@ def told_nothing_scored(ev) -> bool:
         print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
         return True
     return False
+
+
+def unreadable(exc: OSError | InputError, hint: str = "") -> int:
+    """Say in one line why a file given could not be read (a missing one by its name); the input status."""
+    message = f"{exc.filename}: no such file" if isinstance(exc, FileNotFoundError) else f"{exc}{hint}"
+    print(f"ir-eval: {message}", file=sys.stderr)
+    return EXIT_INPUT

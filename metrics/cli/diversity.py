@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from metrics.cli.common import STDIN, UsageError, read_path, told_nothing_scored
+from metrics.cli.common import STDIN, UsageError, read_path, told_nothing_scored, unreadable
 from metrics.cli.output import _print_csv, _print_json
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
@@ -39,6 +39,13 @@ def read_intents(path: str):
     return qrels
 
 
+def unused_flags(args, *more: tuple[str, bool]) -> list[str]:
+    """The options given that the diversity measures do not take: trec_eval's -M, -J and -N, and ``more``
+    (``(flag, whether it was given)`` pairs of the command)."""
+    given = (("-M", args.max_docs is not None), ("-J", args.judged_only), ("-N", args.num_docs != 0), *more)
+    return [flag for flag, used in given if used]
+
+
 def run_diversity(args, names: list[str], out) -> int:
     """``-m alpha_nDCG@20 ...``: the diversity measures against intent qrels (``qid intent docid grade``), in
     trec_eval's layout (``-q``: per query, then ``all``), under the names given."""
@@ -54,19 +61,13 @@ def run_diversity(args, names: list[str], out) -> int:
                 f"{other} against ad hoc qrels: score them in two calls (ir-eval -m {diverse[0]} INTENT_QRELS RUN; "
                 f"ir-eval -m {other} QRELS RUN)"
             )
-        unused = [
-            flag
-            for flag, used in (
-                ("-M", args.max_docs is not None),
-                ("-J", args.judged_only),
-                ("-N", args.num_docs != 0),
-                ("--ranked", args.ranked),
-                ("--compare", args.compare),
-                ("--all-pairs", args.all_pairs),
-                ("--dask", args.dask is not None),
-            )
-            if used
-        ]
+        unused = unused_flags(
+            args,
+            ("--ranked", args.ranked),
+            ("--compare", args.compare),
+            ("--all-pairs", args.all_pairs),
+            ("--dask", args.dask is not None),
+        )
         if unused:
             raise UsageError(f"{', '.join(unused)}: not offered with the diversity measures ({', '.join(diverse)})")
         parse_diversity_measures(names, args.level)
@@ -78,12 +79,8 @@ def run_diversity(args, names: list[str], out) -> int:
         qrels = read_intents(args.qrels)
         runs = [read_path(p, read_run) for p in args.runs]
         ev = evaluate_diversity(qrels, runs, names, complete=args.complete, relevance_level=args.level)
-    except InputError as exc:
-        print(f"ir-eval: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except FileNotFoundError as exc:
-        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
-        return EXIT_INPUT
+    except (InputError, FileNotFoundError) as exc:
+        return unreadable(exc)
     if told_nothing_scored(ev):
         return EXIT_INPUT
     if args.format != "trec":

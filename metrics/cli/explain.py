@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
+from metrics.cli.common import unreadable
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 __all__ = ["main", "parser"]
@@ -83,12 +84,8 @@ def main(argv: list[str]) -> int:
             judged_only=args.judged_only,
             num_docs_in_coll=args.num_docs,
         )
-    except InputError as exc:
-        print(f"ir-eval: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except FileNotFoundError as exc:
-        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
-        return EXIT_INPUT
+    except (InputError, FileNotFoundError) as exc:
+        return unreadable(exc)
     if not prep.query_ids:
         print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
         return EXIT_INPUT
@@ -131,21 +128,11 @@ def _is_diversity(name: str) -> bool:
 def _explain_diversity(args) -> int:
     """A diversity measure's value explained from intent qrels (``-l`` and ``-c`` apply, the rest does not)."""
     from metrics.cli.common import read_path
-    from metrics.cli.diversity import read_intents
+    from metrics.cli.diversity import read_intents, unused_flags
     from metrics.explain import PreparedDiversity, UnknownQuery
     from metrics.io.readers import read_run
 
-    unused = [
-        flag
-        for flag, used in (
-            ("-M", args.max_docs is not None),
-            ("-J", args.judged_only),
-            ("-N", args.num_docs != 0),
-            ("--gain-curve", args.gain_curve),
-            ("--depth", args.depth is not None),
-        )
-        if used
-    ]
+    unused = unused_flags(args, ("--gain-curve", args.gain_curve), ("--depth", args.depth is not None))
     if unused:
         what = ", ".join(unused)
         print(f"ir-eval: {what}: not offered with the diversity measures ({args.measure})", file=sys.stderr)
@@ -159,12 +146,8 @@ def _explain_diversity(args) -> int:
         qrels = read_intents(args.qrels)
         run = read_path(args.run, read_run)
         prep = PreparedDiversity(qrels, run, relevance_level=args.level, complete=args.complete)
-    except InputError as exc:
-        print(f"ir-eval: {exc}", file=sys.stderr)
-        return EXIT_INPUT
-    except FileNotFoundError as exc:
-        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
-        return EXIT_INPUT
+    except (InputError, FileNotFoundError) as exc:
+        return unreadable(exc)
     if not prep.query_ids:
         print("ir-eval: no queries with both results and intent qrels", file=sys.stderr)
         return EXIT_INPUT

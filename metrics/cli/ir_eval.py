@@ -41,6 +41,7 @@ from metrics.cli.common import (
     guarded,
     read_path,
     told_nothing_scored,
+    unreadable,
 )
 from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
@@ -408,11 +409,9 @@ def _run(args) -> int:
             if isinstance(exc, IntentQrelsError)
             else ""
         )
-        print(f"ir-eval: {exc}{hint}", file=sys.stderr)
-        return EXIT_INPUT
+        return unreadable(exc, hint)
     except FileNotFoundError as exc:
-        print(f"ir-eval: {exc.filename}: no such file", file=sys.stderr)
-        return EXIT_INPUT
+        return unreadable(exc)
     if told_nothing_scored(ev):
         return EXIT_INPUT
     if args.compare:

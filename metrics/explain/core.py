@@ -19,7 +19,7 @@ from metrics.engine.evaluation import _format_line
 from metrics.explain.explainers import EXPLAINERS, conventions
 from metrics.explain.graded import gain_curve
 from metrics.explain.model import Explanation
-from metrics.explain.query import QueryRanking, UnknownQuery, reproduces
+from metrics.explain.query import QueryRanking, UnknownQuery, explanation_of
 from metrics.explain.summary import explain_summary
 from metrics.io.columns import read_columns
 from metrics.io.ids import shown
@@ -193,30 +193,8 @@ class Prepared:
         r, own = self.view(m)
         q = self.query(qid, r, own)
         work = explainer(q, m, r)
-        shown_conventions = tuple(conventions(r, m)) + tuple(work.conventions)
-        if not reproduces(work.value, value, m.kind):
-            return Explanation(
-                query_id=qid,
-                value=value,
-                explained=False,
-                reason=f"its working ({work.value!r}) does not reproduce the measure's value ({value!r}) "
-                "for this query; nothing approximate is shown",
-                line=line,
-                worked=work.value,
-                **base,
-            )
-        return Explanation(
-            query_id=qid,
-            value=value,
-            explained=True,
-            formula=work.formula,
-            tables=tuple(work.tables),
-            summary=tuple(work.summary),
-            conventions=shown_conventions,
-            line=line,
-            worked=work.value,
-            **base,
-        )
+        shown = conventions(r, m)
+        return explanation_of(work, value, query_id=qid, line=line, conventions=shown, kind=m.kind, **base)
 
     def gain_curve(self, qid, measure=None, k_max: int | None = None):
         """Where the gain was lost for query ``qid``: see :func:`metrics.explain.graded.gain_curve`."""

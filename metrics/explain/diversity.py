@@ -30,7 +30,7 @@ from metrics.engine.intents import (
 )
 from metrics.explain.intent_rows import IntentRanking, working
 from metrics.explain.model import Explanation, Table
-from metrics.explain.query import RANKING, UnknownQuery, reproduces
+from metrics.explain.query import RANKING, UnknownQuery, explanation_of, reproduces
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values, steps
 
 __all__ = ["PreparedDiversity"]
@@ -148,29 +148,8 @@ class PreparedDiversity:
         value = float(query_values(q.relevance, q.judged.matrix, q.judged.ids, [m])[m])
         line = _line(name, q.query_id, value)
         work = working(q, m, steps(m, q.relevance, q.judged.matrix, q.judged.ids, ideal=True))
-        if not reproduces(work.value, value):
-            return Explanation(
-                query_id=q.query_id,
-                value=value,
-                explained=False,
-                reason=f"its working ({work.value!r}) does not reproduce the measure's value ({value!r}) "
-                "for this query; nothing approximate is shown",
-                line=line,
-                worked=work.value,
-                **base,
-            )
-        return Explanation(
-            query_id=q.query_id,
-            value=value,
-            explained=True,
-            formula=work.formula,
-            tables=tuple(work.tables),
-            summary=tuple(work.summary),
-            conventions=tuple(self.conventions(m, name)) + tuple(work.conventions),
-            line=line,
-            worked=work.value,
-            **base,
-        )
+        conventions = self.conventions(m, name)
+        return explanation_of(work, value, query_id=q.query_id, line=line, conventions=conventions, **base)
 
     def _summary(self, m: DiversityMeasure, name: str, base: dict) -> Explanation:
         values = self.values(m)

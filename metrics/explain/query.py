@@ -85,3 +85,31 @@ def reproduces(worked: float, value: float, kind: str = "double") -> bool:
         return False
     close = abs(worked - value) <= 1e-12 * max(1.0, abs(value))
     return close and format_value(kind, worked) == format_value(kind, value)
+
+
+def explanation_of(work: Working, value: float, *, query_id: str, line: str, conventions=(), kind="double", **base):
+    """The :class:`~metrics.explain.model.Explanation` ``work`` gives of ``value`` (``conventions``: those of
+    the measure, before the working's own); when its arithmetic does not reproduce the kernel's value
+    (:func:`reproduces`), one that says so and shows nothing approximate."""
+    from metrics.explain.model import Explanation
+
+    if not reproduces(work.value, value, kind):
+        reason = (
+            f"its working ({work.value!r}) does not reproduce the measure's value ({value!r}) "
+            "for this query; nothing approximate is shown"
+        )
+        return Explanation(
+            query_id=query_id, value=value, explained=False, reason=reason, line=line, worked=work.value, **base
+        )
+    return Explanation(
+        query_id=query_id,
+        value=value,
+        explained=True,
+        formula=work.formula,
+        tables=tuple(work.tables),
+        summary=tuple(work.summary),
+        conventions=tuple(conventions) + tuple(work.conventions),
+        line=line,
+        worked=work.value,
+        **base,
+    )
