@@ -170,6 +170,24 @@ def test_removing_the_intent_qrels_removes_their_columns_and_undo_brings_them_ba
         close_window(w)
 
 
+def test_undo_takes_back_the_diversity_measures_added_with_the_intent_qrels(qtbot, data, tmp_path):
+    """The five measures ticked when intent qrels first come are a change of the measures: Edit > Undo
+    unticks them and their columns go, the intent qrels stay loaded."""
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        _idle(qtbot, w)
+        assert s.measures == ("map", *DIVERSITY) and w.measures.diversity.chosen() == list(DIVERSITY)
+        w.undo_action.trigger()
+        qtbot.waitUntil(lambda: not s.busy and s.results.measures == ["map"], timeout=TIMEOUT)
+        assert s.measures == ("map",) and w.measures.diversity.chosen() == []
+        assert list(w.summary.model.frame().columns) == ["run", "map"]
+        assert s.workspace.entry(str(data["intents"])).kind == "intents"
+    finally:
+        close_window(w)
+
+
 def test_a_saved_workspace_reopens_the_intent_qrels(qtbot, data, tmp_path):
     (tmp_path / "a").mkdir()
     w = open_window(qtbot, tmp_path / "a", ("map",))

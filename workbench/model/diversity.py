@@ -155,13 +155,13 @@ def intents_frame(workspace) -> pd.DataFrame | None:
 
 def offer_defaults(model) -> None:
     """Intent qrels loaded for the first time in a session whose measures name no diversity measure: the
-    TREC Web track's ones are added (their tick boxes in the Measures panel take them away again)."""
+    TREC Web track's ones are added, as a change of the measures (their tick boxes in the Measures panel,
+    or Edit > Undo, take them away again)."""
     if getattr(model, "diversity_offered", False):
         return
     model.diversity_offered = True
     if not split(model.measures)[1]:
-        model.measures = tuple(model.measures) + DEFAULTS
-        model.events.measures_changed.emit()
+        model.set_measures(tuple(model.measures) + DEFAULTS)
 
 
 def missing(workspace, measures) -> str:
