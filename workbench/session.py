@@ -31,6 +31,7 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
@@ -349,6 +350,10 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             if not self.busy:
                 self.sigIdle.emit()
             return
+        # the scoring ahead (while files were read) is stopped by the evaluation once it has claimed the runs
+        # that scoring sent to the processes: stopped before, it would stop the processes those runs are
+        # scored in (nothing else awaiting them yet), and the evaluation would send them again
+        request = dataclasses.replace(request, taken_over=self.jobs.canceller("prescore"))
         n = len(request.runs)
         model, baseline = self.model, self.model.baseline_label()
 
@@ -374,10 +379,6 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
             lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
-        # what the scoring during the reading of files scored is kept, and the runs it is scoring are
-        # awaited by the evaluation (analysis._DiskScorer); dropped once the evaluation is under way, so
-        # that the window is never idle in between (the inspection waits for the scores)
-        self.jobs.discard("prescore")
 
     def _apply_evaluation(self, outcome) -> None:
         results, self._ahead = outcome

@@ -76,6 +76,9 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     found = {label: scored.get(label, runs[label]) for label in runs}
     todo = [label for label, hit in found.items() if hit is None]
     step = _Steps(progress, len(todo) + 2)
+    taken_over = request.taken_over or (lambda: None)
+    if not (todo or not runs):
+        taken_over()  # (every run kept from before: nothing to claim)
     failed: dict[str, str] = {}
     if todo or not runs:
         qrels = cache.encoded(parts, request.qrels)
@@ -87,6 +90,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
         on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
         # the processes read and score the runs on disk while this thread scores the runs held
         with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored, parts, step.check) as from_disk:
+            taken_over()
             for label in todo:
                 if label not in on_disk:
                     # each run's ranking is built once, for the measures and both kinds of curves
