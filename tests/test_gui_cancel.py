@@ -26,16 +26,14 @@ def big(tmp_path_factory):
     judged = np.concatenate([rng.choice(100_000, 400, replace=False) for _ in range(nq)])
     grades = rng.integers(0, 3, len(judged))
     (folder / "qrels.txt").write_text("".join(f"{q} 0 D{d} {g}\n" for q, d, g in zip(qids, judged, grades)))
-    docs = np.concatenate([rng.choice(100_000, depth, replace=False) for _ in range(nq)])
-    ranks = np.tile(np.arange(1, depth + 1), nq)
+    docs = np.concatenate([rng.choice(100_000, depth, replace=False) for _ in range(nq)]).tolist()
+    ranks = np.arange(1, depth + 1)
     scores = 20.0 - ranks / depth  # (a TREC run: rank order, distinct scores)
-    lines = np.char.add(
-        np.char.add(np.repeat(np.arange(301, 301 + nq), depth).astype("U4"), " Q0 D"),
-        np.char.add(docs.astype("U6"), " "),
-    )
-    lines = np.char.add(np.char.add(lines, ranks.astype("U5")), " ")
-    lines = np.char.add(np.char.add(lines, np.char.mod("%.5f", scores)), " big\n")
-    (folder / "run.txt").write_text("".join(lines.tolist()))
+    tails = [f" {r} {s:.5f} big\n" for r, s in zip(ranks.tolist(), scores.tolist())]  # the same for every query
+    with open(folder / "run.txt", "w") as out:  # (joined per query: 0.6 s, where numpy's string ops took 5 s)
+        for i, q in enumerate(range(301, 301 + nq)):
+            head = f"{q} Q0 D"
+            out.write("".join([head + str(d) + tail for d, tail in zip(docs[i * depth : (i + 1) * depth], tails)]))
     return folder
 
 
