@@ -123,8 +123,9 @@ def _wait_until_reading(proc, paths, timeout: float = 60.0) -> None:
 def test_ctrl_c_is_one_line_and_status_130(tmp_path, files, jobs):
     big, qrels = tmp_path / "big.run", tmp_path / "big.qrels"
     with open(big, "w") as fh:
+        tails = [f" Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2501)]  # the same for every query
         for q in range(400):
-            fh.write("".join(f"{q} Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2501)))
+            fh.write(str(q) + str(q).join(tails))
     qrels.write_text("".join(f"{q} 0 d{d} 1\n" for q in range(400) for d in (1, 7, 50)))
     cmd = [sys.executable, "-m", "metrics", "--jobs", jobs, "-m", "all_trec", qrels] + [big] * 12
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

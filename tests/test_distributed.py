@@ -295,8 +295,9 @@ def test_bad_and_missing_run_files_are_named_as_given(cluster, data, capsys, tmp
 def test_ctrl_c_is_one_line_and_status_130_and_the_tasks_are_cancelled(cluster, tmp_path):
     big, qrels = tmp_path / "big.run", tmp_path / "big.qrels"
     with open(big, "w") as fh:
+        tails = [f" Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2001)]  # the same for every query
         for q in range(300):
-            fh.write("".join(f"{q} Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2001)))
+            fh.write(str(q) + str(q).join(tails))
     qrels.write_text("".join(f"{q} 0 d{d} 1\n" for q in range(300) for d in (1, 7, 50)))
     cmd = [sys.executable, "-m", "metrics", "--dask", cluster.scheduler_address, "-m", "all_trec", qrels] + [big] * 16
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

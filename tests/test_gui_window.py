@@ -439,11 +439,10 @@ def big_run(tmp_path_factory):
     """A run of 1.5 million lines (500 queries x 3000 documents)."""
     path = tmp_path_factory.mktemp("big") / "big.run"
     nq, nd = 500, 3000
-    rank = np.arange(1, nd + 1)
+    tails = [f" Q0 doc{d} {d} {1.0 / d:.6f} bigrun\n" for d in range(1, nd + 1)]  # the same for every query
     with open(path, "w") as fh:
         for q in range(nq):
-            lines = [f"{q} Q0 doc{d} {d} {1.0 / d:.6f} bigrun\n" for d in rank]
-            fh.write("".join(lines))
+            fh.write(str(q) + str(q).join(tails))  # (each line: the query id, then its tail)
     return path
 
 

@@ -89,8 +89,9 @@ def test_cancel_acts_on_a_file_of_one_enormous_line(tmp_path):
 def test_reading_in_another_thread_can_be_cancelled_midway(tmp_path):
     path = tmp_path / "big.run"
     with open(path, "w") as fh:
+        tails = [f" Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2001)]  # the same for every query
         for q in range(300):
-            fh.write("".join(f"{q} Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 2001)))
+            fh.write(str(q) + str(q).join(tails))
     stop = threading.Event()
     seen = []
 
