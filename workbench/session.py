@@ -133,6 +133,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._unannounced = False  # files read whose arrival the model has not announced yet
         self._workers_warm = False
         self._ahead = None  # a comparison computed with the scores, until the results are applied
+        self._ahead_stop = lambda: None  # stops the scoring ahead the last evaluation took over (see analysis)
         self._announce_timer = QTimer(self)
         self._announce_timer.setSingleShot(True)
         self._announce_timer.setInterval(100)
@@ -353,7 +354,8 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         # the scoring ahead (while files were read) is stopped by the evaluation once it has claimed the runs
         # that scoring sent to the processes: stopped before, it would stop the processes those runs are
         # scored in (nothing else awaiting them yet), and the evaluation would send them again
-        request = dataclasses.replace(request, taken_over=self.jobs.canceller("prescore"))
+        self._ahead_stop = self.jobs.canceller("prescore") or self._ahead_stop  # (Cancel stops it too)
+        request = dataclasses.replace(request, taken_over=self._ahead_stop)
         n = len(request.runs)
         model, baseline = self.model, self.model.baseline_label()
 
@@ -379,6 +381,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
             lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
+        self.jobs.forget("prescore")  # (stopped by the evaluation; forgotten once it is under way: never idle)
 
     def _apply_evaluation(self, outcome) -> None:
         results, self._ahead = outcome
@@ -436,6 +439,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._stopped = True  # (the inspection put off for the scores does not start once they stop)
         self._drop_queued_loads()
         self.jobs.cancel()
+        self._ahead_stop()  # the scoring ahead an evaluation took over, if it has not stopped it yet
         disk_runs.drop_early()  # the runs scored since the window started, not taken yet, stop too
         self.sigStateChanged.emit()
 
