@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from intent_data import INTENTS, QRELS, RUN_A, RUN_B
+from intent_data import INTENTS, write_files
 
 import metrics
 from metrics.cli import ir_eval as cli
@@ -19,11 +19,8 @@ LINE = re.compile(r"(?P<name>\S.{21,}?)\t(?P<query>\S+)\t(?P<value>-?\d+\.\d{4})
 
 @pytest.fixture
 def files(tmp_path):
-    paths = {}
-    for name, text in {"intents": INTENTS, "qrels": QRELS, "a": RUN_A, "b": RUN_B}.items():
-        paths[name] = tmp_path / f"{name}.txt"
-        paths[name].write_text(text)
-    return paths
+    paths = write_files(tmp_path)
+    return {**paths, "a": paths["runA"], "b": paths["runB"]}
 
 
 def run_cli(argv, capsys):
