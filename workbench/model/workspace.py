@@ -103,15 +103,25 @@ class FileEntry:
         return self.status == "ok" and self.kind in RUN_KINDS and self.run is not None
 
 
-#: labels that name a baseline: a run called so is the default baseline, rather than the first dropped
-BASELINE_NAMES = re.compile(r"baseline|bm25|\bbase\b|\bql\b|dirichlet|tf-?idf", re.IGNORECASE)
+#: a label that names a baseline starts with one of these words (after generic words such as "run",
+#: "trec" or a year): "bm25", "BM25+RM3", "run_tfidf_title", "baseline"; never a longer name that holds one
+#: ("colbert-on-bm25-trec-dl-queries" is a re-ranking of BM25, not BM25)
+BASELINE_NAMES = re.compile(
+    r"^(?:(?:runs?|trec|\d+)[^a-z0-9]+)*(?:baseline|bm25|base|ql|dirichlet|lmdir|tf-?idf)(?![a-z])", re.IGNORECASE
+)
+
+
+def names_a_baseline(label: str) -> bool:
+    """Whether a run's label names a baseline by its leading word (see :data:`BASELINE_NAMES`)."""
+    return BASELINE_NAMES.match(label.strip()) is not None
 
 
 def default_baseline(runs: list[FileEntry]) -> FileEntry | None:
-    """The baseline when none was chosen: the run whose label names a baseline ("baseline", BM25, query
-    likelihood, TF-IDF; the shortest such label, then the first in order: ``bm25`` before ``bm25_rm3``),
-    else the first run in order (files load in parallel: the first one dropped, not the first one read)."""
-    named = [e for e in runs if BASELINE_NAMES.search(e.label or "")]
+    """The baseline when none was chosen: the run whose label names a baseline by its leading word
+    ("baseline", BM25, query likelihood, TF-IDF; :func:`names_a_baseline`; the shortest such label, then the
+    first in order: ``bm25`` before ``bm25_rm3``), else the first run in order (files load in parallel: the
+    first one dropped, not the first one read)."""
+    named = [e for e in runs if names_a_baseline(e.label or "")]
     if named:
         return min(named, key=lambda e: (0 if "baseline" in e.label.lower() else 1, len(e.label)))
     return runs[0] if runs else None
