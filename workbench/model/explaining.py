@@ -31,12 +31,13 @@ class Request:
     query_id: str
     measure: str
 
-    def same_as(self, other) -> bool:
-        return other is not None and (self.results, self.run, self.query_id, self.measure) == (
-            other.results,
-            other.run,
-            other.query_id,
-            other.measure,
+    def same_as(self, other: Request | None) -> bool:
+        """Whether ``other`` explains the same value of the same results (the results compared by identity:
+        new results are a new object, and comparing their frames by value is neither meant nor possible)."""
+        return (
+            other is not None
+            and self.results is other.results
+            and (self.run, self.query_id, self.measure) == (other.run, other.query_id, other.measure)
         )
 
 
