@@ -150,7 +150,8 @@ def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbo
     e = s.workspace.entry(str(slow))
     assert e.status == "ok" and len(e.run) == len(lines)  # the earlier content stays in use...
     assert s.results.summary.equals(before)
-    assert [x.path for x in s.workspace.changed_on_disk()] == [e.path]  # ...and is known to be old
+    # ...and is known to be old, once the disk watch (a thread of its own) has looked
+    qtbot.waitUntil(lambda: [x.path for x in s.workspace.changed_on_disk()] == [e.path], timeout=TIMEOUT)
     assert "slow.run changed on disk" in window.stale_bar.label.text()
     assert window.stale_bar.reload_button.isVisible()
     status = window.files.table.item(1, 2).text()

@@ -65,3 +65,45 @@ def test_an_explained_diversity_value_is_explained_again_under_a_new_level(tmp_p
     assert explained.explanation.value == pytest.approx(shown, abs=0)
     before = first.results.per_query[measure].loc["101", "sysB"]
     assert shown != before  # the level changes this value: the test would not see a stale one otherwise
+
+
+# -- the disk watch (its own thread; looked at here directly) -----------------------------------------------
+
+
+def test_the_disk_watch_reports_a_change_a_deletion_and_a_file_written_again(tmp_path):
+    import os
+
+    from workbench.model.disk_watch import DiskWatch
+
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 d1 1 1.0 r\n")
+    read = (os.path.getsize(path), os.path.getmtime(path))
+    watch = DiskWatch(lambda states: None, interval=3600.0)  # looked at by hand below
+    watch.expect(str(path), read)
+    try:
+        assert watch.look() == []  # as read: nothing to report
+        os.remove(path)
+        [gone] = watch.look()
+        assert (gone.status, gone.read) == ("deleted", read)
+        assert watch.look() == []  # said once
+        path.write_text("1 Q0 d1 1 1.0 r\n1 Q0 d2 2 0.5 r\n")
+        os.utime(path, (1, 1))
+        [back] = watch.look()
+        assert back.status == "changed" and back.size == os.path.getsize(path)
+        watch.expect(str(path), (os.path.getsize(path), os.path.getmtime(path)))  # read again
+        assert watch.look() == []
+    finally:
+        watch.close()
+
+
+def test_the_workspace_takes_the_watch_s_word_only_for_the_content_it_holds(tmp_path):
+    from workbench.model.disk_watch import DiskState
+    from workbench.model.workspace import Workspace
+
+    ws = Workspace()
+    e = ws.begin_load(str(tmp_path / "a.run"), None)
+    e.status, e.size, e.mtime = "ok", 10, 5.0
+    assert ws.apply_disk([DiskState(e.path, (10, 5.0), "deleted")]) != []
+    assert ws.deleted_from_disk() == [e]
+    e.size, e.mtime = 12, 6.0  # read again since that look
+    assert ws.deleted_from_disk() == [] and ws.changed_on_disk() == []

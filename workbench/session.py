@@ -34,12 +34,13 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
-from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs import Jobs
 from workbench.model import analysis, disk_runs
 from workbench.model import significance as significance_model
+from workbench.model.disk_watch import DiskWatch
 from workbench.model.loading import SAMPLE_DIR, QueriesFile, describe_error, sample_files
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
 from workbench.model.workspace import FileEntry
@@ -83,6 +84,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     sigDrilldownChanged = Signal(object)
     sigInspectionChanged = Signal(object)
     sigExplanationChanged = Signal(object)
+    _sigDiskNews = Signal(object)  # what the disk watch found (a list of DiskState), from its thread
 
     # what the session holds is the model's
     workspace = _delegate("workspace")
@@ -149,13 +151,9 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._load_timer.setInterval(0)
         self._load_timer.timeout.connect(self._start_loads)
 
-        self._watcher = QFileSystemWatcher(self)
-        self._watcher.fileChanged.connect(self._on_file_changed)
-        self._changed: set[str] = set()
-        self._change_timer = QTimer(self)
-        self._change_timer.setSingleShot(True)
-        self._change_timer.setInterval(400)
-        self._change_timer.timeout.connect(self._report_changes)
+        # the loaded files are looked at on disk by a thread of their own (never by the window's)
+        self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
+        self._disk = DiskWatch(self._sigDiskNews.emit)
 
         # the comparison with the baseline and the drill-down of the selected query are computed again
         # whenever what they depend on changes; so is the inspection of one file
@@ -449,6 +447,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._load_queue = []
         self._after_paint_work.clear()
         disk_runs.drop_early()
+        self._disk.close()
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()
 

@@ -92,10 +92,7 @@ class ReadingJobs:
             return
         self._watch(e.path)
         if e.kind in ("qrels", "intents"):  # a (intent) qrels file replaced by this one is no longer watched
-            present = {x.path for x in self.workspace.entries}
-            for p in self._watcher.files():
-                if normalize(p) not in present:
-                    self._watcher.removePath(p)
+            self._disk.keep_only({x.path for x in self.workspace.entries})
         # while files are still being read, what they change is said at most ten times a second (the
         # views, the state and the evaluation follow each announcement; a folder of a thousand runs
         # would otherwise redo them a thousand times); the last file read is announced at once
@@ -136,28 +133,19 @@ class ReadingJobs:
     # ------------------------------------------------------------------
     # files changing on disk
     def _watch(self, path: str) -> None:
-        if os.path.exists(path):
-            self._watcher.addPath(path)  # False (and nothing else) when already watched
+        """Have the disk watch look at a loaded file, against what was read of it."""
+        e = self.workspace.entry(path)
+        if e is not None and e.status == "ok" and e.mtime:
+            self._disk.expect(e.path, (e.size, e.mtime))
 
     def _unwatch(self, path: str) -> None:
-        self._watcher.removePath(path)  # False when not watched
+        self._disk.forget(normalize(path))
 
-    def _on_file_changed(self, path: str) -> None:
-        self.workspace.disk_changed()
-        self._changed.add(normalize(path))
-        self._change_timer.start()
-
-    def _report_changes(self) -> None:
-        changed, self._changed = self._changed, set()
-        for path in sorted(changed):
-            e: FileEntry | None = self.workspace.entry(path)
-            if e is None:
-                continue
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue  # deleted (or being replaced); keep what was loaded
-            self._watch(path)  # editors that replace the file drop it from the watcher
-            if (st.st_size, st.st_mtime) != (e.size, e.mtime):
-                self.sigFileChangedOnDisk.emit(path, int(st.st_size))
+    def _on_disk_news(self, states) -> None:
+        """What the disk watch found (on the window's thread): a file changed, or deleted and written again,
+        is offered to be read again (read at once when small; after Cancel, by the stale bar's Read again
+        only: no work starts by itself then); a deleted one is said to be."""
+        for state in self.workspace.apply_disk(states):
+            if state.status == "changed" and not self._stopped:
+                self.sigFileChangedOnDisk.emit(state.path, state.size)
         self.sigStateChanged.emit()

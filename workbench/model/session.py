@@ -297,8 +297,8 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         if results.query_ids:
             for problem in results.problems:
                 self.events.error.emit(problem)
-        elif not results.runs and results.failed:  # no run could be read: each said why
-            self.events.message.emit("")
+        elif not results.runs:  # no run scored: each that failed said why, the stale bar says which are left out
+            self.events.message.emit("")  # (until they are read again), and nothing mismatches
             return
         else:
             self.events.error.emit(

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metrics.io.labels import unique_label
+from workbench.model.disk_watch import DiskState
 from workbench.model.run_on_disk import RunOnDisk
 
 if TYPE_CHECKING:  # (pandas is imported where frames are made: the window's first steps need none)
@@ -131,12 +131,8 @@ def default_baseline(runs: list[FileEntry]) -> FileEntry | None:
 class Workspace:
     entries: list[FileEntry] = field(default_factory=list)
     baseline_path: str | None = None
-    #: path -> (what its entry was, when, whether it had changed) at the last look at the disk
-    _disk_seen: dict = field(default_factory=dict, repr=False, compare=False)
-    _disk_news: int = field(default=0, repr=False, compare=False)  # bumped when a file is reported changed
-
-    #: seconds a look at the disk stays good while nothing is reported (a watcher may miss a change)
-    DISK_LOOK_SECONDS = 1.0
+    #: path -> the disk watch's last word on the file (:meth:`apply_disk`)
+    disk: dict[str, DiskState] = field(default_factory=dict, repr=False, compare=False)
 
     # -- lookup ---------------------------------------------------------
     def entry(self, path: str) -> FileEntry | None:
@@ -336,12 +332,21 @@ class Workspace:
     def loading(self) -> list[FileEntry]:
         return [e for e in self.entries if e.status == "loading"]
 
-    def disk_changed(self) -> None:
-        """A file was reported changed on disk: the next :meth:`changed_on_disk` looks again."""
-        self._disk_news += 1
+    def apply_disk(self, states: list[DiskState]) -> list[DiskState]:
+        """What the disk watch found (:mod:`workbench.model.disk_watch`, from its own thread): kept for
+        :meth:`changed_on_disk` and :meth:`deleted_from_disk`; returns those that describe a file as it is
+        loaded now (not one read again since the look)."""
+        current = []
+        for state in states:
+            self.disk[state.path] = state
+            e = self.entry(state.path)
+            if e is not None and self._on_disk(e) == state.status:
+                current.append(state)
+        return current
 
     def changed_on_disk(self) -> list[FileEntry]:
-        """Loaded files whose size or time on disk differ from those of the content in use."""
+        """Loaded files whose size or time on disk differ from those of the content in use (a file deleted
+        and written again among them: it is offered to be read again)."""
         return [e for e in self.entries if self._on_disk(e) == "changed"]
 
     def deleted_from_disk(self) -> list[FileEntry]:
@@ -349,29 +354,15 @@ class Workspace:
         return [e for e in self.entries if self._on_disk(e) == "deleted"]
 
     def _on_disk(self, e: FileEntry) -> str | None:
-        """``"changed"``, ``"deleted"`` or None (as read) for a loaded file.
-
-        A file is looked at (one ``stat``) again only when its entry changed, when a file was reported
-        changed (:meth:`disk_changed`), or a second after the last look (a watcher may miss a change):
-        the window asks at every change of what it shows, which with a thousand files took seconds of
-        ``stat`` calls."""
+        """``"changed"``, ``"deleted"`` or None (as read) for a loaded file: the disk watch's last word on
+        the content in use (a look at a file read before, with another size or time, says nothing of it).
+        No file is looked at here: the window asks at every change of what it shows."""
         if e.status != "ok" or not e.mtime:
             return None
-        now = time.monotonic()
-        state = (self._disk_news, e.version, e.generation, e.size, e.mtime)
-        seen = self._disk_seen.get(e.path)
-        if seen is None or seen[0] != state or now - seen[1] >= self.DISK_LOOK_SECONDS:
-            try:
-                st = os.stat(e.path)
-            except FileNotFoundError:
-                found = "deleted"
-            except OSError:
-                found = None  # unreadable for a moment (being replaced): what was read stays in use
-            else:
-                found = "changed" if (st.st_size, st.st_mtime) != (e.size, e.mtime) else None
-            seen = (state, now, found)
-            self._disk_seen[e.path] = seen
-        return seen[2]
+        seen = self.disk.get(e.path)
+        if seen is None or seen.read != (e.size, e.mtime):
+            return None
+        return seen.status
 
     def unscorable(self) -> list[FileEntry]:
         """Runs scored from their files (not held) whose file changed or went since it was opened: they

@@ -294,7 +294,9 @@ class CurvePlot(QWidget):
             )
         else:
             more = ""
-        if not len(table):  # intent qrels alone: the diversity measures are scored, no curve is
+        if not len(table) and not results.runs:  # every run failed, or is left out until it is read again
+            more = " — none: no run is scored"
+        elif not len(table):  # intent qrels alone: the diversity measures are scored, no curve is
             more = " — none: the curves need ad hoc qrels (qid iter docid grade)"
         self.caption.setText(f"{self.title} — {what}{more}")
         if self._ranged_for is not results:  # a new result resets the view; a new query keeps the zoom
