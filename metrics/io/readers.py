@@ -112,8 +112,11 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
     return read_file(source, "qrels", progress).qrels
 
 
-def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -> pd.DataFrame:
+def read_run(source, name: Optional[str] = None, *, progress: Progress = None, queries=None) -> pd.DataFrame:
     """Read a run (``qid Q0 docid rank score tag``) from a path or DataFrame.
+
+    ``queries``: keep only the lines of these query ids (the file is read and checked whole, but only
+    their rows become a frame: one query of a run of millions of lines for its drill-down).
 
     ``attrs["name"]`` is ``name`` if given, else the tag of the first line
     (for a DataFrame: its ``attrs["name"]``, else "run"); ``attrs["run_id"]``
@@ -130,6 +133,14 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None) -
         from metrics.io.inputs import run_frame
 
         return _run_from_frame(run_frame(source), name)
+    if queries is not None:
+        from metrics.io.columns import read_columns
+        from metrics.io.frames import frame_from_columns
+        from metrics.io.table import rows_of_queries
+
+        return frame_from_columns(
+            rows_of_queries(read_columns(os.fspath(source), "run", name, progress=progress), queries)
+        )
     return _read(os.fspath(source), "run", progress, name).run
 
 

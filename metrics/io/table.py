@@ -4,7 +4,7 @@ judgments, the integer type of the grades."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 import numpy as np
@@ -70,6 +70,30 @@ def ids_from_list(ids: list) -> np.ndarray:
     lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
     ends = np.cumsum(lengths)
     return ids_from_buffer(np.frombuffer(b"".join(ids), dtype=np.uint8), ends - lengths, ends)
+
+
+def rows_of_queries(cols: Columns, queries) -> Columns:
+    """The rows of ``cols`` whose query id, as a frame shows it, is one of ``queries`` (in file order):
+    one query of a large run for its drill-down, without making the whole run a frame."""
+    wanted = {str(q) for q in queries}
+    names, inverse = np.unique(cols.qid, return_inverse=True)
+    keep = np.fromiter((bytes(n).decode("utf-8", "replace") in wanted for n in names), bool, len(names))
+    rows = keep[inverse.ravel()]
+
+    def cut(column: Optional[np.ndarray]) -> Optional[np.ndarray]:
+        return None if column is None else column[rows]
+
+    return replace(
+        cols,
+        qid=cols.qid[rows],
+        doc=cols.doc[rows],
+        value=cols.value[rows],
+        keys=cut(cols.keys),
+        key_order=None,
+        sorted_keys=None,
+        rank=cut(cols.rank),
+        tag=cut(cols.tag),
+    )
 
 
 def ranked_run(cols: Columns, name: Optional[str] = None) -> Columns:

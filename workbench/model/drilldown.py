@@ -73,7 +73,7 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
         import metrics.io.readers
         from metrics.errors import Cancelled
 
-        runs[label] = metrics.io.readers.read_run(runs[label].path)
+        runs[label] = metrics.io.readers.read_run(runs[label].path, queries=[request.query_id])  # its rows only
         if progress is not None and progress((i + 1) / len(on_disk)) is False:
             raise Cancelled("drill-down cancelled")
     return query_drilldown(
