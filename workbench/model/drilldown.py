@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+import numpy as np
 import pandas as pd
 
 from metrics.engine.drilldown import QueryDrilldown, query_drilldown
@@ -106,30 +107,30 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
     """
     r = drill.rankings[run]
     compared = drill.baseline is not None and run != drill.baseline
+    ranks = r["rank"].to_numpy(dtype=np.int64).tolist()
+    docs = r["doc_id"].astype(str).tolist()
+    grades = [None if pd.isna(g) else int(g) for g in r["relevance"].tolist()]
     frame = pd.DataFrame(
         {
-            "rank": [str(int(k)) for k in r["rank"]],
-            "doc_id": r["doc_id"].astype(str).to_numpy(dtype=object),
+            "rank": [str(k) for k in ranks],
+            "doc_id": np.asarray(docs, dtype=object),
             "score": r["score"].to_numpy(dtype=float),
-            "grade": [UNJUDGED_MARK if pd.isna(g) else str(int(g)) for g in r["relevance"]],
+            "grade": [UNJUDGED_MARK if g is None else str(g) for g in grades],
         }
     )
-    tips = []
-    for i in range(len(r)):
-        g = r["relevance"].iloc[i]
-        text = f"{r['doc_id'].iloc[i]} at rank {int(r['rank'].iloc[i])}: " + (
-            "not judged" if pd.isna(g) else f"grade {int(g)}"
-        )
-        if compared:
-            br = r["baseline_rank"].iloc[i]
-            text += (
+    tips = [
+        f"{doc} at rank {rank}: " + ("not judged" if g is None else f"grade {g}")
+        for doc, rank, g in zip(docs, ranks, grades)
+    ]
+    if compared:
+        baseline_ranks = r["baseline_rank"].tolist()
+        for i, br in enumerate(baseline_ranks):
+            tips[i] += (
                 "; not retrieved by the baseline"
                 if pd.isna(br)
                 else f"; rank {int(br)} in the baseline {drill.baseline}"
             )
-        tips.append(text)
-    if compared:
-        frame["moved"] = [format_move(b, m) for b, m in zip(r["baseline_rank"], r["moved"])]
+        frame["moved"] = [format_move(b, m) for b, m in zip(baseline_ranks, r["moved"].tolist())]
     tones = [grade_tone(g) for g in r["relevance"]]
     return frame, tones, tips
 

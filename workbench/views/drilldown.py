@@ -53,6 +53,7 @@ def _table(parent) -> QTableView:
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
     view.horizontalHeader().setHighlightSections(False)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.horizontalHeader().setResizeContentsPrecision(40)  # widths from 40 rows, not every row of a deep list
     install_copy(view)
     return view
 
@@ -123,6 +124,8 @@ class QueryDrilldownView(QWidget):
         self.runs_button.setToolTip("Runs whose ranked lists are shown")
         self.runs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.runs_menu = StickyMenu(self)
+        self._menu_runs: list[str] = []  # the runs the menu offers, its boxes made when it opens
+        self.runs_menu.aboutToShow.connect(self._make_menu)
         self.runs_button.setMenu(self.runs_menu)
         self.depth_box = QSpinBox(self)
         self.depth_box.setRange(1, 10000)
@@ -218,9 +221,16 @@ class QueryDrilldownView(QWidget):
 
     # -- session -> view -------------------------------------------------
     def _fill_menu(self, runs) -> None:
+        """Offer ``runs`` in the menu of runs shown; its boxes are made when it opens (with 500 runs,
+        making them at every query selected held the window's thread)."""
+        self._menu_runs = list(runs)
+        if self.runs_menu.isVisible():
+            self._make_menu()
+
+    def _make_menu(self) -> None:
         self.runs_menu.clear()
         wanted = set(self.session.model.drilldown_runs())
-        for run in runs:
+        for run in self._menu_runs:
             act = self.runs_menu.addAction(run)
             act.setCheckable(True)
             act.setChecked(run in wanted)
