@@ -57,14 +57,42 @@ def average_precision(q: QueryRanking, m, r) -> Working:
     columns = ("rank", "docid", "grade", "relevant so far", "precision", "precision (decimal)", "running sum")
     found = q.relcum[-1] if q.relcum else 0
     value = total / max(q.num_rel, 1) if found > 0 else 0.0
+    missing = max(q.num_rel - q.num_rel_ret, 0)
     summary = [_never(q)]
     if found > 0:
-        terms = " + ".join(row["precision"] for row in rows)
+        terms = " + ".join([row["precision"] for row in rows] + _zero_terms(missing))
         summary.append(f"AP = ({terms}) / {q.num_rel} = {total:.4f} / {q.num_rel} = {value:.4f}")
     else:
         summary.append("No relevant document retrieved: AP = 0")
+    if missing and found > 0:
+        summary.append(f"Each relevant document never retrieved adds 0 to the sum and 1 to the divisor R = {q.num_rel}")
     formula = "AP = (sum of the precision at the rank of each relevant retrieved document) / R"
-    return Working(formula, (Table("Relevant retrieved documents", columns, tuple(rows)),), tuple(summary), value)
+    tables = [Table("Relevant retrieved documents", columns, tuple(rows))]
+    never = _never_retrieved(q)
+    if missing and len(never) == missing:
+        never_rows = tuple({"docid": d, "grade": grade_text(g), "precision": 0.0} for d, g in never)
+        tables.append(
+            Table("Relevant documents never retrieved (each adds 0)", ("docid", "grade", "precision"), never_rows)
+        )
+    return Working(formula, tuple(tables), tuple(summary), value)
+
+
+#: how many "+ 0" terms a sum writes out one by one before it says how many there are
+_ZEROS_WRITTEN = 10
+
+
+def _zero_terms(missing: int) -> list[str]:
+    """The "+ 0" terms of the relevant documents never retrieved, as a text's sum writes them."""
+    if missing <= _ZEROS_WRITTEN:
+        return ["0"] * missing
+    return [f"{missing} x 0"]
+
+
+def _never_retrieved(q: QueryRanking) -> list[tuple[str, int]]:
+    """The relevant judged documents (grade >= the level) the ranking does not hold, best grade first."""
+    held = set(q.docids)
+    level = max(q.level, 0)
+    return sorted(((d, g) for d, g in q.judged.items() if g >= level and d not in held), key=lambda t: (-t[1], t[0]))
 
 
 def reciprocal_rank(q: QueryRanking, m, r) -> Working:
