@@ -47,6 +47,7 @@ def test_the_gallery_holds_the_seven_examples_in_order():
         ex = open_example(name)
         assert ex.title and ex.source and ex.convention and ex.numbers
         assert ex.qrels_path.is_file() and ex.run_path.is_file()
+        assert json.loads((ex.directory / "example.json").read_text(encoding="utf-8"))["name"] == name
 
 
 def test_the_examples_are_package_data():
@@ -211,6 +212,28 @@ def test_ap_over_the_relevant_retrieved_only_changes_the_divisor(seed):
     got = pq["map_ext(over=retrieved)"] * pq["num_rel_ret"]
     assert np.allclose(got, pq["map"] * pq["num_rel"], rtol=1e-12, atol=1e-12)
     assert (pq["map_ext(over=retrieved)"] >= pq["map"] - 1e-15).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ap_over_the_relevant_retrieved_is_scikit_learns_average_precision_of_the_ranking(seed):
+    """scikit-learn's average_precision_score over the retrieved list (relevant = grade >= 1, the ranks as
+    distinct scores) is AP divided by the relevant documents retrieved."""
+    sklearn_metrics = pytest.importorskip("sklearn.metrics")
+    qrels, run = random_collection(seed)
+    r = metrics.build_ranking(qrels, run)
+    ev = metrics.evaluate(qrels, run, "AP(over=retrieved)", keep_names=False)
+    got = dict(zip(ev.per_query["query_id"], ev.per_query["value"]))
+    checked = 0
+    for i, q in enumerate(r.query_ids.tolist()):
+        lo, hi = int(r.offsets[i]), int(r.offsets[i + 1])
+        y_true = np.asarray(r.rel[lo:hi]) >= 1
+        if not y_true.any():
+            assert got[str(q)] == 0.0
+            continue
+        expected = sklearn_metrics.average_precision_score(y_true, -np.arange(hi - lo, dtype=float))
+        assert got[str(q)] == pytest.approx(expected, rel=1e-12)
+        checked += 1
+    assert checked >= 5
 
 
 def test_ap_over_retrieved_has_an_ir_measures_name():

@@ -10,6 +10,10 @@ does that); :func:`explain` and :func:`gain_curve` are one-off shortcuts.  The d
 :func:`explain_diversity` (:class:`PreparedDiversity` for many values of one run).  Everything here is pure
 computation: call it off the GUI thread, the widget only shows the result.
 
+:func:`side_by_side` sets a measure's value next to its textbook conventions (AP over the relevant
+retrieved, interpolated AP, the Järvelin-Kekäläinen discount, ...), each computed by the measure's kernel
+(:mod:`metrics.explain.textbook`).
+
 The explained measures are listed by :func:`explained_families`; their value is always the
 measure's own kernel's, and their rows' arithmetic is checked against it when the explanation is
 made.  Other measures give an :class:`Explanation` with ``explained`` False that says so.
