@@ -301,6 +301,12 @@ def test_one_query_not_one_queries(tmp_path):
     assert "1 query evaluated" in e.summary
     assert "1 query of the qrels the run lacks is left out (with -c it would count)" in e.summary
     assert not any("1 queries" in s for s in e.summary)
+    one = explain(qrels_frame([("a", "d1", 1)]), ranked({"a": ["d1"]}), "P@5", "a")
+    assert "Only 1 document retrieved: the 4 missing ranks count as non-relevant" in one.summary
+    assert (
+        "R = 1 relevant judged document (grade >= 1), 0 of them never retrieved"
+        in explain(qrels_frame([("a", "d1", 1)]), ranked({"a": ["d1"]}), "map", "a").summary
+    )
 
 
 # ------------------------------------------------------------------ the command line

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.explain.model import Table
+from metrics.explain.model import Table, counted
 from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.measures._kernels import lround
 from metrics.measures.judgments import INFAP_EPSILON
@@ -37,7 +37,8 @@ def _doc(q: QueryRanking, i: int) -> dict:
 def _never(q: QueryRanking) -> str:
     missing = q.num_rel - q.num_rel_ret
     where = "retrieved" if q.num_ret or not q.placeholder else "retrieved (the run has no results for this query)"
-    return f"R = {q.num_rel} relevant judged documents (grade >= {q.level}), {missing} of them never {where}"
+    judged = counted(q.num_rel, "relevant judged document")
+    return f"R = {judged} (grade >= {q.level}), {missing} of them never {where}"
 
 
 def _relevant_ranks(q: QueryRanking) -> list[int]:
@@ -118,7 +119,8 @@ def _top(q: QueryRanking, k: int) -> tuple[Table, int]:
 
 def _short(q: QueryRanking, k: int) -> list[str]:
     if q.num_ret < k:
-        return [f"Only {q.num_ret} documents retrieved: the {k - q.num_ret} missing ranks count as non-relevant"]
+        missing = "missing rank counts" if k - q.num_ret == 1 else "missing ranks count"
+        return [f"Only {counted(q.num_ret, 'document')} retrieved: the {k - q.num_ret} {missing} as non-relevant"]
     return []
 
 
@@ -149,7 +151,7 @@ def r_precision(q: QueryRanking, m, r) -> Working:
     summary = [_never(q)]
     if depth > 0:
         if q.num_ret < q.num_rel:
-            summary.append(f"Only {q.num_ret} documents retrieved: the ranks below count as non-relevant")
+            summary.append(f"Only {counted(q.num_ret, 'document')} retrieved: the ranks below count as non-relevant")
         summary.append(f"R-prec = {hits} relevant in the top R = {q.num_rel} / {q.num_rel} = {value:.4f}")
     else:
         summary.append("R = 0 or nothing retrieved: R-prec = 0")
@@ -297,7 +299,7 @@ def iprec_at_recall(q: QueryRanking, m, r) -> Working:
     summary = [_never(q), f"Recall {x:g} of R = {R}: lround({x:g} * {R}) = {v} relevant documents"]
     if v > nrr:
         value = 0.0
-        summary.append(f"Only {nrr} relevant documents retrieved, fewer than {v}: the value is 0")
+        summary.append(f"Only {counted(nrr, 'relevant document')} retrieved, fewer than {v}: the value is 0")
     elif v >= 1:
         value = interpolated[v - 1]
         summary.append(
