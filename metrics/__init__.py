@@ -53,6 +53,8 @@ from metrics.scale.evaluator import Evaluator, evaluator
 
 if TYPE_CHECKING:
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
+    from metrics.examples import WorkedExample, example_names, open_example
+    from metrics.explain import side_by_side
     from metrics.io.readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
     from metrics.io.writers import write_qrels, write_run
 
@@ -69,6 +71,11 @@ _LAZY = {
     "read_run": "io.readers",
     "write_qrels": "io.writers",
     "write_run": "io.writers",
+    # the textbooks' worked examples and the conventions side by side (pandas: loaded when first used)
+    "WorkedExample": "examples",
+    "example_names": "examples",
+    "open_example": "examples",
+    "side_by_side": "explain",
 }
 
 
@@ -133,4 +140,8 @@ __all__ = [
     "read_file",
     "detect_kind",
     "LoadedFile",
+    "WorkedExample",
+    "example_names",
+    "open_example",
+    "side_by_side",
 ]

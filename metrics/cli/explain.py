@@ -52,6 +52,12 @@ def parser():
         help="also the run's cumulative gain DCG@k against the ideal ranking's, k = 1..K",
     )
     p.add_argument(
+        "--conventions",
+        action="store_true",
+        help="also the textbook conventions of the measure side by side with trec_eval's (AP over the relevant "
+        "retrieved, interpolated AP, the Järvelin-Kekäläinen discount, exponential gain, other -l levels, ...)",
+    )
+    p.add_argument(
         "--depth", type=int, default=None, metavar="K", help="K of --gain-curve (default: the cutoff, else up to 100)"
     )
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
@@ -94,6 +100,7 @@ def main(argv: list[str]) -> int:
         curve = None
         if args.gain_curve and args.query != "all":
             curve = prep.gain_curve(args.query, measure, args.depth)
+        side = prep.side_by_side(measure, args.query) if args.conventions and explanation.value is not None else None
     except UnknownQuery as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -104,13 +111,23 @@ def main(argv: list[str]) -> int:
         data = explanation.to_dict()
         if curve is not None:
             data["gain_curve"] = curve.to_dict()
+        if side is not None:
+            from metrics.explain.textbook import records
+
+            data["conventions_side_by_side"] = records(side)
         json.dump(data, out, indent=1, ensure_ascii=False, allow_nan=False)
         out.write("\n")
     else:
         text = explanation.to_text()
-        if curve is not None:  # before the last line, which stays trec_eval's
+        extra = [] if curve is None else [_curve_text(curve)]
+        if side is not None:
+            from metrics.explain.textbook import as_table
+
+            what = "the summary" if args.query == "all" else f"query {args.query}"
+            extra.append("\n".join(as_table(side, f"{args.measure}, {what}").markdown()))
+        for part in extra:  # before the last line, which stays trec_eval's
             head, sep, last = text.rstrip("\n").rpartition("\n\n")
-            text = (head + "\n\n" + _curve_text(curve) + sep + last + "\n") if sep else text + _curve_text(curve) + "\n"
+            text = (head + "\n\n" + part + sep + last + "\n") if sep else text + part + "\n"
         out.write(text)
     out.flush()
     return 0

@@ -10,6 +10,10 @@ does that); :func:`explain` and :func:`gain_curve` are one-off shortcuts.  The d
 :func:`explain_diversity` (:class:`PreparedDiversity` for many values of one run).  Everything here is pure
 computation: call it off the GUI thread, the widget only shows the result.
 
+:func:`side_by_side` sets a measure's value next to its textbook conventions (AP over the relevant
+retrieved, interpolated AP, the Järvelin-Kekäläinen discount, ...), each computed by the measure's kernel
+(:mod:`metrics.explain.textbook`).
+
 The explained measures are listed by :func:`explained_families`; their value is always the
 measure's own kernel's, and their rows' arithmetic is checked against it when the explanation is
 made.  Other measures give an :class:`Explanation` with ``explained`` False that says so.
@@ -34,6 +38,7 @@ __all__ = [
     "UnknownQuery",
     "explain",
     "gain_curve",
+    "side_by_side",
     "explained_families",
     "resolve_measure",
 ]
@@ -66,6 +71,15 @@ def __getattr__(name: str):
 
         return PreparedDiversity
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def side_by_side(qrels, run, measure, query_id, **options):
+    """trec_eval's value of ``measure`` for ``query_id`` (``"all"``: the summary) next to the textbook
+    conventions that apply (AP over the relevant retrieved, interpolated AP, positional relevance, the
+    Järvelin-Kekäläinen discount, exponential gain, the ideal ranking of the retrieved documents, other
+    ``-l`` levels), each computed by the measures' kernels, as a DataFrame with one row per variant and
+    a sentence on where it differs (:mod:`metrics.explain.textbook`).  Arguments as :func:`explain`."""
+    return Prepared(qrels, run, **options).side_by_side(measure, query_id)
 
 
 def gain_curve(qrels, run, query_id, measure=None, k_max: int | None = None, **options) -> GainCurve:

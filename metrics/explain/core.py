@@ -95,6 +95,10 @@ class Prepared:
     def query_ids(self) -> list[str]:
         return [str(q) for q in self.ranking.query_ids.tolist()]
 
+    def row_of(self, qid) -> int:
+        """The position of query ``qid`` among the evaluated queries (raises :class:`UnknownQuery`)."""
+        return self._index[self._qid(qid)]
+
     def has_query(self, qid: str) -> bool:
         return str(qid) in self._index or str(qid) in self._shown
 
@@ -195,6 +199,13 @@ class Prepared:
         work = explainer(q, m, r)
         shown = conventions(r, m)
         return explanation_of(work, value, query_id=qid, line=line, conventions=shown, kind=m.kind, **base)
+
+    def side_by_side(self, measure, qid):
+        """trec_eval's value of ``measure`` for query ``qid`` (``"all"``: the summary) next to the textbook
+        conventions that apply, as a DataFrame: see :func:`metrics.explain.textbook.side_by_side`."""
+        from metrics.explain.textbook import side_by_side
+
+        return side_by_side(self, resolve_measure(measure), None if str(qid) == SUMMARY else self.row_of(qid))
 
     def gain_curve(self, qid, measure=None, k_max: int | None = None):
         """Where the gain was lost for query ``qid``: see :func:`metrics.explain.graded.gain_curve`."""

@@ -29,7 +29,7 @@ from metrics.engine.intents import (
     read_intent_qrels,
 )
 from metrics.explain.intent_rows import IntentRanking, working
-from metrics.explain.model import Explanation, Table
+from metrics.explain.model import Explanation, Table, counted
 from metrics.explain.query import RANKING, UnknownQuery, explanation_of, reproduces
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values, steps
 
@@ -161,12 +161,19 @@ class PreparedDiversity:
             rows.append({"query": qid, "value": v, "running sum": running, "note": note})
         n = len(values)
         worked = running / n if n else 0.0
-        lines = [f"{n} queries evaluated"]
+        lines = [f"{counted(n, 'query', 'queries')} evaluated"]
         lacking = len(self.queries) - len(self._present)
         if self.complete:
-            lines.append(f"-c: the mean is over all {n} queries of the intent qrels; {lacking} of them the run lacks")
+            lines.append(
+                f"-c: the mean is over all {counted(n, 'query', 'queries')} of the intent qrels; "
+                f"{lacking} of them the run lacks"
+            )
         elif lacking:
-            lines.append(f"{lacking} queries of the intent qrels the run lacks are left out (with -c they would count)")
+            are, them = ("is", "it") if lacking == 1 else ("are", "they")
+            lines.append(
+                f"{counted(lacking, 'query', 'queries')} of the intent qrels the run lacks {are} left out "
+                f"(with -c {them} would count)"
+            )
         lines.append(f"{name} = {running:.4f} / {n} = {worked:.4f}")
         ok = reproduces(worked, value)
         return Explanation(

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.explain.model import GainCurve, RelevantMark, Table
+from metrics.explain.model import GainCurve, RelevantMark, Table, counted
 from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.measures import Measure
 from metrics.measures import extra as ext
@@ -167,7 +167,7 @@ def ndcg(q: QueryRanking, m: Measure, r) -> Working:
     else:
         summary.append(f"IDCG{at} = 0 (no judged document with a positive gain): nDCG{at} = {value:.4f}")
     if v.cutoff is not None and q.num_ret < v.cutoff:
-        summary.insert(0, f"Only {q.num_ret} documents retrieved: DCG{at} sums over them")
+        summary.insert(0, f"Only {counted(q.num_ret, 'document')} retrieved: DCG{at} sums over them")
     formula = f"nDCG{at} = DCG{at} / IDCG{at}; DCG = sum over ranks i of gain(i) / discount(i)"
     return Working(formula, tables, tuple(summary), value, tuple(v.describe()))
 

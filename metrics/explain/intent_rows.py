@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.engine.intents import Judged
-from metrics.explain.model import Table
+from metrics.explain.model import Table, counted
 from metrics.explain.query import Working
 from metrics.measures.diversity import DiversityMeasure, Steps, gain_terms, novelty
 
@@ -102,7 +102,8 @@ def _intents(q: IntentRanking, st: Steps, where: str, extra=None) -> Table:
 
 def _short(q: IntentRanking, k: int) -> list[str]:
     n = len(q.docids)
-    return [f"Only {n} documents retrieved: the {k - n} missing ranks gain nothing"] if n < k else []
+    missing = "missing rank gains" if k - n == 1 else "missing ranks gain"
+    return [f"Only {counted(n, 'document')} retrieved: the {k - n} {missing} nothing"] if n < k else []
 
 
 def _intents_line(q: IntentRanking, S: int) -> str:

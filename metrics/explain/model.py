@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["Table", "Explanation", "GainCurve", "RelevantMark", "number_text"]
+__all__ = ["Table", "Explanation", "GainCurve", "RelevantMark", "number_text", "counted"]
 
 
 def number_text(value) -> str:
@@ -22,6 +22,13 @@ def number_text(value) -> str:
     if isinstance(value, float):
         return "nan" if math.isnan(value) else f"{value:.4f}"
     return str(value)
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in its number: "1 query", "2 queries" (``plural`` when adding an s will not do)."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {plural or noun + 's'}"
 
 
 @dataclass(frozen=True)

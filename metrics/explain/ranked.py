@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.explain.model import Table
+from metrics.explain.model import Table, counted
 from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.measures._kernels import lround
 from metrics.measures.judgments import INFAP_EPSILON
@@ -37,7 +37,8 @@ def _doc(q: QueryRanking, i: int) -> dict:
 def _never(q: QueryRanking) -> str:
     missing = q.num_rel - q.num_rel_ret
     where = "retrieved" if q.num_ret or not q.placeholder else "retrieved (the run has no results for this query)"
-    return f"R = {q.num_rel} relevant judged documents (grade >= {q.level}), {missing} of them never {where}"
+    judged = counted(q.num_rel, "relevant judged document")
+    return f"R = {judged} (grade >= {q.level}), {missing} of them never {where}"
 
 
 def _relevant_ranks(q: QueryRanking) -> list[int]:
@@ -57,14 +58,42 @@ def average_precision(q: QueryRanking, m, r) -> Working:
     columns = ("rank", "docid", "grade", "relevant so far", "precision", "precision (decimal)", "running sum")
     found = q.relcum[-1] if q.relcum else 0
     value = total / max(q.num_rel, 1) if found > 0 else 0.0
+    missing = max(q.num_rel - q.num_rel_ret, 0)
     summary = [_never(q)]
     if found > 0:
-        terms = " + ".join(row["precision"] for row in rows)
+        terms = " + ".join([row["precision"] for row in rows] + _zero_terms(missing))
         summary.append(f"AP = ({terms}) / {q.num_rel} = {total:.4f} / {q.num_rel} = {value:.4f}")
     else:
         summary.append("No relevant document retrieved: AP = 0")
+    if missing and found > 0:
+        summary.append(f"Each relevant document never retrieved adds 0 to the sum and 1 to the divisor R = {q.num_rel}")
     formula = "AP = (sum of the precision at the rank of each relevant retrieved document) / R"
-    return Working(formula, (Table("Relevant retrieved documents", columns, tuple(rows)),), tuple(summary), value)
+    tables = [Table("Relevant retrieved documents", columns, tuple(rows))]
+    never = _never_retrieved(q)
+    if missing and len(never) == missing:
+        never_rows = tuple({"docid": d, "grade": grade_text(g), "precision": 0.0} for d, g in never)
+        tables.append(
+            Table("Relevant documents never retrieved (each adds 0)", ("docid", "grade", "precision"), never_rows)
+        )
+    return Working(formula, tuple(tables), tuple(summary), value)
+
+
+#: how many "+ 0" terms a sum writes out one by one before it says how many there are
+_ZEROS_WRITTEN = 10
+
+
+def _zero_terms(missing: int) -> list[str]:
+    """The "+ 0" terms of the relevant documents never retrieved, as a text's sum writes them."""
+    if missing <= _ZEROS_WRITTEN:
+        return ["0"] * missing
+    return [f"{missing} x 0"]
+
+
+def _never_retrieved(q: QueryRanking) -> list[tuple[str, int]]:
+    """The relevant judged documents (grade >= the level) the ranking does not hold, best grade first."""
+    held = set(q.docids)
+    level = max(q.level, 0)
+    return sorted(((d, g) for d, g in q.judged.items() if g >= level and d not in held), key=lambda t: (-t[1], t[0]))
 
 
 def reciprocal_rank(q: QueryRanking, m, r) -> Working:
@@ -90,7 +119,8 @@ def _top(q: QueryRanking, k: int) -> tuple[Table, int]:
 
 def _short(q: QueryRanking, k: int) -> list[str]:
     if q.num_ret < k:
-        return [f"Only {q.num_ret} documents retrieved: the {k - q.num_ret} missing ranks count as non-relevant"]
+        missing = "missing rank counts" if k - q.num_ret == 1 else "missing ranks count"
+        return [f"Only {counted(q.num_ret, 'document')} retrieved: the {k - q.num_ret} {missing} as non-relevant"]
     return []
 
 
@@ -121,7 +151,7 @@ def r_precision(q: QueryRanking, m, r) -> Working:
     summary = [_never(q)]
     if depth > 0:
         if q.num_ret < q.num_rel:
-            summary.append(f"Only {q.num_ret} documents retrieved: the ranks below count as non-relevant")
+            summary.append(f"Only {counted(q.num_ret, 'document')} retrieved: the ranks below count as non-relevant")
         summary.append(f"R-prec = {hits} relevant in the top R = {q.num_rel} / {q.num_rel} = {value:.4f}")
     else:
         summary.append("R = 0 or nothing retrieved: R-prec = 0")
@@ -269,7 +299,7 @@ def iprec_at_recall(q: QueryRanking, m, r) -> Working:
     summary = [_never(q), f"Recall {x:g} of R = {R}: lround({x:g} * {R}) = {v} relevant documents"]
     if v > nrr:
         value = 0.0
-        summary.append(f"Only {nrr} relevant documents retrieved, fewer than {v}: the value is 0")
+        summary.append(f"Only {counted(nrr, 'relevant document')} retrieved, fewer than {v}: the value is 0")
     elif v >= 1:
         value = interpolated[v - 1]
         summary.append(

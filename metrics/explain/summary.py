@@ -7,7 +7,7 @@ import math
 
 from metrics.engine.evaluation import _format_line
 from metrics.explain.explainers import conventions
-from metrics.explain.model import Explanation, Table
+from metrics.explain.model import Explanation, Table, counted
 from metrics.explain.query import reproduces
 from metrics.measures import FAMILIES, Measure
 from metrics.measures.aggregates import MIN_GEO_MEAN, geometric_mean, mean, total
@@ -36,13 +36,19 @@ def explain_summary(prep, m: Measure, values, aggregate, base: dict) -> Explanat
     n = r.num_qrels_queries if r.complete else r.n_queries
     lacking = int(r.placeholder.sum())
     skipped = r.num_qrels_queries - r.n_queries
-    lines = [f"{len(qids)} queries evaluated"]
+    lines = [f"{counted(len(qids), 'query', 'queries')} evaluated"]
     if r.complete:
-        lines.append(f"-c: the mean is over all {n} queries of the qrels; {lacking} of them the run lacks")
+        lines.append(
+            f"-c: the mean is over all {counted(n, 'query', 'queries')} of the qrels; {lacking} of them the run lacks"
+        )
         if how == "geometric" and n > len(values):
             running += (n - len(values)) * math.log(MIN_GEO_MEAN)
     elif skipped:
-        lines.append(f"{skipped} queries of the qrels the run lacks are left out (with -c they would count)")
+        them = "it" if skipped == 1 else "they"
+        lines.append(
+            f"{counted(skipped, 'query', 'queries')} of the qrels the run lacks {'is' if skipped == 1 else 'are'} "
+            f"left out (with -c {them} would count)"
+        )
     if how == "mean":
         worked = running / n if n else running
         lines.append(f"{m.trec_name} = {running:.4f} / {n} = {worked:.4f}")

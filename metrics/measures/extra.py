@@ -34,7 +34,9 @@ over the ranks, as trec_eval's.
 contributes the interpolated precision at its rank (the highest precision at
 that rank or below it, trec_eval's definition for ``iprec_at_recall``)
 instead of the precision there; the sum is divided by the number of relevant
-documents, retrieved or not.
+documents, retrieved or not (``over=all``), or, with ``over=retrieved``, by
+the number of relevant documents retrieved (the textbook definition that sums
+P(k) x rel(k) over the ranking and divides by the sum of rel(k)).
 
 ``ERR`` -- expected reciprocal rank as computed by the TREC Web track's
 ``gdeval.pl`` (ir_measures' ``ERR@k``): the stopping probability at a
@@ -375,25 +377,31 @@ def _precision_prefix(r):
     return isrel, segment_count(isrel, r.offsets) / (r.rank + 1.0)
 
 
-@measure("map_ext", options={"precision": "observed"}, ir_measures="AP")
+@measure("map_ext", options={"precision": "observed", "over": "all"}, ir_measures="AP")
 def map_ext(r, **options):
     """Average precision; precision=observed is trec_eval's map, and
     precision=interpolated sums, over the retrieved relevant documents, the
     interpolated precision at their ranks (highest precision at that rank or
-    any later one) instead.  Divided by the number of relevant documents;
-    0 when none is retrieved.  Summary: mean."""
+    any later one) instead.  Divided by the number of relevant documents
+    (over=all, trec_eval's), or by the number of relevant documents retrieved
+    (over=retrieved); 0 when none is retrieved.  Summary: mean."""
     kind = str(options.pop("precision", "observed")).strip().lower()
+    over = str(options.pop("over", "all")).strip().lower()
     if options:
         raise ValueError(f"map_ext: unknown options {sorted(options)}")
     if kind not in ("observed", "interpolated"):
         raise ValueError(f"map_ext precision must be observed or interpolated, not {kind!r}")
+    if over not in ("all", "retrieved"):
+        raise ValueError(f"map_ext over must be all or retrieved, not {over!r}")
     isrel, prec = _precision_prefix(r)
     if kind == "interpolated":
         prec = segment_accumulate(prec, r.offsets, np.maximum, fill=-np.inf, reverse=True)
     total = segment_total(segment_cumsum(np.where(isrel, prec, 0.0), r.offsets), r.offsets)
     # trec_eval tests its own count of ranks with a code >= the level (at a
     # negative level more than num_rel_ret)
-    return np.where(segment_total(r.relcum, r.offsets, 0) > 0, total / np.maximum(r.num_rel, 1), 0.0)
+    found = segment_total(r.relcum, r.offsets, 0)
+    divisor = r.num_rel if over == "all" else found
+    return np.where(found > 0, total / np.maximum(divisor, 1), 0.0)
 
 
 def _depths(r, cutoffs) -> np.ndarray:

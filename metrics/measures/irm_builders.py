@@ -84,13 +84,17 @@ def _ap(name, at, args: _Args) -> Measure:
     kind = args.pop("precision", "observed")
     if args.flag("interpolated"):
         kind = "interpolated"
+    over = str(args.pop("over", "all")).strip().lower()
     if kind not in ("observed", "interpolated"):
         raise ValueError(f"{name}: precision must be observed or interpolated, not {kind!r}")
+    if over not in ("all", "retrieved"):
+        raise ValueError(f"{name}: over must be all or retrieved, not {over!r}")
     args.done()
-    if kind == "interpolated":
+    options = tuple(sorted({"precision": kind, "over": over}.items() - {("precision", "observed"), ("over", "all")}))
+    if options:
         if k is not None:
-            raise ValueError(f"{name}: interpolated AP is defined for the whole ranking only")
-        return Measure("map_ext", (), rel, (("precision", "interpolated"),))
+            raise ValueError(f"{name}: interpolated AP and AP over the relevant retrieved are for the whole ranking")
+        return Measure("map_ext", (), rel, options)
     return _trec("map", rel=rel) if k is None else _trec("map_cut", str(k), rel)
 
 

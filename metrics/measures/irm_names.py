@@ -86,7 +86,12 @@ def _write_accuracy(m: Measure, name: str, rel: list[str]) -> str | None:
 
 
 def _write_map_ext(m: Measure, name: str, rel: list[str]) -> str | None:
-    return _compose(name, rel + ["interpolated"]) if m.options == (("precision", "interpolated"),) else None
+    options = dict(m.options)
+    if set(options) - {"precision", "over"}:
+        return None
+    args = rel + (["interpolated"] if options.get("precision") == "interpolated" else [])
+    args += ["over=retrieved"] if options.get("over") == "retrieved" else []
+    return _compose(name, args)
 
 
 # families whose ir_measures name is written by hand (the others: ``Name(rel=r)`` or ``Name(rel=r)@k``)

@@ -201,6 +201,26 @@ class JudgedRanking:
             judged_only=True,
         )
 
+    def with_codes(self, rel: np.ndarray, rel_levels: np.ndarray, level: int) -> "JudgedRanking":
+        """The same ranks with other relevance codes ``rel`` and grade counts ``rel_levels`` (another
+        reading of the judgments, such as the positional relevance of :mod:`metrics.explain.textbook`),
+        relevant from grade ``level``; the counts are made again from them."""
+        rel = np.asarray(rel, dtype=self.rel.dtype)
+        rel_levels = np.asarray(rel_levels, dtype=np.int64)
+        num_rel, num_rel_ret, relcum = _level_counts(rel, self.offsets, self.qidx, rel_levels, int(level))
+        judged = rel_levels > 0
+        highest = np.where(judged.any(axis=1), rel_levels.shape[1] - np.argmax(judged[:, ::-1], axis=1), 0)
+        return replace(
+            self,
+            rel=_frozen(rel),
+            rel_levels=_frozen(rel_levels),
+            num_rel_levels=_frozen(highest.astype(np.int64)),
+            num_rel=num_rel,
+            num_rel_ret=num_rel_ret,
+            relcum=relcum,
+            relevance_level=int(level),
+        )
+
     # ------------------------------------------------------------------ kernels
     def segment_starts(self) -> np.ndarray:
         return self.offsets[:-1]
