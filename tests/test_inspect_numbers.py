@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from metrics.inspect.files import _numbers_or_nan
+from metrics.io.numbers import numbers_or_nan as _numbers_or_nan
 
 
 def _as_float(field: bytes) -> float:

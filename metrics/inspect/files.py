@@ -44,6 +44,7 @@ from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.io.columns import columns_from_frame, read_columns
 from metrics.io.ids import stretch_heads
 from metrics.io.lines import comment_lines, normalise
+from metrics.io.numbers import numbers_or_nan
 from metrics.io.readers import LoadedFile, detect_kind_with_reason
 from metrics.io.table import Columns, query_codes, ranked_run
 from metrics.io.textfile import head as _file_head
@@ -395,7 +396,7 @@ def _run_figures(run: Columns, codes: np.ndarray, problems: list) -> dict:
                     "message": f"{len(figures['tags'])} different run tags in one file (usually one run per file)",
                 }
             )
-        figures["rank_contradictions"] = _rank_contradictions(_numbers_or_nan(run.rank), scores, codes)
+        figures["rank_contradictions"] = _rank_contradictions(numbers_or_nan(run.rank), scores, codes)
         if figures["rank_contradictions"]:
             problems.append(
                 {
@@ -427,48 +428,6 @@ def _rank_contradictions(rank: np.ndarray, score: np.ndarray, qcode: np.ndarray)
     order = np.lexsort((rank[ok], qcode[ok]))
     q, s = qcode[ok][order], score[ok][order]
     return int(np.count_nonzero((q[1:] == q[:-1]) & (s[1:] > s[:-1])))
-
-
-def _numbers_or_nan(text: np.ndarray) -> np.ndarray:
-    """The numbers of a column of bytes (a run's rank column); NaN where a field is not a number.
-
-    Plain integers (``17``, ``-3``, ``+2``: every real rank column) are read column by column over the
-    fields' bytes, each step one numpy pass that leaves Python's lock free: numpy's own cast from bytes
-    reads them one by one holding it, which kept the window's thread waiting seconds on a 7M-line run. Any
-    other spelling (``1.0``, ``1e3``, words) is read by ``float`` alone, NaN where it is not a number."""
-    n = len(text)
-    out = np.full(n, np.nan)
-    if n == 0:
-        return out
-    fields = np.ascontiguousarray(text, dtype=np.bytes_)
-    width = fields.dtype.itemsize
-    c = fields.view(np.uint8).reshape(n, width)
-    neg = c[:, 0] == 45
-    value = np.zeros(n, dtype=np.int64)
-    digits = np.zeros(n, dtype=np.int8)
-    plain = np.ones(n, dtype=bool)
-    for j in range(min(width, 18)):
-        byte = c[:, j]
-        d = byte - np.uint8(48)
-        digit = d < 10
-        stray = ~digit & (byte != 0)  # (a field shorter than the column ends in NUL bytes)
-        if j == 0:
-            stray &= ~neg & (byte != 43)  # a sign
-        plain &= ~stray
-        np.multiply(value, 10, out=value, where=digit)
-        np.add(value, d, out=value, where=digit)
-        digits += digit
-    plain &= digits >= 1
-    if width > 18:
-        plain &= (c[:, 18:] == 0).all(axis=1)
-    out[plain] = value[plain]
-    out[plain & neg] *= -1
-    for i in np.flatnonzero(~plain).tolist():
-        try:
-            out[i] = float(fields[i])
-        except ValueError:
-            pass
-    return out
 
 
 def _qrels_figures(qrels: Columns, names: list, codes: np.ndarray, level: int) -> dict:
