@@ -15,6 +15,10 @@ Every job has a *key* that says what it is for: ``"evaluate"``, ``"compare"``,
   shown is out of date.  :meth:`Jobs.discard` forgets a job without a
   replacement (a file removed while it loads).
 
+* **Outcomes are applied a slice at a time.**  Workers' outcomes queue up and are applied for at most
+  :data:`Jobs.SLICE_SECONDS` per turn of the event loop: five hundred files read at once would otherwise
+  be applied in one go, and the window would not paint meanwhile.
+
 A failure's traceback goes to the log (:mod:`logging`, see
 :func:`workbench.system.logs.setup`), never lost; the owner's ``on_failed`` gets the
 exception for a message.
@@ -23,10 +27,12 @@ exception for a message.
 from __future__ import annotations
 
 import logging
+import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Hashable
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, QThreadPool, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs.workers import Worker
@@ -56,12 +62,20 @@ class Jobs(QObject):
     sigProgress = Signal(float, str)
     sigFinished = Signal(object)
 
+    #: seconds of outcomes applied per turn of the event loop, at most (the window paints between slices)
+    SLICE_SECONDS = 0.03
+
     def __init__(self, parent=None, *, max_threads: int | None = None):
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads or max(2, QThreadPool.globalInstance().maxThreadCount()))
         self._wanted: dict[Hashable, Job] = {}
         self._running: set[Worker] = set()  # every worker until it reports (superseded ones too)
+        self._outcomes: deque[tuple[Job, str, Any]] = deque()  # reported, not applied yet
+        self._drain = QTimer(self)
+        self._drain.setSingleShot(True)
+        self._drain.setInterval(0)
+        self._drain.timeout.connect(self._apply_some)
 
     # -- queries ---------------------------------------------------------
     @property
@@ -96,8 +110,8 @@ class Jobs(QObject):
         self._wanted[key] = job
         self._running.add(worker)
         worker.signals.sigProgress.connect(lambda f, job=job: self._progress(job, f))
-        worker.signals.sigFinished.connect(lambda value, job=job: self._report(job, "done", value))
-        worker.signals.sigFailed.connect(lambda exc, job=job: self._report(job, "failed", exc))
+        worker.signals.sigFinished.connect(lambda value, job=job: self._queue(job, "done", value))
+        worker.signals.sigFailed.connect(lambda exc, job=job: self._queue(job, "failed", exc))
         if not was_busy:
             self.sigBusyChanged.emit(True)
         self.sigProgress.emit(-1.0, what)
@@ -132,6 +146,8 @@ class Jobs(QObject):
         for job in list(self._wanted.values()):
             job.worker.cancel()
         self._wanted.clear()
+        self._outcomes.clear()
+        self._drain.stop()
         self._pool.clear()
         self._pool.waitForDone(timeout_ms)
 
@@ -144,6 +160,21 @@ class Jobs(QObject):
     def _progress(self, job: Job, fraction: float) -> None:
         if self._wanted.get(job.key) is job:
             self.sigProgress.emit(fraction, job.what)
+
+    def _queue(self, job: Job, how: str, value) -> None:
+        self._outcomes.append((job, how, value))
+        if not self._drain.isActive():
+            self._drain.start()
+
+    def _apply_some(self) -> None:
+        """Apply the queued outcomes for a slice of time; the rest on the next turn of the event loop."""
+        until = time.monotonic() + self.SLICE_SECONDS
+        while self._outcomes:
+            self._report(*self._outcomes.popleft())
+            if time.monotonic() > until:
+                break
+        if self._outcomes:
+            self._drain.start()
 
     def _report(self, job: Job, how: str, value) -> None:
         self._running.discard(job.worker)

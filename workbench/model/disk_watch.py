@@ -56,7 +56,7 @@ class DiskWatch:
             if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._run, name="disk-watch", daemon=True)
                 self._thread.start()
-        self._wake.set()
+        # (no look at once: a folder of a thousand runs read would have every file looked at a thousand times)
 
     def forget(self, path: str) -> None:
         with self._lock:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolBar, QToolButton
 
 
@@ -91,16 +91,21 @@ class StaleBar(QFrame):
         layout.addWidget(self.label, 1)
         layout.addWidget(self.reload_button)
         layout.addWidget(self.recompute_button)
-        session.sigStateChanged.connect(self.refresh)
+        # said once a turn of the event loop: a folder of 500 runs read tells of a change 500 times at once
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(0)
+        self._later.timeout.connect(self.refresh)
+        session.sigStateChanged.connect(self._later.start)
 
     def refresh(self) -> None:
         reasons = self.session.stale_reasons()
         ws = self.session.workspace
-        changed = ws.changed_on_disk()
+        changed = ws.changed_on_disk() if reasons else []
         self.label.setText("Out of date: " + "; ".join(reasons) + "." if reasons else "")
         self.label.setToolTip("\n".join(reasons))
         self.reload_button.setVisible(bool(changed))
-        self.recompute_button.setVisible(len(reasons) > len(changed) + len(ws.deleted_from_disk()))
+        self.recompute_button.setVisible(bool(reasons) and len(reasons) > len(changed) + len(ws.deleted_from_disk()))
         bar = self.parentWidget()
         if isinstance(bar, QToolBar):
             bar.setVisible(bool(reasons))

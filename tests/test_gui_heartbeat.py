@@ -1,0 +1,176 @@
+"""The window's thread only paints: a heartbeat on it (a 20 ms timer) while a folder of 500 runs opens and is
+scored, while queries are selected among 500 runs, and while a run of millions of lines is read, scored and
+inspected. A watchdog thread samples the window's thread whenever a beat is late.
+
+Two bounds: no pause in which the window's thread runs the project's own code (a frame of ``workbench`` or
+``metrics`` on its stack: parsing, a ``stat``, building a table) lasts 0.25 s; and no pause at all lasts a
+second, whatever held it (a worker holding Python's lock in one long call shows as the window's thread
+waiting in Qt's event loop: on a loaded machine such waits also come from the machine, which is why that
+bound is looser; ``benchmarks/gui_responsiveness.py`` measures the raw figures on a quiet one)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import sys  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+import traceback  # noqa: E402
+from collections import Counter  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QTimer  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+
+import metrics  # noqa: E402
+import workbench  # noqa: E402
+
+TIMEOUT = 120000
+LONGEST = 0.25  # seconds the window's thread may run the project's code without a beat
+ANY_PAUSE = 1.0  # seconds it may go without a beat, whatever held it
+PACKAGES = tuple(os.path.dirname(m.__file__) + os.sep for m in (metrics, workbench))  # the project's code
+MEASURES = ["map", "P_10", "ndcg_cut_10", "recall_100"]
+
+
+class Heartbeat:
+    """A 20 ms timer on the window's thread: the longest gap between its beats, and what that thread was
+    doing then (a watchdog thread samples its stack whenever a beat is 0.15 s late)."""
+
+    def __init__(self) -> None:
+        self.gaps: list[float] = []
+        self.starts: list[float] = []  # when each gap began
+        self.last = time.monotonic()
+        self.samples: list[tuple[float, str]] = []
+        self.timer = QTimer()
+        self.timer.setInterval(20)
+        self.timer.timeout.connect(self._beat)
+        self._stop = threading.Event()
+        self._main = threading.main_thread().ident
+        self._dog = threading.Thread(target=self._watch, daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self.last = time.monotonic()
+        self.timer.start()
+        self._dog.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.timer.stop()
+        self._stop.set()
+        self._dog.join()
+
+    def _beat(self) -> None:
+        now = time.monotonic()
+        self.gaps.append(now - self.last)
+        self.starts.append(self.last)
+        self.last = now
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.03):
+            since = self.last
+            if time.monotonic() - since > 0.15:
+                frame = sys._current_frames().get(self._main)
+                if frame is not None:
+                    self.samples.append((since, "".join(traceback.format_stack(frame, limit=40)[-14:])))
+
+    @property
+    def longest(self) -> float:
+        return max(self.gaps, default=0.0)
+
+    def _ours(self, stack: str) -> bool:
+        """Whether a sampled stack has the project's own code on top of the event loop."""
+        return any(f'File "{package}' in line for line in stack.splitlines() for package in PACKAGES)
+
+    def check(self, what: str) -> None:
+        assert self.gaps, "the heartbeat never beat"
+        for start, gap in zip(self.starts, self.gaps):
+            if gap < LONGEST:
+                continue
+            ours = [stack for since, stack in self.samples if since == start and self._ours(stack)]
+            assert not ours, (
+                f"{what}: the window's thread ran the project's code for {gap * 1000:.0f} ms:\n"
+                + Counter(ours).most_common(1)[0][0]
+            )
+        assert self.longest < ANY_PAUSE, f"{what}: the window's thread waited {self.longest * 1000:.0f} ms"
+
+
+def _wait(qtbot, app_done, timeout=TIMEOUT) -> None:
+    qtbot.waitUntil(app_done, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def many_runs(tmp_path_factory):
+    """500 runs of 43 queries (TREC DL 2019's number) of 100 documents, and qrels of 50 judgments a query."""
+    folder = tmp_path_factory.mktemp("many")
+    rng = np.random.default_rng(11)
+    qids = [str(q) for q in rng.choice(np.arange(19335, 1_200_000), 43, replace=False)]
+    (folder / "qrels.txt").write_text(
+        "".join(f"{q} Q0 D{d} {rng.integers(0, 4)}\n" for q in qids for d in rng.choice(400, 50, replace=False))
+    )
+    runs = folder / "runs"
+    runs.mkdir()
+    tails = [f" {r} {20.0 - r / 100:.4f} " for r in range(1, 101)]
+    for i in range(500):
+        docs = np.argsort(rng.random((43, 400)), axis=1)[:, :100]  # 100 distinct documents a query
+        with open(runs / f"run{i:03d}.txt", "w") as out:
+            for q, row in zip(qids, docs.tolist()):
+                out.write("".join(f"{q} Q0 D{d}{t}sys{i}\n" for d, t in zip(row, tails)))
+    return folder
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    yield w
+    close_window(w)
+
+
+def test_the_window_s_thread_never_waits_while_500_runs_open_and_queries_are_selected(qtbot, window, many_runs):
+    s = window.session
+    with Heartbeat() as beat:
+        window.open_files([str(many_runs / "qrels.txt"), str(many_runs / "runs")])
+        _wait(qtbot, lambda: s.results is not None and len(s.results.runs) == 500 and not s.busy)
+    beat.check("opening 500 runs")
+    assert s.results.summary.shape[0] == 500
+
+    queries = s.results.query_ids[:5]
+    with Heartbeat() as beat:
+        for q in queries:
+            s.select_query(q)
+            _wait(qtbot, lambda: s.drilldown is not None and s.drilldown.query_id == q and not s.busy)
+    beat.check("selecting queries among 500 runs")
+    assert window.drilldown.shown_runs()  # the lists were made
+
+
+@pytest.fixture(scope="module")
+def big_run(tmp_path_factory):
+    """250 queries of 10,000 documents (2.5M lines) and their qrels."""
+    folder = tmp_path_factory.mktemp("big")
+    rng = np.random.default_rng(7)
+    nq, depth = 250, 10_000
+    qids = np.repeat(np.arange(301, 301 + nq), 100)
+    judged = np.concatenate([rng.choice(100_000, 100, replace=False) for _ in range(nq)])
+    (folder / "qrels.txt").write_text("".join(f"{q} 0 D{d} {g % 3}\n" for q, d, g in zip(qids, judged, judged)))
+    docs = np.concatenate([rng.choice(100_000, depth, replace=False) for _ in range(nq)]).tolist()
+    tails = [f" {r} {20.0 - r / depth:.5f} big\n" for r in range(1, depth + 1)]
+    with open(folder / "run.txt", "w") as out:
+        for i, q in enumerate(range(301, 301 + nq)):
+            head = f"{q} Q0 D"
+            out.write("".join([head + str(d) + tail for d, tail in zip(docs[i * depth : (i + 1) * depth], tails)]))
+    return folder
+
+
+def test_the_window_s_thread_never_waits_while_a_large_run_is_read_scored_and_inspected(qtbot, window, big_run):
+    s = window.session
+    run = str(big_run / "run.txt")
+    with Heartbeat() as beat:
+        window.open_files([str(big_run / "qrels.txt"), run])
+        _wait(qtbot, lambda: s.results is not None and not s.busy)
+        s.inspect(run)
+        s.request_inspection()
+        _wait(qtbot, lambda: s.inspection is not None and s.inspection.get("path") == run and not s.busy)
+    beat.check("reading, scoring and inspecting a run of 2.5M lines")
+    assert s.inspection["lines"] == 2_500_000
