@@ -19,7 +19,7 @@ from metrics.io.table import query_codes
 from metrics.ranking.qrels_index import NONPOOL, EncodedQrels, _as_columns, _decode, _join, _query_codes, distinct
 from metrics.ranking.rank_order import rank_order
 
-__all__ = ["TopDocuments", "top_documents"]
+__all__ = ["TopDocuments", "top_documents", "loaded_runs"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +43,13 @@ class TopDocuments:
     doc: np.ndarray
     rel: np.ndarray | None
     lengths: np.ndarray
+
+
+def loaded_runs(runs) -> dict:
+    """``runs`` (anything :func:`metrics.evaluate` takes) as a dict label -> run, labelled as the
+    evaluation labels them and paths read into columns once: the analyses of the same runs (a
+    coverage and the condensed scores beside it) read each file once."""
+    return dict(labelled_runs(_as_runs(runs), columns=True))
 
 
 def top_documents(runs, depth: int, qrels: EncodedQrels | None = None, *, judge: bool = True) -> TopDocuments:
@@ -87,7 +94,9 @@ def top_documents(runs, depth: int, qrels: EncodedQrels | None = None, *, judge:
         query=query,
         rank=np.concatenate(rank_col) if rank_col else np.zeros(0, dtype=np.int32),
         doc=np.concatenate(doc_col) if doc_col else np.zeros(0, dtype="S1"),
-        rel=(np.concatenate(rel_col) if rel_col else np.zeros(0, dtype=np.int8)) if qrels is not None and judge else None,
+        rel=(np.concatenate(rel_col) if rel_col else np.zeros(0, dtype=np.int8))
+        if qrels is not None and judge
+        else None,
         lengths=lengths,
     )
 

@@ -33,6 +33,7 @@ import argparse
 import os
 import sys
 
+from metrics.cli.analysis import OPTIONS as ANALYSES
 from metrics.cli.common import (
     Parser,
     UsageError,
@@ -291,11 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         from metrics.cli.irm import main as irm_main
 
         return irm_main(argv[1:])
-    door = next((d for d in ("--inspect", "--explain") if d in argv), None)
-    if door:  # describe files (metrics.cli.inspect) or explain one value (metrics.cli.explain) instead of evaluating
+    door = next((d for d in ("--inspect", "--explain", *ANALYSES) if d in argv), None)
+    if door:  # describe files, explain one value, or why runs differ (metrics.cli.analysis) instead of evaluating
         from importlib import import_module
 
-        other = import_module({"--inspect": "metrics.cli.inspect", "--explain": "metrics.cli.explain"}[door])
+        doors = {"--inspect": "metrics.cli.inspect", "--explain": "metrics.cli.explain"}
+        other = import_module(doors.get(door, "metrics.cli.analysis"))
         return guarded(lambda: other.main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
     address = _dask_address(args)

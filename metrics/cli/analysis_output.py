@@ -1,0 +1,265 @@
+"""What ``ir-eval --overlap``, ``--coverage``, ``--versus``, ``--traits`` and ``--agreement`` print
+(:mod:`metrics.cli.analysis`): text tables, CSV (every number in full) and JSON (NaN as null)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+import pandas as pd
+
+from metrics.analysis import (
+    condensed_scores,
+    coverage_by_query,
+    judgment_coverage,
+    judgment_holes,
+    mean_overlap,
+    measure_agreement,
+    query_extremes,
+    query_traits,
+    rank_overlap,
+    ranking_flips,
+    trait_correlations,
+)
+from metrics.analysis import versus as run_versus
+from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
+from metrics.analysis.overlap import DEFAULT_PERSISTENCE
+from metrics.cli.analysis import json_number
+
+
+def _csv(frame: pd.DataFrame, out) -> None:
+    frame.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
+
+
+def _json(doc, out) -> None:
+    json.dump(doc, out, indent=1, ensure_ascii=False, allow_nan=False)
+    out.write("\n")
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [{k: json_number(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
+
+
+def _cell(value) -> str:
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else ""
+    if isinstance(value, (float, np.floating)):
+        return "-" if not np.isfinite(value) else f"{value:.4f}"
+    return str(value)
+
+
+def _text(frame: pd.DataFrame, out, heading: str | None = None) -> None:
+    """``frame`` as aligned columns (numbers to 4 decimals), under a ``# heading`` line."""
+    if heading:
+        out.write(f"# {heading}\n")
+    cells = [[str(c) for c in frame.columns]] + [[_cell(v) for v in row] for row in frame.itertuples(index=False)]
+    widths = [max(len(row[j]) for row in cells) for j in range(len(frame.columns))]
+    for row in cells:
+        out.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+
+
+# ------------------------------------------------------------------------------------------ --overlap
+
+
+def overlap(qrels, runs, args, out) -> int:
+    p = DEFAULT_PERSISTENCE if args.rbo_p is None else args.rbo_p
+    table = rank_overlap(runs, args.overlap, p, qrels=qrels)
+    means = mean_overlap(table)
+    settings = {"depth": args.overlap, "rbo_p": p, "order": "trec_eval's", "queries": "of QRELS, answered by both runs"}
+    if args.format == "json":
+        by_pair = dict(iter(table.groupby(["run_a", "run_b"], sort=False)))
+        pairs = []
+        for row in means.itertuples(index=False):
+            rows = by_pair[(row.run_a, row.run_b)]
+            per_query = {
+                str(q): {"jaccard": json_number(j), "rbo": json_number(r)}
+                for q, j, r in zip(rows["query_id"], rows["jaccard"], rows["rbo"])
+            }
+            pairs.append(
+                {
+                    "run_a": row.run_a,
+                    "run_b": row.run_b,
+                    "all": {"queries": int(row.queries), "jaccard": json_number(row.jaccard), "rbo": row.rbo},
+                    "queries": per_query,
+                }
+            )
+        _json({"settings": settings, "pairs": pairs}, out)
+        return 0
+    rows = table[["run_a", "run_b", "query_id", "jaccard", "rbo"]]
+    alls = means.assign(query_id="all")[["run_a", "run_b", "query_id", "jaccard", "rbo"]]
+    if args.format == "text" and not args.query:
+        both = alls
+    else:  # each pair's queries, then its mean
+        order = {pair: i for i, pair in enumerate(zip(alls["run_a"], alls["run_b"]))}
+        both = pd.concat([rows.assign(_last=0), alls.assign(_last=1)], ignore_index=True)
+        both["_pair"] = [order[pair] for pair in zip(both["run_a"], both["run_b"])]
+        both = both.sort_values(["_pair", "_last"], kind="stable").drop(columns=["_pair", "_last"])
+    both = both.rename(columns={"query_id": "query"})
+    if args.format == "csv":
+        _csv(both, out)
+    else:
+        heading = (
+            f"rank overlap at depth {args.overlap}: Jaccard of the top-{args.overlap} sets, RBO_ext with p = {p:g}"
+        )
+        _text(both, out, heading)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ --coverage
+
+
+def coverage(qrels, runs, args, out) -> int:
+    gap = DEFAULT_GAP if args.gap is None else args.gap
+    summary = judgment_coverage(qrels, runs, args.cutoffs, gap=gap, complete=args.complete)
+    per_query = coverage_by_query(qrels, runs, args.cutoffs)
+    first = f"Judged@{args.cutoffs[0]}"
+    for row in summary[summary["below_others"]].itertuples(index=False):
+        value, others = getattr(row, "_2"), row.others
+        print(
+            f"ir-eval: warning: run {row.run!r}: {first} {value:.4f}, {others - value:.4f} below the other runs' "
+            f"median ({others:.4f}): {UNDERESTIMATED}",
+            file=sys.stderr,
+        )
+    condensed = condensed_scores(qrels, runs, args.measures, relevance_level=args.level) if args.measures else None
+    settings = {"cutoffs": args.cutoffs, "gap": gap, "complete": args.complete}
+    if args.format == "json":
+        holes = judgment_holes(qrels, runs, args.cutoffs[0])
+        _json({"settings": settings, "runs": _coverage_json(summary, per_query, holes, condensed)}, out)
+        return 0
+    if args.format == "csv":
+        alls = summary.drop(columns=["queries", "others"]).assign(query_id="all")
+        means = per_query.groupby("run", sort=False)[[c for c in per_query.columns if c.startswith("unjudged@")]].mean()
+        alls = alls.merge(means, left_on="run", right_index=True, how="left")
+        if condensed is not None:
+            for name, rows in condensed.groupby("measure", sort=False):
+                alls = alls.merge(
+                    rows[["run", "value", "condensed"]].rename(columns={"value": name, "condensed": f"{name} (-J)"}),
+                    on="run",
+                    how="left",
+                )
+        table = pd.concat([per_query, alls], ignore_index=True)
+        table["_run"] = table["run"].map({run: i for i, run in enumerate(summary["run"])})
+        table = table.sort_values("_run", kind="stable").drop(columns="_run").rename(columns={"query_id": "query"})
+        front = ["run", "query"] + [c for c in table.columns if c not in ("run", "query", "below_others")]
+        _csv(table[front + ["below_others"]], out)
+        return 0
+    shown = summary.rename(columns={"below_others": "well below"})
+    _text(shown, out, f"judgment coverage: Judged@k, the fraction of the first k documents judged (gap {gap:g})")
+    if summary["below_others"].any():
+        out.write(f"# runs well below the others: {UNDERESTIMATED}\n")
+    if args.query:
+        holes = judgment_holes(qrels, runs, args.cutoffs[0])
+        listed = holes.assign(hole=holes["rank"].astype(str) + ":" + holes["doc_id"].astype(str))
+        listed = listed.groupby(["run", "query_id"], sort=False)["hole"].agg(" ".join)
+        table = per_query.merge(
+            listed.rename(f"unjudged in the top {args.cutoffs[0]} (rank:doc)"),
+            how="left",
+            left_on=["run", "query_id"],
+            right_index=True,
+        ).fillna("")
+        out.write("\n")
+        _text(table, out, "per query")
+    if condensed is not None:
+        out.write("\n")
+        _text(condensed, out, "scores as evaluated and on the condensed list (-J: unjudged documents dropped)")
+    return 0
+
+
+def _coverage_json(summary, per_query, holes, condensed) -> dict:
+    runs: dict = {}
+    holes_of = {key: rows for key, rows in holes.groupby(["run", "query_id"], sort=False)}
+    queries_of = dict(iter(per_query.groupby("run", sort=False)))
+    for row in _records(summary):
+        run = row.pop("run")
+        entry: dict = {"all": row}
+        if row["below_others"]:
+            entry["all"]["warning"] = UNDERESTIMATED
+        if condensed is not None:
+            mine = condensed[condensed["run"] == run]
+            entry["condensed"] = {r.pop("measure"): r for r in _records(mine.drop(columns="run"))}
+        entry["queries"] = {}
+        for q in _records(queries_of.get(run, per_query.iloc[:0]).drop(columns="run")):
+            qid = q.pop("query_id")
+            found = holes_of.get((run, qid))
+            q["holes"] = [] if found is None else _records(found[["rank", "doc_id"]])
+            entry["queries"][qid] = q
+        runs[run] = entry
+    return runs
+
+
+# ------------------------------------------------------------------------------------------ --versus
+
+
+def versus(evaluation, args, out) -> int:
+    a, b = evaluation.runs
+    table = run_versus(evaluation, a, b, evaluation.measure_names()[0])
+    counts = table["outcome"].value_counts()
+    wins, losses, ties = (int(counts.get(k, 0)) for k in ("win", "loss", "tie"))
+    measure = evaluation.measure_names()[0]
+    if args.format == "json":
+        queries = {r.pop("query_id"): r for r in _records(table)}
+        doc = {"settings": {"measure": measure, "run_a": a, "run_b": b}, "queries": queries}
+        _json({**doc, "wins": wins, "losses": losses, "ties": ties}, out)
+        return 0
+    if args.format == "csv":
+        table = table.assign(run_a=a, run_b=b).rename(columns={"query_id": "query", "a": "value_a", "b": "value_b"})
+        _csv(table[["query", "run_a", "value_a", "run_b", "value_b", "difference", "outcome"]], out)
+        return 0
+    _text(table.rename(columns={"query_id": "query", "a": a, "b": b}), out, f"{measure}: {a} against {b}, per query")
+    out.write(f"# {a}: {wins} wins, {losses} losses, {ties} ties over {len(table)} queries both runs answer\n")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ --traits
+
+
+def traits(evaluation, qrels, args, out) -> int:
+    measure = evaluation.measure_names()[0]
+    table = query_traits(evaluation, measure, qrels, args.queries, relevance_level=args.level)
+    rho = trait_correlations(table)
+    extremes = query_extremes(table, args.top)
+    if args.format == "csv":
+        _csv(table.rename(columns={"query_id": "query"}), out)
+        return 0
+    if args.format == "json":
+        lists = {kind: rows["query_id"].tolist() for kind, rows in extremes.groupby("kind", sort=False)}
+        queries = {r.pop("query_id"): r for r in _records(table)}
+        _json(
+            {
+                "settings": {"measure": measure, "runs": list(evaluation.runs)},
+                "queries": queries,
+                "correlations": _records(rho),
+                **lists,
+            },
+            out,
+        )
+        return 0
+    shown = table.rename(columns={"query_id": "query"})
+    if "length" in shown.columns:  # terms: whole numbers, or unknown
+        shown["length"] = [str(int(n)) if n == n else "-" for n in shown["length"]]
+    _text(shown, out, f"queries: traits and {measure} over {len(evaluation.runs)} runs")
+    out.write("\n")
+    _text(rho, out, "Spearman's rho of each trait against the mean")
+    out.write("\n")
+    _text(extremes, out, "hardest and easiest queries (mean), most disputed (spread over the runs)")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ --agreement
+
+
+def agreement(evaluation, args, out) -> int:
+    pairs = measure_agreement(evaluation, with_p=True)
+    flips = ranking_flips(evaluation)
+    if args.format == "csv":
+        _csv(pairs, out)
+        return 0
+    if args.format == "json":
+        doc = {"settings": {"measures": evaluation.measure_names(), "runs": list(evaluation.runs)}}
+        _json({**doc, "tau": _records(pairs), "flips": _records(flips)}, out)
+        return 0
+    _text(measure_agreement(evaluation).reset_index(), out, "Kendall's tau (tau-b) between the orderings of the runs")
+    out.write("\n")
+    _text(flips, out, "pairs of runs whose order flips (diff: run_a - run_b by that measure)")
+    return 0
