@@ -55,7 +55,9 @@ def write_runs(folder: Path, runs: int, identical: bool = False, seed: int = 19)
         with open(path, "w") as fh:
             for qi, q in enumerate(qids):
                 s = np.round(score[qi, top[qi]], 4)
-                fh.write("".join(f"{q} Q0 {pool[qi, j]} {k + 1} {v} r{r}\n" for k, (j, v) in enumerate(zip(top[qi], s))))
+                fh.write(
+                    "".join(f"{q} Q0 {pool[qi, j]} {k + 1} {v} r{r}\n" for k, (j, v) in enumerate(zip(top[qi], s)))
+                )
         paths.append(path)
     return qrels, paths
 

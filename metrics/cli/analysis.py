@@ -21,7 +21,6 @@ This module is imported by ``ir-eval`` for :data:`OPTIONS` alone: it imports not
 
 from __future__ import annotations
 
-import math
 import sys
 
 from metrics.cli.common import Parser, UsageError, add_level_option, read_path, unreadable
@@ -97,10 +96,11 @@ def main(argv: list[str]) -> int:
     try:
         _check(args)
         if args.measures:
-            from metrics.cli.ir_eval import split_measures
             from metrics.measures import parse_measures
+            from metrics.measures.irm_syntax import split_top_level
 
-            args.measures = split_measures(args.measures)
+            # several names in one -m value, as ir-eval takes them ('map P.5')
+            args.measures = [part for value in args.measures for part in split_top_level(value, str.isspace)]
             parse_measures(args.measures)
     except (UsageError, ValueError, KeyError) as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
@@ -152,12 +152,3 @@ def _evaluate(qrels, runs, args):
         measures = list(args.measures or AGREEMENT_MEASURES)
     ev = evaluate(qrels, runs, measures, relevance_level=args.level, complete=args.complete)
     return None if told_nothing_scored(ev) else ev
-
-
-def json_number(value):
-    """A value for json: None (null) where JSON has no number; numpy scalars as Python's."""
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

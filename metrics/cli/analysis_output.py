@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import numpy as np
@@ -25,7 +26,15 @@ from metrics.analysis import (
 from metrics.analysis import versus as run_versus
 from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
 from metrics.analysis.overlap import DEFAULT_PERSISTENCE
-from metrics.cli.analysis import json_number
+
+
+def json_number(value):
+    """A value for json: None (null) where JSON has no number; numpy scalars as Python's."""
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _csv(frame: pd.DataFrame, out) -> None:
