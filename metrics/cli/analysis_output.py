@@ -38,7 +38,37 @@ def json_number(value):
 
 
 def _csv(frame: pd.DataFrame, out) -> None:
-    frame.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
+    """``frame`` as CSV, every number in full (the shortest text that reads back as the same double),
+    NaN as an empty field.  Each column is made text at once (pandas' writer took 1.5 s over the
+    220,000 rows of 100 runs' overlap, this 0.3 s); a frame with a field that needs quoting is
+    written by pandas."""
+    if _needs_quotes(frame.columns):
+        frame.to_csv(out, index=False, float_format="%r", lineterminator="\n")
+        return
+    columns = []
+    for name in frame.columns:
+        values = frame[name].to_numpy()
+        if values.dtype.kind == "f":  # repr: the shortest text that reads back (numpy's astype(str) is 7x slower)
+            text = np.array(list(map(repr, values.tolist())), dtype=object)
+            text[np.isnan(values)] = ""
+        elif values.dtype.kind in "iub":
+            text = np.array(list(map(str, values.tolist())), dtype=object)
+        else:  # ids and labels: each distinct one made text once
+            codes, uniques = pd.factorize(values)
+            if _needs_quotes(uniques):
+                frame.to_csv(out, index=False, float_format="%r", lineterminator="\n")
+                return
+            text = np.array([str(u) for u in uniques] + [""], dtype=object)[codes]  # code -1 (missing): ""
+        columns.append(text)
+    header = ",".join(str(c) for c in frame.columns)
+    out.write(header + "\n")
+    for lo in range(0, len(frame), 1 << 16):  # a block of rows at a time
+        out.write("\n".join(map(",".join, zip(*(c[lo : lo + (1 << 16)] for c in columns)))) + "\n")
+
+
+def _needs_quotes(values) -> bool:
+    """Whether some value's text holds a comma, a quote or a line end (CSV then quotes it)."""
+    return any(any(c in str(v) for c in ',"\r\n') for v in values)
 
 
 def _json(doc, out) -> None:
@@ -99,11 +129,17 @@ def overlap(qrels, runs, args, out) -> int:
     alls = means.assign(query_id="all")[["run_a", "run_b", "query_id", "jaccard", "rbo"]]
     if args.format == "text" and not args.query:
         both = alls
-    else:  # each pair's queries, then its mean
-        order = {pair: i for i, pair in enumerate(zip(alls["run_a"], alls["run_b"]))}
-        both = pd.concat([rows.assign(_last=0), alls.assign(_last=1)], ignore_index=True)
-        both["_pair"] = [order[pair] for pair in zip(both["run_a"], both["run_b"])]
-        both = both.sort_values(["_pair", "_last"], kind="stable").drop(columns=["_pair", "_last"])
+    else:  # each pair's queries, then its mean: the rows of pair g move down by g, its mean after them
+        new_pair = np.ones(len(rows), dtype=bool)
+        new_pair[1:] = (rows["run_a"].to_numpy()[1:] != rows["run_a"].to_numpy()[:-1]) | (
+            rows["run_b"].to_numpy()[1:] != rows["run_b"].to_numpy()[:-1]
+        )
+        pair = np.cumsum(new_pair) - 1
+        ends = np.append(np.flatnonzero(new_pair)[1:], len(rows))
+        at = np.empty(len(rows) + len(alls), dtype=np.int64)
+        at[np.arange(len(rows)) + pair] = np.arange(len(rows))
+        at[ends + np.arange(len(alls))] = len(rows) + np.arange(len(alls))
+        both = pd.concat([rows, alls], ignore_index=True).iloc[at].reset_index(drop=True)
     both = both.rename(columns={"query_id": "query"})
     if args.format == "csv":
         _csv(both, out)
