@@ -58,7 +58,13 @@ def parser() -> Parser:
     )
     p.add_argument("--queries", metavar="FILE", help="--traits: query texts (qid<TAB>text or TREC topics)")
     p.add_argument("--top", type=int, default=5, metavar="N", help="--traits: queries in each list (default 5)")
-    p.add_argument("-m", dest="measures", action="append", metavar="MEASURE", help="measures (repeatable)")
+    p.add_argument(
+        "-m",
+        dest="measures",
+        action="append",
+        metavar="MEASURE",
+        help="--coverage: measures also scored on the condensed list (-J); --agreement: the measures compared",
+    )
     p.add_argument("-q", dest="query", action="store_true", help="text: also the rows of each query")
     p.add_argument("-c", dest="complete", action="store_true", help="queries missing from a run score 0")
     add_level_option(p)

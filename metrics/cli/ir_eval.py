@@ -67,7 +67,8 @@ def _parser() -> argparse.ArgumentParser:
         "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
         "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
         "ir-eval --inspect FILE... describes files without evaluating them; ir-eval --explain MEASURE "
-        "--query QID QRELS RUN shows how one value was computed. " + EXIT_CODES,
+        "--query QID QRELS RUN shows how one value was computed; ir-eval --overlap K, --coverage K, --versus MEASURE, "
+        "--traits MEASURE and --agreement show why runs differ (ir-eval --overlap 10 --help). " + EXIT_CODES,
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
