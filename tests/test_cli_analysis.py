@@ -101,6 +101,8 @@ def test_overlap_rbo_p_text_and_json(files, capsys):
         (["--versus", "map"], "two runs"),
         (["--traits", "map", "--gap", "0.2"], "goes with --coverage"),
         (["--agreement", "-m", "no_such_measure"], "no_such_measure"),
+        (["--overlap", "5", "-m", "map"], "goes with --coverage or --agreement"),
+        (["--versus", "map", "--top", "3"], "go with --traits"),
     ],
 )
 def test_usage_errors_before_any_file_is_read(argv, message, capsys):

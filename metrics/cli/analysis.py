@@ -74,6 +74,10 @@ def parser() -> Parser:
 
 
 def _check(args) -> None:
+    if args.measures and args.coverage is None and not args.agreement:
+        raise UsageError("-m MEASURE goes with --coverage or --agreement (--versus and --traits name theirs)")
+    if (args.queries is not None or args.top != 5) and args.traits is None:
+        raise UsageError("--queries and --top go with --traits")
     if args.overlap is not None and args.overlap < 1:
         raise UsageError(f"--overlap K: K must be 1 or more, not {args.overlap}")
     if args.rbo_p is not None and (args.overlap is None or not 0.0 < args.rbo_p < 1.0):
