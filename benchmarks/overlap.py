@@ -9,7 +9,7 @@ real runs' do, about half of each top 100 shared with another run's) and times, 
   RBO_ext for every pair and query (the issue's goal: 100 runs, K=100, within 3 s in one process);
 * the same when every run has the same top documents (the most shared documents there can be: each
   pair shares all ``--depth`` of every query), ``--identical``;
-* the whole ``ir-eval --overlap K --format csv QRELS RUN...`` process;
+* the whole ``ir-eval --overlap K --format csv QRELS RUN...`` process (the best of 3);
 * the ``rbo`` package (``pip install rbo``; ``RankingSimilarity(a, b).rbo_ext(p)``, one pair and query
   at a time, as scripts compute it), on ``--peer-pairs`` pairs and scaled to all pairs, when installed;
   its values are compared with ours on those pairs.
@@ -63,7 +63,7 @@ def write_runs(folder: Path, runs: int, identical: bool = False, seed: int = 19)
 
 
 def timed(fn, rounds: int = 3):
-    """(the best of ``rounds`` wall times in seconds, the last result)."""
+    """(the best of ``rounds`` wall times in seconds, the last result): the machine may be busy."""
     best, out = float("inf"), None
     for _ in range(rounds):
         start = time.perf_counter()
@@ -95,9 +95,10 @@ def main() -> None:
             if identical:
                 continue
             cmd = [sys.executable, "-m", "metrics", "--overlap", str(args.depth), "--format", "csv", str(qrels)]
-            start = time.perf_counter()
-            subprocess.run(cmd + [str(p) for p in paths], check=True, stdout=subprocess.DEVNULL)
-            print(f"  ir-eval --overlap (process): {time.perf_counter() - start:5.2f} s")
+            whole, _ = timed(
+                lambda: subprocess.run(cmd + [str(p) for p in paths], check=True, stdout=subprocess.DEVNULL)
+            )
+            print(f"  ir-eval --overlap {args.depth} --format csv (whole process, reading included): {whole:5.2f} s")
             _peer(table, columns, args)
 
 

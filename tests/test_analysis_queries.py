@@ -170,3 +170,12 @@ def test_flips_between_measures(seed):
     if len(set(x)) == len(x) and len(set(y)) == len(y):
         pairs = len(x) * (len(x) - 1) / 2
         assert tau == pytest.approx((pairs - 2 * len(map_p5)) / pairs)
+
+
+def test_a_constant_trait_or_measure_gives_nan_quietly(recwarn):
+    traits = pd.DataFrame({"query_id": ["a", "b", "c"], "relevant": [4, 4, 4], "mean": [0.1, 0.3, 0.2]})
+    assert np.isnan(trait_correlations(traits)["rho"][0])
+    summary = pd.DataFrame({"flat": [0.5, 0.5, 0.5], "P_5": [0.1, 0.3, 0.2]}, index=["x", "y", "z"])
+    assert np.isnan(measure_agreement(summary).loc["flat", "P_5"])
+    assert ranking_flips(summary).empty
+    assert not [w for w in recwarn if issubclass(w.category, stats.ConstantInputWarning)]

@@ -76,6 +76,7 @@ def test_overlap_rbo_p_text_and_json(files, capsys):
         ["--overlap", 5, "--rbo-p", 0.5, "--format", "json", files["qrels"], *runs_of(files)], capsys
     )
     doc = json.loads(out)
+    assert out == json.dumps(doc, indent=1, ensure_ascii=False) + "\n"  # json.dump's layout, written by hand
     assert doc["settings"]["depth"] == 5 and doc["settings"]["rbo_p"] == 0.5
     assert [(p["run_a"], p["run_b"]) for p in doc["pairs"]] == [
         ("bm25", "dense"),

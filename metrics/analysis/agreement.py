@@ -36,8 +36,10 @@ def measure_agreement(results, measures=None, *, with_p: bool = False):
     and one column per measure (``measures``, default every one of ``results``), 1 on the diagonal,
     NaN where an ordering is constant or fewer than two runs are scored by both.  ``with_p``: a long
     frame ``measure_a, measure_b, runs, tau, p_value`` of every pair (a before b) instead."""
+    import warnings
+
     import pandas as pd
-    from scipy.stats import kendalltau
+    from scipy.stats import ConstantInputWarning, kendalltau
 
     summary = _chosen(summary_values(results), measures)
     names = [str(c) for c in summary.columns]
@@ -50,7 +52,9 @@ def measure_agreement(results, measures=None, *, with_p: bool = False):
             known = np.isfinite(values[:, i]) & np.isfinite(values[:, j])
             t, p = np.nan, np.nan
             if known.sum() >= 2:
-                result = kendalltau(values[known, i], values[known, j])
+                with warnings.catch_warnings():  # a measure that gives every run one value: tau is NaN
+                    warnings.simplefilter("ignore", ConstantInputWarning)
+                    result = kendalltau(values[known, i], values[known, j])
                 t, p = float(result.statistic), float(result.pvalue)
             tau[i, j] = tau[j, i] = t
             rows.append((names[i], names[j], int(known.sum()), t, p))

@@ -127,8 +127,10 @@ def trait_correlations(traits, against: str = "mean"):
     """Spearman's rho (:func:`scipy.stats.spearmanr`) of each trait of ``traits`` (a frame of
     :func:`query_traits`) against its column ``against``, over the queries where both are known: a
     frame ``trait, against, queries, rho, p_value``, one row per trait present."""
+    import warnings
+
     import pandas as pd
-    from scipy.stats import spearmanr
+    from scipy.stats import ConstantInputWarning, spearmanr
 
     rows = []
     for trait in [t for t in TRAITS if t in traits.columns]:
@@ -138,7 +140,9 @@ def trait_correlations(traits, against: str = "mean"):
         n = int(known.sum())
         rho, p = (np.nan, np.nan)
         if n >= 2:
-            result = spearmanr(x[known], y[known])
+            with warnings.catch_warnings():  # a constant trait or measure: rho is NaN, which says it
+                warnings.simplefilter("ignore", ConstantInputWarning)
+                result = spearmanr(x[known], y[known])
             rho, p = float(result.statistic), float(result.pvalue)
         rows.append((trait, against, n, rho, p))
     return pd.DataFrame(rows, columns=["trait", "against", "queries", "rho", "p_value"])

@@ -107,23 +107,7 @@ def overlap(qrels, runs, args, out) -> int:
     means = mean_overlap(table)
     settings = {"depth": args.overlap, "rbo_p": p, "order": "trec_eval's", "queries": "of QRELS, answered by both runs"}
     if args.format == "json":
-        by_pair = dict(iter(table.groupby(["run_a", "run_b"], sort=False)))
-        pairs = []
-        for row in means.itertuples(index=False):
-            rows = by_pair[(row.run_a, row.run_b)]
-            per_query = {
-                str(q): {"jaccard": json_number(j), "rbo": json_number(r)}
-                for q, j, r in zip(rows["query_id"], rows["jaccard"], rows["rbo"])
-            }
-            pairs.append(
-                {
-                    "run_a": row.run_a,
-                    "run_b": row.run_b,
-                    "all": {"queries": int(row.queries), "jaccard": json_number(row.jaccard), "rbo": row.rbo},
-                    "queries": per_query,
-                }
-            )
-        _json({"settings": settings, "pairs": pairs}, out)
+        _overlap_json(table, means, settings, out)
         return 0
     rows = table[["run_a", "run_b", "query_id", "jaccard", "rbo"]]
     alls = means.assign(query_id="all")[["run_a", "run_b", "query_id", "jaccard", "rbo"]]
@@ -149,6 +133,31 @@ def overlap(qrels, runs, args, out) -> int:
         )
         _text(both, out, heading)
     return 0
+
+
+def _overlap_json(table: pd.DataFrame, means: pd.DataFrame, settings: dict, out) -> None:
+    """``{"settings": ..., "pairs": [{"run_a", "run_b", "all": {...}, "queries": {query: {"jaccard", "rbo"}}}]}``
+    as ``json.dump(indent=1)`` writes it, each pair's queries from one template (json's indenting
+    encoder, pure Python, took 5 s over the 220,000 queries of 100 runs' pairs)."""
+    ids = {q: json.dumps(str(q), ensure_ascii=False) for q in pd.unique(table["query_id"])}
+    starts = np.concatenate([[0], np.cumsum(means["queries"].to_numpy())])
+    queries, jaccard, rbo = table["query_id"].tolist(), table["jaccard"].tolist(), table["rbo"].tolist()
+    one = '\n    %s: {\n     "jaccard": %r,\n     "rbo": %r\n    }'
+    head = json.dumps({"settings": settings}, indent=1, ensure_ascii=False)[:-2]
+    out.write(head + ',\n "pairs": [')
+    for i, row in enumerate(means.itertuples(index=False)):
+        lo, hi = int(starts[i]), int(starts[i + 1])
+        rows = ",".join(one % (ids[q], j, r) for q, j, r in zip(queries[lo:hi], jaccard[lo:hi], rbo[lo:hi]))
+        out.write(
+            ("," if i else "")
+            + f'\n  {{\n   "run_a": {json.dumps(row.run_a, ensure_ascii=False)},'
+            + f'\n   "run_b": {json.dumps(row.run_b, ensure_ascii=False)},'
+            + f'\n   "all": {{\n    "queries": {int(row.queries)},'
+            + f'\n    "jaccard": {float(row.jaccard)!r},\n    "rbo": {float(row.rbo)!r}\n   }},'
+            + ('\n   "queries": {' + rows + "\n   }" if rows else '\n   "queries": {}')
+            + "\n  }"
+        )
+    out.write("\n ]\n}\n" if len(means) else "]\n}\n")
 
 
 # ------------------------------------------------------------------------------------------ --coverage
