@@ -103,9 +103,8 @@ def _shared_sums(top: TopDocuments, nr: int, nq: int, k: int, p: float):
     # X_s differs from X_l only where the two lists differ in length (a run short of k documents)
     uneven = (lengths_a != lengths_b) & (lengths_a > 0) & (lengths_b > 0)
     short = np.minimum(lengths_a, lengths_b)
-    before_short = None if uneven.any() else shared
-    if before_short is None:
-        before_short = np.zeros(size, dtype=np.int64)
+    track_short = bool(uneven.any())
+    before_short = np.zeros(size, dtype=np.int64) if track_short else shared
     if size and len(top.run):
         order, starts = _grouped(top)
         run = top.run[order].astype(np.int64)
@@ -143,12 +142,12 @@ def _shared_sums(top: TopDocuments, nr: int, nq: int, k: int, p: float):
             del left, right
             shared += np.bincount(cell, minlength=size)
             weight += np.bincount(cell, weights=c_before[deeper], minlength=size)
-            if before_short is not shared:
+            if track_short:
                 within = np.flatnonzero(uneven[cell])
                 within = within[deeper[within] < short[cell[within]]]
                 before_short += np.bincount(cell[within], minlength=size)
             lo = hi
-    if before_short is not shared:
+    if track_short:
         before_short = np.where(uneven, before_short, shared)
     shape = (npairs, nq)
     return shared.reshape(shape), before_short.reshape(shape), weight.reshape(shape)
