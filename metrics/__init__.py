@@ -52,6 +52,21 @@ from metrics.ranking.judged import JudgedRanking, build_ranking
 from metrics.scale.evaluator import Evaluator, evaluator
 
 if TYPE_CHECKING:
+    from metrics.analysis import (
+        condensed_scores,
+        coverage_by_query,
+        judgment_coverage,
+        judgment_holes,
+        mean_overlap,
+        measure_agreement,
+        overlap_matrix,
+        query_extremes,
+        query_traits,
+        rank_overlap,
+        ranking_flips,
+        trait_correlations,
+        versus,
+    )
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
     from metrics.examples import WorkedExample, example_names, open_example
     from metrics.explain import side_by_side
@@ -61,6 +76,11 @@ if TYPE_CHECKING:
 # The DataFrame readers and writers import pandas and pyarrow: they are loaded when first used, so
 # that scoring (``ir-eval``, ``evaluate`` on paths) starts without them.
 _LAZY = {
+    # why runs differ (metrics.analysis): overlap, judgment coverage, queries, agreement of measures
+    **dict.fromkeys(("rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage"), "analysis"),
+    **dict.fromkeys(("coverage_by_query", "judgment_holes", "condensed_scores", "versus"), "analysis"),
+    **dict.fromkeys(("query_traits", "trait_correlations", "query_extremes"), "analysis"),
+    **dict.fromkeys(("measure_agreement", "ranking_flips"), "analysis"),
     "evaluate_diversity": "engine.intents",
     "read_intent_qrels": "engine.intents",
     "LoadedFile": "io.readers",
@@ -145,3 +165,7 @@ __all__ = [
     "open_example",
     "side_by_side",
 ]
+# why runs differ (metrics.analysis)
+__all__ += ["rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage", "coverage_by_query"]
+__all__ += ["judgment_holes", "condensed_scores", "versus", "query_traits", "trait_correlations"]
+__all__ += ["query_extremes", "measure_agreement", "ranking_flips"]

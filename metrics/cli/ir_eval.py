@@ -33,6 +33,7 @@ import argparse
 import os
 import sys
 
+from metrics.cli.analysis import OPTIONS as ANALYSES
 from metrics.cli.common import (
     Parser,
     UsageError,
@@ -63,6 +64,7 @@ DOORS = {
     "--inspect": "metrics.cli.inspect",
     "--explain": "metrics.cli.explain",
     "--example": "metrics.cli.example",  # a textbook's worked example (metrics.examples)
+    **{option: "metrics.cli.analysis" for option in ANALYSES},  # why runs differ (metrics.analysis)
 }
 
 
@@ -75,7 +77,8 @@ def _parser() -> argparse.ArgumentParser:
         "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
         "ir-eval --inspect FILE... describes files without evaluating them; ir-eval --explain MEASURE "
         "--query QID QRELS RUN shows how one value was computed; ir-eval --example NAME shows a textbook's "
-        "worked example ('list' names them). " + EXIT_CODES,
+        "worked example ('list' names them); ir-eval --overlap K, --coverage K, --versus MEASURE, "
+        "--traits MEASURE and --agreement show why runs differ (ir-eval --overlap 10 --help). " + EXIT_CODES,
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
@@ -301,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return irm_main(argv[1:])
     door = next((d for d in DOORS if d in argv), None)
-    if door:  # describe files, explain one value or show a worked example (DOORS) instead of evaluating
+    if door:  # describe files, explain one value, show a worked example or why runs differ, instead of evaluating
         from importlib import import_module
 
         other = import_module(DOORS[door])
