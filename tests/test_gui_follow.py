@@ -101,3 +101,27 @@ def test_a_declined_reload_then_a_tick_says_the_run_is_left_out_not_that_nothing
     assert "do not match" not in window.messages.text()
     for plot in (window.pr_plot, window.ndcg_plot):
         assert "need ad hoc qrels" not in plot.caption.text()
+
+
+def test_a_notice_stays_until_the_user_acts_and_every_message_can_be_read_back(qtbot, window, data, tmp_path):
+    s = window.session
+    window.open_files([str(p) for p in data.values()])
+    _idle(qtbot, window)
+    other = tmp_path / "qrels2.txt"
+    other.write_text(data["qrels"].read_text())
+    window.open_files([str(other)])
+    _idle(qtbot, window)
+    told = "qrels2.txt replaces qrels.txt as the qrels"
+    qtbot.wait(1200)  # the evaluation that followed has said its line meanwhile
+    assert told in window.messages.text() and window.message_bar.isVisible()
+    assert "Evaluated" in window.statusBar().currentMessage()
+    window.open_files([str(data["A"])])  # the user's next action: an "already open" notice replaces it
+    _idle(qtbot, window)
+    assert told not in window.messages.text() and "Already open" in window.messages.text()
+    log = s.model.messages.text()
+    assert told in log and "Already open" in log and "Evaluated" in log
+    dialog = window.show_messages()
+    from PySide6.QtWidgets import QPlainTextEdit
+
+    assert told in dialog.findChild(QPlainTextEdit).toPlainText()
+    dialog.close()

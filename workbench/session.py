@@ -19,6 +19,8 @@ sigProgress(float, str)      progress of the current job (fraction < 0: unknown)
 sigStateChanged()            whether what is shown is current may have changed (see :meth:`Session.stale_reasons`)
 sigError(str)                something failed (message for the user)
 sigMessage(str)              something worth telling in the status bar
+sigNotice(str)               a message to keep in view until the user's next action (also a sigMessage)
+sigUserActed()               the user asked for something: notices told before are no longer news
 sigFileLoaded(str)           a file was loaded (path)
 sigFileChangedOnDisk(str, int)  a loaded file changed on disk (path, size in bytes)
 sigIdle()                    no job is running any more
@@ -76,6 +78,8 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     sigStateChanged = Signal()
     sigError = Signal(str)
     sigMessage = Signal(str)
+    sigNotice = Signal(str)
+    sigUserActed = Signal()
     sigFileLoaded = Signal(str)
     sigFileChangedOnDisk = Signal(str, int)
     sigIdle = Signal()
@@ -117,6 +121,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             (events.focus_measure_changed, self.sigFocusMeasureChanged),
             (events.error, self.sigError),
             (events.message, self.sigMessage),
+            (events.notice, self.sigNotice),
             (events.file_loaded, self.sigFileLoaded),
             (events.compare_settings_changed, self.sigCompareSettingsChanged),
             (events.comparison_changed, self.sigComparisonChanged),
@@ -126,6 +131,14 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         ):
             event.connect(signal.emit)
         events.evaluation_wanted.connect(self.request_evaluation)
+        # every message told, whoever told it, is kept to be read back (View > Messages)
+        log = self.model.messages
+        self.sigError.connect(lambda text: log.add("error", text))
+        self.sigNotice.connect(lambda text: log.add("notice", text))
+        self.sigMessage.connect(lambda text: log.add("status", text) if text not in self._noticed else None)
+        self._noticed: set[str] = set()  # (a notice is told as a message too: kept once, as a notice)
+        self.sigNotice.connect(self._noticed.add)
+        self.sigUserActed.connect(self._noticed.clear)
 
         self.jobs = Jobs(self)
         self.jobs.sigBusyChanged.connect(self.sigBusyChanged.emit)

@@ -19,6 +19,7 @@ def by_user(method):
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         self._stopped = False
+        self.sigUserActed.emit()  # (the notices told before are no longer news)
         return method(self, *args, **kwargs)
 
     return wrapper

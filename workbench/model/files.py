@@ -41,7 +41,7 @@ class FileRules(SessionState):
         found = expand(paths)
         paths = found.files
         for note in found.notes:
-            self.events.message.emit(note)
+            self.tell(note)
         if not paths:
             self.events.error.emit(
                 "Nothing to open: no file found" + (f" ({'; '.join(found.notes)})" if found.notes else "")
@@ -64,7 +64,7 @@ class FileRules(SessionState):
         again = [p for p in paths if (x := self.workspace.entry(p)) is not None and x.status == "ok"]
         if again:
             names = ", ".join(os.path.basename(p) for p in again[:3]) + (" …" if len(again) > 3 else "")
-            self.events.message.emit(f"Already open, read again: {names}")
+            self.tell(f"Already open, read again: {names}")
         for p in paths:
             e = self.workspace.begin_load(p, kind or self.chosen_kinds.get(normalize(p)))
             if e.status == "loading":  # a new file: held while the held runs fit in the budget
@@ -94,7 +94,7 @@ class FileRules(SessionState):
         found = normalize(found)
         if self.workspace.entry(found) is not None:
             self.workspace.entries.remove(e)
-            self.events.message.emit(f"{os.path.basename(found)} is open already")
+            self.tell(f"{os.path.basename(found)} is open already")
             self.events.files_changed.emit()
             return None
         was_baseline = self.workspace.baseline_path == e.path
@@ -143,9 +143,7 @@ class FileRules(SessionState):
                 self.undo_stack.push(
                     f"{what[4:]} {e.name} (back to {old.name})", functools.partial(self._put_back, i, old, False)
                 )
-                self.events.message.emit(
-                    f"{e.name} replaces {old.name} as {what} (Edit > Undo, Ctrl+Z, brings {old.name} back)"
-                )
+                self.tell(f"{e.name} replaces {old.name} as {what} (Edit > Undo, Ctrl+Z, brings {old.name} back)")
         if e.kind == "intents" and not had_intents:
             diversity.offer_defaults(self)
         self._same_content(e)
@@ -157,7 +155,7 @@ class FileRules(SessionState):
         e.warnings = list(loaded.warnings)
         self.events.file_loaded.emit(e.path)
         for warning in loaded.warnings:
-            self.events.message.emit(warning)
+            self.tell(warning)
         return e
 
     def _same_content(self, e: FileEntry) -> None:
@@ -166,9 +164,7 @@ class FileRules(SessionState):
             return
         for x in self.workspace.entries:
             if x is not e and x.status == "ok" and x.digest == e.digest and x.kind == e.kind:
-                self.events.message.emit(
-                    f"{e.name} has the same content as {x.label or x.name} ({x.path}): a copy opened twice?"
-                )
+                self.tell(f"{e.name} has the same content as {x.label or x.name} ({x.path}): a copy opened twice?")
                 return
 
     def announce_loaded(self) -> None:
@@ -216,7 +212,7 @@ class FileRules(SessionState):
                 + (f" ({len(skipped)} file(s) looked at: {names})" if skipped else "")
             )
         else:
-            self.events.message.emit(
+            self.tell(
                 f"{os.path.basename(folder)}: {tally['read']} file(s) opened"
                 + (f"; {len(skipped)} not recognised ({names})" if skipped else "")
             )
@@ -231,7 +227,7 @@ class FileRules(SessionState):
         self.workspace.remove(e.path)
         if e.status == "ok":
             self.undo_stack.push(f"remove {e.label or e.name}", lambda: self._put_back(index, e, was_baseline))
-            self.events.message.emit(f"Removed {e.label or e.name} (Edit > Undo, Ctrl+Z, brings it back)")
+            self.tell(f"Removed {e.label or e.name} (Edit > Undo, Ctrl+Z, brings it back)")
         self.events.files_changed.emit()
         self.events.baseline_changed.emit(self.workspace.baseline_label())
         self.events.evaluation_wanted.emit()

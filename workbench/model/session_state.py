@@ -15,6 +15,7 @@ from workbench.model import analysis
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
 from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
+from workbench.model.messages import MessageLog
 from workbench.model.undo import UndoStack
 from workbench.model.workspace import Workspace
 
@@ -48,6 +49,9 @@ class SessionEvents:
         self.focus_measure_changed = Event()
         self.error = Event()
         self.message = Event()
+        #: a status line that must stay until the user's next action (a qrels file replaced, a file opened
+        #: twice, a folder's tally); it is told as a ``message`` too
+        self.notice = Event()
         self.file_loaded = Event()
         self.compare_settings_changed = Event()
         self.comparison_changed = Event()
@@ -62,6 +66,7 @@ class SessionState:
 
     def __init__(self) -> None:
         self.events = SessionEvents()
+        self.messages = MessageLog()  # every message told, to be read back (the Qt session fills it)
         self.workspace = Workspace()
         self.measures: tuple[str, ...] = DEFAULT_MEASURES
         self.relevance_level = RELEVANCE_LEVEL
@@ -85,6 +90,11 @@ class SessionState:
         self.inspected_path: str | None = None
         self.inspection: dict | None = None
         self.inspection_key: tuple | None = None
+
+    def tell(self, text: str) -> None:
+        """A notice: told in the status bar and kept in view until the user's next action."""
+        self.events.notice.emit(text)
+        self.events.message.emit(text)
 
     def baseline_label(self) -> str | None:
         return self.workspace.baseline_label()

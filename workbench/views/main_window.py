@@ -184,6 +184,8 @@ class MainWindow(
 
         s = self.session
         s.sigError.connect(self.messages.add)
+        s.sigNotice.connect(self.messages.add_notice)
+        s.sigUserActed.connect(self.messages.clear_notices)
         s.sigMessage.connect(lambda text: self.statusBar().showMessage(text, 8000))
         s.sigBusyChanged.connect(self._on_busy)
         s.sigProgress.connect(self._on_progress)
@@ -296,6 +298,7 @@ class MainWindow(
         act.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.view_menu.addAction("Reset layout", self.reset_layout)
+        self.view_menu.addAction("&Messages…", self.show_messages)
 
         help_menu = self.menuBar().addMenu("&Help")
         act = help_menu.addAction("&Measure reference", lambda: self.show_help("measures"))
@@ -332,6 +335,25 @@ class MainWindow(
         self._help.show()
         self._help.raise_()
         return self._help
+
+    def show_messages(self):
+        """Every message told since the window opened (errors, notices, status lines), newest last."""
+        from PySide6.QtWidgets import QDialog, QDialogButtonBox, QPlainTextEdit
+
+        dialog = QDialog(self)
+        dialog.setWindowTitle("Messages")
+        text = QPlainTextEdit(dialog)
+        text.setReadOnly(True)
+        text.setPlainText(self.session.model.messages.text() or "Nothing told yet.")
+        text.moveCursor(text.textCursor().MoveOperation.End)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+        buttons.rejected.connect(dialog.reject)
+        box = QVBoxLayout(dialog)
+        box.addWidget(text)
+        box.addWidget(buttons)
+        dialog.resize(760, 360)
+        dialog.show()
+        return dialog
 
     def _inspect_selected(self, path: str) -> None:
         self.session.inspect(path)

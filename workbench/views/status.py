@@ -7,18 +7,21 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePol
 
 
 class MessageArea(QFrame):
-    """Non-modal messages above the tables (errors stay until closed)."""
+    """Non-modal messages above the tables: errors stay until closed, notices (a qrels file replaced, a file
+    opened twice) until the user's next action; View > Messages shows every one told again."""
 
     MAX_LINES = 6
+    _STYLES = {
+        "error": "#messageArea { background: #fdecea; border: 1px solid #e6a5a0; border-radius: 3px; }"
+        " QLabel { color: #611a15; }",
+        "notice": "#messageArea { background: #e8f1fb; border: 1px solid #9fbfe0; border-radius: 3px; }"
+        " QLabel { color: #0d3a63; }",
+    }
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("messageArea")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Maximum)
-        self.setStyleSheet(
-            "#messageArea { background: #fdecea; border: 1px solid #e6a5a0; border-radius: 3px; }"
-            " QLabel { color: #611a15; }"
-        )
         self.label = QLabel(self)
         self.label.setWordWrap(False)  # one line per message (wrapping labels size badly in a toolbar)
         self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -32,32 +35,48 @@ class MessageArea(QFrame):
         layout.setContentsMargins(8, 4, 4, 4)
         layout.addWidget(self.label, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.messages: list[str] = []
+        self.messages: list[str] = []  # errors
+        self.notices: list[str] = []
 
     def add(self, text: str) -> None:
-        if text in self.messages:  # the same message again moves to the end instead of repeating
+        """An error: shown until closed (the same one again moves to the end instead of repeating)."""
+        if text in self.messages:
             self.messages.remove(text)
         self.messages.append(text)
         self.messages = self.messages[-self.MAX_LINES :]
-        self.label.setText("\n".join(self.messages))
-        self.label.setToolTip("\n".join(self.messages))
-        self._set_shown(True)
+        self._show()
+
+    def add_notice(self, text: str) -> None:
+        """A notice: shown until the user's next action (:meth:`clear_notices`)."""
+        if text in self.notices:
+            self.notices.remove(text)
+        self.notices.append(text)
+        self.notices = self.notices[-self.MAX_LINES :]
+        self._show()
+
+    def clear_notices(self) -> None:
+        if self.notices:
+            self.notices = []
+            self._show()
 
     def keep_only(self, wanted) -> None:
-        """Drop the messages not in ``wanted``."""
+        """Drop the errors not in ``wanted``."""
         kept = [m for m in self.messages if m in wanted]
         if kept != self.messages:
-            self.messages = []
-            self.label.clear()
-            for m in kept:
-                self.add(m)
-            if not kept:
-                self._set_shown(False)
+            self.messages = kept
+            self._show()
 
     def clear(self) -> None:
         self.messages = []
-        self.label.clear()
-        self._set_shown(False)
+        self.notices = []
+        self._show()
+
+    def _show(self) -> None:
+        lines = self.messages + [n for n in self.notices if n not in self.messages]
+        self.label.setText("\n".join(lines))
+        self.label.setToolTip("\n".join(lines))
+        self.setStyleSheet(self._STYLES["error" if self.messages else "notice"])
+        self._set_shown(bool(lines))
 
     def _set_shown(self, shown: bool) -> None:
         bar = self.parentWidget()
