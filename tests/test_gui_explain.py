@@ -69,7 +69,7 @@ def test_ndcg_shows_the_run_and_the_ideal_ranking_and_the_gain_curve(panel, prep
     assert run[0][:3] == ["1", "DOC-000-0040", "not in qrels"] and run[-1][-1] == "7.0851"
     assert ideal[0] == ["1", "DOC-000-0106", "3", "3.0000", "1.0000", "3.0000", "3.0000"] and ideal[-1][-1] == "13.0406"
     assert "nDCG@10 = 7.0851 / 13.0406 = 0.5433" in panel.result.text()
-    assert "discount = log2(rank + 1)" in panel.working.text()
+    assert "discount = log2(rank + 1)" in panel.conventions.text()  # (under the working, the formula above it)
     assert curve.unjudged == [1, 7] and len(curve.k) == 10
     names = [item.name() for item in panel._items]
     assert names == ["ideal DCG@k", "bm25 DCG@k", "gain, at its run rank", "gain, at its ideal rank", "unjudged"]
@@ -94,3 +94,33 @@ def test_summary_rows_name_queries_and_emit_nothing(panel, prepared, qtbot):
     assert rows[0][0] == "401" and len(rows) == len(prepared.query_ids)
     with qtbot.assertNotEmitted(panel.documentActivated):
         panel._clicked(0, 0)
+
+
+def test_the_textbooks_conventions_are_shown_beside_trec_eval_s(panel, prepared):
+    e = prepared.explain("map", "401")
+    panel.show_explanation(e, None, prepared.side_by_side("map", "401"))
+    rows = cells(panel.textbook)
+    assert panel.textbook.isVisible()
+    assert rows[0][:3] == ["trec_eval's map", "0.3239", "0.0000"]
+    over = next(r for r in rows if r[0] == "AP over the relevant documents retrieved")
+    assert over[1] == "0.4974" and over[2] == "0.1735" and "instead of all R" in over[3]
+    assert "0.3424" in next(r for r in rows if r[0] == "interpolated AP")
+    panel.show_explanation(prepared.explain("P_10", "402"))  # (nothing to compare given: none shown)
+    assert not panel.textbook.isVisible()
+
+
+def test_the_formula_and_a_dozen_rows_show_in_a_docked_panel(qtbot, prepared):
+    """Docked in a corner of a 1400x900 window the panel is about 380 by 380: the formula is shown whole and
+    the working's first table shows a dozen rows (the panel scrolls as a whole, never a table to nothing)."""
+    w = ExplainPanel()
+    qtbot.addWidget(w)
+    w.resize(380, 380)
+    w.show()
+    w.show_explanation(prepared.explain("map", "401"), None, prepared.side_by_side("map", "401"))
+    qtbot.wait(50)
+    block = w.blocks[0]
+    assert block.view.height() >= block.view.verticalHeader().defaultSectionSize() * 12
+    viewport = w.split.viewport().rect()
+    top_of_table = block.view.mapTo(w.split.widget(), block.view.rect().topLeft()).y()
+    assert w.working.height() >= w.working.heightForWidth(w.working.width())  # the formula is not cut
+    assert top_of_table + block.view.verticalHeader().defaultSectionSize() * 10 < viewport.height() + 40

@@ -107,3 +107,28 @@ def test_the_workspace_takes_the_watch_s_word_only_for_the_content_it_holds(tmp_
     assert ws.deleted_from_disk() == [e]
     e.size, e.mtime = 12, 6.0  # read again since that look
     assert ws.deleted_from_disk() == [] and ws.changed_on_disk() == []
+
+
+def test_an_explanation_carries_the_textbooks_conventions_and_only_the_dcg_family_a_gain_curve():
+    from test_session_model import _evaluate, _open
+
+    from metrics.explain import Prepared
+    from workbench.model import explaining
+    from workbench.model.loading import sample_files
+    from workbench.model.session import SessionModel
+
+    model = SessionModel()
+    model.set_measures(["map", "ndcg_cut_10", "P_10"])
+    _open(model, sample_files())
+    _evaluate(model)
+    run = model.results.runs[0]
+    qrels, source = model.results.request.qrels, model.results.request.runs[run]
+    for measure, pictured in (("map", False), ("ndcg_cut_10", True), ("P_10", False)):
+        model.explain(run, "401", measure)
+        explained = explaining.compute(model.explain_request())
+        assert (explained.gain_curve is not None) is pictured, measure
+        want = Prepared(qrels, source).side_by_side(measure, "401")
+        got = explained.textbook
+        assert list(got["convention"]) == list(want["convention"]) and len(got) >= 3
+        assert got["value"].tolist() == want["value"].tolist()
+        assert got.iloc[0]["value"] == model.results.per_query[measure].loc["401", run]  # trec_eval's, as shown

@@ -47,7 +47,10 @@ class Explained:
 
     request: Request
     explanation: object  # metrics.explain.Explanation
-    gain_curve: object | None  # metrics.explain.GainCurve (None for a diversity measure)
+    gain_curve: object | None  # metrics.explain.GainCurve (the DCG family's only)
+    #: the textbooks' conventions side by side with trec_eval's value (metrics.explain.side_by_side), or None
+    #: (a diversity measure, a measure that is text, or one without variants)
+    textbook: object | None = None
 
 
 def _prepare(results, run: str, diversity: bool = False):
@@ -85,10 +88,28 @@ def compute(request: Request, progress=None) -> Explained:
         return Explained(request, prepared.explain(request.measure, request.query_id), None)
     prepared = _prepare(request.results, request.run)
     explanation = prepared.explain(request.measure, request.query_id)
-    curve = None
-    if request.query_id != "all" and explanation.explained:
-        curve = prepared.gain_curve(request.query_id, request.measure)
-    return Explained(request, explanation, curve)
+    curve = textbook = None
+    if explanation.explained:
+        if request.query_id != "all" and is_dcg_family(request.measure):
+            curve = prepared.gain_curve(request.query_id, request.measure)
+        try:
+            textbook = prepared.side_by_side(request.measure, request.query_id)
+        except ValueError:  # (a measure that is text: no convention to compare)
+            textbook = None
+    return Explained(request, explanation, curve, textbook)
+
+
+def is_dcg_family(measure: str) -> bool:
+    """Whether a measure is of the DCG family (nDCG, DCG, their cutoffs and variants): the only ones whose
+    working is pictured as cumulative gain against the ideal ranking."""
+    from metrics.explain import resolve_measure
+    from metrics.measures import FAMILIES
+
+    try:
+        family = FAMILIES[resolve_measure(measure).family]
+    except (KeyError, ValueError):
+        return False
+    return "dcg" in family.name.lower()
 
 
 class ExplainRules(SessionState):

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import html
 
+import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
-    QSplitter,
+    QScrollArea,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -120,9 +122,18 @@ class _TableBlock(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.view, 1)
 
+    #: rows a table shows before it scrolls (the panel scrolls as a whole: every table shows this many)
+    ROWS_SHOWN = 12
+
     def set_table(self, table: Table) -> None:
         self.caption.setText(table.title + ("" if table.rows else ": none"))
         self.model.set_table(table)
+        rows = min(len(table.rows), self.ROWS_SHOWN)
+        header = self.view.horizontalHeader().sizeHint().height()
+        scroll = self.view.horizontalScrollBar().sizeHint().height()
+        self.view.setFixedHeight(
+            header + rows * self.view.verticalHeader().defaultSectionSize() + 2 * self.view.frameWidth() + scroll
+        )
 
 
 class ExplainPanel(QWidget):
@@ -152,10 +163,18 @@ class ExplainPanel(QWidget):
         self.result.setTextFormat(Qt.TextFormat.RichText)
         self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.blocks: list[_TableBlock] = []
-        self.tables = QSplitter(Qt.Orientation.Horizontal, self)
+        self.tables = QWidget(self)  # the tables of the working, one under the other
+        self.tables_layout = QVBoxLayout(self.tables)
+        self.tables_layout.setContentsMargins(0, 0, 0, 0)
+        self.conventions = QLabel(self)  # what trec_eval's measure assumes, under the working
+        self.conventions.setWordWrap(True)
+        self.conventions.setTextFormat(Qt.TextFormat.RichText)
+        self.conventions.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.textbook = _TableBlock(self)  # the textbooks' conventions side by side with trec_eval's
+        self.textbook.hide()
         self.plot = pg.PlotWidget(self, background="w")
         self.copy_image_action = install_copy_image(self.plot)  # its menu and Ctrl+C
-        self.plot.setMinimumHeight(140)
+        self.plot.setMinimumHeight(200)
         self.plot.showGrid(x=True, y=True, alpha=0.2)
         self.plot.setLabel("bottom", "rank k")
         self.plot.setLabel("left", "DCG@k")
@@ -165,17 +184,23 @@ class ExplainPanel(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
         top.addWidget(self.copy_button)
-        upper = QWidget(self)
-        upper_layout = QVBoxLayout(upper)
-        upper_layout.setContentsMargins(0, 0, 0, 0)
-        upper_layout.addWidget(self.working)
-        upper_layout.addWidget(self.tables, 1)
-        upper_layout.addWidget(self.result)
-        self.split = QSplitter(Qt.Orientation.Vertical, self)
-        self.split.addWidget(upper)
-        self.split.addWidget(self.plot)
-        self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 2)
+        # the working scrolls as a whole, in the order it is read: the formula, its tables (each showing
+        # a dozen rows), the sentences that end it, the conventions, the textbooks' side by side, the
+        # picture; docked in a corner of the window, the formula and the first rows are what shows
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 4, 0)
+        body_layout.addWidget(self.working)
+        body_layout.addWidget(self.tables)
+        body_layout.addWidget(self.result)
+        body_layout.addWidget(self.conventions)
+        body_layout.addWidget(self.textbook)
+        body_layout.addWidget(self.plot)
+        body_layout.addStretch(1)
+        self.split = QScrollArea(self)
+        self.split.setWidgetResizable(True)
+        self.split.setFrameShape(QFrame.Shape.NoFrame)
+        self.split.setWidget(body)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.message)
@@ -192,9 +217,13 @@ class ExplainPanel(QWidget):
         self.message.show()
         self.split.hide()
 
-    def show_explanation(self, explanation: Explanation, gain_curve: GainCurve | None = None) -> None:
-        """Show ``explanation`` and, when given, the cumulative gain of its query (both made off-thread)."""
+    def show_explanation(
+        self, explanation: Explanation, gain_curve: GainCurve | None = None, textbook: pd.DataFrame | None = None
+    ) -> None:
+        """Show ``explanation`` and, when given, the cumulative gain of its query and the textbooks'
+        conventions side by side with trec_eval's value (all made off the window's thread)."""
         self.explanation, self.curve = explanation, gain_curve
+        self._show_textbook(textbook)
         self.heading.setText(f"<b>{html.escape(explanation.heading())}</b>")
         self.copy_button.setEnabled(True)
         if not explanation.explained:
@@ -205,11 +234,10 @@ class ExplainPanel(QWidget):
             return
         self.message.hide()
         self.split.show()
+        self.working.setText(f"<b>{html.escape(explanation.formula)}</b>")
         parts = [f"<li>{html.escape(c)}</li>" for c in explanation.conventions]
-        self.working.setText(
-            (f"<ul style='margin:0'>{''.join(parts)}</ul>" if parts else "")
-            + f"<p><b>{html.escape(explanation.formula)}</b></p>"
-        )
+        self.conventions.setText(f"Conventions:<ul style='margin:0'>{''.join(parts)}</ul>" if parts else "")
+        self.conventions.setVisible(bool(parts))
         self._show_tables(explanation.tables)
         lines = [html.escape(s) for s in explanation.summary]
         if explanation.line:
@@ -217,12 +245,30 @@ class ExplainPanel(QWidget):
         self.result.setText("<br>".join(lines))
         self._show_curve(gain_curve)
 
+    def _show_textbook(self, frame: pd.DataFrame | None) -> None:
+        """The textbooks' conventions: each one's value, its difference from trec_eval's, where it differs."""
+        if frame is None or frame.empty:
+            self.textbook.hide()
+            return
+        rows = tuple(
+            {
+                "convention": str(r["convention"]),
+                "value": float(r["value"]),
+                "difference": float(r["difference"]),
+                "where it differs from trec_eval's": str(r["note"]),
+            }
+            for _, r in frame.iterrows()
+        )
+        columns = ("convention", "value", "difference", "where it differs from trec_eval's")
+        self.textbook.set_table(Table("The textbooks' conventions side by side", columns, rows))
+        self.textbook.show()
+
     def _show_tables(self, tables) -> None:
         while len(self.blocks) < len(tables):
             block = _TableBlock(self.tables)
             index = len(self.blocks)
             block.view.clicked.connect(lambda i, n=index: self._clicked(n, i.row()))
-            self.tables.addWidget(block)
+            self.tables_layout.addWidget(block)
             self.blocks.append(block)
         for i, block in enumerate(self.blocks):
             if i < len(tables):
@@ -287,7 +333,9 @@ class ExplainPanel(QWidget):
                     name="unjudged",
                 )
             )
-        self.plot.setXRange(0.5, K + 0.5, padding=0)
+        step = next((step for step, most in ((1, 10), (2, 20), (5, 50), (10, 100)) if K <= most), None)
+        self.plot.getAxis("bottom").setTickSpacing(step, step) if step else self.plot.getAxis("bottom").setTickSpacing()
+        self.plot.setXRange(0.5, K + 0.5, padding=0)  # (ranks are whole numbers: so are the ticks)
         self.plot.enableAutoRange(axis="y")
 
     def _add(self, item) -> None:

@@ -61,7 +61,7 @@ class ExplainActions:
         if explained is None:
             self.explain_view.clear()
             return
-        self.explain_view.show_explanation(explained.explanation, explained.gain_curve)
+        self.explain_view.show_explanation(explained.explanation, explained.gain_curve, explained.textbook)
         self.docks["explain"].raise_()
 
     def _document_chosen(self, query: str, doc: str) -> None:
