@@ -304,6 +304,7 @@ class MainWindow(
         act = help_menu.addAction("&Measure reference", lambda: self.show_help("measures"))
         act.setShortcut(QKeySequence.StandardKey.HelpContents)
         help_menu.addAction("&Keyboard shortcuts", lambda: self.show_help("shortcuts"))
+        help_menu.addAction("&Worked examples…", self.show_examples)
         help_menu.addAction("&About ir-workbench", lambda: self.show_help("about"))
 
         tools = self.addToolBar("Query")
@@ -335,6 +336,14 @@ class MainWindow(
         self._help.show()
         self._help.raise_()
         return self._help
+
+    def show_examples(self):
+        """Help > Worked examples: the textbooks' examples, each openable as a session."""
+        from workbench.views.examples import WorkedExamplesDialog
+
+        dialog = WorkedExamplesDialog(self.session, self)
+        dialog.show()
+        return dialog
 
     def show_messages(self):
         """Every message told since the window opened (errors, notices, status lines), newest last."""

@@ -1,0 +1,52 @@
+"""Help > Worked examples: the gallery lists every example with the numbers its text prints beside the exact
+ones, and opens one as an ordinary session whose first number the Explain dock explains, the textbooks'
+convention beside trec_eval's value."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+
+from metrics.examples import example_names, open_example  # noqa: E402
+
+TIMEOUT = 30000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, ["map", "P_10"])
+    yield w
+    close_window(w)
+
+
+def _cells(model) -> list[list[str]]:
+    return [[str(model.index(r, c).data()) for c in range(model.columnCount())] for r in range(model.rowCount())]
+
+
+def test_the_gallery_lists_every_example_and_opens_one_as_a_session(qtbot, window):
+    dialog = window.show_examples()
+    qtbot.waitUntil(lambda: dialog.names.count() == len(example_names()), timeout=TIMEOUT)
+    row = example_names().index("interpolated-ap")
+    dialog.names.setCurrentRow(row)
+    assert "0.675" in dialog.about.text()
+    cells = _cells(dialog.model)
+    assert cells[0][:4] == ["AP with interpolated precision", "1", "0.675", "0.6750"]
+    assert "0.6500" in cells[0]  # trec_eval's map under its own convention
+
+    dialog.open_button.click()
+    s = window.session
+    qtbot.waitUntil(lambda: s.model.explained is not None and not s.busy, timeout=TIMEOUT)
+    example = open_example("interpolated-ap")
+    assert [e.path for e in s.workspace.entries] == [str(example.qrels_path), str(example.run_path)]
+    assert list(s.results.runs) == ["interpolated-ap"]
+    assert s.results.summary.loc["interpolated-ap", "map"] == pytest.approx(0.65, abs=1e-12)
+    explained = s.model.explained
+    assert (explained.explanation.measure, explained.explanation.query_id) == ("map", "1")
+    textbook = dict(zip(explained.textbook["convention"], explained.textbook["value"]))
+    assert textbook["interpolated AP"] == pytest.approx(0.675, abs=1e-12)
+    shown = _cells(window.explain_view.textbook.model)
+    assert any(r[0] == "interpolated AP" and r[1] == "0.6750" for r in shown)
