@@ -18,6 +18,7 @@ import metrics.io.readers
 from metrics.errors import Cancelled
 from workbench.model import analysis, disk_runs
 from workbench.model import drilldown as drilldown_model
+from workbench.model.defaults import SETTINGS
 from workbench.model.loading import _load_file
 from workbench.model.session import SessionModel
 
@@ -453,8 +454,7 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
     measures, _ = analysis.parse_each(analysis.ndcg_variant(MEASURES, {}))
     state = tmp_path / "state.pickle"
     with open(state, "wb") as out:
-        options = dict(relevance_level=1, k_max=100, ndcg_options={})
-        pickle.dump(dict(qrels=encode_qrels(read_columns(str(qrels), "qrels")), measures=measures, **options), out)
+        pickle.dump(disk_runs.ScoringState(encode_qrels(read_columns(str(qrels), "qrels")), measures, SETTINGS), out)
     code = (
         "import sys\n"
         "from workbench.model import disk_runs\n"
@@ -590,7 +590,8 @@ from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
 qrels = encode_qrels(read_columns(files[0], "qrels"))
 measures = parse_measures(["map", "P.10", "ndcg_cut.10"])
-state = workers.state_file(dict(qrels=qrels, measures=measures, relevance_level=1, k_max=20, ndcg_options={}))
+from metrics.engine.settings import Settings
+state = workers.state_file(disk_runs.ScoringState(qrels, measures, Settings(k_max=20)))
 scored = [pool.submit(disk_runs.score, state, f"r{i}", p).result() for i, p in enumerate(files[1:])]
 with open(os.environ["OUT"], "wb") as out:
     pickle.dump([(ev.per_query, pr, atk, n) for ev, pr, atk, n in scored], out)
@@ -770,7 +771,7 @@ def test_what_no_session_took_is_let_go(files, early_folder):
     qrels, runs = _opened(early_folder, names)
     label, run = next(iter(runs.items()))
     measures, _ = parse_each(DEFAULT_MEASURES)
-    options = dict(relevance_level=1, k_max=100, ndcg_options={})
+    options = SETTINGS
     disk_runs.drop_early()
     assert "scores" not in disk_runs._EARLY
     assert disk_runs.take_early(label, run, (qrels,), measures, options) is None

@@ -10,6 +10,7 @@ import pytest
 
 import metrics
 import metrics.engine.curves
+from metrics.engine.settings import Settings
 from metrics.errors import Cancelled
 from workbench.model import analysis
 from workbench.model.analysis import CurveTable, Request, RunCache, compute, sort_queries
@@ -103,12 +104,12 @@ def test_what_changes_a_run_or_the_options_scores_again_and_switching_back_does_
     compute(_request(qrels, reread, cache))
     assert calls == ["run1"]
     calls.clear()
-    deeper = compute(_request(qrels, reread, cache, relevance_level=2))
+    deeper = compute(_request(qrels, reread, cache, settings=Settings(relevance_level=2)))
     assert calls == ["run0", "run1", "run2"]
     calls.clear()
     compute(_request(qrels, reread, cache))  # back to level 1: kept
     assert calls == []
-    _same(deeper, compute(_request(qrels, reread, relevance_level=2)))
+    _same(deeper, compute(_request(qrels, reread, settings=Settings(relevance_level=2))))
     other_qrels = qrels.copy()
     calls.clear()
     compute(_request(other_qrels, reread, cache))  # other qrels: every run again

@@ -17,6 +17,7 @@ import metrics
 import metrics.engine.curves
 import metrics.measures
 import metrics.ranking.judged
+from metrics.engine.settings import Settings
 from metrics.errors import Cancelled, InputError
 from workbench.model import disk_runs, diversity, diversity_scores
 from workbench.model.defaults import parse_each
@@ -67,11 +68,11 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
     request = replace(request, qrels=merge_qrels(parts))
     runs = dict(request.runs)
-    spec = ndcg_variant(request.measures, dict(request.ndcg_options))
+    spec = ndcg_variant(request.measures, request.settings.ndcg_options())
     measures, bad = parse_each(spec)
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
-    key = (tuple(spec), request.relevance_level, request.k_max, tuple(sorted(request.ndcg_options)))
+    key = (tuple(spec), request.settings)
     scored = cache.scored(parts, key)
     found = {label: scored.get(label, runs[label]) for label in runs}
     todo = [label for label, hit in found.items() if hit is None]
@@ -82,11 +83,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     failed: dict[str, str] = {}
     if todo or not runs:
         qrels = cache.encoded(parts, request.qrels)
-        options = dict(
-            relevance_level=request.relevance_level,
-            k_max=request.k_max,
-            ndcg_options=_changed_ndcg_options(dict(request.ndcg_options)),
-        )
+        options = request.settings
         on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
         # the processes read and score the runs on disk while this thread scores the runs held
         with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored, parts, step.check) as from_disk:
@@ -134,17 +131,10 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     )
 
 
-def _score(qrels, label, run, measures, options: dict) -> _Scored:
+def _score(qrels, label, run, measures, settings: Settings) -> _Scored:
     """One run scored in this thread (``run`` None: no run, for an evaluation of none)."""
     ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
-        qrels,
-        {} if run is None else {label: run},
-        measures,
-        relevance_level=options["relevance_level"],
-        kind="NDCG",
-        k_max=options["k_max"],
-        tidy=False,
-        **options["ndcg_options"],
+        qrels, {} if run is None else {label: run}, measures, kind="NDCG", tidy=False, settings=settings
     )
     queries = 0 if run is None else int(run["query_id"].nunique())
     return _Scored(ev, pr, atk, queries)
@@ -164,7 +154,7 @@ class _DiskScorer:
         qrels,
         runs: dict,
         measures,
-        options: dict,
+        options: Settings,
         scored: _Scores,
         parts=(),
         check=lambda: None,
@@ -181,7 +171,7 @@ class _DiskScorer:
             if early is not None:
                 return early
             if not state:  # the processes' state file: written once, and only if some run is not under way
-                state.append(workers.state_file(dict(qrels=qrels, measures=measures, **options)))
+                state.append(workers.state_file(disk_runs.ScoringState(qrels, measures, options)))
             return workers.pool().submit(disk_runs.score, state[0], label, run.path, run.stat)
 
         self._submit = submit

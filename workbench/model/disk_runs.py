@@ -22,8 +22,10 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Optional
 
+from metrics.engine.settings import Settings
 from workbench.model.run_on_disk import RunOnDisk
 
 #: run files are held in memory while the held ones add up to less than this many bytes on disk
@@ -96,7 +98,7 @@ class Workers:
         for _ in range(processes()):
             pool.submit(_prepare)
 
-    def state_file(self, state: dict) -> str:
+    def state_file(self, state: ScoringState) -> str:
         """A file holding ``state`` for the processes (the latest few are kept)."""
         import pickle
 
@@ -194,14 +196,14 @@ def _score_early(workers: Workers, paths: list) -> None:
             return
         (qrels_path, qrels_stat), runs = plan
         from metrics.engine.evaluate import _encoded
-        from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL, parse_each
+        from workbench.model.defaults import DEFAULT_MEASURES, SETTINGS, parse_each
 
         qrels = _encoded(qrels_path)
         if _stat(qrels_path) != qrels_stat:
             return  # changed while it was read
         measures, _ = parse_each(DEFAULT_MEASURES)
-        options = dict(relevance_level=RELEVANCE_LEVEL, k_max=K_MAX, ndcg_options={})
-        state = workers.state_file(dict(qrels=qrels, measures=measures, **options))
+        options = SETTINGS
+        state = workers.state_file(ScoringState(qrels, measures, options))
         pool = workers.pool()
         scores: dict = {}
         with _EARLY_LOCK:
@@ -258,12 +260,12 @@ def _stat(path: str) -> Optional[tuple]:
     return st.st_size, st.st_mtime
 
 
-def _asked(measures, options: dict) -> tuple:
+def _asked(measures, options: Settings) -> tuple:
     """What a scoring asked for, compared in full (measures that are equal may be named differently)."""
-    return [(m, getattr(m, "trec_text", None)) for m in measures or ()], sorted(options.items(), key=lambda kv: kv[0])
+    return [(m, getattr(m, "trec_text", None)) for m in measures or ()], options
 
 
-def take_early(label: str, run: RunOnDisk, qrels_parts, measures, options: dict):
+def take_early(label: str, run: RunOnDisk, qrels_parts, measures, options: Settings):
     """The future of ``run`` scored since the window started (see above), if that scoring is the one asked
     for now: ``qrels_parts`` (the qrels frames in use), ``measures`` and ``options`` as given to the
     processes.  A future is handed out once; None when there is none to take."""
@@ -340,7 +342,7 @@ def _prepare() -> None:
     import metrics.io.columns  # noqa: F401
 
 
-def _state(path: str) -> dict:
+def _state(path: str) -> ScoringState:
     """The state in ``path``, read once per process (the two latest are kept)."""
     if path not in _STATE:
         import pickle
@@ -351,6 +353,16 @@ def _state(path: str) -> dict:
             del _STATE[next(iter(_STATE))]
         _STATE[path] = state
     return _STATE[path]
+
+
+@dataclass(frozen=True)
+class ScoringState:
+    """What the worker processes score runs on disk with, handed over in a file (:meth:`Workers.state_file`):
+    the encoded qrels, the parsed measures and the :class:`metrics.Settings`."""
+
+    qrels: Any
+    measures: Any
+    settings: Settings
 
 
 def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
@@ -374,14 +386,7 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
             raise InputError("changed on disk since it was opened; read it again to score what it holds now", path=path)
     run = read_columns(path, "run")
     ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
-        s["qrels"],
-        {label: run},
-        s["measures"],
-        relevance_level=s["relevance_level"],
-        kind="NDCG",
-        k_max=s["k_max"],
-        tidy=False,
-        **s["ndcg_options"],
+        s.qrels, {label: run}, s.measures, kind="NDCG", tidy=False, settings=s.settings
     )
     return ev, pr, atk, len(distinct(run.qid[stretch_heads(run.qid)]))  # distinct queries, a stretch each
 

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.io.ids import shown
+from workbench.model.defaults import SETTINGS
 
 if TYPE_CHECKING:  # (the cache is the analysis's, which imports this module)
     from workbench.model.analysis import RunCache
@@ -139,9 +141,7 @@ class Request:
     qrels: pd.DataFrame | tuple[pd.DataFrame, ...]  # several parts are merged by compute()
     runs: Mapping[str, pd.DataFrame]
     measures: tuple[str, ...]
-    relevance_level: int = 1
-    k_max: int = 100
-    ndcg_options: tuple[tuple[str, object], ...] = ()
+    settings: Settings = SETTINGS  # the level, the nDCG variant, the curves' k (metrics.Settings)
     qrels_name: str | None = None
     key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
     cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
@@ -152,3 +152,11 @@ class Request:
     #: called (from the worker) once the runs on disk are claimed: the scoring ahead this evaluation takes
     #: over may stop then, without stopping processes whose runs this one awaits (Session._start_evaluation)
     taken_over: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def relevance_level(self) -> int:
+        return self.settings.relevance_level
+
+    @property
+    def k_max(self) -> int:
+        return self.settings.k_max

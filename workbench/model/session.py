@@ -57,9 +57,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             files=files,
             baseline=baseline.path if baseline is not None else None,
             measures=self.measures,
-            relevance_level=self.relevance_level,
-            k_max=self.k_max,
-            ndcg_options=dict(self.ndcg_options),
+            settings=self.settings,
             significance=dataclasses.asdict(self.compare_settings),
             selected_query=self.selected_query,
             focus_measure=self.focus_measure,
@@ -69,8 +67,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         """Take everything a workspace document holds (after :meth:`clear`); ``start(entry)`` reads each of its
         files.  Files it names that are missing are listed as errors, so the user sees what is missing."""
         self.measures = tuple(doc.measures) or DEFAULT_MEASURES
-        self.relevance_level, self.k_max = doc.relevance_level, doc.k_max
-        self.ndcg_options = dict(doc.ndcg_options)
+        self.settings = doc.settings
         try:
             settings = dataclasses.replace(
                 significance_model.Settings(),
@@ -129,7 +126,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             self.undo_stack.push(
                 f"relevance level {level}", lambda: self._back("relevance level", self.set_relevance_level, old)
             )
-            self.relevance_level = int(level)
+            self.settings = self.settings.replace(relevance_level=int(level))
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
@@ -137,28 +134,22 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         if int(k) != self.k_max:
             old = self.k_max
             self.undo_stack.push(f"k up to {k}", lambda: self._back("largest k", self.set_k_max, old))
-            self.k_max = int(k)
+            self.settings = self.settings.replace(k_max=int(k))
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def set_ndcg_option(self, name: str, value) -> None:
-        if self.ndcg_options.get(name) != value:
-            old = self.ndcg_options.get(name)
+        """Set one option of the nDCG variant (``gain``, ``discount``, ``base``, ``ideal``; None: trec_eval's)."""
+        changed = self.settings.with_ndcg({name: value})
+        if changed != self.settings:
+            old = getattr(self.settings, name)
             self.undo_stack.push(f"nDCG {name}", lambda: self._back(f"nDCG {name}", self._ndcg_back(name), old))
-            self.ndcg_options[name] = value
+            self.settings = changed
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def _ndcg_back(self, name: str):
-        def back(value) -> None:
-            if value is None:
-                if self.ndcg_options.pop(name, None) is not None:
-                    self.events.measures_changed.emit()
-                    self.events.evaluation_wanted.emit()
-            else:
-                self.set_ndcg_option(name, value)
-
-        return back
+        return lambda value: self.set_ndcg_option(name, value)
 
     @staticmethod
     def _back(what: str, setter, old) -> str:
@@ -196,7 +187,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
     # evaluation
     def evaluation_key(self) -> tuple | None:
         """What an evaluation of the current files and options is computed from (see :mod:`workbench.model.state`)."""
-        return state.evaluation_key(self.workspace, self.measures, self.relevance_level, self.k_max, self.ndcg_options)
+        return state.evaluation_key(self.workspace, self.measures, self.settings)
 
     def evaluation_state(self, evaluating: bool) -> str:
         """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
@@ -236,9 +227,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             qrels=tuple(self.workspace.qrels_parts()),  # merged in the worker
             runs={label: run for label, run in self.workspace.runs().items() if label not in gone},
             measures=self.measures,
-            relevance_level=self.relevance_level,
-            k_max=self.k_max,
-            ndcg_options=tuple(sorted(self.ndcg_options.items())),
+            settings=self.settings,
             qrels_name=self.workspace.qrels_name() or getattr(self.workspace.intents_entry(), "path", None),
             key=key,
             cache=self.run_cache,
@@ -263,9 +252,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             qrels=tuple(self.workspace.qrels_parts()),
             runs=on_disk,
             measures=self.measures,
-            relevance_level=self.relevance_level,
-            k_max=self.k_max,
-            ndcg_options=tuple(sorted(self.ndcg_options.items())),
+            settings=self.settings,
             cache=self.run_cache,
         )
 

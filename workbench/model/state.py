@@ -8,11 +8,12 @@ tested without a QApplication (``tests/test_workbench_state.py``).
 
 from __future__ import annotations
 
+from metrics.engine.settings import MeasureSet, Settings
 from workbench.model import diversity
 from workbench.model.workspace import Workspace
 
 
-def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_options) -> tuple | None:
+def evaluation_key(workspace: Workspace, measures, settings: Settings) -> tuple | None:
     """What an evaluation of these files and options would be computed from (None: nothing to evaluate).
 
     Files count with their version (bumped whenever new content is stored), runs with their label, so
@@ -34,10 +35,8 @@ def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_
     return (
         tuple(judgments),
         tuple((e.label, e.path, e.version) for e in runs),
-        tuple(measures),
-        relevance_level,
-        k_max,
-        tuple(sorted(dict(ndcg_options).items())),
+        MeasureSet.of(measures),
+        settings,
         None if intents is None or not wanted else (intents.path, intents.version),
     )
 
