@@ -4,7 +4,7 @@ summary, the per-query values and the curves of every run), and how its queries 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -149,9 +149,13 @@ class Request:
     intents: pd.DataFrame | None = field(default=None, compare=False, repr=False)
     #: the file of the intent qrels, when diversity measures are asked for (exports state it)
     intents_name: str | None = None
-    #: called (from the worker) once the runs on disk are claimed: the scoring ahead this evaluation takes
-    #: over may stop then, without stopping processes whose runs this one awaits (Session._start_evaluation)
-    taken_over: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+    #: label -> the identity of the file each run held in memory was read from
+    #: (:func:`workbench.model.scoring.file_identity`): its scores' key; a run without one is known by a digest
+    identities: Mapping[str, object] | None = field(default=None, compare=False, repr=False)
+    #: the identity of each part of ``qrels`` (idem)
+    qrels_identity: tuple | None = field(default=None, compare=False, repr=False)
+    #: the identity of the intent qrels file (idem)
+    intents_identity: object = field(default=None, compare=False, repr=False)
 
     @property
     def relevance_level(self) -> int:

@@ -223,6 +223,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         # a run scored from its file that changed (or went) since it was opened cannot be scored as it was
         # read: left out until it is read again, as the stale bar says (rather than marked as failed)
         gone = {e.label for e in self.workspace.unscorable()}
+        runs, qrels = state.identities(self.workspace)
         return analysis.Request(
             qrels=tuple(self.workspace.qrels_parts()),  # merged in the worker
             runs={label: run for label, run in self.workspace.runs().items() if label not in gone},
@@ -231,6 +232,9 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             qrels_name=self.workspace.qrels_name() or getattr(self.workspace.intents_entry(), "path", None),
             key=key,
             cache=self.run_cache,
+            identities=runs,
+            qrels_identity=qrels,
+            intents_identity=state.intents_identity(self.workspace),
             intents=diversity.intents_frame(self.workspace),
             intents_name=getattr(self.workspace.intents_entry(), "path", None)
             if diversity.split(self.measures)[1]
@@ -238,9 +242,10 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         )
 
     def prescore_request(self) -> analysis.Request | None:
-        """While files are still being read: the runs on disk already opened, to be scored ahead into the
-        run cache (their results are not shown; the evaluation once every file is read finds them
-        scored).  None when there is nothing to score ahead (no qrels yet, no run on disk)."""
+        """While files are still being read: the runs on disk already opened, to be scored ahead by the
+        scoring service (their results are not shown; the evaluation once every file is read submits the
+        same keys and finds them scored or under way).  None when there is nothing to score ahead (no qrels
+        yet, no run on disk)."""
         if self.workspace.qrels_entry() is None:
             return None
         from workbench.model.run_on_disk import RunOnDisk
@@ -254,7 +259,14 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             measures=self.measures,
             settings=self.settings,
             cache=self.run_cache,
+            qrels_identity=state.identities(self.workspace)[1],
         )
+
+    def use_scoring(self, service) -> None:
+        """Score with ``service`` (:class:`workbench.model.scoring.ScoringService`) from now on: the one made
+        before the window (:func:`workbench.model.scoring.start`); the scores kept so far are let go."""
+        old, self.run_cache = self.run_cache, analysis.RunCache(service)
+        old.close()
 
     def apply_results(self, results: analysis.Results) -> None:
         """Show new results: the query and measure in focus follow, and the user hears what was evaluated.

@@ -41,6 +41,26 @@ def evaluation_key(workspace: Workspace, measures, settings: Settings) -> tuple 
     )
 
 
+def identities(workspace: Workspace) -> tuple[dict[str, tuple], tuple]:
+    """The identity of what each run file held in memory and each part of the qrels held when read
+    (:func:`workbench.model.scoring.file_identity`): the keys of their scores.  Parts in the order of
+    :meth:`Workspace.qrels_parts`."""
+    from workbench.model.scoring import file_identity
+
+    runs = {e.label: file_identity(e.path, e.size, e.mtime, e.kind) for e in workspace.run_entries()}
+    q = workspace.qrels_entry()
+    parts = [q] if q is not None else [e for e in workspace.run_entries() if e.kind == "ranked" and e.qrels is not None]
+    return runs, tuple(file_identity(e.path, e.size, e.mtime, e.kind) for e in parts)
+
+
+def intents_identity(workspace: Workspace) -> tuple | None:
+    """The identity of the intent qrels in use (None: none)."""
+    from workbench.model.scoring import file_identity
+
+    e = workspace.intents_entry()
+    return None if e is None else file_identity(e.path, e.size, e.mtime, e.kind)
+
+
 def evaluation_state(results, key, evaluating: bool) -> str:
     """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
     if evaluating:
