@@ -94,6 +94,10 @@ def test_a_lease_releases_what_it_holds_when_closed_or_collected(service):
     del other
     gc.collect()
     assert service.holders(_key()) == 0
+    lease.hold(_key(), future)  # a closed lease holds nothing more (a late keep of a superseded evaluation)
+    assert service.holders(_key()) == 0
+    with pytest.raises(RuntimeError):
+        lease.submit(_key(), here=lambda: "scores")
 
 
 def test_a_failed_key_is_not_kept_and_is_scored_again(service):

@@ -111,3 +111,36 @@ def test_a_worker_process_receives_the_settings_as_one_value():
     s = state(encode_qrels(qrels), metrics.parse_measures(["map"]), {"relevance_level": 2}, False, True, True)
     assert isinstance(s, WorkerState) and s.settings == Settings(relevance_level=2)
     assert pickle.loads(pickle.dumps(s)).settings == s.settings
+
+
+def test_a_workspace_saves_the_settings_and_files_of_earlier_versions_are_still_read(tmp_path):
+    import json
+
+    from metrics.errors import InputError
+    from workbench.model import workspace_file
+
+    old = tmp_path / "old.irwb"
+    old.write_text(
+        json.dumps(
+            {
+                "format": "ir-workbench workspace",
+                "version": 1,
+                "files": [],
+                "relevance_level": 2,
+                "k_max": 20,
+                "ndcg_options": {"gain": "exp"},
+            }
+        )
+    )
+    doc = workspace_file.read(str(old))
+    assert doc.settings == Settings(relevance_level=2, k_max=20, gain="exp")
+    doc.settings = Settings(relevance_level=3, discount="jk", max_docs=50)
+    new = tmp_path / "new.irwb"
+    new.write_text(workspace_file.to_json(doc, str(new)))
+    saved = json.loads(new.read_text())
+    assert saved["settings"]["max_docs"] == 50 and saved["relevance_level"] == 3  # (earlier versions read these)
+    assert workspace_file.read(str(new)).settings == doc.settings
+    saved["settings"]["gain"] = "cubic"
+    new.write_text(json.dumps(saved))
+    with pytest.raises(InputError, match="new.irwb.*gain"):
+        workspace_file.read(str(new))

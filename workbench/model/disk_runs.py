@@ -40,6 +40,7 @@ from workbench.model.run_on_disk import RunOnDisk
 HOLD_BYTES = 96 << 20
 HOLD_FILES = 32
 
+
 def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:
     """A :class:`RunOnDisk` for ``path`` when it is a run file (``kind`` "run", or detected as one
     from its first data line); None for anything else (read as usual)."""

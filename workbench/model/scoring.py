@@ -308,36 +308,46 @@ class ScoringService:
 @dataclass(eq=False)
 class Lease:
     """Keys held for one owner: each submitted once (:meth:`submit`), released together by :meth:`close`,
-    or when the lease is collected (an outcome nobody applies lets go of what it held)."""
+    or when the lease is collected (an outcome nobody applies lets go of what it held).  Thread-safe; a
+    closed lease holds nothing more."""
 
     service: ScoringService
     _keys: dict = field(default_factory=dict)  # ScoreKey -> its future
 
     def __post_init__(self) -> None:
+        self._lock = threading.Lock()
         self._finalizer = weakref.finalize(self, _release_all, self.service, self._keys)
 
     def submit(self, key: ScoreKey, here=None, there=None) -> Future:
         """``key``'s future, held by this lease once however often it is asked for."""
-        future = self._keys.get(key)
-        if future is None:
-            future = self._keys[key] = self.service.submit(key, here, there)
-        return future
+        with self._lock:
+            if not self._finalizer.alive:
+                raise RuntimeError("the lease is closed")
+            future = self._keys.get(key)
+            if future is None:
+                future = self._keys[key] = self.service.submit(key, here, there)
+            return future
 
     def hold(self, key: ScoreKey, future: Future) -> None:
         """Hold ``key`` too (its ``future`` is held by another lease, whose work is done)."""
-        if key not in self._keys:
-            self._keys[key] = self.service.submit(key, here=lambda: future.result())
+        with self._lock:
+            if self._finalizer.alive and key not in self._keys:
+                self._keys[key] = self.service.submit(key, here=lambda: future.result())
 
     def release(self, key: ScoreKey) -> None:
-        if self._keys.pop(key, None) is not None:
+        with self._lock:
+            held = self._keys.pop(key, None) is not None
+        if held:
             self.service.release(key)
 
     @property
     def keys(self) -> list[ScoreKey]:
-        return list(self._keys)
+        with self._lock:
+            return list(self._keys)
 
     def close(self) -> None:
-        self._finalizer()
+        with self._lock:
+            self._finalizer()
 
 
 def _release_all(service: ScoringService, keys: dict) -> None:
