@@ -804,3 +804,23 @@ def test_the_plan_before_the_session_takes_the_files_as_the_session_does(files, 
     assert all(run.stat == disk_runs.stat_of(run.path) for _, run in runs)
     (early_folder / "more.qrels").write_bytes((early_folder / "qrels.txt").read_bytes())
     assert disk_runs.plan([early_folder]) is None  # two qrels files: the session decides
+
+
+def test_runs_scored_ahead_that_arrive_after_cancel_are_let_go(qtbot, files):
+    """The scoring ahead is submitted in a job of its own; when that job ends after Cancel, what it
+    submitted is let go at once rather than held until the next evaluation."""
+    from workbench.session import Session
+
+    qrels, paths = files
+    session = Session()
+    try:
+        request = _request(qrels, _runs(paths[:2], True), session.model.run_cache)
+        lease = analysis.score_ahead(request, session.model.run_cache.service.lease())
+        keys = lease.keys
+        assert len(keys) == 2 and all(session.model.run_cache.service.holders(k) == 1 for k in keys)
+        session.cancel()
+        session._hold_scoring_ahead(lease)
+        assert session._scored_ahead is None
+        assert all(session.model.run_cache.service.holders(k) == 0 for k in keys)
+    finally:
+        session.shutdown()

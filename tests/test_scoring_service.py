@@ -164,3 +164,33 @@ def test_the_service_owns_no_state_of_the_module():
     finally:
         a.close()
         b.close()
+
+
+def test_holders_add_up_when_threads_submit_and_release_at_once(service):
+    """Evaluations, the scores kept and the scoring ahead submit and release the same keys from their own
+    threads: every key ends held by nobody, each future with its key's scores or cancelled."""
+    import random
+
+    errors: list = []
+
+    def owner(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            for _ in range(200):
+                lease = service.lease()
+                keys = [_key(f"r{rng.randrange(8)}") for _ in range(rng.randrange(1, 5))]
+                futures = [lease.submit(k, here=lambda k=k: k.label) for k in keys]
+                if rng.random() < 0.5:
+                    for k, f in zip(keys, futures):
+                        assert f.result(10) == k.label
+                lease.close()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=owner, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert errors == [] and not any(t.is_alive() for t in threads)
+    assert all(service.holders(_key(f"r{i}")) == 0 for i in range(8))

@@ -133,7 +133,11 @@ class ReadingJobs:
         )
 
     def _hold_scoring_ahead(self, lease) -> None:
-        """Hold the runs now scored ahead (those scored ahead before, if not among them, are let go)."""
+        """Hold the runs now scored ahead (those scored ahead before, if not among them, are let go); after
+        Cancel, nothing: they stop."""
+        if self._stopped:
+            lease.close()
+            return
         old, self._scored_ahead = self._scored_ahead, lease
         if old is not None:
             old.close()
