@@ -33,8 +33,8 @@ import os, sys, time
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from workbench.system import process
 process.prepare()
-from workbench.model import disk_runs
-disk_runs.start_early(sys.argv[3:])  # as ir-workbench FILES... does, before its window
+from workbench.model import scoring
+early = scoring.start(sys.argv[3:])  # as ir-workbench FILES... does, before its window
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
@@ -45,7 +45,12 @@ w.show()
 files = sys.argv[3:]
 runs = len(files) - 1
 # as ir-workbench FILES... does: the views painted with the first scores
-w.when_session_ready(lambda: (w.session.open_files(files), w.paint_with_first_scores()))
+def read():
+    if early is not None:
+        w.session.use_scoring(*early)
+    w.session.open_files(files)
+    w.paint_with_first_scores()
+w.when_session_ready(read)
 w.when_ready(process.started)
 scores, painted = [], []
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from metrics.engine.evaluate import evaluate
 from metrics.engine.evaluation import Evaluation
+from metrics.engine.settings import MeasureSet, Settings
 from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.measures import FAMILIES, Measure, parse_measures
 from metrics.measures.names import (
@@ -144,6 +145,8 @@ __all__ = [
     "write_qrels",
     "evaluate",
     "evaluator",
+    "Settings",
+    "MeasureSet",
     "Evaluator",
     "Evaluation",
     "parse_measures",

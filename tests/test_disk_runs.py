@@ -16,8 +16,9 @@ import pytest
 import metrics
 import metrics.io.readers
 from metrics.errors import Cancelled
-from workbench.model import analysis, disk_runs
+from workbench.model import analysis, disk_runs, scoring
 from workbench.model import drilldown as drilldown_model
+from workbench.model.defaults import SETTINGS
 from workbench.model.loading import _load_file
 from workbench.model.session import SessionModel
 
@@ -161,11 +162,10 @@ def test_runs_on_disk_are_kept_between_evaluations(files, monkeypatch):
     runs = _runs(paths[:3], True)
     request = _request(qrels, runs, cache)
     first = analysis.compute(request)
-    started = []
-    monkeypatch.setattr(analysis, "_DiskScorer", lambda *a: started.append(a) or pytest.fail("scored again"))
+    monkeypatch.setattr(cache.service.workers, "pool", lambda: pytest.fail("scored again"))
     again = analysis.compute(request)
-    assert started == []
     pd.testing.assert_frame_equal(first.summary, again.summary)
+    cache.close()
 
 
 def test_loading_without_holding_reads_only_the_start_of_a_run(files):
@@ -270,11 +270,29 @@ def test_a_run_on_disk_changed_since_it_was_opened_is_not_scored_as_the_one_open
     assert "copy.txt" in again.failed["a"]
 
 
+def _counting_submits(monkeypatch) -> list:
+    """The labels of the runs sent to worker processes (every pool made from now on)."""
+    sent: list[str] = []
+    real_pool = disk_runs.Workers.pool
+
+    def pool(self):
+        made = real_pool(self)
+        if not hasattr(made, "counted"):
+            real_submit = made.submit
+            made.submit = lambda fn, *args: (sent.append(args[1]) if args else None) or real_submit(fn, *args)
+            made.counted = True
+        return made
+
+    monkeypatch.setattr(disk_runs.Workers, "pool", pool)
+    return sent
+
+
 def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     qrels, paths = files
     # the qrels and two runs held, the rest on disk
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", os.path.getsize(qrels) + 2 * os.path.getsize(paths[0]) + 10)
     model = SessionModel()
+    sent = _counting_submits(monkeypatch)
     started = []
     model.open_files([str(qrels), *map(str, paths[:6])], start=started.append)
     assert model.prescore_request() is None  # no qrels yet
@@ -284,57 +302,45 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     ahead = model.prescore_request()
     assert sorted(ahead.runs) == ["sys2", "sys3", "sys4", "sys5"]
     assert all(isinstance(r, disk_runs.RunOnDisk) for r in ahead.runs.values())
-    analysis.compute(ahead)
+    lease = analysis.score_ahead(ahead, model.run_cache.service.lease())  # submitted, not awaited
+    assert len(lease.keys) == 4
     for e in started[1:3]:
         model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
-    counted = []
-    real = analysis._DiskScorer
-
-    def counting(workers, qrels, runs, *rest):
-        counted.extend(runs)
-        return real(workers, qrels, runs, *rest)
-
-    monkeypatch.setattr(analysis, "_DiskScorer", counting)
     model.apply_results(analysis.compute(model.evaluation_request()))
-    assert counted == [] and model.results.runs == [f"sys{r}" for r in range(6)]  # scored ahead: none again
+    assert sorted(sent) == ["sys2", "sys3", "sys4", "sys5"]  # found under way or done: none sent again
+    assert model.results.runs == [f"sys{r}" for r in range(6)] and model.results.failed == {}
+    lease.close()  # (the session lets go of it once the evaluation is applied: the scores stay kept)
+    monkeypatch.setattr(model.run_cache.service.workers, "pool", lambda: pytest.fail("scored again"))
+    again = analysis.compute(model.evaluation_request())
+    pd.testing.assert_frame_equal(again.summary, model.results.summary)
     model.run_cache.close()
 
 
-def test_an_evaluation_awaits_the_runs_a_scoring_ahead_has_under_way(files, monkeypatch):
-    """The evaluation that supersedes the scoring done while files were read takes over the runs that
-    scoring has sent to the processes: each run is sent once, and the scoring given up cancels nothing
-    the evaluation awaits."""
+def test_letting_go_of_the_scoring_ahead_stops_nothing_an_evaluation_awaits(files, monkeypatch):
+    """The scoring done while files were read is let go (the lease closed, as once the evaluation is applied,
+    or at Cancel) while the evaluation awaits the same runs: each run is still sent to the processes once,
+    and the scores equal a fresh evaluation's."""
     qrels, paths = files
     cache = analysis.RunCache()
+    sent = _counting_submits(monkeypatch)
     runs = _runs(paths, True)
     request = _request(qrels, runs, cache)
-    pool = cache.workers.pool()
-    submitted = []
-    real_submit = pool.submit
-    pool.submit = lambda fn, *args: submitted.append(args[1]) or real_submit(fn, *args)
-    ahead_in, awaited = threading.Event(), threading.Event()
-    real_enter = analysis._DiskScorer.__enter__
+    lease = analysis.score_ahead(request, cache.service.lease())
+    keys = lease.keys
+    assert len(keys) == len(runs) and all(cache.service.holders(k) == 1 for k in keys)
+    let_go = threading.Event()
 
-    def enter(self):
-        (awaited if threading.current_thread() is threading.main_thread() else ahead_in).set()
-        return real_enter(self)
+    def let_go_once_awaited() -> None:  # as soon as the evaluation holds every run too
+        while not all(cache.service.holders(k) >= 2 or cache.service.holders(k) == 0 for k in keys):
+            threading.Event().wait(0.001)
+        lease.close()
+        let_go.set()
 
-    monkeypatch.setattr(analysis._DiskScorer, "__enter__", enter)
-    outcome = []
-
-    def ahead():
-        try:  # gives up at its first run scored once the evaluation awaits the runs (the session discards it)
-            analysis.compute(request, lambda _: not awaited.wait(60))
-        except Cancelled:
-            outcome.append("given up")
-
-    thread = threading.Thread(target=ahead)
+    thread = threading.Thread(target=let_go_once_awaited)
     thread.start()
-    assert ahead_in.wait(60)
     results = analysis.compute(request)
     thread.join(60)
-    assert outcome == ["given up"]
-    assert sorted(submitted) == sorted(runs)  # every run sent to the processes once
+    assert let_go.is_set() and sorted(sent) == sorted(runs) and not results.failed
     fresh = analysis.compute(_request(qrels, _runs(paths, True)))
     pd.testing.assert_frame_equal(results.summary, fresh.summary)
     pd.testing.assert_frame_equal(results.evaluation.per_query, fresh.evaluation.per_query)
@@ -342,32 +348,24 @@ def test_an_evaluation_awaits_the_runs_a_scoring_ahead_has_under_way(files, monk
 
 
 def test_runs_whose_processes_are_stopped_under_them_are_scored_again(files, monkeypatch):
-    """Another evaluation's Cancel stops the worker processes while this one awaits runs they hold (the
-    evaluation that supersedes a scoring ahead may not have claimed that scoring's runs yet when it stops
-    them): those runs are sent to new processes, and the scores equal a fresh evaluation's, rather than
-    the evaluation failing with the broken pool (about one window start in forty on a 2-core machine)."""
+    """The processes are stopped while an evaluation awaits runs they hold (a run nobody waits for any
+    more was under way, or a process died): those runs are sent to new processes, and the scores equal a
+    fresh evaluation's, rather than the evaluation failing with the broken pool."""
     qrels, paths = files
     cache = analysis.RunCache()
     runs = _runs(paths, True)
-    sent: list[str] = []
-    real_pool = disk_runs.Workers.pool
+    sent = _counting_submits(monkeypatch)
+    real_submit = cache.service.submit
+    submitted: list = []
 
-    def pool(self):
-        made = real_pool(self)
-        if not hasattr(made, "counted"):
-            real_submit = made.submit
-            made.submit = lambda fn, *args: sent.append(args[1]) or real_submit(fn, *args)
-            made.counted = True
-        return made
+    def submit(key, here=None, there=None):
+        future = real_submit(key, here, there)
+        submitted.append(key)
+        if len(submitted) == len(runs):  # every run sent: the processes stopped under them
+            cache.service._stop_processes()
+        return future
 
-    monkeypatch.setattr(disk_runs.Workers, "pool", pool)
-    real_enter = analysis._DiskScorer.__enter__
-
-    def enter(self):  # every run sent: the processes stopped under them, as another evaluation's Cancel does
-        cache.workers.stop()
-        return real_enter(self)
-
-    monkeypatch.setattr(analysis._DiskScorer, "__enter__", enter)
+    monkeypatch.setattr(cache.service, "submit", submit)
     results = analysis.compute(_request(qrels, runs, cache))
     monkeypatch.undo()
     assert len(sent) > len(runs)  # some runs were sent again (not all of the ten were done when stopped)
@@ -378,52 +376,22 @@ def test_runs_whose_processes_are_stopped_under_them_are_scored_again(files, mon
     cache.close()
 
 
-def test_a_run_given_up_while_scored_is_kept_and_one_not_started_is_dropped():
-    """A future nothing awaits any more is cancelled if it has not started; one that has finishes, and
-    its scores are kept for the next evaluation."""
-    from concurrent.futures import Future
-
-    class Run:  # a run object (held by weak reference)
-        pass
-
-    scores, run, waiting, started = analysis._Scores(), Run(), Future(), Future()
-    started.set_running_or_notify_cancel()
-    futures = {"a": waiting, "b": started}
-    assert scores.claim("a", run, lambda label, r: futures[label]) is waiting
-    assert scores.claim("a", run, lambda label, r: pytest.fail("submitted twice")) is waiting
-    assert scores.claim("b", run, lambda label, r: futures[label]) is started
-    scores.release("a", waiting)
-    assert not waiting.cancelled()  # still claimed once
-    scores.release("a", waiting)
-    scores.release("b", started)
-    assert waiting.cancelled() and not started.cancelled()
-    started.set_result(("evaluation", ["pr"], ["atk"], 3))
-    kept = scores.get("b", run)
-    assert (kept.evaluation, kept.pr, kept.atk, kept.queries) == ("evaluation", ["pr"], ["atk"], 3)
-    assert scores.get("a", run) is None
-    again = Future()
-    assert scores.claim("a", run, lambda label, r: again) is again  # a cancelled one is not handed out
-
-
 def test_the_processes_start_with_the_window_when_a_folder_holds_more_runs_than_it_holds(tmp_path, monkeypatch):
     monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)
     folder = tmp_path / "runs"
     (folder / "more").mkdir(parents=True)
     for name in ("a.run", "b.run", ".hidden"):
         (folder / name).write_text("1 Q0 d1 1 1.0 r\n")
-    assert not disk_runs.start_early([folder])  # two visible files: held, no processes
+    assert scoring.start([folder]) is None  # two visible files: held, no processes
     (folder / "more" / "c.run").write_text("1 Q0 d1 1 1.0 r\n")
     (folder / "more" / "d.run").write_text("1 Q0 d1 1 1.0 r\n")
-    assert disk_runs.start_early([folder, tmp_path / "missing.txt"])
-    cache = analysis.RunCache()
+    service, ahead = scoring.start([folder, tmp_path / "missing.txt"])
     try:
-        assert cache.workers._pool is not None  # started before the session, taken by its cache
-        assert analysis.RunCache().workers._pool is None  # the next session's start on first use
+        assert ahead is None  # no qrels among the files: nothing to score before the session
+        assert service.workers._pool is not None  # started before the session, for it
+        assert analysis.RunCache().workers._pool is None  # a session's own: started on first use
     finally:
-        cache.close()
-    assert disk_runs.start_early([folder])
-    disk_runs.discard_early()  # no session took them: stopped
-    assert analysis.RunCache().workers._pool is None
+        service.close()
 
 
 def test_a_run_on_disk_counts_its_queries_however_its_lines_are_ordered(files, tmp_path):
@@ -453,8 +421,7 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
     measures, _ = analysis.parse_each(analysis.ndcg_variant(MEASURES, {}))
     state = tmp_path / "state.pickle"
     with open(state, "wb") as out:
-        options = dict(relevance_level=1, k_max=100, ndcg_options={})
-        pickle.dump(dict(qrels=encode_qrels(read_columns(str(qrels), "qrels")), measures=measures, **options), out)
+        pickle.dump(disk_runs.ScoringState(encode_qrels(read_columns(str(qrels), "qrels")), measures, SETTINGS), out)
     code = (
         "import sys\n"
         "from workbench.model import disk_runs\n"
@@ -464,29 +431,6 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[0] == "15 ['r'] []"
-
-
-def test_the_evaluation_takes_over_from_the_scoring_ahead_without_an_idle_moment(qtbot, files):
-    """When the evaluation supersedes the scoring done while files were read, the window is never idle
-    in between: an idle moment would start the inspection of a file, which reads it again and joins it
-    with the qrels while the runs are scored."""
-    from workbench.session import Session
-
-    qrels, paths = files
-    session = Session()
-    session.open_files([str(qrels), str(paths[0])])
-    qtbot.waitUntil(lambda: session.results is not None and not session.busy, timeout=60000)
-    idle = []
-    session.sigIdle.connect(lambda: idle.append(session.jobs.keys()))
-    release = threading.Event()
-    session.jobs.submit("prescore", lambda progress: release.wait(60), "Scoring", lambda _: None, lambda exc: None)
-    try:
-        session.open_files([str(paths[1])])
-        qtbot.waitUntil(lambda: len(session.results.runs) == 2 and not session.busy, timeout=60000)
-        assert idle == [[]]  # once, when everything was done
-    finally:
-        release.set()
-        session.model.run_cache.close()
 
 
 def _gone(pid: int) -> bool:
@@ -542,33 +486,6 @@ def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path,
         proc.kill()
 
 
-def test_a_pool_that_breaks_while_runs_are_sent_gives_up_those_sent(files):
-    from concurrent.futures import Future
-
-    class Pool:
-        made: list = []
-
-        def submit(self, fn, *args):
-            if len(self.made) == 2:
-                raise RuntimeError("a process of the pool died")
-            self.made.append(Future())
-            return self.made[-1]
-
-    class Workers:
-        def pool(self):
-            return Pool()
-
-        def state_file(self, state):
-            return "state"
-
-    _, paths = files
-    scores = analysis._Scores()
-    with pytest.raises(RuntimeError, match="died"):
-        analysis._DiskScorer(Workers(), None, _runs(paths[:4], True), [], {}, scores)
-    assert len(Pool.made) == 2 and all(f.cancelled() for f in Pool.made)
-    assert scores._pending == {}
-
-
 _EARLY_SCRIPT = """
 import gc, os, sys, threading
 from workbench.system import process
@@ -579,8 +496,9 @@ files = sys.argv[2:]
 if sys.argv[1] == "thread":  # another thread running: forking would copy the locks it may hold
     stop = threading.Event()
     threading.Thread(target=stop.wait).start()
-assert disk_runs.start_early(files)
-workers = disk_runs.workers()
+from workbench.model import scoring
+service, ahead = scoring.start(files)  # (the runs scored ahead too, meanwhile)
+workers = service.workers
 pool = workers.pool()
 print(pool._mp_context.get_start_method(), gc.isenabled())
 print(pool.submit(gc.isenabled).result(), pool.submit(os.getenv, "OPENBLAS_NUM_THREADS").result())
@@ -590,11 +508,12 @@ from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
 qrels = encode_qrels(read_columns(files[0], "qrels"))
 measures = parse_measures(["map", "P.10", "ndcg_cut.10"])
-state = workers.state_file(dict(qrels=qrels, measures=measures, relevance_level=1, k_max=20, ndcg_options={}))
+from metrics.engine.settings import Settings
+state = workers.state_file(disk_runs.ScoringState(qrels, measures, Settings(k_max=20)))
 scored = [pool.submit(disk_runs.score, state, f"r{i}", p).result() for i, p in enumerate(files[1:])]
 with open(os.environ["OUT"], "wb") as out:
     pickle.dump([(ev.per_query, pr, atk, n) for ev, pr, atk, n in scored], out)
-workers.shutdown()
+service.close()
 if sys.argv[1] == "thread":
     stop.set()
 """
@@ -640,7 +559,7 @@ def test_processes_are_spawned_once_qt_is_loaded():
     locks: the processes are spawned."""
     import PySide6.QtCore  # noqa: F401
 
-    assert not disk_runs._can_fork()
+    assert not disk_runs.can_fork()
 
 
 @pytest.fixture
@@ -652,58 +571,57 @@ def early_folder(files, tmp_path, monkeypatch):
     folder.mkdir()
     for p in (qrels, *paths):
         (folder / p.name).write_bytes(p.read_bytes())
-    yield folder
-    disk_runs.discard_early()
+    return folder
 
 
-def _scored_early(folder, runs: int) -> dict:
-    import time
-
-    assert disk_runs.start_early([folder])
-    deadline = time.monotonic() + 60
-    while len(disk_runs._EARLY.get("scores", {}).get("runs", {})) < runs and time.monotonic() < deadline:
-        time.sleep(0.02)
-    early = disk_runs._EARLY["scores"]["runs"]
-    assert len(early) == runs
-    return dict(early)
+def _scored_early(folder, runs: int):
+    """The service started on ``folder`` and the lease of the runs it scores ahead."""
+    service, lease = scoring.start([folder])
+    assert lease is not None and len(lease.keys) == runs
+    return service, lease
 
 
 def _opened(folder, names) -> tuple:
     """The qrels frame and the runs on disk as the session opens them (with their files' stat)."""
     qrels = metrics.io.readers.read_qrels(str(folder / "qrels.txt"))
+    qrels.attrs["path"] = str(folder / "qrels.txt")
     runs = {}
     for name in names:
         run = disk_runs.head_of_run(str(folder / name), None)
-        run.stat = disk_runs._stat(str(folder / name))
+        run.stat = disk_runs.stat_of(str(folder / name))
         runs[run.attrs["name"]] = run
     return qrels, runs
 
 
 def _request_for(qrels, runs, measures=None, cache=None) -> analysis.Request:
+    """As the session asks: the qrels known by their file as it is now (:func:`scoring.file_identity`)."""
     from workbench.model.defaults import DEFAULT_MEASURES
 
-    return analysis.Request(qrels=(qrels,), runs=runs, measures=measures or DEFAULT_MEASURES, cache=cache)
-
-
-def test_runs_given_with_the_window_are_scored_before_its_session_and_taken_over(files, early_folder, monkeypatch):
-    """``ir-workbench FOLDER``: the runs in it are scored from the window's start with the session's defaults;
-    the session's evaluation takes every one of them over and shows what it would have computed itself."""
-    names = [p.name for p in files[1]]
-    early = _scored_early(early_folder, len(names))
-    assert sorted(label for label, _, _ in early.values()) == sorted(f"sys{r}" for r in range(10))
-    taken = []
-    real = disk_runs.take_early
-    monkeypatch.setattr(disk_runs, "take_early", lambda *a: (taken.append(real(*a)), taken[-1])[1])
-    qrels, runs = _opened(early_folder, names)
-    results = analysis.compute(_request_for(qrels, runs, cache=analysis.RunCache()))
-    assert (
-        len(taken) == 10
-        and all(f is not None for f in taken)
-        and {id(f) for f in taken} == {id(f) for _, _, f in early.values()}
+    path = qrels.attrs["path"]
+    known = (scoring.file_identity(path, *disk_runs.stat_of(path), "qrels"),)
+    return analysis.Request(
+        qrels=(qrels,), runs=runs, measures=measures or DEFAULT_MEASURES, cache=cache, qrels_identity=known
     )
-    assert disk_runs._EARLY["scores"]["runs"] == {}  # each handed out once
-    disk_runs.discard_early()
-    again = analysis.compute(_request_for(qrels, runs, cache=analysis.RunCache()))  # none to take: as usual
+
+
+def test_runs_given_with_the_window_are_scored_before_its_session_and_found_by_its_evaluation(
+    files, early_folder, monkeypatch
+):
+    """``ir-workbench FOLDER``: the runs in it are scored from the window's start with the session's defaults,
+    under the keys of its first evaluation, which finds every one of them (none is sent again) and shows
+    what it would have computed itself."""
+    names = [p.name for p in files[1]]
+    sent = _counting_submits(monkeypatch)
+    service, lease = _scored_early(early_folder, len(names))
+    assert sorted(k.label for k in lease.keys) == sorted(f"sys{r}" for r in range(10))
+    qrels, runs = _opened(early_folder, names)
+    try:
+        results = analysis.compute(_request_for(qrels, runs, cache=analysis.RunCache(service)))
+        assert sorted(sent) == sorted(runs)  # each run sent once: found waiting, under way or done
+    finally:
+        lease.close()
+        service.close()
+    again = analysis.compute(_request_for(qrels, runs, cache=analysis.RunCache()))  # another service: as usual
     assert results.failed == again.failed == {} and results.runs == again.runs
     pd.testing.assert_frame_equal(results.evaluation.per_query, again.evaluation.per_query)
     pd.testing.assert_frame_equal(results.summary, again.summary)
@@ -715,19 +633,20 @@ def test_runs_given_with_the_window_are_scored_before_its_session_and_taken_over
                     np.testing.assert_array_equal(a.get(q, r)[1], b.get(q, r)[1])
 
 
-@pytest.mark.parametrize("change", ["measures", "qrels touched", "run touched", "label", "two qrels parts"])
-def test_a_run_scored_before_the_session_is_not_taken_unless_asked_for_as_it_was_scored(
+@pytest.mark.parametrize("change", ["measures", "qrels touched", "run touched", "label", "two qrels parts", "level"])
+def test_a_run_scored_before_the_session_is_scored_again_unless_asked_for_as_it_was_scored(
     files, early_folder, monkeypatch, change
 ):
-    """Other measures, a qrels or run file changed since, another label, other judgments: scored again,
-    and the numbers are those of the files as they are."""
+    """Other measures or settings, a qrels or run file changed since, another label, other judgments: another
+    key, scored again, and the numbers are those of the files as they are."""
     import time
+    from dataclasses import replace
+
+    from metrics.engine.settings import Settings
 
     names = [p.name for p in files[1]]
-    _scored_early(early_folder, len(names))
-    measures = None
-    if change == "measures":
-        measures = ("map", "P.5")
+    sent = _counting_submits(monkeypatch)
+    service, lease = _scored_early(early_folder, len(names))
     qrels, runs = _opened(early_folder, names)
     if change == "qrels touched":
         st = os.stat(early_folder / "qrels.txt")
@@ -736,44 +655,39 @@ def test_a_run_scored_before_the_session_is_not_taken_unless_asked_for_as_it_was
         target = early_folder / names[0]
         target.write_text(target.read_text().replace(" 1.0 ", " 0.95 ", 1))
         time.sleep(0.01)
-        runs = {label: run for label, run in runs.items()}
         fresh = disk_runs.head_of_run(str(target), None)
-        fresh.stat = disk_runs._stat(str(target))
-        runs[fresh.attrs["name"]] = fresh
+        fresh.stat = disk_runs.stat_of(str(target))
+        runs = {**runs, fresh.attrs["name"]: fresh}
     if change == "label":
         runs = {("renamed" if label == "sys0" else label): run for label, run in runs.items()}
-    parts = (qrels,) if change != "two qrels parts" else (qrels, qrels.iloc[:10].copy())
-    taken = []
-    real = disk_runs.take_early
-    monkeypatch.setattr(disk_runs, "take_early", lambda *a: (taken.append(real(*a)), taken[-1])[1])
-    request = analysis.Request(qrels=parts, runs=runs, measures=measures or _request_for(qrels, runs).measures)
-    results = analysis.compute(request)
-    expected = {"measures": 0, "qrels touched": 0, "run touched": 9, "label": 9, "two qrels parts": 0}[change]
-    assert sum(f is not None for f in taken) == expected
-    disk_runs.discard_early()
-    plain = analysis.compute(replace_cache(request))
+    request = _request_for(qrels, runs, ("map", "P.5") if change == "measures" else None)
+    if change == "two qrels parts":
+        request = replace(request, qrels=(qrels, qrels.iloc[:10].copy()), qrels_identity=None)
+    if change == "level":
+        request = replace(request, settings=Settings(relevance_level=2))
+    try:
+        results = analysis.compute(replace(request, cache=analysis.RunCache(service)))
+    finally:
+        lease.close()
+        service.close()
+    again = {"measures": 10, "qrels touched": 10, "run touched": 1, "label": 1, "two qrels parts": 10, "level": 10}
+    assert len(sent) == 10 + again[change]  # (the runs are sent in the order submitted: those ahead first)
+    plain = analysis.compute(replace(request, cache=analysis.RunCache()))
     pd.testing.assert_frame_equal(results.evaluation.per_query, plain.evaluation.per_query)
 
 
-def replace_cache(request):
-    from dataclasses import replace
-
-    return replace(request, cache=analysis.RunCache())
-
-
-def test_what_no_session_took_is_let_go(files, early_folder):
-    """Once the session has shown its first scores, the runs scored before it that it did not take are let go."""
-    from workbench.model.defaults import DEFAULT_MEASURES, parse_each
-
+def test_what_no_evaluation_holds_is_let_go(files, early_folder):
+    """The runs scored before the session that no evaluation holds are let go with the lease (once the
+    session has shown its first scores, or at Cancel): nothing keeps them, nothing waits for them."""
     names = [p.name for p in files[1]]
-    _scored_early(early_folder, len(names))
-    qrels, runs = _opened(early_folder, names)
-    label, run = next(iter(runs.items()))
-    measures, _ = parse_each(DEFAULT_MEASURES)
-    options = dict(relevance_level=1, k_max=100, ndcg_options={})
-    disk_runs.drop_early()
-    assert "scores" not in disk_runs._EARLY
-    assert disk_runs.take_early(label, run, (qrels,), measures, options) is None
+    service, lease = _scored_early(early_folder, len(names))
+    futures = dict(lease._keys)
+    lease.close()
+    try:
+        assert all(service.holders(key) == 0 for key in futures)
+        assert all(f.done() for f in futures.values())  # (cancelled, or done before)
+    finally:
+        service.close()
 
 
 def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_library_scores_them(files, tmp_path):
@@ -795,28 +709,32 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
         "from workbench.system import process\n"
         "process.prepare()\n"
-        "from workbench.model import disk_runs\n"
+        "from workbench.model import disk_runs, scoring\n"
         "disk_runs.HOLD_FILES = 3\n"
-        "assert disk_runs.start_early([sys.argv[2]])  # as ir-workbench FOLDER does, before Qt\n"
-        "method = disk_runs._EARLY['workers'].pool()._mp_context.get_start_method()\n"
-        "taken, real = [], disk_runs.take_early\n"
-        "def take(*args):\n"
-        "    future = real(*args)\n"
-        "    taken.append(future is not None)\n"
-        "    return future\n"
-        "disk_runs.take_early = take\n"
+        "sent, real_pool = [], disk_runs.Workers.pool\n"
+        "def pool(self):  # the runs sent to the processes, counted from the start\n"
+        "    made = real_pool(self)\n"
+        "    if not hasattr(made, 'counted'):\n"
+        "        real, made.counted = made.submit, True\n"
+        "        made.submit = lambda fn, *args: (sent.append(args[1]) if args else None) or real(fn, *args)\n"
+        "    return made\n"
+        "disk_runs.Workers.pool = pool\n"
+        "early = scoring.start([sys.argv[2]])  # as ir-workbench FOLDER does, before Qt\n"
+        "service, ahead = early\n"
+        "method = service.workers.pool()._mp_context.get_start_method()\n"
+        "ahead_keys = len(ahead.keys)\n"
         "from PySide6.QtCore import QSettings, QTimer\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
         "from workbench.views.main_window import MainWindow\n"
         "w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)\n"
         "w.show()\n"
-        "w.when_session_ready(lambda: w.session.open_files([sys.argv[2]]))\n"
+        "w.when_session_ready(lambda: (w.session.use_scoring(*early), w.session.open_files([sys.argv[2]])))\n"
         "w.when_ready(process.started)\n"
         "def check():\n"
         "    s = getattr(w, 'session', None)\n"
         "    if s is not None and s.results is not None and not s.busy and w._ready is None:\n"
-        "        out = dict(method=method, taken=taken, early_left='scores' in disk_runs._EARLY,\n"
+        "        out = dict(method=method, ahead=ahead_keys, sent=sent, early_left=s._scored_ahead is not None,\n"
         "                   summary=s.results.summary.to_dict(), runs=s.results.runs)\n"
         "        print(json.dumps(out), flush=True)\n"
         "        s.shutdown()\n"
@@ -838,7 +756,7 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
     out = json.loads(done.stdout.strip().splitlines()[-1])
     if sys.platform.startswith("linux"):
         assert out["method"] == "fork"
-    assert len(out["taken"]) >= 10 and sum(out["taken"]) == 10  # every run scored before the session, taken once
+    assert out["ahead"] == 10 and sorted(out["sent"]) == sorted(f"sys{r}" for r in range(10))  # each sent once
     assert not out["early_left"]  # let go once the scores were shown
     from workbench.model.defaults import DEFAULT_MEASURES
 
@@ -861,13 +779,15 @@ def test_cancel_stops_the_runs_scored_before_the_session_too(files, early_folder
 
     from workbench.views.main_window import MainWindow
 
-    early = _scored_early(early_folder, len(files[1]))
+    service, lease = _scored_early(early_folder, len(files[1]))
+    futures = dict(lease._keys)
     w = MainWindow(settings=QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     qtbot.addWidget(w)
     try:
+        w.session.use_scoring(service, lease)
         w.session.cancel()
-        assert "scores" not in disk_runs._EARLY
-        assert all(f.done() or f.running() or f.cancelled() for _, _, f in early.values())  # none left waiting
+        assert all(service.holders(key) == 0 for key in futures)  # nothing holds them
+        assert all(f.done() for f in futures.values())  # none left waiting: cancelled, or done before
     finally:
         w.session.shutdown()
 
@@ -878,9 +798,29 @@ def test_the_plan_before_the_session_takes_the_files_as_the_session_does(files, 
     one qrels file nothing is scored before the session."""
     (early_folder / "topics.tsv").write_text("".join(f"{q}\twhat is the best way to rank {q}\n" for q in range(5)))
     (early_folder / "notes.md").write_text("# notes\n")
-    qrels, runs = disk_runs._early_plan([early_folder])
-    assert qrels[0] == str(early_folder / "qrels.txt") and qrels[1] == disk_runs._stat(qrels[0])
+    qrels, runs = disk_runs.plan([early_folder])
+    assert qrels[0] == str(early_folder / "qrels.txt") and qrels[1] == disk_runs.stat_of(qrels[0])
     assert sorted(label for label, _ in runs) == sorted(f"sys{r}" for r in range(10))
-    assert all(run.stat == disk_runs._stat(run.path) for _, run in runs)
+    assert all(run.stat == disk_runs.stat_of(run.path) for _, run in runs)
     (early_folder / "more.qrels").write_bytes((early_folder / "qrels.txt").read_bytes())
-    assert disk_runs._early_plan([early_folder]) is None  # two qrels files: the session decides
+    assert disk_runs.plan([early_folder]) is None  # two qrels files: the session decides
+
+
+def test_runs_scored_ahead_that_arrive_after_cancel_are_let_go(qtbot, files):
+    """The scoring ahead is submitted in a job of its own; when that job ends after Cancel, what it
+    submitted is let go at once rather than held until the next evaluation."""
+    from workbench.session import Session
+
+    qrels, paths = files
+    session = Session()
+    try:
+        request = _request(qrels, _runs(paths[:2], True), session.model.run_cache)
+        lease = analysis.score_ahead(request, session.model.run_cache.service.lease())
+        keys = lease.keys
+        assert len(keys) == 2 and all(session.model.run_cache.service.holders(k) == 1 for k in keys)
+        session.cancel()
+        session._hold_scoring_ahead(lease)
+        assert session._scored_ahead is None
+        assert all(session.model.run_cache.service.holders(k) == 0 for k in keys)
+    finally:
+        session.shutdown()

@@ -321,7 +321,7 @@ def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluste
     try:
         first = next(results)
         for _ in range(100):  # (the scheduler may hear of the second copy a moment after the first result)
-            holders = [ts.who_has for key, ts in cluster.scheduler.tasks.items() if str(key).startswith("dict-")]
+            holders = [ts.who_has for key, ts in cluster.scheduler.tasks.items() if str(key).startswith("WorkerState-")]
             if [len(h) for h in holders] == [2]:
                 break
             time.sleep(0.05)

@@ -9,6 +9,8 @@ import os
 import re
 import threading
 
+from metrics.engine.settings import Settings
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
@@ -333,13 +335,13 @@ def test_what_an_evaluation_is_computed_from_names_the_intent_qrels():
     run = FileEntry("/data/run.txt", kind="run", status="ok", run=object(), label="run")
     intents = FileEntry("/data/intents.txt", kind="intents", status="ok", intents=object(), version=1)
     ws.entries = [run, intents]
-    key = state.evaluation_key(ws, ("map", "alpha_nDCG@20"), 1, 100, {})
+    key = state.evaluation_key(ws, ("map", "alpha_nDCG@20"), Settings())
     assert key is not None  # the diversity measures alone can be scored
-    assert state.evaluation_key(ws, ("map",), 1, 100, {}) is None  # no ad hoc judgments for map
+    assert state.evaluation_key(ws, ("map",), Settings()) is None  # no ad hoc judgments for map
     intents.version = 2  # the intent qrels read again: what was shown is out of date
-    assert state.evaluation_key(ws, ("map", "alpha_nDCG@20"), 1, 100, {}) != key
+    assert state.evaluation_key(ws, ("map", "alpha_nDCG@20"), Settings()) != key
     ws.entries = [run]
-    assert state.evaluation_key(ws, ("map", "alpha_nDCG@20"), 1, 100, {}) is None
+    assert state.evaluation_key(ws, ("map", "alpha_nDCG@20"), Settings()) is None
 
 
 def test_workspace_files_keep_every_kind_of_file(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 import metrics
 import metrics.engine.curves
+from metrics.engine.settings import Settings
 from metrics.errors import Cancelled
 from workbench.model import analysis
 from workbench.model.analysis import CurveTable, Request, RunCache, compute, sort_queries
@@ -97,41 +98,60 @@ def test_what_changes_a_run_or_the_options_scores_again_and_switching_back_does_
     calls.clear()
     compute(_request(qrels, runs, cache))
     assert calls == []  # nothing changed
+    copied = dict(runs)
+    copied["run1"] = runs["run1"].copy()  # another frame with the same content: the same run
+    compute(_request(qrels, copied, cache))
+    assert calls == []
     reread = dict(runs)
-    reread["run1"] = runs["run1"].copy()  # the file read again: a new frame
+    reread["run1"] = runs["run1"].iloc[:-1].copy()  # the file read again, changed: a new run
     reread["run1"].attrs["name"] = "run1"
     compute(_request(qrels, reread, cache))
     assert calls == ["run1"]
     calls.clear()
-    deeper = compute(_request(qrels, reread, cache, relevance_level=2))
+    deeper = compute(_request(qrels, reread, cache, settings=Settings(relevance_level=2)))
     assert calls == ["run0", "run1", "run2"]
     calls.clear()
     compute(_request(qrels, reread, cache))  # back to level 1: kept
     assert calls == []
-    _same(deeper, compute(_request(qrels, reread, relevance_level=2)))
-    other_qrels = qrels.copy()
+    _same(deeper, compute(_request(qrels, reread, settings=Settings(relevance_level=2))))
+    other_qrels = qrels.iloc[1:].copy()  # (a copy of the same judgments would be the same qrels)
     calls.clear()
     compute(_request(other_qrels, reread, cache))  # other qrels: every run again
     assert calls == ["run0", "run1", "run2"]
+    calls.clear()
+    known = {"run0": ("file", "run0.txt", 100, 1.0, "run")}  # known by the file it was read from
+    compute(_request(other_qrels, reread, cache, identities=known))
+    assert calls == ["run0"]
 
 
-def test_cancelling_stops_between_runs_and_keeps_what_was_scored(monkeypatch):
+def test_cancelling_stops_what_nobody_waits_for_and_keeps_what_was_scored(monkeypatch):
     qrels, runs = _data(runs=6)
     cache = RunCache()
     calls = _counting(monkeypatch)
+    finished: list = []
+    real = metrics.engine.curves.evaluate_with_curves
+
+    def counted(qrels, runs, *a, **kw):  # (counted by _counting as it starts, here as it ends)
+        out = real(qrels, runs, *a, **kw)
+        finished.extend(runs)
+        return out
+
+    monkeypatch.setattr(metrics.engine.curves, "evaluate_with_curves", counted)
     seen: list = []
 
     def progress(fraction):
         seen.append(fraction)
-        return len(seen) < 3  # stop after the third run
+        return len(finished) < 3  # stop once three runs are scored
 
     with pytest.raises(Cancelled):
         compute(_request(qrels, runs, cache), progress)
-    assert calls == ["run0", "run1", "run2"]
-    assert seen == pytest.approx([1 / 8, 2 / 8, 3 / 8])
+    assert finished[:3] == ["run0", "run1", "run2"]
+    assert all(0 <= f <= 1 for f in seen) and seen == sorted(seen)
     calls.clear()
-    compute(_request(qrels, runs, cache))
-    assert calls == ["run3", "run4", "run5"]
+    again = compute(_request(qrels, runs, cache))
+    # the runs scored before the Cancel was heard are kept (run2's scores may have come a moment after it)
+    assert "run0" not in calls and "run1" not in calls and calls == sorted(calls)
+    _same(again, compute(_request(qrels, runs)))
 
 
 def test_per_query_tables_from_blocks_equal_the_pivot_of_the_tidy_frame():

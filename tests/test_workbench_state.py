@@ -6,6 +6,7 @@ import types
 
 import pandas as pd
 
+from metrics.engine.settings import Settings
 from workbench.model import state
 from workbench.model.workspace import FileEntry, Workspace
 
@@ -24,14 +25,14 @@ def _ws(tmp_path, runs=("a", "b")):
 
 def test_a_key_changes_with_every_file_version_label_and_option(tmp_path):
     ws = _ws(tmp_path)
-    key = state.evaluation_key(ws, ("map",), 1, 100, {})
-    assert key == state.evaluation_key(ws, ["map"], 1, 100, {})
-    assert key != state.evaluation_key(ws, ("map", "P.10"), 1, 100, {})
-    assert key != state.evaluation_key(ws, ("map",), 2, 100, {})
+    key = state.evaluation_key(ws, ("map",), Settings())
+    assert key == state.evaluation_key(ws, ["map"], Settings())
+    assert key != state.evaluation_key(ws, ("map", "P.10"), Settings())
+    assert key != state.evaluation_key(ws, ("map",), Settings(relevance_level=2))
     e = ws.run_entries()[0]
     ws.finish_load(e.path, ws.begin_load(e.path).generation, "run", e.run, None)  # read again
-    assert state.evaluation_key(ws, ("map",), 1, 100, {}) != key
-    assert state.evaluation_key(Workspace(), ("map",), 1, 100, {}) is None
+    assert state.evaluation_key(ws, ("map",), Settings()) != key
+    assert state.evaluation_key(Workspace(), ("map",), Settings()) is None
 
 
 def test_the_rules_need_no_qt():
@@ -44,7 +45,7 @@ def test_the_rules_need_no_qt():
 
 def test_states_and_reasons(tmp_path):
     ws = _ws(tmp_path)
-    key = state.evaluation_key(ws, ("map",), 1, 100, {})
+    key = state.evaluation_key(ws, ("map",), Settings())
     results = types.SimpleNamespace(
         request=types.SimpleNamespace(key=key), evaluation=types.SimpleNamespace(per_query=1)
     )

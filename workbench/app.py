@@ -34,10 +34,11 @@ def main(argv=None) -> int:
         print(problem, file=sys.stderr)
         return 3
 
-    from workbench.model import disk_runs
+    from workbench.model import scoring
 
-    # a folder of many runs: the processes that will score them start now, before the session
-    disk_runs.start_early(args.files)
+    # a folder of many runs: the service that will score them starts now, before Qt and the session, its
+    # processes already scoring the runs as the session's first evaluation will ask for them
+    early = scoring.start(args.files)
 
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
@@ -68,22 +69,24 @@ def main(argv=None) -> int:
 
     # files (or the sample) are read as soon as the session is made, while the views are still being
     # built; a workspace file also sets the layout, so it waits for the views
-    early = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
+    at_once = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
 
     def read() -> None:
         from metrics.io.readers import use_jemalloc_pool
 
         use_jemalloc_pool()
-        if early and args.files:
+        if early is not None:
+            window.session.use_scoring(*early)
+        if at_once and args.files:
             window.session.open_files(args.files)
-        elif early:
+        elif at_once:
             window.session.open_sample()
-        if early and not args.screenshot:
+        if at_once and not args.screenshot:
             window.paint_with_first_scores()
 
     def start() -> None:
         logs.setup(window.messages.add)
-        if early:
+        if at_once:
             window.update_title()
         else:
             window.open_files(args.files)
@@ -127,7 +130,8 @@ def main(argv=None) -> int:
         session.sigIdle.connect(on_idle)
         QTimer.singleShot(int(args.timeout * 1000), on_timeout)
     app.exec()
-    disk_runs.discard_early()  # (none when the session took them)
+    if early is not None and not hasattr(window, "session"):  # (a session closes the service it uses)
+        early[0].close()
     return status["code"]
 
 

@@ -33,17 +33,17 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs import Jobs
-from workbench.model import analysis, disk_runs
+from workbench.model import analysis
 from workbench.model import significance as significance_model
 from workbench.model.disk_watch import DiskWatch
 from workbench.model.loading import SAMPLE_DIR, QueriesFile, describe_error, sample_files
+from workbench.model.scoring import Lease
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
 from workbench.model.workspace import FileEntry
 from workbench.session_followups import FollowUpJobs
@@ -147,8 +147,9 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._reads = [0, 0]  # files read and to read since the last time none was being read
         self._unannounced = False  # files read whose arrival the model has not announced yet
         self._workers_warm = False
-        self._ahead = None  # a comparison computed with the scores, until the results are applied
-        self._ahead_stop = lambda: None  # stops the scoring ahead the last evaluation took over (see analysis)
+        #: the runs on disk scored ahead of the evaluation (while files are read, or since the window started),
+        #: held until the evaluation that wants them is applied: it submits the same keys and finds their futures
+        self._scored_ahead: Lease | None = None
         self._announce_timer = QTimer(self)
         self._announce_timer.setSingleShot(True)
         self._announce_timer.setInterval(100)
@@ -358,15 +359,11 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         request = self.model.evaluation_request()
         if request is None:
             self.jobs.discard("prescore")
+            self._let_go_of_scoring_ahead()
             self.sigStateChanged.emit()
             if not self.busy:
                 self.sigIdle.emit()
             return
-        # the scoring ahead (while files were read) is stopped by the evaluation once it has claimed the runs
-        # that scoring sent to the processes: stopped before, it would stop the processes those runs are
-        # scored in (nothing else awaiting them yet), and the evaluation would send them again
-        self._ahead_stop = self.jobs.canceller("prescore") or self._ahead_stop  # (Cancel stops it too)
-        request = dataclasses.replace(request, taken_over=self._ahead_stop)
         n = len(request.runs)
         model, baseline = self.model, self.model.baseline_label()
 
@@ -376,13 +373,16 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             # than while it draws them (the two would share one interpreter lock)
             ahead = model.comparison_request_for(results, baseline)
             if ahead is None or not ahead.quick:
-                return results, None
+                return results
             try:  # (the marks only: the intervals follow once the scores are shown, see request_comparison)
-                return results, significance_model.compute(ahead, lambda _: progress(1.0), intervals=False)
+                results.extra["comparison"] = significance_model.compute(
+                    ahead, lambda _: progress(1.0), intervals=False
+                )
             except Cancelled:
                 raise
             except Exception:  # noqa: BLE001 - computed again by request_comparison, which reports it
-                return results, None
+                pass
+            return results
 
         self.jobs.submit(
             "evaluate",
@@ -392,15 +392,26 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
             lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
         )
-        self.jobs.forget("prescore")  # (stopped by the evaluation; forgotten once it is under way: never idle)
 
-    def _apply_evaluation(self, outcome) -> None:
-        results, self._ahead = outcome
-        disk_runs.drop_early()  # what was scored before the session and not taken is not wanted any more
+    def _apply_evaluation(self, results) -> None:
         try:
             self.model.apply_results(results)
         finally:
-            self._ahead = None
+            results.extra.pop("comparison", None)  # (taken by request_comparison, if it was still wanted)
+            self._let_go_of_scoring_ahead()  # (what the evaluation did not want is stopped)
+
+    def use_scoring(self, service, ahead=None) -> None:
+        """Score with ``service`` (a :class:`~workbench.model.scoring.ScoringService` made before the session,
+        :mod:`workbench.app`) and hold ``ahead``, the :class:`~workbench.model.scoring.Lease` of the runs it
+        is scoring already, until the first evaluation is applied.  Before any file is opened."""
+        self.model.use_scoring(service)
+        self._let_go_of_scoring_ahead()
+        self._scored_ahead = ahead
+
+    def _let_go_of_scoring_ahead(self) -> None:
+        ahead, self._scored_ahead = self._scored_ahead, None
+        if ahead is not None:
+            ahead.close()
 
     # ------------------------------------------------------------------
     # work put off until the window has painted
@@ -449,9 +460,8 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._after_paint_work.clear()
         self._stopped = True  # (the inspection put off for the scores does not start once they stop)
         self._drop_queued_loads()
-        self.jobs.cancel()
-        self._ahead_stop()  # the scoring ahead an evaluation took over, if it has not stopped it yet
-        disk_runs.drop_early()  # the runs scored since the window started, not taken yet, stop too
+        self.jobs.cancel()  # (an evaluation's runs nobody else holds stop with it)
+        self._let_go_of_scoring_ahead()  # (and those scored ahead: nothing holds them any more)
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
@@ -459,7 +469,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             timer.stop()  # no work starts after this
         self._load_queue = []
         self._after_paint_work.clear()
-        disk_runs.drop_early()
+        self._let_go_of_scoring_ahead()
         self._disk.close()
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()

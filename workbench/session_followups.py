@@ -36,9 +36,10 @@ class FollowUpJobs:
         if request is None:
             self.jobs.discard("compare")
             return
-        ahead = self._ahead
+        # the quick comparison the evaluation computed with the scores, if it is the one wanted
+        results = self.model.results
+        ahead = results.extra.pop("comparison", None) if results is not None else None
         if ahead is not None and ahead.request.same_as(request):
-            self._ahead = None
             self.jobs.discard("compare")
             self.model.apply_comparison(ahead)
             if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted

@@ -112,21 +112,33 @@ class ReadingJobs:
             self._prescore()
 
     def _prescore(self) -> None:
-        """While files are read, the worker processes score the runs on disk already opened (results
-        kept for the evaluation that follows the last file, not shown): a folder of many runs is scored
-        while the runs held are still being read."""
+        """While files are read, the worker processes score the runs on disk already opened: a folder of
+        many runs is scored while the runs held are still being read.  The runs are submitted to the
+        scoring service (in a worker: the qrels are encoded first) and held by a lease until the evaluation
+        that follows the last file is applied; its own submits of the same keys find their futures."""
         if self.jobs.running("prescore") or self.jobs.running("evaluate"):
             return
         request = self.model.prescore_request()
         if request is None:
             return
+        service = self.model.run_cache.service
         self.jobs.submit(
             "prescore",
-            lambda progress: analysis.compute(request, progress),
+            lambda progress: analysis.score_ahead(request, service.lease()),
             f"Scoring {len(request.runs)} runs",
-            lambda _: None,  # kept in the run cache: the evaluation shows them
+            self._hold_scoring_ahead,
             lambda exc: None,  # the evaluation scores them again and says what went wrong
         )
+
+    def _hold_scoring_ahead(self, lease) -> None:
+        """Hold the runs now scored ahead (those scored ahead before, if not among them, are let go); after
+        Cancel, nothing: they stop."""
+        if self._stopped:
+            lease.close()
+            return
+        old, self._scored_ahead = self._scored_ahead, lease
+        if old is not None:
+            old.close()
 
     def _reading(self) -> bool:
         return bool(self._load_queue) or any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())

@@ -57,7 +57,8 @@ def _print_json(ev, args, out) -> None:
                 marks.append(json.dumps(f"{fence}queries of run {len(marks)}{fence}"))
                 entry["queries"] = json.loads(marks[-1])  # its place in the document, written below
             runs[run] = entry
-        doc = json.dumps({"settings": ev.settings, "runs": runs}, indent=1, default=_json_default, allow_nan=False)
+        settings = ev.settings.trec_options()
+        doc = json.dumps({"settings": settings, "runs": runs}, indent=1, default=_json_default, allow_nan=False)
         if all(doc.count(mark) == 1 for mark in marks):
             break
         fence += "\0"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from metrics.engine.evaluate import labelled_runs
+from metrics.engine.settings import Settings
 from metrics.errors import checkpoint
 from metrics.io.ids import shown
 from metrics.measures import FAMILIES
@@ -200,6 +201,7 @@ def evaluate_with_curves(
     k_max: int = 100,
     tidy: bool = True,
     on_run=None,
+    settings: Settings | None = None,
     **ndcg_options,
 ):
     """``(evaluation, precision_recall frame, at_k frame)``: what :func:`metrics.evaluate`,
@@ -209,10 +211,18 @@ def evaluate_with_curves(
     ``tidy=False`` gives the curves as lists of blocks instead of frames, one per run with an
     evaluated query: ``(label, query ids, x values, values (queries x points), mean over the
     queries)``, what the frames are made of (a frame of 100 runs' NDCG@1..100 has 430,000 rows).
-    ``on_run(label)``, if given, is called after each run is scored (progress; it may raise to stop)."""
+    ``on_run(label)``, if given, is called after each run is scored (progress; it may raise to stop).
+    ``settings``: every option as one :class:`~metrics.engine.settings.Settings` instead of
+    ``relevance_level``: trec_eval's options, and the NDCG@k curve's ``k_max`` and nDCG variant."""
     from metrics.engine.evaluate import _encoded, _evaluate, written_names
     from metrics.measures import parse_measures
 
+    if settings is None:
+        settings = Settings(relevance_level=relevance_level)
+    elif relevance_level != 1:
+        raise ValueError("give either settings= or relevance_level=, not both")
+    else:
+        k_max, ndcg_options = settings.k_max, {**settings.ndcg_options(), **ndcg_options}
     lv = _levels(levels)
     ks, opts = _at_k_spec(kind, k_max, ndcg_options)
     pr_parts, at_k_parts = [], []
@@ -226,10 +236,7 @@ def evaluate_with_curves(
         if on_run is not None:
             on_run(label)
 
-    options = dict(
-        relevance_level=int(relevance_level), complete=False, max_docs=None, judged_only=False, num_docs_in_coll=0
-    )
-    ev = _evaluate(_encoded(qrels), runs, parse_measures(measures), written_names(measures), options, also=curves)
+    ev = _evaluate(_encoded(qrels), runs, parse_measures(measures), written_names(measures), settings, also=curves)
     if not tidy:
         return ev, pr_parts, at_k_parts
     return ev, _tidy(pr_parts, ("recall", "precision", np.float64)), _tidy(at_k_parts, ("k", "value", np.int64))

@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from metrics.engine.evaluation import Evaluation, RunResult
+from metrics.engine.settings import Settings
 from metrics.errors import checkpoint
 from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
@@ -27,7 +28,7 @@ from metrics.io.table import Columns
 from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from metrics.ranking.judged import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
-__all__ = ["evaluate", "Evaluator", "labelled_runs"]
+__all__ = ["evaluate", "Evaluator", "labelled_runs", "resolve_settings"]
 
 
 def written_names(measures) -> dict:
@@ -160,6 +161,7 @@ def evaluate(
     judged_only: bool = False,
     num_docs_in_coll: int = 0,
     keep_names: bool = True,
+    settings: Settings | None = None,
 ) -> Evaluation:
     """Evaluate ``runs`` against ``qrels`` as trec_eval 10.0 does.
 
@@ -178,20 +180,35 @@ def evaluate(
     (``-N``): documents in the collection, for ``utility``'s fourth
     coefficient (trec_eval's default is 0).  ``keep_names``: a measure asked
     for by an ir_measures or ranx name (``nDCG@10``, ``mrr@10``) keeps that
-    name in the result frames (``ir-eval`` uses trec_eval's names instead).
+    name in the result frames (``ir-eval`` uses trec_eval's names instead).  ``settings``: all of these
+    options as one :class:`~metrics.engine.settings.Settings` instead (the keywords are then left out).
     """
-    if max_docs is not None and int(max_docs) < 0:
-        raise ValueError("max_docs must be >= 0")
-    wanted = parse_measures(measures)
-    shown = written_names(measures) if keep_names else {}
-    options = dict(
+    chosen = resolve_settings(
+        settings,
         relevance_level=relevance_level,
         complete=complete,
         max_docs=max_docs,
         judged_only=judged_only,
         num_docs_in_coll=num_docs_in_coll,
     )
-    return _evaluate(_encoded(qrels), runs, wanted, shown, options)
+    wanted = parse_measures(measures)
+    shown = written_names(measures) if keep_names else {}
+    return _evaluate(_encoded(qrels), runs, wanted, shown, chosen)
+
+
+def resolve_settings(settings: Settings | None, **options) -> Settings:
+    """``settings``, or the :class:`Settings` of trec_eval's keyword ``options`` (``relevance_level``,
+    ``complete``, ...) when None.  Both given: a keyword that differs from its default is a mistake (which one
+    would hold?) and is refused."""
+    if settings is None:
+        return Settings(**options)
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a metrics.Settings, not {type(settings).__name__}")
+    default = Settings().trec_options()
+    given = sorted(k for k, v in options.items() if v != default[k])
+    if given:
+        raise ValueError(f"give either settings= or {', '.join(given)}=, not both")
+    return settings
 
 
 def _encoded(qrels) -> EncodedQrels:
@@ -200,13 +217,14 @@ def _encoded(qrels) -> EncodedQrels:
     return encode_qrels(_as_qrels(qrels), consume=read)
 
 
-def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict, also=None) -> Evaluation:
+def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Settings, also=None) -> Evaluation:
     """The loop of :func:`evaluate`; ``also(label, ranking)``, if given, is called with each run's
     ranking before it is let go (curves computed from the same ranking as the measures)."""
     labels: list[str] = []
     warnings: list[str] = []
     results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
+    options = settings.trec_options()
     for label, run in labelled_runs(_as_runs(runs), columns=True):
         labels.append(label)
         if isinstance(run, Columns):
@@ -234,7 +252,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict,
         results=results,
         warnings=warnings,
         names=dict(shown),
-        settings=dict(options),
+        settings=settings,
     )
 
 
@@ -285,26 +303,26 @@ class Evaluator:
         max_docs: int | None = None,
         judged_only: bool = False,
         num_docs_in_coll: int = 0,
+        settings: Settings | None = None,
     ):
-        if max_docs is not None and int(max_docs) < 0:
-            raise ValueError("max_docs must be >= 0")
-        self.measures = parse_measures(measures)
-        self.names = written_names(measures)
-        self.qrels = _encoded(qrels)
-        self.options: dict = dict(
+        self.settings = resolve_settings(
+            settings,
             relevance_level=relevance_level,
             complete=complete,
             max_docs=max_docs,
             judged_only=judged_only,
             num_docs_in_coll=num_docs_in_coll,
         )
+        self.measures = parse_measures(measures)
+        self.names = written_names(measures)
+        self.qrels = _encoded(qrels)
 
     def evaluate(self, runs) -> Evaluation:
         """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does.
 
         The public :class:`metrics.Evaluator` (:mod:`metrics.scale.evaluator`) also scores them on a Dask
         cluster; the evaluator itself knows nothing of scaling out."""
-        return _evaluate(self.qrels, runs, self.measures, self.names, self.options)
+        return _evaluate(self.qrels, runs, self.measures, self.names, self.settings)
 
 
 def _is_true(text) -> bool:

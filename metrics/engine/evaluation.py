@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from metrics.engine.settings import Settings
 from metrics.io.ids import shown
 from metrics.measures import FAMILIES, Measure, parse_measures
 
@@ -49,7 +50,7 @@ class Evaluation:
     query_ids: dict[str, list[str]]
     results: list[RunResult]
     warnings: list[str] = field(default_factory=list)
-    settings: dict = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)  # the options that made the values
     #: measure -> the name it was asked for by, when that differs from its canonical name
     #: (``nDCG@10`` rather than ``ndcg_cut_10``); the frames use these names
     names: dict = field(default_factory=dict)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from metrics.engine.evaluate import _as_runs, labelled_runs
 from metrics.engine.evaluation import Evaluation, RunResult, format_value
+from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.ids import ids_from_series
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values
@@ -288,7 +289,7 @@ def evaluate_diversity(
         query_ids=query_ids,
         results=results,
         warnings=warnings,
-        settings=dict(complete=complete),
+        settings=Settings(complete=complete, relevance_level=int(relevance_level)),
         names=dict(wanted),
         diversity_measures=list(wanted),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from metrics.engine.settings import DEFAULTS, settings_of
+from metrics.engine.settings import Settings
 
 #: the nDCG variants named in a measure (``ndcg_ext_10(gain=exp)``), and what each choice means
 _VARIANT = re.compile(r"\((.*)\)\s*$")
@@ -76,18 +76,18 @@ def provenance(
 ) -> list[tuple[str, str]]:
     """The settings that made the numbers of an export, as (name, text) pairs, in a fixed order.
 
-    ``source``: an :class:`~metrics.Evaluation` (its ``settings`` and measure names) or the settings dict
-    (``relevance_level``, ``complete``, ``max_docs``, ``judged_only``, ``num_docs_in_coll``); ``measures``:
-    the measure names (for the nDCG variant); ``comparison``: a comparison frame of
+    ``source``: an :class:`~metrics.Evaluation` (its ``settings`` and measure names), a
+    :class:`~metrics.engine.settings.Settings`, or a dict of them (``relevance_level``, ``complete``, ...);
+    ``measures``: the measure names (for the nDCG variant); ``comparison``: a comparison frame of
     :func:`metrics.compare.compare` (its test, correction and alpha); ``extra``: more pairs, put last.
     Settings left at trec_eval's default are stated as such: a reader cannot tell an omitted setting
     from a default one.
     """
-    settings = {**DEFAULTS, **settings_of(source)}
+    settings = Settings.of(source)
     out = [("program", f"ir-workbench {version()} (trec_eval 10.0 measures)")]
     if qrels is not None:
         out.append(("qrels", str(qrels)))
-    level = settings["relevance_level"]
+    level = settings.relevance_level
     out.append(
         (
             "relevance level",
@@ -99,20 +99,20 @@ def provenance(
         (
             "averaging",
             "over every query of the qrels, those a run lacks scored 0 (trec_eval -c)"
-            if settings["complete"]
+            if settings.complete
             else "over the queries both in the run and the qrels (trec_eval's default, no -c)",
         )
     )
-    max_docs = settings["max_docs"]
+    max_docs = settings.max_docs
     out.append(("ranks per query", "all" if max_docs is None else f"the first {max_docs} (trec_eval -M {max_docs})"))
     out.append(
         (
             "unjudged documents",
-            "removed from the rankings (trec_eval -J)" if settings["judged_only"] else "kept (trec_eval's default)",
+            "removed from the rankings (trec_eval -J)" if settings.judged_only else "kept (trec_eval's default)",
         )
     )
-    if settings["num_docs_in_coll"]:
-        out.append(("documents in the collection", f"{settings['num_docs_in_coll']} (trec_eval -N)"))
+    if settings.num_docs_in_coll:
+        out.append(("documents in the collection", f"{settings.num_docs_in_coll} (trec_eval -N)"))
     names = _measure_names(source, measures)
     if names:
         out.append(("measures", ", ".join(names)))

@@ -57,7 +57,7 @@ from urllib.parse import urlparse
 
 from metrics.errors import InputError
 from metrics.scale.parallel import score_file
-from metrics.scale.parts import Scored, in_parts, partitions, score_part, split_threshold
+from metrics.scale.parts import Scored, WorkerState, in_parts, partitions, score_part, split_threshold
 
 __all__ = [
     "BATCH_BYTES",
@@ -178,7 +178,7 @@ def _named(display: str):
         raise type(exc)(exc.errno, exc.strerror or os.strerror(exc.errno), display) from None
 
 
-def _score_task(state: dict, source: str, display: str, part: int = -1, parts: int = 1, width=None, before=None):
+def _score_task(state: WorkerState, source: str, display: str, part: int = -1, parts: int = 1, width=None, before=None):
     """A run scored by a worker (``part`` < 0), or one byte range of it (:func:`metrics.scale.parts.score_part`)."""
     if part >= 0:
         return score_part(state, display, part, parts, width, before, source=source)
@@ -226,7 +226,7 @@ def _each(task: Callable, shared, items: list) -> list:
     return done
 
 
-def _score_batch(state: dict, tasks: list) -> list:
+def _score_batch(state: WorkerState, tasks: list) -> list:
     """Consecutive whole runs of :func:`_score_task` on one worker."""
     return _each(_score_task, state, tasks)
 
@@ -370,7 +370,7 @@ def _cancel(client, futures: list) -> None:
 
 
 def score_runs(
-    client, state: dict, paths: list[str], split_bytes: int | None = None, batch_bytes: int | None = None
+    client, state: WorkerState, paths: list[str], split_bytes: int | None = None, batch_bytes: int | None = None
 ) -> Iterator[Scored]:
     """``ir-eval``'s lines for every run file in ``paths`` (paths or URLs), scored on the cluster of
     ``client``, in the order of ``paths``.  ``state``: :func:`metrics.scale.parallel.state`, scattered once to
@@ -389,7 +389,7 @@ def score_runs(
     def runs() -> Iterator[tuple]:
         for path in paths:
             where = _where(path)
-            parts = 1 if _is_url(where) else partitions(where, threads, threshold, state["ranked"])
+            parts = 1 if _is_url(where) else partitions(where, threads, threshold, state.ranked)
             yield where, path, parts
 
     def rescore(task: tuple):

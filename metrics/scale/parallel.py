@@ -34,14 +34,15 @@ import os
 from collections import deque
 from typing import Iterator, Optional
 
-from metrics.scale.parts import Scored, in_parts, partitions, score_part, split_threshold
+from metrics.engine.settings import Settings
+from metrics.scale.parts import Scored, WorkerState, in_parts, partitions, score_part, split_threshold
 
-_STATE: dict = {}
+_STATE: list[WorkerState] = []  # a worker process's state, set once by the pool's initializer
 TASKS_PER_PROCESS = 2  # runs in flight per process: none waits for work, few results wait to be written
 
 
 def _init(qrels, measures, options, ranked, queries, summary) -> None:
-    _STATE.update(state(qrels, measures, options, ranked, queries, summary))
+    _STATE[:] = [state(qrels, measures, options, ranked, queries, summary)]
 
 
 def _init_worker(*args) -> None:
@@ -72,29 +73,30 @@ def exit_with_parent() -> None:
 
 
 def _score(path: str) -> Scored:
-    return score_file(_STATE, path)
+    return score_file(_STATE[0], path)
 
 
 def _score_job(path: str, part: int, parts: int, width: Optional[int], before: Optional[list]):
     """A task of the pool: a whole run (``part`` < 0) or one range of it (:func:`score_part`)."""
     if part < 0:
-        return score_file(_STATE, path)
-    return score_part(_STATE, path, part, parts, width, before)
+        return score_file(_STATE[0], path)
+    return score_part(_STATE[0], path, part, parts, width, before)
 
 
-def state(qrels, measures, options, ranked, queries, summary) -> dict:
-    """What every worker needs to score a run file: sent once (inherited here, scattered by Dask)."""
-    return dict(qrels=qrels, measures=measures, options=options, ranked=ranked, queries=queries, summary=summary)
+def state(qrels, measures, options, ranked, queries, summary) -> WorkerState:
+    """The :class:`WorkerState` of these; ``options``: a :class:`Settings` or the keyword options of
+    :func:`metrics.evaluate` as a dict."""
+    return WorkerState(qrels, measures, Settings.of(options), bool(ranked), bool(queries), bool(summary))
 
 
-def score_file(s: dict, path: str, source: str | None = None) -> Scored:
+def score_file(s: WorkerState, path: str, source: str | None = None) -> Scored:
     """Read one run file (``source``, by default ``path``) and score it as ``ir-eval`` does, with the
     :func:`state` ``s``; the result names it ``path``."""
     from metrics.engine.evaluate import evaluate
     from metrics.io.columns import read_columns
 
     source = path if source is None else source
-    if s["ranked"]:
+    if s.ranked:
         from metrics.io.readers import read_ranked_judgments
 
         run = read_ranked_judgments(source)[0]
@@ -102,11 +104,11 @@ def score_file(s: dict, path: str, source: str | None = None) -> Scored:
         run = read_columns(source, "run")
         if source != path:  # a warning names the file as given, not the path or copy read
             run.warnings = [f"{path}{w[len(source) :]}" if w.startswith(f"{source}: ") else w for w in run.warnings]
-    ev = evaluate(s["qrels"], run, s["measures"], keep_names=False, **s["options"])
+    ev = evaluate(s.qrels, run, s.measures, keep_names=False, settings=s.settings)
     label = ev.runs[0]
     return Scored(
         path,
-        "".join(ev.trec_text(label, queries=s["queries"], summary=s["summary"])),
+        "".join(ev.trec_text(label, queries=s.queries, summary=s.summary)),
         list(ev.warnings),
         bool(ev.query_ids[label]),
     )
@@ -126,7 +128,7 @@ def score_runs(
     qrels,
     paths,
     measures,
-    options: dict,
+    options: dict | Settings,
     *,
     jobs: int,
     ranked: bool = False,

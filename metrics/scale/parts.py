@@ -11,6 +11,24 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from metrics.engine.settings import Settings
+
+
+@dataclass(frozen=True)
+class WorkerState:
+    """What every worker needs to score a run file: sent once (inherited here, scattered by Dask).
+
+    ``qrels``: encoded (:func:`metrics.ranking.judged.encode_qrels`); ``measures``: parsed; ``settings``:
+    trec_eval's options (:class:`~metrics.engine.settings.Settings`); ``ranked``: the runs are ranked
+    judgments; ``queries`` / ``summary``: the per-query and summary lines of trec_eval's output are wanted."""
+
+    qrels: Any
+    measures: Any  # parsed (a list of metrics.Measure)
+    settings: Settings
+    ranked: bool = False
+    queries: bool = False
+    summary: bool = True
+
 
 @dataclass
 class Part:
@@ -150,7 +168,7 @@ def _read_range(source: str, display: str, part: int, parts: int):
 
 
 def score_part(
-    s: dict,
+    s: WorkerState,
     path: str,
     part: int,
     parts: int,
@@ -187,11 +205,11 @@ def score_part(
     except (_Irregular, InputError, OSError):  # one task reports the error as one process does
         return None
     if cols is None:
-        return Part([], [None] * len(s["measures"]), 0, [], "", "")
+        return Part([], [None] * len(s.measures), 0, [], "", "")
     qid = cols.qid
     qids = list(dict.fromkeys(qid[stretch_heads(qid)].tolist()))
     first_tag, last_tag = cols.name, cols.run_id
-    enc = s["qrels"]
+    enc = s.qrels
     if before:
         index = {q: i for i, q in enumerate(enc.queries)}
         keys = enc.query_keys[np.array([index[q] for q in before], dtype=np.int64)]
@@ -203,7 +221,7 @@ def score_part(
             name=first_tag,
             run_id=last_tag,
         )
-    ranking = build_ranking(enc, cols, run_id=last_tag, **dict(s["options"], complete=False))
+    ranking = build_ranking(enc, cols, run_id=last_tag, **s.settings.replace(complete=False).trec_options())
     del cols, qid
     natural = ranking.rel_levels.shape[1]
     if width is not None and width > natural:  # zero counts of the grades its queries lack
@@ -218,7 +236,7 @@ def score_part(
         query_ids = [q for q in query_ids if q not in others]
     values = [
         None if m.kind == "text" and not FAMILIES[m.family].per_query else np.asarray(v)[own]
-        for m, v, _ in _compute(ranking, s["measures"])
+        for m, v, _ in _compute(ranking, s.measures)
     ]
     return Part(query_ids, values, ranking.rel_levels.shape[1], qids, first_tag, last_tag)
 
@@ -229,7 +247,9 @@ def _complete_width(qrels) -> int:
     return int(judged.max()) + 1 if len(judged) else 0
 
 
-def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], Optional[Part]]) -> Optional[Scored]:
+def merge(
+    s: WorkerState, path: str, parts: list, rescore: Callable[[int, int, list], Optional[Part]]
+) -> Optional[Scored]:
     """The :class:`Scored` output of a run from its :class:`Part` s (in file order), byte for byte those
     of :func:`score_file`; None when only one task can give them (a part is None, a query id is in
     two parts).  ``rescore(k, width, before)`` scores part k again, as :func:`score_part` does, when
@@ -253,7 +273,7 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     lined = [p for p in parts if p.first_tag or p.last_tag]
     if not lined:
         return None
-    enc, wanted, options = s["qrels"], s["measures"], s["options"]
+    enc, wanted, options = s.qrels, s.measures, s.settings.trec_options()
     first, last = lined[0].first_tag, lined[-1].last_tag
     label = unique_label(first or "run1", set())
     run_id = last or first or label
@@ -320,12 +340,12 @@ def merge(s: dict, path: str, parts: list, rescore: Callable[[int, int, list], O
     if not qids:
         warnings.append(f"run {label!r}: no queries with both results and relevance info")
     ev = Evaluation(runs=[label], measures=wanted, query_ids={label: qids}, results=[result], warnings=warnings)
-    text = "".join(ev.trec_text(label, queries=s["queries"], summary=s["summary"]))
+    text = "".join(ev.trec_text(label, queries=s.queries, summary=s.summary))
     return Scored(path, text, warnings, bool(qids))
 
 
 def in_parts(
-    s: dict,
+    s: WorkerState,
     runs: Iterable[tuple[str, str, int]],
     run: Callable[[Iterator[tuple]], Iterator],
     rescore: Callable[[tuple], Any],
@@ -335,7 +355,7 @@ def in_parts(
     :func:`score_part`), merging the parts of each run; ``rescore(task)`` runs one more task and
     waits for it."""
     plans: deque = deque()
-    width = _complete_width(s["qrels"]) if s["options"].get("complete") else None
+    width = _complete_width(s.qrels) if s.settings.complete else None
 
     def tasks() -> Iterator[tuple]:
         for source, name, parts in runs:

@@ -124,18 +124,6 @@ class Jobs(QObject):
         for job in jobs:
             job.worker.cancel()
 
-    def canceller(self, key: Hashable) -> Callable[[], None] | None:
-        """A function that asks the job for ``key`` to stop, callable from any thread (a worker's work can
-        stop a job it supersedes once it has taken over), or None without such a job."""
-        job = self._wanted.get(key)
-        return None if job is None else job.worker.cancel
-
-    def forget(self, key: Hashable) -> None:
-        """Forget the job for ``key`` without stopping it: its outcome is never applied, and the window no
-        longer waits for it (whoever took over its work stops it, see :meth:`canceller`)."""
-        if self._wanted.pop(key, None) is not None:
-            self._after_change(key)
-
     def discard(self, key: Hashable) -> None:
         """Stop the job for ``key`` and forget it: its outcome is never applied."""
         if key in self._wanted:

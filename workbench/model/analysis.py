@@ -7,7 +7,7 @@ only looks results up (:class:`CurveTable`, :class:`Results`).
 from __future__ import annotations
 
 import threading
-import weakref
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,8 @@ import metrics
 import metrics.engine.curves
 import metrics.measures
 import metrics.ranking.judged
-from metrics.errors import Cancelled, InputError
+from metrics.engine.settings import MeasureSet, Settings
+from metrics.errors import InputError
 from workbench.model import disk_runs, diversity, diversity_scores
 from workbench.model.defaults import parse_each
 
@@ -30,6 +31,14 @@ from workbench.model.results import (  # noqa: F401
     _wide_per_query,
     query_sort_key,
     sort_queries,
+)
+from workbench.model.scoring import (
+    Lease,
+    ScoreKey,
+    ScoringService,
+    qrels_identity,
+    run_identity,
+    submit_on_disk,
 )
 from workbench.model.workspace import merge_qrels
 
@@ -55,6 +64,22 @@ def compute(request: Request, progress=None) -> Results:
     return _measures_of_both(request, request.cache, progress)
 
 
+def score_ahead(request: Request, lease: Lease) -> Lease:
+    """Submit the runs of ``request`` (with its ad hoc measures) to ``lease``'s scoring service without
+    waiting for them: the evaluation that follows asks for the same keys and finds them under way or done."""
+    adhoc, _ = diversity.split(request.measures)
+    parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
+    spec = ndcg_variant(adhoc, request.settings.ndcg_options())
+    measures, bad = parse_each(spec)
+    if bad and not measures:
+        return lease  # (the evaluation says what is wrong)
+    merged = replace(request, qrels=merge_qrels(parts), measures=adhoc)
+    scoring = Scoring(lease.service, merged, parts, spec, measures)
+    for label, run in request.runs.items():
+        scoring.submit(lease, label, run)
+    return lease
+
+
 def _measures_of_both(request: Request, cache: RunCache, progress) -> Results:
     """The diversity measures against the intent qrels (:mod:`workbench.model.diversity`), the others here."""
     adhoc, wanted = diversity.split(request.measures)
@@ -67,46 +92,35 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
     request = replace(request, qrels=merge_qrels(parts))
     runs = dict(request.runs)
-    spec = ndcg_variant(request.measures, dict(request.ndcg_options))
+    spec = ndcg_variant(request.measures, request.settings.ndcg_options())
     measures, bad = parse_each(spec)
     if bad and not measures:
         raise ValueError("measures: " + "; ".join(bad))
-    key = (tuple(spec), request.relevance_level, request.k_max, tuple(sorted(request.ndcg_options)))
-    scored = cache.scored(parts, key)
-    found = {label: scored.get(label, runs[label]) for label in runs}
-    todo = [label for label, hit in found.items() if hit is None]
-    step = _Steps(progress, len(todo) + 2)
-    taken_over = request.taken_over or (lambda: None)
-    if not (todo or not runs):
-        taken_over()  # (every run kept from before: nothing to claim)
+    scoring = Scoring(cache.service, request, parts, spec, measures)
+    kept = cache.kept(scoring.qrels_id, request.settings, scoring.measure_set)
+    step = _Steps(progress, len(runs) + 2)
+    found: dict[str, _Scored] = {}
     failed: dict[str, str] = {}
-    if todo or not runs:
-        qrels = cache.encoded(parts, request.qrels)
-        options = dict(
-            relevance_level=request.relevance_level,
-            k_max=request.k_max,
-            ndcg_options=_changed_ndcg_options(dict(request.ndcg_options)),
-        )
-        on_disk = {label: runs[label] for label in todo if isinstance(runs[label], disk_runs.RunOnDisk)}
-        # the processes read and score the runs on disk while this thread scores the runs held
-        with _DiskScorer(cache.workers, qrels, on_disk, measures, options, scored, parts, step.check) as from_disk:
-            taken_over()
-            for label in todo:
-                if label not in on_disk:
-                    # each run's ranking is built once, for the measures and both kinds of curves
-                    one = _score(qrels, label, runs[label], measures, options)
-                    found[label] = one
-                    scored.put(label, runs[label], one)
-                    step()
-            for label, outcome in from_disk:
-                if isinstance(outcome, _Scored):
-                    found[label] = outcome
-                    scored.put(label, runs[label], outcome)
-                else:
-                    failed[label] = outcome
-                step()
-    done = [d for label, d in found.items() if d is not None and label not in failed]
-    ev = _merge([d.evaluation for d in done]) if done else _score(qrels, None, None, measures, options).evaluation
+    lease = cache.service.lease()  # what this evaluation waits for, given up when it ends
+    futures: dict[Future, str] = {}
+    try:
+        futures.update((scoring.submit(lease, label, run), label) for label, run in runs.items())
+        for label, outcome, _ in _as_done(futures, runs, step.check):
+            if isinstance(outcome, _Scored):
+                found[label] = outcome
+            else:
+                failed[label] = outcome
+                kept.drop(label)
+            step()
+    finally:
+        for future, label in futures.items():  # what was scored is kept (also when cancelled), the rest let go
+            if future.done() and not future.cancelled() and future.exception() is None:
+                kept.keep(label, scoring.key(label, runs[label]), future)
+        lease.close()
+    kept.only(runs)  # (runs gone from the workspace, or read again: their old scores are let go)
+    found = {label: found[label] for label in runs if label in found}
+    done = list(found.values())
+    ev = _merge([d.evaluation for d in done]) if done else scoring.empty().evaluation
     step()
     names = ev.measure_names()
     summary = ev.summary()
@@ -134,129 +148,70 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     )
 
 
-def _score(qrels, label, run, measures, options: dict) -> _Scored:
+def _score(qrels, label, run, measures, settings: Settings) -> _Scored:
     """One run scored in this thread (``run`` None: no run, for an evaluation of none)."""
     ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
-        qrels,
-        {} if run is None else {label: run},
-        measures,
-        relevance_level=options["relevance_level"],
-        kind="NDCG",
-        k_max=options["k_max"],
-        tidy=False,
-        **options["ndcg_options"],
+        qrels, {} if run is None else {label: run}, measures, kind="NDCG", tidy=False, settings=settings
     )
     queries = 0 if run is None else int(run["query_id"].nunique())
     return _Scored(ev, pr, atk, queries)
 
 
-class _DiskScorer:
-    """Runs on disk read and scored by worker processes (:mod:`workbench.model.disk_runs`), started on
-    entering; iterating yields ``(label, _Scored or the message of why its file cannot be read)`` as
-    each is done.  A run already being scored for the same qrels and options (by the scoring done while
-    files were read, which the evaluation supersedes) is awaited rather than scored again: ``scored``
-    (:class:`_Scores`) shares the future.  Leaving gives the futures up: one that nothing else awaits is
-    dropped if not started (Cancel), and kept in ``scored`` when it finishes otherwise."""
+class Scoring:
+    """The runs of one request as the scoring service takes them: each run's :class:`ScoreKey`, and its
+    work (a run held: scored in the service's thread; a run on disk: read and scored by a worker process)."""
 
-    def __init__(
-        self,
-        workers: disk_runs.Workers,
-        qrels,
-        runs: dict,
-        measures,
-        options: dict,
-        scored: _Scores,
-        parts=(),
-        check=lambda: None,
-    ):
-        self.runs = runs
-        self.futures: dict = {}
-        self._scored = scored
-        self._workers = workers
-        self._check = check  # raises Cancelled when the evaluation is to stop
-        state: list[str] = []
+    def __init__(self, service: ScoringService, request: Request, parts: tuple, spec, measures) -> None:
+        self.service = service
+        self.request = request  # (its qrels merged)
+        self.settings = request.settings
+        self.measures = measures  # parsed, or None: the default set
+        self.measure_set = MeasureSet(tuple(spec))
+        self.qrels_id = qrels_identity(parts, request.qrels_identity)
+        self._identities = dict(request.identities or {})
 
-        def submit(label, run):
-            early = disk_runs.take_early(label, run, parts, measures, options)  # scored since the window started
-            if early is not None:
-                return early
-            if not state:  # the processes' state file: written once, and only if some run is not under way
-                state.append(workers.state_file(dict(qrels=qrels, measures=measures, **options)))
-            return workers.pool().submit(disk_runs.score, state[0], label, run.path, run.stat)
+    def key(self, label: str, run) -> ScoreKey:
+        identity = run_identity(run, self._identities.get(label))
+        return ScoreKey(label, identity, self.qrels_id, self.settings, self.measure_set)
 
-        self._submit = submit
-        self._again: set[str] = set()  # runs sent again once their processes were stopped under them
-        try:
-            for label, run in runs.items():
-                self.futures[self._scored.claim(label, run, submit)] = label
-        except BaseException:  # (a broken pool) the runs claimed so far are given up
-            self.__exit__()
-            raise
+    def encoded(self):
+        from metrics.engine.evaluate import _encoded
 
-    def __enter__(self) -> _DiskScorer:
-        return self
+        return self.service.encoded(self.qrels_id, lambda: _encoded(self.request.qrels))
 
-    def __iter__(self):
-        from concurrent.futures import FIRST_COMPLETED, wait
+    def submit(self, lease: Lease, label: str, run) -> Future:
+        """The future of ``run``'s scores (:class:`_Scored`, or for a run on disk the tuple
+        :func:`workbench.model.disk_runs.score` gives), held by ``lease``."""
+        key = self.key(label, run)
+        if isinstance(run, disk_runs.RunOnDisk):
+            return submit_on_disk(lease, key, run, self.measures, self.encoded)
+        return lease.submit(key, here=lambda: _score(self.encoded(), label, run, self.measures, self.settings))
 
-        from workbench.model.loading import describe_error
+    def empty(self) -> _Scored:
+        """An evaluation of no run (the measures' names, for a table of none)."""
+        return _score(self.encoded(), None, None, self.measures, self.settings)
 
-        pending = set(self.futures)
-        while pending:
-            # a tenth of a second at most between looks at Cancel: one run of millions of lines takes
-            # its process many seconds
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            self._check()
-            for future in done:
-                again = self._send_again(future)
-                if again is not None:
-                    pending.add(again)
-                else:
-                    yield from self._outcomes([future], describe_error)
 
-    def _send_again(self, future):
-        """A new future for the run of ``future`` when the processes were stopped under it, once per run.
+def _as_done(futures: dict, runs: dict, check):
+    """``(label, _Scored or why its file cannot be read, future)`` of each future as it is done; ``check()``
+    is called a tenth of a second at most apart (it raises :class:`~metrics.errors.Cancelled` to stop: a
+    run of millions of lines takes its process many seconds)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
 
-        Another evaluation's Cancel stops the processes (:meth:`__exit__`) when it gives up a run nothing
-        else awaits *yet*: the evaluation superseding a scoring ahead may not have claimed the runs that
-        scoring sent when the scoring stops them; the pool then fails every future it holds, this
-        evaluation's too.  Those runs are sent to new processes rather than reported as failed (a run
-        whose reading kills its process fails twice, and is reported then)."""
-        from concurrent.futures.process import BrokenProcessPool
+    from workbench.model.loading import describe_error
 
-        label = self.futures[future]
-        if future.cancelled() or not isinstance(future.exception(), BrokenProcessPool) or label in self._again:
-            return None
-        self._again.add(label)
-        del self.futures[future]
-        self._scored.release(label, future)
-        again = self._scored.claim(label, self.runs[label], self._submit)
-        self.futures[again] = label
-        return again
-
-    def _outcomes(self, done, describe_error):
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+        check()
         for future in done:
-            label = self.futures[future]
+            label = futures[future]
             try:
-                ev, pr, atk, queries = future.result()
+                outcome = future.result()
             except (InputError, OSError, ValueError, UnicodeError, MemoryError) as exc:
-                yield label, describe_error(self.runs[label].path, exc)
-            else:
-                yield label, _Scored(ev, pr, atk, queries)
-
-    def __exit__(self, *exc) -> None:
-        cancelled = bool(exc) and exc[0] is not None and issubclass(exc[0], Cancelled)
-        if cancelled and any(f.running() and self._scored.sole_claim(label, f) for f, label in self.futures.items()):
-            # cancelled while a process was scoring a run nothing else awaits: that process would go on
-            # for as long as the run takes (a minute for seven million lines); the processes are stopped
-            # (new ones start when next needed) and the pool fails its futures, awaited here before they
-            # are given up (a future cancelled meanwhile cannot be failed: the pool's thread would raise)
-            from concurrent.futures import wait
-
-            self._workers.stop()
-            wait(self.futures, timeout=1.0)
-        for future, label in self.futures.items():
-            self._scored.release(label, future)
+                yield label, describe_error(getattr(runs[label], "path", label), exc), future
+                continue
+            yield label, outcome if isinstance(outcome, _Scored) else _Scored(*outcome), future
 
 
 @dataclass(frozen=True)
@@ -286,116 +241,77 @@ def _merge(evaluations: list):
     )
 
 
-class _Scores:
-    """The runs scored with one qrels and one set of options: label -> (weak reference to the run, _Scored);
-    and the runs being scored in worker processes: label -> their future, shared by the evaluations that
-    await it (:meth:`claim`, :meth:`release`)."""
-
-    def __init__(self) -> None:
-        self._runs: dict[str, tuple[weakref.ref, _Scored]] = {}
-        self._pending: dict[str, list] = {}  # label -> [weak reference to the run, future, claims]
-        self._lock = threading.Lock()
-
-    def get(self, label: str, run) -> _Scored | None:
-        with self._lock:
-            hit = self._runs.get(label)
-        return hit[1] if hit is not None and hit[0]() is run else None
-
-    def put(self, label: str, run, scored: _Scored) -> None:
-        with self._lock:
-            self._runs[label] = (weakref.ref(run), scored)
-
-    def claim(self, label: str, run, submit):
-        """The future scoring ``run``: the one under way for it, else ``submit(label, run)``'s."""
-        with self._lock:
-            entry = self._pending.get(label)
-            if entry is not None and entry[0]() is run and not entry[1].done():  # (a failed one is not shared)
-                entry[2] += 1
-                return entry[1]
-            future = submit(label, run)
-            entry = self._pending[label] = [weakref.ref(run), future, 1]
-        future.add_done_callback(lambda f: self._settle(label, entry))
-        return future
-
-    def sole_claim(self, label: str, future) -> bool:
-        """Whether ``future`` is claimed once only (by the one evaluation about to give it up)."""
-        with self._lock:
-            entry = self._pending.get(label)
-            return entry is not None and entry[1] is future and entry[2] == 1
-
-    def release(self, label: str, future) -> bool:
-        """Give up a claimed future; the last claim dropped cancels it unless it has started.  Whether
-        nothing is left running for it: False for a future under way that nothing awaits any more."""
-        with self._lock:
-            entry = self._pending.get(label)
-            if entry is None or entry[1] is not future:
-                return True
-            entry[2] -= 1
-            if entry[2] > 0:
-                return True
-            del self._pending[label]
-        return future.cancel() or future.done()
-
-    def _settle(self, label: str, entry: list) -> None:
-        """A future done: its scores kept (those of a scoring given up while under way too)."""
-        with self._lock:
-            if self._pending.get(label) is entry:
-                del self._pending[label]
-        future, run = entry[1], entry[0]()
-        if run is None or future.cancelled() or future.exception() is not None:
-            return
-        ev, pr, atk, queries = future.result()
-        self.put(label, run, _Scored(ev, pr, atk, queries))
-
-
 class RunCache:
-    """What an evaluation keeps for the next one, shared by the evaluations of one window (thread-safe).
+    """What the evaluations of one window share (thread-safe): the :class:`~workbench.model.scoring.ScoringService`
+    that scores every run, and the scores kept for the next evaluation.
 
-    For the two latest (qrels, options) it keeps every run's scores and curves, keyed by the run's
-    label and the identity of its frame (a file read again is a new frame), and the encoded qrels:
-    frames are never changed in place once loaded (:mod:`workbench.model.workspace`).
+    For the two latest (qrels, settings, measures) a :class:`_Kept` lease holds the key of every run scored,
+    so that adding a run to a hundred, renaming one or switching an option back and forth scores only
+    what changed; a run read again is a new key, and its old scores are let go.
     """
 
-    KEEP = 2  # sets of options kept: switching an option back and forth scores nothing again
+    KEEP = 2  # sets of (qrels, settings, measures) kept
 
-    def __init__(self) -> None:
+    def __init__(self, service: ScoringService | None = None) -> None:
         self._lock = threading.Lock()
-        self._scores: dict[tuple, tuple[list, _Scores]] = {}
-        self._encoded: tuple[list, object] | None = None
+        self.service = service if service is not None else ScoringService()
+        self._kept: dict[tuple, _Kept] = {}
         self.diversity = diversity_scores.Scores()  # the runs scored with the diversity measures
-        self.workers = disk_runs.workers()  # the processes that score runs on disk
+
+    @property
+    def workers(self) -> disk_runs.Workers:
+        return self.service.workers
 
     def close(self) -> None:
-        """Stop the worker processes (the window closes)."""
-        self.workers.shutdown()
-
-    @staticmethod
-    def _alive(refs: list, parts) -> bool:
-        return len(refs) == len(parts) and all(ref() is part for ref, part in zip(refs, parts))
-
-    def scored(self, parts, options: tuple) -> _Scores:
-        """The scores kept for the qrels ``parts`` (frames) and ``options`` (made empty when new)."""
-        key = (tuple(id(p) for p in parts), options)
+        """Stop the scoring (the window closes)."""
         with self._lock:
-            hit = self._scores.pop(key, None)
-            if hit is None or not self._alive(hit[0], parts):
-                hit = ([weakref.ref(p) for p in parts], _Scores())
-            self._scores[key] = hit  # the latest last
-            while len(self._scores) > self.KEEP:
-                del self._scores[next(iter(self._scores))]
-            return hit[1]
+            kept, self._kept = list(self._kept.values()), {}
+        for k in kept:
+            k.lease.close()
+        self.service.close()
 
-    def encoded(self, parts, qrels):
-        """``qrels`` (the merged ``parts``) encoded for scoring, once while the parts are loaded."""
+    def kept(self, qrels_id, settings: Settings, measures: MeasureSet) -> _Kept:
+        """The scores kept for these qrels, settings and measures (made empty when new; the latest last)."""
+        key = (qrels_id, settings, measures)
         with self._lock:
-            if self._encoded is not None and self._alive(self._encoded[0], parts):
-                return self._encoded[1]
-        from metrics.engine.evaluate import _encoded
+            hit = self._kept.pop(key, None) or _Kept(self.service.lease())
+            self._kept[key] = hit
+            while len(self._kept) > self.KEEP:
+                old = self._kept.pop(next(iter(self._kept)))
+                old.lease.close()
+            return hit
 
-        enc = _encoded(qrels)
+
+class _Kept:
+    """The scores kept of one (qrels, settings, measures): the key of each run's label."""
+
+    def __init__(self, lease: Lease) -> None:
+        self.lease = lease
+        self._lock = threading.Lock()
+        self._labels: dict[str, ScoreKey] = {}
+
+    def keep(self, label: str, key: ScoreKey, future) -> None:
         with self._lock:
-            self._encoded = ([weakref.ref(p) for p in parts], enc)
-        return enc
+            old = self._labels.get(label)
+            self._labels[label] = key
+        self.lease.hold(key, future)
+        if old is not None and old != key:
+            self.lease.release(old)
+
+    def drop(self, label: str) -> None:
+        with self._lock:
+            key = self._labels.pop(label, None)
+        if key is not None:
+            self.lease.release(key)
+
+    def only(self, labels) -> None:
+        """Let go of the runs not among ``labels``, and those whose run is another one now."""
+        with self._lock:
+            gone = [(label, key) for label, key in self._labels.items() if label not in labels]
+            for label, _ in gone:
+                del self._labels[label]
+        for _, key in gone:
+            self.lease.release(key)
 
 
 class _Steps:

@@ -2,14 +2,17 @@
 reads measure names.
 
 Importable without pandas: the runs opened with the window are scored with them before its session
-exists (:func:`workbench.model.disk_runs.start_early`).
+exists (:meth:`workbench.model.scoring.ScoringService.score_ahead`).
 """
 
 from __future__ import annotations
 
+from metrics.engine.settings import Settings
+
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
 RELEVANCE_LEVEL = 1  # trec_eval's -l: the lowest grade counted as relevant
 K_MAX = 100  # the NDCG@k curve's deepest k
+SETTINGS = Settings(relevance_level=RELEVANCE_LEVEL, k_max=K_MAX)  # trec_eval's, NDCG@1 to 100
 
 
 def parse_each(spec) -> tuple[list | None, list[str]]:

@@ -6,24 +6,28 @@ opened beyond that are *runs on disk* (:class:`RunOnDisk`): opening one reads on
 file (its kind and the tag that names it), and each evaluation reads and scores it again in a
 worker process, as ``ir-eval --jobs`` does: the qrels are encoded once and handed to every process
 when it starts, each process reads its run files itself, and what comes back per run is its
-per-query values and curves (a few tens of kilobytes), kept by :class:`workbench.model.analysis.RunCache`
-so that a run is not read again until the qrels or options change.  A file that cannot be read is
-reported with its line when its run is scored, and is then left out like a file that failed to load.
+per-query values and curves (a few tens of kilobytes), kept by the window's scoring service
+(:mod:`workbench.model.scoring`) so that a run is not read again until the qrels or settings change.
+A file that cannot be read is reported with its line when its run is scored, and is then left out like
+a file that failed to load.
 
 The processes are started with ``spawn``: ``fork`` would copy the window's process with the locks its
-other threads (Qt's, the readers') may hold at that moment.  The one exception is :func:`start_early`
-on Linux, which runs before Qt is loaded and before any other thread: it imports what scoring needs
-once and forks the processes from there (:func:`_can_fork`), so that they do not each import it again
+other threads (Qt's, the readers') may hold at that moment.  The one exception is
+:func:`workbench.model.scoring.start` on Linux, which runs before Qt is loaded and before any other
+thread: it imports what scoring needs once and forks the processes from there (:func:`can_fork`), so
+that they do not each import it again
 (about 0.2 s of a core each, while the window is importing its own modules).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
-import threading
-from typing import Optional
+from dataclasses import dataclass
+from typing import Any, Optional
 
+from metrics.engine.settings import Settings
 from workbench.model.run_on_disk import RunOnDisk
 
 #: run files are held in memory while the held ones add up to less than this many bytes on disk
@@ -35,9 +39,6 @@ from workbench.model.run_on_disk import RunOnDisk
 #: runs are quicker held (starting the worker processes takes about half a second).
 HOLD_BYTES = 96 << 20
 HOLD_FILES = 32
-
-_STATE: dict = {}
-_EARLY: dict = {}  # "workers": processes started before the session (start_early), until it takes them
 
 
 def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:
@@ -83,7 +84,7 @@ class Workers:
                 import multiprocessing
                 from concurrent.futures import ProcessPoolExecutor
 
-                method = "fork" if _can_fork() else "spawn"
+                method = "fork" if can_fork() else "spawn"
                 self._pool = ProcessPoolExecutor(
                     processes(), mp_context=multiprocessing.get_context(method), initializer=_start_process
                 )
@@ -94,9 +95,9 @@ class Workers:
         they will be scored soon)."""
         pool = self.pool()
         for _ in range(processes()):
-            pool.submit(_prepare)
+            pool.submit(prepare)
 
-    def state_file(self, state: dict) -> str:
+    def state_file(self, state: ScoringState) -> str:
         """A file holding ``state`` for the processes (the latest few are kept)."""
         import pickle
 
@@ -137,87 +138,14 @@ class Workers:
             folder.cleanup()
 
 
-def start_early(paths) -> bool:
-    """Start the worker processes now when ``paths`` (the files and folders given to the window) hold
-    more files than the window holds runs: those runs will be scored from disk, and the processes'
-    start (about half a second of their own) then overlaps the window's.  The session's first
-    :func:`workers` call takes them, and they are given the runs to score at once (:func:`_score_early`).
-    Returns whether they were started."""
-    if "workers" in _EARLY or _count_files(paths, HOLD_FILES + 1) <= HOLD_FILES:
-        return False
-    early = Workers()
-    if _can_fork():
-        import gc
-
-        _prepare()  # imported here once, for every process forked from here on
-        gc.freeze()  # (what exists now is not traced again by the processes' collections: not copied)
-    early.warm()
-    _EARLY["workers"] = early
-    # here rather than in a thread beside the window's start: the plan takes about 15 ms (the start of each
-    # file), but a thread waited on Qt's import, which holds the interpreter, and the processes sat idle
-    # for 0.2 s before their first run
-    _score_early(early, list(paths))
-    return True
-
-
-def workers() -> Workers:
-    """The worker processes of a new session: those :func:`start_early` started, or new ones (started
-    on first use)."""
-    return _EARLY.pop("workers", None) or Workers()
-
-
-def discard_early() -> None:
-    """Stop the processes :func:`start_early` started if no session took them."""
-    drop_early()
-    early = _EARLY.pop("workers", None)
-    if early is not None:
-        early.shutdown()
-
-
-# ------------------------------------------------------------------------------ scored before the session
+# ------------------------------------------------------------------------------ runs among the files given
 #
-# The window's session exists only once pandas and its models are imported (about half a second), and
-# scores once it has read every file.  Meanwhile the processes started by start_early would wait: before
-# the window is made, start_early finds the one qrels file and the runs among the files given, and has the
-# processes score the runs as a new session will (its default measures and options, the labels its
-# workspace gives).  The session's scoring takes a future over (take_early) only if it asks for exactly
-# that: the same qrels file, unchanged since, the same measures and options, the same run file, unchanged,
-# under the same label; anything else is scored again as usual.
-
-_EARLY_LOCK = threading.Lock()
+# The window's scoring service may score the runs of a folder opened with the window before its session
+# exists (workbench.model.scoring.start): it finds the one qrels file and the runs among the files given,
+# as a new session will take them.
 
 
-def _score_early(workers: Workers, paths: list) -> None:
-    try:
-        plan = _early_plan(paths)
-        if plan is None:
-            return
-        (qrels_path, qrels_stat), runs = plan
-        from metrics.engine.evaluate import _encoded
-        from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL, parse_each
-
-        qrels = _encoded(qrels_path)
-        if _stat(qrels_path) != qrels_stat:
-            return  # changed while it was read
-        measures, _ = parse_each(DEFAULT_MEASURES)
-        options = dict(relevance_level=RELEVANCE_LEVEL, k_max=K_MAX, ndcg_options={})
-        state = workers.state_file(dict(qrels=qrels, measures=measures, **options))
-        pool = workers.pool()
-        scores: dict = {}
-        with _EARLY_LOCK:
-            _EARLY["scores"] = dict(qrels=(qrels_path, qrels_stat), asked=_asked(measures, options), runs=scores)
-        for label, run in runs:
-            future = pool.submit(score, state, label, run.path, run.stat)
-            with _EARLY_LOCK:
-                if _EARLY.get("scores", {}).get("runs") is not scores:  # dropped meanwhile
-                    future.cancel()
-                    return
-                scores[run.path] = (label, run.stat, future)
-    except Exception:  # noqa: BLE001 - the session reads these files itself and says what is wrong
-        return
-
-
-def _early_plan(paths: list):
+def plan(paths: list):
     """``((qrels path, its stat), [(label, RunOnDisk)...])``: the one qrels file and the runs among ``paths``
     as a new session would take them (found, detected and labelled by the same code, in the order given);
     None without exactly one qrels file and some run."""
@@ -229,7 +157,7 @@ def _early_plan(paths: list):
     space = Workspace()  # labels as the session's workspace gives them
     qrels, runs = [], []
     for path in expand(paths).files:
-        stat = _stat(path)
+        stat = stat_of(path)
         try:
             if metrics.io.topics.sniff(head(path)):
                 continue  # queries (workbench.model.loading._load_file asks first too)
@@ -250,7 +178,7 @@ def _early_plan(paths: list):
     return (qrels[0], runs) if len(qrels) == 1 and runs else None
 
 
-def _stat(path: str) -> Optional[tuple]:
+def stat_of(path: str) -> Optional[tuple]:
     try:
         st = os.stat(path)
     except OSError:
@@ -258,42 +186,7 @@ def _stat(path: str) -> Optional[tuple]:
     return st.st_size, st.st_mtime
 
 
-def _asked(measures, options: dict) -> tuple:
-    """What a scoring asked for, compared in full (measures that are equal may be named differently)."""
-    return [(m, getattr(m, "trec_text", None)) for m in measures or ()], sorted(options.items(), key=lambda kv: kv[0])
-
-
-def take_early(label: str, run: RunOnDisk, qrels_parts, measures, options: dict):
-    """The future of ``run`` scored since the window started (see above), if that scoring is the one asked
-    for now: ``qrels_parts`` (the qrels frames in use), ``measures`` and ``options`` as given to the
-    processes.  A future is handed out once; None when there is none to take."""
-    with _EARLY_LOCK:
-        early = _EARLY.get("scores")
-        if early is None:
-            return None
-        entry = early["runs"].get(run.path)
-        if entry is None or entry[0] != label or entry[1] != run.stat:
-            return None
-        path, stat = early["qrels"]
-        parts = list(qrels_parts)
-        if len(parts) != 1 or os.path.abspath(str(getattr(parts[0], "attrs", {}).get("path", ""))) != path:
-            return None
-        if early["asked"] != _asked(measures, options) or _stat(path) != stat:
-            return None
-        del early["runs"][run.path]
-        return entry[2]
-
-
-def drop_early() -> None:
-    """Let go of the runs scored since the window started that no scoring took (those not started are
-    cancelled): the session has scored what it shows."""
-    with _EARLY_LOCK:
-        early = _EARLY.pop("scores", None)
-    for _, _, future in (early or {}).get("runs", {}).values():
-        future.cancel()
-
-
-def _count_files(paths, enough: int) -> int:
+def count_files(paths, enough: int) -> int:
     """How many visible files ``paths`` name (a folder: those in it and its subfolders), counted up to
     ``enough``."""
     count, todo = 0, [os.fspath(p) for p in paths]
@@ -312,7 +205,7 @@ def _count_files(paths, enough: int) -> int:
     return count
 
 
-def _can_fork() -> bool:
+def can_fork() -> bool:
     """Whether worker processes can be forked from this one: on Linux (macOS and Windows have no safe
     ``fork``), before Qt is loaded and while no other thread runs (a forked process has only the thread
     that forked it, and any lock another thread held at that moment stays held for ever)."""
@@ -334,23 +227,30 @@ def _start_process() -> None:
     gc.enable()
 
 
-def _prepare() -> None:
+def prepare() -> None:
     """What a worker process imports to score runs, done before the first run comes."""
     import metrics.engine.curves  # noqa: F401
     import metrics.io.columns  # noqa: F401
 
 
-def _state(path: str) -> dict:
-    """The state in ``path``, read once per process (the two latest are kept)."""
-    if path not in _STATE:
-        import pickle
+@functools.lru_cache(maxsize=2)
+def _state(path: str) -> ScoringState:
+    """The state in ``path``, read once per process (the two latest are kept: a state file is written once
+    and never changed, so its path stands for its content)."""
+    import pickle
 
-        with open(path, "rb") as f:
-            state = pickle.load(f)
-        while len(_STATE) >= 2:
-            del _STATE[next(iter(_STATE))]
-        _STATE[path] = state
-    return _STATE[path]
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+@dataclass(frozen=True)
+class ScoringState:
+    """What the worker processes score runs on disk with, handed over in a file (:meth:`Workers.state_file`):
+    the encoded qrels, the parsed measures and the :class:`metrics.Settings`."""
+
+    qrels: Any
+    measures: Any
+    settings: Settings
 
 
 def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
@@ -374,14 +274,7 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
             raise InputError("changed on disk since it was opened; read it again to score what it holds now", path=path)
     run = read_columns(path, "run")
     ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
-        s["qrels"],
-        {label: run},
-        s["measures"],
-        relevance_level=s["relevance_level"],
-        kind="NDCG",
-        k_max=s["k_max"],
-        tidy=False,
-        **s["ndcg_options"],
+        s.qrels, {label: run}, s.measures, kind="NDCG", tidy=False, settings=s.settings
     )
     return ev, pr, atk, len(distinct(run.qid[stretch_heads(run.qid)]))  # distinct queries, a stretch each
 

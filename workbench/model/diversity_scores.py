@@ -5,7 +5,7 @@ measures as one :class:`workbench.model.results.Results` (see :mod:`workbench.mo
 from __future__ import annotations
 
 import threading
-import weakref
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -33,29 +33,30 @@ class _Scored:
 
 
 class Scores:
-    """Runs scored against the latest intent qrels and diversity measures: label -> (weak reference to
-    the run, :class:`_Scored`), for the next evaluation (a run added to a hundred scores one run)."""
+    """Runs scored against the latest intent qrels and diversity measures, for the next evaluation (a run
+    added to a hundred scores one run): label -> (the identity of the run's content, :class:`_Scored`), for
+    one identity of the intent qrels and one set of names and level (:mod:`workbench.model.scoring`'s
+    identities: no object is recognised by where it lives in memory)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._key: tuple | None = None
-        self._frame: weakref.ref | None = None
-        self._runs: dict[str, tuple[weakref.ref, _Scored]] = {}
+        self._runs: dict[str, tuple[Hashable, _Scored]] = {}
 
-    def _for(self, frame: pd.DataFrame, asked: tuple) -> dict:
-        key = (id(frame), asked)  # (asked: the names and the relevance level, see score)
-        if self._key != key or self._frame is None or self._frame() is not frame:
-            self._key, self._frame, self._runs = key, weakref.ref(frame), {}
+    def _for(self, intents: Hashable, asked: tuple) -> dict:
+        key = (intents, asked)  # (asked: the names and the relevance level, see score)
+        if self._key != key:
+            self._key, self._runs = key, {}
         return self._runs
 
-    def get(self, frame, asked, label, run) -> _Scored | None:
+    def get(self, intents: Hashable, asked: tuple, label: str, run: Hashable) -> _Scored | None:
         with self._lock:
-            hit = self._for(frame, asked).get(label)
-        return hit[1] if hit is not None and hit[0]() is run else None
+            hit = self._for(intents, asked).get(label)
+        return hit[1] if hit is not None and hit[0] == run else None
 
-    def put(self, frame, asked, label, run, scored: _Scored) -> None:
+    def put(self, intents: Hashable, asked: tuple, label: str, run: Hashable, scored: _Scored) -> None:
         with self._lock:
-            self._for(frame, asked)[label] = (weakref.ref(run), scored)
+            self._for(intents, asked)[label] = (run, scored)
 
 
 def _source(run):
@@ -78,7 +79,13 @@ def _bad_names(names) -> dict[str, str]:
 
 
 def score(
-    intents: pd.DataFrame, runs: dict, names: tuple, cache: Scores | None = None, check=lambda: None, level: int = 1
+    intents: pd.DataFrame,
+    runs: dict,
+    names: tuple,
+    cache: Scores | None = None,
+    check=lambda: None,
+    level: int = 1,
+    identities: Mapping | None = None,
 ):
     """Score ``runs`` (label -> frame or run on disk) with the diversity ``names`` against ``intents``, a
     document relevant to an intent from grade ``level`` on (for the names that set no ``rel``).
@@ -86,7 +93,9 @@ def score(
     Returns (the :class:`metrics.engine.intents.DiversityEvaluation` of the runs that could be read, in order,
     or None when no name is one of a measure; the names refused, with why; the runs whose file could
     not be read -> why; label -> queries in the run).  ``check()`` raises
-    :class:`metrics.errors.Cancelled` to stop between runs."""
+    :class:`metrics.errors.Cancelled` to stop between runs.  ``identities``: the identity of the intent
+    qrels (key ``None``) and of each run held in memory (its label), as the scores kept are known by
+    (:mod:`workbench.model.scoring`); digests of their content where not given."""
     from workbench.model.loading import describe_error
 
     refused = _bad_names(names)
@@ -94,9 +103,14 @@ def score(
     good = tuple(n for n in names if n not in refused)
     if not good:
         return None, bad, {}, {}
+    from workbench.model.scoring import frame_digest, run_identity
+
     cache = cache if cache is not None else Scores()
+    known = dict(identities or {})
+    source = known.get(None) or frame_digest(intents, ("query_id", "intent", "doc_id", "relevance"))
+    ident = {label: run_identity(run, known.get(label)) for label, run in runs.items()}
     key = (good, level)  # what the scores kept are of, with the intent qrels
-    kept = {label: cache.get(intents, key, label, run) for label, run in runs.items()}
+    kept = {label: cache.get(source, key, label, ident[label]) for label in runs}
     found = {label: hit for label, hit in kept.items() if hit is not None}
     todo = [label for label in runs if label not in found]
     failed: dict[str, str] = {}
@@ -119,13 +133,13 @@ def score(
                     failed[label] = describe_error(getattr(runs[label], "path", label), err)
                     continue
                 found[label] = _scored(one, label, runs[label])
-                cache.put(intents, key, label, runs[label], found[label])
+                cache.put(source, key, label, ident[label], found[label])
                 template = one
         if ev is not None:
             template = ev
             for label in chunk:
                 found[label] = _scored(ev, label, runs[label])
-                cache.put(intents, key, label, runs[label], found[label])
+                cache.put(source, key, label, ident[label], found[label])
     check()
     if template is None:  # everything kept from the last evaluation: an evaluation of no run names the measures
         template = metrics.evaluate_diversity(intents, {}, good, relevance_level=level)
@@ -184,7 +198,8 @@ def compute(request, adhoc: tuple, wanted: tuple, cache, progress, score_adhoc):
             raise Cancelled("evaluation cancelled")
 
     diverse = getattr(cache, "diversity", None)
-    dev, bad, failed, queries = score(request.intents, runs, wanted, diverse, check, request.relevance_level)
+    known = {**dict(request.identities or {}), None: request.intents_identity}
+    dev, bad, failed, queries = score(request.intents, runs, wanted, diverse, check, request.relevance_level, known)
     return _combine(made, request, base, dev, bad, failed, queries)
 
 

@@ -4,14 +4,16 @@ summary, the per-query values and the curves of every run), and how its queries 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.io.ids import shown
+from workbench.model.defaults import SETTINGS
 
 if TYPE_CHECKING:  # (the cache is the analysis's, which imports this module)
     from workbench.model.analysis import RunCache
@@ -139,9 +141,7 @@ class Request:
     qrels: pd.DataFrame | tuple[pd.DataFrame, ...]  # several parts are merged by compute()
     runs: Mapping[str, pd.DataFrame]
     measures: tuple[str, ...]
-    relevance_level: int = 1
-    k_max: int = 100
-    ndcg_options: tuple[tuple[str, object], ...] = ()
+    settings: Settings = SETTINGS  # the level, the nDCG variant, the curves' k (metrics.Settings)
     qrels_name: str | None = None
     key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
     cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
@@ -149,6 +149,18 @@ class Request:
     intents: pd.DataFrame | None = field(default=None, compare=False, repr=False)
     #: the file of the intent qrels, when diversity measures are asked for (exports state it)
     intents_name: str | None = None
-    #: called (from the worker) once the runs on disk are claimed: the scoring ahead this evaluation takes
-    #: over may stop then, without stopping processes whose runs this one awaits (Session._start_evaluation)
-    taken_over: Callable[[], None] | None = field(default=None, compare=False, repr=False)
+    #: label -> the identity of the file each run held in memory was read from
+    #: (:func:`workbench.model.scoring.file_identity`): its scores' key; a run without one is known by a digest
+    identities: Mapping[str, object] | None = field(default=None, compare=False, repr=False)
+    #: the identity of each part of ``qrels`` (idem)
+    qrels_identity: tuple | None = field(default=None, compare=False, repr=False)
+    #: the identity of the intent qrels file (idem)
+    intents_identity: object = field(default=None, compare=False, repr=False)
+
+    @property
+    def relevance_level(self) -> int:
+        return self.settings.relevance_level
+
+    @property
+    def k_max(self) -> int:
+        return self.settings.k_max

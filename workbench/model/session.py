@@ -57,9 +57,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             files=files,
             baseline=baseline.path if baseline is not None else None,
             measures=self.measures,
-            relevance_level=self.relevance_level,
-            k_max=self.k_max,
-            ndcg_options=dict(self.ndcg_options),
+            settings=self.settings,
             significance=dataclasses.asdict(self.compare_settings),
             selected_query=self.selected_query,
             focus_measure=self.focus_measure,
@@ -69,8 +67,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         """Take everything a workspace document holds (after :meth:`clear`); ``start(entry)`` reads each of its
         files.  Files it names that are missing are listed as errors, so the user sees what is missing."""
         self.measures = tuple(doc.measures) or DEFAULT_MEASURES
-        self.relevance_level, self.k_max = doc.relevance_level, doc.k_max
-        self.ndcg_options = dict(doc.ndcg_options)
+        self.settings = doc.settings
         try:
             settings = dataclasses.replace(
                 significance_model.Settings(),
@@ -129,7 +126,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             self.undo_stack.push(
                 f"relevance level {level}", lambda: self._back("relevance level", self.set_relevance_level, old)
             )
-            self.relevance_level = int(level)
+            self.settings = self.settings.replace(relevance_level=int(level))
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
@@ -137,28 +134,22 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         if int(k) != self.k_max:
             old = self.k_max
             self.undo_stack.push(f"k up to {k}", lambda: self._back("largest k", self.set_k_max, old))
-            self.k_max = int(k)
+            self.settings = self.settings.replace(k_max=int(k))
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def set_ndcg_option(self, name: str, value) -> None:
-        if self.ndcg_options.get(name) != value:
-            old = self.ndcg_options.get(name)
+        """Set one option of the nDCG variant (``gain``, ``discount``, ``base``, ``ideal``; None: trec_eval's)."""
+        changed = self.settings.with_ndcg({name: value})
+        if changed != self.settings:
+            old = getattr(self.settings, name)
             self.undo_stack.push(f"nDCG {name}", lambda: self._back(f"nDCG {name}", self._ndcg_back(name), old))
-            self.ndcg_options[name] = value
+            self.settings = changed
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
     def _ndcg_back(self, name: str):
-        def back(value) -> None:
-            if value is None:
-                if self.ndcg_options.pop(name, None) is not None:
-                    self.events.measures_changed.emit()
-                    self.events.evaluation_wanted.emit()
-            else:
-                self.set_ndcg_option(name, value)
-
-        return back
+        return lambda value: self.set_ndcg_option(name, value)
 
     @staticmethod
     def _back(what: str, setter, old) -> str:
@@ -196,7 +187,7 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
     # evaluation
     def evaluation_key(self) -> tuple | None:
         """What an evaluation of the current files and options is computed from (see :mod:`workbench.model.state`)."""
-        return state.evaluation_key(self.workspace, self.measures, self.relevance_level, self.k_max, self.ndcg_options)
+        return state.evaluation_key(self.workspace, self.measures, self.settings)
 
     def evaluation_state(self, evaluating: bool) -> str:
         """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
@@ -232,16 +223,18 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         # a run scored from its file that changed (or went) since it was opened cannot be scored as it was
         # read: left out until it is read again, as the stale bar says (rather than marked as failed)
         gone = {e.label for e in self.workspace.unscorable()}
+        runs, qrels = state.identities(self.workspace)
         return analysis.Request(
             qrels=tuple(self.workspace.qrels_parts()),  # merged in the worker
             runs={label: run for label, run in self.workspace.runs().items() if label not in gone},
             measures=self.measures,
-            relevance_level=self.relevance_level,
-            k_max=self.k_max,
-            ndcg_options=tuple(sorted(self.ndcg_options.items())),
+            settings=self.settings,
             qrels_name=self.workspace.qrels_name() or getattr(self.workspace.intents_entry(), "path", None),
             key=key,
             cache=self.run_cache,
+            identities=runs,
+            qrels_identity=qrels,
+            intents_identity=state.intents_identity(self.workspace),
             intents=diversity.intents_frame(self.workspace),
             intents_name=getattr(self.workspace.intents_entry(), "path", None)
             if diversity.split(self.measures)[1]
@@ -249,9 +242,10 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
         )
 
     def prescore_request(self) -> analysis.Request | None:
-        """While files are still being read: the runs on disk already opened, to be scored ahead into the
-        run cache (their results are not shown; the evaluation once every file is read finds them
-        scored).  None when there is nothing to score ahead (no qrels yet, no run on disk)."""
+        """While files are still being read: the runs on disk already opened, to be scored ahead by the
+        scoring service (their results are not shown; the evaluation once every file is read submits the
+        same keys and finds them scored or under way).  None when there is nothing to score ahead (no qrels
+        yet, no run on disk)."""
         if self.workspace.qrels_entry() is None:
             return None
         from workbench.model.run_on_disk import RunOnDisk
@@ -263,11 +257,16 @@ class SessionModel(FileRules, FollowUpRules, ExplainRules):
             qrels=tuple(self.workspace.qrels_parts()),
             runs=on_disk,
             measures=self.measures,
-            relevance_level=self.relevance_level,
-            k_max=self.k_max,
-            ndcg_options=tuple(sorted(self.ndcg_options.items())),
+            settings=self.settings,
             cache=self.run_cache,
+            qrels_identity=state.identities(self.workspace)[1],
         )
+
+    def use_scoring(self, service) -> None:
+        """Score with ``service`` (:class:`workbench.model.scoring.ScoringService`) from now on: the one made
+        before the window (:func:`workbench.model.scoring.start`); the scores kept so far are let go."""
+        old, self.run_cache = self.run_cache, analysis.RunCache(service)
+        old.close()
 
     def apply_results(self, results: analysis.Results) -> None:
         """Show new results: the query and measure in focus follow, and the user hears what was evaluated.

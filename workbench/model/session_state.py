@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from metrics.engine.settings import Settings
 from workbench.model import analysis
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
-from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL
+from workbench.model.defaults import DEFAULT_MEASURES, SETTINGS
 from workbench.model.messages import MessageLog
 from workbench.model.undo import UndoStack
 from workbench.model.workspace import Workspace
@@ -69,9 +70,7 @@ class SessionState:
         self.messages = MessageLog()  # every message told, to be read back (the Qt session fills it)
         self.workspace = Workspace()
         self.measures: tuple[str, ...] = DEFAULT_MEASURES
-        self.relevance_level = RELEVANCE_LEVEL
-        self.k_max = K_MAX
-        self.ndcg_options: dict[str, object] = {}
+        self.settings: Settings = SETTINGS  # how the numbers are made: the level, the nDCG variant, k
         self.results: analysis.Results | None = None
         self.run_cache = analysis.RunCache()  # runs scored, kept for the next evaluation
         self.selected_query: str | None = None
@@ -98,3 +97,17 @@ class SessionState:
 
     def baseline_label(self) -> str | None:
         return self.workspace.baseline_label()
+
+    # the settings read one by one (each changed through the model's rules: set_relevance_level...)
+    @property
+    def relevance_level(self) -> int:
+        return self.settings.relevance_level
+
+    @property
+    def k_max(self) -> int:
+        return self.settings.k_max
+
+    @property
+    def ndcg_options(self) -> dict[str, str]:
+        """The nDCG options that differ from trec_eval's (a copy)."""
+        return self.settings.ndcg_options()

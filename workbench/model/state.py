@@ -8,11 +8,12 @@ tested without a QApplication (``tests/test_workbench_state.py``).
 
 from __future__ import annotations
 
+from metrics.engine.settings import MeasureSet, Settings
 from workbench.model import diversity
 from workbench.model.workspace import Workspace
 
 
-def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_options) -> tuple | None:
+def evaluation_key(workspace: Workspace, measures, settings: Settings) -> tuple | None:
     """What an evaluation of these files and options would be computed from (None: nothing to evaluate).
 
     Files count with their version (bumped whenever new content is stored), runs with their label, so
@@ -34,12 +35,30 @@ def evaluation_key(workspace: Workspace, measures, relevance_level, k_max, ndcg_
     return (
         tuple(judgments),
         tuple((e.label, e.path, e.version) for e in runs),
-        tuple(measures),
-        relevance_level,
-        k_max,
-        tuple(sorted(dict(ndcg_options).items())),
+        MeasureSet.of(measures),
+        settings,
         None if intents is None or not wanted else (intents.path, intents.version),
     )
+
+
+def identities(workspace: Workspace) -> tuple[dict[str, tuple], tuple]:
+    """The identity of what each run file held in memory and each part of the qrels held when read
+    (:func:`workbench.model.scoring.file_identity`): the keys of their scores.  Parts in the order of
+    :meth:`Workspace.qrels_parts`."""
+    from workbench.model.scoring import file_identity
+
+    runs = {e.label: file_identity(e.path, e.size, e.mtime, e.kind) for e in workspace.run_entries()}
+    q = workspace.qrels_entry()
+    parts = [q] if q is not None else [e for e in workspace.run_entries() if e.kind == "ranked" and e.qrels is not None]
+    return runs, tuple(file_identity(e.path, e.size, e.mtime, e.kind) for e in parts)
+
+
+def intents_identity(workspace: Workspace) -> tuple | None:
+    """The identity of the intent qrels in use (None: none)."""
+    from workbench.model.scoring import file_identity
+
+    e = workspace.intents_entry()
+    return None if e is None else file_identity(e.path, e.size, e.mtime, e.kind)
 
 
 def evaluation_state(results, key, evaluating: bool) -> str:

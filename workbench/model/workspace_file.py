@@ -17,6 +17,7 @@ Example::
       ],
       "baseline": "runs/bm25.run",
       "measures": ["map", "ndcg_cut.10"],
+      "settings": {"relevance_level": 1, "k_max": 100, "gain": "linear", ...},
       "relevance_level": 1,
       "k_max": 100,
       "ndcg_options": {},
@@ -25,6 +26,9 @@ Example::
       "focus_measure": "map",
       "layout": "<base64 of the window's dock layout>"
     }
+
+``settings`` holds every field of :class:`metrics.Settings`; ``relevance_level``, ``k_max`` and
+``ndcg_options`` say the same for earlier versions, and are what a file without ``settings`` is read from.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ import json
 import os
 from dataclasses import dataclass, field
 
+from metrics.engine.settings import Settings
 from metrics.errors import InputError
 
 FORMAT = "ir-workbench workspace"
@@ -55,9 +60,7 @@ class WorkspaceDoc:
     files: list[FileItem] = field(default_factory=list)
     baseline: str | None = None  # absolute path of the baseline run
     measures: tuple[str, ...] = ()
-    relevance_level: int = 1
-    k_max: int = 100
-    ndcg_options: dict = field(default_factory=dict)
+    settings: Settings = field(default_factory=Settings)  # how the numbers are made (metrics.Settings)
     significance: dict = field(default_factory=dict)
     selected_query: str | None = None
     focus_measure: str | None = None
@@ -90,9 +93,11 @@ def to_json(doc: WorkspaceDoc, workspace_path: str) -> str:
         "files": files,
         "baseline": _relative(doc.baseline, folder) if doc.baseline else None,
         "measures": list(doc.measures),
-        "relevance_level": doc.relevance_level,
-        "k_max": doc.k_max,
-        "ndcg_options": dict(doc.ndcg_options),
+        "settings": doc.settings.to_dict(),
+        # (the settings as earlier versions read them)
+        "relevance_level": doc.settings.relevance_level,
+        "k_max": doc.settings.k_max,
+        "ndcg_options": doc.settings.ndcg_options(),
         "significance": dict(doc.significance),
         "selected_query": doc.selected_query,
         "focus_measure": doc.focus_measure,
@@ -175,20 +180,33 @@ def read(path: str) -> WorkspaceDoc:
         '"measures" must be a list of measure names',
     )
     doc.measures = tuple(measures)
-    for name, lo in (("relevance_level", -(10**9)), ("k_max", 1)):
-        value = data.get(name, getattr(doc, name))
-        _expect(
-            isinstance(value, int) and not isinstance(value, bool) and value >= lo,
-            path,
-            f'"{name}" must be a whole number >= {lo}',
-        )
-        setattr(doc, name, value)
-    for name in ("ndcg_options", "significance"):
-        value = data.get(name, {})
-        _expect(isinstance(value, dict), path, f'"{name}" must be an object')
-        setattr(doc, name, value)
+    doc.settings = _settings(data, path)
+    value = data.get("significance", {})
+    _expect(isinstance(value, dict), path, '"significance" must be an object')
+    doc.significance = value
     for name in ("selected_query", "focus_measure", "layout"):
         value = data.get(name)
         _expect(value is None or isinstance(value, str), path, f'"{name}" must be text or null')
         setattr(doc, name, value)
     return doc
+
+
+def _settings(data: dict, path: str) -> Settings:
+    """The :class:`metrics.Settings` a workspace holds: its ``settings`` object, or (files of earlier
+    versions) its ``relevance_level``, ``k_max`` and ``ndcg_options``."""
+    saved = data.get("settings")
+    if saved is None:
+        saved = {name: data[name] for name in ("relevance_level", "k_max", "ndcg_options") if name in data}
+    _expect(isinstance(saved, dict), path, '"settings" must be an object')
+    for name, lo in (("relevance_level", -(10**9)), ("k_max", 1)):
+        value = saved.get(name, getattr(Settings(), name))
+        _expect(
+            isinstance(value, int) and not isinstance(value, bool) and value >= lo,
+            path,
+            f'"{name}" must be a whole number >= {lo}',
+        )
+    _expect(isinstance(saved.get("ndcg_options", {}), dict), path, '"ndcg_options" must be an object')
+    try:
+        return Settings.from_dict(saved)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{os.path.basename(path)}: settings: {exc}") from None
