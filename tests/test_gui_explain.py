@@ -73,9 +73,12 @@ def test_ndcg_shows_the_run_and_the_ideal_ranking_and_the_gain_curve(panel, prep
     assert curve.unjudged == [1, 7] and len(curve.k) == 10
     names = [item.name() for item in panel._items]
     assert names == ["ideal DCG@k", "bm25 DCG@k", "gain, at its run rank", "gain, at its ideal rank", "unjudged"]
-    # one explanation after another reuses the tables: a one-table explanation hides the second
+    assert panel.picture == "cumulative gain against the ideal"
+    # one explanation after another reuses the tables: a one-table explanation hides the second; P@10's
+    # picture is its own (the cut), not a gain curve
     panel.show_explanation(prepared.explain("P_10", "402"))
-    assert panel.blocks[0].isVisible() and not panel.blocks[1].isVisible() and not panel.plot.isVisible()
+    assert panel.blocks[0].isVisible() and not panel.blocks[1].isVisible()
+    assert panel.picture == "relevant documents down to the cut" and panel.plot.isVisible()
 
 
 def test_a_measure_without_working_is_a_message(panel, prepared):
@@ -124,3 +127,23 @@ def test_the_formula_and_a_dozen_rows_show_in_a_docked_panel(qtbot, prepared):
     top_of_table = block.view.mapTo(w.split.widget(), block.view.rect().topLeft()).y()
     assert w.working.height() >= w.working.heightForWidth(w.working.width())  # the formula is not cut
     assert top_of_table + block.view.verticalHeader().defaultSectionSize() * 10 < viewport.height() + 40
+
+
+@pytest.mark.parametrize(
+    "measure, picture, title",
+    [
+        ("map", "precision at each relevant rank", "Precision at each relevant rank"),
+        ("recip_rank", "the first relevant rank", "First relevant at rank 2: 1/2"),
+        ("P_10", "relevant documents down to the cut", "down to the cut at 10"),
+        ("Rprec", "relevant documents down to the cut", "down to the cut at 43"),
+        ("bpref", "", ""),
+    ],
+)
+def test_each_measure_is_taught_with_its_own_picture(panel, prepared, measure, picture, title):
+    e = prepared.explain(measure, "401")
+    panel.show_explanation(e)
+    assert panel.picture == picture and panel.plot.isVisible() == bool(picture)
+    if picture:
+        assert title in panel.plot.getPlotItem().titleLabel.text
+        ticks = panel.plot.getAxis("bottom").tickValues(0.5, 10.5, 400)
+        assert all(float(v).is_integer() for _, values in ticks for v in values)  # ranks: whole numbers

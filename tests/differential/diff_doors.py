@@ -241,6 +241,7 @@ def door_frames(qrels, runs, flags, work) -> Outcome:
 
 
 def _window(qrels, runs, flags, hold: bool) -> Outcome:
+    from metrics.engine.settings import Settings
     from workbench.model import analysis, loading
 
     def work_fn():
@@ -254,7 +255,7 @@ def _window(qrels, runs, flags, hold: bool) -> Outcome:
             qrels=q.qrels,
             runs=held,
             measures=("all_trec",),
-            relevance_level=options_of(flags).get("relevance_level", 1),
+            settings=Settings(relevance_level=options_of(flags).get("relevance_level", 1)),
         )
         return analysis.compute(request).evaluation
 

@@ -180,6 +180,7 @@ class ExplainPanel(QWidget):
         self.plot.setLabel("left", "DCG@k")
         self.plot.addLegend(offset=(10, 5), labelTextSize="8pt", verSpacing=-6)
         self._items: list = []
+        self.picture = ""  # what the plot pictures ("" when hidden)
 
         top = QHBoxLayout()
         top.addWidget(self.heading, 1)
@@ -243,7 +244,10 @@ class ExplainPanel(QWidget):
         if explanation.line:
             lines.append(f"<tt>{html.escape(explanation.line).replace(chr(9), ' &nbsp; ')}</tt>")
         self.result.setText("<br>".join(lines))
-        self._show_curve(gain_curve)
+        if gain_curve is not None:
+            self._show_curve(gain_curve)
+        else:
+            self._show_picture(explanation)
 
     def _show_textbook(self, frame: pd.DataFrame | None) -> None:
         """The textbooks' conventions: each one's value, its difference from trec_eval's, where it differs."""
@@ -282,16 +286,82 @@ class ExplainPanel(QWidget):
         if docid and self.explanation is not None and self.explanation.query_id != "all":
             self.documentActivated.emit(self.explanation.query_id, docid)
 
-    def _show_curve(self, curve: GainCurve | None) -> None:
+    def _clear_plot(self) -> None:
         for item in self._items:
             self.plot.removeItem(item)
         self._items = []
         legend = self.plot.getPlotItem().legend
         if legend is not None:
             legend.clear()
+
+    def _rank_axis(self, K: int) -> None:
+        """Ranks 1..K along the bottom, ticks on whole numbers."""
+        step = next((step for step, most in ((1, 10), (2, 20), (5, 50), (10, 100)) if K <= most), None)
+        axis = self.plot.getAxis("bottom")
+        axis.setTickSpacing(step, step) if step else axis.setTickSpacing()
+        self.plot.setXRange(0.5, K + 0.5, padding=0)
+
+    def _show_picture(self, explanation: Explanation) -> None:
+        """Each measure's own picture, drawn from its working's first table: the precision at each relevant
+        rank (average precision), the ranks down to the first relevant document (reciprocal rank), the
+        relevant documents counted down to the cut (P@k, R-precision, recall@k). None for the others."""
+        self._clear_plot()
+        self.picture = ""
+        table = explanation.tables[0] if explanation.tables else None
+        rows = list(table.rows) if table is not None else []
+        ranks = [int(r["rank"]) for r in rows if isinstance(r.get("rank"), int)]
+        if not rows or len(ranks) != len(rows) or explanation.query_id == "all":
+            self.plot.hide()
+            return
+        columns = set(table.columns) if table is not None else set()
+        add = self._add
+        if "precision (decimal)" in columns:  # average precision and its kin
+            self.picture = "precision at each relevant rank"
+            y = [float(r["precision (decimal)"]) for r in rows]
+            add(pg.BarGraphItem(x=ranks, height=y, width=0.15, brush=pg.mkBrush(*RUN_COLOUR, 90), pen=None))
+            add(pg.ScatterPlotItem(ranks, y, symbol="o", size=8, brush=pg.mkBrush(*RUN_COLOUR), name="precision"))
+            self.plot.setLabel("left", "precision at the rank")
+            self.plot.setYRange(0, 1.05, padding=0)
+            title = "Precision at each relevant rank (never retrieved: + 0)"
+        elif "relevant so far" in columns and "relevant" in columns:  # a cut: P@k, R-precision, recall@k
+            self.picture = "relevant documents down to the cut"
+            y = [int(r["relevant so far"]) for r in rows]
+            add(pg.PlotDataItem(ranks, y, stepMode=None, pen=pg.mkPen(RUN_COLOUR, width=2), name="relevant so far"))
+            hits = [(k, v) for k, v, r in zip(ranks, y, rows) if r["relevant"] is True]
+            if hits:
+                x, v = zip(*hits)
+                add(pg.ScatterPlotItem(x, v, symbol="o", size=7, brush=pg.mkBrush(*RUN_COLOUR), name="relevant"))
+            add(pg.InfiniteLine(pos=max(ranks), angle=90, pen=pg.mkPen(IDEAL_COLOUR, style=Qt.PenStyle.DashLine)))
+            self.plot.setLabel("left", "relevant documents")
+            self.plot.enableAutoRange(axis="y")
+            title = f"Relevant documents down to the cut at {max(ranks)}"
+        elif "relevant" in columns:  # reciprocal rank: down to the first relevant document
+            self.picture = "the first relevant rank"
+            first = next((k for k, r in zip(ranks, rows) if r["relevant"] is True), None)
+            y = [1.0 if r["relevant"] is True else 0.0 for r in rows]
+            add(pg.BarGraphItem(x=ranks, height=y, width=0.6, brush=pg.mkBrush(*RUN_COLOUR, 160), pen=None))
+            if first is not None:
+                add(pg.InfiniteLine(pos=first, angle=90, pen=pg.mkPen(UNJUDGED_COLOUR, width=2)))
+            self.plot.setLabel("left", "relevant")
+            self.plot.setYRange(0, 1.2, padding=0)
+            title = f"First relevant at rank {first}: 1/{first}" if first else "No relevant document retrieved: 0"
+        else:
+            self.plot.hide()
+            return
+        self.plot.setLabel("bottom", "rank")
+        self.plot.setTitle(f"{html.escape(title)}; query {html.escape(explanation.query_id)}")
+        self.plot.show()
+        self._rank_axis(max(ranks))
+
+    def _show_curve(self, curve: GainCurve | None) -> None:
+        self._clear_plot()
+        self.picture = ""
         if curve is None or not curve.k:
             self.plot.hide()
             return
+        self.picture = "cumulative gain against the ideal"
+        self.plot.setLabel("left", "DCG@k")
+        self.plot.setLabel("bottom", "rank k")
         self.plot.show()
         self.plot.setTitle(f"Cumulative gain, query {html.escape(curve.query_id)}: the run against the ideal ranking")
         k = curve.k
@@ -333,9 +403,7 @@ class ExplainPanel(QWidget):
                     name="unjudged",
                 )
             )
-        step = next((step for step, most in ((1, 10), (2, 20), (5, 50), (10, 100)) if K <= most), None)
-        self.plot.getAxis("bottom").setTickSpacing(step, step) if step else self.plot.getAxis("bottom").setTickSpacing()
-        self.plot.setXRange(0.5, K + 0.5, padding=0)  # (ranks are whole numbers: so are the ticks)
+        self._rank_axis(K)
         self.plot.enableAutoRange(axis="y")
 
     def _add(self, item) -> None:
