@@ -159,9 +159,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
 
         # the comparison with the baseline and the drill-down of the selected query are computed again
         # whenever what they depend on changes; so is the inspection of one file
-        self.sigResultsChanged.connect(
-            lambda _: (self.request_comparison(after_paint=True), self.request_drilldown(), self.request_explanation())
-        )
+        self.sigResultsChanged.connect(lambda _: self._follow_results())
         self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
         self.sigQueryChanged.connect(lambda _: self.request_drilldown())
         # with many runs the drill-down shows the best on the query by the measure in focus
@@ -390,6 +388,12 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
             self.model.apply_results(results)
         finally:
             self._ahead = None
+
+    def _follow_results(self) -> None:
+        """New scores: the comparison (once painted), the drill-down and the explanation follow them."""
+        self.request_comparison(after_paint=True)
+        self.request_drilldown()
+        self.request_explanation()
 
     # ------------------------------------------------------------------
     # work put off until the window has painted

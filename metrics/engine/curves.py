@@ -14,7 +14,7 @@ are labelled as :func:`metrics.evaluate` labels them.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -54,7 +54,8 @@ def _check_qrels(qrels) -> None:
 def _rankings(qrels, runs, relevance_level):
     _check_qrels(qrels)
     for label, run in labelled_runs(runs):
-        r = build_ranking(qrels, run, relevance_level=int(relevance_level), run_id=str(run.attrs.get("name", label)))
+        name = cast("pd.DataFrame", run).attrs.get("name", label)  # (DataFrames: columns=False)
+        r = build_ranking(qrels, run, relevance_level=int(relevance_level), run_id=str(name))
         if r.n_queries:
             yield label, r
 

@@ -22,9 +22,12 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from workbench.model.run_on_disk import RunOnDisk
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 #: run files are held in memory while the held ones add up to less than this many bytes on disk
 #: (about 70 DL19-sized runs, 10 Robust04-sized ones) and number fewer than HOLD_FILES; the files
@@ -72,7 +75,7 @@ class Workers:
         import threading
 
         self._lock = threading.Lock()
-        self._pool = None
+        self._pool: ProcessPoolExecutor | None = None
         self._folder: tempfile.TemporaryDirectory | None = None
         self._states = 0
 

@@ -135,9 +135,9 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
         path = e.path
 
         def work(progress):  # (recognised as intent qrels where ad hoc qrels are read: their queries, intents)
-            import metrics.inspect
+            import metrics.inspect.files
 
-            return metrics.inspect.inspect_file(path, None, progress=progress).to_dict()
+            return metrics.inspect.files.inspect_file(path, None, progress=progress).to_dict()
     elif e.kind == "queries" and e.status == "ok":
         queries = dict(e.queries or {})
 

@@ -247,11 +247,13 @@ class QueryDrilldownView(QWidget):
                 col.deleteLater()
         self.columns_box.removeWidget(self.missing)
         for i, run in enumerate(shown):
-            col = self.columns.get(run)
-            if col is None:
+            found = self.columns.get(run)
+            if found is None:
                 col = _Column(self.body.widget())
                 col.view.clicked.connect(lambda index, c=col: self._on_doc_clicked(c, index))
                 self.columns[run] = col
+            else:
+                col = found
             self.columns_box.removeWidget(col)
             self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
             frame, tones, tips = dm.ranking_table(drill, run)

@@ -42,6 +42,7 @@ class CurvePlot(QWidget):
     sigExportRequested = Signal()  # "Export…" chosen in the plot's context menu
 
     title = ""
+    kind = ""  # "pr" or "ndcg": which curves (metrics.engine.curves)
     x_label = ""
     y_label = ""
     symbol: str | None = None
@@ -308,7 +309,7 @@ class CurvePlot(QWidget):
             return
         mouse = vb.mapSceneToView(pos)
         pw, ph = vb.viewPixelSize()  # data units per pixel
-        best, best_d, best_xy = None, 8.0, None  # within 8 pixels
+        best, best_d, best_xy = None, 8.0, (0.0, 0.0)  # within 8 pixels
         for run, item in self.curves.items():
             x, y = item.getData()
             if not item.isVisible() or x is None or len(x) == 0:
