@@ -111,11 +111,8 @@ def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
         def open_files(self, paths, kind=None):
             opened.append((paths, kind))
 
-    class Window:
-        session = Session()
-
     monkeypatch.setattr(dataset_dialog.QInputDialog, "getText", lambda *a, **k: ("metrics-test/tiny", True))
-    dataset_dialog.open_dataset(Window())
+    dataset_dialog.open_dataset(None, Session())
     assert opened == [(["irds:metrics-test/tiny"], "qrels"), (["irds:metrics-test/tiny#queries"], "queries")]
 
 

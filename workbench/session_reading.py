@@ -7,10 +7,18 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from workbench.model import analysis
 from workbench.model.loading import _load_file
-from workbench.model.workspace import FileEntry, normalize
+from workbench.model.workspace import FileEntry, Workspace, normalize
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QFileSystemWatcher, QTimer, SignalInstance
+
+    from workbench.jobs import Jobs
+    from workbench.model.session import SessionModel
 
 
 def by_user(method):
@@ -26,6 +34,24 @@ def by_user(method):
 
 class ReadingJobs:
     """The reading and file-watching jobs of :class:`~workbench.session.Session`."""
+
+    # the session's, which these jobs use (made by Session.__init__)
+    model: SessionModel
+    jobs: Jobs
+    workspace: Workspace
+    open_files: Callable[..., list[str]]
+    sigFileChangedOnDisk: SignalInstance
+    sigStateChanged: SignalInstance
+    _stopped: bool
+    _reads: list[int]
+    _unannounced: bool
+    _workers_warm: bool
+    _load_queue: list[tuple[FileEntry, int]]
+    _load_timer: QTimer
+    _announce_timer: QTimer
+    _watcher: QFileSystemWatcher
+    _changed: set[str]
+    _change_timer: QTimer
 
     #: files whose reading starts per turn of the event loop: starting 500 at once (a worker, its signals)
     #: kept the window's thread from painting for 0.7 s

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workbench.model.diversity import is_diversity
 from workbench.model.session_state import SessionState
+
+if TYPE_CHECKING:
+    from metrics.explain.model import Explanation, GainCurve
 
 #: the runs' prepared rankings kept for more explanations of the same results (a run of a million lines
 #: takes a second to rank; clicking along a row of the per-query table explains the same runs again)
@@ -45,8 +49,8 @@ class Explained:
     """What the explain view shows: the explanation and, for a query, the run's gain against the ideal."""
 
     request: Request
-    explanation: object  # metrics.explain.Explanation
-    gain_curve: object | None  # metrics.explain.GainCurve (None for a diversity measure)
+    explanation: Explanation
+    gain_curve: GainCurve | None  # (None for a diversity measure)
 
 
 def _prepare(results, run: str, diversity: bool = False):

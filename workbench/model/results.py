@@ -14,6 +14,7 @@ import pandas as pd
 from metrics.io.ids import shown
 
 if TYPE_CHECKING:  # (the cache is the analysis's, which imports this module)
+    from metrics.engine.evaluation import Evaluation
     from workbench.model.analysis import RunCache
 
 MEAN = "all"  # query_id under which metrics.engine.curves reports the mean over queries
@@ -62,7 +63,7 @@ class CurveTable:
 @dataclass
 class Results:
     request: Request
-    evaluation: object  # metrics Evaluation
+    evaluation: Evaluation
     summary: pd.DataFrame  # index runs, columns measure names
     per_query: dict[str, pd.DataFrame]  # measure name -> index query_id, columns runs
     measures: list[str]

@@ -183,7 +183,7 @@ class QueryDrilldownView(QWidget):
         self.columns: dict[str, _Column] = {}
         self.missing = _Column(self.body.widget())  # inside the scroll area: never drawn over the legend
         self.missing.view.clicked.connect(lambda index: self._on_doc_clicked(self.missing, index))
-        self.depth_box.valueChanged.connect(session.set_drilldown_depth)
+        self.depth_box.valueChanged.connect(session.followups.set_drilldown_depth)
         session.sigDrilldownChanged.connect(lambda _: self.refresh())
         session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
         self.refresh()
@@ -206,7 +206,7 @@ class QueryDrilldownView(QWidget):
         return [r for r in drill.runs if r in wanted]
 
     def set_run_shown(self, run: str, shown: bool) -> None:
-        self.session.choose_drilldown_run(run, shown)  # ranked in a worker when not yet there
+        self.session.followups.choose_drilldown_run(run, shown)  # ranked in a worker when not yet there
         self.refresh()
 
     def table_frame(self, run: str) -> pd.DataFrame:
