@@ -15,7 +15,7 @@ from PySide6.QtCore import QThreadPool  # noqa: E402
 from metrics.errors import Cancelled, InputError  # noqa: E402
 from workbench.jobs import Jobs  # noqa: E402
 from workbench.jobs.workers import Worker  # noqa: E402
-from workbench.model.loading import _load_file, describe_error  # noqa: E402
+from workbench.model.loading import describe_error, load_file  # noqa: E402
 
 
 def _files(tmp_path):
@@ -31,31 +31,31 @@ def _files(tmp_path):
 def test_load_job_reads_the_file_and_reports_its_size_and_time(tmp_path):
     good, bad, qrels = _files(tmp_path)
     seen = []
-    stat, loaded = _load_file(str(good), None, seen.append)
+    stat, loaded = load_file(str(good), None, seen.append)
     assert loaded.kind == "run" and len(loaded.run) == 5
     assert stat == (os.stat(good).st_size, os.stat(good).st_mtime)
-    assert _load_file(str(qrels), None, seen.append)[1].kind == "qrels"
+    assert load_file(str(qrels), None, seen.append)[1].kind == "qrels"
     with pytest.raises(InputError, match="line 2"):
-        _load_file(str(bad), None, seen.append)
+        load_file(str(bad), None, seen.append)
 
 
 def test_load_job_stops_at_cancel(tmp_path):
     good, _, _ = _files(tmp_path)
     with pytest.raises(Cancelled):
-        _load_file(str(good), None, lambda fraction: False)
+        load_file(str(good), None, lambda fraction: False)
 
 
 def test_load_job_reads_as_the_kind_asked_for(tmp_path):
     good, _, _ = _files(tmp_path)
     with pytest.raises(InputError) as info:
-        _load_file(str(good), "qrels", lambda f: None)
+        load_file(str(good), "qrels", lambda f: None)
     assert "good.run" in describe_error(str(good), info.value)
 
 
 def test_error_messages_name_the_file(tmp_path):
     missing = str(tmp_path / "nope.txt")
     with pytest.raises(OSError) as info:
-        _load_file(missing, None, lambda f: None)
+        load_file(missing, None, lambda f: None)
     assert describe_error(missing, info.value).startswith("nope.txt: ")
     assert describe_error("/x/run.txt", RuntimeError("boom")) == "run.txt: cannot be read (RuntimeError: boom)"
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from workbench.model import analysis
-from workbench.model.loading import _load_file
+from workbench.model.loading import load_file
 from workbench.model.workspace import FileEntry, Workspace, normalize
 
 if TYPE_CHECKING:
@@ -87,7 +87,7 @@ class ReadingJobs:
             self.model.run_cache.workers.warm()
         self.jobs.submit(
             ("load", path),
-            lambda progress: _load_file(path, kind, progress, hold),
+            lambda progress: load_file(path, kind, progress, hold),
             f"Loading {os.path.basename(path)}",
             lambda outcome: self._on_loaded(path, gen, outcome),
             lambda exc: self.model.fail_load(path, gen, exc),

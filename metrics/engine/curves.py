@@ -22,7 +22,7 @@ from metrics.engine.evaluate import labelled_runs
 from metrics.errors import checkpoint
 from metrics.io.ids import shown
 from metrics.measures import FAMILIES
-from metrics.measures.aggregates import _num_queries
+from metrics.measures.aggregates import num_queries
 from metrics.measures.extra import dcg_matrices, ndcg_ratio
 from metrics.measures.extra import ndcg_options as _options
 from metrics.measures.registry import mean
@@ -99,7 +99,7 @@ def _means(values: np.ndarray, r) -> np.ndarray:
     their order, as :func:`mean` (and trec_eval) do, for all the columns at once."""
     if not len(values):
         return np.array([mean(values[:, j], r) for j in range(values.shape[1])], dtype=np.float64)
-    n = _num_queries(r)
+    n = num_queries(r)
     sums = np.cumsum(values, axis=0)[-1]
     return sums / n if n else sums
 
@@ -211,7 +211,7 @@ def evaluate_with_curves(
     evaluated query: ``(label, query ids, x values, values (queries x points), mean over the
     queries)``, what the frames are made of (a frame of 100 runs' NDCG@1..100 has 430,000 rows).
     ``on_run(label)``, if given, is called after each run is scored (progress; it may raise to stop)."""
-    from metrics.engine.evaluate import _encoded, _evaluate, written_names
+    from metrics.engine.evaluate import _evaluate, encoded, written_names
     from metrics.measures import parse_measures
 
     lv = _levels(levels)
@@ -230,7 +230,7 @@ def evaluate_with_curves(
     options = dict(
         relevance_level=int(relevance_level), complete=False, max_docs=None, judged_only=False, num_docs_in_coll=0
     )
-    ev = _evaluate(_encoded(qrels), runs, parse_measures(measures), written_names(measures), options, also=curves)
+    ev = _evaluate(encoded(qrels), runs, parse_measures(measures), written_names(measures), options, also=curves)
     if not tidy:
         return ev, pr_parts, at_k_parts
     return ev, _tidy(pr_parts, ("recall", "precision", np.float64)), _tidy(at_k_parts, ("k", "value", np.int64))

@@ -37,12 +37,12 @@ from metrics.ranking.qrels_index import (  # noqa: F401  (distinct, _grouped_ord
     NONPOOL,
     UNJUDGED,
     EncodedQrels,
-    _as_columns,
-    _frozen,
     _join,
     _query_codes,
+    as_columns,
     distinct,
     encode_qrels,
+    frozen,
 )
 from metrics.ranking.rank_order import _blocks, _grouped_order, rank_order  # noqa: F401
 
@@ -188,15 +188,15 @@ class JudgedRanking:
         zeros = np.zeros(nq, dtype=np.int64)
         return replace(
             self,
-            offsets=_frozen(offsets),
-            rel=_frozen(rel),
-            qidx=_frozen(qidx),
-            rank=_frozen(rank),
-            num_ret=_frozen(num_ret),
+            offsets=frozen(offsets),
+            rel=frozen(rel),
+            qidx=frozen(qidx),
+            rank=frozen(rank),
+            num_ret=frozen(num_ret),
             num_rel=num_rel,
             num_rel_ret=num_rel_ret,
-            num_nonpool=_frozen(zeros),
-            num_unjudged=_frozen(zeros.copy()),
+            num_nonpool=frozen(zeros),
+            num_unjudged=frozen(zeros.copy()),
             relcum=relcum,
             judged_only=True,
         )
@@ -247,7 +247,7 @@ def _level_counts(rel, offsets, qidx, rel_levels, level):
         num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
     else:
         num_rel = np.zeros(nq, dtype=np.int64)
-    return _frozen(num_rel), _frozen(num_rel_ret), _frozen(relcum)
+    return frozen(num_rel), frozen(num_rel_ret), frozen(relcum)
 
 
 class RunArrays:
@@ -259,7 +259,7 @@ class RunArrays:
     __slots__ = ("qid", "doc", "score", "keys", "run_id")
 
     def __init__(self, run):
-        cols = _as_columns(run, "run")
+        cols = as_columns(run, "run")
         self.qid = cols.qid
         self.doc = cols.doc
         self.score = np.asarray(cols.value, dtype=np.float64)
@@ -379,19 +379,19 @@ def build_ranking(
 
     return JudgedRanking(
         run_id=run_id,
-        query_ids=_frozen(np.array([enc.queries[i] for i in evaluated], dtype=object)),
-        offsets=_frozen(offsets),
-        rel=_frozen(rel),
-        qidx=_frozen(qidx),
-        rank=_frozen(rank),
-        num_ret=_frozen(num_ret),
+        query_ids=frozen(np.array([enc.queries[i] for i in evaluated], dtype=object)),
+        offsets=frozen(offsets),
+        rel=frozen(rel),
+        qidx=frozen(qidx),
+        rank=frozen(rank),
+        num_ret=frozen(num_ret),
         num_rel=num_rel,
         num_rel_ret=num_rel_ret,
-        num_nonpool=_frozen(num_nonpool.astype(np.int64)),
-        num_unjudged=_frozen(num_unjudged),
-        rel_levels=_frozen(rel_levels),
-        num_rel_levels=_frozen(num_rel_levels),
-        placeholder=_frozen(placeholder_q[evaluated].copy()),
+        num_nonpool=frozen(num_nonpool.astype(np.int64)),
+        num_unjudged=frozen(num_unjudged),
+        rel_levels=frozen(rel_levels),
+        num_rel_levels=frozen(num_rel_levels),
+        placeholder=frozen(placeholder_q[evaluated].copy()),
         relcum=relcum,
         relevance_level=relevance_level,
         complete=bool(complete),

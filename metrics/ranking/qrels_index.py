@@ -16,7 +16,7 @@ NONPOOL = -1
 UNJUDGED = -2
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def frozen(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
 
@@ -74,7 +74,7 @@ def _decode(ids: np.ndarray) -> list[str]:
     return [x.decode("utf-8", "surrogateescape") for x in ids.tolist()]  # one per distinct query
 
 
-def _as_columns(data, kind: str) -> Columns:
+def as_columns(data, kind: str) -> Columns:
     return data if isinstance(data, Columns) else columns_from_frame(data, kind)
 
 
@@ -189,7 +189,7 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
     are let go one after the other as the encoding no longer needs them."""
     if isinstance(qrels, EncodedQrels):
         return qrels
-    cols = _as_columns(qrels, "qrels")
+    cols = as_columns(qrels, "qrels")
     del qrels
 
     def take(name: str) -> np.ndarray:
@@ -224,12 +224,12 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
     del order
     return EncodedQrels(
         queries=_decode(query_keys),
-        query_keys=_frozen(query_keys),
+        query_keys=frozen(query_keys),
         num_queries=len(query_keys),
-        qcode=_frozen(qcode),
-        rel=_frozen(rel),
-        key_sorted=_frozen(key),
-        doc_sorted=_frozen(doc),
+        qcode=frozen(qcode),
+        rel=frozen(rel),
+        key_sorted=frozen(key),
+        doc_sorted=frozen(doc),
         num_positive=int(np.count_nonzero(rel > 0)),
         collide=bool(n > 1 and (key[1:] == key[:-1]).any()),
     )

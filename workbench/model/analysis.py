@@ -390,9 +390,9 @@ class RunCache:
         with self._lock:
             if self._encoded is not None and self._alive(self._encoded[0], parts):
                 return self._encoded[1]
-        from metrics.engine.evaluate import _encoded
+        from metrics.engine.evaluate import encoded
 
-        enc = _encoded(qrels)
+        enc = encoded(qrels)
         with self._lock:
             self._encoded = ([weakref.ref(p) for p in parts], enc)
         return enc

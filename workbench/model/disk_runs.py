@@ -48,10 +48,10 @@ def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:
     from its first data line); None for anything else (read as usual)."""
     if kind not in (None, "run"):
         return None
-    from metrics.io.detect import _first_data_line, sniff_layout
+    from metrics.io.detect import first_data_line, sniff_layout
 
     try:
-        tokens, _, line = _first_data_line(path)
+        tokens, _, line = first_data_line(path)
         if tokens is None or len(tokens) < 6 or not sniff_layout(line, "run").trec:
             return None  # a header's or JSON's layout is read as usual
     except (OSError, EOFError, ValueError):
@@ -196,10 +196,10 @@ def _score_early(workers: Workers, paths: list) -> None:
         if plan is None:
             return
         (qrels_path, qrels_stat), runs = plan
-        from metrics.engine.evaluate import _encoded
+        from metrics.engine.evaluate import encoded
         from workbench.model.defaults import DEFAULT_MEASURES, K_MAX, RELEVANCE_LEVEL, parse_each
 
-        qrels = _encoded(qrels_path)
+        qrels = encoded(qrels_path)
         if _stat(qrels_path) != qrels_stat:
             return  # changed while it was read
         measures, _ = parse_each(DEFAULT_MEASURES)
@@ -235,7 +235,7 @@ def _early_plan(paths: list):
         stat = _stat(path)
         try:
             if metrics.io.topics.sniff(head(path)):
-                continue  # queries (workbench.model.loading._load_file asks first too)
+                continue  # queries (workbench.model.loading.load_file asks first too)
         except OSError:
             continue
         run = head_of_run(path, None)

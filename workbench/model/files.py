@@ -44,7 +44,7 @@ class FileRules(SessionState):
     def open_files(self, paths, kind: str | None = None, *, start=None, forget=None) -> list[str]:
         """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
 
-        ``start(entry)`` reads a file that is now loading (in a worker: :func:`_load_file`, then
+        ``start(entry)`` reads a file that is now loading (in a worker: :func:`~workbench.model.loading.load_file`, then
         :meth:`finish_load`); ``forget(path)`` lets go of a sample file the user's own files replace.  A
         file found in a folder that turns out to be neither qrels nor a run is left out quietly; once the
         folder is read, one message says what was found and what was not.

@@ -49,7 +49,7 @@ class QueriesFile:
     digest: str | None = None
 
 
-def _load_file(path: str, kind: str | None, progress, hold: bool = True):
+def load_file(path: str, kind: str | None, progress, hold: bool = True):
     """Worker body: the file's size and time as read, and its content.
 
     ``hold=False``: a run file is not read but stands as a :class:`~workbench.model.disk_runs.RunOnDisk`
