@@ -178,3 +178,34 @@ def test_cancelled_worker_tells_the_job_to_stop(qtbot):
     worker.cancel()
     worker.run()  # in this thread: the job sees the cancellation through its progress callback
     assert answers == [False] and worker.cancelled
+
+
+def test_the_session_reads_its_model_and_changes_it_only_through_its_rules(qtbot, tmp_path):
+    """What the Qt session holds is its model's, read through it and never written around its rules: an
+    assignment raises, and the sample is opened (and the kinds chosen before remembered) by the model."""
+    from workbench.model.loading import sample_files
+    from workbench.session import Session
+
+    s = Session()
+    try:
+        assert s.workspace is s.model.workspace and s.measures == s.model.measures
+        for name, value in (("results", None), ("is_sample", True), ("measures", ("map",)), ("selected_query", "1")):
+            with pytest.raises(AttributeError, match="changed through its methods"):
+                setattr(s, name, value)
+        assert not s.model.is_sample and s.model.selected_query is None
+        with qtbot.waitSignal(s.sigIdle, timeout=20000):
+            s.open_sample()
+        assert s.is_sample and s.model.is_sample
+        assert {e.path for e in s.workspace.entries} == {os.path.normpath(str(p)) for p in sample_files()}
+        assert s.results is not None and s.results is s.model.results
+        # a file the user chose to read as a run in an earlier session is read as a run, though it looks like qrels
+        mine = tmp_path / "mine.txt"
+        mine.write_text("1 Q0 d1 1\n1 Q0 d2 0\n")
+        s.remember_kinds({os.path.normpath(str(mine)): "run"})
+        s.open_files([str(mine)])
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert not s.is_sample  # the user's own file replaces the sample
+        assert [e.path for e in s.workspace.entries] == [os.path.normpath(str(mine))]
+        assert s.workspace.entries[0].forced_kind == "run"
+    finally:
+        s.shutdown()

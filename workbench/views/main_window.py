@@ -21,10 +21,30 @@ from workbench.views.window_workspaces import last_session_path
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent, QResizeEvent, QShowEvent
+    from PySide6.QtGui import (
+        QAction,
+        QCloseEvent,
+        QDragEnterEvent,
+        QDragMoveEvent,
+        QDropEvent,
+        QResizeEvent,
+        QShowEvent,
+    )
+    from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QProgressBar, QPushButton, QToolBar
 
     from workbench.session import Session
+    from workbench.views.diffchart import DifferenceChart
+    from workbench.views.drilldown import QueryDrilldownView
+    from workbench.views.explain import ExplainPanel
     from workbench.views.help import HelpDialog
+    from workbench.views.inspect import InspectView
+    from workbench.views.measure_panel import MeasurePanel
+    from workbench.views.pairs import PairsView
+    from workbench.views.panels import FilesPanel
+    from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
+    from workbench.views.significance import SignificancePanel
+    from workbench.views.status import MessageArea, StaleBar
+    from workbench.views.tables import PerQueryView, SummaryView
     from workbench.views.window_explain import ExplainActions
     from workbench.views.window_exports import ExportActions
     from workbench.views.window_files import FileActions
@@ -164,9 +184,17 @@ class MainWindow(QMainWindow):
         workspaces = WorkspaceActions(self, s, settings, recent, layout, bars.messages.add, tell, title)
         files = FileActions(self, s, recent, workspaces, tell, title)
         exports = ExportActions(
-            self, s, settings, recent, views.per_query, views.pr_plot, views.ndcg_plot, bars.messages.add, tell,
+            self,
+            s,
+            settings,
+            recent,
+            views.per_query,
+            views.pr_plot,
+            views.ndcg_plot,
+            bars.messages.add,
+            tell,
             self.sigExported.emit,
-        )  # fmt: skip
+        )
         progress = ProgressDisplay(self.statusBar(), self, s.cancel, workspaces.reopen_last_session)
         explain = ExplainActions(
             s,
@@ -352,89 +380,89 @@ class MainWindow(QMainWindow):
         return self.parts.views.docks
 
     @property
-    def summary(self):
+    def summary(self) -> SummaryView:
         return self.parts.views.summary
 
     @property
-    def per_query(self):
+    def per_query(self) -> PerQueryView:
         return self.parts.views.per_query
 
     @property
-    def files(self):
+    def files(self) -> FilesPanel:
         return self.parts.views.files
 
     @property
-    def measures(self):
+    def measures(self) -> MeasurePanel:
         return self.parts.views.measures
 
     @property
-    def pr_plot(self):
+    def pr_plot(self) -> PrecisionRecallPlot:
         return self.parts.views.pr_plot
 
     @property
-    def ndcg_plot(self):
+    def ndcg_plot(self) -> NdcgAtKPlot:
         return self.parts.views.ndcg_plot
 
     @property
-    def diff_chart(self):
+    def diff_chart(self) -> DifferenceChart:
         return self.parts.views.diff_chart
 
     @property
-    def drilldown(self):
+    def drilldown(self) -> QueryDrilldownView:
         return self.parts.views.drilldown
 
     @property
-    def inspect_view(self):
+    def inspect_view(self) -> InspectView:
         return self.parts.views.inspect_view
 
     @property
-    def pairs_view(self):
+    def pairs_view(self) -> PairsView:
         return self.parts.views.pairs_view
 
     @property
-    def explain_view(self):
+    def explain_view(self) -> ExplainPanel:
         return self.parts.views.explain_view
 
     @property
-    def messages(self):
+    def messages(self) -> MessageArea:
         return self.parts.bars.messages
 
     @property
-    def stale_bar(self):
+    def stale_bar(self) -> StaleBar:
         return self.parts.bars.stale_bar
 
     @property
-    def stale_toolbar(self):
+    def stale_toolbar(self) -> QToolBar:
         return self.parts.bars.stale_toolbar
 
     @property
-    def query_box(self):
+    def query_box(self) -> QComboBox:
         return self.parts.toolbars.query_box
 
     @property
-    def significance(self):
+    def significance(self) -> SignificancePanel:
         return self.parts.toolbars.significance
 
     @property
-    def undo_action(self):
+    def undo_action(self) -> QAction:
         return self.parts.menus.undo_action
 
     @property
-    def recent_menu(self):
+    def recent_menu(self) -> QMenu:
         return self.parts.menus.recent_menu
 
     @property
-    def reopen_action(self):
+    def reopen_action(self) -> QAction:
         return self.parts.menus.reopen_action
 
     @property
-    def cancel_button(self):
+    def cancel_button(self) -> QPushButton:
         return self.parts.progress.cancel_button
 
     @property
-    def progress(self):
+    def progress(self) -> QProgressBar:
         return self.parts.progress.progress
 
     @property
-    def sample_label(self):
+    def sample_label(self) -> QLabel:
         return self.parts.progress.sample_label
