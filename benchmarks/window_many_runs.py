@@ -68,8 +68,8 @@ def cpu_seconds():  # (user + system) of this process and of its worker processe
     return own.ru_utime + own.ru_stime, workers
 
 def check():
-    s = getattr(w, "session", None)
-    shown = s is not None and s.results is not None and len(s.results.runs) == runs and w._ready is None
+    s = w.session if w.session_made else None
+    shown = s is not None and s.results is not None and len(s.results.runs) == runs and w.built
     if shown and not scores and not s.evaluating and w.updatesEnabled():
         app.processEvents()  # the summary and the plots painted
         scores.append(time.time())

@@ -373,8 +373,8 @@ def test_an_endless_line_deep_in_the_file_is_reported_on_its_line(tmp_path, monk
 def test_the_columns_reserve_a_bounded_multiple_of_the_rows_read(tmp_path):
     """A tiny part of the file read (a gzip file whose first chunk came from a few compressed bytes)
     does not size the columns for the rows that part would promise: at most _GROWTH times those read."""
-    parsed = tokens._parse(b"".join(f"q1 Q0 d{i} {i + 1} 1.5 t\n".encode() for i in range(1000)), "run")
-    filled = tokens._Filled()
+    parsed = tokens.parse(b"".join(f"q1 Q0 d{i} {i + 1} 1.5 t\n".encode() for i in range(1000)), "run")
+    filled = tokens.Filled()
     filled.add(parsed, 1e-12)
     assert 1000 <= len(filled.columns[2]) <= tokens._GROWTH * 1000
     filled.add(parsed, 1.0)  # the last chunk: the columns are cut to the rows, their margin let go

@@ -245,12 +245,12 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
 def test_dcg_at_cutoffs_reads_only_the_ranks_above_the_deepest_and_equals_the_whole_ranking(collection, options):
     """The DCG matrices at cutoffs 1..k are made from each query's first k ranks: the same bits as from the
     whole ranking (a cutoff of 0, the whole ranking, keeps every rank)."""
-    from metrics.engine.evaluate import _encoded
+    from metrics.engine.evaluate import encoded
     from metrics.measures.extra import WHOLE_RANKING, _top, dcg_matrices, ndcg_options
     from metrics.ranking.judged import build_ranking
 
     qrels, run = collection
-    r = build_ranking(_encoded(qrels), run)
+    r = build_ranking(encoded(qrels), run)
     opts = ndcg_options(**options)
     for k in (1, 3, 7, 40):
         cutoffs = tuple(range(1, k + 1))
@@ -263,13 +263,13 @@ def test_dcg_at_cutoffs_reads_only_the_ranks_above_the_deepest_and_equals_the_wh
 
 def test_the_mean_curve_adds_the_queries_in_order_as_the_mean_of_a_measure(collection):
     from metrics.engine.curves import _means
-    from metrics.engine.evaluate import _encoded
+    from metrics.engine.evaluate import encoded
     from metrics.measures.aggregates import mean
     from metrics.ranking.judged import build_ranking
 
     qrels, run = collection
     for complete in (False, True):
-        r = build_ranking(_encoded(qrels), run, complete=complete)
+        r = build_ranking(encoded(qrels), run, complete=complete)
         values = np.random.default_rng(len(r.query_ids)).random((r.n_queries, 30)) ** 3
         expected = np.array([mean(values[:, j], r) for j in range(30)])
         assert _means(values, r).tobytes() == expected.tobytes()

@@ -90,11 +90,11 @@ def test_cli_reads_a_dataset(dataset, tmp_path):
 
 
 def test_window_loads_a_dataset(dataset):
-    from workbench.model.loading import _load_file
+    from workbench.model.loading import load_file
 
-    _, loaded = _load_file("irds:metrics-test/tiny", None, None)
+    _, loaded = load_file("irds:metrics-test/tiny", None, None)
     assert loaded.kind == "qrels" and len(loaded.qrels) == 5
-    _, queries = _load_file("irds:metrics-test/tiny#queries", "queries", None)
+    _, queries = load_file("irds:metrics-test/tiny#queries", "queries", None)
     assert queries.kind == "queries" and queries.queries["2"] == "second query"
     from workbench.model.workspace import normalize
 
@@ -111,11 +111,8 @@ def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
         def open_files(self, paths, kind=None):
             opened.append((paths, kind))
 
-    class Window:
-        session = Session()
-
     monkeypatch.setattr(dataset_dialog.QInputDialog, "getText", lambda *a, **k: ("metrics-test/tiny", True))
-    dataset_dialog.open_dataset(Window())
+    dataset_dialog.open_dataset(None, Session())
     assert opened == [(["irds:metrics-test/tiny"], "qrels"), (["irds:metrics-test/tiny#queries"], "queries")]
 
 

@@ -19,7 +19,7 @@ from metrics.errors import Cancelled
 from workbench.model import analysis, disk_runs, scoring
 from workbench.model import drilldown as drilldown_model
 from workbench.model.defaults import SETTINGS
-from workbench.model.loading import _load_file
+from workbench.model.loading import load_file
 from workbench.model.session import SessionModel
 
 MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100", "num_ret")
@@ -124,7 +124,7 @@ def test_the_session_marks_a_run_that_failed_on_disk_and_evaluates_without_it(fi
     model.open_files([str(qrels), str(paths[3]), str(bad)], start=started.append)
     assert [e.hold for e in started] == [False, False, False]
     for e in started:
-        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
         model.announce_loaded()
     entry = model.workspace.entry(str(bad))
     assert isinstance(entry.run, disk_runs.RunOnDisk) and entry.is_run
@@ -170,10 +170,10 @@ def test_runs_on_disk_are_kept_between_evaluations(files, monkeypatch):
 
 def test_loading_without_holding_reads_only_the_start_of_a_run(files):
     qrels, paths = files
-    stat, loaded = _load_file(str(paths[4]), None, None, False)  # gzip
+    stat, loaded = load_file(str(paths[4]), None, None, False)  # gzip
     assert isinstance(loaded.run, disk_runs.RunOnDisk) and loaded.run.attrs["name"] == "sys4"
     assert stat[0] == os.path.getsize(paths[4])
-    _, q = _load_file(str(qrels), None, None, False)
+    _, q = load_file(str(qrels), None, None, False)
     assert q.kind == "qrels" and isinstance(q.qrels, pd.DataFrame)
     assert disk_runs.head_of_run(str(qrels), None) is None
     assert disk_runs.head_of_run(str(paths[0]), "ranked") is None
@@ -188,7 +188,7 @@ def test_files_are_held_while_they_fit_in_the_budget(files, monkeypatch):
     model.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
     assert [e.hold for e in started] == [True, True, True, False, False, False]
     for e in started:
-        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     held = [isinstance(e.run, pd.DataFrame) for e in model.workspace.run_entries()]
     assert held == [True, True, False, False, False]
 
@@ -247,7 +247,7 @@ def test_files_opened_together_beyond_the_slots_left_are_all_on_disk(files, monk
     model.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
     assert [e.hold for e in started] == [False] * 6
     for e in started:
-        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     assert isinstance(model.workspace.qrels_entry().qrels, pd.DataFrame)  # the qrels are read as ever
     assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in model.workspace.run_entries())
     model.open_files([str(p) for p in paths[5:7]], start=started.append)  # few enough for the slots left
@@ -258,7 +258,7 @@ def test_a_run_on_disk_changed_since_it_was_opened_is_not_scored_as_the_one_open
     qrels, paths = files
     copy = tmp_path / "copy.txt"
     copy.write_text(paths[0].read_text())
-    _, loaded = _load_file(str(copy), None, None, False)
+    _, loaded = load_file(str(copy), None, None, False)
     assert loaded.run.stat == (os.path.getsize(copy), os.path.getmtime(copy))
     first = analysis.compute(_request(qrels, {"a": loaded.run}))
     assert first.failed == {} and first.runs == ["a"]
@@ -297,7 +297,7 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     model.open_files([str(qrels), *map(str, paths[:6])], start=started.append)
     assert model.prescore_request() is None  # no qrels yet
     for e in started[:1] + started[3:]:  # the qrels and the runs on disk read; two runs held still loading
-        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     assert model.workspace.loading()
     ahead = model.prescore_request()
     assert sorted(ahead.runs) == ["sys2", "sys3", "sys4", "sys5"]
@@ -305,7 +305,7 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     lease = analysis.score_ahead(ahead, model.run_cache.service.lease())  # submitted, not awaited
     assert len(lease.keys) == 4
     for e in started[1:3]:
-        model.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None, e.hold))
+        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     model.apply_results(analysis.compute(model.evaluation_request()))
     assert sorted(sent) == ["sys2", "sys3", "sys4", "sys5"]  # found under way or done: none sent again
     assert model.results.runs == [f"sys{r}" for r in range(6)] and model.results.failed == {}

@@ -35,7 +35,7 @@ def test_a_run_read_for_scoring_is_let_go_before_its_measures_are_computed(tmp_p
 
     from conftest import write_trec
 
-    from metrics.engine.evaluate import _encoded, _evaluate
+    from metrics.engine.evaluate import _evaluate, encoded
     from metrics.engine.settings import Settings
     from metrics.io.columns import read_columns
     from metrics.measures import parse_measures
@@ -57,5 +57,5 @@ def test_a_run_read_for_scoring_is_let_go_before_its_measures_are_computed(tmp_p
     def check(label, ranking):
         gone.append([ref() is None for ref in refs[-1]])
 
-    _evaluate(_encoded(qpath), runs(), parse_measures(["map"]), {}, Settings(), also=check)
+    _evaluate(encoded(qpath), runs(), parse_measures(["map"]), {}, Settings(), also=check)
     assert gone == [[True] * 5, [True] * 5]

@@ -536,7 +536,7 @@ def test_the_quick_comparison_comes_with_the_scores_and_a_slow_one_after(qtbot, 
     )
     assert summary_cells(window)[("good", "map")][0].endswith("†")  # its mark is shown
     submitted.clear()
-    wait_idle(qtbot, window, lambda: window.session.set_compare_settings(test="wilcoxon"))
+    wait_idle(qtbot, window, lambda: window.session.followups.set_compare_settings(test="wilcoxon"))
     assert submitted == ["compare"] and window.session.comparison.settings.test == "wilcoxon"
     submitted.clear()
     wait_idle(qtbot, window, window.session.recompute)

@@ -241,6 +241,30 @@ def test_intent_qrels_without_ad_hoc_qrels_show_the_diversity_measures_alone(qtb
         close_window(w)
 
 
+def test_intent_qrels_dropped_alone_and_selected_in_files_are_inspected_without_an_error(qtbot, data, tmp_path):
+    """Intent qrels alone are described by the Inspect view (their queries and intents), once: the inspection
+    calls the inspector that exists, so no failure asks for it again and again."""
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        errors: list[str] = []
+        s.sigError.connect(errors.append)
+        submitted: list = []
+        submit = s.jobs.submit
+        s.jobs.submit = lambda key, *a, **k: (submitted.append(key), submit(key, *a, **k))[1]
+        w.open_files([str(data["intents"])])
+        qtbot.waitUntil(lambda: not s.busy and (s.inspection or {}).get("kind") == "intents", timeout=TIMEOUT)
+        w.files.select_path(str(data["intents"]))
+        qtbot.wait(300)  # (a failed inspection asked again would be submitted again meanwhile)
+        qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+        assert errors == []
+        assert s.inspection["kind"] == "intents" and s.inspection["queries"] == 4
+        assert submitted.count("inspect") <= 2  # dropped, then perhaps selected: never a loop
+        assert "intents" in w.inspect_view.text()
+    finally:
+        close_window(w)
+
+
 def test_exports_name_both_qrels_the_numbers_were_computed_from(qtbot, data, tmp_path):
     """With ad hoc and intent qrels loaded and diversity measures shown, every export states both files;
     without diversity measures, only the ad hoc qrels (the intent qrels made none of its numbers)."""

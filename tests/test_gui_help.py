@@ -43,7 +43,7 @@ def test_f1_opens_the_measure_reference_and_search_narrows_it(qtbot, window):
         if action.shortcut().toString() == "F1":
             action.trigger()
             break
-    dialog = window._help
+    dialog = window.help_dialog
     assert dialog.isVisible()
     text = dialog.text()
     for family in ("map", "ndcg_cut", "bpref", "rbp", "Judged"):

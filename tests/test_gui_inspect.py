@@ -111,9 +111,9 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
 
     from PySide6.QtCore import QTimer
 
-    from workbench import session as session_module
+    from workbench import session_paint
 
-    monkeypatch.setattr(session_module, "AFTER_PAINT_MS", 400)
+    monkeypatch.setattr(session_paint, "AFTER_PAINT_MS", 400)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
     run = tmp_path / "r.run"
@@ -163,11 +163,11 @@ def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(q
     starts afterwards (a job would report to a session that is gone)."""
     w, submitted = _scores_just_shown(qtbot, tmp_path)
     s = w.session
-    assert s._paint_timer.isActive() and s._after_paint_work  # the inspection (and the intervals) wait
+    assert s.after_paint.waiting and s.after_paint.work  # the inspection (and the intervals) wait
     s.shutdown()
     before = list(submitted)
     qtbot.wait(600)
-    assert submitted == before and not s._after_paint_work
+    assert submitted == before and not s.after_paint.work
     close_window(w)
 
 
@@ -176,9 +176,9 @@ def test_cancel_drops_the_intervals_put_off_for_the_paint(qtbot, tmp_path):
     compute them), and the marks shown stay."""
     w, submitted = _scores_just_shown(qtbot, tmp_path)
     s = w.session
-    assert s._paint_timer.isActive() and not s.comparison.intervals
+    assert s.after_paint.waiting and not s.comparison.intervals
     s.cancel()
     qtbot.wait(600)
-    assert "compare" not in submitted and not s._paint_timer.isActive()
+    assert "compare" not in submitted and not s.after_paint.waiting
     assert s.comparison is not None and not s.comparison.intervals  # its marks still shown
     close_window(w)

@@ -15,6 +15,7 @@ from qt_support import close_window, open_window  # noqa: E402
 import metrics  # noqa: E402
 from workbench.model import disk_runs  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
+from workbench.views import window_files  # noqa: E402
 from workbench.views.measure_panel import COMMON_MEASURES  # noqa: E402
 
 TIMEOUT = 20000
@@ -73,7 +74,7 @@ def test_a_reopened_workspace_is_shown_by_every_panel_and_edited_from_there(qtbo
         s.set_measures(("map", "P.5", "ndcg_cut.10", "P.30"))
         s.set_relevance_level(2)
         s.set_ndcg_option("gain", "exp")
-        s.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
+        s.followups.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
         _idle(qtbot, w)
         path = project / "study.irwb"
         assert w.write_workspace(str(path))
@@ -257,7 +258,9 @@ def test_a_file_deleted_from_disk_is_said_so(qtbot, project, tmp_path):
 def test_declining_to_read_a_changed_run_again_keeps_the_window(qtbot, project, tmp_path, monkeypatch):
     monkeypatch.setattr(disk_runs, "HOLD_FILES", 0)  # every run scored from its file
     w = open_window(qtbot, tmp_path, ("map",))
-    monkeypatch.setattr(w, "_on_file_changed_on_disk", lambda path, size: None)  # the user answers No
+    monkeypatch.setattr(window_files, "LARGE_FILE", -1)  # asked whether to read it again, the user answers No
+    no = window_files.QMessageBox.StandardButton.No
+    monkeypatch.setattr(window_files.QMessageBox, "question", lambda *a, **k: no)
     try:
         s = w.session
         _open(qtbot, w, project)

@@ -357,14 +357,14 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
     np.testing.assert_array_equal(merged.loc[pq.index].to_numpy(), pq.to_numpy())
 
     # never overwritten silently
-    monkeypatch.setattr(window, "confirm_overwrite", lambda p: False)
+    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: False)
     before = (tmp_path / "summary.csv").read_text()
     window.session.set_measures(("map",))
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
         pass
     assert not window.export("summary", str(tmp_path / "summary.csv"))
     assert (tmp_path / "summary.csv").read_text() == before
-    monkeypatch.setattr(window, "confirm_overwrite", lambda p: True)
+    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: True)
     export_and_wait(qtbot, window, "summary", tmp_path / "summary.csv")
     assert (tmp_path / "summary.csv").read_text() != before
 
@@ -725,7 +725,7 @@ def test_a_failed_export_is_reported(qtbot, window, small, tmp_path):
 
 def test_plot_context_menu_exports_through_the_window(qtbot, window, monkeypatch):
     asked = []
-    monkeypatch.setattr(window, "_export_dialog", asked.append)
+    monkeypatch.setattr(window.exports, "export_dialog", asked.append)
     for plot in (window.pr_plot, window.ndcg_plot):
         (action,) = plot.plot.scene().contextMenu  # pyqtgraph's own export dialog is replaced
         action.trigger()
@@ -746,7 +746,7 @@ def test_clicking_a_summary_cell_shows_that_measure_per_query(qtbot, window, sma
 
 def test_recent_files_menu(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
-    window._fill_recent_menu()
+    window.file_actions.fill_recent_menu(window.recent_menu)
     texts = [a.text() for a in window.recent_menu.actions() if a.text()]
     assert set(map(str, small)) <= set(texts) and "Clear list" in texts
     reopen = next(a for a in window.recent_menu.actions() if a.text() == str(small[1]))
@@ -778,7 +778,7 @@ def test_the_window_shows_itself_before_its_views_and_then_opens_what_it_was_ask
     w.when_ready(lambda: done.append("second"))
     w.show()
     qtbot.waitExposed(w)
-    assert not hasattr(w, "session") or not done  # the frame is on the screen before the views
+    assert not w.built and not done  # the frame is on the screen before the views
     qtbot.waitUntil(lambda: done == ["first", "second"], timeout=TIMEOUT)
     assert set(w.docks) >= {"files", "summary", "prCurves", "ndcgAtK", "diffChart", "drilldown"}
     qtbot.waitUntil(lambda: all(w.docks[name].isVisible() for name in ("summary", "prCurves", "ndcgAtK")), timeout=5000)
@@ -803,7 +803,7 @@ def test_a_window_closed_before_its_views_are_built_closes_cleanly(qtbot, tmp_pa
     w.when_ready(lambda: ran.append(1))
     w.close()
     qtbot.wait(100)
-    assert ran == [] and not hasattr(w, "session")
+    assert ran == [] and not w.session_made
 
 
 def test_files_panel_shows_the_label_used_when_a_rename_is_changed(qtbot, window, small):
@@ -1038,8 +1038,8 @@ def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path
     qtbot.addWidget(w)
     order = []
     files = [str(p) for p in sorted(sample.iterdir())] + [str(bad)]
-    w.when_session_ready(lambda: (order.append(("session", hasattr(w, "docks"))), w.session.open_files(files)))
-    w.when_ready(lambda: order.append(("views", hasattr(w, "docks"))))
+    w.when_session_ready(lambda: (order.append(("session", w.built)), w.session.open_files(files)))
+    w.when_ready(lambda: order.append(("views", w.built)))
     w.show()
     qtbot.waitUntil(lambda: len(order) == 2, timeout=TIMEOUT)
     assert order == [("session", False), ("views", True)]
@@ -1144,7 +1144,7 @@ def _slow_scores(monkeypatch):
 def test_a_window_opened_on_files_paints_its_views_once_the_scores_are_there(qtbot, tmp_path, sample, monkeypatch):
     release = _slow_scores(monkeypatch)
     w, painted = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
-    qtbot.waitUntil(lambda: hasattr(w, "docks"), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
     qtbot.wait(300)  # time to paint, were the views painted while the runs are scored
     assert not w.updatesEnabled() and painted == []
     release.set()
@@ -1172,7 +1172,7 @@ def test_a_window_scored_before_its_views_are_built_paints_them_once_built(qtbot
 
     monkeypatch.setattr(MainWindow, "_build", build_after_the_scores)
     w, painted = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
-    qtbot.waitUntil(lambda: hasattr(w, "docks") and w.updatesEnabled(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: w.built and w.updatesEnabled(), timeout=TIMEOUT)
     assert built == [False, False]
     qtbot.waitUntil(lambda: bool(painted), timeout=TIMEOUT)
     assert all(painted) and set(w.pr_plot.curves) == set(w.session.results.runs)
@@ -1186,7 +1186,7 @@ def test_input_waits_for_the_first_paint_of_a_window_opened_on_files(qtbot, tmp_
 
     release = _slow_scores(monkeypatch)
     w, _ = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
-    qtbot.waitUntil(lambda: hasattr(w, "docks"), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
     qtbot.waitExposed(w)
     edit = w.per_query.filter_edit
 
@@ -1224,7 +1224,7 @@ def test_a_window_opened_on_files_paints_its_views_after_a_while_or_when_nothing
     # nothing to score (a qrels file alone): painted once the session is idle, long before the wait is over
     monkeypatch.setattr(MainWindow, "FIRST_PAINT_WAIT_MS", 600_000)
     w, painted = _window_opened_on(qtbot, tmp_path, [sample / "qrels.txt"])
-    qtbot.waitUntil(lambda: hasattr(w, "docks") and not w.session.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: w.built and not w.session.busy, timeout=TIMEOUT)
     qtbot.waitUntil(w.updatesEnabled, timeout=TIMEOUT)
     assert w.session.results is None
     close_window(w)

@@ -52,7 +52,7 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
     s.set_baseline(str(runs / "run_tfidf_title.txt"))
     s.set_measures(("map", "ndcg_cut.10", "P.5"))
     s.set_relevance_level(2)
-    s.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
+    s.followups.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
     _idle(qtbot, w)
     s.select_query(s.results.query_ids[3])
     path = project / "study.irwb"

@@ -232,12 +232,12 @@ def test_intent_qrels_are_recognised_by_every_door(tmp_path):
     assert ins.kind == "intents" and ins.readable and ins.queries == 2
     assert ins.figures["intents_per_query"]["max"] == 3 and ins.figures["judgments"] == 7
     assert "intents" in format_text([ins])
-    from workbench.model.loading import _load_file, describe_error
+    from workbench.model.loading import describe_error, load_file
 
-    _, loaded = _load_file(str(path), None, None)  # the window keeps them as intent qrels
+    _, loaded = load_file(str(path), None, None)  # the window keeps them as intent qrels
     assert loaded.kind == "intents" and (loaded.intents.queries, loaded.intents.judgements) == (2, 7)
     with pytest.raises(metrics.InputError) as e:  # read as ad hoc qrels when the user says so: refused
-        _load_file(str(path), "qrels", None)
+        load_file(str(path), "qrels", None)
     assert "intent (diversity) qrels" in describe_error(str(path), e.value)
 
 

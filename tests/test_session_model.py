@@ -13,7 +13,7 @@ import pytest
 
 from workbench.model import analysis
 from workbench.model import significance as significance_model
-from workbench.model.loading import SAMPLE_DIR, _load_file
+from workbench.model.loading import SAMPLE_DIR, load_file
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
 
 
@@ -38,7 +38,7 @@ def _open(model: SessionModel, paths, kind=None) -> list[str]:
     out = model.open_files([str(p) for p in paths], kind, start=started.append)
     for e in started:
         try:
-            outcome = _load_file(e.path, e.forced_kind, None)
+            outcome = load_file(e.path, e.forced_kind, None)
         except Exception as exc:  # noqa: BLE001 - every failure goes to the model, as in the window
             model.fail_load(e.path, e.generation, exc)
             continue
@@ -188,7 +188,7 @@ def test_a_workspace_round_trips_and_selects_its_query_once_evaluated(sample):
         "evaluation_wanted",
     ]
     for e in started:
-        other.finish_load(e.path, e.generation, _load_file(e.path, e.forced_kind, None))
+        other.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None))
     _evaluate(other)
     assert other.selected_query == doc.selected_query and other.focus_measure == "P_10"
     assert other.snapshot() == doc

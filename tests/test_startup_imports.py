@@ -76,7 +76,7 @@ w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), defe
 w.show()
 app.processEvents()
 print(",".join(m for m in ("pandas", "pyarrow", "pyqtgraph", "scipy") if m in sys.modules))
-while w._ready is not None:
+while not w.built:
     app.processEvents()
 print(",".join(m for m in ("pandas", "pyqtgraph") if m in sys.modules))
 os._exit(0)

@@ -72,13 +72,13 @@ def test_sniff_tells_queries_from_qrels_and_runs():
 def test_a_carriage_return_inside_a_line_is_a_blank_not_a_line_end(tmp_path):
     """A qrels file whose lines start with "\r" and hold one tab each (found by the differential tests):
     trec_eval reads 4 judgements, and so must every door; cut at its "\r"s it looked like 'qid<TAB>text'."""
-    from workbench.model.loading import _load_file
+    from workbench.model.loading import load_file
 
     data = b"\rLA0101531 iter\t8 0\r\n\rFBIS3-245\titer 8 3\r\n\rMARCO_348\titer 8 \r\t2\r\n\rLA0101212 iter 8 0\r\n"
     assert not sniff(data)
     path = tmp_path / "qrels.txt"
     path.write_bytes(data)
-    _, loaded = _load_file(str(path), None, None)
+    _, loaded = load_file(str(path), None, None)
     assert loaded.kind == "qrels" and len(loaded.qrels) == 4
     grades = dict(zip(loaded.qrels["query_id"], loaded.qrels["relevance"].tolist()))
     assert grades == {"LA0101531": 0, "FBIS3-245": 3, "MARCO_348": 2, "LA0101212": 0}
@@ -87,7 +87,7 @@ def test_a_carriage_return_inside_a_line_is_a_blank_not_a_line_end(tmp_path):
     data = b"`x270:\tQ0 fs\x1cx858 1\n`x270: Q0 m   \t1000\n"
     assert not sniff(data)
     path.write_bytes(data)
-    _, loaded = _load_file(str(path), None, None)
+    _, loaded = load_file(str(path), None, None)
     assert loaded.kind == "qrels" and loaded.qrels["doc_id"].tolist() == ["fs\x1cx858", "m"]
 
 

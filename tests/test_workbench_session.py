@@ -15,7 +15,7 @@ from PySide6.QtCore import QThreadPool  # noqa: E402
 from metrics.errors import Cancelled, InputError  # noqa: E402
 from workbench.jobs import Jobs  # noqa: E402
 from workbench.jobs.workers import Worker  # noqa: E402
-from workbench.model.loading import _load_file, describe_error  # noqa: E402
+from workbench.model.loading import describe_error, load_file  # noqa: E402
 
 
 def _files(tmp_path):
@@ -31,31 +31,31 @@ def _files(tmp_path):
 def test_load_job_reads_the_file_and_reports_its_size_and_time(tmp_path):
     good, bad, qrels = _files(tmp_path)
     seen = []
-    stat, loaded = _load_file(str(good), None, seen.append)
+    stat, loaded = load_file(str(good), None, seen.append)
     assert loaded.kind == "run" and len(loaded.run) == 5
     assert stat == (os.stat(good).st_size, os.stat(good).st_mtime)
-    assert _load_file(str(qrels), None, seen.append)[1].kind == "qrels"
+    assert load_file(str(qrels), None, seen.append)[1].kind == "qrels"
     with pytest.raises(InputError, match="line 2"):
-        _load_file(str(bad), None, seen.append)
+        load_file(str(bad), None, seen.append)
 
 
 def test_load_job_stops_at_cancel(tmp_path):
     good, _, _ = _files(tmp_path)
     with pytest.raises(Cancelled):
-        _load_file(str(good), None, lambda fraction: False)
+        load_file(str(good), None, lambda fraction: False)
 
 
 def test_load_job_reads_as_the_kind_asked_for(tmp_path):
     good, _, _ = _files(tmp_path)
     with pytest.raises(InputError) as info:
-        _load_file(str(good), "qrels", lambda f: None)
+        load_file(str(good), "qrels", lambda f: None)
     assert "good.run" in describe_error(str(good), info.value)
 
 
 def test_error_messages_name_the_file(tmp_path):
     missing = str(tmp_path / "nope.txt")
     with pytest.raises(OSError) as info:
-        _load_file(missing, None, lambda f: None)
+        load_file(missing, None, lambda f: None)
     assert describe_error(missing, info.value).startswith("nope.txt: ")
     assert describe_error("/x/run.txt", RuntimeError("boom")) == "run.txt: cannot be read (RuntimeError: boom)"
 
@@ -178,3 +178,34 @@ def test_cancelled_worker_tells_the_job_to_stop(qtbot):
     worker.cancel()
     worker.run()  # in this thread: the job sees the cancellation through its progress callback
     assert answers == [False] and worker.cancelled
+
+
+def test_the_session_reads_its_model_and_changes_it_only_through_its_rules(qtbot, tmp_path):
+    """What the Qt session holds is its model's, read through it and never written around its rules: an
+    assignment raises, and the sample is opened (and the kinds chosen before remembered) by the model."""
+    from workbench.model.loading import sample_files
+    from workbench.session import Session
+
+    s = Session()
+    try:
+        assert s.workspace is s.model.workspace and s.measures == s.model.measures
+        for name, value in (("results", None), ("is_sample", True), ("measures", ("map",)), ("selected_query", "1")):
+            with pytest.raises(AttributeError, match="changed through its methods"):
+                setattr(s, name, value)
+        assert not s.model.is_sample and s.model.selected_query is None
+        with qtbot.waitSignal(s.sigIdle, timeout=20000):
+            s.open_sample()
+        assert s.is_sample and s.model.is_sample
+        assert {e.path for e in s.workspace.entries} == {os.path.normpath(str(p)) for p in sample_files()}
+        assert s.results is not None and s.results is s.model.results
+        # a file the user chose to read as a run in an earlier session is read as a run, though it looks like qrels
+        mine = tmp_path / "mine.txt"
+        mine.write_text("1 Q0 d1 1\n1 Q0 d2 0\n")
+        s.remember_kinds({os.path.normpath(str(mine)): "run"})
+        s.open_files([str(mine)])
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert not s.is_sample  # the user's own file replaces the sample
+        assert [e.path for e in s.workspace.entries] == [os.path.normpath(str(mine))]
+        assert s.workspace.entries[0].forced_kind == "run"
+    finally:
+        s.shutdown()

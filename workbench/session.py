@@ -47,26 +47,17 @@ from workbench.model.scoring import Lease
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
 from workbench.model.workspace import FileEntry
 from workbench.session_followups import FollowUpJobs
+from workbench.session_paint import AfterPaint
 from workbench.session_reading import ReadingJobs, by_user
+from workbench.session_reads import FromModel
 from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
-#: how long after new scores are shown the work put off for them starts (the inspection of a file, the
-#: bootstrap intervals of the comparison with the baseline): long enough for the window to paint them
-#: first (a hundred runs take about a quarter of a second), since that work, in a thread of this process,
-#: would slow the painting down
-AFTER_PAINT_MS = 300
-
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
 
 
-def _delegate(name: str, doc: str = "") -> property:
-    """An attribute of the session that is the model's."""
-    return property(lambda self: getattr(self.model, name), lambda self, v: setattr(self.model, name, v), doc=doc)
-
-
-class Session(FollowUpJobs, ReadingJobs, QObject):
+class Session(ReadingJobs, QObject):
     sigFilesChanged = Signal()
     sigBaselineChanged = Signal(object)
     sigMeasuresChanged = Signal()
@@ -90,23 +81,23 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     sigExplanationChanged = Signal(object)
     _sigDiskNews = Signal(object)  # what the disk watch found (a list of DiskState), from its thread
 
-    # what the session holds is the model's
-    workspace = _delegate("workspace")
-    measures = _delegate("measures")
-    relevance_level = _delegate("relevance_level")
-    k_max = _delegate("k_max")
-    ndcg_options = _delegate("ndcg_options")
-    results = _delegate("results")
-    selected_query = _delegate("selected_query")
-    focus_measure = _delegate("focus_measure")
-    is_sample = _delegate("is_sample")
-    chosen_kinds = _delegate("chosen_kinds")
-    compare_settings = _delegate("compare_settings")
-    comparison = _delegate("comparison")
-    drilldown = _delegate("drilldown")
-    drilldown_depth = _delegate("drilldown_depth")
-    inspected_path = _delegate("inspected_path")
-    inspection = _delegate("inspection")
+    # what the session holds is the model's, read here, changed through the methods below
+    workspace = FromModel(lambda m: m.workspace)
+    measures = FromModel(lambda m: m.measures)
+    relevance_level = FromModel(lambda m: m.relevance_level)
+    k_max = FromModel(lambda m: m.k_max)
+    ndcg_options = FromModel(lambda m: m.ndcg_options)
+    results = FromModel(lambda m: m.results)
+    selected_query = FromModel(lambda m: m.selected_query)
+    focus_measure = FromModel(lambda m: m.focus_measure)
+    is_sample = FromModel(lambda m: m.is_sample)
+    chosen_kinds = FromModel(lambda m: m.chosen_kinds)
+    compare_settings = FromModel(lambda m: m.compare_settings)
+    comparison = FromModel(lambda m: m.comparison)
+    drilldown = FromModel(lambda m: m.drilldown)
+    drilldown_depth = FromModel(lambda m: m.drilldown_depth)
+    inspected_path = FromModel(lambda m: m.inspected_path)
+    inspection = FromModel(lambda m: m.inspection)
 
     def __init__(self, parent=None, model: SessionModel | None = None):
         super().__init__(parent)
@@ -169,27 +160,32 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
         self._disk = DiskWatch(self._sigDiskNews.emit)
 
+        # work put off until the window has painted what it was given (the inspection, the intervals)
+        self.after_paint = AfterPaint(self)
+        self.after_paint.sigDone.connect(self._after_paint)
         # the comparison with the baseline and the drill-down of the selected query are computed again
         # whenever what they depend on changes; so is the inspection of one file
-        self.sigResultsChanged.connect(
-            lambda _: (self.request_comparison(after_paint=True), self.request_drilldown(), self.request_explanation())
+        self.followups = f = FollowUpJobs(
+            self.model,
+            self.jobs,
+            later=self.after_paint.later,
+            scores_coming=lambda: bool(self.workspace.loading()) or self.evaluating or self.after_paint.waiting,
+            stopped=lambda: self._stopped,
+            error=self.sigError.emit,
+            message=self.sigMessage.emit,
         )
-        self.sigBaselineChanged.connect(self._on_baseline_for_comparison)
-        self.sigQueryChanged.connect(lambda _: self.request_drilldown())
-        # with many runs the drill-down shows the best on the query by the measure in focus
-        self.sigFocusMeasureChanged.connect(lambda _: self._drilldown_complete())
-        self.sigFocusMeasureChanged.connect(lambda _: self._pairs_follow_focus())
+        self.sigResultsChanged.connect(lambda _: self._follow_results())
+        self.sigBaselineChanged.connect(f.on_baseline)
+        self.sigQueryChanged.connect(lambda _: f.request_drilldown())
+        self.sigFocusMeasureChanged.connect(lambda _: f.drilldown_complete())
+        self.sigFocusMeasureChanged.connect(lambda _: f.pairs_follow_focus())
         # (after the evaluation these changes call for is scheduled, so that the inspection waits for it)
-        self.sigFilesChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
-        self.sigMeasuresChanged.connect(lambda: QTimer.singleShot(0, self, self.request_inspection))
+        self.sigFilesChanged.connect(lambda: QTimer.singleShot(0, self, f.request_inspection))
+        self.sigMeasuresChanged.connect(lambda: QTimer.singleShot(0, self, f.request_inspection))
         # (an inspection put off while the runs were read and scored is computed then, once the window
         # has painted the scores)
-        self._paint_timer = QTimer(self)
-        self._paint_timer.setSingleShot(True)
-        self._paint_timer.timeout.connect(self._after_paint)
-        self._after_paint_work: list = []
-        self.sigResultsChanged.connect(lambda _: self._later(self.request_inspection))
-        self.sigIdle.connect(self._inspect_when_idle)
+        self.sigResultsChanged.connect(lambda _: self.after_paint.later(f.request_inspection))
+        self.sigIdle.connect(f.inspect_when_idle)
         self._stopped = False  # Cancel was pressed: no work starts by itself until the user asks for some
 
     # ------------------------------------------------------------------
@@ -197,17 +193,24 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     @by_user
     def open_sample(self) -> None:
         """Show the bundled sample (made-up data) instead of whatever is loaded."""
-        self.clear()
-        self.open_files(sample_files())
-        self.is_sample = True
+        self._drop_files()
+        self.model.open_sample(start=self._submit_load)
 
     def clear(self) -> None:
         """Forget every file (loads under way are dropped)."""
+        self._drop_files()
+        self.model.clear()
+
+    def _drop_files(self) -> None:
+        """Loads queued or under way dropped, files no longer watched."""
         self._load_queue = []
         for e in list(self.workspace.entries):
             self._unwatch(e.path)
             self.jobs.discard(("load", e.path))
-        self.model.clear()
+
+    def remember_kinds(self, kinds: dict[str, str]) -> None:
+        """The kinds the user chose for files before (path -> kind), kept across runs by the window."""
+        self.model.remember_kinds(kinds)
 
     def snapshot(self):
         """What the session holds, as a :class:`~workbench.model.workspace_file.WorkspaceDoc` (not the layout)."""
@@ -301,6 +304,11 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     def set_ndcg_option(self, name: str, value) -> None:
         self.model.set_ndcg_option(name, value)
 
+    @by_user
+    def inspect(self, path: str | None) -> None:
+        """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
+        self.followups.inspect(path)
+
     def select_query(self, query_id) -> None:
         self.model.select_query(query_id)
 
@@ -318,8 +326,8 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     def recompute(self) -> None:
         """Evaluate, compare and drill down again, whatever is shown now."""
         self._eval_timer.start()
-        self.request_comparison()
-        self.request_drilldown()
+        self.followups.request_comparison()
+        self.followups.request_drilldown()
 
     def evaluation_key(self) -> tuple | None:
         """What an evaluation of the current files and options is computed from (see :mod:`workbench.model.state`)."""
@@ -413,18 +421,14 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         if ahead is not None:
             ahead.close()
 
-    # ------------------------------------------------------------------
-    # work put off until the window has painted
-    def _later(self, work) -> None:
-        """Run ``work()`` once the window has painted what it was just given (:data:`AFTER_PAINT_MS`)."""
-        if work not in self._after_paint_work:
-            self._after_paint_work.append(work)
-        self._paint_timer.start(AFTER_PAINT_MS)
+    def _follow_results(self) -> None:
+        """New scores: the comparison (once painted), the drill-down and the explanation follow them."""
+        self.followups.request_comparison(after_paint=True)
+        self.followups.request_drilldown()
+        self.followups.request_explanation()
 
     def _after_paint(self) -> None:
-        work, self._after_paint_work = self._after_paint_work, []
-        for w in work:
-            w()
+        """The work put off until the window painted is done (:class:`~workbench.session_paint.AfterPaint`)."""
         self.sigStateChanged.emit()  # (what is stale is said once no work waits: see stale_reasons)
         if not self.busy:
             self.sigIdle.emit()  # (nothing to do after all: the wait for the paint was the last work)
@@ -433,8 +437,9 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
     # jobs
     @property
     def busy(self) -> bool:
-        timers = (self._eval_timer, self._announce_timer, self._paint_timer, self._load_timer)
-        return self.jobs.busy or bool(self._load_queue) or any(timer.isActive() for timer in timers)
+        timers = (self._eval_timer, self._announce_timer, self._load_timer)
+        waiting = self.after_paint.waiting
+        return self.jobs.busy or bool(self._load_queue) or waiting or any(timer.isActive() for timer in timers)
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
@@ -456,8 +461,7 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
         if self._eval_timer.isActive():
             self._eval_timer.stop()
-        self._paint_timer.stop()  # (an export computes the intervals the comparison shown lacks)
-        self._after_paint_work.clear()
+        self.after_paint.clear()  # (an export computes the intervals the comparison shown lacks)
         self._stopped = True  # (the inspection put off for the scores does not start once they stop)
         self._drop_queued_loads()
         self.jobs.cancel()  # (an evaluation's runs nobody else holds stop with it)
@@ -465,10 +469,10 @@ class Session(FollowUpJobs, ReadingJobs, QObject):
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        for timer in (self._eval_timer, self._announce_timer, self._paint_timer, self._load_timer):
+        for timer in (self._eval_timer, self._announce_timer, self._load_timer):
             timer.stop()  # no work starts after this
+        self.after_paint.clear()
         self._load_queue = []
-        self._after_paint_work.clear()
         self._let_go_of_scoring_ahead()
         self._disk.close()
         self.jobs.shutdown(timeout_ms)

@@ -2,18 +2,50 @@
 once the scores are painted), the drill-down of the selected query, the explanation of one value and the
 inspection of one file.
 
-Part of :class:`workbench.session.Session`; what each job computes is asked of the model
-(:class:`workbench.model.followups.FollowUpRules`)."""
+Made by :class:`workbench.session.Session` (``Session.followups``); what each job computes is asked of
+the model (:class:`workbench.model.followups.FollowUpRules`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
-from workbench.session_reading import by_user
+
+if TYPE_CHECKING:
+    from metrics.engine.drilldown import QueryDrilldown
+    from workbench.jobs import Jobs
+    from workbench.model.session import SessionModel
 
 
 class FollowUpJobs:
-    """The comparison, drill-down, explanation and inspection jobs of :class:`~workbench.session.Session`."""
+    """The comparison, drill-down, explanation and inspection jobs of a session: what they compute is
+    asked of ``model``, and run in ``jobs``.  ``later(work)`` runs ``work()`` once the window has painted
+    the scores; ``scores_coming()`` says whether scores are being read, computed or painted (an inspection
+    waits for them); ``stopped()`` whether Cancel was pressed since the user last asked for something;
+    ``error(text)`` and ``message(text)`` tell the user."""
+
+    def __init__(
+        self,
+        model: SessionModel,
+        jobs: Jobs,
+        *,
+        later: Callable[[Callable[[], None]], None],
+        scores_coming: Callable[[], bool],
+        stopped: Callable[[], bool],
+        error: Callable[[str], None],
+        message: Callable[[str], None],
+    ):
+        self.model = model
+        self.jobs = jobs
+        self._later = later
+        self._scores_coming = scores_coming
+        self._stopped = stopped
+        self._error = error
+        self._message = message
+        #: a comparison computed with the scores (the evaluation's), until the results are applied
+        self.ahead: significance_model.Comparison | None = None
 
     # ------------------------------------------------------------------
     # comparison with the baseline, and the drill-down of the selected query
@@ -22,7 +54,7 @@ class FollowUpJobs:
         if self.model.set_compare_settings(**changes):
             self.request_comparison()
 
-    def _on_baseline_for_comparison(self, baseline) -> None:
+    def on_baseline(self, baseline: str | None) -> None:
         compare, drill = self.model.comparison_outdated_by(baseline)
         if compare:
             self.request_comparison()
@@ -55,14 +87,18 @@ class FollowUpJobs:
             lambda progress: significance_model.compute(request, progress), self.model.apply_comparison
         )
 
-    def _submit_comparison(self, work, on_done) -> None:
+    def _submit_comparison(
+        self,
+        work: Callable[[Callable[[float], None]], significance_model.Comparison],
+        on_done: Callable[[significance_model.Comparison], None],
+    ) -> None:
         self.jobs.submit(
             "compare",
             work,
             "Comparing with the baseline",
             on_done,
-            lambda exc: self.sigError.emit(f"Comparison failed: {exc}"),
-            lambda: self.sigMessage.emit("Comparison cancelled: significance marks are out of date"),
+            lambda exc: self._error(f"Comparison failed: {exc}"),
+            lambda: self._message("Comparison cancelled: significance marks are out of date"),
         )
 
     def _complete_comparison(self) -> None:
@@ -79,7 +115,7 @@ class FollowUpJobs:
         if self.model.set_drilldown_depth(depth):
             self.request_drilldown()
 
-    def _pairs_follow_focus(self) -> None:
+    def pairs_follow_focus(self) -> None:
         """With more runs than all pairs compares, the runs compared are the best by the measure in focus."""
         c = self.model.comparison
         if c is not None and c.request.pair_runs is not None:
@@ -87,8 +123,9 @@ class FollowUpJobs:
             if request is not None and request.pair_runs != c.request.pair_runs:
                 self.request_comparison()
 
-    def _drilldown_complete(self) -> None:
-        drill = self.model.drilldown
+    def drilldown_complete(self) -> None:
+        """With many runs the drill-down shows the best on the query by the measure in focus."""
+        drill: QueryDrilldown | None = self.model.drilldown
         if drill is not None and not set(self.model.drilldown_runs()) <= set(drill.runs):
             self.request_drilldown()
 
@@ -108,12 +145,12 @@ class FollowUpJobs:
             lambda progress: drilldown_model.compute(request, progress),
             f"Ranking query {request.query_id}",
             self.model.apply_drilldown,
-            lambda exc: self.sigError.emit(f"Query drill-down failed: {exc}"),
+            lambda exc: self._error(f"Query drill-down failed: {exc}"),
         )
 
     # ------------------------------------------------------------------
     # how one value was computed
-    def explain(self, run: str, query_id, measure: str) -> None:
+    def explain(self, run: str, query_id: str | None, measure: str) -> None:
         """Show how ``measure`` of ``run`` on ``query_id`` (None: the mean) was computed (in a worker)."""
         self.model.explain(run, query_id, measure)
         self.request_explanation()
@@ -129,25 +166,24 @@ class FollowUpJobs:
             lambda progress: explaining.compute(request, progress),
             f"Explaining {request.measure} of {request.run}",
             self.model.apply_explanation,
-            lambda exc: self.sigError.emit(f"Explaining {request.measure} failed: {exc}"),
+            lambda exc: self._error(f"Explaining {request.measure} failed: {exc}"),
         )
 
     # ------------------------------------------------------------------
     # inspection of one file
-    @by_user
     def inspect(self, path: str | None) -> None:
         """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
         self.model.inspect(path)
         self.request_inspection()
 
-    def _inspect_when_idle(self) -> None:
-        if not self._stopped:
+    def inspect_when_idle(self) -> None:
+        if not self._stopped():
             self.request_inspection()
 
     def request_inspection(self) -> None:
-        if self.model.inspected_path is None or self.workspace.entry(self.model.inspected_path) is None:
+        if self.model.inspected_path is None or self.model.workspace.entry(self.model.inspected_path) is None:
             self.jobs.discard("inspect")
-        elif self.workspace.loading() or self.evaluating or self._paint_timer.isActive():
+        elif self._scores_coming():
             return  # the scores first: reading the file again and joining it with the qrels would slow them
         job = self.model.inspection_job()
         if job is None:
@@ -159,5 +195,5 @@ class FollowUpJobs:
             job.what,
             self.model.apply_inspection,
             lambda exc: self.model.inspection_failed(path, exc),
-            lambda: setattr(self.model, "inspection_key", None),
+            self.model.inspection_cancelled,
         )

@@ -7,10 +7,21 @@ from __future__ import annotations
 
 import functools
 import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from workbench.model import analysis
-from workbench.model.loading import _load_file
-from workbench.model.workspace import FileEntry, normalize
+from workbench.model.loading import load_file
+from workbench.model.workspace import FileEntry, Workspace, normalize
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QTimer, SignalInstance
+
+    from workbench.jobs import Jobs
+    from workbench.model.disk_watch import DiskWatch
+    from workbench.model.scoring import Lease
+    from workbench.model.session import SessionModel
 
 
 def by_user(method):
@@ -28,22 +39,45 @@ def by_user(method):
 class ReadingJobs:
     """The reading and file-watching jobs of :class:`~workbench.session.Session`."""
 
-    #: files whose reading starts per turn of the event loop: starting 500 at once (a worker, its signals)
-    #: kept the window's thread from painting for 0.7 s
-    LOAD_BATCH = 50
+    # the session's, which these jobs use (made by Session.__init__)
+    model: SessionModel
+    jobs: Jobs
+    workspace: Workspace
+    open_files: Callable[..., list[str]]
+    sigFileChangedOnDisk: SignalInstance
+    sigStateChanged: SignalInstance
+    _stopped: bool
+    _reads: list[int]
+    _unannounced: bool
+    _workers_warm: bool
+    _load_queue: list[tuple[FileEntry, int]]
+    _load_timer: QTimer
+    _announce_timer: QTimer
+    _disk: DiskWatch
+    _scored_ahead: Lease | None
+    sigUserActed: SignalInstance
+
+    #: seconds of starting reads per turn of the event loop, at most: starting 500 at once (a worker, its
+    #: signals) kept the window's thread from painting for 0.7 s
+    LOAD_SLICE_SECONDS = 0.02
 
     def _submit_load(self, e: FileEntry) -> None:
-        """Read one file in a worker, soon (a batch per turn of the event loop); a newer load of the same
+        """Read one file in a worker, soon (a slice of them per turn of the event loop); a newer load of the same
         file supersedes this one."""
         self._load_queue.append((e, e.generation))
         if not self._load_timer.isActive():
             self._load_timer.start()
 
     def _start_loads(self) -> None:
-        batch, self._load_queue = self._load_queue[: self.LOAD_BATCH], self._load_queue[self.LOAD_BATCH :]
-        for e, gen in batch:
+        until = time.monotonic() + self.LOAD_SLICE_SECONDS
+        queue = self._load_queue
+        started = 0
+        while started < len(queue) and (started == 0 or time.monotonic() < until):
+            e, gen = queue[started]
+            started += 1
             if self.workspace.entry(e.path) is e and e.generation == gen:  # (not removed nor read again since)
                 self._start_load(e)
+        self._load_queue = queue[started:]
         if self._load_queue:
             self._load_timer.start()
 
@@ -62,7 +96,7 @@ class ReadingJobs:
             self.model.run_cache.workers.warm()
         self.jobs.submit(
             ("load", path),
-            lambda progress: _load_file(path, kind, progress, hold),
+            lambda progress: load_file(path, kind, progress, hold),
             f"Loading {os.path.basename(path)}",
             lambda outcome: self._on_loaded(path, gen, outcome),
             lambda exc: self.model.fail_load(path, gen, exc),

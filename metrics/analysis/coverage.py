@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.analysis.ranked import loaded_runs, top_documents
-from metrics.engine.evaluate import _encoded, evaluate
+from metrics.engine.evaluate import encoded, evaluate
 from metrics.ranking.qrels_index import NONPOOL
 
 __all__ = [
@@ -57,7 +57,7 @@ def judgment_coverage(qrels, runs, cutoffs=(10,), *, gap: float = DEFAULT_GAP, c
     names = _judged_names(cutoffs)
     if not gap >= 0:
         raise ValueError(f"the gap must be 0 or more, not {gap}")
-    ev = evaluate(_encoded(qrels), loaded_runs(runs), names, complete=complete)
+    ev = evaluate(encoded(qrels), loaded_runs(runs), names, complete=complete)
     table = ev.summary().reindex(columns=names)
     first = table[names[0]].to_numpy(dtype=np.float64)
     n = len(first)
@@ -81,14 +81,16 @@ def coverage_by_query(qrels, runs, cutoffs=(10,)):
     import pandas as pd
 
     runs = loaded_runs(runs)
-    enc = _encoded(qrels)
+    enc = encoded(qrels)
     names = _judged_names(cutoffs)
     cutoffs = [int(name.partition("@")[2]) for name in names]
     ev = evaluate(enc, runs, names)
     table = pd.DataFrame(
         {
             "run": np.repeat(np.array(ev.runs, dtype=object), [len(res.query_ids) for res in ev.results]),
-            "query_id": np.concatenate([np.array(res.query_ids, dtype=object) for res in ev.results] or [[]]),
+            "query_id": np.concatenate(
+                [np.array(res.query_ids, dtype=object) for res in ev.results] or [np.array([], dtype=object)]
+            ),
         }
     )
     values = np.vstack([res.values for res in ev.results]) if ev.results else np.zeros((0, len(names)))
@@ -115,10 +117,10 @@ def judgment_holes(qrels, runs, depth: int = 10):
     trec_eval's order, ranks ascending."""
     import pandas as pd
 
-    from metrics.io.formats import _str_dtype
+    from metrics.io.formats import str_dtype
     from metrics.io.ids import ids_to_arrow
 
-    top = top_documents(loaded_runs(runs), int(depth), _encoded(qrels))
+    top = top_documents(loaded_runs(runs), int(depth), encoded(qrels))
     assert top.rel is not None
     at = np.flatnonzero(top.rel == NONPOOL)
     return pd.DataFrame(
@@ -126,7 +128,7 @@ def judgment_holes(qrels, runs, depth: int = 10):
             "run": np.array(top.runs, dtype=object)[top.run[at]],
             "query_id": np.array(top.queries, dtype=object)[top.query[at]],
             "rank": top.rank[at].astype(np.int64) + 1,
-            "doc_id": pd.Series(ids_to_arrow(top.doc[at]), dtype=_str_dtype()),
+            "doc_id": pd.Series(ids_to_arrow(top.doc[at]), dtype=str_dtype()),
         }
     )
 
@@ -138,7 +140,7 @@ def condensed_scores(qrels, runs, measures=None, *, relevance_level: int = 1, co
     A frame ``run, measure, value, condensed, change`` (``condensed - value``), runs in the order
     given, measures in trec_eval's order; ``measures`` as :func:`metrics.evaluate` takes them."""
     runs = loaded_runs(runs)
-    enc = _encoded(qrels)
+    enc = encoded(qrels)
     options: dict = dict(relevance_level=relevance_level, complete=complete)
     scored = evaluate(enc, runs, measures, **options).aggregate
     condensed = evaluate(enc, runs, measures, judged_only=True, **options).aggregate

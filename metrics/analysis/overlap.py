@@ -47,9 +47,9 @@ def rank_overlap(runs, depth: int = 10, p: float = DEFAULT_PERSISTENCE, qrels=No
     of the pair does not answer has no row."""
     enc = None
     if qrels is not None:
-        from metrics.engine.evaluate import _encoded
+        from metrics.engine.evaluate import encoded
 
-        enc = _encoded(qrels)
+        enc = encoded(qrels)
     return overlap_of(top_documents(runs, depth, enc, judge=False), p)
 
 

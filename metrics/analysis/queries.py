@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.engine.evaluate import _encoded
+from metrics.engine.evaluate import encoded
 
 __all__ = ["per_query_values", "versus", "query_traits", "trait_correlations", "query_extremes", "TRAITS"]
 
@@ -97,7 +97,7 @@ def query_traits(results, measure, qrels=None, queries=None, *, relevance_level:
     wide = _wide(frame, _measure(frame, measure))
     out = pd.DataFrame({"query_id": wide.index.to_numpy(dtype=object)})
     if qrels is not None:
-        enc = _encoded(qrels)
+        enc = encoded(qrels)
         code = pd.Index(enc.queries).get_indexer(out["query_id"])
         rel = enc.rel.astype(np.int64)
         level = max(int(relevance_level), 0)

@@ -13,10 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from metrics.engine.evaluate import _as_runs, labelled_runs
+from metrics.engine.evaluate import as_runs, labelled_runs
 from metrics.io.ids import pair_keys
 from metrics.io.table import query_codes
-from metrics.ranking.qrels_index import NONPOOL, EncodedQrels, _as_columns, _decode, _join, _query_codes, distinct
+from metrics.ranking.qrels_index import (
+    NONPOOL,
+    EncodedQrels,
+    as_columns,
+    decode_ids,
+    distinct,
+    join_judgments,
+    query_codes_of,
+)
 from metrics.ranking.rank_order import rank_order
 
 __all__ = ["TopDocuments", "top_documents", "loaded_runs"]
@@ -49,7 +57,7 @@ def loaded_runs(runs) -> dict:
     """``runs`` (anything :func:`metrics.evaluate` takes) as a dict label -> run, labelled as the
     evaluation labels them and paths read into columns once: the analyses of the same runs (a
     coverage and the condensed scores beside it) read each file once."""
-    return dict(labelled_runs(_as_runs(runs), columns=True))
+    return dict(labelled_runs(as_runs(runs), columns=True))
 
 
 def top_documents(runs, depth: int, qrels: EncodedQrels | None = None, *, judge: bool = True) -> TopDocuments:
@@ -63,18 +71,18 @@ def top_documents(runs, depth: int, qrels: EncodedQrels | None = None, *, judge:
         raise ValueError(f"the depth must be 1 or more, not {depth}")
     labels: list[str] = []
     parts: list[tuple[np.ndarray, ...]] = []
-    for label, run in labelled_runs(_as_runs(runs), columns=True):
+    for label, run in labelled_runs(as_runs(runs), columns=True):
         labels.append(label)
-        parts.append(_top_of_run(_as_columns(run, "run"), depth, qrels, judge))
+        parts.append(_top_of_run(as_columns(run, "run"), depth, qrels, judge))
         del run
     if qrels is not None:
         keys, queries = qrels.query_keys, list(qrels.queries)
     else:
         keys = distinct(np.concatenate([p[0] for p in parts])) if parts else np.zeros(0, dtype="S1")
-        queries = _decode(keys)
+        queries = decode_ids(keys)
     runs_col, query_col, rank_col, doc_col, rel_col = [], [], [], [], []
     for r, (ids, qcode, rank, doc, rel) in enumerate(parts):
-        code = _query_codes(keys, ids)[qcode] if len(qcode) else qcode.astype(np.int32)
+        code = query_codes_of(keys, ids)[qcode] if len(qcode) else qcode.astype(np.int32)
         keep = code >= 0
         runs_col.append(np.full(int(keep.sum()), r, dtype=np.int32))
         query_col.append(code[keep].astype(np.int32))
@@ -116,10 +124,10 @@ def _top_of_run(cols, depth: int, qrels: EncodedQrels | None, judge: bool):
     qcode, doc = ranked[keep], cols.doc[rows]
     rel = None
     if qrels is not None and judge:
-        enc_code = _query_codes(qrels.query_keys, ids)[qcode] if len(qcode) else qcode.astype(np.int32)
+        enc_code = query_codes_of(qrels.query_keys, ids)[qcode] if len(qcode) else qcode.astype(np.int32)
         known = np.flatnonzero(enc_code >= 0)  # (the others are dropped with their queries)
         rel = np.full(len(rows), NONPOOL, dtype=np.int8)
-        found = _join(qrels, enc_code[known], doc[known], pair_keys(cols.qid[rows[known]], doc[known]))
+        found = join_judgments(qrels, enc_code[known], doc[known], pair_keys(cols.qid[rows[known]], doc[known]))
         rel = rel.astype(found.dtype)
         rel[known] = found
     return ids, qcode, rank[keep].astype(np.int32), doc, rel

@@ -41,6 +41,8 @@ class Formatter(argparse.HelpFormatter):
                 width = int(os.environ["COLUMNS"])
             except (KeyError, ValueError):
                 try:
+                    if sys.__stdout__ is None:  # (no standard output: pythonw)
+                        raise ValueError
                     width = os.get_terminal_size(sys.__stdout__.fileno()).columns
                 except (AttributeError, ValueError, OSError):
                     width = 80

@@ -7,7 +7,7 @@ import sys
 
 from metrics.cli.common import add_level_option
 from metrics.errors import InputError
-from metrics.inspect.files import Inspection, _json_default, inspect_file
+from metrics.inspect.files import Inspection, inspect_file, json_default
 from metrics.io.columns import read_columns
 from metrics.io.readers import detect_kind_with_reason
 
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
         for path in args.files
     ]
     if args.format == "json":
-        json.dump([i.to_dict() for i in out], sys.stdout, indent=1, default=_json_default)
+        json.dump([i.to_dict() for i in out], sys.stdout, indent=1, default=json_default)
         sys.stdout.write("\n")
     else:
         sys.stdout.write(format_text(out))

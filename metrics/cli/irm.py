@@ -50,7 +50,7 @@ from metrics.errors import InputError
 from metrics.io.readers import read_qrels, read_run
 from metrics.measures import parse_measures
 from metrics.measures.diversity import parse_diversity
-from metrics.measures.irm_syntax import _aliases, _read, split_top_level
+from metrics.measures.irm_syntax import aliases, read_measures, split_top_level
 
 __all__ = ["main", "printed_name"]
 
@@ -77,11 +77,11 @@ def _value_text(value) -> str:
 
 def printed_name(text: str) -> str:
     """The name ir_measures prints for the measure written ``text``."""
-    read = _read(text)
+    read = read_measures(text)
     if read is None:
         return text.strip()
     name, args, at = read
-    name = _aliases().get(name, name)
+    name = aliases().get(name, name)
     shown = []
     for key, value in args.items():
         if key == "gains" and isinstance(value, dict):

@@ -143,10 +143,10 @@ def _compare(ev, args, run_paths, out) -> int:
     if args.format == "csv":
         table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")
     elif args.format == "json":
-        from metrics.compare.allpairs import _json_value
+        from metrics.compare.allpairs import json_value
 
         # every number in full (pandas' to_json rounds, and a small p-value became 0); NaN, inf as null
-        records = [{key: _json_value(value) for key, value in row.items()} for row in table.to_dict(orient="records")]
+        records = [{key: json_value(value) for key, value in row.items()} for row in table.to_dict(orient="records")]
         import json  # here: the usual trec output does without it
 
         json.dump(records, out, indent=1, allow_nan=False)

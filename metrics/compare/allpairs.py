@@ -188,7 +188,7 @@ def compare_all_pairs(
     return comparison_frame(result)
 
 
-def _json_value(value):
+def json_value(value):
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, (int, np.integer)):
@@ -213,7 +213,7 @@ def pairs_to_json(pairs: pd.DataFrame) -> dict:
     """
     attrs = pairs.attrs
     records = [
-        {key: _json_value(value) for key, value in row.items() if key != "alpha"}
+        {key: json_value(value) for key, value in row.items() if key != "alpha"}
         for row in pairs.to_dict(orient="records")
     ]
     return {

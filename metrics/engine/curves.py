@@ -14,7 +14,7 @@ are labelled as :func:`metrics.evaluate` labels them.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from metrics.engine.settings import Settings
 from metrics.errors import checkpoint
 from metrics.io.ids import shown
 from metrics.measures import FAMILIES
-from metrics.measures.aggregates import _num_queries
+from metrics.measures.aggregates import num_queries
 from metrics.measures.extra import dcg_matrices, ndcg_ratio
 from metrics.measures.extra import ndcg_options as _options
 from metrics.measures.registry import mean
@@ -55,7 +55,8 @@ def _check_qrels(qrels) -> None:
 def _rankings(qrels, runs, relevance_level):
     _check_qrels(qrels)
     for label, run in labelled_runs(runs):
-        r = build_ranking(qrels, run, relevance_level=int(relevance_level), run_id=str(run.attrs.get("name", label)))
+        name = cast("pd.DataFrame", run).attrs.get("name", label)  # (DataFrames: columns=False)
+        r = build_ranking(qrels, run, relevance_level=int(relevance_level), run_id=str(name))
         if r.n_queries:
             yield label, r
 
@@ -99,7 +100,7 @@ def _means(values: np.ndarray, r) -> np.ndarray:
     their order, as :func:`mean` (and trec_eval) do, for all the columns at once."""
     if not len(values):
         return np.array([mean(values[:, j], r) for j in range(values.shape[1])], dtype=np.float64)
-    n = _num_queries(r)
+    n = num_queries(r)
     sums = np.cumsum(values, axis=0)[-1]
     return sums / n if n else sums
 
@@ -214,7 +215,7 @@ def evaluate_with_curves(
     ``on_run(label)``, if given, is called after each run is scored (progress; it may raise to stop).
     ``settings``: every option as one :class:`~metrics.engine.settings.Settings` instead of
     ``relevance_level``: trec_eval's options, and the NDCG@k curve's ``k_max`` and nDCG variant."""
-    from metrics.engine.evaluate import _encoded, _evaluate, written_names
+    from metrics.engine.evaluate import _evaluate, encoded, written_names
     from metrics.measures import parse_measures
 
     if settings is None:
@@ -236,7 +237,7 @@ def evaluate_with_curves(
         if on_run is not None:
             on_run(label)
 
-    ev = _evaluate(_encoded(qrels), runs, parse_measures(measures), written_names(measures), settings, also=curves)
+    ev = _evaluate(encoded(qrels), runs, parse_measures(measures), written_names(measures), settings, also=curves)
     if not tidy:
         return ev, pr_parts, at_k_parts
     return ev, _tidy(pr_parts, ("recall", "precision", np.float64)), _tidy(at_k_parts, ("k", "value", np.int64))

@@ -51,13 +51,13 @@ def written_names(measures) -> dict:
     return out
 
 
-def _is_frame(x) -> bool:
+def is_frame(x) -> bool:
     """Whether ``x`` is a DataFrame, without importing pandas (nothing is one before pandas is)."""
     pd = sys.modules.get("pandas")
     return pd is not None and isinstance(x, pd.DataFrame)
 
 
-def _as_qrels(qrels):
+def as_qrels(qrels):
     """Qrels ready to encode: :class:`~metrics.io.columns.Columns` (a path is read into them, without
     pandas) or our qrels frame as they are; anything else users hold (PyTerrier or ranx frames,
     dicts of dicts, records, ranx Qrels) through the readers (:mod:`metrics.io.inputs`)."""
@@ -65,21 +65,21 @@ def _as_qrels(qrels):
         return qrels
     if isinstance(qrels, (str, os.PathLike)):
         return read_columns(qrels, "qrels")
-    if _is_frame(qrels) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
+    if is_frame(qrels) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
         return qrels
     from metrics.io.readers import read_qrels
 
     return read_qrels(qrels)
 
 
-def _is_run(x) -> bool:
-    return isinstance(x, Columns) or (_is_frame(x) and {"query_id", "doc_id", "score"} <= set(x.columns))
+def is_run(x) -> bool:
+    return isinstance(x, Columns) or (is_frame(x) and {"query_id", "doc_id", "score"} <= set(x.columns))
 
 
-def _as_runs(runs):
+def as_runs(runs):
     """``runs`` as evaluate takes them: one run in any accepted form becomes a list of one; a list
     or dict of runs is converted run by run (lazily, in :func:`labelled_runs`)."""
-    if isinstance(runs, (str, os.PathLike, Columns)) or _is_frame(runs):
+    if isinstance(runs, (str, os.PathLike, Columns)) or is_frame(runs):
         return [runs]
     if type(runs).__module__.startswith("ranx"):
         return [_read_run(runs, None)]
@@ -94,7 +94,7 @@ def _as_runs(runs):
     first = next(items, None)
     if first is None:
         return []
-    if not _is_run(first) and hasattr(first, "query_id"):  # records of one run (ScoredDoc...)
+    if not is_run(first) and hasattr(first, "query_id"):  # records of one run (ScoredDoc...)
         return [_read_run(itertools.chain([first], items), None)]
     return _handed_over([first], items)
 
@@ -129,7 +129,7 @@ def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]
     read into columns).  ``runs`` is consumed lazily and nothing is kept here, so a generator of
     runs is read one run at a time.
     """
-    if _is_frame(runs) or isinstance(runs, Columns):
+    if is_frame(runs) or isinstance(runs, Columns):
         runs = [runs]
     keyed = isinstance(runs, Mapping)
     seen: set[str] = set()
@@ -140,7 +140,7 @@ def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]
         del item
         if isinstance(run, Columns) and not columns:
             raise TypeError("numpy columns are taken by evaluate, not here: pass run DataFrames")
-        if not _is_run(run):
+        if not is_run(run):
             run = _read_run(run, label, columns)  # a path, PyTerrier's columns, a dict of dicts, records
         name = unique_label(label or _run_name(run) or f"run{i}", seen)
         seen.add(name)
@@ -193,7 +193,7 @@ def evaluate(
     )
     wanted = parse_measures(measures)
     shown = written_names(measures) if keep_names else {}
-    return _evaluate(_encoded(qrels), runs, wanted, shown, chosen)
+    return _evaluate(encoded(qrels), runs, wanted, shown, chosen)
 
 
 def resolve_settings(settings: Settings | None, **options) -> Settings:
@@ -211,10 +211,10 @@ def resolve_settings(settings: Settings | None, **options) -> Settings:
     return settings
 
 
-def _encoded(qrels) -> EncodedQrels:
+def encoded(qrels) -> EncodedQrels:
     """The qrels encoded once for all the runs (a path's columns, read here, let go as they are encoded)."""
     read = isinstance(qrels, (str, os.PathLike))
-    return encode_qrels(_as_qrels(qrels), consume=read)
+    return encode_qrels(as_qrels(qrels), consume=read)
 
 
 def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Settings, also=None) -> Evaluation:
@@ -225,7 +225,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
     results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
     options = settings.trec_options()
-    for label, run in labelled_runs(_as_runs(runs), columns=True):
+    for label, run in labelled_runs(as_runs(runs), columns=True):
         labels.append(label)
         if isinstance(run, Columns):
             run_id = run.run_id or run.name or label
@@ -257,7 +257,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
 
 
 def _result(label: str, ranking: JudgedRanking, wanted: list, shown: dict) -> RunResult:
-    return result_of(label, ranking.query_ids.tolist(), _compute(ranking, wanted), shown)
+    return result_of(label, ranking.query_ids.tolist(), compute(ranking, wanted), shown)
 
 
 def result_of(label: str, qids: list, computed, shown: dict) -> RunResult:
@@ -315,7 +315,7 @@ class Evaluator:
         )
         self.measures = parse_measures(measures)
         self.names = written_names(measures)
-        self.qrels = _encoded(qrels)
+        self.qrels = encoded(qrels)
 
     def evaluate(self, runs) -> Evaluation:
         """Score ``runs`` (a path, a run frame, a list of them or a dict label -> run), as :func:`evaluate` does.
@@ -325,13 +325,13 @@ class Evaluator:
         return _evaluate(self.qrels, runs, self.measures, self.names, self.settings)
 
 
-def _is_true(text) -> bool:
+def is_true(text) -> bool:
     if str(text).strip().lower() not in ("true", "false"):
         raise ValueError(f"judged_only must be true or false, not {text!r}")
     return str(text).strip().lower() == "true"
 
 
-def _compute(ranking: JudgedRanking, wanted: list[Measure]):
+def compute(ranking: JudgedRanking, wanted: list[Measure]):
     """Yield (measure, per-query values, aggregate value) in ``wanted`` order."""
     groups: dict[tuple, list[Measure]] = {}
     for m in wanted:
@@ -347,7 +347,7 @@ def _compute(ranking: JudgedRanking, wanted: list[Measure]):
         if rel is not None:
             r = by_level.get(rel) or by_level.setdefault(rel, ranking.with_relevance_level(rel))
         options = dict(options)
-        if _is_true(options.pop("judged_only", "false")):  # a measure of its own ranking (ir_measures' judged_only)
+        if is_true(options.pop("judged_only", "false")):  # a measure of its own ranking (ir_measures' judged_only)
             r = judged_views.get(r.relevance_level) or judged_views.setdefault(r.relevance_level, r.judged_only_view())
         if fam.params.expands:
             cutoffs = tuple(sorted({m.params[0] for m in members}))

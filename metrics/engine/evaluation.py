@@ -170,7 +170,7 @@ class Evaluation:
                 if m.kind == "text":
                     out.append(f"{m.trec_name:<22}\tall\t{texts[('all', name)]}\n")
                 else:
-                    out.append(_format_line(m, "all", aggregates[name]) + "\n")
+                    out.append(format_line(m, "all", aggregates[name]) + "\n")
             if out:
                 yield "".join(out)
 
@@ -186,7 +186,7 @@ def _query_rows(res: RunResult, shown: list, texts: dict) -> Iterator[str]:
     Each query's rows are one ``%`` format of a template made once for all queries (its names padded
     already, ``%6.4f``, ``%d``, the query id and the value its arguments), so that Python's C formatting
     does the work: ``-q -m all_trec`` on 10,000 queries x 100 documents (950,000 lines) took 1.73 s and
-    241 MiB with each line formatted by itself (``_format_line``) and kept in a list, 0.71 s and 87 MiB
+    241 MiB with each line formatted by itself (``format_line``) and kept in a list, 0.71 s and 87 MiB
     this way (0.54 s and 87 MiB without ``-q``).  Python's ``%6.4f`` and ``%d`` of a float
     are glibc's ``%6.4f`` and ``%ld`` of the truncated value for every value but a NaN with its sign bit
     set (``-nan``): a query with a NaN is formatted line by line (:func:`format_value`)."""
@@ -219,7 +219,7 @@ def _query_rows(res: RunResult, shown: list, texts: dict) -> Iterator[str]:
 def _row_line(m: Measure, qid: str, value) -> str:
     if m.kind == "text":
         return f"{m.trec_name:<22}\t{qid}\t'{value}'\n"
-    return _format_line(m, qid, value) + "\n"
+    return format_line(m, qid, value) + "\n"
 
 
 def format_value(kind: str, value: float) -> str:
@@ -232,7 +232,7 @@ def format_value(kind: str, value: float) -> str:
     return f"{value:6.4f}"
 
 
-def _format_line(m: Measure, qid: str, value: float) -> str:
+def format_line(m: Measure, qid: str, value: float) -> str:
     return f"{m.trec_name:<22}\t{qid}\t{format_value(m.kind, value)}"
 
 

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from metrics.engine.evaluate import _as_runs, labelled_runs
+from metrics.engine.evaluate import as_runs, labelled_runs
 from metrics.engine.evaluation import Evaluation, RunResult, format_value
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -55,12 +55,12 @@ def _read_path(path) -> pd.DataFrame:
     """An intent qrels file, read by the one reader of files (:func:`metrics.io.columns.read_columns`, its
     intent layout: the file rules, gzip, errors naming the line are those of every file)."""
     from metrics.io.columns import read_columns
-    from metrics.io.formats import INTENTS_LAYOUT, _str_dtype
+    from metrics.io.formats import INTENTS_LAYOUT, str_dtype
     from metrics.io.ids import ids_to_arrow
 
     cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
     assert cols.rank is not None  # the intents
-    text = _str_dtype()
+    text = str_dtype()
     return pd.DataFrame(
         {
             "query_id": pd.Series(ids_to_arrow(cols.qid), dtype=text),
@@ -257,7 +257,7 @@ def evaluate_diversity(
     warnings: list[str] = []
     query_ids: dict[str, list[str]] = {}
     results: list[RunResult] = []
-    for label, frame in labelled_runs(_as_runs(runs)):
+    for label, frame in labelled_runs(as_runs(runs)):
         run: pd.DataFrame = frame  # type: ignore[assignment]  # labelled_runs gives frames unless asked for columns
         labels.append(label)
         docs, starts, present = ranked_documents(run, queries)

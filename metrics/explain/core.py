@@ -3,7 +3,7 @@
 :class:`Prepared` builds the :class:`~metrics.ranking.judged.JudgedRanking` the measures read, once, and
 keeps the run's document ids so that each query's part of the ranking can be shown with them
 (:class:`QueryRanking`).  The value of an explanation is always the measure's own kernel's value,
-computed by the evaluator on that ranking (:func:`metrics.engine.evaluate._compute`); the explainers show
+computed by the evaluator on that ranking (:func:`metrics.engine.evaluate.compute`); the explainers show
 the working from the same ranking, and the working must reproduce that value to be shown.
 """
 
@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from metrics.engine.evaluate import _as_qrels, _compute, _is_true
-from metrics.engine.evaluation import _format_line
+from metrics.engine.evaluate import as_qrels, compute, is_true
+from metrics.engine.evaluation import format_line
 from metrics.explain.explainers import EXPLAINERS, conventions
 from metrics.explain.graded import gain_curve
 from metrics.explain.model import Explanation
@@ -26,7 +26,7 @@ from metrics.io.ids import shown
 from metrics.io.table import Columns
 from metrics.measures import FAMILIES, Measure, parse_measures
 from metrics.ranking.judged import PLACEHOLDER_DOC, JudgedRanking, build_ranking
-from metrics.ranking.qrels_index import NONPOOL, UNJUDGED, _as_columns, encode_qrels
+from metrics.ranking.qrels_index import NONPOOL, UNJUDGED, as_columns, encode_qrels
 from metrics.ranking.rank_order import rank_order
 
 __all__ = ["Prepared", "resolve_measure"]
@@ -51,10 +51,10 @@ def _run_columns(run) -> Columns:
     if isinstance(run, Columns):
         return run
     if hasattr(run, "columns") and {"query_id", "doc_id", "score"} <= set(run.columns):
-        return _as_columns(run, "run")
+        return as_columns(run, "run")
     from metrics.io.readers import read_run
 
-    return _as_columns(read_run(run), "run")
+    return as_columns(read_run(run), "run")
 
 
 class Prepared:
@@ -74,7 +74,7 @@ class Prepared:
         num_docs_in_coll: int = 0,
         label: str | None = None,
     ):
-        self.enc = encode_qrels(_as_qrels(qrels))
+        self.enc = encode_qrels(as_qrels(qrels))
         self.run = _run_columns(run)
         self.label = label or self.run.name or self.run.run_id or ""
         self.ranking = build_ranking(
@@ -121,7 +121,7 @@ class Prepared:
         r = self.ranking
         if m.rel is not None:
             r = r.with_relevance_level(m.rel)
-        own = _is_true(dict(m.options).get("judged_only", "false"))
+        own = is_true(dict(m.options).get("judged_only", "false"))
         if own:
             r = r.judged_only_view()
         return r, own
@@ -170,7 +170,7 @@ class Prepared:
     # ------------------------------------------------------------------ explanations
     def kernel(self, m: Measure):
         """(per-query values, summary value) of ``m`` by the evaluator on the prepared ranking."""
-        ((_, values, aggregate),) = list(_compute(self.ranking, [m]))
+        ((_, values, aggregate),) = list(compute(self.ranking, [m]))
         return np.asarray(values, dtype=np.float64), aggregate
 
     def explain(self, measure, qid) -> Explanation:
@@ -189,7 +189,7 @@ class Prepared:
             return explain_summary(self, m, values, aggregate, base)
         qid = self._qid(qid)
         value = float(values[self._index[qid]])
-        line = _format_line(m, qid, value) if fam.per_query else ""
+        line = format_line(m, qid, value) if fam.per_query else ""
         explainer = EXPLAINERS.get(m.family)
         if explainer is None:
             reason = f"{m.trec_name} cannot be explained yet: its working is not written out (its value is as computed)"

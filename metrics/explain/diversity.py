@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from metrics.engine.evaluate import _as_runs, labelled_runs
+from metrics.engine.evaluate import as_runs, labelled_runs
 from metrics.engine.evaluation import format_value
 from metrics.engine.intents import (
     Judged,
@@ -49,7 +49,7 @@ class PreparedDiversity:
         qrels = intent_qrels
         if not (isinstance(qrels, pd.DataFrame) and list(qrels.columns) == _COLUMNS):
             qrels = read_intent_qrels(qrels)
-        found = list(labelled_runs(_as_runs({str(label): run} if label else run)))
+        found = list(labelled_runs(as_runs({str(label): run} if label else run)))
         if len(found) != 1:
             raise ValueError(f"explain one run at a time, not {len(found)}")
         self.label, frame = found[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from metrics.engine.evaluation import _format_line
+from metrics.engine.evaluation import format_line
 from metrics.explain.explainers import conventions
 from metrics.explain.model import Explanation, Table, counted
 from metrics.explain.query import reproduces
@@ -18,7 +18,7 @@ __all__ = ["explain_summary"]
 def explain_summary(prep, m: Measure, values, aggregate, base: dict) -> Explanation:
     fam = FAMILIES[m.family]
     r = prep.ranking
-    line = _format_line(m, "all", float(aggregate)) if fam.summary and aggregate is not None else ""
+    line = format_line(m, "all", float(aggregate)) if fam.summary and aggregate is not None else ""
     value = None if aggregate is None else float(aggregate)
     kinds = {mean: "mean", geometric_mean: "geometric", total: "sum"}
     how = kinds.get(fam.aggregate)

@@ -5,7 +5,7 @@ retrieved rather than by all of them, interpolated precision, relevance read fro
 ground-truth list, the Järvelin-Kekäläinen discount, an exponential gain, an ideal ranking made of the
 retrieved documents.  :func:`side_by_side` computes each variant that applies to a measure, for one
 query or the summary, with the measures' own kernels (an option of the measure's family, computed by
-the evaluator on the same judged ranking: :func:`metrics.engine.evaluate._compute`), and says in one
+the evaluator on the same judged ranking: :func:`metrics.engine.evaluate.compute`), and says in one
 sentence where it differs from trec_eval's.
 
 The table (a DataFrame) has one row per variant, trec_eval's first: ``variant`` (a key), ``convention``
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from metrics.engine.evaluate import _compute
+from metrics.engine.evaluate import compute
 from metrics.explain.model import Table
 from metrics.measures import FAMILIES, Measure
 from metrics.measures import extra as ext
@@ -219,7 +219,7 @@ def side_by_side(prep: Prepared, m: Measure, row: int | None) -> pd.DataFrame:
             r, applies = positional
             if not (applies.all() if row is None else applies[row]):
                 continue  # no ground-truth order: the grades of the relevant documents are not all different
-        ((_, values, aggregate),) = list(_compute(r, [c.measure]))
+        ((_, values, aggregate),) = list(compute(r, [c.measure]))
         if row is None:
             value = math.nan if aggregate is None else float(aggregate)
         else:

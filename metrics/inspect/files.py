@@ -289,7 +289,7 @@ def _head(path: str, layout=None) -> list:
     """The first data lines (at most :data:`HEAD_LINES`, from the file's first 64 KiB) with their line
     numbers and fields (split as ``layout`` says; a header line is not shown); bytes that are not UTF-8
     shown with replacement characters."""
-    from metrics.io.tokens import _tokenizer
+    from metrics.io.tokens import tokenizer
 
     if layout is not None and layout.json:
         return []  # JSON, a dataset: no lines of fields
@@ -298,7 +298,7 @@ def _head(path: str, layout=None) -> list:
     if len(data) == 65536 and len(lines) > 1:
         lines = lines[:-1]  # cut by the limit
     out = []
-    split = _tokenizer(layout) if layout is not None else bytes.split
+    split = tokenizer(layout) if layout is not None else bytes.split
     header = layout is not None and bool(layout.header)
     for number, line in enumerate(lines, 1):
         fields = split(line)
@@ -468,7 +468,7 @@ def _coverage_problems(against: dict, run_queries: int) -> list:
     return []
 
 
-def _json_default(value):
+def json_default(value):
     if isinstance(value, (np.integer,)):
         return int(value)
     if isinstance(value, (np.floating,)):

@@ -40,9 +40,9 @@ from metrics.errors import InputError
 from metrics.io.checks import _first_duplicate
 from metrics.io.formats import (
     _FORMATS,
-    _RUN,
     INTENTS_LAYOUT,
     JSON_LAYOUT,
+    RUN,
     Layout,
     Progress,
     Ticker,
@@ -55,7 +55,7 @@ from metrics.io.ids import (
 from metrics.io.lines import comment_lines, data_lines
 from metrics.io.table import Columns, grade_dtype, ids_from_list
 from metrics.io.textfile import _line_at, chunks
-from metrics.io.tokens import _assemble, _Filled, parse_chunk
+from metrics.io.tokens import Filled, assemble, parse_chunk
 
 __all__ = ["read_columns", "columns_from_frame", "remember_columns", "DATASET_PREFIX"]
 
@@ -93,7 +93,7 @@ def read_columns(
     tick = Ticker(progress)
     tick(0.0)
     # (parsing two chunks at once in two threads gained 5% on a 1M-line run for 30% more memory)
-    filled = _Filled()
+    filled = Filled()
     offset = 0  # bytes of text before the chunk: where its first line is, should it hold an error
     comments = 0
     sniff = layout is None
@@ -111,7 +111,7 @@ def read_columns(
             filled.add(parse_chunk(chunk, fmt, display, offset, filled.n == 0, fields, layout), fraction)
             offset += len(chunk)
             tick(0.95 * fraction)
-    cols = _assemble(display, fmt, name, filled, layout=layout, intents_check=_raise_if_intents)
+    cols = assemble(display, fmt, name, filled, layout=layout, intents_check=_raise_if_intents)
     cols.comment_lines = comments
     tick(1.0)
     return cols
@@ -144,7 +144,7 @@ def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes,
     for chunk, _, _, fraction in source:
         parts.append(chunk)
         tick(0.5 * fraction)
-    expected = f"JSON {{qid: {{docid: {'score' if fmt is _RUN else 'integer grade'}}}}}"
+    expected = f"JSON {{qid: {{docid: {'score' if fmt is RUN else 'integer grade'}}}}}"
     try:
         data = json.loads(b"".join(parts).decode("utf-8", "surrogateescape"))
     except ValueError as exc:
@@ -163,20 +163,20 @@ def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes,
         key = qid.encode("utf-8", "surrogateescape")
         for doc, value in ranked.items():
             number = isinstance(value, (int, float)) and not isinstance(value, bool)
-            if not number or (fmt is _RUN and value != value) or (fmt is not _RUN and not isinstance(value, int)):
-                what = "score" if fmt is _RUN else "relevance"
+            if not number or (fmt is RUN and value != value) or (fmt is not RUN and not isinstance(value, int)):
+                what = "score" if fmt is RUN else "relevance"
                 message = f"found {what} {value!r} for query {qid!r}, document {doc!r}"
                 raise InputError(message, path=display, expected=expected)
             qids.append(key)
             docs.append(doc.encode("utf-8", "surrogateescape"))
             values.append(value)
-    filled = _Filled()
+    filled = Filled()
     if qids:
-        value_array = np.array(values, dtype=np.float64 if fmt is _RUN else np.int64)
-        if fmt is not _RUN:
+        value_array = np.array(values, dtype=np.float64 if fmt is RUN else np.int64)
+        if fmt is not RUN:
             value_array = value_array.astype(grade_dtype(value_array), copy=False)
         filled.add((ids_from_list(qids), ids_from_list(docs), value_array, b"", b""), 1.0)
-    cols = _assemble(display, fmt, name, filled, layout=JSON_LAYOUT)
+    cols = assemble(display, fmt, name, filled, layout=JSON_LAYOUT)
     tick(1.0)
     return cols
 

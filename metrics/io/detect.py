@@ -36,7 +36,7 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
     display = os.fspath(path)
     if display.startswith("irds:"):  # metrics.io.datasets
         return "qrels", "an ir_datasets dataset id: its qrels"
-    head, line_no, raw = _first_data_line(display)
+    head, line_no, raw = first_data_line(display)
     if head is None:
         raise _empty_error(display, None)
     try:
@@ -70,7 +70,7 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
     )
 
 
-def _first_data_line(display: str):
+def first_data_line(display: str):
     """(tokens, line number, the line) of the first data line, or (None, None, None).
 
     Reads 64 KiB at a time, at most 1 MiB.

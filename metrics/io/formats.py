@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def _str_dtype():
+def str_dtype():
     """pandas' ``str`` dtype (arrow-backed); pandas is imported when a frame is first made, so that
     parsing a file (the command line's path for large files) does not need it."""
     import pandas as pd
@@ -64,10 +64,10 @@ class _Format:
     title: str
 
 
-_RUN = _Format("run", 6, True, 4, "6 columns 'qid Q0 docid rank score tag'", "a run")
+RUN = _Format("run", 6, True, 4, "6 columns 'qid Q0 docid rank score tag'", "a run")
 _QRELS = _Format("qrels", 4, False, 3, "4 columns 'qid iter docid rel'", "a qrels file")
 _RANKED = _Format("ranked", 4, False, 3, "4 columns 'qid Q0 docid rel'", "a ranked-judgments file")
-_FORMATS = {f.kind: f for f in (_RUN, _QRELS, _RANKED)}
+_FORMATS = {f.kind: f for f in (RUN, _QRELS, _RANKED)}
 
 
 _INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
@@ -120,19 +120,19 @@ def _column_error(tokens, fmt, display, line_no, first_data_line, layout=None) -
     if layout is not None and (not layout.trec or layout.shape):
         return InputError(message, path=display, line=line_no, expected=layout.expected(fmt))
     if first_data_line:
-        if fmt is _RUN and n == 4:
+        if fmt is RUN and n == 4:
             if tokens[1].lower() == b"q0":
                 message += ": this looks like a ranked-judgments file ('qid Q0 docid rel'), not a run"
             else:
                 message += ": this looks like a qrels file, not a run"
-        elif fmt is not _RUN and n >= 6:
+        elif fmt is not RUN and n >= 6:
             message += f": this looks like a run, not {fmt.title}"
     return InputError(message, path=display, line=line_no, expected=fmt.expected)
 
 
 def _value_error(token, fmt, display, line_no, first_data_line, layout=None) -> InputError:
     column = fmt.value + 1 if layout is None else layout.value + 1
-    if fmt is _RUN:
+    if fmt is RUN:
         message = f"found score {_show(token)} in column {column}"
         expected = "a number such as 12.5, -3 or 1e-4"
         if token.lower().lstrip(b"+-").startswith(b"nan"):

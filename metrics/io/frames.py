@@ -14,13 +14,13 @@ from metrics.errors import InputError
 if TYPE_CHECKING:
     import pandas as pd
 
-from metrics.io.formats import _QRELS, HEADER_NAMES, _Format, _str_dtype
+from metrics.io.formats import _QRELS, HEADER_NAMES, _Format, str_dtype
 
 
 def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
     import pandas as pd
 
-    _STR = _str_dtype()
+    _STR = str_dtype()
     frame = pd.DataFrame(
         {
             "query_id": pd.Series(qid, dtype=_STR, copy=False),
@@ -82,7 +82,7 @@ def _pick(df: pd.DataFrame, wanted: tuple[str, ...], what: str) -> list[str]:
 
 
 def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray:
-    _STR = _str_dtype()
+    _STR = str_dtype()
     missing = series.isna().to_numpy()
     if missing.any():
         raise InputError(

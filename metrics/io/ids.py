@@ -29,7 +29,7 @@ _WORD_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [(1 << 64) - 1],
 _SHIFT = np.uint64(29)
 
 
-def _concat(parts: list) -> np.ndarray:
+def concat(parts: list) -> np.ndarray:
     """Id arrays end to end, in the widest width (narrower ids zero-padded, as fixed-width ids are;
     an object column if any part is one)."""
     if len(parts) == 1:
@@ -287,4 +287,4 @@ def ids_from_arrow(arr) -> np.ndarray:
         parts.append(ids_from_buffer(buf, offsets[:-1] - lo, offsets[1:] - lo))
     if not parts:
         return np.zeros(0, dtype="S8")
-    return _concat(parts)
+    return concat(parts)

@@ -18,13 +18,13 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, integer: boo
     """The numbers in the fields: int64 grades or float64 scores, exactly as C reads them.
 
     Vectorised for plain decimals (``-12``, ``3.25``, ``.5``, ``+1``); scores in other spellings
-    (``1e-4``, ``inf``) are read one by one.  Raises _Irregular for anything else, so that the
+    (``1e-4``, ``inf``) are read one by one.  Raises Irregular for anything else, so that the
     DataFrame reader reports the line.
     """
     lengths = ends - starts
     width = int(lengths.max())
     if width > 24:
-        raise _Irregular
+        raise Irregular
     c = _windows(buf, starts, width)
     n = len(starts)
     neg = c[:, 0] == 45
@@ -54,7 +54,7 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, integer: boo
         mantissa = np.where(digit, mantissa * 10 + d.astype(dtype), mantissa)
     if integer:
         if (other | (digits < 1) | (digits > 18)).any():
-            raise _Irregular  # '1.5', 'x', out of range: the DataFrame reader names the line
+            raise Irregular  # '1.5', 'x', out of range: the DataFrame reader names the line
         return np.where(neg, -mantissa, mantissa)  # exact: below 10**18
     ok = ~other & (dots <= 1) & (digits >= 1) & (digits <= 15)  # mantissa exact: below 2**53
     values = mantissa / _POW10[np.where(ok, fraction_digits, 0)]
@@ -66,12 +66,12 @@ def _numbers(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray, integer: boo
         for i in others.tolist():
             value = _strtod(bytes(buf[starts[i] : ends[i]]))
             if value is None or value != value:  # not a number, or NaN: the DataFrame reader says where
-                raise _Irregular
+                raise Irregular
             values[i] = value
     return values
 
 
-class _Irregular(Exception):
+class Irregular(Exception):
     """A chunk the vectorised split does not take: it is read line by line."""
 
 

@@ -15,7 +15,7 @@ import os
 import queue
 import threading
 import zlib
-from typing import Iterator
+from typing import Generator, Iterator
 
 from metrics.errors import InputError
 
@@ -94,7 +94,7 @@ def chunks(
 
 def _read_chunks(
     display: str, block_bytes: int | None = None, count_lines: bool = True
-) -> Iterator[tuple[bytes, int, int, float]]:
+) -> Generator[tuple[bytes, int, int, float], None, None]:
     """What :func:`_chunks` yields, read in the calling thread.
 
     Each chunk is a block read whole and the end of its last line read after it (``readline``), so

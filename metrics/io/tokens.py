@@ -16,8 +16,8 @@ from metrics.io.formats import (
     _INT64_MAX,
     _INT64_MIN,
     _INT_RE,
-    _RUN,
     INTENTS_LAYOUT,
+    RUN,
     Layout,
     _column_error,
     _empty_error,
@@ -31,7 +31,7 @@ from metrics.io.ids import (
     ids_from_buffer,
 )
 from metrics.io.lines import _has_comment, _without_empty_lines, normalise
-from metrics.io.numbers import _Irregular, _numbers
+from metrics.io.numbers import Irregular, _numbers
 from metrics.io.table import Columns, grade_dtype, ids_from_list
 from metrics.io.textfile import _line_at
 
@@ -45,14 +45,14 @@ def parse_chunk(
     fields: bool = False,
     layout: Optional[Layout] = None,
 ):
-    """The :func:`_parse` result of a chunk of whole lines (None: no data lines), read line by line
+    """The :func:`parse` result of a chunk of whole lines (None: no data lines), read line by line
     where the vectorised split does not take it.  ``offset``: the bytes of the file's text before the
-    chunk, from which an error's line is counted (None: errors are raised as ``_Irregular``, for a
+    chunk, from which an error's line is counted (None: errors are raised as ``Irregular``, for a
     caller that reads the file again to report them).  ``fields``: a run's rank and tag columns too.
     ``layout``: where the fields are (None: TREC's columns)."""
     try:
-        return _parse(chunk, fmt.kind, fields, layout)
-    except _Irregular:
+        return parse(chunk, fmt.kind, fields, layout)
+    except Irregular:
         if offset is None:
             raise
         return _parse_lines(chunk, fmt, display, offset, at_start, fields, layout)
@@ -67,7 +67,7 @@ def _parse_lines(
     fields: bool = False,
     layout: Optional[Layout] = None,
 ):
-    """What :func:`_parse` gives, line by line: for lines the vectorised split does not take (a varying
+    """What :func:`parse` gives, line by line: for lines the vectorised split does not take (a varying
     number of run columns, ``+1`` grades, quoted CSV fields), or to raise at the first bad line."""
     qids: list[bytes] = []
     docs: list[bytes] = []
@@ -75,11 +75,11 @@ def _parse_lines(
     ranks: list[bytes] = []
     tags: list[bytes] = []
     first_tag = last_tag = b""
-    is_run = fmt is _RUN
+    is_run = fmt is RUN
     if layout is None:
         layout = trec_layout(fmt.kind)
     need = layout.ncols
-    tokens_of = _tokenizer(layout)
+    tokens_of = tokenizer(layout)
     q, d, v, r, t = layout.qid, layout.doc, layout.value, layout.rank, layout.tag
 
     def line_no(i: int) -> int:
@@ -139,7 +139,7 @@ def _parse_lines(
     return ids_from_list(qids), ids_from_list(docs), value_array, first_tag, last_tag
 
 
-def _tokenizer(layout: Layout):
+def tokenizer(layout: Layout):
     """A function splitting a line (bytes, no newline) into its fields as ``layout`` separates them."""
     if layout.delimiter is None:
         return bytes.split
@@ -173,7 +173,7 @@ def _tokenizer(layout: Layout):
 _GROWTH = 256
 
 
-class _Filled:
+class Filled:
     """Columns filled in place, a chunk's parsed pieces at a time, in arrays sized from the part of
     the file read so far.
 
@@ -189,7 +189,7 @@ class _Filled:
         self.first_tag = self.last_tag = b""
 
     def add(self, parsed, fraction: float) -> None:
-        """Append a chunk's :func:`_parse` result (None: no data lines); ``fraction``: the part of the
+        """Append a chunk's :func:`parse` result (None: no data lines); ``fraction``: the part of the
         file read so far (0 < fraction <= 1), from which the rows still to come are estimated."""
         if parsed is None:
             return
@@ -252,17 +252,17 @@ def _widened(filled: np.ndarray, piece: np.ndarray, capacity: int) -> np.ndarray
     return out
 
 
-def _assemble(
+def assemble(
     display: str,
     fmt: _Format,
     name: Optional[str],
-    filled: _Filled,
+    filled: Filled,
     whole: bool = True,
     layout: Optional[Layout] = None,
     intents_check=None,
 ) -> Columns:
     """The columns of the chunks read (``whole``: of the whole file, whose errors name their lines;
-    else of a part of it, whose duplicates raise ``_Irregular``).  ``intents_check(cols, display)``, given
+    else of a part of it, whose duplicates raise ``Irregular``).  ``intents_check(cols, display)``, given
     by the reader, is called on TREC qrels whose pairs repeat, before the duplicate is reported: it
     raises when the file is intent qrels (which it reads again)."""
     if filled.columns is None:
@@ -276,11 +276,11 @@ def _assemble(
         _check_intents(cols, display)
     elif _has_duplicates(cols):
         if not whole:
-            raise _Irregular
+            raise Irregular
         if fmt.kind == "qrels" and (layout is None or layout.trec) and intents_check is not None:
             intents_check(cols, display)
         raise _duplicate_error(cols, display)
-    if fmt is _RUN:
+    if fmt is RUN:
         first, last = _text(first_tag), _text(last_tag)
         if not first:  # a layout without a tag column: the run is named after its file
             first = last = _stem(display)
@@ -303,7 +303,7 @@ def _text(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
 
-def _parse(chunk: bytes, kind: str, fields: bool = False, layout: Optional[Layout] = None):
+def parse(chunk: bytes, kind: str, fields: bool = False, layout: Optional[Layout] = None):
     """(query ids, document ids, values, first tag, last tag) of a chunk, None for a chunk of blank
     and comment lines only; with ``fields``, a run's ranks and tags (as ids) follow.  ``layout``: where
     the fields are (None: TREC's columns)."""
@@ -340,10 +340,10 @@ def _parse(chunk: bytes, kind: str, fields: bool = False, layout: Optional[Layou
 
 def _split_delimited(chunk: bytes, delimiter: int, ncols: int):
     """What :func:`_split` returns, for lines of ``ncols`` fields separated by single ``delimiter``
-    bytes (a comma), CRLF or LF ends, blank lines skipped; raises _Irregular for anything else (quoted
+    bytes (a comma), CRLF or LF ends, blank lines skipped; raises Irregular for anything else (quoted
     fields, comments), read line by line."""
     if b'"' in chunk:
-        raise _Irregular
+        raise Irregular
     if b"\r" in chunk:
         chunk = chunk.replace(b"\r\n", b"\n")
     if chunk[:1] == b"\n" or b"\n\n" in chunk:
@@ -352,13 +352,13 @@ def _split_delimited(chunk: bytes, delimiter: int, ncols: int):
             return None
     fields = _boundaries(chunk, delimiter, ncols)
     if fields is None:
-        raise _Irregular
+        raise Irregular
     return fields
 
 
 def _split(chunk: bytes, ncols: int, more: bool = False):
     """(bytes as uint8, field boundaries ``(lines, k)``: the separator or newline ending each field),
-    or None for a chunk of blank and comment lines only; raises _Irregular for lines of another shape.
+    or None for a chunk of blank and comment lines only; raises Irregular for lines of another shape.
     Lines have ``ncols`` fields, or with ``more`` (a run's columns after the tag) the same number
     ``k >= ncols`` each."""
     delimiter = _delimiter(chunk)
@@ -372,7 +372,7 @@ def _split(chunk: bytes, ncols: int, more: bool = False):
         return None
     fields = _boundaries(chunk, 32, ncols, more)
     if fields is None:
-        raise _Irregular
+        raise Irregular
     return fields
 
 

@@ -16,21 +16,21 @@ def _seq_sum(values: np.ndarray) -> float:
     return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
-def _num_queries(r) -> int:
+def num_queries(r) -> int:
     # trec_eval -c divides by the number of qrels queries
     return r.num_qrels_queries if r.complete else r.n_queries
 
 
 def mean(values: np.ndarray, r) -> float:
     """Arithmetic mean over the evaluated queries (all qrels queries with -c)."""
-    n = _num_queries(r)
+    n = num_queries(r)
     s = _seq_sum(values)
     return s / n if n else s
 
 
 def geometric_mean(values: np.ndarray, r) -> float:
     """exp(mean(log(max(v, MIN_GEO_MEAN)))), trec_eval's gm_map/gm_bpref."""
-    n = _num_queries(r)
+    n = num_queries(r)
     if n == 0:
         return 0.0
     logs = np.log(np.maximum(values, MIN_GEO_MEAN))
@@ -47,7 +47,7 @@ def total(values: np.ndarray, r) -> float:
 
 def count(values: np.ndarray, r) -> float:
     """Number of queries averaged over (num_q)."""
-    return float(_num_queries(r))
+    return float(num_queries(r))
 
 
 def no_summary(values, r):

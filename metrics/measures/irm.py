@@ -108,7 +108,7 @@ import re
 
 from metrics.measures.irm_builders import _BUILDERS
 from metrics.measures.irm_names import _compose, ir_measures_name
-from metrics.measures.irm_syntax import JUDGED_ONLY, JUDGED_ONLY_OPTION, _aliases, _Args, _read
+from metrics.measures.irm_syntax import JUDGED_ONLY, JUDGED_ONLY_OPTION, _Args, aliases, read_measures
 from metrics.measures.registry import FAMILIES, Measure, syntax
 
 __all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]  # noqa: F822  (module __getattr__)
@@ -128,11 +128,11 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     """The measure named by an ir_measures-style name, as a one-element list;
     None when ``text`` is not such a name.  Raises ValueError when it is one
     but its parameters are not supported."""
-    read = _read(text)
+    read = read_measures(text)
     if read is None:
         return None
     name, args, at = read
-    name = _aliases().get(name, name)
+    name = aliases().get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
         from metrics.measures.diversity import parse_diversity

@@ -4,7 +4,7 @@ typed are the names the results carry."""
 from __future__ import annotations
 
 from metrics.measures import extra
-from metrics.measures.irm_syntax import JUDGED_ONLY, JUDGED_ONLY_OPTION, _aliases, _read
+from metrics.measures.irm_syntax import JUDGED_ONLY, JUDGED_ONLY_OPTION, aliases, read_measures
 from metrics.measures.registry import FAMILIES, LongCutoffs, Measure, NoParams
 
 
@@ -132,11 +132,11 @@ def ir_measures_name(m: Measure) -> str | None:
         base = _ir_measures_name(
             Measure(m.family, m.params, m.rel, tuple(o for o in m.options if o != JUDGED_ONLY_OPTION))
         )
-        read = None if base is None else _read(base)
+        read = None if base is None else read_measures(base)
         if base is None or read is None:
             return None
         bare, _, at = read
-        if _aliases().get(bare, bare) not in JUDGED_ONLY:
+        if aliases().get(bare, bare) not in JUDGED_ONLY:
             return None
         inner = base[len(bare) :].partition("@")[0]
         listed = inner[1:-1] if inner.startswith("(") else ""

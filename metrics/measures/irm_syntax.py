@@ -9,7 +9,7 @@ import re
 from metrics.measures.registry import FAMILIES
 
 
-def _aliases() -> dict[str, str]:
+def aliases() -> dict[str, str]:
     """Other spellings of ir_measures' names (``MAP`` for ``AP``), as the registry records them."""
     return {alias: fam.ir_measures for fam in FAMILIES.values() if fam.ir_measures for alias in fam.aliases}
 
@@ -94,7 +94,7 @@ def _split_args(text: str) -> list[str]:
     return split_top_level(text, lambda ch: ch == ",")
 
 
-def _read(text: str):
+def read_measures(text: str):
     """(name, {arg: value}, at-value or None), or None when not this syntax."""
     m = _NAME.fullmatch(text)
     if not m:

@@ -37,12 +37,12 @@ from metrics.ranking.qrels_index import (  # noqa: F401  (distinct, _grouped_ord
     NONPOOL,
     UNJUDGED,
     EncodedQrels,
-    _as_columns,
-    _frozen,
-    _join,
-    _query_codes,
+    as_columns,
     distinct,
     encode_qrels,
+    frozen,
+    join_judgments,
+    query_codes_of,
 )
 from metrics.ranking.rank_order import _blocks, _grouped_order, rank_order  # noqa: F401
 
@@ -188,15 +188,15 @@ class JudgedRanking:
         zeros = np.zeros(nq, dtype=np.int64)
         return replace(
             self,
-            offsets=_frozen(offsets),
-            rel=_frozen(rel),
-            qidx=_frozen(qidx),
-            rank=_frozen(rank),
-            num_ret=_frozen(num_ret),
+            offsets=frozen(offsets),
+            rel=frozen(rel),
+            qidx=frozen(qidx),
+            rank=frozen(rank),
+            num_ret=frozen(num_ret),
             num_rel=num_rel,
             num_rel_ret=num_rel_ret,
-            num_nonpool=_frozen(zeros),
-            num_unjudged=_frozen(zeros.copy()),
+            num_nonpool=frozen(zeros),
+            num_unjudged=frozen(zeros.copy()),
             relcum=relcum,
             judged_only=True,
         )
@@ -212,9 +212,9 @@ class JudgedRanking:
         highest = np.where(judged.any(axis=1), rel_levels.shape[1] - np.argmax(judged[:, ::-1], axis=1), 0)
         return replace(
             self,
-            rel=_frozen(rel),
-            rel_levels=_frozen(rel_levels),
-            num_rel_levels=_frozen(highest.astype(np.int64)),
+            rel=frozen(rel),
+            rel_levels=frozen(rel_levels),
+            num_rel_levels=frozen(highest.astype(np.int64)),
             num_rel=num_rel,
             num_rel_ret=num_rel_ret,
             relcum=relcum,
@@ -267,7 +267,7 @@ def _level_counts(rel, offsets, qidx, rel_levels, level):
         num_rel = rel_levels[:, lo:].sum(axis=1).astype(np.int64)
     else:
         num_rel = np.zeros(nq, dtype=np.int64)
-    return _frozen(num_rel), _frozen(num_rel_ret), _frozen(relcum)
+    return frozen(num_rel), frozen(num_rel_ret), frozen(relcum)
 
 
 class RunArrays:
@@ -279,7 +279,7 @@ class RunArrays:
     __slots__ = ("qid", "doc", "score", "keys", "run_id")
 
     def __init__(self, run):
-        cols = _as_columns(run, "run")
+        cols = as_columns(run, "run")
         self.qid = cols.qid
         self.doc = cols.doc
         self.score = np.asarray(cols.value, dtype=np.float64)
@@ -326,7 +326,7 @@ def build_ranking(
     nq_all = enc.num_queries
 
     # ------------------------------------------------------------------ run
-    r_qcode = _query_codes(enc.query_keys, src.take("qid"))
+    r_qcode = query_codes_of(enc.query_keys, src.take("qid"))
     r_doc, r_score, r_key = src.take("doc"), src.take("score"), src.take("keys")
     keep = r_qcode >= 0
     if not keep.all():
@@ -362,7 +362,7 @@ def build_ranking(
         remap[evaluated] = np.arange(nq, dtype=np.int32)
 
     # ----------------------------------------------------------------- join (in file order)
-    rel = _join(enc, r_qcode, r_doc, r_key)
+    rel = join_judgments(enc, r_qcode, r_doc, r_key)
     del r_key
     checkpoint()
 
@@ -399,19 +399,19 @@ def build_ranking(
 
     return JudgedRanking(
         run_id=run_id,
-        query_ids=_frozen(np.array([enc.queries[i] for i in evaluated], dtype=object)),
-        offsets=_frozen(offsets),
-        rel=_frozen(rel),
-        qidx=_frozen(qidx),
-        rank=_frozen(rank),
-        num_ret=_frozen(num_ret),
+        query_ids=frozen(np.array([enc.queries[i] for i in evaluated], dtype=object)),
+        offsets=frozen(offsets),
+        rel=frozen(rel),
+        qidx=frozen(qidx),
+        rank=frozen(rank),
+        num_ret=frozen(num_ret),
         num_rel=num_rel,
         num_rel_ret=num_rel_ret,
-        num_nonpool=_frozen(num_nonpool.astype(np.int64)),
-        num_unjudged=_frozen(num_unjudged),
-        rel_levels=_frozen(rel_levels),
-        num_rel_levels=_frozen(num_rel_levels),
-        placeholder=_frozen(placeholder_q[evaluated].copy()),
+        num_nonpool=frozen(num_nonpool.astype(np.int64)),
+        num_unjudged=frozen(num_unjudged),
+        rel_levels=frozen(rel_levels),
+        num_rel_levels=frozen(num_rel_levels),
+        placeholder=frozen(placeholder_q[evaluated].copy()),
         relcum=relcum,
         relevance_level=relevance_level,
         complete=bool(complete),

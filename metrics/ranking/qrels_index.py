@@ -16,7 +16,7 @@ NONPOOL = -1
 UNJUDGED = -2
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def frozen(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
 
@@ -48,7 +48,7 @@ _BUCKET_SHIFT = np.uint64(64 - _BUCKET_BITS)
 _JOIN_BLOCK = 1 << 16
 
 
-def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
+def query_codes_of(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
     """Position (int32) of each row's query id in the sorted ``query_keys``, -1 where absent.
 
     Runs and qrels list a query's lines together, so the ids are looked up once per block of equal
@@ -68,13 +68,13 @@ def _query_codes(query_keys: np.ndarray, qid: np.ndarray) -> np.ndarray:
     return np.repeat(codes[inverse.ravel()], np.diff(np.append(heads, n)))
 
 
-def _decode(ids: np.ndarray) -> list[str]:
+def decode_ids(ids: np.ndarray) -> list[str]:
     """Ids as text: UTF-8, any other byte kept as a lone surrogate (``surrogateescape``), so that the text
     written back with that error handler gives the file's bytes, as trec_eval prints them."""
     return [x.decode("utf-8", "surrogateescape") for x in ids.tolist()]  # one per distinct query
 
 
-def _as_columns(data, kind: str) -> Columns:
+def as_columns(data, kind: str) -> Columns:
     return data if isinstance(data, Columns) else columns_from_frame(data, kind)
 
 
@@ -189,7 +189,7 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
     are let go one after the other as the encoding no longer needs them."""
     if isinstance(qrels, EncodedQrels):
         return qrels
-    cols = _as_columns(qrels, "qrels")
+    cols = as_columns(qrels, "qrels")
     del qrels
 
     def take(name: str) -> np.ndarray:
@@ -214,7 +214,7 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
         query_keys = distinct(qid[heads])
     else:
         query_keys = qid[:0]
-    qcode = _query_codes(query_keys, qid)
+    qcode = query_codes_of(query_keys, qid)
     del qid
     qcode = qcode[order]
     value = take("value")
@@ -223,19 +223,19 @@ def encode_qrels(qrels, *, consume: bool = False) -> EncodedQrels:
     doc = take("doc")[order]
     del order
     return EncodedQrels(
-        queries=_decode(query_keys),
-        query_keys=_frozen(query_keys),
+        queries=decode_ids(query_keys),
+        query_keys=frozen(query_keys),
         num_queries=len(query_keys),
-        qcode=_frozen(qcode),
-        rel=_frozen(rel),
-        key_sorted=_frozen(key),
-        doc_sorted=_frozen(doc),
+        qcode=frozen(qcode),
+        rel=frozen(rel),
+        key_sorted=frozen(key),
+        doc_sorted=frozen(doc),
         num_positive=int(np.count_nonzero(rel > 0)),
         collide=bool(n > 1 and (key[1:] == key[:-1]).any()),
     )
 
 
-def _join(enc: EncodedQrels, r_qcode: np.ndarray, r_doc: np.ndarray, r_key: np.ndarray) -> np.ndarray:
+def join_judgments(enc: EncodedQrels, r_qcode: np.ndarray, r_doc: np.ndarray, r_key: np.ndarray) -> np.ndarray:
     """Relevance code per run row (query codes ``r_qcode``, document ids ``r_doc``, pair keys
     ``r_key``), in the rows' order."""
     n = len(r_key)

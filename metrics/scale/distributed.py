@@ -188,7 +188,7 @@ def _score_task(state: WorkerState, source: str, display: str, part: int = -1, p
 
 def _evaluate_task(evaluator, source, display, label):
     """One run scored by a worker: (its Evaluation, whether the run carried a name of its own)."""
-    from metrics.engine.evaluate import _is_run
+    from metrics.engine.evaluate import is_run
     from metrics.io.columns import read_columns
     from metrics.io.table import Columns
 
@@ -197,7 +197,7 @@ def _evaluate_task(evaluator, source, display, label):
             run = read_columns(local, "run", label)  # a key names the run, as in evaluate
         if local != display:  # a warning names the file as given, not the path or copy read
             run.warnings = [f"{display}{w[len(local) :]}" if w.startswith(f"{local}: ") else w for w in run.warnings]
-    elif _is_run(source):
+    elif is_run(source):
         run = source
     else:  # PyTerrier's columns, dicts of dicts, records: converted as evaluate converts them
         from metrics.io.readers import read_run
@@ -418,18 +418,18 @@ def evaluate_on_cluster(evaluator, runs, client):
     dict label -> one of these; one path, URL or frame alone is one run.  Labels and numbers are those
     of ``evaluator.evaluate(runs)``; the evaluator (encoded qrels and measures) is scattered once.
     """
-    from metrics.engine.evaluate import _is_frame, _is_run
+    from metrics.engine.evaluate import is_frame, is_run
     from metrics.engine.evaluation import Evaluation
     from metrics.io.inputs import is_single_run
     from metrics.io.labels import unique_label
 
     # one run, several or a dict of them, told apart as evaluate tells them apart
-    single = isinstance(runs, (str, os.PathLike)) or _is_run(runs) or is_single_run(runs)
+    single = isinstance(runs, (str, os.PathLike)) or is_run(runs) or is_single_run(runs)
     if single or type(runs).__module__.startswith("ranx"):
         runs = [runs]
     keyed = isinstance(runs, Mapping)
     runs = list(runs.items()) if keyed else list(runs)
-    if runs and not keyed and not _is_frame(runs[0]) and hasattr(runs[0], "query_id"):
+    if runs and not keyed and not is_frame(runs[0]) and hasattr(runs[0], "query_id"):
         runs = [runs]  # records of one run (ir_measures' ScoredDoc)
     items = runs if keyed else [(None, run) for run in runs]
     if not items:

@@ -126,29 +126,29 @@ def _boundary(f, pos: int, size: int) -> int:
 def _read_range(source: str, display: str, part: int, parts: int):
     """The lines of range ``part`` of ``parts`` of the run file ``source`` as
     :class:`~metrics.io.columns.Columns` (None for an empty range), read by the numpy reader's vectorised
-    split; raises ``_Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
+    split; raises ``Irregular`` (or :class:`~metrics.errors.InputError`) for what needs the file read
     as a whole to be reported or read exactly."""
-    from metrics.io.formats import _RUN
-    from metrics.io.numbers import _Irregular
+    from metrics.io.formats import RUN
+    from metrics.io.numbers import Irregular
     from metrics.io.textfile import GZIP_MAGIC, MAX_LINE_BYTES, check_text, without_bom
-    from metrics.io.tokens import _assemble, _Filled, _parse
+    from metrics.io.tokens import Filled, assemble, parse
 
     with open(source, "rb", buffering=1 << 16) as f:
         size = os.fstat(f.fileno()).st_size
         head = f.read(1 << 16)
         if head[:2] == GZIP_MAGIC or not _trec_columns(head):
-            raise _Irregular
+            raise Irregular
         start = _boundary(f, size * part // parts, size)
         end = _boundary(f, size * (part + 1) // parts, size)
         if start >= end:
             return None
         f.seek(start)
-        filled = _Filled()
+        filled = Filled()
         left, carry, at_start = end - start, b"", start == 0
         while left > 0:
             block = f.read(min(_READ_BYTES, left))
             if not block:  # the file is shorter than it was
-                raise _Irregular
+                raise Irregular
             left -= len(block)
             if at_start:
                 block, at_start = without_bom(block, display), False
@@ -159,12 +159,12 @@ def _read_range(source: str, display: str, part: int, parts: int):
                 cut = data.rfind(b"\n") + 1
                 chunk, carry = data[:cut], data[cut:]
                 if len(carry) > MAX_LINE_BYTES:
-                    raise _Irregular
+                    raise Irregular
                 if not chunk:
                     continue
             check_text(chunk, 1, display)  # line numbers are not the file's: the caller reads it again
-            filled.add(_parse(chunk, "run"), 1 - left / (end - start))
-    return _assemble(display, _RUN, None, filled, whole=False) if filled.columns is not None else None
+            filled.add(parse(chunk, "run"), 1 - left / (end - start))
+    return assemble(display, RUN, None, filled, whole=False) if filled.columns is not None else None
 
 
 def score_part(
@@ -191,18 +191,18 @@ def score_part(
 
     import numpy as np
 
-    from metrics.engine.evaluate import _compute
+    from metrics.engine.evaluate import compute
     from metrics.errors import InputError
-    from metrics.io.ids import _concat, stretch_heads
-    from metrics.io.numbers import _Irregular
+    from metrics.io.ids import concat, stretch_heads
+    from metrics.io.numbers import Irregular
     from metrics.io.table import Columns
     from metrics.measures import FAMILIES
-    from metrics.ranking.judged import _frozen, build_ranking
+    from metrics.ranking.judged import build_ranking, frozen
 
     source = path if source is None else source
     try:
         cols = _read_range(source, path, part, parts)
-    except (_Irregular, InputError, OSError):  # one task reports the error as one process does
+    except (Irregular, InputError, OSError):  # one task reports the error as one process does
         return None
     if cols is None:
         return Part([], [None] * len(s.measures), 0, [], "", "")
@@ -215,8 +215,8 @@ def score_part(
         keys = enc.query_keys[np.array([index[q] for q in before], dtype=np.int64)]
         cols = Columns(
             "run",
-            _concat([cols.qid, keys]),
-            _concat([cols.doc, np.full(len(keys), b"-", dtype="S8")]),
+            concat([cols.qid, keys]),
+            concat([cols.doc, np.full(len(keys), b"-", dtype="S8")]),
             np.concatenate([cols.value, np.zeros(len(keys))]),
             name=first_tag,
             run_id=last_tag,
@@ -227,7 +227,7 @@ def score_part(
     if width is not None and width > natural:  # zero counts of the grades its queries lack
         padded = np.zeros((ranking.n_queries, width), dtype=ranking.rel_levels.dtype)
         padded[:, :natural] = ranking.rel_levels
-        ranking = dataclasses.replace(ranking, rel_levels=_frozen(padded))
+        ranking = dataclasses.replace(ranking, rel_levels=frozen(padded))
     query_ids = ranking.query_ids.tolist()
     own: Any = slice(None)
     if before:
@@ -236,7 +236,7 @@ def score_part(
         query_ids = [q for q in query_ids if q not in others]
     values = [
         None if m.kind == "text" and not FAMILIES[m.family].per_query else np.asarray(v)[own]
-        for m, v, _ in _compute(ranking, s.measures)
+        for m, v, _ in compute(ranking, s.measures)
     ]
     return Part(query_ids, values, ranking.rel_levels.shape[1], qids, first_tag, last_tag)
 
@@ -256,7 +256,7 @@ def merge(
     its values depend on queries of other parts."""
     import numpy as np
 
-    from metrics.engine.evaluate import _compute, result_of
+    from metrics.engine.evaluate import compute, result_of
     from metrics.engine.evaluation import Evaluation
     from metrics.io.labels import unique_label
     from metrics.io.table import Columns
@@ -325,7 +325,7 @@ def merge(
 
     def merged():
         """Each measure's values, put together from the parts, and its aggregate over them."""
-        for j, (m, stub_values, _) in enumerate(_compute(ranking, wanted)):
+        for j, (m, stub_values, _) in enumerate(compute(ranking, wanted)):
             if m.kind == "text":
                 values = np.array(stub_values, dtype=object)
             else:

@@ -245,10 +245,10 @@ def _window(qrels, runs, flags, hold: bool) -> Outcome:
     from workbench.model import analysis, loading
 
     def work_fn():
-        _, q = loading._load_file(qrels, None, None)
+        _, q = loading.load_file(qrels, None, None)
         labels, held = [], {}
         for i, path in enumerate(several(runs)):
-            _, r = loading._load_file(path, None, None, hold=hold)
+            _, r = loading.load_file(path, None, None, hold=hold)
             labels.append(f"run{i}")
             held[labels[-1]] = r.run
         request = analysis.Request(
@@ -263,7 +263,7 @@ def _window(qrels, runs, flags, hold: bool) -> Outcome:
 
 
 def door_window(qrels, runs, flags, work) -> Outcome:
-    """The window's reading of dropped files (``loading._load_file``) and its scoring (``analysis.compute``)."""
+    """The window's reading of dropped files (``loading.load_file``) and its scoring (``analysis.compute``)."""
     return _window(qrels, runs, flags, hold=True)
 
 

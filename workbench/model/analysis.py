@@ -175,9 +175,9 @@ class Scoring:
         return ScoreKey(label, identity, self.qrels_id, self.settings, self.measure_set)
 
     def encoded(self):
-        from metrics.engine.evaluate import _encoded
+        from metrics.engine.evaluate import encoded
 
-        return self.service.encoded(self.qrels_id, lambda: _encoded(self.request.qrels))
+        return self.service.encoded(self.qrels_id, lambda: encoded(self.request.qrels))
 
     def submit(self, lease: Lease, label: str, run) -> Future:
         """The future of ``run``'s scores (:class:`_Scored`, or for a run on disk the tuple

@@ -25,10 +25,13 @@ import functools
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from metrics.engine.settings import Settings
 from workbench.model.run_on_disk import RunOnDisk
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 #: run files are held in memory while the held ones add up to less than this many bytes on disk
 #: (about 70 DL19-sized runs, 10 Robust04-sized ones) and number fewer than HOLD_FILES; the files
@@ -46,10 +49,10 @@ def head_of_run(path: str, kind: Optional[str]) -> Optional[RunOnDisk]:
     from its first data line); None for anything else (read as usual)."""
     if kind not in (None, "run"):
         return None
-    from metrics.io.detect import _first_data_line, sniff_layout
+    from metrics.io.detect import first_data_line, sniff_layout
 
     try:
-        tokens, _, line = _first_data_line(path)
+        tokens, _, line = first_data_line(path)
         if tokens is None or len(tokens) < 6 or not sniff_layout(line, "run").trec:
             return None  # a header's or JSON's layout is read as usual
     except (OSError, EOFError, ValueError):
@@ -73,7 +76,7 @@ class Workers:
         import threading
 
         self._lock = threading.Lock()
-        self._pool = None
+        self._pool: ProcessPoolExecutor | None = None
         self._folder: tempfile.TemporaryDirectory | None = None
         self._states = 0
 
@@ -160,7 +163,7 @@ def plan(paths: list):
         stat = stat_of(path)
         try:
             if metrics.io.topics.sniff(head(path)):
-                continue  # queries (workbench.model.loading._load_file asks first too)
+                continue  # queries (workbench.model.loading.load_file asks first too)
         except OSError:
             continue
         run = head_of_run(path, None)

@@ -11,9 +11,15 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workbench.model.diversity import is_diversity
 from workbench.model.session_state import SessionState
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metrics.explain.model import Explanation, GainCurve
 
 #: the runs' prepared rankings kept for more explanations of the same results (a run of a million lines
 #: takes a second to rank; clicking along a row of the per-query table explains the same runs again)
@@ -46,11 +52,11 @@ class Explained:
     """What the explain view shows: the explanation and, for a query, the run's gain against the ideal."""
 
     request: Request
-    explanation: object  # metrics.explain.Explanation
-    gain_curve: object | None  # metrics.explain.GainCurve (the DCG family's only)
+    explanation: Explanation
+    gain_curve: GainCurve | None  # the DCG family's only
     #: the textbooks' conventions side by side with trec_eval's value (metrics.explain.side_by_side), or None
     #: (a diversity measure, a measure that is text, or one without variants)
-    textbook: object | None = None
+    textbook: pd.DataFrame | None = None
 
 
 def _prepare(results, run: str, diversity: bool = False):

@@ -30,10 +30,21 @@ class FileRules(SessionState):
         self.events.baseline_changed.emit(None)
         self.events.evaluation_wanted.emit()
 
+    def open_sample(self, *, start=None) -> None:
+        """Show the bundled sample (made-up data) instead of whatever is loaded (``start`` as in
+        :meth:`open_files`)."""
+        self.clear()
+        self.open_files(sample_files(), start=start)
+        self.is_sample = True
+
+    def remember_kinds(self, kinds: dict[str, str]) -> None:
+        """The kinds the user chose for files before (path -> kind): files at these paths are read as such."""
+        self.chosen_kinds.update(kinds)
+
     def open_files(self, paths, kind: str | None = None, *, start=None, forget=None) -> list[str]:
         """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
 
-        ``start(entry)`` reads a file that is now loading (in a worker: :func:`_load_file`, then
+        ``start(entry)`` reads a file that is now loading (in a worker: :func:`~workbench.model.loading.load_file`, then
         :meth:`finish_load`); ``forget(path)`` lets go of a sample file the user's own files replace.  A
         file found in a folder that turns out to be neither qrels nor a run is left out quietly; once the
         folder is read, one message says what was found and what was not.

@@ -180,6 +180,10 @@ class FollowUpRules(SessionState):
         self.inspection = inspection
         self.events.inspection_changed.emit(inspection)
 
+    def inspection_cancelled(self) -> None:
+        """The inspection under way stopped: the next request computes it again."""
+        self.inspection_key = None
+
     def inspection_failed(self, path: str, exc: BaseException) -> None:
         self.inspection_key = None
         e = self.workspace.entry(path)

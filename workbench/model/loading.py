@@ -49,7 +49,7 @@ class QueriesFile:
     digest: str | None = None
 
 
-def _load_file(path: str, kind: str | None, progress, hold: bool = True):
+def load_file(path: str, kind: str | None, progress, hold: bool = True):
     """Worker body: the file's size and time as read, and its content.
 
     ``hold=False``: a run file is not read but stands as a :class:`~workbench.model.disk_runs.RunOnDisk`
@@ -135,9 +135,9 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
         path = e.path
 
         def work(progress):  # (recognised as intent qrels where ad hoc qrels are read: their queries, intents)
-            import metrics.inspect
+            import metrics.inspect.files
 
-            return metrics.inspect.inspect_file(path, None, progress=progress).to_dict()
+            return metrics.inspect.files.inspect_file(path, None, progress=progress).to_dict()
     elif e.kind == "queries" and e.status == "ok":
         queries = dict(e.queries or {})
 

@@ -16,6 +16,7 @@ from metrics.io.ids import shown
 from workbench.model.defaults import SETTINGS
 
 if TYPE_CHECKING:  # (the cache is the analysis's, which imports this module)
+    from metrics.engine.evaluation import Evaluation
     from workbench.model.analysis import RunCache
 
 MEAN = "all"  # query_id under which metrics.engine.curves reports the mean over queries
@@ -64,7 +65,7 @@ class CurveTable:
 @dataclass
 class Results:
     request: Request
-    evaluation: object  # metrics Evaluation
+    evaluation: Evaluation
     summary: pd.DataFrame  # index runs, columns measure names
     per_query: dict[str, pd.DataFrame]  # measure name -> index query_id, columns runs
     measures: list[str]

@@ -408,10 +408,10 @@ def _score_ahead(service: ScoringService, paths: list) -> Lease | None:
         if plan is None:
             return None
         (qrels_path, qrels_stat), runs = plan
-        from metrics.engine.evaluate import _encoded
+        from metrics.engine.evaluate import encoded
         from workbench.model.defaults import DEFAULT_MEASURES, SETTINGS, parse_each
 
-        qrels = _encoded(qrels_path)
+        qrels = encoded(qrels_path)
         if disk_runs.stat_of(qrels_path) != qrels_stat:
             return None  # changed while it was read
         measures, _ = parse_each(DEFAULT_MEASURES)

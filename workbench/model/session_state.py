@@ -83,7 +83,7 @@ class SessionState:
         self.pending_query: str | None = None  # query to select once evaluated (from a workspace)
         self.compare_settings = significance_model.Settings()
         self.comparison: significance_model.Comparison | None = None
-        self.drilldown = None
+        self.drilldown: drilldown_model.QueryDrilldown | None = None
         self.drilldown_depth = drilldown_model.DEFAULT_DEPTH
         self.drilldown_choices: dict[str, bool] = {}  # run -> shown in the drill-down, as the user chose
         self.inspected_path: str | None = None

@@ -6,10 +6,14 @@ loaded as files are (``irds:<id>`` and ``irds:<id>#queries``, :mod:`metrics.io.d
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QInputDialog, QMessageBox
+from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
 from metrics.io.datasets import PREFIX, QUERIES
+
+if TYPE_CHECKING:
+    from workbench.session import Session
 
 TITLE = "Open an ir_datasets dataset"
 EXAMPLE = "msmarco-passage/trec-dl-2019/judged"
@@ -25,18 +29,18 @@ def dataset_sources(text: str) -> list[tuple[str, str]]:
     return [(PREFIX + dataset_id, "qrels"), (PREFIX + dataset_id + QUERIES, "queries")]
 
 
-def open_dataset(window) -> None:
-    """Ask for an ir_datasets id and open the dataset's qrels and query texts in ``window`` (a main window
-    with a ``session``)."""
+def open_dataset(parent: QWidget | None, session: Session) -> None:
+    """Ask for an ir_datasets id (in a dialog over ``parent``) and open the dataset's qrels and query texts
+    in ``session``."""
     if importlib.util.find_spec("ir_datasets") is None:
         QMessageBox.information(
-            window,
+            parent,
             TITLE,
             "Opening a dataset needs the ir_datasets package: pip install 'ir-workbench[irds]'",
         )
         return
     text, ok = QInputDialog.getText(
-        window,
+        parent,
         TITLE,
         "Dataset id (its qrels and query texts are read from ir_datasets' cache):",
         text=EXAMPLE,
@@ -44,4 +48,4 @@ def open_dataset(window) -> None:
     if not ok:
         return
     for source, kind in dataset_sources(text):
-        window.session.open_files([source], kind=kind)
+        session.open_files([source], kind=kind)

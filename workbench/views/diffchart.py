@@ -106,6 +106,9 @@ class DifferenceChart(QWidget):
         )
         self.highlight.setZValue(10)
         self.plot.addItem(self.highlight)
+        self._frame: pd.DataFrame = layout_bars(
+            pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), []
+        )
         item.getViewBox().sigResized.connect(
             lambda _: self._set_ticks(int(self._frame["slot"].max()) + 1 if len(self._frame) else 0)
         )
@@ -128,7 +131,6 @@ class DifferenceChart(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.plot, 1)
 
-        self._frame = layout_bars(pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), [])
         self.measure_box.activated.connect(lambda _: self._on_measure_chosen())
         self.run_box.activated.connect(lambda _: self.refresh())
         self.plot.scene().sigMouseClicked.connect(self._on_click)

@@ -48,9 +48,13 @@ class DiversityMeasures(QWidget):
         layout.addWidget(self.title)
         layout.addWidget(self.list)
         self._syncing = False
-        self.list.itemChanged.connect(lambda _: self._syncing or self.sigChanged.emit())
+        self.list.itemChanged.connect(lambda _: self._changed())
         session.sigFilesChanged.connect(self.refresh)
         self.refresh()
+
+    def _changed(self) -> None:
+        if not self._syncing:  # (a tick set by refresh is no change of the user's)
+            self.sigChanged.emit()
 
     def sync(self, measures) -> None:
         """Tick the names among ``measures`` (the session's)."""

@@ -186,7 +186,7 @@ class QueryDrilldownView(QWidget):
         self.columns: dict[str, _Column] = {}
         self.missing = _Column(self.body.widget())  # inside the scroll area: never drawn over the legend
         self.missing.view.clicked.connect(lambda index: self._on_doc_clicked(self.missing, index))
-        self.depth_box.valueChanged.connect(session.set_drilldown_depth)
+        self.depth_box.valueChanged.connect(session.followups.set_drilldown_depth)
         session.sigDrilldownChanged.connect(lambda _: self.refresh())
         session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
         self.refresh()
@@ -209,7 +209,7 @@ class QueryDrilldownView(QWidget):
         return [r for r in drill.runs if r in wanted]
 
     def set_run_shown(self, run: str, shown: bool) -> None:
-        self.session.choose_drilldown_run(run, shown)  # ranked in a worker when not yet there
+        self.session.followups.choose_drilldown_run(run, shown)  # ranked in a worker when not yet there
         self.refresh()
 
     def table_frame(self, run: str) -> pd.DataFrame:
@@ -257,11 +257,13 @@ class QueryDrilldownView(QWidget):
                 col.deleteLater()
         self.columns_box.removeWidget(self.missing)
         for i, run in enumerate(shown):
-            col = self.columns.get(run)
-            if col is None:
+            found = self.columns.get(run)
+            if found is None:
                 col = _Column(self.body.widget())
                 col.view.clicked.connect(lambda index, c=col: self._on_doc_clicked(c, index))
                 self.columns[run] = col
+            else:
+                col = found
             self.columns_box.removeWidget(col)
             self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
             frame, tones, tips = dm.ranking_table(drill, run)

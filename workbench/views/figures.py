@@ -199,7 +199,8 @@ def render(widget, fmt: str = "png", description: str = "") -> bytes:
         if description:
             image.setText("Description", description)
             image.setText("Software", "ir-workbench")
-        if not image.save(buffer, fmt.upper()):
+        # (PySide6 takes the format as str; its stubs say bytes, which it refuses)
+        if not image.save(buffer, fmt.upper()):  # type: ignore[call-overload]
             raise OSError(f"could not render the figure as {fmt.upper()}")
     buffer.close()
     widget.hide()

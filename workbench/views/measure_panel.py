@@ -111,8 +111,8 @@ class MeasurePanel(QWidget):
         layout.addLayout(form)
 
         self.sync()
-        self.list.itemChanged.connect(lambda _: self._syncing or self.apply())
-        self.diversity.sigChanged.connect(lambda: self._syncing or self.apply())
+        self.list.itemChanged.connect(lambda _: self._apply_unless_syncing())
+        self.diversity.sigChanged.connect(self._apply_unless_syncing)
         self.extra.returnPressed.connect(self.apply)
         self.apply_button.clicked.connect(self.apply)
         self.relevance.valueChanged.connect(lambda v: self._syncing or session.set_relevance_level(v))
@@ -120,6 +120,10 @@ class MeasurePanel(QWidget):
         session.sigMeasuresChanged.connect(self.sync)
 
     _syncing = False
+
+    def _apply_unless_syncing(self) -> None:
+        if not self._syncing:  # (a tick set by sync is no change of the user's)
+            self.apply()
 
     def sync(self) -> None:
         """Show the session's measures and options (the panel never keeps a state of its own)."""

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pandas as pd
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -86,9 +88,8 @@ class FilesPanel(QWidget):
         self.remove_button = button("Remove", "Remove the selected file (Ctrl+Z brings it back)", self._remove)
         for b in (self.up_button, self.down_button, self.baseline_button, self.remove_button):
             bar.addWidget(b)
-        for i in range(bar.count()):  # buttons shrink (eliding their text) in a narrow panel
-            bar.itemAt(i).widget().setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-            bar.itemAt(i).widget().setMinimumWidth(22)
+            b.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)  # buttons shrink (eliding
+            b.setMinimumWidth(22)  # their text) in a narrow panel
         bar.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -191,7 +192,9 @@ class FilesPanel(QWidget):
         self._refreshing = False
 
     @staticmethod
-    def _status(e, baseline, coverage: dict, changed: set, deleted: set = frozenset()) -> tuple[str, str, bool]:
+    def _status(
+        e, baseline, coverage: dict, changed: set, deleted: frozenset | set = frozenset()
+    ) -> tuple[str, str, bool]:
         """The status column of a file: its text, its tooltip, and whether it is a warning."""
         if e.status == "loading":
             status = "loading…"
@@ -241,9 +244,18 @@ class FilesPanel(QWidget):
         item = self.table.item(row, 0) if row >= 0 else None
         return None if item is None else item.data(PATH_ROLE)
 
+    def _path_at(self, row: int) -> str | None:
+        item = self.table.item(row, 0)
+        return None if item is None else item.data(PATH_ROLE)
+
+    def _edit_name(self, row: int) -> None:
+        item = self.table.item(row, 0)
+        if item is not None:
+            self.table.editItem(item)
+
     def select_path(self, path: str) -> None:
         for row in range(self.table.rowCount()):
-            if self.table.item(row, 0).data(PATH_ROLE) == path:
+            if self._path_at(row) == path:
                 self.table.selectRow(row)
                 return
 
@@ -288,23 +300,24 @@ class FilesPanel(QWidget):
         item = self.table.itemAt(pos)
         if item is None:
             return
-        path = self.table.item(item.row(), 0).data(PATH_ROLE)
-        e = self.session.workspace.entry(path)
+        row = self._path_at(item.row())
+        e = self.session.workspace.entry(row) if row is not None else None
         if e is None:
             return
+        path = e.path
         menu = QMenu(self)
         if e.is_run:
             menu.addAction("Use as baseline", lambda: self.session.set_baseline(path))
-            menu.addAction("Rename…", lambda: self.table.editItem(self.table.item(item.row(), 0)))
+            menu.addAction("Rename…", lambda: self._edit_name(item.row()))
             menu.addAction("Move up", lambda: self.session.move(path, -1))
             menu.addAction("Move down", lambda: self.session.move(path, 1))
             menu.addSeparator()
         read_as = menu.addMenu("Read as")
         for k in KINDS:
-            act = read_as.addAction(KIND_TEXT[k], lambda k=k: self.session.set_kind(path, k))
+            act = read_as.addAction(KIND_TEXT[k], functools.partial(self.session.set_kind, path, k))
             act.setCheckable(True)
             act.setChecked(k == e.kind)
-        if getattr(e, "missing", False):
+        if e.missing:
             menu.addAction("Locate…", lambda: self._locate(path))
         menu.addAction("Reload", lambda: self.session.reload(path))
         menu.addSeparator()

@@ -42,6 +42,7 @@ class CurvePlot(QWidget):
     sigExportRequested = Signal()  # "Export…" chosen in the plot's context menu
 
     title = ""
+    kind = ""  # "pr" or "ndcg": which curves (metrics.engine.curves)
     x_label = ""
     y_label = ""
     symbol: str | None = None
@@ -89,7 +90,9 @@ class CurvePlot(QWidget):
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.caption.setWordWrap(True)
         self.caption.setContentsMargins(4, 0, 4, 0)
-        self._many = False  # more runs than MAX_CURVES: the controls sit on a line of their own
+        self._many = False  # the controls sit on a line of their own (many runs, or a narrow plot)
+        self._many_runs = False  # more runs than MAX_CURVES
+        self.extra_controls: list[QWidget] = []  # a plot's own controls, placed with the others
         self.bar.addWidget(self.caption, 1)
         self.all_runs_box = QCheckBox("all runs", self)
         self.all_runs_box.setToolTip(
@@ -153,7 +156,7 @@ class CurvePlot(QWidget):
 
     def _curve(self, run: str, i: int, quiet: bool = False) -> pg.PlotDataItem | pg.PlotCurveItem:
         item = self.curves.get(run)
-        if item is not None and getattr(item, "quiet", False) != quiet:  # into colour or out of it: made again
+        if item is not None and item.quiet != quiet:  # into colour or out of it: made again
             self.plot.removeItem(item)
             item = None
         colour, _, symbol = run_style(i)
@@ -182,7 +185,7 @@ class CurvePlot(QWidget):
                 item.setSymbolBrush(colour)
                 if self.symbol:
                     item.setSymbol(symbol)
-        item.run_index, item.quiet = i, quiet
+        item.run_index, item.quiet = i, quiet  # (every curve drawn has them: its colour, and grey or not)
         item.setZValue(-1 if quiet else 0)
         return item
 
@@ -203,9 +206,7 @@ class CurvePlot(QWidget):
         if under == self._many:
             return
         self._many = under
-        widgets = [self.all_runs_box, self.find_box, self.legend_button]
-        if hasattr(self, "k_box"):
-            widgets.append(self.k_box)
+        widgets = [self.all_runs_box, self.find_box, self.legend_button, *self.extra_controls]
         for w in widgets:
             (self.bar if under else self.controls).removeWidget(w)
         if under:
@@ -310,7 +311,7 @@ class CurvePlot(QWidget):
             return
         mouse = vb.mapSceneToView(pos)
         pw, ph = vb.viewPixelSize()  # data units per pixel
-        best, best_d, best_xy = None, 8.0, None  # within 8 pixels
+        best, best_d, best_xy = None, 8.0, (0.0, 0.0)  # within 8 pixels
         for run, item in self.curves.items():
             x, y = item.getData()
             if not item.isVisible() or x is None or len(x) == 0:
@@ -330,9 +331,8 @@ class CurvePlot(QWidget):
         if run == self._hovered:
             return
         for name, item in self.curves.items():
-            i = getattr(item, "run_index", 0)
-            item.setPen(self._pen(i, 4.0 if name == run else 2.0, getattr(item, "quiet", False)))
-            if getattr(item, "quiet", False):
+            item.setPen(self._pen(item.run_index, 4.0 if name == run else 2.0, item.quiet))
+            if item.quiet:
                 item.setZValue(1 if name == run else -1)  # a grey run hovered comes to the front
         self._hovered = run
 
@@ -343,8 +343,8 @@ class CurvePlot(QWidget):
         for run in runs:
             item = self.curves[run]
             item.setVisible(run not in self.hidden)
-            colour, dash, _ = run_style(getattr(item, "run_index", 0))
-            if getattr(item, "quiet", False):
+            colour, dash, _ = run_style(item.run_index)
+            if item.quiet:
                 colour, dash = QUIET, Qt.PenStyle.SolidLine
             line = DASH_TEXT[dash]
             if run in self.hidden:
@@ -369,7 +369,7 @@ class CurvePlot(QWidget):
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit_legend()  # a narrower plot wraps the legend on more lines
-        self._place_controls(getattr(self, "_many_runs", False))
+        self._place_controls(self._many_runs)
 
     def _toggle_run(self, run: str) -> None:
         (self.hidden.discard if run in self.hidden else self.hidden.add)(run)
@@ -437,6 +437,7 @@ class NdcgAtKPlot(CurvePlot):
         self.k_box.setKeyboardTracking(False)
         self.k_box.setToolTip("Largest cutoff k shown (computed again on change)")
         self.bar.addWidget(self.k_box)
+        self.extra_controls.append(self.k_box)
         self.k_box.valueChanged.connect(session.set_k_max)
         session.sigMeasuresChanged.connect(self._sync_k)
         self.set_ranges(None)

@@ -258,7 +258,7 @@ class ReportDialog(QDialog):
         if isinstance(exc, FileExistsError):
             self._fail(f"{exc.filename} appeared meanwhile; export again to replace it.")
         else:
-            self._fail(f"Export failed: {getattr(exc, 'strerror', None) or exc}")
+            self._fail(f"Export failed: {(exc.strerror if isinstance(exc, OSError) else None) or exc}")
 
     def _fail(self, message: str) -> bool:
         self.status.setText(message)

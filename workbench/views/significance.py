@@ -56,21 +56,23 @@ class SignificancePanel(QWidget):
         self.sync()
         self.mode_box.activated.connect(lambda i: self._set_mode(self.mode_box.itemData(i)))
         self.test_box.activated.connect(lambda i: self._set_test(self.test_box.itemData(i)))
-        self.alpha_box.activated.connect(lambda i: session.set_compare_settings(alpha=self.alpha_box.itemData(i)))
+        followups = session.followups
+        self.alpha_box.activated.connect(lambda i: followups.set_compare_settings(alpha=self.alpha_box.itemData(i)))
         self.correction_box.activated.connect(
-            lambda i: session.set_compare_settings(correction=self.correction_box.itemData(i))
+            lambda i: followups.set_compare_settings(correction=self.correction_box.itemData(i))
         )
         session.sigCompareSettingsChanged.connect(self.sync)
 
     def _set_mode(self, mode: str) -> None:
         test = self.session.compare_settings.test
-        self.session.set_compare_settings(mode=mode, test="t" if mode == "baseline" and test in PAIRS_ONLY else test)
+        test = "t" if mode == "baseline" and test in PAIRS_ONLY else test
+        self.session.followups.set_compare_settings(mode=mode, test=test)
 
     def _set_test(self, test: str) -> None:
         if test in PAIRS_ONLY:  # these compare every pair
-            self.session.set_compare_settings(test=test, mode="pairs")
+            self.session.followups.set_compare_settings(test=test, mode="pairs")
         else:
-            self.session.set_compare_settings(test=test)
+            self.session.followups.set_compare_settings(test=test)
 
     def sync(self) -> None:
         """Show the session's settings."""

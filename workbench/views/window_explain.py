@@ -3,33 +3,56 @@ chart, explained (how its value was computed, from the ranked list it came from)
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QDockWidget
+
+if TYPE_CHECKING:
+    from workbench.model.explaining import Explained
+    from workbench.session import Session
+    from workbench.views.diffchart import DifferenceChart
+    from workbench.views.drilldown import QueryDrilldownView
+    from workbench.views.explain import ExplainPanel
+    from workbench.views.tables import PerQueryView, SummaryView
 
 
 class ExplainActions:
-    """Part of :class:`workbench.views.main_window.MainWindow`: the explain dock and what opens it."""
+    """What opens the Explain view ``panel`` (in ``dock``): clicks on the cells of ``summary`` and
+    ``per_query`` and on the bars of ``diff_chart``; a document of an explanation chosen is selected in
+    ``drilldown``.  The explanation itself is the session's (computed in a worker)."""
 
-    def _build_explain(self) -> None:
-        from workbench.views.explain import ExplainPanel
+    def __init__(
+        self,
+        session: Session,
+        panel: ExplainPanel,
+        dock: QDockWidget,
+        summary: SummaryView,
+        per_query: PerQueryView,
+        diff_chart: DifferenceChart,
+        drilldown: QueryDrilldownView,
+    ):
+        self.session = session
+        self.panel = panel
+        self.dock = dock
+        self.summary = summary
+        self.per_query = per_query
+        self.drilldown = drilldown
+        self._doc_to_select: str | None = None  # selected once the drill-down of its query arrives
+        session.sigExplanationChanged.connect(self._on_explanation)
+        session.sigDrilldownChanged.connect(self._select_waiting_document)
+        per_query.view.clicked.connect(self._explain_per_query_cell)
+        summary.view.clicked.connect(self._explain_summary_cell)
+        diff_chart.sigBarClicked.connect(self.explain)
+        panel.documentActivated.connect(self._document_chosen)
 
-        self.explain_view = ExplainPanel(self)
-        self.add_dock("explain", "Explain", self.explain_view, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.tabifyDockWidget(self.docks["drilldown"], self.docks["explain"])
-        s = self.session
-        s.sigExplanationChanged.connect(self._on_explanation)
-        self.per_query.view.clicked.connect(self._explain_per_query_cell)
-        self.summary.view.clicked.connect(self._explain_summary_cell)
-        self.diff_chart.sigBarClicked.connect(self._explain_bar)
-        self.explain_view.documentActivated.connect(self._document_chosen)
-        s.sigDrilldownChanged.connect(self._select_waiting_document)
-
-    def _select_waiting_document(self, drill) -> None:
-        doc = getattr(self, "_doc_to_select", None)
+    def _select_waiting_document(self, drill: object) -> None:
+        doc = self._doc_to_select
         if drill is not None and doc is not None:
             self._doc_to_select = None
             self.drilldown.select_doc(doc)
 
-    def _explain_per_query_cell(self, index) -> None:
+    def _explain_per_query_cell(self, index: QModelIndex) -> None:
         from workbench.model.tables import DIFF_PREFIX  # (with pandas: not before the window shows)
 
         view = self.per_query
@@ -38,31 +61,28 @@ class ExplainActions:
         if self.session.results is None or run not in self.session.results.runs:
             return  # the query id or text
         query = str(view.model.frame()["query_id"].iloc[view.proxy.mapToSource(index).row()])
-        self._explain(run, query, view.shown_measure())
+        self.explain(run, query, view.shown_measure())
 
-    def _explain_summary_cell(self, index) -> None:
+    def _explain_summary_cell(self, index: QModelIndex) -> None:
         view = self.summary
         measure = str(view.proxy.headerData(index.column(), Qt.Orientation.Horizontal))
         run = str(view.model.frame()["run"].iloc[view.proxy.mapToSource(index).row()])  # (not as marked)
         results = self.session.results
         if results is not None and measure in results.measures and run in results.runs:
-            self._explain(run, None, measure)
+            self.explain(run, None, measure)
 
-    def _explain_bar(self, run: str, query: str, measure: str) -> None:
-        self._explain(run, query, measure)
+    def explain(self, run: str, query: str | None, measure: str) -> None:
+        """Explain ``measure`` of ``run`` on ``query`` (None: the mean over queries)."""
+        self.session.followups.explain(run, query, measure)
+        if self.dock.isHidden():
+            self.dock.show()
 
-    def _explain(self, run: str, query, measure: str) -> None:
-        self.session.explain(run, query, measure)
-        dock = self.docks["explain"]
-        if dock.isHidden():
-            dock.show()
-
-    def _on_explanation(self, explained) -> None:
+    def _on_explanation(self, explained: Explained | None) -> None:
         if explained is None:
-            self.explain_view.clear()
+            self.panel.clear()
             return
-        self.explain_view.show_explanation(explained.explanation, explained.gain_curve, explained.textbook)
-        self.docks["explain"].raise_()
+        self.panel.show_explanation(explained.explanation, explained.gain_curve, explained.textbook)
+        self.dock.raise_()
 
     def _document_chosen(self, query: str, doc: str) -> None:
         """A row of the explanation: its document in the drill-down's lists."""

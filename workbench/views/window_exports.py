@@ -3,26 +3,65 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from metrics.io import fileio
+
+if TYPE_CHECKING:
+    from workbench.model.analysis import Results
+    from workbench.session import Session
+    from workbench.views.plots import NdcgAtKPlot, PrecisionRecallPlot
+    from workbench.views.report_dialog import ReportDialog
+    from workbench.views.tables import PerQueryView
+    from workbench.views.window_files import RecentFiles
 
 # the exports' models (pandas) and the report dialog are imported when used: the main window shows
 # itself before they are needed
 
 
 class ExportActions:
-    """Part of :class:`workbench.views.main_window.MainWindow`: File > Export."""
+    """File > Export: what ``session`` computed, the table ``per_query`` as shown and the plots ``pr_plot``
+    and ``ndcg_plot``, written to files chosen in dialogs (children of ``parent``); the folder of the last
+    export is kept in ``settings``.  ``show_error(text)`` reports a failure, ``tell(text)`` says something
+    in the status bar, ``exported(path)`` announces a file written."""
+
+    def __init__(
+        self,
+        parent: QWidget,
+        session: Session,
+        settings: QSettings,
+        recent: RecentFiles,
+        per_query: PerQueryView,
+        pr_plot: PrecisionRecallPlot,
+        ndcg_plot: NdcgAtKPlot,
+        show_error: Callable[[str], None],
+        tell: Callable[[str], None],
+        exported: Callable[[str], None],
+    ):
+        self.parent = parent
+        self.session = session
+        self.settings = settings
+        self.recent = recent
+        self.per_query = per_query
+        self.pr_plot = pr_plot
+        self.ndcg_plot = ndcg_plot
+        self._show_error = show_error
+        self._tell = tell
+        self._announce = exported
 
     def _export_dir(self) -> str:
         """Where the last export went (else where the last file came from)."""
         folder = str(self.settings.value("lastExportDir", "") or "")
-        return folder if folder and os.path.isdir(folder) else self._last_dir()
+        return folder if folder and os.path.isdir(folder) else self.recent.last_dir()
 
-    def _export_dialog(self, what: str) -> None:
+    def export_dialog(self, what: str) -> None:
+        """Ask where to write the export ``what`` (see :meth:`export`), then write it."""
         if self.session.results is None:
-            self.messages.add("Nothing to export yet: load a qrels file and a run first.")
+            self._show_error("Nothing to export yet: load a qrels file and a run first.")
             return
         if what in ("summary", "per_query", "per_query_table"):
             name = {
@@ -35,7 +74,7 @@ class ExportActions:
             name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
             filt = "PNG image (*.png);;SVG image (*.svg)"
         path, _ = QFileDialog.getSaveFileName(
-            self,
+            self.parent,
             "Export",
             os.path.join(self._export_dir(), name),
             filt,
@@ -44,23 +83,19 @@ class ExportActions:
         if path:
             self.export(what, path)
 
-    def report_dialog(self):
+    def report_dialog(self) -> ReportDialog:
         """Open the comparison report dialog (it exports in the background)."""
         from workbench.views.report_dialog import ReportDialog
 
-        dialog = ReportDialog(self.session, self.confirm_overwrite, self._export_dir(), self)
-        dialog.sigWritten.connect(self.sigExported.emit)
-        dialog.sigWritten.connect(
-            lambda path: self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
-        )
-        dialog.sigWritten.connect(lambda path: self.statusBar().showMessage(f"Exported {path}", 5000))
+        dialog = ReportDialog(self.session, lambda path: self.confirm_overwrite(path), self._export_dir(), self.parent)
+        dialog.sigWritten.connect(self._exported)
         dialog.setModal(True)
         dialog.show()
         return dialog
 
     def confirm_overwrite(self, path: str) -> bool:
         answer = QMessageBox.question(
-            self,
+            self.parent,
             "Replace file?",
             f"{path} already exists. Replace it?",
             QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
@@ -76,8 +111,8 @@ class ExportActions:
         ``"per_query_table"`` (the per-query table as shown, with the
         differences to the baseline); ``"pr"`` / ``"ndcg"`` (a plot, PNG or SVG
         by suffix).  Tables are written by a worker (they can be large); plots
-        are drawn here.  Returns whether the export was started; ``sigExported``
-        announces the written file, a failure shows in the message area.
+        are drawn here.  Returns whether the export was started; ``exported(path)``
+        announces the written file, a failure is reported with ``show_error``.
         """
         results = self.session.results
         if results is None:
@@ -120,7 +155,7 @@ class ExportActions:
         """Files loaded as input: no export may replace them."""
         return [e.path for e in self.session.workspace.entries]
 
-    def _table_export_job(self, what: str, path: str, results):
+    def _table_export_job(self, what: str, path: str, results: Results) -> Callable[[object], None]:
         """The work of a table export, as a function for a worker (it reads only values taken now)."""
         from workbench.model.export import settings_of
 
@@ -130,7 +165,7 @@ class ExportActions:
         if what in ("summary", "per_query"):
             frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
 
-            def job(progress):
+            def report_job(progress: object) -> None:
                 import metrics.report  # with scipy: imported for an export, not at start-up
 
                 metrics.report.export(
@@ -144,14 +179,14 @@ class ExportActions:
                     settings=settings,
                 )
 
-            return job
+            return report_job
         measure = self.per_query.shown_measure()
         if measure not in results.per_query:
             raise ValueError(f"no per-query values of {measure!r}")
         baseline = self.session.baseline_label()
         wide, runs = results.per_query[measure], list(results.runs)
 
-        def job(progress):
+        def table_job(progress: object) -> None:
             from workbench.model import export
             from workbench.model import tables as table_model
 
@@ -159,16 +194,16 @@ class ExportActions:
             header = export.per_query_header(qrels_name, runs, measure, baseline, settings)
             export.write_csv(path, frame, header, protect=inputs)
 
-        return job
+        return table_job
 
     def _exported(self, path: str) -> None:
         self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
-        self.statusBar().showMessage(f"Exported {path}", 5000)
-        self.sigExported.emit(path)
+        self._tell(f"Exported {path}")
+        self._announce(path)
 
     def _export_failed(self, path: str, exc: BaseException) -> None:
-        reason = getattr(exc, "strerror", None) or exc
-        self.messages.add(
+        reason = (exc.strerror if isinstance(exc, OSError) else None) or exc
+        self._show_error(
             f"Export to {path} failed: {os.path.basename(path)} {reason}"
             if isinstance(exc, fileio.ProtectedFileError)
             else f"Export to {path} failed: {reason}"

@@ -3,85 +3,126 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from metrics.errors import InputError
 from workbench.model import workspace_file
-from workbench.views.window_layout import LAYOUT_VERSION
+
+if TYPE_CHECKING:
+    from workbench.model.workspace_file import WorkspaceDoc
+    from workbench.session import Session
+    from workbench.views.window_files import RecentFiles
+    from workbench.views.window_layout import WindowLayout
 
 
 class WorkspaceActions:
-    """Part of :class:`workbench.views.main_window.MainWindow`: File > Open/Save workspace."""
+    """File > Open/Save workspace: what ``session`` holds and the dock positions of ``layout``, in a file;
+    dialogs are children of ``parent``; the last session is kept next to the ``settings`` file.
+    ``show_error(text)`` reports a failure, ``tell(text)`` says something in the status bar,
+    ``after_change()`` runs once the workspace file changed (the title names it)."""
+
+    def __init__(
+        self,
+        parent: QWidget,
+        session: Session,
+        settings: QSettings,
+        recent: RecentFiles,
+        layout: WindowLayout,
+        show_error: Callable[[str], None],
+        tell: Callable[[str], None],
+        after_change: Callable[[], None],
+    ):
+        self.parent = parent
+        self.session = session
+        self.settings = settings
+        self.recent = recent
+        self.layout = layout
+        self._show_error = show_error
+        self._tell = tell
+        self._after_change = after_change
+        self.path: str | None = None  # the workspace file last opened or saved
 
     def last_session_path(self) -> str:
         """Where the session is kept when the window closes (next to the settings file)."""
-        return os.path.join(os.path.dirname(self.settings.fileName()) or ".", "last-session" + workspace_file.SUFFIX)
+        return last_session_path(self.settings)
 
-    def workspace_doc(self):
+    def doc(self) -> WorkspaceDoc:
         doc = self.session.snapshot()
-        doc.layout = bytes(self.saveState(LAYOUT_VERSION).toBase64()).decode("ascii")
+        doc.layout = bytes(self.layout.state().toBase64().data()).decode("ascii")
         return doc
 
-    def open_workspace(self, path: str) -> bool:
+    def open(self, path: str) -> bool:
         try:
             doc = workspace_file.read(path)
         except (InputError, OSError) as exc:
-            self.messages.add(
+            self._show_error(
                 str(exc) if isinstance(exc, InputError) else f"{os.path.basename(path)}: {exc.strerror or exc}"
             )
             return False
         self.session.open_workspace(doc)
         if doc.layout:
-            self.restoreState(QByteArray.fromBase64(doc.layout.encode("ascii")), LAYOUT_VERSION)
+            self.layout.restore_state(QByteArray.fromBase64(doc.layout.encode("ascii")))
         if os.path.abspath(path) != os.path.abspath(self.last_session_path()):
-            self.workspace_path = os.path.abspath(path)
-            self._remember_recent(self.workspace_path)
-        self.update_title()
+            self.path = os.path.abspath(path)
+            self.recent.remember(self.path)
+        self._after_change()
         return True
 
-    def save_workspace(self) -> bool:
-        if not self.workspace_path:
-            return self.save_workspace_as()
-        return self.write_workspace(self.workspace_path)
+    def save(self) -> bool:
+        if not self.path:
+            return self.save_as()
+        return self.write(self.path)
 
-    def save_workspace_as(self) -> bool:
-        start = self.workspace_path or os.path.join(self._last_dir(), "workspace" + workspace_file.SUFFIX)
-        path, _ = QFileDialog.getSaveFileName(self, "Save workspace", start, f"Workspace (*{workspace_file.SUFFIX})")
+    def save_as(self) -> bool:
+        start = self.path or os.path.join(self.recent.last_dir(), "workspace" + workspace_file.SUFFIX)
+        path, _ = QFileDialog.getSaveFileName(
+            self.parent, "Save workspace", start, f"Workspace (*{workspace_file.SUFFIX})"
+        )
         if not path:
             return False
         if not path.endswith(workspace_file.SUFFIX):
             path += workspace_file.SUFFIX
-        return self.write_workspace(path)
+        return self.write(path)
 
-    def write_workspace(self, path: str) -> bool:
+    def write(self, path: str) -> bool:
         try:
-            workspace_file.write(self.workspace_doc(), path)
+            workspace_file.write(self.doc(), path)
         except OSError as exc:
-            self.messages.add(f"Saving the workspace to {path} failed: {exc.strerror or exc}")
+            self._show_error(f"Saving the workspace to {path} failed: {exc.strerror or exc}")
             return False
-        self.workspace_path = os.path.abspath(path)
-        self._remember_recent(self.workspace_path)
-        self.update_title()
-        self.statusBar().showMessage(f"Workspace saved to {path}", 5000)
+        self.path = os.path.abspath(path)
+        self.recent.remember(self.path)
+        self._after_change()
+        self._tell(f"Workspace saved to {path}")
         return True
 
-    def open_workspace_dialog(self) -> None:
+    def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open workspace", self._last_dir(), f"Workspace (*{workspace_file.SUFFIX});;All files (*)"
+            self.parent,
+            "Open workspace",
+            self.recent.last_dir(),
+            f"Workspace (*{workspace_file.SUFFIX});;All files (*)",
         )
         if path:
-            self.open_workspace(path)
+            self.open(path)
 
     def reopen_last_session(self) -> bool:
         path = self.last_session_path()
-        return os.path.isfile(path) and self.open_workspace(path)
+        return os.path.isfile(path) and self.open(path)
 
-    def _save_last_session(self) -> None:
+    def save_last_session(self) -> None:
         if self.session.is_sample or not self.session.workspace.entries:
             return
         try:
-            workspace_file.write(self.workspace_doc(), self.last_session_path())
+            workspace_file.write(self.doc(), self.last_session_path())
         except OSError:
             pass  # a convenience; the user's own workspace files are saved explicitly
+
+
+def last_session_path(settings: QSettings) -> str:
+    """Where the session is kept when the window closes: next to the ``settings`` file."""
+    return os.path.join(os.path.dirname(settings.fileName()) or ".", "last-session" + workspace_file.SUFFIX)
