@@ -53,6 +53,7 @@ from metrics.scale.evaluator import Evaluator, evaluator
 
 if TYPE_CHECKING:
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
+    from metrics.fusion import fuse
     from metrics.io.readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
     from metrics.io.writers import write_qrels, write_run
 
@@ -69,6 +70,7 @@ _LAZY = {
     "read_run": "io.readers",
     "write_qrels": "io.writers",
     "write_run": "io.writers",
+    "fuse": "fusion",
 }
 
 
@@ -133,4 +135,5 @@ __all__ = [
     "read_file",
     "detect_kind",
     "LoadedFile",
+    "fuse",
 ]

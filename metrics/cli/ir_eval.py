@@ -66,7 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         "iprec_at_recall..10,.20), the sets 'official' and 'all_trec', or "
         "ir_measures-style names (AP, nDCG@10, P(rel=2)@5). "
         "ir-eval --inspect FILE... describes files without evaluating them; ir-eval --explain MEASURE "
-        "--query QID QRELS RUN shows how one value was computed. " + EXIT_CODES,
+        "--query QID QRELS RUN shows how one value was computed; ir-eval --fuse METHOD RUN RUN... -o FILE "
+        "fuses runs (ir-eval --fuse rrf --help lists the methods). " + EXIT_CODES,
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
@@ -291,11 +292,12 @@ def main(argv: list[str] | None = None) -> int:
         from metrics.cli.irm import main as irm_main
 
         return irm_main(argv[1:])
-    door = next((d for d in ("--inspect", "--explain") if d in argv), None)
-    if door:  # describe files (metrics.cli.inspect) or explain one value (metrics.cli.explain) instead of evaluating
+    door = next((d for d in ("--inspect", "--explain", "--fuse") if d in argv), None)
+    if door:  # describe files (metrics.cli.inspect), explain one value (metrics.cli.explain) or fuse runs (.fuse)
         from importlib import import_module
 
-        other = import_module({"--inspect": "metrics.cli.inspect", "--explain": "metrics.cli.explain"}[door])
+        doors = {"--inspect": "metrics.cli.inspect", "--explain": "metrics.cli.explain", "--fuse": "metrics.cli.fuse"}
+        other = import_module(doors[door])
         return guarded(lambda: other.main(argv), "--debug" in argv)
     args = _parser().parse_args(argv)
     address = _dask_address(args)
