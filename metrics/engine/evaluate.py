@@ -25,6 +25,7 @@ from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
 from metrics.io.table import Columns
 from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
+from metrics.measures.names import as_name, foreign_name
 from metrics.ranking.judged import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
 __all__ = ["evaluate", "Evaluator", "labelled_runs"]
@@ -35,9 +36,9 @@ def written_names(measures) -> dict:
     canonical name (ir_measures' ``nDCG@10``, ranx's ``mrr@10``, measure objects): results keep them."""
     if measures is None or isinstance(measures, Measure):
         return {}
-    items = [measures] if isinstance(measures, str) else list(measures)
+    items = [measures] if isinstance(measures, str) or foreign_name(measures) else list(measures)
     out: dict = {}
-    for item in items:
+    for item in map(as_name, items):  # ir_measures' measure objects by their names
         if not isinstance(item, str):
             continue
         text = item.strip()

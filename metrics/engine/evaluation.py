@@ -13,6 +13,7 @@ import numpy as np
 
 from metrics.io.ids import shown
 from metrics.measures import FAMILIES, Measure, parse_measures
+from metrics.measures.names import as_name
 
 __all__ = ["Evaluation", "RunResult", "format_value"]
 
@@ -88,6 +89,7 @@ class Evaluation:
 
     def per_query_wide(self, measure):
         """Values of one measure: index query_id, one column per run."""
+        measure = as_name(measure)
         if isinstance(measure, str) and measure in self._names():
             name = measure
         else:

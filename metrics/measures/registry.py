@@ -94,6 +94,7 @@ __all__ = [
 ]
 
 from metrics.measures.aggregates import MIN_GEO_MEAN, count, geometric_mean, mean, no_summary, total
+from metrics.measures.names import as_name, foreign_name
 from metrics.measures.order import BEYOND_TREC_EVAL, MEASURE_ORDER, TREC_EVAL_TABLE
 from metrics.measures.params import MAX_CUTOFF, DoubleCutoffs, DoubleParams, LongCutoffs, NoParams, ParamPairs
 
@@ -432,18 +433,18 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
     """
     if spec is None:
         spec = ["official"]
-    if isinstance(spec, (str, Measure)):
+    if isinstance(spec, (str, Measure)) or foreign_name(spec) is not None:
         spec = [spec]
     measures: list[Measure] = []
     trec_items: list[str] = []
-    for item in spec:
+    for item in map(as_name, spec):  # ir_measures' measure objects by their names
         if isinstance(item, Measure):
             if item.family not in FAMILIES:
                 raise ValueError(f"unknown measure family {item.family!r}")
             measures.append(item)
             continue
         if not isinstance(item, str):
-            raise TypeError(f"measure must be str or Measure, not {type(item).__name__}")
+            raise TypeError(f"measure must be str, Measure or an ir_measures measure, not {type(item).__name__}")
         text = item.strip()
         name = text.partition(".")[0]
         if name in FAMILIES or name in NICKNAMES:
