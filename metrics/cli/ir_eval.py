@@ -50,6 +50,7 @@ from metrics.errors import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, InputError, Inte
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
+from metrics.stat_methods import CORRECTIONS
 
 EXIT_CODES = (
     "Exit status: 0 done, 1 usage error (options, measure names, --dask without dask or its scheduler), "
@@ -140,7 +141,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--compare",
         metavar="BASELINE",
-        help="compare every run with this one (a RUN file or run label, or another file)",
+        help="compare every run with this one (a RUN file or run label, or another file; or a number: the RUN "
+        "at that position, 1 the first)",
     )
     cmp.add_argument(
         "--all-pairs", action="store_true", help="compare every pair of runs instead (tests: all five; letters per run)"
@@ -153,9 +155,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     cmp.add_argument(
         "--correction",
-        choices=("none", "bonferroni", "holm", "bh"),
+        choices=tuple(CORRECTIONS),
         default="holm",
-        help="multiple-testing correction over all runs and measures (default holm)",
+        help="multiple-testing correction over all runs and measures (default holm; statsmodels' multipletests "
+        "methods: bh and by are Benjamini-Hochberg and -Yekutieli, tsbh and tsbky two-stage FDR, gbs "
+        "Gavrilov-Benjamini-Sarkar, lfdr the local FDR)",
     )
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
     cmp.add_argument(

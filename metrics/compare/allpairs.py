@@ -167,7 +167,7 @@ def compare_all_pairs(
             "p_value": column("p_value"),
         }
     )
-    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
+    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction, alpha)
     result["test"], result["correction"], result["alpha"] = test, correction, float(alpha)
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
     for col in ("wins", "ties", "losses", "n_queries"):
