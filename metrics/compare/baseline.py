@@ -88,10 +88,17 @@ def _unique(values) -> list:
     return list(dict.fromkeys(values))
 
 
-def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
+def _asked(source) -> list:
+    """The measures in the order they were asked for when ``source`` is an Evaluation, else []."""
+    names = getattr(source, "_names", None)
+    return list(names()) if callable(names) else []
+
+
+def _select_measures(frame: pd.DataFrame, measures, order=()) -> list[str]:
     present = _unique(frame["measure"])
     if measures is None:
-        return [m for m in present if not is_count(m)]
+        have = set(present)
+        return [m for m in dict.fromkeys([*(m for m in order if m in have), *present]) if not is_count(m)]
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     chosen = [str(m) for m in measures]
@@ -297,7 +304,7 @@ def compare(
         raise ValueError("seed must not be negative")
     runs = _run_order(per_query, frame)
     baseline = _baseline(runs, baseline)
-    chosen = _select_measures(frame, measures)
+    chosen = _select_measures(frame, measures, _asked(per_query))
     others = [r for r in runs if r != baseline]
 
     # one engine for both comparisons: the pairs (run, baseline), d = run - baseline

@@ -32,23 +32,29 @@ __all__ = ["evaluate", "Evaluator", "labelled_runs"]
 
 
 def written_names(measures) -> dict:
-    """``{measure: name}`` for the measures asked for by a name other than trec_eval's syntax or the
-    canonical name (ir_measures' ``nDCG@10``, ranx's ``mrr@10``, measure objects): results keep them."""
+    """``{measure: name}`` for every measure asked for, in the order asked: the name as written where it is
+    other than trec_eval's syntax or the canonical name (ir_measures' ``nDCG@10``, ranx's ``mrr@10``, measure
+    objects), else the canonical name.  Results keep these names, and tables list the measures in this order."""
     if measures is None or isinstance(measures, Measure):
         return {}
     items = [measures] if isinstance(measures, str) or foreign_name(measures) else list(measures)
-    out: dict = {}
+    renamed: dict = {}
+    order: list = []
     for item in map(as_name, items):  # ir_measures' measure objects by their names
+        if isinstance(item, Measure):
+            order.append(item)
+            continue
         if not isinstance(item, str):
             continue
         text = item.strip()
+        found = parse_measures([text])
+        order += found
         head = text.partition(".")[0]
         if head in FAMILIES or head in NICKNAMES:
             continue  # trec_eval syntax: its output names are the names
-        found = parse_measures([text])
         if len(found) == 1 and str(found[0]) != text:
-            out.setdefault(found[0], text)
-    return out
+            renamed.setdefault(found[0], text)
+    return {m: renamed.get(m, str(m)) for m in dict.fromkeys(order)}
 
 
 def _is_frame(x) -> bool:

@@ -153,7 +153,7 @@ def parse_diversity_measures(measures, default_rel: int = 1) -> dict[DiversityMe
     return out
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class DiversityEvaluation(Evaluation):
     """:class:`~metrics.Evaluation` of diversity measures: the frames, ``summary()`` and
     ``per_query_wide()`` as for any evaluation; ``diversity_measures`` lists the measures."""

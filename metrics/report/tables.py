@@ -190,7 +190,8 @@ def _summary_model(frame, comparison, digits, lower_is_better, pairs=None) -> _T
     wide = summary_table(frame)
     lower = set(map(str, lower_is_better))
     marks = _marks(comparison)
-    letters, run_letter = {}, {}
+    letters: dict = {}
+    run_letter: dict = {}
     if pairs is not None:  # all-pairs comparison: letters instead of daggers
         from metrics.compare import allpairs
 
