@@ -32,9 +32,15 @@ class Method:
 
 
 TEST_METHODS = (
-    Method("t", "paired t-test", "t-test", ("ttest", "t-test", "paired-t", "ttest_rel")),
+    # ranx's names too: "student" (its paired t-test) and "fisher" (its randomization test)
+    Method("t", "paired t-test", "t-test", ("ttest", "t-test", "paired-t", "ttest_rel", "student", "student-t")),
     Method("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon", ("signed-rank",)),
-    Method("permutation", "paired randomization test", "Permutation", ("randomization", "randomisation")),
+    Method(
+        "permutation",
+        "paired randomization test",
+        "Permutation",
+        ("randomization", "randomisation", "fisher", "fisher-randomization"),
+    ),
     Method("bootstrap", "paired bootstrap test", "Bootstrap", (), pairs_only=True),
     Method("tukey", "randomised Tukey HSD", "Tukey HSD", ("hsd", "tukey-hsd"), pairs_only=True),
 )

@@ -26,6 +26,7 @@ from metrics.io.labels import unique_label
 from metrics.io.table import Columns
 from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from metrics.measures.names import as_name, foreign_name
+from metrics.measures.registry import early_syntax
 from metrics.ranking.judged import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
 __all__ = ["evaluate", "Evaluator", "labelled_runs"]
@@ -50,7 +51,7 @@ def written_names(measures) -> dict:
         found = parse_measures([text])
         order += found
         head = text.partition(".")[0]
-        if head in FAMILIES or head in NICKNAMES:
+        if (head in FAMILIES or head in NICKNAMES) and early_syntax(text) is None:
             continue  # trec_eval syntax: its output names are the names
         if len(found) == 1 and str(found[0]) != text:
             renamed.setdefault(found[0], text)

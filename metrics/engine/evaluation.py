@@ -138,7 +138,8 @@ class Evaluation:
     def __repr__(self) -> str:
         from metrics.notebook import short_list
 
-        return f"<Evaluation: {self._caption()}; runs {short_list(self.runs)}; measures {short_list(self._numeric_names())}>"
+        measures = short_list(self._numeric_names())
+        return f"<Evaluation: {self._caption()}; runs {short_list(self.runs)}; measures {measures}>"
 
     def _repr_html_(self) -> str:
         """The means as one compact table in Jupyter (runs by measures in the order asked, the best in bold),

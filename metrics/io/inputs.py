@@ -78,7 +78,10 @@ def _frame(source, value: str) -> pd.DataFrame:
         return source  # the readers know the column names of our own, PyTerrier's and ranx's frames
     to_dict = getattr(source, "to_dict", None)
     if callable(to_dict) and type(source).__module__.startswith("ranx"):
-        return _from_nested(to_dict(), value)
+        frame = _from_nested(to_dict(), value)
+        if getattr(source, "name", None):  # Run(name="bm25"): the run's label
+            frame.attrs["name"] = str(source.name)
+        return frame
     if isinstance(source, Mapping):
         return _from_nested(source, value)
     if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):

@@ -322,15 +322,25 @@ class Measure:
 # ----------------------------------------------------------------- parsing
 
 _SYNTAXES: list[Callable[[str], list[Measure] | None]] = []
+#: syntaxes tried before trec_eval's, for spellings that trec_eval's syntax would misread (ranx's ``rbp.95``)
+_BEFORE_TREC: list[Callable[[str], list[Measure] | None]] = []
 
 
-def syntax(func):
+def syntax(func=None, *, before_trec: bool = False):
     """Register an extra measure syntax: ``func(text) -> list[Measure] | None``.
 
-    Tried after trec_eval syntax; return None when the text is not yours.
+    Tried after trec_eval syntax (``before_trec``: before it, for texts trec_eval's syntax would misread);
+    return None when the text is not yours.
     """
-    _SYNTAXES.append(func)
+    if func is None:
+        return lambda f: syntax(f, before_trec=before_trec)
+    (_BEFORE_TREC if before_trec else _SYNTAXES).append(func)
     return func
+
+
+def early_syntax(text: str) -> list[Measure] | None:
+    """The measures of ``text`` when a syntax tried before trec_eval's claims it (ranx's ``rbp.95``), else None."""
+    return next((found for parser in _BEFORE_TREC if (found := parser(text)) is not None), None)
 
 
 def _expand(family: str, params: tuple, text: str | None, rel=None, options=()) -> list[Measure]:
@@ -447,6 +457,10 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
             raise TypeError(f"measure must be str, Measure or an ir_measures measure, not {type(item).__name__}")
         text = item.strip()
         name = text.partition(".")[0]
+        early = early_syntax(text)
+        if early is not None:
+            measures += early
+            continue
         if name in FAMILIES or name in NICKNAMES:
             trec_items.append(text)
             continue
