@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from metrics.cli.common import (
     Parser,
@@ -156,10 +157,12 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--correction",
         choices=tuple(CORRECTIONS),
+        metavar="NAME",
         default="holm",
-        help="multiple-testing correction over all runs and measures (default holm; statsmodels' multipletests "
-        "methods: bh and by are Benjamini-Hochberg and -Yekutieli, tsbh and tsbky two-stage FDR, gbs "
-        "Gavrilov-Benjamini-Sarkar, lfdr the local FDR)",
+        help="multiple-testing correction over all runs and measures, one of statsmodels' multipletests: "
+        + ", ".join(CORRECTIONS)
+        + " (default holm; bh and by: Benjamini-Hochberg and -Yekutieli, tsbh and tsbky: two-stage FDR, gbs: "
+        "Gavrilov-Benjamini-Sarkar, lfdr: the local FDR)",
     )
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
     cmp.add_argument(
@@ -381,7 +384,11 @@ def _run(args) -> int:
             return run_diversity(args, names, out)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
-        measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
+        with warnings.catch_warnings(record=True) as told:  # a name other tools read otherwise (Accuracy@10)
+            warnings.simplefilter("always")
+            measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
+        for w in told:
+            print(f"ir-eval: warning: {w.message}", file=sys.stderr)
     except UsageError as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE

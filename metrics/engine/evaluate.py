@@ -41,14 +41,15 @@ def written_names(measures) -> dict:
     items = [measures] if isinstance(measures, str) or foreign_name(measures) else list(measures)
     renamed: dict = {}
     order: list = []
-    for item in map(as_name, items):  # ir_measures' measure objects by their names
+    for raw in items:
+        item = as_name(raw)  # ir_measures' measure objects by their names
         if isinstance(item, Measure):
             order.append(item)
             continue
         if not isinstance(item, str):
             continue
         text = item.strip()
-        found = parse_measures([text])
+        found = parse_measures([raw])  # (an object is parsed as itself: no warning meant for a name)
         order += found
         head = text.partition(".")[0]
         if (head in FAMILIES or head in NICKNAMES) and early_syntax(text) is None:

@@ -109,7 +109,7 @@ import re
 from metrics.measures.irm_builders import _BUILDERS
 from metrics.measures.irm_names import _compose, ir_measures_name
 from metrics.measures.irm_syntax import JUDGED_ONLY, JUDGED_ONLY_OPTION, _aliases, _Args, _read
-from metrics.measures.registry import FAMILIES, Measure, syntax
+from metrics.measures.registry import FAMILIES, Measure, ambiguous_names, syntax
 
 __all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]  # noqa: F822  (module __getattr__)
 
@@ -251,6 +251,36 @@ def parse_ranx(text: str) -> list[Measure] | None:
 
 
 syntax(parse_ranx)
+
+
+#: BEIR's ``Accuracy@k`` under a name that says what it is: the share of queries with a relevant document among
+#: the first k, i.e. the mean of ``Success@k`` (over every qrels query, as BEIR divides by them: ``complete``)
+_TOP_K_ACCURACY = re.compile(r"\s*(?:top_k_accuracy|TopKAccuracy)\s*@\s*(\d+)\s*")
+#: ir_measures' Accuracy with only a cutoff: what BEIR's users write for another measure
+_AMBIGUOUS_ACCURACY = re.compile(r"\s*Accuracy\s*@\s*(\d+)\s*")
+
+
+@syntax
+def parse_top_k_accuracy(text: str) -> list[Measure] | None:
+    """``top_k_accuracy@10`` (BEIR's function) or ``TopKAccuracy@10``: BEIR's Accuracy@10, Success@10."""
+    m = _TOP_K_ACCURACY.fullmatch(text)
+    return None if m is None else parse_ir_measures(f"Success@{m.group(1)}")
+
+
+@ambiguous_names
+def ambiguity(text: str) -> str | None:
+    """The warning for a name that two tools read differently (``Accuracy@10``: ir_measures' measure here, not
+    BEIR's), else None."""
+    m = _AMBIGUOUS_ACCURACY.fullmatch(text)
+    if m is None:
+        return None
+    k = m.group(1)
+    return (
+        f"'{text.strip()}' is read as ir_measures' Accuracy@{k} (the share of (relevant, non-relevant) pairs among "
+        f"the first {k} where the relevant document ranks first); BEIR's Accuracy@{k}, the share of "
+        f"queries with a relevant document among the first {k}, is top_k_accuracy@{k} (Success@{k}; with "
+        "complete=True, as BEIR counts every qrels query)"
+    )
 
 
 @syntax(before_trec=True)

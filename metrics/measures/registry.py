@@ -58,6 +58,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -338,6 +339,16 @@ def syntax(func=None, *, before_trec: bool = False):
     return func
 
 
+#: functions of a measure's text giving a warning when two tools read that name differently (else None)
+_AMBIGUITIES: list[Callable[[str], str | None]] = []
+
+
+def ambiguous_names(func):
+    """Register ``func(text) -> str | None``: the warning for a name another tool reads otherwise (Accuracy@10)."""
+    _AMBIGUITIES.append(func)
+    return func
+
+
 def early_syntax(text: str) -> list[Measure] | None:
     """The measures of ``text`` when a syntax tried before trec_eval's claims it (ranx's ``rbp.95``), else None."""
     return next((found for parser in _BEFORE_TREC if (found := parser(text)) is not None), None)
@@ -447,7 +458,11 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
         spec = [spec]
     measures: list[Measure] = []
     trec_items: list[str] = []
-    for item in map(as_name, spec):  # ir_measures' measure objects by their names
+    for raw in spec:
+        item = as_name(raw)  # ir_measures' measure objects by their names (and not warned about)
+        if isinstance(raw, str) and _AMBIGUITIES:
+            for told in filter(None, (check(raw) for check in _AMBIGUITIES)):
+                warnings.warn(told, UserWarning, stacklevel=2)
         if isinstance(item, Measure):
             if item.family not in FAMILIES:
                 raise ValueError(f"unknown measure family {item.family!r}")
