@@ -23,6 +23,7 @@ from metrics.engine.evaluation import Evaluation, RunResult
 from metrics.errors import checkpoint
 from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
+from metrics.io.nested import is_nested_run, nested_columns, ranx_dict
 from metrics.io.table import Columns
 from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
 from metrics.measures.names import as_name, foreign_name
@@ -75,6 +76,12 @@ def _as_qrels(qrels):
         return read_columns(qrels, "qrels")
     if _is_frame(qrels) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
         return qrels
+    nested = ranx_dict(qrels) or (qrels, "")
+    if isinstance(nested[0], Mapping):  # {qid: {docid: grade}}, ranx's Qrels: numpy columns, no frame
+        try:
+            return nested_columns(nested[0], "qrels")
+        except TypeError:
+            pass  # not of that form: the readers say what is wrong
     from metrics.io.readers import read_qrels
 
     return read_qrels(qrels)
@@ -90,13 +97,10 @@ def _as_runs(runs):
     if isinstance(runs, (str, os.PathLike, Columns)) or _is_frame(runs):
         return [runs]
     if type(runs).__module__.startswith("ranx"):
-        return [_read_run(runs, None)]
+        return [_read_run(runs, None, columns=True)]
     if isinstance(runs, Mapping):
-        if isinstance(next(iter(runs.values()), None), Mapping):  # {qid: {docid: score}}, or a dict of those
-            from metrics.io.inputs import is_single_run  # (with pandas: not for a dict of runs read already)
-
-            if is_single_run(runs):
-                return [_read_run(runs, None)]
+        if is_nested_run(runs):  # {qid: {docid: score}}, not a dict of runs
+            return [_read_run(runs, None, columns=True)]
         return {label: run for label, run in runs.items()}
     items = iter(runs)
     first = next(items, None)
@@ -119,6 +123,9 @@ def _read_run(source, label, columns: bool = False):
     """A run from a path (numpy columns when ``columns``) or any form :func:`metrics.read_run` takes."""
     if columns and isinstance(source, (str, os.PathLike)):
         return read_columns(source, "run", label)
+    nested = ranx_dict(source) or (source, label or "")
+    if columns and is_nested_run(nested[0]):  # pytrec_eval's and ranx's dicts: numpy columns, no frame
+        return nested_columns(nested[0], "run", label or nested[1] or None)
     from metrics.io.readers import read_run
 
     return read_run(source, label)
