@@ -133,9 +133,7 @@ def test_every_form_of_run_gives_the_same_fusion(tmp_path):
     paths = []
     for i, run in enumerate(runs):
         path = tmp_path / f"r{i}.txt"
-        path.write_text(
-            "".join(f"{q}\tQ0\t{d}\t1\t{s!r}\tr{i}\n" for q, docs in run.items() for d, s in docs.items())
-        )
+        path.write_text("".join(f"{q}\tQ0\t{d}\t1\t{s!r}\tr{i}\n" for q, docs in run.items() for d, s in docs.items()))
         paths.append(path)
     by_dict = metrics.fuse(runs, "combmnz", norm="zmuv")
     by_path = metrics.fuse(paths, "mnz", norm="z-score")

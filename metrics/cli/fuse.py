@@ -14,7 +14,7 @@ def _parser() -> argparse.ArgumentParser:
     from metrics.fusion import METHODS, NORMS
 
     p = Parser(
-        prog="ir-eval --fuse",
+        prog="ir-eval",
         description="Fuse several runs into one TREC run (ranx's rules: the scores of each run normalised per "
         "query, then combined per document).",
         epilog="Methods: "
