@@ -76,3 +76,20 @@ def test_dicts_are_scored_without_pandas():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["1.0", "False", "False"]
+
+
+def test_the_diversity_doors_take_dicts_too():
+    import pandas as pd
+    import ranx
+
+    intents = pd.DataFrame(
+        [("q", "1", "a", 1), ("q", "2", "b", 1)], columns=["query_id", "intent", "doc_id", "relevance"]
+    )
+    run = {"q": {"a": 1.0, "b": 0.5, "c": 2.0}}
+    by_dict = metrics.evaluate_diversity(intents, run, ["alpha_nDCG@3", "NRBP"]).summary()
+    by_ranx = metrics.evaluate_diversity(intents, ranx.Run(run, name="r"), ["alpha_nDCG@3", "NRBP"]).summary()
+    np.testing.assert_array_equal(by_dict.to_numpy(), by_ranx.to_numpy())
+    assert list(by_ranx.index) == ["r"]
+    from metrics.explain import explain_diversity
+
+    assert explain_diversity(intents, run, "NRBP", "q").explained

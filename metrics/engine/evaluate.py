@@ -91,16 +91,18 @@ def _is_run(x) -> bool:
     return isinstance(x, Columns) or (_is_frame(x) and {"query_id", "doc_id", "score"} <= set(x.columns))
 
 
-def _as_runs(runs):
+def _as_runs(runs, columns: bool = False):
     """``runs`` as evaluate takes them: one run in any accepted form becomes a list of one; a list
-    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`)."""
+    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`).  ``columns``: a run
+    held as a dict (or ranx's Run) becomes numpy columns rather than a frame (what :func:`evaluate`
+    scores; the diversity measures read frames)."""
     if isinstance(runs, (str, os.PathLike, Columns)) or _is_frame(runs):
         return [runs]
     if type(runs).__module__.startswith("ranx"):
-        return [_read_run(runs, None, columns=True)]
+        return [_read_run(runs, None, columns=columns)]
     if isinstance(runs, Mapping):
         if is_nested_run(runs):  # {qid: {docid: score}}, not a dict of runs
-            return [_read_run(runs, None, columns=True)]
+            return [_read_run(runs, None, columns=columns)]
         return {label: run for label, run in runs.items()}
     items = iter(runs)
     first = next(items, None)
@@ -223,7 +225,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, options: dict,
     warnings: list[str] = []
     results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
-    for label, run in labelled_runs(_as_runs(runs), columns=True):
+    for label, run in labelled_runs(_as_runs(runs, columns=True), columns=True):
         labels.append(label)
         if isinstance(run, Columns):
             run_id = run.run_id or run.name or label
