@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyndeval  # a test requirement (pyproject's test extra): imported, so that a missing one fails, not skips
 import pytest
 from conftest import run_frame
 from ir_measures import AP_IA, alpha_DCG, nERR_IA, nNRBP
@@ -14,8 +15,6 @@ from test_diversity import intent_collection
 import metrics
 from metrics.cli.ir_eval import main
 from metrics.measures.diversity import parse_diversity
-
-pyndeval = pytest.importorskip("pyndeval")  # a test requirement: never skipped where the test extra is installed
 
 NDEVAL = {"alpha_DCG": "alpha-DCG", "nERR_IA": "nERR-IA", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}
 NAMES = [
