@@ -71,6 +71,7 @@ if TYPE_CHECKING:
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
     from metrics.examples import WorkedExample, example_names, open_example
     from metrics.explain import side_by_side
+    from metrics.fusion import fuse
     from metrics.io.readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
     from metrics.io.writers import write_qrels, write_run
 
@@ -97,6 +98,7 @@ _LAZY = {
     "example_names": "examples",
     "open_example": "examples",
     "side_by_side": "explain",
+    "fuse": "fusion",
 }
 
 
@@ -167,6 +169,7 @@ __all__ = [
     "example_names",
     "open_example",
     "side_by_side",
+    "fuse",
 ]
 # why runs differ (metrics.analysis)
 __all__ += ["rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage", "coverage_by_query"]

@@ -32,17 +32,42 @@ class Method:
 
 
 TEST_METHODS = (
-    Method("t", "paired t-test", "t-test", ("ttest", "t-test", "paired-t", "ttest_rel")),
+    # ranx's names too: "student" (its paired t-test) and "fisher" (its randomization test)
+    Method("t", "paired t-test", "t-test", ("ttest", "t-test", "paired-t", "ttest_rel", "student", "student-t")),
     Method("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon", ("signed-rank",)),
-    Method("permutation", "paired randomization test", "Permutation", ("randomization", "randomisation")),
+    Method(
+        "permutation",
+        "paired randomization test",
+        "Permutation",
+        ("randomization", "randomisation", "fisher", "fisher-randomization"),
+    ),
     Method("bootstrap", "paired bootstrap test", "Bootstrap", (), pairs_only=True),
     Method("tukey", "randomised Tukey HSD", "Tukey HSD", ("hsd", "tukey-hsd"), pairs_only=True),
 )
+#: every method of statsmodels' ``multipletests``, under its spellings there too (``fdr_bh``, ``hs``, ``fdr_i``)
 CORRECTION_METHODS = (
     Method("none", "no correction", "None", ("",)),
-    Method("bonferroni", "Bonferroni", "Bonferroni"),
-    Method("holm", "Holm", "Holm", ("holm-bonferroni",)),
-    Method("bh", "Benjamini-Hochberg", "BH (FDR)", ("fdr_bh", "benjamini-hochberg", "fdr")),
+    Method("bonferroni", "Bonferroni", "Bonferroni", ("b", "bonf")),
+    Method("holm", "Holm", "Holm", ("holm-bonferroni", "h")),
+    Method(
+        "bh",
+        "Benjamini-Hochberg",
+        "BH (FDR)",
+        ("fdr_bh", "benjamini-hochberg", "fdr", "fdr_i", "fdr_p", "fdri", "fdrp"),
+    ),
+    Method("sidak", "Sidak", "Sidak", ("s", "šidák")),
+    Method("holm-sidak", "Holm-Sidak", "Holm-Sidak", ("hs", "holm_sidak", "holm-šidák")),
+    Method("hochberg", "Simes-Hochberg", "Hochberg", ("sh", "simes-hochberg")),
+    Method("hommel", "Hommel", "Hommel", ("ho",)),
+    Method(
+        "by", "Benjamini-Yekutieli", "BY (FDR)", ("fdr_by", "benjamini-yekutieli", "fdr_n", "fdr_c", "fdrn", "fdrcorr")
+    ),
+    Method("tsbh", "two-stage Benjamini-Hochberg", "Two-stage BH", ("fdr_tsbh", "fdr_2sbh")),
+    Method(
+        "tsbky", "two-stage Benjamini-Krieger-Yekutieli", "Two-stage BKY", ("fdr_tsbky", "fdr_2sbky", "fdr_twostage")
+    ),
+    Method("gbs", "Gavrilov-Benjamini-Sarkar", "GBS (FDR)", ("fdr_gbs",)),
+    Method("lfdr", "local false discovery rate", "Local FDR", ("lfdr_sl",)),
 )
 
 #: tests of a run against a baseline: code -> description

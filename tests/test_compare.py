@@ -217,7 +217,7 @@ def test_corrections_ignore_nan_and_accept_aliases():
     np.testing.assert_allclose(adjust_pvalues(P, "fdr_bh"), adjust_pvalues(P, "bh"))
     np.testing.assert_array_equal(adjust_pvalues(P, "none"), P)
     with pytest.raises(ValueError, match="correction"):
-        adjust_pvalues(P, "sidak")
+        adjust_pvalues(P, "sidak-holm-bh")
 
 
 # ------------------------------------------------------------------ permutation test

@@ -415,7 +415,7 @@ def test_settings_are_checked():
     with pytest.raises(ValueError, match="test"):
         significance_model.Settings(test="sign")
     with pytest.raises(ValueError, match="correction"):
-        significance_model.Settings(correction="sidak")
+        significance_model.Settings(correction="sidak-holm-bh")
     with pytest.raises(ValueError, match="alpha"):
         significance_model.Settings(alpha=1.5)
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 
 from metrics.cli.analysis import OPTIONS as ANALYSES
 from metrics.cli.common import (
@@ -51,6 +52,7 @@ from metrics.errors import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, InputError, Inte
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
+from metrics.stat_methods import CORRECTIONS
 
 EXIT_CODES = (
     "Exit status: 0 done, 1 usage error (options, measure names, --dask without dask or its scheduler), "
@@ -64,6 +66,7 @@ DOORS = {
     "--inspect": "metrics.cli.inspect",
     "--explain": "metrics.cli.explain",
     "--example": "metrics.cli.example",  # a textbook's worked example (metrics.examples)
+    "--fuse": "metrics.cli.fuse",  # runs fused into one (metrics.fusion)
     **{option: "metrics.cli.analysis" for option in ANALYSES},  # why runs differ (metrics.analysis)
 }
 
@@ -78,7 +81,9 @@ def _parser() -> argparse.ArgumentParser:
         "ir-eval --inspect FILE... describes files without evaluating them; ir-eval --explain MEASURE "
         "--query QID QRELS RUN shows how one value was computed; ir-eval --example NAME shows a textbook's "
         "worked example ('list' names them); ir-eval --overlap K, --coverage K, --versus MEASURE, "
-        "--traits MEASURE and --agreement show why runs differ (ir-eval --overlap 10 --help). " + EXIT_CODES,
+        "--traits MEASURE and --agreement show why runs differ (ir-eval --overlap 10 --help); "
+        "ir-eval --fuse METHOD RUN RUN... -o FILE fuses runs (ir-eval --fuse rrf --help lists the methods). "
+        + EXIT_CODES,
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
@@ -151,7 +156,8 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--compare",
         metavar="BASELINE",
-        help="compare every run with this one (a RUN file or run label, or another file)",
+        help="compare every run with this one (a RUN file or run label, or another file; or a number: the RUN "
+        "at that position, 1 the first)",
     )
     cmp.add_argument(
         "--all-pairs", action="store_true", help="compare every pair of runs instead (tests: all five; letters per run)"
@@ -164,9 +170,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     cmp.add_argument(
         "--correction",
-        choices=("none", "bonferroni", "holm", "bh"),
+        choices=tuple(CORRECTIONS),
+        metavar="NAME",
         default="holm",
-        help="multiple-testing correction over all runs and measures (default holm)",
+        help="multiple-testing correction over all runs and measures, one of statsmodels' multipletests: "
+        + ", ".join(CORRECTIONS)
+        + " (default holm; bh and by: Benjamini-Hochberg and -Yekutieli, tsbh and tsbky: two-stage FDR, gbs: "
+        "Gavrilov-Benjamini-Sarkar, lfdr: the local FDR)",
     )
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
     cmp.add_argument(
@@ -304,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return irm_main(argv[1:])
     door = next((d for d in DOORS if d in argv), None)
-    if door:  # describe files, explain one value, show a worked example or why runs differ, instead of evaluating
+    if door:  # describe files, explain one value, show a worked example, why runs differ or fuse runs
         from importlib import import_module
 
         other = import_module(DOORS[door])
@@ -387,7 +397,11 @@ def _run(args) -> int:
             return run_diversity(args, names, out)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
-        measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
+        with warnings.catch_warnings(record=True) as told:  # a name other tools read otherwise (Accuracy@10)
+            warnings.simplefilter("always")
+            measures = parse_measures(split_measures(args.measures) or None, trec_rules=True)
+        for w in told:
+            print(f"ir-eval: warning: {w.message}", file=sys.stderr)
     except UsageError as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE

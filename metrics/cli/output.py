@@ -121,6 +121,8 @@ def _compare(ev, args, run_paths, out) -> int:
     by_path = dict(zip(run_paths, ev.runs))
     if baseline in by_path:
         baseline = by_path[baseline]
+    elif baseline not in ev.runs and baseline.isdigit() and 1 <= int(baseline) <= len(args.runs):
+        baseline = by_path.get(args.runs[int(baseline) - 1], baseline)  # by position among the RUN files
     if baseline not in ev.runs:
         print(
             f"ir-eval: --compare {args.compare!r} is neither a run label ({', '.join(ev.runs)}) "

@@ -87,7 +87,7 @@ from metrics import stat_methods as _methods
 # and code written against that module; new code imports them from .baseline and .statistics
 from metrics.compare.baseline import (  # noqa: F401
     COLUMNS,
-    _check_baseline,
+    _baseline,
     _run_order,
     _select_measures,
     _tidy,

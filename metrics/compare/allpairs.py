@@ -68,12 +68,12 @@ as ranx and many papers print them.
 from __future__ import annotations
 
 import math
-import string
 
 import numpy as np
 import pandas as pd
 
-from metrics.compare.baseline import TEST_COLUMNS, _labels, _run_order, _select_measures, _tables, _tidy
+from metrics.compare.baseline import TEST_COLUMNS, _asked, _labels, _run_order, _select_measures, _tables, _tidy
+from metrics.compare.letters import letter, significance_letters  # noqa: F401  (importable from here too)
 from metrics.compare.pairs import _pair_intervals, pair_statistics  # noqa: F401  (_pair_intervals: for benchmarks)
 from metrics.compare.resampling import (  # noqa: F401  (importable from here, where the methods are described)
     _rng,
@@ -124,7 +124,7 @@ def compare_all_pairs(
     if int(permutations) < 1:
         raise ValueError("permutations must be at least 1")
     order = _run_order(per_query, frame) if runs is None else list(runs)
-    chosen = _select_measures(frame, measures)
+    chosen = _select_measures(frame, measures, _asked(per_query))
     parts = []
     steps = max(1, len(chosen))
     every = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
@@ -167,7 +167,7 @@ def compare_all_pairs(
             "p_value": column("p_value"),
         }
     )
-    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
+    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction, alpha)
     result["test"], result["correction"], result["alpha"] = test, correction, float(alpha)
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
     for col in ("wins", "ties", "losses", "n_queries"):
@@ -227,38 +227,6 @@ def pairs_to_json(pairs: pd.DataFrame) -> dict:
         "bootstrap": attrs.get("bootstrap"),
         "pairs": records,
     }
-
-
-def letter(i: int) -> str:
-    """a, b, ..., z, aa, ab, ... for runs 0, 1, 2, ..."""
-    out = ""
-    i += 1
-    while i:
-        i, r = divmod(i - 1, 26)
-        out = string.ascii_lowercase[r] + out
-    return out
-
-
-def significance_letters(pairs: pd.DataFrame, runs=None, lower_is_better=()) -> dict:
-    """``{(run, measure): "bd"}``: the letters of the runs each run is significantly better than.
-
-    Run i has letter :func:`letter` (i) in ``runs`` order (default: the order the pairs were made in).
-    Better means a higher mean, or a lower one for measures in ``lower_is_better``.
-    """
-    runs = list(runs if runs is not None else pairs.attrs.get("runs") or pd.unique(pairs[["a", "b"]].values.ravel()))
-    letters = {r: letter(i) for i, r in enumerate(runs)}
-    lower = set(map(str, lower_is_better))
-    out: dict = {}
-    for row in pairs.loc[pairs["significant"]].itertuples(index=False):
-        diff = row.difference if str(row.measure) not in lower else -row.difference
-        if diff > 0:
-            winner, loser = row.a, row.b
-        elif diff < 0:
-            winner, loser = row.b, row.a
-        else:
-            continue
-        out.setdefault((winner, str(row.measure)), set()).add(letters[loser])
-    return {k: "".join(sorted(v, key=lambda s: (len(s), s))) for k, v in out.items()}
 
 
 def describe(pairs: pd.DataFrame) -> str:

@@ -88,10 +88,17 @@ def _unique(values) -> list:
     return list(dict.fromkeys(values))
 
 
-def _select_measures(frame: pd.DataFrame, measures) -> list[str]:
+def _asked(source) -> list:
+    """The measures in the order they were asked for when ``source`` is an Evaluation, else []."""
+    names = getattr(source, "_names", None)
+    return list(names()) if callable(names) else []
+
+
+def _select_measures(frame: pd.DataFrame, measures, order=()) -> list[str]:
     present = _unique(frame["measure"])
     if measures is None:
-        return [m for m in present if not is_count(m)]
+        have = set(present)
+        return [m for m in dict.fromkeys([*(m for m in order if m in have), *present]) if not is_count(m)]
     if isinstance(measures, str) or not isinstance(measures, Iterable):
         measures = [measures]
     chosen = [str(m) for m in measures]
@@ -143,9 +150,16 @@ def _tables(frame: pd.DataFrame, runs: list, measures: list) -> list[tuple[pd.In
     return out
 
 
-def _check_baseline(runs: list, baseline) -> None:
-    if baseline not in runs:
-        raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
+def _baseline(runs: list, baseline):
+    """The label of the baseline: ``baseline`` itself, or the run at that position when it is an int that
+    labels no run (PyTerrier's ``baseline=0``: the first run; -1 the last)."""
+    if baseline in runs:
+        return baseline
+    if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
+        if -len(runs) <= baseline < len(runs):
+            return runs[baseline]
+        raise ValueError(f"baseline position {baseline} is out of range: there are {len(runs)} runs")
+    raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
 
 
 # ---------------------------------------------------------------- comparison
@@ -162,7 +176,7 @@ def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
     """
     frame = _tidy(per_query)
     runs = _run_order(per_query, frame)
-    _check_baseline(runs, baseline)
+    baseline = _baseline(runs, baseline)
     measure = _select_measures(frame, [measure])[0]
     sub = frame.loc[frame["measure"] == measure, ["run", "query_id", "value"]]
     sub = sub.loc[sub["value"].notna()]
@@ -196,7 +210,7 @@ def per_query_differences_by_measure(per_query, baseline, measures=None) -> dict
     window asks for every measure of up to a thousand runs)."""
     frame = _tidy(per_query)
     runs = _run_order(per_query, frame)
-    _check_baseline(runs, baseline)
+    baseline = _baseline(runs, baseline)
     chosen = _unique(frame["measure"]) if measures is None else _select_measures(frame, measures)
     m_pos, r_pos, q_codes, values, queries = _coded(frame, runs, chosen)
     labels = pd.Index(runs)  # taken by position, as the ids are: no Python string per row
@@ -244,7 +258,7 @@ def compare(
     ----------
     per_query : DataFrame with columns run, query_id, measure, value (or an
         object with a ``per_query`` attribute such as ``metrics.Evaluation``).
-    baseline : label of the baseline run.
+    baseline : label of the baseline run, or its position among the runs (``0``: the first).
     measures : measure names (or objects whose ``str`` is the name) to compare;
         None for all measures in the frame, in their order there, except
         counts (measures of kind ``long`` in the registry: ``num_ret``,
@@ -253,7 +267,8 @@ def compare(
         to compare them.
     test : ``"t"``, ``"wilcoxon"`` or ``"permutation"`` (see the module
         docstring for the exact conventions).
-    correction : ``"none"``, ``"bonferroni"``, ``"holm"`` or ``"bh"``; the
+    correction : ``"none"``, ``"bonferroni"``, ``"holm"``, ``"bh"`` or any other of
+        :data:`~metrics.stat_methods.CORRECTIONS` (statsmodels' ``multipletests`` names too); the
         family is every (run, measure) pair with a p-value in this call.
     alpha : significance level for the ``significant`` column
         (``p_corrected <= alpha``).
@@ -288,8 +303,8 @@ def compare(
     elif int(seed) < 0:
         raise ValueError("seed must not be negative")
     runs = _run_order(per_query, frame)
-    _check_baseline(runs, baseline)
-    chosen = _select_measures(frame, measures)
+    baseline = _baseline(runs, baseline)
+    chosen = _select_measures(frame, measures, _asked(per_query))
     others = [r for r in runs if r != baseline]
 
     # one engine for both comparisons: the pairs (run, baseline), d = run - baseline
@@ -330,7 +345,7 @@ def compare(
             **{name: column(name) for name in ("p_value", "ci_low", "ci_high", "effect_size", *_INT_COLUMNS)},
         }
     )
-    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction)
+    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction, alpha)
     result["test"] = test
     result["correction"] = correction
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)

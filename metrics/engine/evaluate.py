@@ -24,31 +24,41 @@ from metrics.engine.settings import Settings
 from metrics.errors import checkpoint
 from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
+from metrics.io.nested import is_nested_run, nested_columns, ranx_dict
 from metrics.io.table import Columns
 from metrics.measures import FAMILIES, NICKNAMES, Measure, parse_measures
+from metrics.measures.names import as_name, foreign_name
+from metrics.measures.registry import early_syntax
 from metrics.ranking.judged import EncodedQrels, JudgedRanking, RunArrays, build_ranking, encode_qrels
 
 __all__ = ["evaluate", "Evaluator", "labelled_runs", "resolve_settings"]
 
 
 def written_names(measures) -> dict:
-    """``{measure: name}`` for the measures asked for by a name other than trec_eval's syntax or the
-    canonical name (ir_measures' ``nDCG@10``, ranx's ``mrr@10``, measure objects): results keep them."""
+    """``{measure: name}`` for every measure asked for, in the order asked: the name as written where it is
+    other than trec_eval's syntax or the canonical name (ir_measures' ``nDCG@10``, ranx's ``mrr@10``, measure
+    objects), else the canonical name.  Results keep these names, and tables list the measures in this order."""
     if measures is None or isinstance(measures, Measure):
         return {}
-    items = [measures] if isinstance(measures, str) else list(measures)
-    out: dict = {}
-    for item in items:
+    items = [measures] if isinstance(measures, str) or foreign_name(measures) else list(measures)
+    renamed: dict = {}
+    order: list = []
+    for raw in items:
+        item = as_name(raw)  # ir_measures' measure objects by their names
+        if isinstance(item, Measure):
+            order.append(item)
+            continue
         if not isinstance(item, str):
             continue
         text = item.strip()
+        found = parse_measures([raw])  # (an object is parsed as itself: no warning meant for a name)
+        order += found
         head = text.partition(".")[0]
-        if head in FAMILIES or head in NICKNAMES:
+        if (head in FAMILIES or head in NICKNAMES) and early_syntax(text) is None:
             continue  # trec_eval syntax: its output names are the names
-        found = parse_measures([text])
         if len(found) == 1 and str(found[0]) != text:
-            out.setdefault(found[0], text)
-    return out
+            renamed.setdefault(found[0], text)
+    return {m: renamed.get(m, str(m)) for m in dict.fromkeys(order)}
 
 
 def is_frame(x) -> bool:
@@ -67,6 +77,12 @@ def as_qrels(qrels):
         return read_columns(qrels, "qrels")
     if is_frame(qrels) and {"query_id", "doc_id", "relevance"} <= set(qrels.columns):
         return qrels
+    nested = ranx_dict(qrels) or (qrels, "")
+    if isinstance(nested[0], Mapping):  # {qid: {docid: grade}}, ranx's Qrels: numpy columns, no frame
+        try:
+            return nested_columns(nested[0], "qrels")
+        except TypeError:
+            pass  # not of that form: the readers say what is wrong
     from metrics.io.readers import read_qrels
 
     return read_qrels(qrels)
@@ -76,19 +92,18 @@ def is_run(x) -> bool:
     return isinstance(x, Columns) or (is_frame(x) and {"query_id", "doc_id", "score"} <= set(x.columns))
 
 
-def as_runs(runs):
+def as_runs(runs, columns: bool = False):
     """``runs`` as evaluate takes them: one run in any accepted form becomes a list of one; a list
-    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`)."""
+    or dict of runs is converted run by run (lazily, in :func:`labelled_runs`).  ``columns``: a run
+    held as a dict (or ranx's Run) becomes numpy columns rather than a frame (what :func:`evaluate`
+    scores; the diversity measures read frames)."""
     if isinstance(runs, (str, os.PathLike, Columns)) or is_frame(runs):
         return [runs]
     if type(runs).__module__.startswith("ranx"):
-        return [_read_run(runs, None)]
+        return [_read_run(runs, None, columns=columns)]
     if isinstance(runs, Mapping):
-        if isinstance(next(iter(runs.values()), None), Mapping):  # {qid: {docid: score}}, or a dict of those
-            from metrics.io.inputs import is_single_run  # (with pandas: not for a dict of runs read already)
-
-            if is_single_run(runs):
-                return [_read_run(runs, None)]
+        if is_nested_run(runs):  # {qid: {docid: score}}, not a dict of runs
+            return [_read_run(runs, None, columns=columns)]
         return {label: run for label, run in runs.items()}
     items = iter(runs)
     first = next(items, None)
@@ -111,6 +126,9 @@ def _read_run(source, label, columns: bool = False):
     """A run from a path (numpy columns when ``columns``) or any form :func:`metrics.read_run` takes."""
     if columns and isinstance(source, (str, os.PathLike)):
         return read_columns(source, "run", label)
+    nested = ranx_dict(source) or (source, label or "")
+    if columns and is_nested_run(nested[0]):  # pytrec_eval's and ranx's dicts: numpy columns, no frame
+        return nested_columns(nested[0], "run", label or nested[1] or None)
     from metrics.io.readers import read_run
 
     return read_run(source, label)
@@ -225,7 +243,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
     results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
     options = settings.trec_options()
-    for label, run in labelled_runs(as_runs(runs), columns=True):
+    for label, run in labelled_runs(as_runs(runs, columns=True), columns=True):
         labels.append(label)
         if isinstance(run, Columns):
             run_id = run.run_id or run.name or label

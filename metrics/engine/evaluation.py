@@ -14,6 +14,7 @@ import numpy as np
 from metrics.engine.settings import Settings
 from metrics.io.ids import shown
 from metrics.measures import FAMILIES, Measure, parse_measures
+from metrics.measures.names import as_name
 
 __all__ = ["Evaluation", "RunResult", "format_value"]
 
@@ -89,6 +90,7 @@ class Evaluation:
 
     def per_query_wide(self, measure):
         """Values of one measure: index query_id, one column per run."""
+        measure = as_name(measure)
         if isinstance(measure, str) and measure in self._names():
             name = measure
         else:
@@ -109,7 +111,10 @@ class Evaluation:
         return wide
 
     def _names(self) -> list[str]:
-        return self.measure_names()
+        """The names in the order the measures were asked for (``names`` holds them in that order), then any
+        other in trec_eval's order: the columns of :meth:`summary` and the notebook's table."""
+        known = set(self.measures)
+        return list(dict.fromkeys([self.name(m) for m in self.names if m in known] + self.measure_names()))
 
     def describe_settings(self) -> str:
         """The settings that made these values, in trec_eval's words (``-l 2, -c``), or "trec_eval's defaults"
@@ -118,24 +123,39 @@ class Evaluation:
 
         return in_short(self.settings)
 
-    def _repr_html_(self) -> str:
-        """The summary as a table in Jupyter, under a line saying what was evaluated and with which settings."""
-        import html
-
+    def _caption(self) -> str:
         sizes = sorted({len(q) for q in self.query_ids.values()}) or [0]
         counted = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
-        caption = (
-            f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}, {counted} queries, "
-            f"{len(self.measure_names())} measures; {self.describe_settings()}"
-        )
-        table = self.summary().to_html(float_format=lambda v: f"{v:.4f}", na_rep="")
-        notes = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings[:5])
-        more = f"<li>... {len(self.warnings) - 5} more</li>" if len(self.warnings) > 5 else ""
         return (
-            f"<div><p><b>Evaluation</b>: {html.escape(caption)}</p>{table}"
-            + (f"<ul>{notes}{more}</ul>" if notes else "")
-            + "</div>"
+            f"{len(self.runs)} run{'s' if len(self.runs) != 1 else ''}, {counted} queries, "
+            f"{len(self._numeric_names())} measures; {self.describe_settings()}"
         )
+
+    def _numeric_names(self) -> list[str]:
+        """:meth:`_names` less the text measures (``runid``, ``relstring``), which have no mean."""
+        numeric = {n for r in self.results for n in r.names}
+        return [n for n in self._names() if n in numeric] if self.results else self._names()
+
+    def __repr__(self) -> str:
+        from metrics.notebook import short_list
+
+        measures = short_list(self._numeric_names())
+        return f"<Evaluation: {self._caption()}; runs {short_list(self.runs)}; measures {measures}>"
+
+    def _repr_html_(self) -> str:
+        """The means as one compact table in Jupyter (runs by measures in the order asked, the best in bold),
+        the settings in its caption, the warnings under it."""
+        from metrics.notebook import compact_table
+
+        names = self._numeric_names()
+        values = np.full((len(self.runs), len(names)), np.nan)
+        column = {n: j for j, n in enumerate(names)}
+        for i, r in enumerate(self.results):
+            for n, v in zip(r.names, r.aggregates):
+                if n in column:
+                    values[i, column[n]] = v
+        notes = self.warnings[:5] + ([f"... {len(self.warnings) - 5} more"] if len(self.warnings) > 5 else [])
+        return compact_table(self.runs, names, values, caption=f"Evaluation: {self._caption()}", notes=notes)
 
     def result(self, run: str) -> RunResult:
         """The numpy values of one run."""

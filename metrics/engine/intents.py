@@ -146,7 +146,8 @@ def parse_diversity_measures(measures, default_rel: int = 1) -> dict[DiversityMe
         m = parse_diversity(str(item), default_rel)
         if m is None:
             raise ValueError(
-                f"unknown diversity measure {str(item)!r}; expected alpha_nDCG@k, ERR_IA@k, P_IA@k, StRecall@k or NRBP"
+                f"unknown diversity measure {str(item)!r}; expected alpha_nDCG@k, alpha_DCG@k, ERR_IA@k, nERR_IA@k, "
+                "P_IA@k, StRecall@k, AP_IA, NRBP or nNRBP"
             )
         out.setdefault(m, str(item).strip())
     if not out:
@@ -154,7 +155,7 @@ def parse_diversity_measures(measures, default_rel: int = 1) -> dict[DiversityMe
     return out
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class DiversityEvaluation(Evaluation):
     """:class:`~metrics.Evaluation` of diversity measures: the frames, ``summary()`` and
     ``per_query_wide()`` as for any evaluation; ``diversity_measures`` lists the measures."""

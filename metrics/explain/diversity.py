@@ -28,7 +28,7 @@ from metrics.engine.intents import (
     ranked_relevance,
     read_intent_qrels,
 )
-from metrics.explain.intent_rows import IntentRanking, working
+from metrics.explain.intent_rows import IntentRanking, explainable, working
 from metrics.explain.model import Explanation, Table, counted
 from metrics.explain.query import RANKING, UnknownQuery, explanation_of, reproduces
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values, steps
@@ -147,6 +147,9 @@ class PreparedDiversity:
         q = self.query(qid, m)
         value = float(query_values(q.relevance, q.judged.matrix, q.judged.ids, [m])[m])
         line = _line(name, q.query_id, value)
+        if not explainable(m):
+            reason = f"{name} cannot be explained yet: its working is not written out (its value is as computed)"
+            return Explanation(query_id=q.query_id, value=value, explained=False, reason=reason, line=line, **base)
         work = working(q, m, steps(m, q.relevance, q.judged.matrix, q.judged.ids, ideal=True))
         conventions = self.conventions(m, name)
         return explanation_of(work, value, query_id=q.query_id, line=line, conventions=conventions, **base)

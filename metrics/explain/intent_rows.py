@@ -278,6 +278,11 @@ def nrbp(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
 _EXPLAINERS = {"alpha_nDCG": alpha_ndcg, "ERR_IA": err_ia, "P_IA": p_ia, "StRecall": st_recall, "NRBP": nrbp}
 
 
+def explainable(m: DiversityMeasure) -> bool:
+    """Whether measure ``m``'s working is written out (alpha-DCG, nERR-IA, nNRBP and AP-IA: not yet)."""
+    return m.name in _EXPLAINERS
+
+
 def working(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
     """The working of measure ``m``'s value for the query of ``q`` from the kernel's steps ``st``."""
     if st.S == 0:

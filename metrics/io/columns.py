@@ -37,6 +37,7 @@ from typing import Optional
 import numpy as np
 
 from metrics.errors import InputError
+from metrics.io.binaryfiles import binary_columns, binary_format
 from metrics.io.checks import _first_duplicate
 from metrics.io.formats import (
     _FORMATS,
@@ -90,6 +91,8 @@ def read_columns(
         from metrics.io.datasets import dataset_columns
 
         return dataset_columns(display, kind, name, progress=progress)
+    if binary_format(display):  # Parquet, ranx's LZ4 (metrics.io.binaryfiles)
+        return binary_columns(display, kind, name, progress=progress)
     tick = Ticker(progress)
     tick(0.0)
     # (parsing two chunks at once in two threads gained 5% on a 1M-line run for 30% more memory)

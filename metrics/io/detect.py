@@ -7,6 +7,7 @@ import re
 from typing import Optional
 
 from metrics.errors import InputError
+from metrics.io.binaryfiles import binary_kind
 from metrics.io.formats import JSON_LAYOUT, Layout, _columns, _empty_error, header_layout, trec_layout
 from metrics.io.textfile import check_text as _check_text
 from metrics.io.textfile import gzip_errors as _gzip_errors
@@ -36,6 +37,9 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
     display = os.fspath(path)
     if display.startswith("irds:"):  # metrics.io.datasets
         return "qrels", "an ir_datasets dataset id: its qrels"
+    binary = binary_kind(display)  # Parquet, ranx's LZ4 (metrics.io.binaryfiles)
+    if binary is not None:
+        return binary
     head, line_no, raw = first_data_line(display)
     if head is None:
         raise _empty_error(display, None)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 from metrics.io.formats import _QRELS, HEADER_NAMES, _Format, str_dtype
 
 
-def _frame(qid, doc, value_name, values, path) -> pd.DataFrame:
+def frame_of(qid, doc, value_name, values, path) -> pd.DataFrame:
     import pandas as pd
 
     _STR = str_dtype()
@@ -46,7 +46,7 @@ def frame_from_columns(cols) -> pd.DataFrame:
         value_name, values = "score", np.asarray(cols.value, dtype=np.float64)
     else:
         value_name, values = "relevance", np.asarray(cols.value, dtype=np.int64)
-    frame = _frame(ids_to_arrow(cols.qid), ids_to_arrow(cols.doc), value_name, values, cols.path)
+    frame = frame_of(ids_to_arrow(cols.qid), ids_to_arrow(cols.doc), value_name, values, cols.path)
     remember_ids(frame["query_id"], cols.qid)
     remember_ids(frame["doc_id"], cols.doc)
     if cols.kind == "run":
@@ -133,7 +133,7 @@ def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
         rel = numeric
     _frame_duplicates(qid, doc, what)
     grades = np.asarray(rel, dtype=np.int64)
-    return _frame(qid, doc, "relevance", grades, df.attrs.get("path"))
+    return frame_of(qid, doc, "relevance", grades, df.attrs.get("path"))
 
 
 def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
@@ -150,7 +150,7 @@ def _run_from_frame(df: pd.DataFrame, name: Optional[str]) -> pd.DataFrame:
             expected="a number that is not NaN",
         )
     _frame_duplicates(qid, doc, "run")
-    frame = _frame(qid, doc, "score", score, df.attrs.get("path"))
+    frame = frame_of(qid, doc, "score", score, df.attrs.get("path"))
     frame.attrs["name"] = name or df.attrs.get("name") or "run"
     return frame
 

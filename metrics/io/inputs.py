@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
+from metrics.io.nested import is_nested_run, nested_columns, ranx_dict
 
 QRELS_FORMS = (
     "a path, a DataFrame (query_id, doc_id, relevance; or PyTerrier's qid, docno, label), "
@@ -34,25 +35,6 @@ RUN_FORMS = (
     "a path, a DataFrame (query_id, doc_id, score; or PyTerrier's qid, docno, score), "
     "{qid: {docid: score}}, an iterable of (query_id, doc_id, score) records, or a ranx Run"
 )
-
-
-def _from_nested(data: Mapping, value: str) -> pd.DataFrame:
-    q: list[str] = []
-    d: list[str] = []
-    v: list = []
-    for qid, docs in data.items():
-        if not isinstance(docs, Mapping):
-            raise TypeError
-        q.extend([str(qid)] * len(docs))
-        d.extend(str(x) for x in docs.keys())
-        v.extend(docs.values())
-    return pd.DataFrame(
-        {
-            "query_id": pd.Series(q, dtype="str"),
-            "doc_id": pd.Series(d, dtype="str"),
-            value: np.asarray(v, dtype=np.float64 if value == "score" else np.int64),
-        }
-    )
 
 
 def _from_records(records: Iterable, value: str) -> pd.DataFrame:
@@ -76,11 +58,14 @@ def _frame(source, value: str) -> pd.DataFrame:
     """A DataFrame from any accepted in-memory form (never a path: the readers read those)."""
     if isinstance(source, pd.DataFrame):
         return source  # the readers know the column names of our own, PyTerrier's and ranx's frames
-    to_dict = getattr(source, "to_dict", None)
-    if callable(to_dict) and type(source).__module__.startswith("ranx"):
-        return _from_nested(to_dict(), value)
-    if isinstance(source, Mapping):
-        return _from_nested(source, value)
+    nested = ranx_dict(source) or (source, "")
+    if isinstance(nested[0], Mapping):  # read as the engine reads them (metrics.io.nested), then a frame
+        from metrics.io.frames import frame_from_columns
+
+        frame = frame_from_columns(nested_columns(nested[0], "run" if value == "score" else "qrels"))
+        if nested[1]:  # ranx's Run(name="bm25"): the run's label
+            frame.attrs["name"] = frame.attrs["run_id"] = nested[1]
+        return frame
     if isinstance(source, Iterable) and not isinstance(source, (bytes, bytearray)):
         return _from_records(source, value)
     raise TypeError
@@ -111,7 +96,4 @@ def run_frame(source) -> pd.DataFrame:
 
 def is_single_run(runs) -> bool:
     """Whether ``runs`` is one run given as {qid: {docid: score}} (rather than {label: run})."""
-    if not isinstance(runs, Mapping) or not runs:
-        return False
-    first = next(iter(runs.values()))
-    return isinstance(first, Mapping) and all(isinstance(v, (int, float, np.number)) for v in list(first.values())[:5])
+    return is_nested_run(runs)

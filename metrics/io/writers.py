@@ -24,8 +24,8 @@ def _bytes(text: str, path) -> bytes:
     return gzip.compress(data, mtime=0) if str(path).lower().endswith(".gz") else data
 
 
-def write_run(run, path, *, tag: str | None = None, overwrite: bool = False):
-    """Write ``run`` (a run frame or any form of :mod:`metrics.io.inputs`) as a TREC run file."""
+def run_text(run, *, tag: str | None = None) -> str:
+    """``run`` (a run frame or any form of :mod:`metrics.io.inputs`) as the text of a TREC run file."""
     frame = read_run(run) if not isinstance(run, pd.DataFrame) or "query_id" not in run else run
     tag = tag or str(frame.attrs.get("name") or "run")
     if any(c.isspace() for c in tag):
@@ -34,7 +34,12 @@ def write_run(run, path, *, tag: str | None = None, overwrite: bool = False):
     rank = ordered.groupby("query_id", sort=False).cumcount().to_numpy() + 1
     scores = [repr(float(s)) for s in ordered["score"].to_numpy(dtype=np.float64)]
     lines = [f"{q} Q0 {d} {r} {s} {tag}\n" for q, d, r, s in zip(ordered["query_id"], ordered["doc_id"], rank, scores)]
-    return fileio.write_bytes(path, _bytes("".join(lines), path), overwrite=overwrite)
+    return "".join(lines)
+
+
+def write_run(run, path, *, tag: str | None = None, overwrite: bool = False):
+    """Write ``run`` (a run frame or any form of :mod:`metrics.io.inputs`) as a TREC run file."""
+    return fileio.write_bytes(path, _bytes(run_text(run, tag=tag), path), overwrite=overwrite)
 
 
 def write_qrels(qrels, path, *, overwrite: bool = False):

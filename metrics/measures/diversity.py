@@ -26,8 +26,17 @@ appear in the qrels, powers formed by repeated multiplication, as ndeval).
   divided by S.
 * ``NRBP`` (``alpha`` 0.5, ``beta`` 0.5): sum over the whole ranking of
   g_i * beta**i, times (1 - (1 - alpha) beta) / S.
+* ``alpha_DCG@k``: alpha-nDCG's DCG@k divided by ndeval's "ideal ideal"
+  value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not divided for k = 1).
+* ``nERR_IA@k``, ``nNRBP``: ERR-IA@k and NRBP of the ranking divided by
+  those of ndeval's greedy ideal ranking (0 when the ranking gains nothing).
+* ``AP_IA`` (ndeval's MAP-IA): the mean over the S intents of each intent's
+  average precision (the precision at each document relevant to the intent,
+  summed over the whole ranking and divided by the intent's relevant judged
+  documents).
 
-Every measure is 0 for a query with S = 0.  The ranking is trec_eval's
+Every measure is 0 for a query with S = 0 (where ndeval's nNRBP is 0 / 0, NaN, which would make
+the mean NaN: the one value that differs from ndeval's).  The ranking is trec_eval's
 (score descending, ties by docid descending); pyndeval breaks ties by docid
 ascending and ndeval by default reads the rank column, so with tied scores
 the three can differ.  ndeval stops at rank 20 (its ``DEPTH``); cutoffs here
@@ -65,9 +74,19 @@ DIVERSITY_NAMES = {
     "StRecall": "StRecall",
     "strec": "StRecall",
     "NRBP": "NRBP",
+    "alpha_DCG": "alpha_DCG",
+    "alpha-DCG": "alpha_DCG",
+    "nERR_IA": "nERR_IA",
+    "nERR-IA": "nERR_IA",
+    "nNRBP": "nNRBP",
+    "AP_IA": "AP_IA",
+    "AP-IA": "AP_IA",
+    "MAP-IA": "AP_IA",
+    "MAP_IA": "AP_IA",
 }
-_CUT = {"alpha_nDCG", "ERR_IA", "P_IA", "StRecall"}
-_ALPHA = {"alpha_nDCG", "ERR_IA", "NRBP"}  # P_IA and StRecall do not depend on alpha
+_CUT = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"}
+_ALPHA = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP"}  # P_IA, StRecall, AP_IA: no alpha
+_BETA = {"NRBP", "nNRBP"}
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_-]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*")
 
 
@@ -85,7 +104,7 @@ class DiversityMeasure:
         args = []
         if self.name in _ALPHA and self.alpha != 0.5:
             args.append(f"alpha={self.alpha!r}")
-        if self.name == "NRBP" and self.beta != 0.5:
+        if self.name in _BETA and self.beta != 0.5:
             args.append(f"beta={self.beta!r}")
         if self.rel != 1:
             args.append(f"rel={self.rel}")
@@ -141,7 +160,7 @@ def parse_diversity(text: str, default_rel: int = 1) -> DiversityMeasure | None:
         raise ValueError(f"measure {text!r}: unsupported parameters {', '.join(sorted(args))}")
     if name not in _ALPHA:
         alpha = 0.5
-    if name != "NRBP":
+    if name not in _BETA:
         beta = 0.5
     return DiversityMeasure(name, cutoff, alpha, beta, rel)
 
@@ -301,6 +320,79 @@ def _nrbp(m: DiversityMeasure, ranked, S: int) -> Steps:
     return Steps(total * factor, S, ranked, g, decays, scaled, running, total=total, norm=factor)
 
 
+def _alpha_dcg(m: DiversityMeasure, ranked, S: int) -> Steps:
+    """alpha-DCG@k: the ranking's sum of g_i / log2(i + 2) over its first k ranks, divided by ndeval's "ideal
+    ideal" value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not for k = 1, as ndeval)."""
+    k = m.cutoff
+    assert k is not None
+    disc = _discounts(k)
+    rows = ranked[:k]
+    g = _gains(rows, m.alpha)
+    scaled = g * disc[: len(g)]
+    dcg = _prefix(scaled, k)
+    ii = float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]) if k > 1 else 1.0
+    base = dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
+    return Steps(float(dcg[k - 1] / ii), total=float(dcg[k - 1]), norm=ii, **base)
+
+
+def _ideal_of(m: DiversityMeasure, judged, judged_ids, depth: int) -> np.ndarray:
+    """The rows of ndeval's greedy ideal ranking (its first ``depth`` ranks)."""
+    return judged[_ideal_order(judged, judged_ids, m.alpha, depth)]
+
+
+def _normalised(value: float, ideal: float) -> float:
+    return value / ideal if value != 0.0 and ideal != 0.0 else 0.0
+
+
+def _n_err_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int) -> Steps:
+    """nERR-IA@k: ERR-IA@k of the ranking divided by that of ndeval's ideal ranking."""
+    k = m.cutoff
+    assert k is not None
+    own = _err_ia(m, ranked, S)
+    ideal = _err_ia(m, _ideal_of(m, judged, judged_ids, k), S)
+    return Steps(
+        _normalised(own.value, ideal.value),
+        S,
+        own.rows,
+        own.gains,
+        own.weights,
+        own.scaled,
+        own.running,
+        total=own.value,
+        norm=ideal.value,
+    )
+
+
+def _n_nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int) -> Steps:
+    """nNRBP: NRBP of the ranking divided by that of ndeval's ideal ranking (of every relevant document)."""
+    own = _nrbp(m, ranked, S)
+    ideal = _nrbp(m, _ideal_of(m, judged, judged_ids, judged.shape[0]), S)
+    return Steps(
+        _normalised(own.value, ideal.value),
+        S,
+        own.rows,
+        own.gains,
+        own.weights,
+        own.scaled,
+        own.running,
+        total=own.value,
+        norm=ideal.value,
+    )
+
+
+def _ap_ia(m: DiversityMeasure, ranked, judged, S: int) -> Steps:
+    """AP-IA (ndeval's MAP-IA): the mean over the S intents of each intent's average precision, the precision
+    at the rank of each document relevant to it summed and divided by its relevant judged documents."""
+    hits = np.cumsum(ranked, axis=0)  # (ranks, intents)
+    ranks = np.arange(1.0, ranked.shape[0] + 1.0)[:, None]
+    precision_sums = np.where(ranked, hits / ranks, 0.0).sum(axis=0)
+    relevant = judged.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_intent = np.where(relevant > 0, precision_sums / relevant, 0.0)
+    total = float(per_intent.sum())
+    return Steps(total / S, S, ranked, total=total, norm=float(S))
+
+
 def steps(m: DiversityMeasure, ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], ideal=False) -> Steps:
     """How :func:`query_values` reaches measure ``m``'s value for one query (arguments as there);
     ``ideal``: alpha-nDCG's ideal ranking also when the ranking gains nothing (the value is 0 then, and
@@ -311,7 +403,15 @@ def steps(m: DiversityMeasure, ranked: np.ndarray, judged: np.ndarray, judged_id
         return Steps(0.0, S, ranked if k is None else ranked[:k])
     if m.name == "NRBP":
         return _nrbp(m, ranked, S)
+    if m.name == "nNRBP":
+        return _n_nrbp(m, ranked, judged, judged_ids, S)
+    if m.name == "AP_IA":
+        return _ap_ia(m, ranked, judged, S)
     assert k is not None
+    if m.name == "alpha_DCG":
+        return _alpha_dcg(m, ranked, S)
+    if m.name == "nERR_IA":
+        return _n_err_ia(m, ranked, judged, judged_ids, S)
     if m.name == "P_IA":
         total = float(ranked[:k].sum())
         return Steps(total / (k * S), S, ranked[:k], total=total, norm=float(k * S))

@@ -109,7 +109,7 @@ import re
 from metrics.measures.irm_builders import _BUILDERS
 from metrics.measures.irm_names import _compose, ir_measures_name
 from metrics.measures.irm_syntax import JUDGED_ONLY, JUDGED_ONLY_OPTION, _Args, aliases, read_measures
-from metrics.measures.registry import FAMILIES, Measure, syntax
+from metrics.measures.registry import FAMILIES, Measure, ambiguous_names, syntax
 
 __all__ = ["parse_ir_measures", "ir_measures_name", "IR_MEASURES_NAMES"]  # noqa: F822  (module __getattr__)
 
@@ -199,23 +199,98 @@ _RANX = {
 }
 #: ranx's names without a cutoff that are over the whole retrieved list (ranx's k=0): set measures
 _RANX_WHOLE_LIST = {"precision": "SetP", "f1": "SetF"}  # (bare "recall" is trec_eval's family)
-_RANX_NAME = re.compile(r"\s*([a-z_][a-z0-9_-]*)\s*(?:@\s*(\d+))?\s*")
+#: a ranx name: the metric, a cutoff (``@10``) or rbp's persistence (``rbp.95``), a relevance level (``-l2``)
+_RANX_NAME = re.compile(r"\s*([a-z_][a-z0-9_-]*?)\s*(?:@\s*(\d+)|\.(\d+))?\s*(?:-l(\d+))?\s*")
+
+
+def _ranx_rbp(text: str, digits: str | None, level: str | None) -> list[Measure]:
+    """ranx's ``rbp.95`` (and ``rbp@95``: the digits are the persistence's decimals either way), graded
+    gains from grade 1 up: ir_measures' ``RBP(p=0.95)``."""
+    if digits is None:
+        raise ValueError(f"ranx's {text.strip()!r} needs its persistence: rbp.95, which is RBP(p=0.95) here")
+    p = float(f"0.{digits}")
+    if level is not None and int(level) != 1:
+        raise ValueError(
+            f"ranx's {text.strip()!r} (the grades from {level} up as gains) has no counterpart here; "
+            f"RBP(p={p:g}) gains every positive grade, RBP(p={p:g},rel={level}) gains 1 from grade {level} up"
+        )
+    return parse_ir_measures(f"RBP(p={p!r})") or []
+
+
+def _ranx_level(text: str, name: str, level: int) -> str:
+    """The ir_measures name of ranx's ``name`` at relevance level ``level`` (``precision@10-l2``)."""
+    if name == "ndcg":  # ranx drops the judgments below the level: they gain nothing, the others their grade
+        return "nDCG(gains={" + ",".join(f"{g}:0" for g in range(1, level)) + "})"
+    if "(" in _RANX[name]:
+        raise ValueError(f"ranx's {text.strip()!r} has no counterpart here (a relevance level on {name})")
+    return f"{_RANX[name]}(rel={level})"
 
 
 def parse_ranx(text: str) -> list[Measure] | None:
     """ranx's names (``precision@10``, ``mrr@10``, ``ndcg_burges@10``, ``hit_rate@10``, ``r-precision``,
-    ``map@100``, ...) as the measures they compute; None for other names.  Lower-case only, so that
-    trec_eval's and ir_measures' own names keep their meaning (``map`` is the same measure either way)."""
+    ``map@100``, ``rbp.95``, a relevance level as in ``precision@10-l2``) as the measures they compute; None
+    for other names.  Lower-case only, so that trec_eval's and ir_measures' own names keep their meaning
+    (``map`` is the same measure either way)."""
     m = _RANX_NAME.fullmatch(text)
-    if m is None or m.group(1) not in _RANX:
+    if m is None:
         return None
-    if m.group(2) is None and m.group(1) in _RANX_WHOLE_LIST:
-        return parse_ir_measures(_RANX_WHOLE_LIST[m.group(1)])
-    name = _RANX[m.group(1)] + ("" if m.group(2) is None else f"@{m.group(2)}")
-    return parse_ir_measures(name)
+    name, cutoff, decimals, level = m.groups()
+    if name == "rbp":
+        return _ranx_rbp(text, decimals if decimals is not None else cutoff, level)
+    if name not in _RANX or decimals is not None:
+        return None
+    if cutoff is None and name in _RANX_WHOLE_LIST:
+        base = _RANX_WHOLE_LIST[name]
+        if level is not None and int(level) != 1:
+            base = f"{base}(rel={int(level)})"
+    elif level is not None and int(level) != 1:
+        base = _ranx_level(text, name, int(level))
+    else:
+        base = _RANX[name]
+    return parse_ir_measures(base + ("" if cutoff is None else f"@{cutoff}"))
 
 
 syntax(parse_ranx)
+
+
+#: BEIR's ``Accuracy@k`` under a name that says what it is: the share of queries with a relevant document among
+#: the first k, i.e. the mean of ``Success@k`` (over every qrels query, as BEIR divides by them: ``complete``)
+_TOP_K_ACCURACY = re.compile(r"\s*(?:top_k_accuracy|TopKAccuracy)\s*@\s*(\d+)\s*")
+#: ir_measures' Accuracy with only a cutoff: what BEIR's users write for another measure
+_AMBIGUOUS_ACCURACY = re.compile(r"\s*Accuracy\s*@\s*(\d+)\s*")
+
+
+@syntax
+def parse_top_k_accuracy(text: str) -> list[Measure] | None:
+    """``top_k_accuracy@10`` (BEIR's function) or ``TopKAccuracy@10``: BEIR's Accuracy@10, Success@10."""
+    m = _TOP_K_ACCURACY.fullmatch(text)
+    return None if m is None else parse_ir_measures(f"Success@{m.group(1)}")
+
+
+@ambiguous_names
+def ambiguity(text: str) -> str | None:
+    """The warning for a name that two tools read differently (``Accuracy@10``: ir_measures' measure here, not
+    BEIR's), else None."""
+    m = _AMBIGUOUS_ACCURACY.fullmatch(text)
+    if m is None:
+        return None
+    k = m.group(1)
+    return (
+        f"'{text.strip()}' is read as ir_measures' Accuracy@{k} (the share of (relevant, non-relevant) pairs among "
+        f"the first {k} where the relevant document ranks first); BEIR's Accuracy@{k}, the share of "
+        f"queries with a relevant document among the first {k}, is top_k_accuracy@{k} (Success@{k}; with "
+        "complete=True, as BEIR counts every qrels query)"
+    )
+
+
+@syntax(before_trec=True)
+def parse_ranx_spellings(text: str) -> list[Measure] | None:
+    """ranx's spellings that trec_eval's and ir_measures' syntax would misread: ``rbp.95`` and a relevance
+    level (``ndcg@10-l2``); None for any other text."""
+    m = _RANX_NAME.fullmatch(text)
+    if m is None or not (m.group(1) == "rbp" and (m.group(2) or m.group(3)) or m.group(4) is not None):
+        return None
+    return parse_ranx(text)
 
 
 # ------------------------------------------------------------------ writing

@@ -14,6 +14,8 @@ dictionary key, the column the results carry, and round-trips through
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class MeasureName(str):
     """The name of a measure family; ``@k`` gives a cutoff, calling it gives parameters."""
@@ -33,6 +35,22 @@ class MeasureName(str):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+def foreign_name(item: Any) -> str | None:
+    """The name of a measure object of another library, else None.  ir_measures' measures (which PyTerrier
+    users write too: ``AP``, ``nDCG@10``, ``P(rel=2)@5``) carry ``NAME`` and a ``params`` dict, and their
+    ``str()`` is the name in the syntax :func:`metrics.parse_measures` reads; recognised by those
+    attributes, so that ir_measures need not be imported."""
+    if isinstance(item, str) or not isinstance(getattr(item, "NAME", None), str):
+        return None
+    return str(item) if isinstance(getattr(item, "params", None), dict) else None
+
+
+def as_name(item: Any) -> Any:
+    """``item`` with a measure object of another library replaced by its name (:func:`foreign_name`)."""
+    text = foreign_name(item)
+    return item if text is None else MeasureName(text)
 
 
 AP = MeasureName("AP")

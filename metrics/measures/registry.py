@@ -58,6 +58,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -94,6 +95,7 @@ __all__ = [
 ]
 
 from metrics.measures.aggregates import MIN_GEO_MEAN, count, geometric_mean, mean, no_summary, total
+from metrics.measures.names import as_name, foreign_name
 from metrics.measures.order import BEYOND_TREC_EVAL, MEASURE_ORDER, TREC_EVAL_TABLE
 from metrics.measures.params import MAX_CUTOFF, DoubleCutoffs, DoubleParams, LongCutoffs, NoParams, ParamPairs
 
@@ -321,15 +323,35 @@ class Measure:
 # ----------------------------------------------------------------- parsing
 
 _SYNTAXES: list[Callable[[str], list[Measure] | None]] = []
+#: syntaxes tried before trec_eval's, for spellings that trec_eval's syntax would misread (ranx's ``rbp.95``)
+_BEFORE_TREC: list[Callable[[str], list[Measure] | None]] = []
 
 
-def syntax(func):
+def syntax(func=None, *, before_trec: bool = False):
     """Register an extra measure syntax: ``func(text) -> list[Measure] | None``.
 
-    Tried after trec_eval syntax; return None when the text is not yours.
+    Tried after trec_eval syntax (``before_trec``: before it, for texts trec_eval's syntax would misread);
+    return None when the text is not yours.
     """
-    _SYNTAXES.append(func)
+    if func is None:
+        return lambda f: syntax(f, before_trec=before_trec)
+    (_BEFORE_TREC if before_trec else _SYNTAXES).append(func)
     return func
+
+
+#: functions of a measure's text giving a warning when two tools read that name differently (else None)
+_AMBIGUITIES: list[Callable[[str], str | None]] = []
+
+
+def ambiguous_names(func):
+    """Register ``func(text) -> str | None``: the warning for a name another tool reads otherwise (Accuracy@10)."""
+    _AMBIGUITIES.append(func)
+    return func
+
+
+def early_syntax(text: str) -> list[Measure] | None:
+    """The measures of ``text`` when a syntax tried before trec_eval's claims it (ranx's ``rbp.95``), else None."""
+    return next((found for parser in _BEFORE_TREC if (found := parser(text)) is not None), None)
 
 
 def _expand(family: str, params: tuple, text: str | None, rel=None, options=()) -> list[Measure]:
@@ -432,20 +454,28 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
     """
     if spec is None:
         spec = ["official"]
-    if isinstance(spec, (str, Measure)):
+    if isinstance(spec, (str, Measure)) or foreign_name(spec) is not None:
         spec = [spec]
     measures: list[Measure] = []
     trec_items: list[str] = []
-    for item in spec:
+    for raw in spec:
+        item = as_name(raw)  # ir_measures' measure objects by their names (and not warned about)
+        if isinstance(raw, str) and _AMBIGUITIES:
+            for told in filter(None, (check(raw) for check in _AMBIGUITIES)):
+                warnings.warn(told, UserWarning, stacklevel=2)
         if isinstance(item, Measure):
             if item.family not in FAMILIES:
                 raise ValueError(f"unknown measure family {item.family!r}")
             measures.append(item)
             continue
         if not isinstance(item, str):
-            raise TypeError(f"measure must be str or Measure, not {type(item).__name__}")
+            raise TypeError(f"measure must be str, Measure or an ir_measures measure, not {type(item).__name__}")
         text = item.strip()
         name = text.partition(".")[0]
+        early = early_syntax(text)
+        if early is not None:
+            measures += early
+            continue
         if name in FAMILIES or name in NICKNAMES:
             trec_items.append(text)
             continue

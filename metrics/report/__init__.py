@@ -24,8 +24,8 @@ CSV
     ``pandas.read_csv(path, comment="#")`` reads it back; pass
     ``dtype={"query_id": str}`` to keep query ids such as ``"001"`` as text.
 Markdown, LaTeX (booktabs), HTML
-    Values rounded to ``digits`` decimals; counts (measures of kind ``long`` in
-    the registry: trec_eval's ``num_...``) are shown as integers. The best value of each
+    Values rounded to ``digits`` decimals (or ``{measure: decimals}``, 4 for the others); counts
+    (measures of kind ``long`` in the registry: trec_eval's ``num_...``) are shown as integers. The best value of each
     measure over the runs is set in bold: the largest, or the smallest for the
     measures named in ``lower_is_better``; values within 1e-12 of the best are
     bold too; nothing is bold when all runs have the same value, nor for the

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -138,7 +139,16 @@ class _Table:
     baseline_compared: bool = False  # marks against a baseline may appear (their legend is due)
 
 
-def _fmt_value(value, measure: str, digits: int) -> str:
+def digits_for(digits, measure) -> int:
+    """Decimals for ``measure``: ``digits`` itself, or from ``{measure: decimals}`` (PyTerrier's per-measure
+    ``round``; measure names or ir_measures objects as keys), 4 for a measure it leaves out."""
+    if isinstance(digits, Mapping):
+        return int(next((d for m, d in digits.items() if str(m) == str(measure)), 4))
+    return int(digits)
+
+
+def _fmt_value(value, measure: str, digits) -> str:
+    digits = digits_for(digits, measure)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "n/a"
     if math.isinf(value):
@@ -180,7 +190,8 @@ def _summary_model(frame, comparison, digits, lower_is_better, pairs=None) -> _T
     wide = summary_table(frame)
     lower = set(map(str, lower_is_better))
     marks = _marks(comparison)
-    letters, run_letter = {}, {}
+    letters: dict = {}
+    run_letter: dict = {}
     if pairs is not None:  # all-pairs comparison: letters instead of daggers
         from metrics.compare import allpairs
 
@@ -256,6 +267,7 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
     for measure in _unique(frame["measure"]):
         rows = frame.loc[frame["measure"] == measure]
         measure = str(measure)
+        places = digits_for(digits, measure)
         if table.rows:
             table.group_starts.add(len(table.rows))
         baselines = _unique(rows["baseline"])
@@ -277,14 +289,14 @@ def _comparison_model(frame, digits, lower_is_better) -> _Table:
             ci = (
                 "n/a"
                 if math.isnan(r["ci_low"])
-                else f"[{_fmt_signed(r['ci_low'], digits)}, {_fmt_signed(r['ci_high'], digits)}]"
+                else f"[{_fmt_signed(r['ci_low'], places)}, {_fmt_signed(r['ci_high'], places)}]"
             )
             table.rows.append(
                 [
                     _Cell(""),
                     _Cell(str(r["run"])),
                     _Cell(_fmt_value(r["mean"], measure, digits), bold=bool(bold[i]), mark=mark),
-                    _Cell(_fmt_signed(r["delta"], digits)),
+                    _Cell(_fmt_signed(r["delta"], places)),
                     _Cell(ci),
                     _Cell(format_pvalue(r["p_value"])),
                     _Cell(format_pvalue(r["p_corrected"])),

@@ -40,7 +40,7 @@ def export(
     overwrite: bool = False,
     qrels=None,
     comparison: pd.DataFrame | None = None,
-    digits: int = 4,
+    digits: int | dict = 4,
     lower_is_better: Iterable[str] = (),
     caption: str | None = None,
     label: str | None = None,
