@@ -15,6 +15,7 @@ SHORTCUTS = (
     ("Ctrl+S", "Save the workspace"),
     ("Ctrl+F", "Filter the per-query table by query ids"),
     ("Ctrl+M", "Type more measures"),
+    ("Ctrl+E, Enter", "Explain the current value of the per-query table or the summary"),
     ("Ctrl+C", "Copy the selected cells of a table (tab-separated, full precision)"),
     ("Ctrl+A", "Select the whole table"),
     ("Delete", "Remove the selected file (Files panel)"),

@@ -206,7 +206,17 @@ class MainWindow(QMainWindow):
             views.drilldown,
         )
         menus = WindowMenus(
-            self, s, views, files, workspaces, exports, self.open_sample, layout.reset, self.show_help, tell
+            self,
+            s,
+            views,
+            files,
+            workspaces,
+            exports,
+            self.open_sample,
+            layout.reset,
+            self.show_help,
+            tell,
+            explain.explain_current,
         )
         results = ResultsFollower(self, s, toolbars.query_box, views.summary, views.docks, bars.messages)
         forward = DocksForward(s, views.docks, views.diff_chart)

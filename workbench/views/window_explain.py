@@ -43,8 +43,21 @@ class ExplainActions:
         session.sigDrilldownChanged.connect(self._select_waiting_document)
         per_query.view.clicked.connect(self._explain_per_query_cell)
         summary.view.clicked.connect(self._explain_summary_cell)
+        # from the keyboard: Enter on a cell (activated), or Edit > Explain the current value (Ctrl+E)
+        per_query.view.activated.connect(self._explain_per_query_cell)
+        summary.view.activated.connect(self._explain_summary_cell)
         diff_chart.sigBarClicked.connect(self.explain)
         panel.documentActivated.connect(self._document_chosen)
+
+    def explain_current(self) -> None:
+        """Explain the current cell of the table that has the focus (the per-query table otherwise), and
+        bring the Explain view forward: what a click does, from the keyboard."""
+        if self.summary.view.hasFocus() and self.summary.view.currentIndex().isValid():
+            self._explain_summary_cell(self.summary.view.currentIndex())
+        elif self.per_query.view.currentIndex().isValid():
+            self._explain_per_query_cell(self.per_query.view.currentIndex())
+        self.dock.show()
+        self.dock.raise_()
 
     def _select_waiting_document(self, drill: object) -> None:
         doc = self._doc_to_select

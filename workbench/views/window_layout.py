@@ -9,6 +9,14 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow
 
 LAYOUT_VERSION = 4  # bump when the docks change, so that an older saved layout is not applied
 
+#: below this window width the curves, the per-query differences, the drill-down and the other views of the
+#: right are tabs of one column, each as wide and tall as the column (1024 px wide, side by side, each plot
+#: had 162-183 px, and the right column's views stacked asked for more height than 700 px); at or above it,
+#: side by side
+COMPACT_BELOW = 1300
+#: the left column (files, measures) never takes more than this share of the width when the window is laid out
+LEFT_SHARE = 0.3
+
 
 def fit_to_screen(window: QMainWindow) -> None:
     """A first size that shows every view: up to 1800 x 1050, within the screen."""
@@ -42,10 +50,20 @@ class WindowLayout:
         self._first_show = True  # not laid out on the screen yet
         self._restored = False  # a saved layout was applied
         self._initial_state = QByteArray()  # the dock positions "Reset layout" goes back to
+        self.compact: bool | None = None  # the plots and the comparison as tabs of one column (None: not arranged)
+        self._initial_compact: bool | None = None  # how the initial state was arranged
+
+    def arranged_compact(self) -> bool:
+        """Whether the right column is now one column of tabs (the plots and the per-query differences as
+        tabs of one group), as :meth:`arrange` or a restored layout left it."""
+        return self.docks["diffChart"] in self.window.tabifiedDockWidgets(self.docks["prCurves"])
 
     def keep_initial(self) -> None:
-        """The docks are all placed: this is what Reset layout goes back to."""
+        """The docks are all placed (and arranged for the window's width): this is what Reset layout goes
+        back to."""
+        self.arrange()
         self._initial_state = self.window.saveState(LAYOUT_VERSION)
+        self._initial_compact = self.compact
 
     def restore(self) -> None:
         geometry = self.settings.value("geometry")
@@ -54,7 +72,51 @@ class WindowLayout:
             self.window.restoreGeometry(geometry)
         if state is not None:
             self._restored = self.window.restoreState(state, LAYOUT_VERSION)
+        if self._restored:
+            self.compact = self.arranged_compact()  # (as it was saved: arranged anew below if the width asks)
         self._after_restore()
+
+    def arrange(self) -> None:
+        """Side by side or as tabs, as the window's width asks (:data:`COMPACT_BELOW`): narrow, the precision-
+        recall and NDCG@k plots and the per-query differences become tabs of one column over the drill-down's
+        tabs; wide again, they go back side by side at their default sizes."""
+        compact = self.window.width() < COMPACT_BELOW
+        if compact == self.compact:
+            return
+        self.compact = compact
+        d, window = self.docks, self.window
+        right = [d["prCurves"], d["ndcgAtK"], d["diffChart"], d["drilldown"]]
+        if any(dock.isFloating() for dock in right):
+            return  # the user placed them: left as they are
+        lower = [x for x in window.tabifiedDockWidgets(d["drilldown"]) if not x.isFloating() and x not in right]
+        upper = [  # the views tabbed with the per-query differences (why runs differ)
+            x for x in window.tabifiedDockWidgets(d["diffChart"]) if not x.isFloating() and x not in right + lower
+        ]
+        # (a dock split from one in a group of tabs would join the tabs: every dock of the right is taken out
+        # and put back, the precision-recall plot alone first, the others beside it or as its tabs)
+        area = Qt.DockWidgetArea.RightDockWidgetArea
+        shown = {dock: dock.isVisibleTo(window) for dock in right + lower + upper}
+        for dock in right + lower + upper:
+            window.removeDockWidget(dock)
+        window.addDockWidget(area, d["prCurves"])
+        if compact:  # one column of tabs, each view as tall as the column
+            for dock in [d["ndcgAtK"], d["diffChart"], *upper, d["drilldown"], *lower]:
+                window.tabifyDockWidget(d["prCurves"], dock)
+            d["prCurves"].raise_()
+        else:
+            window.splitDockWidget(d["prCurves"], d["diffChart"], Qt.Orientation.Horizontal)
+            window.splitDockWidget(d["prCurves"], d["ndcgAtK"], Qt.Orientation.Vertical)
+            window.splitDockWidget(d["diffChart"], d["drilldown"], Qt.Orientation.Vertical)
+            for dock in lower:
+                window.tabifyDockWidget(d["drilldown"], dock)
+            for dock in upper:
+                window.tabifyDockWidget(d["diffChart"], dock)
+        for dock, visible in shown.items():
+            dock.setVisible(visible)
+        if not compact:
+            d["diffChart"].raise_()
+            d["drilldown"].raise_()
+        self.default_sizes()
 
     def restore_state(self, state: QByteArray) -> None:
         """The dock positions a workspace saved."""
@@ -71,23 +133,47 @@ class WindowLayout:
         if self._first_show:
             self._first_show = False
             if not self._restored:
-                QTimer.singleShot(0, self.window, self.default_sizes)
+                QTimer.singleShot(0, self.window, self._lay_out)
+            else:
+                QTimer.singleShot(0, self.window, self._lay_out_restored)
 
     def shown(self) -> None:
         """The window is shown (with its views)."""
         if self._first_show:
             self._first_show = False
             if not self._restored:
+                self.arrange()
                 self.default_sizes()
+            else:
+                self.arrange()
+                self._keep_left_in_bounds()
+
+    def _lay_out(self) -> None:
+        self.arrange()
+        self.default_sizes()
+
+    def _lay_out_restored(self) -> None:
+        self.arrange()
+        self._keep_left_in_bounds()
+
+    def _keep_left_in_bounds(self) -> None:
+        """A restored layout whose left column takes more than :data:`LEFT_SHARE` of the width (saved by a
+        window of another size, or placed before a window manager sized it) gets the default sizes."""
+        if self.docks["files"].width() > self.window.width() * LEFT_SHARE:
+            self.default_sizes()
 
     def default_sizes(self) -> None:
-        """Columns: files and measures | summary over the per-query table | curves | comparison."""
+        """Columns: files and measures | summary over the per-query table | curves | comparison (narrow: the
+        curves and the comparison are one column of tabs, half the width beside the table)."""
         d, window = self.docks, self.window
         w, h = window.width(), window.height()
         left = min(260, int(w * 0.18))
         window.resizeDocks([d["files"]], [left], Qt.Orientation.Horizontal)
         window.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
         window.resizeDocks([d["summary"]], [int(h * 0.2)], Qt.Orientation.Vertical)
+        if self.compact:
+            window.resizeDocks([d["prCurves"]], [int((w - left) * 0.5)], Qt.Orientation.Horizontal)
+            return
         window.resizeDocks([d["prCurves"], d["ndcgAtK"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
         window.resizeDocks([d["prCurves"]], [int(w * 0.22)], Qt.Orientation.Horizontal)
         self._default_compare_sizes()
@@ -103,6 +189,9 @@ class WindowLayout:
         """The plot and comparison columns keep their share of the width as the window grows or shrinks
         (Qt gives every change to the central table, so a window made small once stayed cramped)."""
         if self._first_show or not old.isValid() or old.width() <= 0 or abs(new.width() - old.width()) < 40:
+            return
+        if (new.width() < COMPACT_BELOW) != (old.width() < COMPACT_BELOW):
+            self.arrange()  # (laid out anew at the default sizes)
             return
         factor = new.width() / old.width()
         columns = [d for d in (self.docks["prCurves"], self.docks["diffChart"]) if d.isVisible() and not d.isFloating()]
@@ -121,4 +210,6 @@ class WindowLayout:
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()
+        self.compact = bool(self._initial_compact)  # (as the initial state was arranged: again for this width)
+        self.arrange()
         self.default_sizes()

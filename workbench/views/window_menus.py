@@ -66,6 +66,7 @@ class WindowMenus:
         reset_layout: Callable[[], None],
         show_help: Callable[[str], object],
         tell: Callable[[str], None],
+        explain_current: Callable[[], None],
     ):
         self.session = session
         self.views = views
@@ -111,6 +112,9 @@ class WindowMenus:
         act.setShortcut(QKeySequence.StandardKey.Find)
         act = edit.addAction("More &measures…", self.type_measures)
         act.setShortcut(QKeySequence("Ctrl+M"))
+        act = edit.addAction("E&xplain the current value", explain_current)
+        act.setShortcut(QKeySequence("Ctrl+E"))
+        act.setToolTip("How the value of the current cell of the per-query table or the summary was computed")
 
         self.view_menu = bar.addMenu("&View")
         for dock in views.docks.values():

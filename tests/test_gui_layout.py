@@ -1,0 +1,119 @@
+"""The window on the screen it has: at 1024x700 every run of the summary shows and no plot is narrower than
+250 px (the right-hand views become tabs of one column); grown to 1400x900 the plots have their share of
+the width again; a restored layout whose left column is too wide is laid out anew; Explain is reachable
+from the keyboard."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+
+from workbench.views.main_window import MainWindow  # noqa: E402
+
+TIMEOUT = 30000
+MEASURES = ["map", "P_10", "ndcg_cut_10", "recall_100", "recip_rank", "bpref", "Rprec"]
+NAMES = ["bm25", "colbert-on-bm25-trec-dl-queries", "splade", "monot5-bm25", "tct-colbert"]
+
+
+@pytest.fixture(scope="module")
+def dl19(tmp_path_factory):
+    """Five runs of 43 queries (TREC DL 2019's shape) and their qrels."""
+    folder = tmp_path_factory.mktemp("dl19")
+    rng = np.random.default_rng(5)
+    qids = [str(q) for q in rng.choice(np.arange(19335, 1_200_000), 43, replace=False)]
+    (folder / "qrels.txt").write_text(
+        "".join(f"{q} 0 D{d} {rng.integers(0, 4)}\n" for q in qids for d in rng.choice(400, 50, replace=False))
+    )
+    paths = [folder / "qrels.txt"]
+    for name in NAMES:
+        docs = np.argsort(rng.random((43, 400)), axis=1)[:, :100]
+        path = folder / f"{name}.txt"
+        with open(path, "w") as out:
+            for q, row in zip(qids, docs.tolist()):
+                out.write("".join(f"{q} Q0 D{d} {r + 1} {20 - r / 100:.4f} {name}\n" for r, d in enumerate(row)))
+        paths.append(path)
+    return paths
+
+
+def _loaded(qtbot, w, paths):
+    w.open_files([str(p) for p in paths])
+    qtbot.waitUntil(lambda: w.session.results is not None and not w.session.busy, timeout=TIMEOUT)
+    qtbot.wait(100)
+
+
+def _rows_shown(view) -> int:
+    model, height = view.model(), view.viewport().height()
+    rects = [view.visualRect(model.index(r, 0)) for r in range(model.rowCount())]
+    return sum(1 for r in rects if r.top() >= 0 and r.bottom() <= height)
+
+
+def test_a_small_window_shows_every_run_and_wide_plots_and_they_come_back_when_it_grows(qtbot, tmp_path, dl19):
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1024, 700))
+    try:
+        _loaded(qtbot, w, dl19)
+        views = w.parts.views
+        assert w.height() <= 700 and w.width() <= 1024  # the window fits the screen it was given
+        assert _rows_shown(views.summary.view) == 5
+        assert w.parts.layout.compact
+        for dock in ("prCurves", "ndcgAtK", "diffChart"):  # each plot as wide as the column, in front
+            views.docks[dock].raise_()
+            qtbot.wait(50)
+            assert views.docks[dock].widget().width() >= 250, dock
+        w.resize(1400, 900)
+        qtbot.wait(200)
+        assert not w.parts.layout.compact
+        assert views.pr_plot.width() >= 300 and views.ndcg_plot.width() >= 300
+        assert views.pr_plot.isVisible() and views.ndcg_plot.isVisible() and views.diff_chart.isVisible()
+        assert _rows_shown(views.summary.view) == 5
+    finally:
+        close_window(w)
+
+
+def test_a_restored_layout_with_a_wide_left_column_is_laid_out_anew(qtbot, tmp_path, dl19):
+    ini = str(tmp_path / "layout.ini")
+    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.resizeDocks([w.parts.views.docks["files"]], [590], Qt.Orientation.Horizontal)  # as a start without a
+    qtbot.wait(50)  # window manager once left it
+    assert w.parts.views.docks["files"].width() > 0.3 * w.width()
+    w.close()
+    again = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    again.resize(1400, 900)
+    again.show()
+    qtbot.waitExposed(again)
+    qtbot.wait(50)
+    try:
+        assert again.parts.views.docks["files"].width() <= 0.3 * again.width()
+    finally:
+        close_window(again)
+
+
+def test_explain_is_reachable_from_the_keyboard(qtbot, tmp_path, dl19):
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    try:
+        _loaded(qtbot, w, dl19)
+        table = w.parts.views.per_query.view
+        table.setFocus()
+        proxy = table.model()
+        table.setCurrentIndex(proxy.index(3, 1))  # the fourth query, the first run
+        shortcut = next(a for a in w.menuBar().actions() if a.text() == "&Edit").menu().actions()
+        explain = next(a for a in shortcut if "xplain" in a.text())
+        assert explain.shortcut().toString() == "Ctrl+E"
+        explain.trigger()
+        s = w.session
+        qtbot.waitUntil(lambda: s.model.explained is not None and not s.busy, timeout=TIMEOUT)
+        query = str(proxy.index(3, 0).data())
+        assert s.model.explained.explanation.query_id == query
+        assert w.parts.views.docks["explain"].isVisible()
+    finally:
+        close_window(w)
