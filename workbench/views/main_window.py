@@ -149,6 +149,9 @@ class MainWindow(
         self.splitDockWidget(self.docks["diffChart"], self.docks["drilldown"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["drilldown"], self.docks["inspect"])
         self.tabifyDockWidget(self.docks["drilldown"], self.docks["pairs"])
+        from workbench.views.analysis_docks import add_analysis_docks  # why runs differ (tabbed with diffChart)
+
+        self.analysis_views = add_analysis_docks(self, self.session)
         self._build_explain()
         self.docks["drilldown"].raise_()
         self.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)

@@ -1,0 +1,33 @@
+"""The "why runs differ" views as docks of the window, tabbed with the per-query differences."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+
+from workbench.views.agreement_view import AgreementView
+from workbench.views.coverage_view import CoverageView
+from workbench.views.overlap_view import OverlapView
+from workbench.views.queries_view import QueriesView
+from workbench.views.versus_view import VersusView
+
+#: (dock name, title, view class), in the order of their tabs
+VIEWS = (
+    ("overlap", "Overlap", OverlapView),
+    ("coverage", "Coverage", CoverageView),
+    ("versus", "A against B", VersusView),
+    ("queries", "Queries", QueriesView),
+    ("agreement", "Measure agreement", AgreementView),
+)
+
+
+def add_analysis_docks(window, session, beside: str = "diffChart") -> dict[str, QWidget]:
+    """Make the views on ``session``, add each as a dock of ``window`` (its ``add_dock``) tabbed with the
+    dock named ``beside``, which stays in front; returns the views by dock name."""
+    views: dict[str, QWidget] = {}
+    for name, title, cls in VIEWS:
+        views[name] = cls(session, window)
+        window.add_dock(name, title, views[name], Qt.DockWidgetArea.RightDockWidgetArea)
+        window.tabifyDockWidget(window.docks[beside], window.docks[name])
+    window.docks[beside].raise_()
+    return views
