@@ -4,6 +4,8 @@ between two measures; a click on a cell lists that pair of measures' flips only.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
@@ -23,6 +25,9 @@ from PySide6.QtWidgets import (
 from workbench.model import analyses
 from workbench.views.analysis_follow import AnalysisFollower, ExportButton, fill_table
 
+if TYPE_CHECKING:
+    from workbench.session import Session
+
 
 def tau_colour(tau: float) -> QColor:
     """Blue for agreement, red for the reverse order, white for none; grey for NaN."""
@@ -37,7 +42,7 @@ def tau_colour(tau: float) -> QColor:
 
 
 class AgreementView(QWidget):
-    def __init__(self, session, parent=None):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.banner = QLabel(self)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
 
@@ -20,8 +22,12 @@ VIEWS = (
     ("agreement", "Measure agreement", AgreementView),
 )
 
+if TYPE_CHECKING:
+    from workbench.session import Session
+    from workbench.views.main_window import MainWindow
 
-def add_analysis_docks(window, session, beside: str = "diffChart") -> dict[str, QWidget]:
+
+def add_analysis_docks(window: MainWindow, session: Session, beside: str = "diffChart") -> dict[str, QWidget]:
     """Make the views on ``session``, add each as a dock of ``window`` (its ``add_dock``) tabbed with the
     dock named ``beside``, which stays in front; returns the views by dock name."""
     views: dict[str, QWidget] = {}

@@ -6,15 +6,18 @@ stating how its numbers were made (:func:`workbench.model.analyses.export_header
 from __future__ import annotations
 
 import os
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QFileDialog, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMenu, QToolButton, QWidget
 
 from metrics.errors import Cancelled
 from workbench.model import analyses
+
+if TYPE_CHECKING:
+    from workbench.session import Session
 
 #: the banner of a view whose analysis is not that of the scores and settings shown
 STALE_STYLE = "QLabel { background: #fff3cd; color: #5c4400; padding: 3px 6px; border-radius: 3px; }"
@@ -45,7 +48,9 @@ class AnalysisFollower(QObject):
 
     sigOutcome = Signal(object)
 
-    def __init__(self, session, view: QWidget, kind: str, title: str, settings: Callable[[], object], banner: QLabel):
+    def __init__(
+        self, session: Session, view: QWidget, kind: str, title: str, settings: Callable[[], object], banner: QLabel
+    ):
         super().__init__(view)
         self.session, self.view, self.kind, self.title = session, view, kind, title
         self.settings = settings
@@ -55,6 +60,7 @@ class AnalysisFollower(QObject):
         self.outcome: analyses.Outcome | None = None
         self.running = False
         self.error = ""
+        self._dock: QDockWidget | None = None
         view.installEventFilter(self)
         session.sigResultsChanged.connect(lambda _: self.changed())
         session.sigStateChanged.connect(self.show_state)
@@ -86,12 +92,32 @@ class AnalysisFollower(QObject):
     def eventFilter(self, watched, event) -> bool:
         if watched is self.view and event.type() == QEvent.Type.Show:
             self.changed()
+        elif watched is self.view and event.type() == QEvent.Type.ParentChange:
+            self._follow_dock()
         return False
+
+    def _follow_dock(self) -> None:
+        """In a dock, the view is in front when its dock's tab is: a dock behind another tab is moved off
+        the window, not hidden, so the dock's ``visibilityChanged`` is what says it came forward."""
+        parent = self.view.parentWidget()
+        while parent is not None and not isinstance(parent, QDockWidget):
+            parent = parent.parentWidget()
+        if parent is not None and parent is not self._dock:
+            self._dock = parent
+            parent.visibilityChanged.connect(lambda on: on and QTimer.singleShot(0, self, self._if_shown))
+
+    def shown(self) -> bool:
+        """Whether the view can be seen: shown, and not behind another tab."""
+        return self.view.isVisible() and not self.view.visibleRegion().isEmpty()
+
+    def _if_shown(self) -> None:
+        if self.shown() and not self.running and self.state() != "current":
+            self.changed()
 
     def changed(self) -> None:
         """The results or the settings changed: compute again if the view is shown, else say it is out of date."""
         self.error = ""
-        if self.view.isVisible():
+        if self.shown():
             self.request()
         else:
             self.show_state()
@@ -192,7 +218,7 @@ class ExportButton(QToolButton):
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not image.save(buffer, "PNG"):
+        if not image.save(buffer, b"PNG"):
             raise ValueError("the picture could not be encoded")
         fileio.write_bytes(path, bytes(data.data()), overwrite=True, protect=self._inputs())
 

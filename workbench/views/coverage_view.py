@@ -8,6 +8,7 @@ Clicking a query in the holes list selects it in the session (its drill-down ope
 from __future__ import annotations
 
 from html import escape as esc
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from PySide6.QtCore import Qt
@@ -28,6 +29,9 @@ from PySide6.QtWidgets import (
 from workbench.model import analyses
 from workbench.views.analysis_follow import WARNING_STYLE, AnalysisFollower, ExportButton, fill_table
 
+if TYPE_CHECKING:
+    from workbench.session import Session
+
 
 def _table(parent: QWidget) -> QTableWidget:
     table = QTableWidget(0, 0, parent)
@@ -43,7 +47,7 @@ def _table(parent: QWidget) -> QTableWidget:
 class CoverageView(QWidget):
     """Judged@k per run, the warning, the holes per query of one run, the condensed scores."""
 
-    def __init__(self, session, parent=None):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.gap_box = QDoubleSpinBox(self)

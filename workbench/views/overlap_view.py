@@ -10,6 +10,8 @@ pair side by side, "All runs" every run again (at most :data:`MAX_COLUMNS`).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 import pyqtgraph as pg
@@ -35,6 +37,9 @@ from workbench.model import analyses
 from workbench.views.analysis_follow import AnalysisFollower, ExportButton, colour_scale, text_colour
 from workbench.views.copy_image import install_copy_image
 
+if TYPE_CHECKING:
+    from workbench.session import Session
+
 #: runs drawn side by side at most (the first ones, in the order of the files)
 MAX_COLUMNS = 12
 RELEVANT, NON_RELEVANT, UNJUDGED = (46, 160, 67), (150, 150, 150), (230, 120, 20)
@@ -43,7 +48,7 @@ RELEVANT, NON_RELEVANT, UNJUDGED = (46, 160, 67), (150, 150, 150), (230, 120, 20
 class OverlapView(QWidget):
     """The overlap matrix over the beads of one query."""
 
-    def __init__(self, session, parent=None):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.value_box = QComboBox(self)

@@ -6,6 +6,8 @@ query selects it in the session (its drill-down opens).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -32,9 +34,12 @@ LISTS = (
     ("disputed", "Disputed", "the largest spread (standard deviation) over the runs"),
 )
 
+if TYPE_CHECKING:
+    from workbench.session import Session
+
 
 class QueriesView(QWidget):
-    def __init__(self, session, parent=None):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.measure_box = _combo(self, "Measure whose mean over the runs is a query's difficulty")

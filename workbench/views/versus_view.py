@@ -5,6 +5,8 @@ Clicking a point selects its query in the session (its drill-down opens); the se
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
@@ -12,6 +14,9 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBox
 from workbench.model import analyses
 from workbench.views.analysis_follow import AnalysisFollower, ExportButton
 from workbench.views.copy_image import install_copy_image
+
+if TYPE_CHECKING:
+    from workbench.session import Session
 
 OUTCOME_COLOURS = {"win": (46, 160, 67), "loss": (214, 39, 40), "tie": (140, 140, 140)}
 
@@ -36,7 +41,7 @@ def set_items(box: QComboBox, items: list[str], wanted: str | None) -> None:
 
 
 class VersusView(QWidget):
-    def __init__(self, session, parent=None):
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.measure_box = _combo(self, "Measure compared per query")
@@ -108,7 +113,8 @@ class VersusView(QWidget):
         if a not in runs:
             a = next((r for r in runs if r != baseline), runs[0] if runs else "")
         if b not in runs or b == a:
-            b = baseline if baseline in runs and baseline != a else next((r for r in runs if r != a), "")
+            b = baseline if baseline is not None and baseline in runs and baseline != a else ""
+            b = b or next((r for r in runs if r != a), "")
         set_items(self.a_box, runs, a)
         set_items(self.b_box, runs, b)
 
