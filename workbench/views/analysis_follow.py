@@ -218,7 +218,7 @@ class ExportButton(QToolButton):
         data = QByteArray()
         buffer = QBuffer(data)
         buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-        if not image.save(buffer, b"PNG"):
+        if not image.save(buffer, "PNG"):  # type: ignore[call-overload]  (the stubs say bytes; PySide6 takes str)
             raise ValueError("the picture could not be encoded")
         fileio.write_bytes(path, bytes(data.data()), overwrite=True, protect=self._inputs())
 
