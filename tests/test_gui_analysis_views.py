@@ -110,7 +110,7 @@ def test_overlap_matrix_shows_the_cores_means_and_the_beads_of_the_selected_quer
     jac5 = overlap_matrix(rank_overlap(list(runs.values()), depth=5, qrels=qrels), labels, "jaccard").to_numpy()
     assert view.cell_text("b", "c") == f"{jac5[1, 2]:.3f}"
 
-    # the beads of the selected query: each run's top 5 in trec_eval's order, links between neighbours
+    # the beads of the selected query: each run's top 5 in trec_eval's order, threads joining each document across the runs
     window.session.select_query("q2")
     b = view.current_beads
     assert b.query_id == "q2" and b.runs == labels

@@ -285,14 +285,15 @@ _KINDS: dict[str, Callable] = {
 @dataclass(frozen=True)
 class Beads:
     """The first documents of one query in each run, side by side: ``docs[i]``/``rels[i]`` (rank order)
-    for ``runs[i]``; ``links``: (column i, rank in column i, rank in column i + 1), 0-based, for every
-    document the two neighbouring columns share; ``shared``: per column, its documents found in any other."""
+    for ``runs[i]``; ``links``: (column i, rank in column i, column j, rank in column j), 0-based, joining
+    each document to the next column to the right that holds it (BeadPlot's threads); ``shared``: per
+    column, its documents found in any other."""
 
     query_id: str
     runs: list[str]
     docs: list[list[str]]
     rels: list[np.ndarray]
-    links: list[tuple[int, int, int]]
+    links: list[tuple[int, int, int, int]]
     shared: list[np.ndarray]
 
 
@@ -311,10 +312,14 @@ def beads(top, query_id: str, runs: list[str] | None = None) -> Beads:
         rows = rows[np.argsort(top.rank[rows], kind="stable")]
         docs.append([str(d) for d in ids_to_arrow(top.doc[rows]).to_pylist()])
         rels.append(np.asarray(top.rel[rows]) if top.rel is not None else np.zeros(len(rows), dtype=np.int8))
-    links: list[tuple[int, int, int]] = []
-    for i in range(len(runs) - 1):
-        where = {d: j for j, d in enumerate(docs[i + 1])}
-        links.extend((i, j, where[d]) for j, d in enumerate(docs[i]) if d in where)
+    links: list[tuple[int, int, int, int]] = []
+    ahead: dict[str, tuple[int, int]] = {}  # document -> (column, rank) of its nearest place to the right
+    for i in range(len(runs) - 1, -1, -1):
+        for rank, d in enumerate(docs[i]):
+            if d in ahead:
+                links.append((i, rank, *ahead[d]))
+        ahead.update({d: (i, rank) for rank, d in enumerate(docs[i])})
+    links.sort()
     shared = []
     for i, column in enumerate(docs):
         others = {d for j, c in enumerate(docs) if j != i for d in c}

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AnalysisFollower, ExportButton, fill_table
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, fill_table
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -77,7 +76,7 @@ class AgreementView(QWidget):
         row.addWidget(self.all_button)
         box.addLayout(row)
         box.addWidget(self.flips, 1)
-        split = QSplitter(Qt.Orientation.Vertical, self)
+        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.5)
         split.addWidget(self.matrix)
         split.addWidget(lower)
         layout = QVBoxLayout(self)
@@ -132,9 +131,10 @@ class AgreementView(QWidget):
                     item.setToolTip(f"{a} and {b}: tau = {v:+.4f} over {int(r['runs'])} runs (p = {r['p_value']:.3g})")
                 self.matrix.setItem(i, j, item)
         n = len(o.inputs.summary)
-        self.caption.setText(
+        self.caption.setText(f"Kendall's tau-b, {n} runs")
+        self.caption.setToolTip(
             f"Kendall's tau-b between the orders of the {n} runs by each two measures (1: the same order, "
-            "-1: the reverse)."
+            "-1: the reverse); click a cell to list the pairs of runs the two order differently"
         )
         self._show_flips(self.pair if self.pair and set(self.pair) <= set(names) else None)
 
@@ -163,9 +163,7 @@ class AgreementView(QWidget):
         flips = self.shown_flips()
         fill_table(self.flips, flips)
         which = "every two measures" if pair is None else f"{pair[0]} and {pair[1]}"
-        self.flips_caption.setText(
-            f"<b>{len(flips)}</b> pairs of runs in the opposite order by {which} (diff: run_a − run_b)."
-        )
+        self.flips_caption.setText(f"<b>{len(flips)}</b> flips by {which}")
 
     def table_frame(self) -> pd.DataFrame | None:
         """The CSV export: tau and its p-value for every two measures, as ``ir-eval --agreement --format csv``."""

@@ -34,6 +34,12 @@ def add_analysis_docks(window: MainWindow, session: Session, beside: str = "diff
     for name, title, cls in VIEWS:
         views[name] = cls(session, window)
         window.add_dock(name, title, views[name], Qt.DockWidgetArea.RightDockWidgetArea)
+        window.docks[name].hide()
+    # (tabbed while hidden: docks tabbed while shown into a new group beside another group leave the
+    # group's first tab bar on the window, over the views, in Qt 6.11)
+    for name in views:
         window.tabifyDockWidget(window.docks[beside], window.docks[name])
+    for name in views:
+        window.docks[name].show()
     window.docks[beside].raise_()
     return views

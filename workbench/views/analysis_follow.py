@@ -9,9 +9,9 @@ import os
 from typing import TYPE_CHECKING, Callable
 
 import pandas as pd
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, QTimer, Signal
+from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMenu, QSplitter, QToolButton, QWidget
 
 from metrics.errors import Cancelled
 from workbench.model import analyses
@@ -231,6 +231,7 @@ def fill_table(table, frame: pd.DataFrame, digits: int = 4) -> None:
     from PySide6.QtWidgets import QTableWidgetItem
 
     table.setSortingEnabled(False)
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
     table.clear()
     table.setRowCount(len(frame))
     table.setColumnCount(len(frame.columns))
@@ -252,3 +253,25 @@ def fill_table(table, frame: pd.DataFrame, digits: int = 4) -> None:
                 item.setText(str(v))
             table.setItem(i, j, item)
     table.resizeColumnsToContents()
+
+
+class AdaptiveSplitter(QSplitter):
+    """A splitter whose two parts lie side by side when it is wider than tall (a dock along the window's
+    side, a short wide pane), one above the other otherwise; the first part gets ``share`` of the room
+    whenever the orientation changes."""
+
+    def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None, share: float = 0.5) -> None:
+        super().__init__(orientation, parent)
+        self.share = share
+
+    def resizeEvent(self, event) -> None:
+        size = event.size()
+        wide = size.width() > 1.3 * size.height()
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        super().resizeEvent(event)
+        if orientation != self.orientation() or not getattr(self, "_placed", False):
+            self._placed = True
+            self.setOrientation(orientation)
+            room = size.width() if wide else size.height()
+            first = int(room * self.share)
+            self.setSizes([first, room - first])

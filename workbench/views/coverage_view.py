@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QSplitter,
     QStackedWidget,
     QTableWidget,
     QVBoxLayout,
@@ -27,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import WARNING_STYLE, AnalysisFollower, ExportButton, fill_table
+from workbench.views.analysis_follow import WARNING_STYLE, AdaptiveSplitter, AnalysisFollower, ExportButton, fill_table
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -86,7 +85,6 @@ class CoverageView(QWidget):
         self.run_box.setMinimumContentsLength(6)
         self.run_box.setToolTip("Run whose unjudged documents are listed")
         self.holes_caption = QLabel(self)
-        self.holes_caption.setWordWrap(True)
         self.holes_table = _table(self)
         self.holes_table.setToolTip("Click a query to select it (its drill-down opens)")
         lower = QWidget(self)
@@ -98,22 +96,19 @@ class CoverageView(QWidget):
         row.addWidget(self.holes_caption, 1)
         box.addLayout(row)
         box.addWidget(self.holes_table, 1)
-        split = QSplitter(Qt.Orientation.Vertical, self)
+        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.45)
         split.addWidget(self.runs_table)
         split.addWidget(lower)
         self.condensed_table = _table(self)
         self.pages = QStackedWidget(self)
         self.pages.addWidget(split)
         self.pages.addWidget(self.condensed_table)
-        self.caption = QLabel(self)
-        self.caption.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
         layout.addLayout(bar)
         layout.addWidget(self.banner)
         layout.addWidget(self.warning)
-        layout.addWidget(self.caption)
         layout.addWidget(self.pages, 1)
 
         self.gap_box.valueChanged.connect(lambda _: self.follower.changed())
@@ -138,7 +133,6 @@ class CoverageView(QWidget):
                 table.setRowCount(0)
                 table.setColumnCount(0)
             self.warning.hide()
-            self.caption.setText("")
             self.run_box.clear()
             return
         summary = o.tables["coverage"]
@@ -153,9 +147,10 @@ class CoverageView(QWidget):
         ]
         self.warning.setText("<br>".join(lines))
         self.warning.setVisible(bool(lines))
-        self.caption.setText(
+        self.runs_table.setToolTip(
             "Judged@k: the fraction of the first k documents the qrels judge, the mean over the run's queries "
-            f"(k = {', '.join(str(k) for k in o.settings.cutoffs)}: 10 and the cutoffs of the measures shown)."
+            f"(k = {', '.join(str(k) for k in o.settings.cutoffs)}: 10 and the cutoffs of the measures shown). "
+            "Click a run to list its holes."
         )
         condensed = o.tables["condensed"].rename(columns={"value": "as evaluated", "condensed": "condensed (-J)"})
         fill_table(self.condensed_table, condensed)
@@ -188,9 +183,11 @@ class CoverageView(QWidget):
         per_query = per_query.sort_values(unjudged, ascending=False, kind="stable").reset_index(drop=True)
         self._holes_shown = per_query
         fill_table(self.holes_table, per_query, digits=3)
-        self.holes_caption.setText(
-            f"{int((per_query[unjudged] > 0).sum())} of {len(per_query)} queries have unjudged documents in the "
-            f"top {max(o.settings.cutoffs)} (rank:document); most first."
+        with_holes = int((per_query[unjudged] > 0).sum())
+        self.holes_caption.setText(f"{with_holes}/{len(per_query)} queries")
+        self.holes_caption.setToolTip(
+            f"{with_holes} of {len(per_query)} queries have unjudged documents in the top {max(o.settings.cutoffs)} "
+            "(listed as rank:document), the most first; click a query to select it"
         )
 
     def _on_run_row(self, row: int, _column: int) -> None:

@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSpinBox,
-    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -34,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from metrics.ranking.qrels_index import NONPOOL
 from workbench.model import analyses
-from workbench.views.analysis_follow import AnalysisFollower, ExportButton, colour_scale, text_colour
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, colour_scale, text_colour
 from workbench.views.copy_image import install_copy_image
 
 if TYPE_CHECKING:
@@ -91,7 +90,7 @@ class OverlapView(QWidget):
 
         self.bead_caption = QLabel(self)
         self.bead_caption.setWordWrap(True)
-        self.all_button = QPushButton("All runs", self)
+        self.all_button = QPushButton("All", self)
         self.all_button.setToolTip(f"Every run side by side (the first {MAX_COLUMNS})")
         self.plot = pg.PlotWidget(self, background="w")
         self.copy_image_action = install_copy_image(self.plot)
@@ -118,12 +117,19 @@ class OverlapView(QWidget):
         row.addWidget(self.export)
         box.addLayout(row)
         box.addWidget(self.plot, 1)
+        self.legend = QLabel(
+            "<span style='color:#2ea043'>●</span> relevant <span style='color:#969696'>●</span> judged "
+            "<span style='color:#e67814'>○</span> unjudged; large: shared",
+            self,
+        )
+        self.legend.setWordWrap(True)
+        box.addWidget(self.legend)
         upper = QWidget(self)
         box = QVBoxLayout(upper)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.caption)
         box.addWidget(self.matrix, 1)
-        split = QSplitter(Qt.Orientation.Vertical, self)
+        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.5)
         split.addWidget(upper)
         split.addWidget(lower)
         split.setStretchFactor(0, 1)
@@ -195,10 +201,10 @@ class OverlapView(QWidget):
                     item.setToolTip(f"{a} and {b} answer no query in common")
                 self.matrix.setItem(i, j, item)
         s = o.settings
-        self.caption.setText(
-            f"<b>Mean {name}</b> of the top {s.depth} documents"
-            + (f", p = {s.p:g}" if self.value == "rbo" else "")
-            + " over the queries both runs answer (1: the same ranking, 0: no document in common)."
+        self.caption.setText(f"<b>Mean {name}</b>, top {s.depth}" + (f", p = {s.p:g}" if self.value == "rbo" else ""))
+        self.caption.setToolTip(
+            f"The mean {name} of the top {s.depth} documents of two runs over the queries both answer "
+            "(1: the same ranking, 0: no document in common)"
         )
         self.refresh_beads()
 
@@ -260,8 +266,8 @@ class OverlapView(QWidget):
                 tips.append(f"{b.runs[i]}, rank {rank + 1}: {doc}")
         self.beads.setData(x=xs, y=ys, brush=brushes, pen=pens, size=sizes, data=tips)
         lx, ly = [], []
-        for i, ra, rb in b.links:
-            lx += [i, i + 1]
+        for i, ra, j, rb in b.links:
+            lx += [i, j]
             ly += [ra + 1, rb + 1]
         self.links.setData(np.asarray(lx, dtype=float), np.asarray(ly, dtype=float), connect="pairs")
         item = self.plot.getPlotItem()
@@ -269,12 +275,11 @@ class OverlapView(QWidget):
         item.getViewBox().invertY(True)
         item.setXRange(-0.5, max(len(b.runs) - 0.5, 0.5), padding=0.02)
         item.setYRange(0.5, o.settings.depth + 0.5, padding=0.02)
-        selected = "" if self.session.selected_query is not None else " (no query selected: the first)"
-        which = f"{b.runs[0]} and {b.runs[1]}" if self.pair else "the runs"
-        self.bead_caption.setText(
-            f"Query <b>{query}</b>{selected}: the top {o.settings.depth} of {which}, lines join a document two "
-            "neighbouring runs share. Green: relevant, grey: judged non-relevant, hollow orange: unjudged; "
-            "large: retrieved by another run shown."
+        first = "" if self.session.selected_query is not None else " (no query selected: the first evaluated)"
+        self.bead_caption.setText(f"Query <b>{query}</b>")
+        self.bead_caption.setToolTip(
+            f"Query {query}{first}: the top {o.settings.depth} documents of each run, best first; a line joins a "
+            "document two neighbouring runs share; a large bead is a document another run shown retrieved too"
         )
         return b
 

@@ -17,13 +17,12 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QSizePolicy,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AnalysisFollower, ExportButton
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton
 from workbench.views.copy_image import install_copy_image
 from workbench.views.versus_view import _combo, set_items
 
@@ -97,7 +96,7 @@ class QueriesView(QWidget):
             column.addWidget(widget, 1)
             row.addLayout(column)
             self.lists[kind] = widget
-        split = QSplitter(Qt.Orientation.Vertical, self)
+        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.6)
         split.addWidget(self.plot)
         split.addWidget(lists)
         split.setStretchFactor(0, 3)
@@ -156,17 +155,20 @@ class QueriesView(QWidget):
         corr = o.tables["correlations"].set_index("trait")
         rho, p, n = corr.loc[trait, "rho"], corr.loc[trait, "p_value"], int(corr.loc[trait, "queries"])
         said = "–" if rho != rho else f"{rho:+.3f} (p = {p:.3g})"
-        no_texts = "" if "length" in present else " Load query texts to plot the queries' length."
-        self.caption.setText(
-            f"Spearman's rho of {TRAIT_TEXT[trait]} against the mean {o.settings.measure}: <b>{said}</b> over "
-            f"{n} queries.{no_texts}"
+        no_texts = "" if "length" in present else " Load query texts for their length."
+        self.caption.setText(f"Spearman's rho <b>{said}</b>, {n} queries.{no_texts}")
+        self.caption.setToolTip(
+            f"Spearman's rho of {TRAIT_TEXT[trait]} against the mean {o.settings.measure} over the runs, "
+            f"over the {n} queries where both are known"
         )
         extremes = o.tables["extremes"]
         for kind, widget in self.lists.items():
             widget.clear()
             for _, r in extremes[extremes["kind"] == kind].iterrows():
                 spread = "" if r["std"] != r["std"] else f", spread {r['std']:.3f}"
-                entry = QListWidgetItem(f"{r['query_id']}   mean {r['mean']:.3f}{spread}")
+                shown = r["std"] if kind == "disputed" else r["mean"]
+                entry = QListWidgetItem(f"{r['query_id']}  {shown:.3f}")
+                entry.setToolTip(f"{r['query_id']}: mean {r['mean']:.4f}{spread} over the runs")
                 entry.setData(Qt.ItemDataRole.UserRole, str(r["query_id"]))
                 widget.addItem(entry)
         self._ring()

@@ -165,10 +165,12 @@ class VersusView(QWidget):
         item.setYRange(low, high, padding=0.05)
         c = o.extra["counts"]
         self.caption.setText(
-            f"<b>{s.measure}</b> per query both runs answer ({len(frame)}): A = {s.run_a} "
-            f"<span style='color:#2ea043'>wins {c['win']}</span>, "
-            f"<span style='color:#d62728'>loses {c['loss']}</span>, ties {c['tie']} against B = {s.run_b}. "
-            "Above the diagonal A is better."
+            f"<b>{s.measure}</b>: A <span style='color:#2ea043'>wins {c['win']}</span>, "
+            f"<span style='color:#d62728'>loses {c['loss']}</span>, ties {c['tie']} of {len(frame)} queries"
+        )
+        self.caption.setToolTip(
+            f"{s.measure} per query both runs answer ({len(frame)}): A = {s.run_a} against B = {s.run_b}. "
+            "Above the diagonal A is better; click a point to select its query"
         )
         self._ring()
 
