@@ -80,6 +80,13 @@ def shown(qtbot, window, name):
     return view
 
 
+def click_cell(qtbot, table, row, column):
+    """A real click on a cell of a table view."""
+    index = table.model().index(row, column)
+    table.scrollTo(index)
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center())
+
+
 def click_point(qtbot, window, plot, x, y):
     vb = plot.getPlotItem().getViewBox()
     pos = plot.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
@@ -110,7 +117,7 @@ def test_overlap_matrix_shows_the_cores_means_and_the_beads_of_the_selected_quer
     jac5 = overlap_matrix(rank_overlap(list(runs.values()), depth=5, qrels=qrels), labels, "jaccard").to_numpy()
     assert view.cell_text("b", "c") == f"{jac5[1, 2]:.3f}"
 
-    # the beads of the selected query: each run's top 5 in trec_eval's order, threads joining each document across the runs
+    # the beads of the selected query: each run's top 5 in trec_eval's order, threads across the runs
     window.session.select_query("q2")
     b = view.current_beads
     assert b.query_id == "q2" and b.runs == labels
@@ -125,7 +132,7 @@ def test_overlap_matrix_shows_the_cores_means_and_the_beads_of_the_selected_quer
     assert len(drawn) == sum(len(d) for d in b.docs)
 
     # a click on a cell puts that pair side by side
-    view.matrix.cellClicked.emit(labels.index("a"), labels.index("fresh"))
+    click_cell(qtbot, view.matrix, labels.index("a"), labels.index("fresh"))
     assert view.current_beads.runs == ["a", "fresh"]
 
     # the exports state the settings
@@ -155,25 +162,30 @@ def test_coverage_warns_of_the_run_on_an_old_pool_lists_its_holes_and_its_conden
     fresh = expected.iloc[-1]
     assert bool(fresh["below_others"]) and f"Judged@10 {fresh['Judged@10']:.2f}" in warning
     # the runs table shows each run's Judged@10
-    column = [view.runs_table.horizontalHeaderItem(j).text() for j in range(view.runs_table.columnCount())]
-    j10 = column.index("Judged@10")
+    shown_runs = view.runs.frame()
     for i in range(len(runs)):
-        assert view.runs_table.item(i, j10).data(Qt.ItemDataRole.DisplayRole) == round(expected["Judged@10"][i], 3)
+        assert view.runs.text(i, "Judged@10") == f"{expected['Judged@10'][i]:.3f}"
+    assert list(shown_runs["flagged"]) == ["", "", "", "", "yes"]
     # the holes of the flagged run, most first; a click selects the query
     assert view.run_box.currentText() == "fresh"
-    holes = view._holes_shown
-    assert "new0" in holes["holes"].iloc[0]
+    holes = view.holes.frame()
+    assert holes["holes@10"].iloc[0].startswith("1:new0 2:new1 ")  # rank:document, best first
+    assert list(holes.columns[:3]) == ["query_id", "unjudged@10", "holes@10"]
     with qtbot.waitSignal(window.session.sigQueryChanged, timeout=TIMEOUT):
-        view.holes_table.cellClicked.emit(1, 0)
+        click_cell(qtbot, view.holes_table, 1, 0)
     assert window.session.selected_query == holes["query_id"].iloc[1]
+    # a click on a run lists its holes
+    click_cell(qtbot, view.runs_table, 0, 0)
+    assert view.run_box.currentText() == "a" and set(view.holes.frame()["query_id"]) <= set(shown_runs["run"]) | set(
+        window.session.results.query_ids
+    )
     # the condensed scores, one click away
     view.condensed_button.click()
     assert view.pages.currentWidget() is view.condensed_table
     cond = condensed_scores(qrels, list(runs.values()), list(window.session.results.measures))
-    assert view.condensed_table.rowCount() == len(cond)
-    headers = [view.condensed_table.horizontalHeaderItem(j).text() for j in range(view.condensed_table.columnCount())]
-    k = headers.index("condensed (-J)")
-    assert view.condensed_table.item(0, k).data(Qt.ItemDataRole.DisplayRole) == round(cond["condensed"][0], 4)
+    assert view.condensed.model.rowCount() == len(cond)
+    np.testing.assert_allclose(view.condensed.frame()["condensed (-J)"].to_numpy(), cond["condensed"].to_numpy())
+    assert view.condensed.text(0, "condensed (-J)") == f"{cond['condensed'][0]:.4f}"
 
 
 def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(qtbot, window, files):
@@ -192,7 +204,10 @@ def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(
         assert colours[q] == OUTCOME_COLOURS[outcome]
     counts = expected["outcome"].value_counts()
     assert f"wins {counts.get('win', 0)}" in view.caption.text()
-    target = expected[expected["outcome"] != "tie"].iloc[0]
+    # the point farthest from the others (a click selects the nearest point's query)
+    xy = expected[["b", "a"]].to_numpy(dtype=float)
+    gaps = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=2)) + np.eye(len(xy)) * 9
+    target = expected.iloc[int(np.argmax(gaps.min(axis=1)))]
     click_point(qtbot, window, view.plot, float(target["b"]), float(target["a"]))
     assert window.session.selected_query == target["query_id"]
     assert list(view.ring.data["x"]) == [pytest.approx(target["b"])]
@@ -225,11 +240,11 @@ def test_measure_agreement_matrix_and_flips_equal_the_core(qtbot, window, files)
             v = tau.loc[a, b]
             assert view.cell_text(a, b) == ("–" if v != v else f"{v:+.2f}")
     flips = ranking_flips(summary, names)
-    assert view.flips.rowCount() == len(flips) > 0
+    assert view.flips_table.model.rowCount() == len(flips) > 0
     first = flips.iloc[0]
-    view.matrix.cellClicked.emit(names.index(first["measure_a"]), names.index(first["measure_b"]))
+    click_cell(qtbot, view.matrix, names.index(first["measure_a"]), names.index(first["measure_b"]))
     pair = flips[(flips["measure_a"] == first["measure_a"]) & (flips["measure_b"] == first["measure_b"])]
-    assert view.flips.rowCount() == len(pair)
+    assert view.flips_table.model.rowCount() == len(pair)
     np.testing.assert_allclose(view.shown_flips()["diff_a"].to_numpy(), pair["diff_a"].to_numpy())
 
 
@@ -245,7 +260,7 @@ def test_a_change_of_runs_recomputes_the_view_shown_and_marks_a_hidden_one_out_o
     # the view shown computes again without c
     qtbot.waitUntil(lambda: overlap.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
     assert overlap.runs() == ["a", "b", "d", "fresh"]
-    assert overlap.matrix.rowCount() == 4
+    assert overlap.matrix.model().rowCount() == 4
     # the hidden one says it is out of date, and still shows what it showed
     assert coverage.follower.state() == "outdated"
     assert coverage.banner.isVisibleTo(coverage) and "Out of date" in coverage.banner.text()

@@ -6,23 +6,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, fill_table
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, FrameTable, matrix_view
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -55,19 +52,16 @@ class AgreementView(QWidget):
         self.caption.setWordWrap(True)
         bar.addWidget(self.caption, 1)
         bar.addWidget(self.export)
-        self.matrix = QTableWidget(0, 0, self)
-        self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.matrix.setTabKeyNavigation(False)
-        self.matrix.setMinimumHeight(36)
-        self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.matrix.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.matrix, self.matrix_model = matrix_view(self)
+        self.matrix_model.text = lambda v: "–" if v != v else f"{v:+.2f}"
+        self.matrix_model.colour = tau_colour
+        self.matrix_model.ink = lambda v: QColor("white") if v == v and abs(v) > 0.6 else QColor(20, 20, 20)
+        self.matrix_model.tip = self._tip
         self.matrix.setToolTip("Click a cell to list the pairs of runs the two measures order differently")
         self.flips_caption = QLabel(self)
         self.flips_caption.setWordWrap(True)
-        self.flips = QTableWidget(0, 0, self)
-        self.flips.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.flips.verticalHeader().hide()
-        self.flips.setMinimumHeight(36)
+        self.flips_table = FrameTable(self)
+        self.flips = self.flips_table.view
         lower = QWidget(self)
         box = QVBoxLayout(lower)
         box.setContentsMargins(0, 0, 0, 0)
@@ -86,7 +80,10 @@ class AgreementView(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(split, 1)
         self.pair: tuple[str, str] | None = None
-        self.matrix.cellClicked.connect(self._on_cell)
+        self._p = pd.DataFrame(columns=["measure_a", "measure_b", "runs", "tau", "p_value"]).set_index(
+            ["measure_a", "measure_b"]
+        )
+        self.matrix.clicked.connect(lambda index: self._on_cell(index.row(), index.column()))
         self.all_button.clicked.connect(lambda: self._show_flips(None))
         self.follower.sigOutcome.connect(lambda _: self.refresh())
         self.refresh()
@@ -104,32 +101,15 @@ class AgreementView(QWidget):
     def refresh(self) -> None:
         o = self.follower.outcome
         if o is None:
-            self.matrix.setRowCount(0)
-            self.matrix.setColumnCount(0)
-            self.flips.setRowCount(0)
+            self.matrix_model.set_matrix(np.zeros((0, 0)), [])
+            self.flips_table.show(pd.DataFrame())
             self.caption.setText("Two runs and two measures are needed." if self.session.results else "")
             self.flips_caption.setText("")
             return
         tau = o.tables["tau"]
         names = list(tau.index)
-        p = o.tables["tau_p"].set_index(["measure_a", "measure_b"])
-        self.matrix.setRowCount(len(names))
-        self.matrix.setColumnCount(len(names))
-        self.matrix.setHorizontalHeaderLabels(names)
-        self.matrix.setVerticalHeaderLabels(names)
-        values = tau.to_numpy(dtype=float)
-        for i, a in enumerate(names):
-            for j, b in enumerate(names):
-                v = values[i, j]
-                item = QTableWidgetItem("–" if v != v else f"{v:+.2f}")
-                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                item.setBackground(tau_colour(v))
-                item.setForeground(QColor("white") if v == v and abs(v) > 0.6 else QColor(20, 20, 20))
-                key = (a, b) if (a, b) in p.index else (b, a)
-                if i != j and key in p.index:
-                    r = p.loc[key]
-                    item.setToolTip(f"{a} and {b}: tau = {v:+.4f} over {int(r['runs'])} runs (p = {r['p_value']:.3g})")
-                self.matrix.setItem(i, j, item)
+        self._p = o.tables["tau_p"].set_index(["measure_a", "measure_b"])
+        self.matrix_model.set_matrix(tau.to_numpy(dtype=float), names)
         n = len(o.inputs.summary)
         self.caption.setText(f"Kendall's tau-b, {n} runs")
         self.caption.setToolTip(
@@ -138,10 +118,20 @@ class AgreementView(QWidget):
         )
         self._show_flips(self.pair if self.pair and set(self.pair) <= set(names) else None)
 
+    def _tip(self, i: int, j: int) -> str | None:
+        names, p = self.measures(), self._p
+        if i == j or not (0 <= i < len(names) and 0 <= j < len(names)):
+            return None
+        a, b = names[i], names[j]
+        key = (a, b) if (a, b) in p.index else (b, a)
+        if key not in p.index:
+            return None
+        r = p.loc[key]
+        return f"{a} and {b}: tau = {r['tau']:+.4f} over {int(r['runs'])} runs (p = {r['p_value']:.3g})"
+
     def cell_text(self, a: str, b: str) -> str:
         names = self.measures()
-        item = self.matrix.item(names.index(a), names.index(b))
-        return "" if item is None else item.text()
+        return str(self.matrix_model.index(names.index(a), names.index(b)).data())
 
     def _on_cell(self, row: int, column: int) -> None:
         names = self.measures()
@@ -161,7 +151,7 @@ class AgreementView(QWidget):
     def _show_flips(self, pair: tuple[str, str] | None) -> None:
         self.pair = pair
         flips = self.shown_flips()
-        fill_table(self.flips, flips)
+        self.flips_table.show(flips)
         which = "every two measures" if pair is None else f"{pair[0]} and {pair[1]}"
         self.flips_caption.setText(f"<b>{len(flips)}</b> flips by {which}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QWidget
 
 from workbench.views.agreement_view import AgreementView
@@ -41,5 +41,24 @@ def add_analysis_docks(window: MainWindow, session: Session, beside: str = "diff
         window.tabifyDockWidget(window.docks[beside], window.docks[name])
     for name in views:
         window.docks[name].show()
+        dock = window.docks[name]
+        dock.visibilityChanged.connect(
+            lambda shown, dock=dock: shown and QTimer.singleShot(0, window, lambda: _give_room(window, dock))
+        )
     window.docks[beside].raise_()
     return views
+
+
+#: the height an analysis dock is given when it comes forward, as a share of the window's (at most)
+ROOM = 0.55
+
+
+def _give_room(window, dock) -> None:
+    """An analysis brought forward in a short dock (the window's default layout gives the tabs beside the
+    per-query differences a third of its height) is given more of the window's height, taken from the
+    docks below it; one the user made taller keeps its height."""
+    if dock.isFloating() or dock.visibleRegion().isEmpty():
+        return
+    wanted = int(window.height() * ROOM)
+    if dock.height() < wanted:
+        window.resizeDocks([dock], [wanted], Qt.Orientation.Vertical)

@@ -8,13 +8,37 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Callable
 
+import numpy as np
 import pandas as pd
-from PySide6.QtCore import QBuffer, QByteArray, QEvent, QIODevice, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QLabel, QMenu, QSplitter, QToolButton, QWidget
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QBuffer,
+    QByteArray,
+    QEvent,
+    QIODevice,
+    QModelIndex,
+    QObject,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMenu,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QWidget,
+)
 
 from metrics.errors import Cancelled
 from workbench.model import analyses
+from workbench.views.qtable import DataFrameModel, DataFrameProxy, fit_columns, install_copy
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -223,36 +247,113 @@ class ExportButton(QToolButton):
         fileio.write_bytes(path, bytes(data.data()), overwrite=True, protect=self._inputs())
 
 
-def fill_table(table, frame: pd.DataFrame, digits: int = 4) -> None:
-    """Show ``frame`` in a QTableWidget: its columns as headers, numbers to ``digits`` places (sorting by
-    the number, not the text), NaN as a dash."""
-    import numpy as np
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QTableWidgetItem
+class MatrixModel(QAbstractTableModel):
+    """A square matrix of values between two labelled axes (runs by runs, measures by measures): each cell
+    shows ``text(value)`` on ``colour(value)``, with ``tip(i, j)`` as its tooltip.  Cells are made when Qt
+    asks for them (the visible ones): a hundred runs make ten thousand cells."""
 
-    table.setSortingEnabled(False)
-    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
-    table.clear()
-    table.setRowCount(len(frame))
-    table.setColumnCount(len(frame.columns))
-    table.setHorizontalHeaderLabels([str(c) for c in frame.columns])
-    for j, column in enumerate(frame.columns):
-        values = frame[column].to_numpy()
-        for i, v in enumerate(values):
-            item = QTableWidgetItem()
-            if isinstance(v, (bool, np.bool_)):
-                item.setText("yes" if v else "")
-            elif isinstance(v, (int, np.integer)):
-                item.setData(Qt.ItemDataRole.DisplayRole, int(v))
-            elif isinstance(v, (float, np.floating)):
-                if v != v:
-                    item.setText("–")
-                else:
-                    item.setData(Qt.ItemDataRole.DisplayRole, round(float(v), digits))
-            else:
-                item.setText(str(v))
-            table.setItem(i, j, item)
-    table.resizeColumnsToContents()
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.values = np.zeros((0, 0))
+        self.labels: list[str] = []
+        self.text: Callable[[float], str] = lambda v: "" if v != v else f"{v:.3f}"
+        self.colour: Callable[[float], QColor] = colour_scale
+        self.ink: Callable[[float], QColor] = text_colour
+        self.tip: Callable[[int, int], str | None] = lambda i, j: None
+
+    def set_matrix(self, values: np.ndarray, labels: list[str]) -> None:
+        self.beginResetModel()
+        self.values = np.asarray(values, dtype=float)
+        self.labels = list(labels)
+        self.endResetModel()
+
+    def rowCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.labels)
+
+    def columnCount(self, parent=QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.labels)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        v = float(self.values[index.row(), index.column()])
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.text(v)
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return QBrush(self.colour(v))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            return QBrush(self.ink(v))
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tip(index.row(), index.column())
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole) and 0 <= section < len(self.labels):
+            return self.labels[section]
+        return None
+
+
+def matrix_view(parent: QWidget) -> tuple[QTableView, MatrixModel]:
+    view = QTableView(parent)
+    model = MatrixModel(view)
+    view.setModel(model)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setTabKeyNavigation(False)
+    view.setMinimumHeight(36)
+    view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance("+0.000") + 14)
+    view.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+    return view, model
+
+
+class WholeNumbersModel(DataFrameModel):
+    """The window's table model, with integer columns (counts of documents, of queries) shown whole."""
+
+    def _is_count(self, c: int) -> bool:
+        return pd.api.types.is_integer_dtype(self._frame.dtypes.iloc[c]) or super()._is_count(c)
+
+
+class FrameTable:
+    """A read-only sortable table of a DataFrame (the window's :class:`~workbench.views.qtable.DataFrameModel`
+    behind its proxy): ``view`` to lay out, :meth:`show` a frame, :meth:`row` the frame's row of a click."""
+
+    def __init__(self, parent: QWidget, decimals: int = 4) -> None:
+        self.view = QTableView(parent)
+        self.model = WholeNumbersModel(self.view, decimals=decimals)
+        self.proxy = DataFrameProxy(self.view)
+        self.proxy.setSourceModel(self.model)
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # the frame's order first
+        self.proxy._sort = None
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setTabKeyNavigation(False)
+        self.view.setWordWrap(False)
+        self.view.setMinimumHeight(36)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(self.view.fontMetrics().height() + 6)
+        install_copy(self.view)
+
+    def show(self, frame: pd.DataFrame) -> None:
+        self.model.set_frame(frame.reset_index(drop=True))
+        fit_columns(self.view)
+
+    def frame(self) -> pd.DataFrame:
+        """The frame in the order shown (a sort reorders the model's frame)."""
+        return self.model.frame()
+
+    def row(self, index) -> pd.Series | None:
+        """The frame's row of a cell of the view (a ``clicked`` index)."""
+        r = self.proxy.mapToSource(index).row()
+        frame = self.model.frame()
+        return frame.iloc[r] if 0 <= r < len(frame) else None
+
+    def text(self, row: int, column: str) -> str:
+        frame = self.model.frame()
+        return self.model.display_text(row, list(frame.columns).index(column))
 
 
 class AdaptiveSplitter(QSplitter):
@@ -263,6 +364,14 @@ class AdaptiveSplitter(QSplitter):
     def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None, share: float = 0.5) -> None:
         super().__init__(orientation, parent)
         self.share = share
+
+    def minimumSizeHint(self) -> QSize:
+        """The widest and the tallest of the parts: the splitter turns to fit (side by side, the parts' sum
+        would widen the whole window)."""
+        hints = [self.widget(i).minimumSizeHint() for i in range(self.count())]
+        if not hints:
+            return super().minimumSizeHint()
+        return QSize(max(h.width() for h in hints), max(h.height() for h in hints))
 
     def resizeEvent(self, event) -> None:
         size = event.size()

@@ -13,34 +13,21 @@ from typing import TYPE_CHECKING
 import pandas as pd
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QStackedWidget,
-    QTableWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import WARNING_STYLE, AdaptiveSplitter, AnalysisFollower, ExportButton, fill_table
+from workbench.views.analysis_follow import WARNING_STYLE, AdaptiveSplitter, AnalysisFollower, ExportButton, FrameTable
 
 if TYPE_CHECKING:
     from workbench.session import Session
-
-
-def _table(parent: QWidget) -> QTableWidget:
-    table = QTableWidget(0, 0, parent)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setTabKeyNavigation(False)
-    table.setMinimumHeight(36)
-    table.verticalHeader().hide()
-    table.setWordWrap(False)
-    return table
 
 
 class CoverageView(QWidget):
@@ -57,7 +44,8 @@ class CoverageView(QWidget):
         self.gap_box.setToolTip(
             "A run is flagged when its mean Judged@10 is more than this below the median of the other runs'"
         )
-        self.condensed_button = QPushButton("-J scores", self)
+        self.condensed_button = QToolButton(self)
+        self.condensed_button.setText("-J scores")
         self.condensed_button.setCheckable(True)
         self.condensed_button.setToolTip(
             "Each measure scored again with the unjudged documents dropped and the ranks closed up "
@@ -78,14 +66,16 @@ class CoverageView(QWidget):
         self.warning.setWordWrap(True)
         self.warning.setStyleSheet(WARNING_STYLE)
         self.warning.hide()
-        self.runs_table = _table(self)
-        self.runs_table.setToolTip("Click a run to list its holes below")
+        self.runs = FrameTable(self, decimals=3)
+        self.runs_table = self.runs.view
+        self.runs_table.setToolTip("Click a run to list its holes")
         self.run_box = QComboBox(self)
         self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.run_box.setMinimumContentsLength(6)
         self.run_box.setToolTip("Run whose unjudged documents are listed")
         self.holes_caption = QLabel(self)
-        self.holes_table = _table(self)
+        self.holes = FrameTable(self, decimals=3)
+        self.holes_table = self.holes.view
         self.holes_table.setToolTip("Click a query to select it (its drill-down opens)")
         lower = QWidget(self)
         box = QVBoxLayout(lower)
@@ -99,7 +89,8 @@ class CoverageView(QWidget):
         split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.45)
         split.addWidget(self.runs_table)
         split.addWidget(lower)
-        self.condensed_table = _table(self)
+        self.condensed = FrameTable(self)
+        self.condensed_table = self.condensed.view
         self.pages = QStackedWidget(self)
         self.pages.addWidget(split)
         self.pages.addWidget(self.condensed_table)
@@ -113,11 +104,10 @@ class CoverageView(QWidget):
 
         self.gap_box.valueChanged.connect(lambda _: self.follower.changed())
         self.condensed_button.toggled.connect(self._show_condensed)
-        self.runs_table.cellClicked.connect(self._on_run_row)
+        self.runs_table.clicked.connect(self._on_run_row)
         self.run_box.activated.connect(lambda _: self.refresh_holes())
-        self.holes_table.cellClicked.connect(self._on_hole_row)
+        self.holes_table.clicked.connect(self._on_hole_row)
         self.follower.sigOutcome.connect(lambda _: self.refresh())
-        self._holes_shown = pd.DataFrame()
         self.refresh()
 
     def settings(self) -> analyses.CoverageSettings | None:
@@ -129,15 +119,14 @@ class CoverageView(QWidget):
     def refresh(self) -> None:
         o = self.follower.outcome
         if o is None:
-            for table in (self.runs_table, self.holes_table, self.condensed_table):
-                table.setRowCount(0)
-                table.setColumnCount(0)
+            for table in (self.runs, self.holes, self.condensed):
+                table.show(pd.DataFrame())
             self.warning.hide()
             self.run_box.clear()
             return
         summary = o.tables["coverage"]
         shown = summary.rename(columns={"others": "median of the others", "below_others": "flagged"})
-        fill_table(self.runs_table, shown, digits=3)
+        self.runs.show(shown.assign(flagged=shown["flagged"].map({True: "yes", False: ""})))
         first = f"Judged@{o.settings.cutoffs[0]}"
         flagged = summary[summary["below_others"]]
         lines = [
@@ -153,7 +142,7 @@ class CoverageView(QWidget):
             "Click a run to list its holes."
         )
         condensed = o.tables["condensed"].rename(columns={"value": "as evaluated", "condensed": "condensed (-J)"})
-        fill_table(self.condensed_table, condensed)
+        self.condensed.show(condensed)
         current = self.run_box.currentText()
         runs = list(summary["run"])
         self.run_box.clear()
@@ -174,31 +163,34 @@ class CoverageView(QWidget):
         run = self.run_box.currentText()
         per_query = o.tables["by_query"]
         per_query = per_query[per_query["run"] == run].drop(columns=["run"])
+        k = o.settings.cutoffs[0]
         holes = o.tables["holes"]
-        holes = holes[holes["run"] == run]
+        holes = holes[(holes["run"] == run) & (holes["rank"] <= k)]
         pairs = holes["rank"].astype(str) + ":" + holes["doc_id"].astype(str)
         listed = pairs.groupby(holes["query_id"].to_numpy(), sort=False).agg(" ".join)
-        per_query = per_query.assign(holes=per_query["query_id"].map(listed).fillna(""))
-        unjudged = f"unjudged@{max(o.settings.cutoffs)}"
+        unjudged = f"unjudged@{k}"
+        first = ["query_id", unjudged, f"holes@{k}"]
+        per_query = per_query.assign(**{f"holes@{k}": per_query["query_id"].map(listed).fillna("")})
+        per_query = per_query[first + [c for c in per_query.columns if c not in first]]
         per_query = per_query.sort_values(unjudged, ascending=False, kind="stable").reset_index(drop=True)
-        self._holes_shown = per_query
-        fill_table(self.holes_table, per_query, digits=3)
+        self.holes.show(per_query)
         with_holes = int((per_query[unjudged] > 0).sum())
         self.holes_caption.setText(f"{with_holes}/{len(per_query)} queries")
         self.holes_caption.setToolTip(
-            f"{with_holes} of {len(per_query)} queries have unjudged documents in the top {max(o.settings.cutoffs)} "
-            "(listed as rank:document), the most first; click a query to select it"
+            f"{with_holes} of {len(per_query)} queries have unjudged documents in the top {k} (listed as "
+            "rank:document), the most first; click a query to select it"
         )
 
-    def _on_run_row(self, row: int, _column: int) -> None:
-        item = self.runs_table.item(row, 0)
-        if item is not None:
-            self.run_box.setCurrentText(item.text())
+    def _on_run_row(self, index) -> None:
+        row = self.runs.row(index)
+        if row is not None:
+            self.run_box.setCurrentText(str(row["run"]))
             self.refresh_holes()
 
-    def _on_hole_row(self, row: int, _column: int) -> None:
-        if 0 <= row < len(self._holes_shown):
-            self.session.select_query(str(self._holes_shown["query_id"].iloc[row]))
+    def _on_hole_row(self, index) -> None:
+        row = self.holes.row(index)
+        if row is not None:
+            self.session.select_query(str(row["query_id"]))
 
     def _show_condensed(self, on: bool) -> None:
         self.pages.setCurrentIndex(1 if on else 0)

@@ -17,23 +17,19 @@ import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
 from metrics.ranking.qrels_index import NONPOOL
 from workbench.model import analyses
-from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, colour_scale, text_colour
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, matrix_view
 from workbench.views.copy_image import install_copy_image
 
 if TYPE_CHECKING:
@@ -80,12 +76,8 @@ class OverlapView(QWidget):
 
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
-        self.matrix = QTableWidget(0, 0, self)
-        self.matrix.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.matrix.setTabKeyNavigation(False)
-        self.matrix.setMinimumHeight(36)
-        self.matrix.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.matrix.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.matrix, self.matrix_model = matrix_view(self)
+        self.matrix_model.tip = self._tip
         self.matrix.setToolTip("Click a cell to put the two runs side by side below")
 
         self.bead_caption = QLabel(self)
@@ -142,10 +134,13 @@ class OverlapView(QWidget):
         layout.addWidget(split, 1)
 
         self.pair: tuple[str, str] | None = None
+        self._means = pd.DataFrame(columns=["run_a", "run_b", "queries", "jaccard", "rbo"]).set_index(
+            ["run_a", "run_b"]
+        )
         self.value_box.activated.connect(lambda _: self.refresh())
         self.depth_box.valueChanged.connect(lambda _: self.follower.changed())
         self.p_box.valueChanged.connect(lambda _: self.follower.changed())
-        self.matrix.cellClicked.connect(self._on_cell)
+        self.matrix.clicked.connect(lambda index: self._on_cell(index.row(), index.column()))
         self.all_button.clicked.connect(lambda: self._show_pair(None))
         self.follower.sigOutcome.connect(lambda _: self.refresh())
         session.sigQueryChanged.connect(lambda _: self.refresh_beads())
@@ -169,37 +164,14 @@ class OverlapView(QWidget):
     def refresh(self) -> None:
         o = self.follower.outcome
         if o is None:
-            self.matrix.setRowCount(0)
-            self.matrix.setColumnCount(0)
+            self.matrix_model.set_matrix(np.zeros((0, 0)), [])
             self.caption.setText("Rank overlap needs at least two runs." if self.session.results else "")
             self.refresh_beads()
             return
         frame = o.tables[self.value]
-        runs = list(frame.index)
-        means = o.tables["means"].set_index(["run_a", "run_b"])
+        self._means = o.tables["means"].set_index(["run_a", "run_b"])
         name = "RBO" if self.value == "rbo" else "Jaccard"
-        self.matrix.setRowCount(len(runs))
-        self.matrix.setColumnCount(len(runs))
-        self.matrix.setHorizontalHeaderLabels(runs)
-        self.matrix.setVerticalHeaderLabels(runs)
-        values = frame.to_numpy(dtype=float)
-        for i, a in enumerate(runs):
-            for j, b in enumerate(runs):
-                v = values[i, j]
-                item = QTableWidgetItem("" if v != v else f"{v:.3f}")
-                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                item.setBackground(colour_scale(v))
-                item.setForeground(text_colour(v))
-                key = (a, b) if (a, b) in means.index else (b, a)
-                if i != j and key in means.index:
-                    m = means.loc[key]
-                    item.setToolTip(
-                        f"{a} and {b}: mean {name} {v:.4f} over the {int(m['queries'])} queries both answer "
-                        f"(RBO {m['rbo']:.4f}, Jaccard {m['jaccard']:.4f}); click to see them side by side"
-                    )
-                elif i != j:
-                    item.setToolTip(f"{a} and {b} answer no query in common")
-                self.matrix.setItem(i, j, item)
+        self.matrix_model.set_matrix(frame.to_numpy(dtype=float), list(frame.index))
         s = o.settings
         self.caption.setText(f"<b>Mean {name}</b>, top {s.depth}" + (f", p = {s.p:g}" if self.value == "rbo" else ""))
         self.caption.setToolTip(
@@ -208,10 +180,23 @@ class OverlapView(QWidget):
         )
         self.refresh_beads()
 
+    def _tip(self, i: int, j: int) -> str | None:
+        runs, means = self.runs(), self._means
+        if i == j or not (0 <= i < len(runs) and 0 <= j < len(runs)):
+            return None
+        a, b = runs[i], runs[j]
+        key = (a, b) if (a, b) in means.index else (b, a)
+        if key not in means.index:
+            return f"{a} and {b} answer no query in common"
+        m = means.loc[key]
+        return (
+            f"{a} and {b}: mean RBO {m['rbo']:.4f}, mean Jaccard {m['jaccard']:.4f} over the {int(m['queries'])} "
+            "queries both answer; click to see them side by side"
+        )
+
     def cell_text(self, a: str, b: str) -> str:
         runs = self.runs()
-        item = self.matrix.item(runs.index(a), runs.index(b))
-        return "" if item is None else item.text()
+        return str(self.matrix_model.index(runs.index(a), runs.index(b)).data())
 
     def table_frame(self) -> pd.DataFrame | None:
         """What the CSV export holds: a row per pair and query, then each pair's mean (query ``all``), as
