@@ -188,7 +188,7 @@ def test_coverage_warns_of_the_run_on_an_old_pool_lists_its_holes_and_its_conden
     assert view.condensed.text(0, "condensed (-J)") == f"{cond['condensed'][0]:.4f}"
 
 
-def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(qtbot, window, files):
+def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(qtbot, window, files, tmp_path):
     qrels, runs = files
     view = shown(qtbot, window, "versus")
     view.choose(measure="map", a="b", b="a")
@@ -211,6 +211,13 @@ def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(
     click_point(qtbot, window, view.plot, float(target["b"]), float(target["a"]))
     assert window.session.selected_query == target["query_id"]
     assert list(view.ring.data["x"]) == [pytest.approx(target["b"])]
+    # the CSV export: ir-eval --versus's columns, the settings stated
+    csv = tmp_path / "versus.csv"
+    view.export.export_csv(str(csv))
+    assert "versus: b (A) against a (B) on map; tie margin 0" in csv.read_text(encoding="utf-8-sig")
+    back = read_csv(csv)
+    assert list(back.columns) == ["query", "run_a", "value_a", "run_b", "value_b", "difference", "outcome"]
+    np.testing.assert_array_equal(back["difference"].to_numpy(), expected["difference"].to_numpy())
 
 
 def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window, files):

@@ -52,7 +52,7 @@ class AgreementView(QWidget):
         self.caption.setWordWrap(True)
         bar.addWidget(self.caption, 1)
         bar.addWidget(self.export)
-        self.matrix, self.matrix_model = matrix_view(self)
+        self.matrix, self.matrix_model = matrix_view(self, "+0.00")
         self.matrix_model.text = lambda v: "–" if v != v else f"{v:+.2f}"
         self.matrix_model.colour = tau_colour
         self.matrix_model.ink = lambda v: QColor("white") if v == v and abs(v) > 0.6 else QColor(20, 20, 20)

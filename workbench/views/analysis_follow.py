@@ -85,6 +85,8 @@ class AnalysisFollower(QObject):
         self.running = False
         self.error = ""
         self._dock: QDockWidget | None = None
+        self._token = 0  # the latest job's number: outcomes of earlier ones are dropped
+        self._pending: tuple = (None, None)  # the results and settings the job under way computes
         view.installEventFilter(self)
         session.sigResultsChanged.connect(lambda _: self.changed())
         session.sigStateChanged.connect(self.show_state)
@@ -157,27 +159,36 @@ class AnalysisFollower(QObject):
             self.sigOutcome.emit(None)
             self.show_state()
             return
+        if self.running and self._pending == (results, settings):
+            return  # (the job under way computes just that)
         kind = self.kind
         self.running = True
+        self._pending = (results, settings)
+        self._token += 1
+        token = self._token
         self.session.run_job(
             lambda progress: analyses.compute(kind, inputs, settings, progress),
             f"Computing {self.title}",
-            self._done,
-            self._failed,
+            lambda outcome: self._done(token, outcome),
+            lambda exc: self._failed(token, exc),
             key=("analysis", kind),
         )
         self.show_state()
 
-    def _done(self, outcome: analyses.Outcome) -> None:
+    def _done(self, token: int, outcome: analyses.Outcome) -> None:
+        if token != self._token:
+            return  # a job superseded by a later request
         self.running = False
         if outcome.inputs.results is not self.session.results or outcome.settings != self.settings():
-            self.changed()  # superseded while it was computed: the one wanted now
+            self.changed()  # what is wanted changed while it was computed
             return
         self.outcome = outcome
         self.sigOutcome.emit(outcome)
         self.show_state()
 
-    def _failed(self, exc: BaseException) -> None:
+    def _failed(self, token: int, exc: BaseException) -> None:
+        if token != self._token:
+            return
         self.running = False
         if not isinstance(exc, Cancelled):
             self.error = str(exc)
@@ -295,14 +306,16 @@ class MatrixModel(QAbstractTableModel):
         return None
 
 
-def matrix_view(parent: QWidget) -> tuple[QTableView, MatrixModel]:
+def matrix_view(parent: QWidget, widest: str = "0.000") -> tuple[QTableView, MatrixModel]:
+    """A table view of a :class:`MatrixModel`, its columns as wide as the text ``widest``."""
     view = QTableView(parent)
     model = MatrixModel(view)
     view.setModel(model)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     view.setTabKeyNavigation(False)
     view.setMinimumHeight(36)
-    view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance("+0.000") + 14)
+    view.horizontalHeader().setMinimumSectionSize(8)
+    view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance(widest) + 12)
     view.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
     return view, model

@@ -121,7 +121,7 @@ class OverlapView(QWidget):
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.caption)
         box.addWidget(self.matrix, 1)
-        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.5)
+        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.55)
         split.addWidget(upper)
         split.addWidget(lower)
         split.setStretchFactor(0, 1)
