@@ -175,3 +175,17 @@ def test_the_export_states_the_evaluation_and_the_analysis_settings(results):
     assert "qrels: qrels.txt" in text and "relevance level: 1" in text
     assert "top K = 5" in text and "p = 0.95" in text
     assert "runs: a, b, c, d, fresh" in text
+
+
+def test_loaded_query_texts_are_a_setting_of_the_queries_analysis():
+    entries = [
+        SimpleNamespace(path="/q/topics.tsv", version=2, kind="queries", status="ok"),
+        SimpleNamespace(path="/q/other.tsv", version=1, kind="queries", status="loading"),
+        SimpleNamespace(path="/r/a.run", version=1, kind="run", status="ok"),
+    ]
+    texts = analyses.query_texts(SimpleNamespace(entries=entries))
+    assert texts == (("/q/topics.tsv", 2),)
+    with_texts = analyses.QueriesSettings("map", texts=texts)
+    assert with_texts != analyses.QueriesSettings("map")  # texts loaded: the analysis is computed again
+    assert ("query texts", "/q/topics.tsv") in with_texts.stated()
+    assert [name for name, _ in analyses.QueriesSettings("map").stated()] == ["queries"]

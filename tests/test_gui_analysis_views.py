@@ -220,7 +220,7 @@ def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(
     np.testing.assert_array_equal(back["difference"].to_numpy(), expected["difference"].to_numpy())
 
 
-def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window, files):
+def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window, files, tmp_path):
     qrels, runs = files
     window.session.set_focus_measure("map")
     view = shown(qtbot, window, "queries")
@@ -234,6 +234,24 @@ def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window,
     with qtbot.waitSignal(window.session.sigQueryChanged, timeout=TIMEOUT):
         widget.itemClicked.emit(widget.item(2))
     assert window.session.selected_query == view.listed("hardest")[2]
+    assert view.trait_box.findData("length") < 0 and "Load query texts" in view.caption.text()
+
+    # query texts loaded: the length of each query is a trait, computed again
+    texts = tmp_path / "queries.tsv"
+    ids = list(window.session.results.query_ids)
+    texts.write_text("".join(f"{q}\t{' '.join(['word'] * (1 + i % 4))}\n" for i, q in enumerate(ids)))
+    window.open_files([str(texts)])
+    qtbot.waitUntil(
+        lambda: bool(view.follower.outcome.settings.texts) and view.follower.state() == "current", timeout=TIMEOUT
+    )
+    i = view.trait_box.findData("length")
+    assert i >= 0
+    view.trait_box.setCurrentIndex(i)
+    view.trait_box.activated.emit(i)
+    traits = query_traits(window.session.results.evaluation, "map", qrels=qrels, queries=str(texts))
+    rho = trait_correlations(traits).set_index("trait").loc["length", "rho"]
+    assert f"{rho:+.3f}" in view.caption.text()
+    np.testing.assert_array_equal(view._xy["x"].to_numpy(), traits.dropna(subset=["length", "mean"])["length"])
 
 
 def test_measure_agreement_matrix_and_flips_equal_the_core(qtbot, window, files):

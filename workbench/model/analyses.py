@@ -26,6 +26,7 @@ __all__ = [
     "CoverageSettings",
     "VersusSettings",
     "QueriesSettings",
+    "query_texts",
     "AgreementSettings",
     "Outcome",
     "compute",
@@ -124,9 +125,17 @@ class VersusSettings:
 class QueriesSettings:
     measure: str
     n: int = 5
+    #: the query text files loaded, (path, version) each: the queries' length comes from them
+    texts: tuple[tuple[str, int], ...] = ()
 
     def stated(self) -> list[tuple[str, str]]:
-        return [("queries", f"difficulty by {self.measure} over the runs; {self.n} hardest, easiest, disputed")]
+        said = [("queries", f"difficulty by {self.measure} over the runs; {self.n} hardest, easiest, disputed")]
+        return said + [("query texts", ", ".join(path for path, _ in self.texts))] if self.texts else said
+
+
+def query_texts(workspace) -> tuple[tuple[str, int], ...]:
+    """The query text files of ``workspace`` read (their path and version), for :class:`QueriesSettings`."""
+    return tuple((e.path, e.version) for e in workspace.entries if e.kind == "queries" and e.status == "ok")
 
 
 @dataclass(frozen=True)

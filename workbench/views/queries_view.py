@@ -114,6 +114,7 @@ class QueriesView(QWidget):
         self.trait_box.activated.connect(lambda _: self.refresh())
         self.points.sigClicked.connect(self._on_click)
         self.follower.sigOutcome.connect(lambda _: self.refresh())
+        session.sigFilesChanged.connect(self.follower.changed)  # (query texts loaded: their length)
         session.sigQueryChanged.connect(lambda _: self._ring())
         self._xy = pd.DataFrame(columns=["query_id", "x", "y"])
         self.refresh()
@@ -125,7 +126,9 @@ class QueriesView(QWidget):
         measures = list(results.measures)
         current = self.measure_box.currentText()
         set_items(self.measure_box, measures, current if current in measures else self.session.focus_measure)
-        return analyses.QueriesSettings(self.measure_box.currentText())
+        return analyses.QueriesSettings(
+            self.measure_box.currentText(), texts=analyses.query_texts(self.session.workspace)
+        )
 
     def refresh(self) -> None:
         o = self.follower.outcome
