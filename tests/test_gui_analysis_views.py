@@ -232,7 +232,8 @@ def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window,
     assert f"{rho:+.3f}" in view.caption.text()
     widget = view.lists["hardest"]
     with qtbot.waitSignal(window.session.sigQueryChanged, timeout=TIMEOUT):
-        widget.itemClicked.emit(widget.item(2))
+        pos = widget.visualItemRect(widget.item(2)).center()
+        qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert window.session.selected_query == view.listed("hardest")[2]
     assert view.trait_box.findData("length") < 0 and "Load query texts" in view.caption.text()
 
@@ -319,3 +320,28 @@ def test_the_analyses_are_computed_in_a_worker_not_on_the_gui_thread(qtbot, wind
     view = shown(qtbot, window, "agreement")
     assert view.follower.outcome is not None
     assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, window, monkeypatch):
+    import time
+
+    from workbench.model import analyses
+
+    original = analyses._KINDS["agreement"]
+
+    def slow(inputs, settings, progress):
+        for _ in range(1000):  # until cancelled
+            analyses._step(progress, 0.5)
+            time.sleep(0.01)
+        return original(inputs, settings, progress)
+
+    monkeypatch.setitem(analyses._KINDS, "agreement", slow)
+    window.docks["agreement"].show()
+    window.docks["agreement"].raise_()
+    view = window.analysis_views["agreement"]
+    qtbot.waitUntil(lambda: view.follower.running, timeout=TIMEOUT)
+    assert view.banner.text() == "Computing…"
+    window.session.cancel()
+    qtbot.waitUntil(lambda: not view.follower.running, timeout=TIMEOUT)
+    assert view.follower.outcome is None and view.follower.state() == "outdated"
+    assert "Out of date" in view.banner.text() and view.banner.isVisibleTo(view)
