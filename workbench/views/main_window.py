@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow
+from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QWidget
 
 from workbench.system import qtcompat
 from workbench.views.window_files import RecentFiles, chosen_kinds, keep_chosen_kinds
@@ -442,6 +442,11 @@ class MainWindow(QMainWindow):
     @property
     def explain_view(self) -> ExplainPanel:
         return self.parts.views.explain_view
+
+    @property
+    def analysis_views(self) -> dict[str, QWidget]:
+        """The "why runs differ" views by dock name (overlap, coverage, versus, queries, agreement)."""
+        return self.parts.views.analysis_views
 
     @property
     def messages(self) -> MessageArea:

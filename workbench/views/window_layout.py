@@ -14,6 +14,9 @@ LAYOUT_VERSION = 4  # bump when the docks change, so that an older saved layout 
 #: had 162-183 px, and the right column's views stacked asked for more height than 700 px); at or above it,
 #: side by side
 COMPACT_BELOW = 1300
+#: the views tabbed with the drill-down when the window first places them (the others of the right are
+#: tabbed with the per-query differences)
+LOWER_TABS = ("inspect", "pairs", "explain")
 #: the left column (files, measures) never takes more than this share of the width when the window is laid out
 LEFT_SHARE = 0.3
 
@@ -52,6 +55,9 @@ class WindowLayout:
         self._initial_state = QByteArray()  # the dock positions "Reset layout" goes back to
         self.compact: bool | None = None  # the plots and the comparison as tabs of one column (None: not arranged)
         self._initial_compact: bool | None = None  # how the initial state was arranged
+        #: the views tabbed with the per-query differences and with the drill-down before the window became
+        #: narrow (put back so when it is wide again)
+        self._groups: tuple[list[QDockWidget], list[QDockWidget]] | None = None
 
     def arranged_compact(self) -> bool:
         """Whether the right column is now one column of tabs (the plots and the per-query differences as
@@ -61,6 +67,7 @@ class WindowLayout:
     def keep_initial(self) -> None:
         """The docks are all placed (and arranged for the window's width): this is what Reset layout goes
         back to."""
+        self.compact = self.arranged_compact()  # (as the views were placed: arranged anew only if narrow)
         self.arrange()
         self._initial_state = self.window.saveState(LAYOUT_VERSION)
         self._initial_compact = self.compact
@@ -88,10 +95,19 @@ class WindowLayout:
         right = [d["prCurves"], d["ndcgAtK"], d["diffChart"], d["drilldown"]]
         if any(dock.isFloating() for dock in right):
             return  # the user placed them: left as they are
-        lower = [x for x in window.tabifiedDockWidgets(d["drilldown"]) if not x.isFloating() and x not in right]
-        upper = [  # the views tabbed with the per-query differences (why runs differ)
-            x for x in window.tabifiedDockWidgets(d["diffChart"]) if not x.isFloating() and x not in right + lower
-        ]
+        if compact:  # the groups of tabs side by side, kept to be put back (a view the user moved included)
+            lower = [x for x in window.tabifiedDockWidgets(d["drilldown"]) if not x.isFloating() and x not in right]
+            upper = [  # the views tabbed with the per-query differences (why runs differ)
+                x for x in window.tabifiedDockWidgets(d["diffChart"]) if not x.isFloating() and x not in right + lower
+            ]
+            self._groups = (upper, lower)
+        else:  # back from one column: the groups as they were, or as the window first places them
+            tabbed = [x for x in window.tabifiedDockWidgets(d["prCurves"]) if not x.isFloating() and x not in right]
+            upper, lower = self._groups or (
+                [x for x in tabbed if x.objectName() not in LOWER_TABS],
+                [x for x in tabbed if x.objectName() in LOWER_TABS],
+            )
+            upper, lower = [x for x in upper if x in tabbed], [x for x in lower if x in tabbed]
         # (a dock split from one in a group of tabs would join the tabs: every dock of the right is taken out
         # and put back, the precision-recall plot alone first, the others beside it or as its tabs)
         area = Qt.DockWidgetArea.RightDockWidgetArea

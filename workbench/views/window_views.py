@@ -77,6 +77,11 @@ class WindowViews:
         self.explain_view = ExplainPanel(window)
         self._add_dock("explain", "Explain", self.explain_view, right)
         window.tabifyDockWidget(d["drilldown"], d["explain"])
+        # why runs differ: overlap, coverage, run against run, queries, measure agreement (tabbed with the
+        # per-query differences)
+        from workbench.views.analysis_docks import add_analysis_docks
+
+        self.analysis_views = add_analysis_docks(window, session, self._add_dock, self.docks)
         d["drilldown"].raise_()
         window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)

@@ -1,0 +1,347 @@
+"""The "why runs differ" views of the window, checked on what they show: the overlap matrix and the
+beads of a query, the coverage warning, holes and condensed scores, run against run, the queries'
+traits and lists, the measures' agreement; clicks select queries; a change of runs recomputes the view
+shown and marks a hidden one out of date; exports state their settings.  Generated runs with ties,
+unjudged documents, a query one run does not answer and a run scored on an old pool."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QPointF, Qt  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
+from qt_support import close_window, open_window  # noqa: E402
+from test_analysis_views_model import MEASURES, collection  # noqa: E402
+
+import metrics  # noqa: E402
+from metrics.analysis import (  # noqa: E402
+    condensed_scores,
+    judgment_coverage,
+    measure_agreement,
+    overlap_matrix,
+    query_extremes,
+    query_traits,
+    rank_overlap,
+    ranking_flips,
+    trait_correlations,
+    versus,
+)
+from metrics.analysis.coverage import UNDERESTIMATED  # noqa: E402
+from workbench.model.export import read_csv  # noqa: E402
+from workbench.views.versus_view import OUTCOME_COLOURS  # noqa: E402
+
+TIMEOUT = 30000
+
+
+@pytest.fixture
+def files(tmp_path):
+    qrels, runs = collection()
+    folder = tmp_path / "data"
+    folder.mkdir()
+    qpath = folder / "qrels.txt"
+    qpath.write_text(
+        "".join(f"{q} 0 {d} {r}\n" for q, d, r in zip(qrels["query_id"], qrels["doc_id"], qrels["relevance"]))
+    )
+    paths = {}
+    for name, run in runs.items():
+        path = folder / f"{name}.run"
+        path.write_text(
+            "".join(
+                f"{q}\tQ0\t{d}\t{i}\t{s!r}\t{name}\n"
+                for i, (q, d, s) in enumerate(zip(run["query_id"], run["doc_id"], run["score"]))
+            )
+        )
+        paths[name] = str(path)
+    return str(qpath), paths
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, files):
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    qrels, runs = files
+    with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
+        w.open_files([qrels, *runs.values()])
+    assert w.session.results is not None and w.session.results.runs == list(runs)
+    yield w
+    close_window(w)
+
+
+def shown(qtbot, window, name):
+    """Bring the dock ``name`` forward and wait for its view to show the analysis of the scores shown."""
+    window.docks[name].show()
+    window.docks[name].raise_()
+    view = window.analysis_views[name]
+    qtbot.waitUntil(lambda: view.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
+    return view
+
+
+def click_cell(qtbot, table, row, column):
+    """A real click on a cell of a table view."""
+    index = table.model().index(row, column)
+    table.scrollTo(index)
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center())
+
+
+def click_point(qtbot, window, plot, x, y):
+    vb = plot.getPlotItem().getViewBox()
+    pos = plot.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
+    with qtbot.waitSignal(window.session.sigQueryChanged, timeout=TIMEOUT):
+        qtbot.mouseClick(plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+
+
+def test_overlap_matrix_shows_the_cores_means_and_the_beads_of_the_selected_query(qtbot, window, files, tmp_path):
+    qrels, runs = files
+    view = shown(qtbot, window, "overlap")
+    table = rank_overlap(list(runs.values()), depth=10, p=0.9, qrels=qrels)
+    labels = list(runs)
+    rbo = overlap_matrix(table, labels, "rbo")
+    for a in labels:
+        for b in labels:
+            assert view.cell_text(a, b) == f"{rbo.loc[a, b]:.3f}"
+    view.value_box.setCurrentIndex(view.value_box.findData("jaccard"))
+    view.value_box.activated.emit(view.value_box.currentIndex())
+    jac = overlap_matrix(table, labels, "jaccard").to_numpy()
+    assert view.cell_text("a", "d") == f"{jac[0, 3]:.3f}"
+    assert "Mean Jaccard" in view.caption.text()
+
+    # K changed: computed again at the new depth
+    view.depth_box.setValue(5)
+    qtbot.waitUntil(
+        lambda: view.follower.outcome.settings.depth == 5 and view.follower.state() == "current", timeout=TIMEOUT
+    )
+    jac5 = overlap_matrix(rank_overlap(list(runs.values()), depth=5, qrels=qrels), labels, "jaccard").to_numpy()
+    assert view.cell_text("b", "c") == f"{jac5[1, 2]:.3f}"
+
+    # the beads of the selected query: each run's top 5 in trec_eval's order, threads across the runs
+    window.session.select_query("q2")
+    b = view.current_beads
+    assert b.query_id == "q2" and b.runs == labels
+    for i, name in enumerate(labels):
+        sub = collection()[1][name]
+        sub = sub[sub["query_id"] == "q2"]
+        order = sorted(zip(sub["score"], sub["doc_id"]), key=lambda t: (t[0], t[1]), reverse=True)
+        assert b.docs[i] == [d for _, d in order][:5]
+    xs, ys = view.links.getData()
+    assert len(xs) == 2 * len(b.links)
+    drawn = view.beads.data
+    assert len(drawn) == sum(len(d) for d in b.docs)
+
+    # a click on a cell puts that pair side by side
+    click_cell(qtbot, view.matrix, labels.index("a"), labels.index("fresh"))
+    assert view.current_beads.runs == ["a", "fresh"]
+
+    # the exports state the settings
+    csv = tmp_path / "overlap.csv"
+    view.export.export_csv(str(csv))
+    text = csv.read_text(encoding="utf-8-sig")
+    assert "# top K = 5" not in text and "top K = 5 of each run" in text and "qrels: " in text
+    back = read_csv(csv)
+    assert list(back.columns) == ["run_a", "run_b", "query", "jaccard", "rbo"]
+    alls = back[back["query"] == "all"].set_index(["run_a", "run_b"])
+    assert alls.loc[("b", "c"), "jaccard"] == pytest.approx(jac5[1, 2], abs=1e-12)
+    png = tmp_path / "overlap.png"
+    view.export.export_png(str(png))
+    image = QImage(str(png))
+    assert not image.isNull() and "RBO_ext with p = 0.9" in image.text("Description")
+
+
+def test_coverage_warns_of_the_run_on_an_old_pool_lists_its_holes_and_its_condensed_scores(qtbot, window, files):
+    qrels, runs = files
+    view = shown(qtbot, window, "coverage")
+    cutoffs = view.follower.outcome.settings.cutoffs
+    assert cutoffs == (10, 5)
+    expected = judgment_coverage(qrels, list(runs.values()), cutoffs)
+    warning = view.warning_text()
+    assert "fresh" in warning and UNDERESTIMATED[1:] in warning
+    assert not any(f"<b>{r}</b>" in warning for r in "abcd")
+    fresh = expected.iloc[-1]
+    assert bool(fresh["below_others"]) and f"Judged@10 {fresh['Judged@10']:.2f}" in warning
+    # the runs table shows each run's Judged@10
+    shown_runs = view.runs.frame()
+    for i in range(len(runs)):
+        assert view.runs.text(i, "Judged@10") == f"{expected['Judged@10'][i]:.3f}"
+    assert list(shown_runs["flagged"]) == ["", "", "", "", "yes"]
+    # the holes of the flagged run, most first; a click selects the query
+    assert view.run_box.currentText() == "fresh"
+    holes = view.holes.frame()
+    assert holes["holes@10"].iloc[0].startswith("1:new0 2:new1 ")  # rank:document, best first
+    assert list(holes.columns[:3]) == ["query_id", "unjudged@10", "holes@10"]
+    with qtbot.waitSignal(window.session.sigQueryChanged, timeout=TIMEOUT):
+        click_cell(qtbot, view.holes_table, 1, 0)
+    assert window.session.selected_query == holes["query_id"].iloc[1]
+    # a click on a run lists its holes
+    click_cell(qtbot, view.runs_table, 0, 0)
+    assert view.run_box.currentText() == "a" and set(view.holes.frame()["query_id"]) <= set(shown_runs["run"]) | set(
+        window.session.results.query_ids
+    )
+    # the condensed scores, one click away
+    view.condensed_button.click()
+    assert view.pages.currentWidget() is view.condensed_table
+    cond = condensed_scores(qrels, list(runs.values()), list(window.session.results.measures))
+    assert view.condensed.model.rowCount() == len(cond)
+    np.testing.assert_allclose(view.condensed.frame()["condensed (-J)"].to_numpy(), cond["condensed"].to_numpy())
+    assert view.condensed.text(0, "condensed (-J)") == f"{cond['condensed'][0]:.4f}"
+
+
+def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(qtbot, window, files, tmp_path):
+    qrels, runs = files
+    view = shown(qtbot, window, "versus")
+    view.choose(measure="map", a="b", b="a")
+    qtbot.waitUntil(lambda: view.follower.state() == "current", timeout=TIMEOUT)
+    expected = versus(metrics.evaluate(qrels, {n: p for n, p in runs.items()}, ["map"]), "b", "a", "map")
+    assert "q3" not in set(expected["query_id"])  # b does not answer it
+    points = view.points.points()
+    assert len(points) == len(expected)
+    for q, a, b, outcome in zip(expected["query_id"], expected["a"], expected["b"], expected["outcome"]):
+        assert view.point_of(q) == (pytest.approx(b), pytest.approx(a), outcome)
+    colours = {p.data(): p.brush().color().getRgb()[:3] for p in points}
+    for q, outcome in zip(expected["query_id"], expected["outcome"]):
+        assert colours[q] == OUTCOME_COLOURS[outcome]
+    counts = expected["outcome"].value_counts()
+    assert f"wins {counts.get('win', 0)}" in view.caption.text()
+    # the point farthest from the others (a click selects the nearest point's query)
+    xy = expected[["b", "a"]].to_numpy(dtype=float)
+    gaps = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=2)) + np.eye(len(xy)) * 9
+    target = expected.iloc[int(np.argmax(gaps.min(axis=1)))]
+    click_point(qtbot, window, view.plot, float(target["b"]), float(target["a"]))
+    assert window.session.selected_query == target["query_id"]
+    assert list(view.ring.data["x"]) == [pytest.approx(target["b"])]
+    # the CSV export: ir-eval --versus's columns, the settings stated
+    csv = tmp_path / "versus.csv"
+    view.export.export_csv(str(csv))
+    assert "versus: b (A) against a (B) on map; tie margin 0" in csv.read_text(encoding="utf-8-sig")
+    back = read_csv(csv)
+    assert list(back.columns) == ["query", "run_a", "value_a", "run_b", "value_b", "difference", "outcome"]
+    np.testing.assert_array_equal(back["difference"].to_numpy(), expected["difference"].to_numpy())
+
+
+def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window, files, tmp_path):
+    qrels, runs = files
+    window.session.set_focus_measure("map")
+    view = shown(qtbot, window, "queries")
+    traits = query_traits(window.session.results.evaluation, "map", qrels=qrels)
+    extremes = query_extremes(traits, 5)
+    for kind in ("hardest", "easiest", "disputed"):
+        assert view.listed(kind) == list(extremes[extremes["kind"] == kind]["query_id"])
+    rho = trait_correlations(traits).set_index("trait").loc["relevant", "rho"]
+    assert f"{rho:+.3f}" in view.caption.text()
+    widget = view.lists["hardest"]
+    with qtbot.waitSignal(window.session.sigQueryChanged, timeout=TIMEOUT):
+        pos = widget.visualItemRect(widget.item(2)).center()
+        qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert window.session.selected_query == view.listed("hardest")[2]
+    assert view.trait_box.findData("length") < 0 and "Load query texts" in view.caption.text()
+
+    # query texts loaded: the length of each query is a trait, computed again
+    texts = tmp_path / "queries.tsv"
+    ids = list(window.session.results.query_ids)
+    texts.write_text("".join(f"{q}\t{' '.join(['word'] * (1 + i % 4))}\n" for i, q in enumerate(ids)))
+    window.open_files([str(texts)])
+    qtbot.waitUntil(
+        lambda: bool(view.follower.outcome.settings.texts) and view.follower.state() == "current", timeout=TIMEOUT
+    )
+    i = view.trait_box.findData("length")
+    assert i >= 0
+    view.trait_box.setCurrentIndex(i)
+    view.trait_box.activated.emit(i)
+    traits = query_traits(window.session.results.evaluation, "map", qrels=qrels, queries=str(texts))
+    rho = trait_correlations(traits).set_index("trait").loc["length", "rho"]
+    assert f"{rho:+.3f}" in view.caption.text()
+    np.testing.assert_array_equal(view._xy["x"].to_numpy(), traits.dropna(subset=["length", "mean"])["length"])
+
+
+def test_measure_agreement_matrix_and_flips_equal_the_core(qtbot, window, files):
+    qrels, runs = files
+    view = shown(qtbot, window, "agreement")
+    summary = window.session.results.summary
+    names = list(window.session.results.measures)
+    tau = measure_agreement(summary, names)
+    for a in names:
+        for b in names:
+            v = tau.loc[a, b]
+            assert view.cell_text(a, b) == ("–" if v != v else f"{v:+.2f}")
+    flips = ranking_flips(summary, names)
+    assert view.flips_table.model.rowCount() == len(flips) > 0
+    first = flips.iloc[0]
+    click_cell(qtbot, view.matrix, names.index(first["measure_a"]), names.index(first["measure_b"]))
+    pair = flips[(flips["measure_a"] == first["measure_a"]) & (flips["measure_b"] == first["measure_b"])]
+    assert view.flips_table.model.rowCount() == len(pair)
+    np.testing.assert_allclose(view.shown_flips()["diff_a"].to_numpy(), pair["diff_a"].to_numpy())
+
+
+def test_a_change_of_runs_recomputes_the_view_shown_and_marks_a_hidden_one_out_of_date(qtbot, window, files):
+    qrels, runs = files
+    overlap = shown(qtbot, window, "overlap")
+    coverage = window.analysis_views["coverage"]
+    shown(qtbot, window, "coverage")
+    window.docks["overlap"].raise_()  # coverage is hidden behind it now
+    qtbot.waitUntil(lambda: overlap.follower.state() == "current" and not coverage.follower.shown(), timeout=TIMEOUT)
+    with qtbot.waitSignal(window.session.sigResultsChanged, timeout=TIMEOUT):
+        window.session.remove(runs["c"])
+    # the view shown computes again without c
+    qtbot.waitUntil(lambda: overlap.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
+    assert overlap.runs() == ["a", "b", "d", "fresh"]
+    assert overlap.matrix.model().rowCount() == 4
+    # the hidden one says it is out of date, and still shows what it showed
+    assert coverage.follower.state() == "outdated"
+    assert coverage.banner.isVisibleTo(coverage) and "Out of date" in coverage.banner.text()
+    assert "c" in list(coverage.follower.outcome.tables["coverage"]["run"])
+    # brought forward, it computes again
+    view = shown(qtbot, window, "coverage")
+    assert list(view.follower.outcome.tables["coverage"]["run"]) == ["a", "b", "d", "fresh"]
+    assert not view.banner.isVisibleTo(view)
+    expected = judgment_coverage(qrels, [runs[r] for r in ("a", "b", "d", "fresh")], (10, 5))
+    np.testing.assert_allclose(
+        view.follower.outcome.tables["coverage"]["Judged@10"].to_numpy(), expected["Judged@10"].to_numpy()
+    )
+    pd.testing.assert_series_equal(
+        view.follower.outcome.tables["coverage"]["below_others"], expected["below_others"], check_names=False
+    )
+
+
+def test_the_analyses_are_computed_in_a_worker_not_on_the_gui_thread(qtbot, window, monkeypatch):
+    import threading
+
+    from workbench.model import analyses
+
+    threads = []
+    original = analyses._KINDS["agreement"]
+
+    def recorded(*args):
+        threads.append(threading.current_thread())
+        return original(*args)
+
+    monkeypatch.setitem(analyses._KINDS, "agreement", recorded)
+    view = shown(qtbot, window, "agreement")
+    assert view.follower.outcome is not None
+    assert threads and all(t is not threading.main_thread() for t in threads)
+
+
+def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, window, monkeypatch):
+    import time
+
+    from workbench.model import analyses
+
+    original = analyses._KINDS["agreement"]
+
+    def slow(inputs, settings, progress):
+        for _ in range(1000):  # until cancelled
+            analyses._step(progress, 0.5)
+            time.sleep(0.01)
+        return original(inputs, settings, progress)
+
+    monkeypatch.setitem(analyses._KINDS, "agreement", slow)
+    window.docks["agreement"].show()
+    window.docks["agreement"].raise_()
+    view = window.analysis_views["agreement"]
+    qtbot.waitUntil(lambda: view.follower.running, timeout=TIMEOUT)
+    assert view.banner.text() == "Computing…"
+    window.session.cancel()
+    qtbot.waitUntil(lambda: not view.follower.running, timeout=TIMEOUT)
+    assert view.follower.outcome is None and view.follower.state() == "outdated"
+    assert "Out of date" in view.banner.text() and view.banner.isVisibleTo(view)
