@@ -320,7 +320,9 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         w.diff_chart.sigBarClicked.emit("tfidf_title", query, "map")
         qtbot.waitUntil(lambda: s.model.explained.explanation.run == "tfidf_title" and not s.busy, timeout=TIMEOUT)
         assert s.model.explained.explanation.value == float(s.results.per_query["map"].loc[query, "tfidf_title"])
-        assert s.model.explained.gain_curve is not None
+        # map is pictured by its precision at each relevant rank; cumulative gain is the DCG family's picture
+        assert s.model.explained.gain_curve is None
+        assert w.explain_view.picture == "precision at each relevant rank" and w.explain_view.plot.isVisible()
         # a row of the explanation selects its document in the drill-down
         doc = next(r["docid"] for t in s.model.explained.explanation.tables for r in t.rows if r.get("docid"))
         w.explain_view.documentActivated.emit(query, doc)

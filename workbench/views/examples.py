@@ -153,6 +153,6 @@ class WorkedExamplesDialog(QDialog):
         s.set_measures(list(ex.measures))
         s.open_files([ex.qrels, ex.run])
         query, measure = ex.first
-        s.explain(ex.name, query, measure)  # (explained once the run is scored)
+        s.followups.explain(ex.name, query, measure)  # (explained once the run is scored)
         s.sigMessage.emit(f"Worked example {ex.name}: {ex.title}")
         self.accept()
