@@ -389,7 +389,11 @@ def _run(args) -> int:
     try:
         # encoded at once: the columns read go before the first run is read (the encoding is all
         # that scoring needs of them)
-        qrels = encode_qrels(read_path(args.qrels, lambda path: read_columns(path, "qrels")), consume=True)
+        read = read_path(args.qrels, lambda path: read_columns(path, "qrels"))
+        for message in read.warnings:  # (a first line read one of two ways says which)
+            print(f"ir-eval: warning: {message}", file=sys.stderr)
+        qrels = encode_qrels(read, consume=True)
+        del read
         options = dict(
             relevance_level=args.level,
             complete=args.complete,
