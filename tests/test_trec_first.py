@@ -270,3 +270,98 @@ def test_high_grades_in_proportion_to_their_file_are_scored(tmp_path):
     qrels = _write(tmp_path / "qrels", "1 0 a 100000\n1 0 b 0\n1 0 c 1000\n2 0 a 3\n")
     run = _write(tmp_path / "run", "1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n1 Q0 c 3 1.0 r\n2 Q0 a 1 1.0 r\n")
     _same_as_trec_eval(qrels, run, doors=("cli", "evaluate"))
+
+
+# ------------------------------------------------------------------------------ Ctrl-C and irds: ids
+
+#: a child that presses Ctrl-C on itself when ``module`` is first looked for, then runs ir-eval's entry point
+_INTERRUPTED_AT = """
+import importlib.abc, os, signal, sys
+module = sys.argv[1]
+class At(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == module:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+sys.meta_path.insert(0, At())
+sys.argv = ["ir-eval", *sys.argv[2:]]
+import ir_eval_launcher
+ir_eval_launcher.run()
+"""
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["numpy", "metrics.engine.evaluate", "metrics.cli.ir_eval", "metrics.io.detect", "metrics.scale.parallel"],
+)
+def test_ctrl_c_while_ir_eval_loads_or_reads_ends_it_in_one_line(tmp_path, module):
+    """A Ctrl-C in the first half second (numpy and the package loading) printed a traceback; the last two
+    modules are loaded once ir-eval is under way (reading the files, scoring)."""
+    qrels = _write(tmp_path / "qrels", QRELS3)
+    run = _write(tmp_path / "run", "1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n")
+    p = subprocess.run(
+        [sys.executable, "-c", _INTERRUPTED_AT, module, qrels, run], capture_output=True, text=True, timeout=120
+    )
+    assert (p.returncode, p.stderr, p.stdout) == (130, "ir-eval: interrupted\n", "")
+
+
+class _Failing:
+    """An ir_datasets dataset whose files are not at hand (ir_datasets fails as it downloads them)."""
+
+    def has_qrels(self) -> bool:
+        return True
+
+    has_scoreddocs = has_queries = has_qrels
+
+    def _fail(self):
+        raise ConnectionError(("https://example.org/qrels.gz", "<urlopen error [Errno -3] name resolution>" * 20))
+        yield
+
+    qrels_iter = scoreddocs_iter = queries_iter = _fail
+
+
+@pytest.fixture
+def fake_ir_datasets(monkeypatch):
+    import types
+
+    module = types.ModuleType("ir_datasets")
+    known = {"fake/test": _Failing()}
+    module.load = lambda dataset_id: known[dataset_id]  # type: ignore[attr-defined]
+    module.registry = known  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ir_datasets", module)
+    return module
+
+
+def test_a_dataset_not_at_hand_is_an_input_error_naming_it(tmp_path, capsys, fake_ir_datasets):
+    """A failed qrels download exited 3 with a raw tuple, a failed run download 4 ('cannot write the
+    output'), and the library raised a bare RuntimeError."""
+    from metrics.cli.ir_eval import main
+
+    run = _write(tmp_path / "run", "1 Q0 a 1 3.0 r\n")
+    for args in (["irds:fake/test", run], [_write(tmp_path / "qrels", QRELS3), "irds:fake/test"]):
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1 and err.startswith("ir-eval: irds:fake/test: ir_datasets could not give")
+        assert "'fake/test'" in err and "ConnectionError" in err and "~/.ir_datasets" in err and len(err) < 700
+    for read in (metrics.read_qrels, metrics.read_run):
+        with pytest.raises(metrics.InputError) as e:
+            read("irds:fake/test")
+        assert e.value.path == "irds:fake/test" and "download" in str(e.value)
+    from metrics.io.datasets import dataset_queries
+
+    with pytest.raises(metrics.InputError):
+        dataset_queries("irds:fake/test#queries")
+
+
+def test_a_missing_path_naming_a_dataset_says_to_write_irds(tmp_path, capsys, monkeypatch, fake_ir_datasets):
+    from metrics.cli.ir_eval import main
+
+    monkeypatch.chdir(tmp_path)
+    run = _write(tmp_path / "run", "1 Q0 a 1 3.0 r\n")
+    assert main(["fake/test", run]) == 2
+    assert capsys.readouterr().err == (
+        "ir-eval: fake/test: no such file; 'fake/test' names an ir_datasets dataset: write irds:fake/test to read it\n"
+    )
+    assert main(["fake/other", run]) == 2
+    assert capsys.readouterr().err == "ir-eval: fake/other: no such file\n"
