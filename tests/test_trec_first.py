@@ -365,3 +365,13 @@ def test_a_missing_path_naming_a_dataset_says_to_write_irds(tmp_path, capsys, mo
     )
     assert main(["fake/other", run]) == 2
     assert capsys.readouterr().err == "ir-eval: fake/other: no such file\n"
+
+
+def test_a_grade_too_high_in_a_frame_is_an_input_error():
+    import pandas as pd
+
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [99999999999, 0]})
+    run = pd.DataFrame({"query_id": ["1"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(metrics.InputError) as e:
+        metrics.evaluate(qrels, run, "map")
+    assert "found relevance 99999999999" in str(e.value)

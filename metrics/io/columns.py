@@ -253,6 +253,10 @@ def columns_from_frame(frame, kind: str) -> Columns:
     else:
         value = frame["score"].to_numpy(dtype=np.float64)
     cols = Columns(kind, _ids_of(frame["query_id"]), _ids_of(frame["doc_id"]), value, path=frame.attrs.get("path"))
+    if kind == "qrels":
+        from metrics.io.checks import _check_grades
+
+        _check_grades(cols, None)  # (a frame holds no lines to name)
     if kind == "run":
         cols.name = str(frame.attrs.get("name", ""))
         cols.run_id = str(frame.attrs.get("run_id", cols.name))
