@@ -267,7 +267,7 @@ def test_a_grade_too_high_for_its_file_is_an_input_error_at_every_door(tmp_path,
 
 @needs_trec_eval
 def test_high_grades_in_proportion_to_their_file_are_scored(tmp_path):
-    qrels = _write(tmp_path / "qrels", "1 0 a 100000\n1 0 b 0\n1 0 c 1000\n2 0 a 3\n")
+    qrels = _write(tmp_path / "qrels", "1 0 a 1000\n1 0 b 0\n1 0 c 250\n2 0 a 3\n")  # (trec_eval takes a minute at 1e5)
     run = _write(tmp_path / "run", "1 Q0 a 1 3.0 r\n1 Q0 b 2 2.0 r\n1 Q0 c 3 1.0 r\n2 Q0 a 1 1.0 r\n")
     _same_as_trec_eval(qrels, run, doors=("cli", "evaluate"))
 
@@ -375,3 +375,20 @@ def test_a_grade_too_high_in_a_frame_is_an_input_error():
     with pytest.raises(metrics.InputError) as e:
         metrics.evaluate(qrels, run, "map")
     assert "found relevance 99999999999" in str(e.value)
+
+
+def test_the_grade_limit_grows_with_the_file(tmp_path):
+    """A file may make the table of judged documents per grade (queries x (highest grade + 1)) as large
+    as 16 counts per line, or 2**24 counts: the memory follows the data, not a value in it."""
+    from metrics.io.checks import GRADE_CELLS_FLOOR, GRADE_CELLS_PER_LINE
+
+    one = _write(tmp_path / "one", f"1 0 a {GRADE_CELLS_FLOOR - 1}\n1 0 b 0\n")
+    assert read_columns(one, "qrels").value.max() == GRADE_CELLS_FLOOR - 1
+    over = _write(tmp_path / "over", f"1 0 a {GRADE_CELLS_FLOOR}\n1 0 b 0\n")
+    with pytest.raises(metrics.InputError) as e:
+        read_columns(over, "qrels")
+    assert e.value.line == 1 and "grades up to 16,777,215" in str(e.value)
+    rows = GRADE_CELLS_FLOOR // GRADE_CELLS_PER_LINE + 1  # lines enough to raise the limit beyond the floor
+    big = tmp_path / "big"
+    big.write_text("".join(f"q 0 d{i} 0\n" for i in range(rows - 1)) + f"q 0 top {GRADE_CELLS_FLOOR}\n")
+    assert read_columns(big, "qrels").value.max() == GRADE_CELLS_FLOOR
