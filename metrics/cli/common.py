@@ -152,6 +152,11 @@ def told_nothing_scored(ev) -> bool:
 
 def unreadable(exc: OSError | InputError, hint: str = "") -> int:
     """Say in one line why a file given could not be read (a missing one by its name); the input status."""
-    message = f"{exc.filename}: no such file" if isinstance(exc, FileNotFoundError) else f"{exc}{hint}"
+    if isinstance(exc, FileNotFoundError):
+        from metrics.io.datasets import dataset_hint
+
+        message = f"{exc.filename}: no such file{dataset_hint(str(exc.filename))}"
+    else:
+        message = f"{exc}{hint}"
     print(f"ir-eval: {message}", file=sys.stderr)
     return EXIT_INPUT

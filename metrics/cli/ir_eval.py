@@ -48,7 +48,7 @@ from metrics.cli.common import (
 from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
-from metrics.errors import EXIT_INPUT, EXIT_OUTPUT, EXIT_USAGE, InputError, IntentQrelsError
+from metrics.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError, IntentQrelsError
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
@@ -328,18 +328,29 @@ def run() -> None:
     """The ``ir-eval`` command: :func:`main`, then leave without Python's teardown of every module
     (numpy's alone takes about 10 ms, as long as scoring a 43k-line run).  Nothing needs it: main
     writes and closes its files itself, and only the standard streams are left to flush.  Where
-    worker processes or a Dask cluster were used, their own exit handlers run as usual."""
-    code = main()
-    if "multiprocessing" in sys.modules or "distributed" in sys.modules:
-        sys.exit(code)
+    worker processes or a Dask cluster were used, their own exit handlers run as usual.
+
+    Ctrl-C at any moment ends it with status 130 and one line: while the modules load, the entry point's
+    handler (``ir_eval_launcher``); from here on, Python's ``KeyboardInterrupt``, which :func:`guarded`
+    and this function turn into that line."""
+    import signal
+
     try:
-        if sys.stdout is not None:  # None: started with it closed (main said so)
-            sys.stdout.flush()
-    except BrokenPipeError:
-        pass  # the reader is gone (as guarded treats it)
-    except OSError as exc:
-        print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
-        code = EXIT_OUTPUT
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        code = main()
+        if "multiprocessing" in sys.modules or "distributed" in sys.modules:
+            sys.exit(code)
+        try:
+            if sys.stdout is not None:  # None: started with it closed (main said so)
+                sys.stdout.flush()
+        except BrokenPipeError:
+            pass  # the reader is gone (as guarded treats it)
+        except OSError as exc:
+            print(f"ir-eval: cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+            code = EXIT_OUTPUT
+    except KeyboardInterrupt:
+        print("ir-eval: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
     try:
         if sys.stderr is not None:
             sys.stderr.flush()
@@ -415,7 +426,11 @@ def _run(args) -> int:
     try:
         # encoded at once: the columns read go before the first run is read (the encoding is all
         # that scoring needs of them)
-        qrels = encode_qrels(read_path(args.qrels, lambda path: read_columns(path, "qrels")), consume=True)
+        read = read_path(args.qrels, lambda path: read_columns(path, "qrels"))
+        for message in read.warnings:  # (a first line read one of two ways says which)
+            print(f"ir-eval: warning: {message}", file=sys.stderr)
+        qrels = encode_qrels(read, consume=True)
+        del read
         options = dict(
             relevance_level=args.level,
             complete=args.complete,

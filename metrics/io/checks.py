@@ -127,3 +127,42 @@ def _high_halves(keys: np.ndarray) -> np.ndarray:
     run's keys would take three times their size for a moment, at the reader's peak of memory."""
     halves = np.ascontiguousarray(keys, dtype=np.uint64).view(np.uint32)
     return halves[1::2] if sys.byteorder == "little" else halves[0::2]
+
+
+#: the measures hold, per judged query, the number of judged documents of each grade from 0 to the
+#: highest (trec_eval's ``rel_levels``): a table of queries x (highest grade + 1) counts.  A file may
+#: make it at most this many times as large as its lines, or this floor (2**24 counts, 128 MiB), so
+#: that the memory a qrels file takes is bounded by its data, not by a value in it.
+GRADE_CELLS_PER_LINE = 16
+GRADE_CELLS_FLOOR = 1 << 24
+
+
+def _check_grades(cols: Columns, display: Optional[str]) -> None:
+    """Refuse a grade so high that the table of judged documents per grade would be out of proportion
+    with the file (:data:`GRADE_CELLS_PER_LINE`), naming its line: ``99999999999`` would take 745 GiB
+    (trec_eval 10.0 fails on it too: "Can't calculate measure")."""
+    if not len(cols.value):
+        return
+    top = int(cols.value.max())
+    limit = max(GRADE_CELLS_PER_LINE * len(cols), GRADE_CELLS_FLOOR)
+    if top < 1 or (top + 1) * len(cols) <= limit:
+        return  # (at most one query per line: the table is no larger)
+    from metrics.io.ids import id_hash
+
+    queries = len(np.unique(id_hash(cols.qid)))
+    if (top + 1) * queries <= limit:
+        return
+    row = int(np.argmax(cols.value))
+    line = None
+    if display is not None and not (cols.layout is not None and cols.layout.json):
+        shift = 1 if cols.layout is not None and cols.layout.header else 0  # the header is no data row
+        line = data_lines(display, [row + shift])[0]
+    at_most = max(limit // queries - 1, 1)
+    raise InputError(
+        f"found relevance {top}: the measures count each query's judged documents of every grade from 0 to "
+        f"the highest, {(top + 1) * queries:,} counts for {queries:,} {'query' if queries == 1 else 'queries'} "
+        f"of {len(cols):,} judgments",
+        path=display,
+        line=line,
+        expected=f"grades up to {at_most:,} for this file (TREC's are 0 to 4)",
+    )

@@ -100,12 +100,13 @@ def read_columns(
     offset = 0  # bytes of text before the chunk: where its first line is, should it hold an error
     comments = 0
     sniff = layout is None
+    notes: list[str] = []
     with contextlib.closing(chunks(display, count_lines=False)) as source:  # type: ignore[type-var]  # a generator closes
         for chunk, _, _, fraction in source:
             if fields and b"#" in chunk:
                 comments += comment_lines(chunk)
             if sniff and layout is None:
-                layout, cut = _layout(chunk, kind, display, offset)
+                layout, cut, notes = _layout(chunk, kind, display, offset)
                 if layout is JSON_LAYOUT:
                     return _json_columns(display, fmt, name, chunk, source, tick)
                 if cut:  # the header line (and the comments before it) is no data
@@ -115,6 +116,7 @@ def read_columns(
             offset += len(chunk)
             tick(0.95 * fraction)
     cols = assemble(display, fmt, name, filled, layout=layout, intents_check=_raise_if_intents)
+    cols.warnings[:0] = notes
     cols.comment_lines = comments
     tick(1.0)
     return cols
@@ -124,18 +126,27 @@ def read_columns(
 DATASET_PREFIX = "irds:"
 
 
-def _layout(chunk: bytes, kind: str, display: str, offset: int) -> tuple[Optional[Layout], int]:
-    """(the file's layout, the bytes of the chunk up to its header line's end), from its first chunk
-    (None: no data line in it yet)."""
+def _layout(chunk: bytes, kind: str, display: str, offset: int) -> tuple[Optional[Layout], int, list[str]]:
+    """(the file's layout, the bytes of the chunk up to its header line's end, a warning when its first
+    data line could have been read another way), from its first chunk (None: no data line in it yet)."""
     from metrics.io.detect import layout_of_chunk
 
     try:
-        layout, cut, _ = layout_of_chunk(chunk, kind)
+        layout, cut, number, other = layout_of_chunk(chunk, kind)
     except InputError as exc:
         raise InputError(
             exc.message, path=display, line=_line_at(display, offset) + (exc.line or 1) - 1, expected=exc.expected
         ) from None
-    return layout, cut
+    if other is None:
+        return layout, cut, []
+    line = _line_at(display, offset) + number - 1
+    return layout, cut, [read_as_trec(display, line, other)]
+
+
+def read_as_trec(display: str, line: int, note: str) -> str:
+    """The warning for a file whose first data line, on ``line``, could be read two ways (``note``: which
+    was chosen)."""
+    return f"{display}: the first data line (line {line}) {note}"
 
 
 def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes, source, tick: Ticker) -> Columns:
@@ -245,10 +256,30 @@ def columns_from_frame(frame, kind: str) -> Columns:
     else:
         value = frame["score"].to_numpy(dtype=np.float64)
     cols = Columns(kind, _ids_of(frame["query_id"]), _ids_of(frame["doc_id"]), value, path=frame.attrs.get("path"))
+    if kind == "qrels":
+        from metrics.io.checks import _check_grades
+
+        _check_grades(cols, None)  # (a frame holds no lines to name)
     if kind == "run":
         cols.name = str(frame.attrs.get("name", ""))
         cols.run_id = str(frame.attrs.get("run_id", cols.name))
     return cols
+
+
+def _intents_per_query(intents: Columns) -> bool:
+    """The positive evidence of intent qrels (their intents in ``rank``): at least half of the queries
+    hold two values or more in column 2.  Ad hoc qrels hold one (``0``, ``Q0``) in every query; a
+    document judged twice with another second column in one query of several is an ad hoc file's
+    mistake (trec_eval refuses it), not intent qrels."""
+    from metrics.io.ids import id_hash
+
+    assert intents.rank is not None
+    query = id_hash(intents.qid)
+    with np.errstate(over="ignore"):
+        pair = query ^ (id_hash(intents.rank) * np.uint64(0x9E3779B97F4A7C15))
+    _, first = np.unique(pair, return_index=True)
+    _, intents_of = np.unique(query[first], return_counts=True)
+    return int(np.count_nonzero(intents_of >= 2)) * 2 >= len(intents_of)
 
 
 def _raise_if_intents(cols: Columns, display: str) -> None:
@@ -264,6 +295,8 @@ def _raise_if_intents(cols: Columns, display: str) -> None:
     row, first = _first_duplicate(cols) or (0, 0)
     if len(intents) != len(cols) or intents.rank is None or intents.rank[row] == intents.rank[first]:
         return
+    if not _intents_per_query(intents):
+        return  # a document judged twice by mistake in ad hoc qrels: the duplicate is reported
     n = len(np.unique(intents.rank))
     lines = data_lines(display, [first, row])
     raise IntentQrelsError(

@@ -11,7 +11,8 @@ dataset.  Errors are :class:`~metrics.errors.InputError` naming the dataset.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+import os
+from typing import TYPE_CHECKING, Iterator, Optional
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from metrics.errors import InputError
 if TYPE_CHECKING:
     from metrics.io.table import Columns
 
-__all__ = ["PREFIX", "QUERIES", "is_dataset", "dataset_columns", "dataset_queries"]
+__all__ = ["PREFIX", "QUERIES", "is_dataset", "dataset_columns", "dataset_queries", "dataset_hint"]
 
 PREFIX = "irds:"
 #: after a dataset id: its query texts (``irds:<id>#queries``), where a source names one thing
@@ -54,9 +55,61 @@ def _dataset(source: str, has: str):
             path=source,
             expected="an ir_datasets id such as irds:msmarco-passage/trec-dl-2019/judged",
         ) from None
+    except Exception as exc:  # noqa: BLE001 - ir_datasets' own failures, said in one line
+        raise _not_at_hand(source, dataset_id, has, exc) from None
     if not getattr(dataset, f"has_{has}")():
         raise InputError(f"dataset {dataset_id!r} has no {has}", path=source, expected=f"a dataset with {has}")
     return dataset
+
+
+#: how to get a dataset's files when ir_datasets could not
+_HOW_TO_GET = (
+    "the dataset's files in ir_datasets' cache: let ir_datasets download them (it needs the network, and "
+    "a dataset behind a licence is fetched by hand as https://ir-datasets.com says for it), or copy them "
+    "there ($IR_DATASETS_HOME, by default ~/.ir_datasets)"
+)
+
+
+def _not_at_hand(source: str, dataset_id: str, what: str, exc: BaseException) -> InputError:
+    """The one-line error for a dataset whose ``what`` ir_datasets could not give (a download that
+    failed, a file missing from its cache)."""
+    reason = " ".join(str(exc).split())
+    if len(reason) > 160:
+        reason = reason[:157] + "..."
+    return InputError(
+        f"ir_datasets could not give the {what} of {dataset_id!r} ({type(exc).__name__}"
+        + (f": {reason})" if reason else ")"),
+        path=source,
+        expected=_HOW_TO_GET,
+    )
+
+
+def _records(source: str, dataset, what: str) -> Iterator:
+    """The dataset's records of ``what`` ("qrels", "scoreddocs", "queries"), ir_datasets' failures on the
+    way (a download, a missing file) turned into :class:`InputError`."""
+    dataset_id = source[len(PREFIX) :].strip().removesuffix(QUERIES)
+    try:
+        yield from getattr(dataset, f"{what}_iter")()
+    except (InputError, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - ir_datasets' own failures, said in one line
+        raise _not_at_hand(source, dataset_id, what, exc) from None
+
+
+def dataset_hint(path: str) -> str:
+    """For a path that does not exist: "; ... write irds:..." when it names a dataset ir_datasets knows
+    (empty otherwise, and without ir_datasets installed)."""
+    name = os.fspath(path).strip()
+    last = name.rstrip("/").rsplit("/", 1)[-1]
+    if not name or is_dataset(name) or os.path.isabs(name) or "." in last or os.path.exists(name):
+        return ""  # (an id has no suffix: a missing "run.txt" is a file)
+    try:
+        import ir_datasets
+
+        ir_datasets.registry[name]
+    except Exception:  # noqa: BLE001 - not installed, or no such dataset
+        return ""
+    return f"; {name!r} names an ir_datasets dataset: write irds:{name} to read it"
 
 
 def _encoded(values: list) -> np.ndarray:
@@ -81,8 +134,7 @@ def dataset_columns(source: str, kind: str, name: Optional[str] = None, *, progr
     qids: list = []
     docs: list = []
     values: list = []
-    records = dataset.scoreddocs_iter() if is_run else dataset.qrels_iter()
-    for r in records:
+    for r in _records(source, dataset, "scoreddocs" if is_run else "qrels"):
         qids.append(r.query_id)
         docs.append(r.doc_id)
         values.append(r.score if is_run else r.relevance)
@@ -106,7 +158,7 @@ def dataset_queries(source: str) -> dict[str, str]:
     """The dataset's query texts, ``{query id: text}`` (each query's ``default_text()``)."""
     dataset = _dataset(source, "queries")
     out = {}
-    for q in dataset.queries_iter():
+    for q in _records(source, dataset, "queries"):
         text = q.default_text() if hasattr(q, "default_text") else getattr(q, "text", "")
         out[str(q.query_id)] = str(text)
     return out

@@ -326,3 +326,17 @@ def header_layout(tokens: list, delimiter: Optional[int], kind: Optional[str]) -
             expected="qrels columns such as 'qid docno label' (or query_id, q_id; doc_id; relevance, or BEIR's score)",
         )
     return Layout(f"{_who(tuple(lower))} qrels with a header", delimiter, len(names), qid, doc, value, header=names)
+
+
+def trec_line_kind(line: bytes) -> Optional[str]:
+    """ "qrels" for a valid TREC qrels line (4 fields, the last an integer grade), "run" for a valid run
+    line (6 fields or more, the fifth a number as C's ``strtod`` reads it; trec_eval ignores the fields
+    after the sixth), None for any other line.  Fields are separated by runs of C's blanks (a lone CR
+    is one), as trec_eval splits them.  A file whose first data line is valid TREC is read as TREC,
+    whatever words or braces it holds (:func:`metrics.io.detect.sniff_layout`)."""
+    fields = line.split()
+    if len(fields) == 4 and _INT_RE.match(fields[3]):
+        return "qrels"
+    if len(fields) >= 6 and _strtod(fields[4]) is not None:
+        return "run"
+    return None

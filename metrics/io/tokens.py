@@ -11,7 +11,7 @@ from typing import Optional
 import numpy as np
 
 from metrics.errors import InputError
-from metrics.io.checks import _check_intents, _duplicate_error, _has_duplicates
+from metrics.io.checks import _check_grades, _check_intents, _duplicate_error, _has_duplicates
 from metrics.io.formats import (
     _INT64_MAX,
     _INT64_MIN,
@@ -272,6 +272,8 @@ def assemble(
     cols = Columns(fmt.kind, qid, doc, value, path=display, layout=layout or trec_layout(fmt.kind))
     if kept:
         cols.rank, cols.tag = kept if len(kept) == 2 else (kept[0], None)
+    if fmt is not RUN:
+        _check_grades(cols, display)
     if layout is INTENTS_LAYOUT:
         _check_intents(cols, display)
     elif _has_duplicates(cols):
@@ -377,28 +379,50 @@ def _split(chunk: bytes, ncols: int, more: bool = False):
 
 
 def _boundaries(chunk: bytes, delimiter: int, ncols: int, more: bool = False):
-    """What :func:`_split` returns, for lines of ``ncols`` (with ``more``: of as many as the first
-    line has, at least ``ncols``) non-empty fields separated by single ``delimiter`` bytes; None for
-    any other chunk."""
-    if more:
-        first = chunk.find(b"\n")
-        ncols = max(ncols, chunk.count(bytes([delimiter]), 0, first) + 1)
+    """What :func:`_split` returns, for lines of ``ncols`` non-empty fields separated by single
+    ``delimiter`` bytes; None for any other chunk.  With ``more`` (a run: trec_eval reads a line's
+    first 6 fields and ignores the rest) a line may have more fields, each line counted on its own:
+    the rows then hold a line's first ``ncols`` boundaries and its newline."""
     buf = np.frombuffer(chunk, dtype=np.uint8)
     # every field boundary (separator or newline) in one pass; with ncols per line, row i of the
-    # (lines, ncols) matrix is line i exactly when its last boundary is a newline
+    # (lines, ncols) matrix is line i exactly when its last boundary is a newline and the chunk
+    # holds no other newline
     is_boundary = buf == delimiter
-    is_boundary |= buf == 10
+    newline = buf == 10
+    lines = np.count_nonzero(newline)  # (a numpy count: bytes.count takes ten times as long)
+    is_boundary |= newline
+    del newline
     # no empty field (nor empty line): no two boundaries side by side, none at the start
     if is_boundary[0] or (is_boundary[1:] & is_boundary[:-1]).any():
         return None
     flat = np.flatnonzero(is_boundary)
     del is_boundary
-    if len(flat) % ncols:
+    if len(flat) == lines * ncols:
+        bounds = flat.reshape(-1, ncols)
+        if (buf[bounds[:, -1]] == 10).all():
+            return buf, bounds
+    if not more:
         return None
-    bounds = flat.reshape(-1, ncols)
-    if not (buf[bounds[:, -1]] == 10).all():
-        return None
-    return buf, bounds
+    k = len(flat) // lines if lines else 0
+    if k > ncols and len(flat) == lines * k:  # every line with the same number of fields (a 7th on each)
+        bounds = flat.reshape(-1, k)
+        if (buf[bounds[:, -1]] == 10).all():
+            return buf, np.concatenate([bounds[:, :ncols], bounds[:, -1:]], axis=1)
+    return buf, _first_boundaries(buf, flat, ncols)
+
+
+def _first_boundaries(buf: np.ndarray, flat: np.ndarray, ncols: int) -> np.ndarray:
+    """(lines, ncols + 1): each line's first ``ncols`` boundaries (of ``flat``, all of the chunk's)
+    and its newline, for lines of ``ncols`` fields or more; raises Irregular for a shorter line."""
+    newline = np.flatnonzero(buf[flat] == 10)  # where in ``flat`` each line ends
+    counts = np.diff(newline, prepend=-1)  # fields per line
+    if (counts < ncols).any():
+        raise Irregular
+    first = newline - counts + 1
+    bounds = np.empty((len(newline), ncols + 1), dtype=flat.dtype)
+    bounds[:, :ncols] = flat[first[:, None] + np.arange(ncols)]
+    bounds[:, ncols] = flat[newline]
+    return bounds
 
 
 def _field(bounds: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

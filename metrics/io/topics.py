@@ -19,6 +19,7 @@ import os
 import re
 
 from metrics.errors import InputError
+from metrics.io.formats import trec_line_kind
 from metrics.io.textfile import open_stream
 
 MAX_BYTES = 256 * 1024 * 1024  # topic files are a few megabytes at the most (MS MARCO's: 33 MB)
@@ -37,49 +38,36 @@ _XML_TOPIC = re.compile(r"<topic\s+number\s*=\s*\"([^\"]+)\"[^>]*>(.*?)</topic>"
 
 
 def sniff(head: bytes) -> bool:
-    """Whether the start of a file looks like queries (topics, or ``qid<TAB>free text`` lines)."""
-    text = head.decode("utf-8", "replace")
-    # (no "<": no tag, and the search of the whole head is skipped for the runs and qrels a folder holds
-    # by the hundred)
-    if b"<" in head and re.search(r"<top>|<topic\s+number", text, re.I):
-        return True
-    lines = [line for line in _first_lines(text, 50) if line.strip() and not line.startswith("#")]
-    if len(text) == len(head) and len(lines) > 1:
+    """Whether the start of a file holds queries (topics, or ``qid<TAB>free text`` lines).
+
+    TREC first: when every data line (not blank, not a ``#`` comment) among the first 50 is a valid
+    qrels or run line (:func:`~metrics.io.formats.trec_line_kind`, as trec_eval splits it: a lone CR
+    or a tab is a blank, a hexadecimal score a number), the file is qrels or a run, whatever tags its
+    comments or ids hold.  Otherwise the evidence: a ``<top>`` or ``<topic number=...>`` tag on a data
+    line, or lines of two tab-separated fields whose second is words."""
+    lines = [line for line in _first_lines(head, 50) if line.strip() and not line.lstrip()[:1] == b"#"]
+    if len(lines) > 1 and len(head) >= 65536:
         lines = lines[:-1]  # the last line may be cut off
     if not lines:
         return False
-    if all(_trec_shaped(line) for line in lines):
-        return False  # qrels or run lines, whatever their blanks ('q1<TAB>0 d1 1')
-    rows = [line.split("\t") for line in lines]
+    if all(trec_line_kind(line) is not None for line in lines):
+        return False  # qrels or run lines, whatever their blanks ('q1<TAB>0 d1 1') or words
+    text = b"\n".join(lines).decode("utf-8", "replace")
+    # (no "<": no tag, and the search is skipped for the runs and qrels a folder holds by the hundred)
+    if b"<" in head and re.search(r"<top>|<topic\s+number", text, re.I):
+        return True
+    rows = [line.split("\t") for line in text.split("\n")]
     # two tab-separated fields, the second words (TREC qrels and runs are 4 and 6 single-token fields)
     return all(len(r) == 2 for r in rows) and sum(" " in r[1].strip() for r in rows) >= max(1, len(rows) // 2)
 
 
-#: the blanks between a TREC line's fields: C's isspace, as trec_eval and the reader split them (str.split()
-#: splits at "\x1c"-"\x1f" and other Unicode blanks too, which are part of an id to them)
-_BLANKS = re.compile(r"[ \t\n\r\f\v]+")
-
-
-def _trec_shaped(line: str) -> bool:
-    """Whether a line reads as a qrels line (4 fields, an integer grade) or a run line (6 or more
-    fields, a number as the score)."""
-    fields = _BLANKS.split(line.strip(" \t\n\r\f\v"))
-    if len(fields) == 4:
-        return fields[3].lstrip("+-").isdigit()
-    if len(fields) >= 6:
-        try:
-            float(fields[4])
-        except ValueError:
-            return False
-        return True
-    return False
-
-
-def _first_lines(text: str, n: int) -> list[str]:
-    """The first ``n`` lines of ``text`` without their ends, a line ended by "\n" alone as the reader ends
+def _first_lines(head: bytes, n: int) -> list[bytes]:
+    """The first ``n`` lines of ``head`` without their ends, a line ended by "\n" alone as the reader ends
     it: a "\r" inside a line is a blank to the reader and to trec_eval, where ``str.splitlines`` would
     cut the line there (and a qrels line cut at a "\r" after its tab looked like ``qid<TAB>text``)."""
-    return [line.removesuffix("\r") for line in text.split("\n", n)[:n]]
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    return [line.removesuffix(b"\r") for line in head.split(b"\n", n)[:n]]
 
 
 def read_queries(path) -> dict[str, str]:

@@ -161,8 +161,12 @@ UTF8 = [
 CONTROL = [b"fs\x1cx", b"gs\x1dx", b"rs\x1ex", b"us\x1fx", b"del\x7fx", b"soh\x01x"]
 PUNCT = b"!\"$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 PREFIXES = [b"FBIS3-", b"LA0101", b"doc", b"clueweb09-en0000-", b"MARCO_", b"d", b"D", b"q", b"Q"]
-ID_KINDS = ("numeric", "padded", "alnum", "punct", "utf8", "latin1", "control", "short", "long600")
+ID_KINDS = ("numeric", "padded", "alnum", "punct", "utf8", "latin1", "control", "short", "long600", "brace", "comma")
 ID_KINDS_RARE = ("long5000",)
+#: what JSON, a header, CSV or topic tags begin with, at the start of an id (trec_eval reads them as ids)
+OPENERS = [b"{", b"{}", b'{"', b'{"q":', b"[", b"[1,", b"<", b"<top>", b'<topic_number="1">', b"<num>"]
+#: commas and quotes inside an id (CSV's separators and quotes)
+COMMAS = [b"a,b", b'"q"', b'"x,y"', b",", b"'s'", b'say,"hi"']
 
 
 def make_id(src, kind: str, n: int) -> bytes:
@@ -188,6 +192,12 @@ def make_id(src, kind: str, n: int) -> bytes:
         return (b"L" + digits + b"-") * 2 + b"x" * (600 - 2 * (len(digits) + 2)) + src.choice([b"", b"y"])
     if kind == "long5000":
         return digits + b"-" + b"z" * 5000
+    if kind == "brace":
+        return src.choice(OPENERS) + digits
+    if kind == "comma":
+        return src.choice(COMMAS) + digits if src.chance(0.5) else digits + src.choice(COMMAS)
+    if kind == "hash":  # (documents only: a query id starting with '#' makes a comment line)
+        return b"#" + digits
     raise ValueError(kind)
 
 
@@ -203,7 +213,7 @@ def id_set(src, kinds, count: int, taken=None) -> list:
         ident = make_id(src, kind, n)
         if kind == "short" and attempts > count * 5:
             ident += str(n).encode()
-        if ident in taken or ident.startswith(b"#"):
+        if ident in taken or (ident.startswith(b"#") and kind != "hash"):
             continue
         taken.add(ident)
         out.append(ident)
@@ -290,6 +300,7 @@ class Style:
     blank_lines: float = 0.0  # runs only
     comments: float = 0.0  # runs only
     extra_columns: float = 0.0  # runs only
+    topic_comments: bool = False  # runs only: comment lines hold topic tags ('# <top> <num> ...')
     final_newline: bool = True
     blanks: str = "all"  # which odd blanks: "all", "spaces_tabs" (no CR), "cr" (with a CR)
 
@@ -306,7 +317,8 @@ def draw_style(src, run: bool) -> Style:
         crlf=src.choice(p),
         blank_lines=src.choice(p[:3]) if run else 0.0,
         comments=src.choice(p[:3]) if run else 0.0,
-        extra_columns=0.05 if run and src.chance(0.1) else 0.0,
+        extra_columns=src.choice((0.05, 0.3)) if run and src.chance(0.2) else 0.0,
+        topic_comments=run and src.chance(0.1),
         final_newline=not src.chance(0.3),
     )
 
@@ -351,30 +363,54 @@ def dress(src, fields: tuple, style: Style, force: bool = False) -> Line:
     return line
 
 
-def filler(src, comment: bool) -> Line:
-    """A blank or comment line of a run."""
+TOPIC_COMMENTS = [b"# <top> <num> Number: 301", b'#<topic number="1">', b"# </top>", b"#<top>", b"# <title> x\ty"]
+
+
+def filler(src, comment: bool, topics: bool = False) -> Line:
+    """A blank or comment line of a run (``topics``: comments holding topic tags)."""
     if comment:
         lead = src.choice([b"", b"", b" ", b"\t", b" \r"])
         body = src.choice([b"# comment", b"#", b"#qid Q0 docno rank score tag", b"## x\ty \r z", b"#\xc3\xa9"])
+        if topics:
+            body = src.choice(TOPIC_COMMENTS)
         return Line(text=lead + body, end=src.choice([b"\n", b"\r\n"]))
     return Line(text=src.choice([b"", b"", b" ", b"\t", b" \t ", b"\r", b" \r"]), end=b"\n")
 
 
+def extras(src, fields: tuple) -> tuple:
+    """1 to 12 fields after a run line's tag, which trec_eval ignores: words, numbers, a '#', or a second
+    record (two lines joined into one of 12 fields, as a lost newline or an old Mac's lone CR joins them)."""
+    k = src.integer(0, 4)
+    if k == 0:
+        return src.choice([(b"extra",), (b"1", b"2"), (b"#x",)])
+    if k == 1:
+        return tuple(fields)  # the same record again: read, it would be a duplicate document
+    if k == 2:
+        return tuple(fields[:2]) + (fields[2] + b"-joined",) + tuple(fields[3:])
+    return tuple(b"x%d" % i if i % 3 else b"%d.5" % i for i in range(src.integer(1, 12)))
+
+
 def decorate(src, lines: list, style: Style, run: bool) -> TextFile:
     """Dressed lines, with a variation on the first and last lines when the style has any, and blank
-    and comment lines (runs) at the start, the end and in between."""
+    and comment lines (runs) at the start, the end and in between; lines of more than 6 fields (runs,
+    the first line among them when the style has any), joined by a lone CR now and then."""
     fancy = replace(style, final_newline=True, blanks="all") != Style()
     out = []
     for i, fields in enumerate(lines):
         edge = i in (0, len(lines) - 1) and fancy
         if run and (style.blank_lines or style.comments) and (src.chance(style.blank_lines + style.comments) or edge):
             if src.chance(0.5) or edge:
-                out.append(filler(src, comment=src.chance(style.comments / (style.blank_lines + style.comments))))
-        if run and style.extra_columns and src.chance(style.extra_columns):
-            fields = tuple(fields) + src.choice([(b"extra",), (b"1", b"2"), (b"#x",)])
-        out.append(dress(src, fields, style, force=edge and src.chance(0.7)))
+                comment = src.chance(style.comments / (style.blank_lines + style.comments))
+                out.append(filler(src, comment=comment, topics=style.topic_comments))
+        more = ()
+        if run and style.extra_columns and (src.chance(style.extra_columns) or (i == 0 and src.chance(0.5))):
+            more = extras(src, fields)
+        line = dress(src, tuple(fields) + more, style, force=edge and src.chance(0.7))
+        if more and src.chance(0.3):
+            line.seps = line.seps[:5] + (b"\r",) + line.seps[6:]  # the tag and what follows joined by a CR
+        out.append(line)
     if run and (style.blank_lines or style.comments) and src.chance(0.5):
-        out.append(filler(src, comment=src.chance(0.5)))
+        out.append(filler(src, comment=src.chance(0.5), topics=style.topic_comments))
     return TextFile(out, final_newline=style.final_newline)
 
 
@@ -416,12 +452,13 @@ class Plan:
     exact: bool = False  # every query with ``depth`` documents and ``judged`` judgments
     qrels_style: Style = field(default_factory=Style)
     run_style: Style = field(default_factory=Style)
+    header_words: bool = False  # the first lines' ids are the words headers use (header_words_first)
 
 
 def draw_plan(src, flags=(), small: bool = True) -> Plan:
     kinds = ID_KINDS + (ID_KINDS_RARE if src.chance(0.05) else ())
     qid_kinds = tuple({src.choice(kinds) for _ in range(src.integer(1, 2))})
-    doc_kinds = tuple({src.choice(kinds) for _ in range(src.integer(1, 3))})
+    doc_kinds = tuple({src.choice(kinds + ("hash",)) for _ in range(src.integer(1, 3))})
     scores = tuple({src.choice(SCORE_KINDS) for _ in range(src.integer(1, 3))})
     tags = (src.choice([b"run", b"Anserini", b"bm25_\xc3\xa9", b"t"]),)
     if src.chance(0.15):
@@ -446,6 +483,7 @@ def draw_plan(src, flags=(), small: bool = True) -> Plan:
         one_doc=src.chance(0.15),
         qrels_style=draw_style(src, run=False),
         run_style=draw_style(src, run=True),
+        header_words=src.chance(0.1),
     )
 
 
@@ -523,7 +561,42 @@ def generate(src, flags=(), plan: Plan | None = None) -> Case:
         runs.append(decorate(src, rows, plan.run_style, run=True))
     features = {f"qid:{k}" for k in plan.qid_kinds} | {f"doc:{k}" for k in plan.doc_kinds}
     features |= {f"score:{k}" for k in plan.scores} | {f"grades:{plan.grades}", f"ranks:{plan.ranks}"}
-    return Case(decorate(src, qrels_rows, plan.qrels_style, run=False), runs, tuple(flags), features)
+    case = Case(decorate(src, qrels_rows, plan.qrels_style, run=False), runs, tuple(flags), features)
+    if plan.header_words:
+        case = header_words_first(src, case)
+        case.features.add("header_words")
+    return case
+
+
+#: the words header lines are made of, as ids: a valid TREC line of them is data to trec_eval
+QID_WORDS = (b"qid", b"query_id", b"Q0", b"label", b"q_id", b"queryid")
+DOC_WORDS = (b"docid", b"docno", b"doc_id", b"score", b"rel", b"relevance", b"label", b"corpus-id")
+
+
+def header_words_first(src, case: Case) -> Case:
+    """``case`` with the query and document ids of the qrels' and the first run's first data lines renamed
+    into the words headers use (``qid 0 docno 1``, ``query_id Q0 doc_id 3 2.5 run``), everywhere they
+    occur, and that run line's rank now and then ``rank``: each still a valid TREC line."""
+    used = {line.fields[k] for tf in (case.qrels, *case.runs) for line in tf.data_lines() for k in (0, 2)}
+    for tf_of in (lambda c: c.qrels, lambda c: c.runs[0]):
+        first = tf_of(case).data_lines()[0]
+        for position, words in ((0, QID_WORDS), (2, DOC_WORDS)):
+            old = first.fields[position]
+            if old in QID_WORDS + DOC_WORDS:
+                continue  # renamed with the other file's first line
+            free = [w for w in words if w not in used]
+            if not free:
+                continue
+            new = src.choice(free)
+            used.add(new)
+            case = rename_id(case, position, old, new)
+    run = case.runs[0]
+    if src.chance(0.5):
+        lines = list(run.lines)
+        i = next(k for k, line in enumerate(lines) if line.data)
+        lines[i] = replace(lines[i], fields=lines[i].fields[:3] + (b"rank",) + lines[i].fields[4:])
+        case = replace(case, runs=[replace(run, lines=lines), *case.runs[1:]])
+    return case
 
 
 PLAIN = Plan(queries=5, docs=25, depth=15, judged=10)
@@ -584,6 +657,11 @@ VARIATIONS = {
     "lines_reversed": ({"order": "reversed"}, None),
     "tags_differ_by_line": ({"tags": (b"first", b"last")}, None),
     "several_runs": ({"runs": 3}, None),
+    "run_long_lines": (_run_styled(extra_columns=0.4), None),
+    "ids_opening_as_json_csv_or_tags": ({"qid_kinds": ("brace",), "doc_kinds": ("brace", "hash")}, None),
+    "ids_commas_and_quotes": ({"qid_kinds": ("comma",), "doc_kinds": ("comma",)}, None),
+    "header_words_first": ({"header_words": True, "iters": (b"Q0",), "qrels_iters": (b"0", b"Q0")}, None),
+    "comments_with_topic_tags": (_run_styled(comments=0.4, topic_comments=True), None),
 }
 
 
@@ -638,6 +716,9 @@ def rename_id(case: Case, position: int, old: bytes, new: bytes) -> Case:
 MIB = 1 << 20
 HEAVY = Style(odd_seps=0.3, lead=0.3, trail=0.3, crlf=0.3, blank_lines=0.1, comments=0.1)
 RUN_HAZARDS = ("crlf_split", "comment_start", "cr_in_line", "blank_middle", "in_long_id", "before_newline")
+#: lines of 7 to 18 fields (a second record after the tag, joined by a blank or a lone CR) ending the chunk
+#: before a boundary, starting the one after it, or cut by it
+LONG_LINE_HAZARDS = ("long_ends_chunk", "long_starts_chunk", "long_cr_starts_chunk", "long_cut")
 QRELS_HAZARDS = ("crlf_split", "lead_blanks", "cr_in_line", "before_newline")
 
 
@@ -659,6 +740,13 @@ def _hazard(src, kind: str, fields: tuple, run: bool) -> tuple:
         seps = (b" ", b" \r ") + (b" ",) * (len(fields) - 3)
         line = replace(plain, seps=seps)
         return line, len(fields[0]) + 1 + len(fields[1]) + 1
+    if kind.startswith("long_"):
+        record = (fields[0], b"Q0", fields[2] + b"-joined", b"1", b"9.5", fields[5])
+        more = (record + (b"x1", b"x2", b"x3", b"x4", b"x5", b"6.5"))[: 1 + (len(fields[0]) + len(fields[2])) % 12]
+        seps = (b" ",) * 5 + (b"\r" if "cr" in kind else b" ",) + (b" ",) * (len(more) - 1)
+        line = Line(fields + more, seps)
+        size = len(line.render())
+        return line, {"long_ends_chunk": size, "long_cut": size // 2}.get(kind, 0)
     if kind == "in_long_id":
         fields = fields[:2] + (fields[2] + b"-" + b"w" * 400,) + fields[3:]
         line = Line(fields, (b" ",) * (len(fields) - 1))
@@ -708,7 +796,7 @@ def _at_boundaries(src, lines: list, run: bool, hazards, spare) -> list:
     return lines
 
 
-def boundary_case(seed, run_mib: float = 4.2, qrels_mib: float = 2.2, flags=()) -> Case:
+def boundary_case(seed, run_mib: float = 4.2, qrels_mib: float = 2.2, flags=(), run_hazards=RUN_HAZARDS) -> Case:
     """A run of a few MiB and qrels of two, plain but for heavy variation around every MiB boundary (the
     readers' chunks) and one hazard exactly on each: a CR/LF pair cut in two, a comment or blank line
     cut, a CR inside a line, a long id cut, a newline that starts the next chunk."""
@@ -732,7 +820,7 @@ def boundary_case(seed, run_mib: float = 4.2, qrels_mib: float = 2.2, flags=()) 
         lines[0] = dress(src, lines[0].fields, HEAVY, force=True)
         lines[-1] = dress(src, lines[-1].fields, HEAVY, force=True)
     run_lines.insert(0, filler(src, True))
-    run_lines = _at_boundaries(src, run_lines, True, RUN_HAZARDS, spare)
+    run_lines = _at_boundaries(src, run_lines, True, run_hazards, spare)
     qrels_lines = _at_boundaries(src, qrels_lines, False, QRELS_HAZARDS, spare)
     run = TextFile(run_lines, final_newline=False)
     return Case(TextFile(qrels_lines), [run], tuple(flags), {"large:boundaries"})

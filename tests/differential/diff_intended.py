@@ -20,6 +20,7 @@ class Intended:
     why: str
     make: Callable  # Case -> (project's case, trec_eval's case or None)
     stderr: str = ""  # a word the project's standard error must hold
+    readme: str = ""  # the words README's list of differences names it with (test_differential_intended)
 
 
 def base_case(flags=()) -> Case:
@@ -71,6 +72,13 @@ def _qrels_query_missing_from_run(case: Case):
     return replace(case, qrels=with_extra), case
 
 
+def _qrels_header_with_c(case: Case):
+    """A header line first in the qrels, with -c: trec_eval's output for the qrels without it."""
+    header = Line((b"qid", b"0", b"docno", b"rel"), (b" ",) * 3)
+    with_header = replace(case.qrels, lines=[header, *case.qrels.lines])
+    return replace(case, qrels=with_header, flags=("-c",)), replace(case, flags=("-c",))
+
+
 def _duplicate_in_unjudged_query(case: Case):
     """A document twice in a query the qrels do not have (trec_eval never looks at it)."""
     dup = [Line((b"run-only", b"Q0", b"dd", b"1", b"2.0", b"run"), (b" ",) * 5)] * 2
@@ -83,37 +91,44 @@ INTENDED = [
         "utf8_bom_qrels",
         "A UTF-8 byte-order mark starting the qrels is stripped; trec_eval keeps it in the first query id.",
         _with_bom("qrels"),
+        readme="Byte-order mark, on purpose",
     ),
     Intended(
         "utf8_bom_run",
         "A UTF-8 byte-order mark starting a run is stripped; trec_eval keeps it in the first query id.",
         _with_bom("run"),
+        readme="Byte-order mark, on purpose",
     ),
     Intended(
         "qrels_blank_lines",
         "Blank lines in qrels are skipped; trec_eval stops with 'Malformed line'.",
         _qrels_blank_lines,
+        readme="Blank lines in qrels, on purpose",
     ),
     Intended(
         "qrels_comment_lines",
         "Every '#' line in qrels is a comment; trec_eval skips one only after a data line, and reads a "
         "second one in a row as data.",
         _qrels_comment_lines,
+        readme="A `#` line is a comment in qrels and runs alike",
     ),
     Intended(
         "score_not_a_number",
         "A score that is not a number ('abc') is refused; trec_eval's atof reads it as 0.",
         _bad_value(4, b"abc"),
+        readme="reads `abc` as 0",
     ),
     Intended(
         "score_with_trailing_text",
         "A score with text after the number ('1.5x') is refused; trec_eval's atof reads 1.5.",
         _bad_value(4, b"1.5x"),
+        readme="`1.5x` as 1.5",
     ),
     Intended(
         "grade_not_an_integer",
         "A grade that is not an integer ('1.5') is refused; trec_eval's atol reads 1.",
         _bad_value(3, b"1.5", "qrels"),
+        readme="a grade that is not an integer",
     ),
     Intended(
         "qrels_query_missing_from_run",
@@ -121,11 +136,22 @@ INTENDED = [
         "trec_eval 10.0 stops with exit status 4.",
         _qrels_query_missing_from_run,
         stderr="warning",
+        readme="a qrels query missing from the run is skipped with a warning",
     ),
     Intended(
         "duplicate_document_anywhere",
         "A document twice in one query of a run is refused wherever it is; trec_eval refuses it only in "
         "queries it evaluates, within -M.",
         _duplicate_in_unjudged_query,
+        readme="a duplicate document within a query",
+    ),
+    Intended(
+        "qrels_header_line_with_c",
+        "A first qrels line naming the columns, 'qid 0 docno rel' (its grade not an integer), is dropped as a "
+        "header; trec_eval reads it as a judgment of a query 'qid' (atol reads 'rel' as 0), which -c counts in "
+        "the averages (num_q one more, map lower).",
+        _qrels_header_with_c,
+        stderr="header",
+        readme="A header line, on purpose",
     ),
 ]

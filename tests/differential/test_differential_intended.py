@@ -47,3 +47,10 @@ def test_trec_eval_does_differ(name, oracle, tmp_path):
         ref_qrels, ref_runs = reference.write(tmp_path / "reference")
         want = diff_doors.expected(ref_qrels, ref_runs[:1], reference.flags)
         assert raw.returncode != 0 or raw.stdout != want.out
+
+
+def test_readme_names_every_intended_difference():
+    """README's list of differences from trec_eval and this one name the same differences."""
+    readme = " ".join((diff_doors.REPO / "README.md").read_text(encoding="utf-8").split())
+    missing = [e.name for e in diff_intended.INTENDED if not e.readme or e.readme not in readme]
+    assert not missing, f"README does not name {missing}"

@@ -152,9 +152,7 @@ def plan(paths: list):
     """``((qrels path, its stat), [(label, RunOnDisk)...])``: the one qrels file and the runs among ``paths``
     as a new session would take them (found, detected and labelled by the same code, in the order given);
     None without exactly one qrels file and some run."""
-    import metrics.io.topics
-    from metrics.io.detect import detect_kind
-    from metrics.io.textfile import head
+    from metrics.io.detect import detect_kind, holds_queries
     from workbench.model.workspace import Workspace, expand
 
     space = Workspace()  # labels as the session's workspace gives them
@@ -162,7 +160,7 @@ def plan(paths: list):
     for path in expand(paths).files:
         stat = stat_of(path)
         try:
-            if metrics.io.topics.sniff(head(path)):
+            if holds_queries(path):
                 continue  # queries (workbench.model.loading.load_file asks first too)
         except OSError:
             continue

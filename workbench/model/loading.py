@@ -12,7 +12,6 @@ import pandas as pd
 import metrics
 import metrics.io.readers
 from metrics.errors import InputError
-from metrics.io.textfile import head
 from workbench.model.diversity import read_intents
 from workbench.model.workspace import FileEntry
 
@@ -54,6 +53,7 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
 
     ``hold=False``: a run file is not read but stands as a :class:`~workbench.model.disk_runs.RunOnDisk`
     (scored from disk by each evaluation); other kinds are read as usual."""
+    import metrics.io.detect
     import metrics.io.topics
 
     if path.startswith("irds:"):  # an ir_datasets dataset: its qrels, scored documents or query texts
@@ -63,7 +63,7 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
     except OSError:
         st = None
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
-    if kind == "queries" or (kind is None and metrics.io.topics.sniff(head(path))):
+    if kind == "queries" or (kind is None and metrics.io.detect.holds_queries(path)):
         return stat, QueriesFile(path, metrics.io.topics.read_queries(path), digest=content_digest(path, stat[0]))
     if not hold:
         from workbench.model.disk_runs import head_of_run
@@ -76,10 +76,12 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
         return stat, read_intents(path, content_digest(path, stat[0]))
     try:
         loaded = metrics.io.readers.read_file(path, kind=kind, progress=progress)
-    except metrics.IntentQrelsError:
+    except metrics.IntentQrelsError as exc:
         if kind is not None:
             raise  # read as ad hoc qrels, as the user asked: the error says what the file is
-        return stat, read_intents(path, content_digest(path, stat[0]))  # intent qrels, beside the ad hoc qrels
+        intents = read_intents(path, content_digest(path, stat[0]))  # intent qrels, beside the ad hoc qrels
+        intents.warnings.append(metrics.io.detect.read_as_intents(exc))
+        return stat, intents
     # the ids as the scoring code holds them, made here in the reader's thread once rather than by
     # every evaluation of the file
     from metrics.io.columns import remember_columns
