@@ -41,7 +41,7 @@ from metrics.errors import Cancelled
 from workbench.jobs import Jobs
 from workbench.model import analysis
 from workbench.model import significance as significance_model
-from workbench.model.disk_watch import DiskWatch
+from workbench.model.disk_watch import DiskWatch, weak_report
 from workbench.model.loading import SAMPLE_DIR, QueriesFile, describe_error, sample_files
 from workbench.model.scoring import Lease
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
@@ -53,6 +53,7 @@ from workbench.session_reads import FromModel
 from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
+
 
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
 
@@ -158,7 +159,7 @@ class Session(ReadingJobs, QObject):
 
         # the loaded files are looked at on disk by a thread of their own (never by the window's)
         self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
-        self._disk = DiskWatch(self._sigDiskNews.emit)
+        self._disk = DiskWatch(weak_report(self, "_sigDiskNews"))
 
         # work put off until the window has painted what it was given (the inspection, the intervals)
         self.after_paint = AfterPaint(self)

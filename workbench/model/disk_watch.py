@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["DiskState", "DiskWatch"]
+__all__ = ["DiskState", "DiskWatch", "weak_report"]
 
 #: (size in bytes, modification time) of a file, as ``os.stat`` gives them
 Stamp = tuple[int, float]
@@ -123,3 +124,16 @@ def _state_of(path: str, read: Stamp) -> DiskState:
     if (st.st_size, st.st_mtime) != read:
         return DiskState(path, read, "changed", int(st.st_size))
     return DiskState(path, read, None)
+
+
+def weak_report(owner: object, signal: str) -> Callable[[list[DiskState]], None]:
+    """A ``report`` for :class:`DiskWatch` that emits ``owner``'s ``signal`` while ``owner`` lives, without
+    holding it (the watch's thread, holding the session, would keep it and every widget it reaches)."""
+    ref = weakref.ref(owner)
+
+    def emit(states: list[DiskState]) -> None:
+        target = ref()
+        if target is not None:
+            getattr(target, signal).emit(states)
+
+    return emit

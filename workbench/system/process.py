@@ -13,6 +13,11 @@
   objects with 100 runs, against 0.09 s for a collection to find them.)  This is the recipe of the ``gc`` documentation,
   which also frees worker processes forked meanwhile (:func:`workbench.model.scoring.start`)
   from copying the pages the collector would otherwise touch.
+* **Garbage collected on the window's thread only.** A collection that a worker thread happens to run
+  (any allocation may start one) and that finds Qt objects destroys them on that thread, where Qt's locks
+  and Python's then wait on each other: a window test hung for good so. :func:`collect_on_gui_thread`
+  (pyqtgraph's ``GarbageCollector``: automatic collection off, a timer on the window's thread collecting
+  each generation past its threshold) is installed by the window once its views are built.
 """
 
 from __future__ import annotations
@@ -28,6 +33,21 @@ def prepare() -> None:
 
 
 def started() -> None:
-    """Once the window's views are built."""
+    """Once the window's views are built: what exists is frozen out of the collector's sight, and garbage is
+    collected from now on by the window's thread (:func:`collect_on_gui_thread`)."""
     gc.freeze()
-    gc.enable()
+    collect_on_gui_thread()  # (the window's views installed it already: garbage is not collected otherwise)
+
+
+#: the collector of this process (made with the first window; it lives as long as the process)
+_collector: object | None = None
+
+
+def collect_on_gui_thread() -> None:
+    """Collect garbage on the window's thread only, a timer's tick at a time (once per process, with a
+    QApplication): automatic collection is turned off."""
+    global _collector
+    if _collector is None:
+        from pyqtgraph.util.garbage_collector import GarbageCollector
+
+        _collector = GarbageCollector(interval=0.25)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QWidget
 
-from workbench.system import qtcompat
+from workbench.system import process, qtcompat
 from workbench.views.window_files import RecentFiles, chosen_kinds, keep_chosen_kinds
 from workbench.views.window_layout import fit_to_screen
 from workbench.views.window_startup import Startup
@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         if not self.isVisible():
             fit_to_screen(self)
         layout.keep_initial()  # dock positions for "Reset layout"
+        process.collect_on_gui_thread()  # (never by a worker thread, which would destroy Qt objects there)
 
         s.sigError.connect(bars.messages.add)
         s.sigNotice.connect(bars.messages.add_notice)  # (kept in view until the user's next action)
