@@ -320,7 +320,7 @@ def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluste
     results = md.score_runs(client, shared, order)
     try:
         first = next(results)
-        for _ in range(100):  # (the scheduler may hear of the second copy a moment after the first result)
+        for _ in range(400):  # (the scheduler may hear of the second copy a while after the first result)
             holders = [ts.who_has for key, ts in cluster.scheduler.tasks.items() if str(key).startswith("WorkerState-")]
             if [len(h) for h in holders] == [2]:
                 break
