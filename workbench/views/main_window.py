@@ -365,6 +365,10 @@ class MainWindow(QMainWindow):
         """Help > Worked examples (see :meth:`WindowMenus.show_examples`)."""
         return self.parts.menus.show_examples()
 
+    def show_fuse(self) -> QDialog:
+        """File > Fuse runs (see :meth:`WindowMenus.show_fuse`)."""
+        return self.parts.menus.show_fuse()
+
     def show_messages(self) -> QDialog:
         """View > Messages (see :meth:`WindowMenus.show_messages`)."""
         return self.parts.menus.show_messages()

@@ -90,6 +90,7 @@ class WindowMenus:
         self.reopen_action = file_menu.addAction("Reopen &last session", workspaces.reopen_last_session)
         self.reopen_action.setEnabled(os.path.isfile(workspaces.last_session_path()))
         file_menu.addSeparator()
+        file_menu.addAction("F&use runs…", self.show_fuse)
         exp = file_menu.addMenu("&Export")
         exp.addAction("Summary as CSV…", lambda: exports.export_dialog("summary"))
         exp.addAction("Per-query table as shown (CSV)…", lambda: exports.export_dialog("per_query_table"))
@@ -141,6 +142,14 @@ class WindowMenus:
         from workbench.views.examples import WorkedExamplesDialog
 
         dialog = WorkedExamplesDialog(self.session, self.window)
+        dialog.show()
+        return dialog
+
+    def show_fuse(self) -> QDialog:
+        """File > Fuse runs: the loaded runs fused into one, written to a file and opened as a run."""
+        from workbench.views.fuse_dialog import FuseDialog
+
+        dialog = FuseDialog(self.session, self.window)
         dialog.show()
         return dialog
 
