@@ -253,6 +253,7 @@ def test_measure_and_k_changes_recompute(qtbot, window, small):
     assert "P_5" in s.results.measures and "P_20" in s.results.measures
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
         window.ndcg_plot.k_box.setValue(25)
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)  # (the plots take new scores in on a turn of their own)
     x, _ = window.ndcg_plot.data("alpha")
     assert x[-1] == 25
 
@@ -266,6 +267,7 @@ def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
     box = window.measures.ndcg_boxes["gain"]
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
         box.setCurrentIndex(box.findData("exp"))
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)  # (the plots take new scores in on a turn of their own)
     assert s.ndcg_options["gain"] == "exp"
     assert s.results.measures == ["map", "ndcg_ext_10(gain=exp)"]
     qrels = metrics.io.readers.read_file(str(small[0])).qrels

@@ -472,7 +472,7 @@ class Session(ReadingJobs, QObject):
     def shutdown(self, timeout_ms: int = 10000) -> None:
         for timer in (self._eval_timer, self._announce_timer, self._load_timer):
             timer.stop()  # no work starts after this
-        self.after_paint.clear()
+        self.after_paint.close()
         self._load_queue = []
         self._let_go_of_scoring_ahead()
         self._disk.close()

@@ -1,7 +1,9 @@
-"""Work put off until the window has painted what it was just given: the session's :class:`AfterPaint`."""
+"""Work put off until the window has painted what it was just given, and work done a piece per turn of the
+event loop: the session's :class:`AfterPaint`."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -27,6 +29,29 @@ class AfterPaint(QObject):
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self._run)
         self.work: list[Callable[[], None]] = []
+        # the views' refreshes for new scores, one per turn of the event loop (:meth:`in_turn`)
+        self.turns: deque[Callable[[], None]] = deque()
+        self.turn_timer = QTimer(self)
+        self.turn_timer.setSingleShot(True)
+        self.turn_timer.setInterval(0)
+        self.turn_timer.timeout.connect(self._next_turn)
+
+    def in_turn(self, work: Callable[[], None]) -> None:
+        """Run ``work()`` on a turn of the event loop of its own, after the pieces given before it (once, if
+        given again meanwhile): the views taking in the scores of 500 runs one after the other, with the
+        window painting between them, rather than all in one go."""
+        if work not in self.turns:
+            self.turns.append(work)
+        if not self.turn_timer.isActive():
+            self.turn_timer.start()
+
+    def _next_turn(self) -> None:
+        if self.turns:
+            self.turns.popleft()()
+        if self.turns:
+            self.turn_timer.start()
+        elif not self.timer.isActive():
+            self.sigDone.emit()
 
     def later(self, work: Callable[[], None]) -> None:
         """Run ``work()`` once the window has painted what it was just given."""
@@ -36,15 +61,22 @@ class AfterPaint(QObject):
 
     @property
     def waiting(self) -> bool:
-        return self.timer.isActive()
+        return self.timer.isActive() or bool(self.turns)
 
     def clear(self) -> None:
-        """Forget the work put off (Cancel, the window closing)."""
+        """Forget the work put off (Cancel, the window closing); the views' refreshes still come."""
         self.timer.stop()
         self.work.clear()
+
+    def close(self) -> None:
+        """Nothing more is run (the window closing)."""
+        self.clear()
+        self.turns.clear()
+        self.turn_timer.stop()
 
     def _run(self) -> None:
         work, self.work = self.work, []
         for w in work:
             w()
-        self.sigDone.emit()
+        if not self.turns:
+            self.sigDone.emit()

@@ -135,7 +135,7 @@ class CurvePlot(QWidget):
         layout.addLayout(self.controls)
         layout.addWidget(self.plot, 1)
         layout.addWidget(self.legend_area)
-        session.sigResultsChanged.connect(lambda _: self.refresh())
+        session.sigResultsChanged.connect(lambda _: session.after_paint.in_turn(self.refresh))
         session.sigQueryChanged.connect(lambda _: self.refresh())
         session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
 

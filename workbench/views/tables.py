@@ -249,13 +249,17 @@ class PerQueryView(QWidget):
         # the keyboard entering the table (Tab) makes its first row current: that is not a choice of query
         self._entering = False
         self.view.installEventFilter(self)
-        session.sigResultsChanged.connect(self.on_results)
+        # (new scores are taken in on a turn of the event loop of their own: a thousand columns of 500 runs)
+        session.sigResultsChanged.connect(lambda _: session.after_paint.in_turn(self._take_results))
         session.sigBaselineChanged.connect(lambda _: self.rebuild())
         session.sigFilesChanged.connect(self._on_files_changed)
         session.sigFocusMeasureChanged.connect(self._on_focus_measure)
         session.sigQueryChanged.connect(self.on_query)
         self._built = None  # what the table was built from (rebuild)
         self.on_results(session.results)
+
+    def _take_results(self) -> None:
+        self.on_results(self.session.results)
 
     def shown_measure(self) -> str:
         """The measure whose per-query values are shown."""
