@@ -344,40 +344,32 @@ def _normalised(value: float, ideal: float) -> float:
     return value / ideal if value != 0.0 and ideal != 0.0 else 0.0
 
 
+def _over_ideal(own: Steps, ideal: Steps, S: int) -> Steps:
+    """The steps of ``own`` with its value divided by that of the ideal ranking's (ndeval's normalised
+    measures: nERR-IA, nNRBP)."""
+    return Steps(
+        _normalised(own.value, ideal.value),
+        S,
+        own.rows,
+        own.gains,
+        own.weights,
+        own.scaled,
+        own.running,
+        total=own.value,
+        norm=ideal.value,
+    )
+
+
 def _n_err_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int) -> Steps:
     """nERR-IA@k: ERR-IA@k of the ranking divided by that of ndeval's ideal ranking."""
     k = m.cutoff
     assert k is not None
-    own = _err_ia(m, ranked, S)
-    ideal = _err_ia(m, _ideal_of(m, judged, judged_ids, k), S)
-    return Steps(
-        _normalised(own.value, ideal.value),
-        S,
-        own.rows,
-        own.gains,
-        own.weights,
-        own.scaled,
-        own.running,
-        total=own.value,
-        norm=ideal.value,
-    )
+    return _over_ideal(_err_ia(m, ranked, S), _err_ia(m, _ideal_of(m, judged, judged_ids, k), S), S)
 
 
 def _n_nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int) -> Steps:
     """nNRBP: NRBP of the ranking divided by that of ndeval's ideal ranking (of every relevant document)."""
-    own = _nrbp(m, ranked, S)
-    ideal = _nrbp(m, _ideal_of(m, judged, judged_ids, judged.shape[0]), S)
-    return Steps(
-        _normalised(own.value, ideal.value),
-        S,
-        own.rows,
-        own.gains,
-        own.weights,
-        own.scaled,
-        own.running,
-        total=own.value,
-        norm=ideal.value,
-    )
+    return _over_ideal(_nrbp(m, ranked, S), _nrbp(m, _ideal_of(m, judged, judged_ids, judged.shape[0]), S), S)
 
 
 def _ap_ia(m: DiversityMeasure, ranked, judged, S: int) -> Steps:

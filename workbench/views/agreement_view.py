@@ -19,7 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, FrameTable, matrix_view
+from workbench.views.analysis_follow import (
+    AdaptiveSplitter,
+    AnalysisFollower,
+    ExportButton,
+    FrameTable,
+    matrix_view,
+    pane,
+)
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -73,12 +80,7 @@ class AgreementView(QWidget):
         split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.5)
         split.addWidget(self.matrix)
         split.addWidget(lower)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.setSpacing(2)
-        layout.addLayout(bar)
-        layout.addWidget(self.banner)
-        layout.addWidget(split, 1)
+        pane(self, [bar], self.banner, split)
         self.pair: tuple[str, str] | None = None
         self._p = pd.DataFrame(columns=["measure_a", "measure_b", "runs", "tau", "p_value"]).set_index(
             ["measure_a", "measure_b"]

@@ -29,10 +29,12 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
+    QLayout,
     QMenu,
     QSplitter,
     QTableView,
     QToolButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -47,6 +49,19 @@ if TYPE_CHECKING:
 STALE_STYLE = "QLabel { background: #fff3cd; color: #5c4400; padding: 3px 6px; border-radius: 3px; }"
 #: a warning that concerns the numbers shown (a run whose scores are likely underestimated)
 WARNING_STYLE = "QLabel { background: #f8d7da; color: #721c24; padding: 3px 6px; border-radius: 3px; }"
+
+
+def pane(view: QWidget, rows: list[QLayout], *widgets: QWidget) -> QVBoxLayout:
+    """The layout of an analysis view: its rows of controls, then ``widgets`` one under the other (the banner
+    that says whether it is current first), the last taking the height left."""
+    layout = QVBoxLayout(view)
+    layout.setContentsMargins(2, 2, 2, 2)
+    layout.setSpacing(2)
+    for row in rows:
+        layout.addLayout(row)
+    for i, widget in enumerate(widgets):
+        layout.addWidget(widget, 1 if i == len(widgets) - 1 else 0)
+    return layout
 
 
 def colour_scale(value: float, low: float = 0.0, high: float = 1.0) -> QColor:

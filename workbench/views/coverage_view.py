@@ -24,7 +24,14 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import WARNING_STYLE, AdaptiveSplitter, AnalysisFollower, ExportButton, FrameTable
+from workbench.views.analysis_follow import (
+    WARNING_STYLE,
+    AdaptiveSplitter,
+    AnalysisFollower,
+    ExportButton,
+    FrameTable,
+    pane,
+)
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -94,13 +101,7 @@ class CoverageView(QWidget):
         self.pages = QStackedWidget(self)
         self.pages.addWidget(split)
         self.pages.addWidget(self.condensed_table)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.setSpacing(2)
-        layout.addLayout(bar)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.warning)
-        layout.addWidget(self.pages, 1)
+        pane(self, [bar], self.banner, self.warning, self.pages)
 
         self.gap_box.valueChanged.connect(lambda _: self.follower.changed())
         self.condensed_button.toggled.connect(self._show_condensed)

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from metrics.ranking.qrels_index import NONPOOL
 from workbench.model import analyses
-from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, matrix_view
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, matrix_view, pane
 from workbench.views.copy_image import install_copy_image
 
 if TYPE_CHECKING:
@@ -126,12 +126,7 @@ class OverlapView(QWidget):
         split.addWidget(lower)
         split.setStretchFactor(0, 1)
         split.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.setSpacing(2)
-        layout.addLayout(bar)
-        layout.addWidget(self.banner)
-        layout.addWidget(split, 1)
+        pane(self, [bar], self.banner, split)
 
         self.pair: tuple[str, str] | None = None
         self._means = pd.DataFrame(columns=["run_a", "run_b", "queries", "jaccard", "rbo"]).set_index(

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, pane
 from workbench.views.copy_image import install_copy_image
 from workbench.views.versus_view import _combo, set_items
 
@@ -101,14 +101,7 @@ class QueriesView(QWidget):
         split.addWidget(lists)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.setSpacing(2)
-        layout.addLayout(bar)
-        layout.addLayout(row2)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.caption)
-        layout.addWidget(split, 1)
+        pane(self, [bar, row2], self.banner, self.caption, split)
 
         self.measure_box.activated.connect(lambda _: self.follower.changed())
         self.trait_box.activated.connect(lambda _: self.refresh())

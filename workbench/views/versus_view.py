@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AnalysisFollower, ExportButton
+from workbench.views.analysis_follow import AnalysisFollower, ExportButton, pane
 from workbench.views.copy_image import install_copy_image
 
 if TYPE_CHECKING:
@@ -82,14 +82,7 @@ class VersusView(QWidget):
         self.ring = pg.ScatterPlotItem(size=17, brush=pg.mkBrush(0, 0, 0, 0), pen=pg.mkPen(20, 20, 20, width=2))
         self.ring.setZValue(10)
         self.plot.addItem(self.ring)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(2, 2, 2, 2)
-        layout.setSpacing(2)
-        layout.addLayout(bar)
-        layout.addLayout(pair)
-        layout.addWidget(self.banner)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.plot, 1)
+        pane(self, [bar, pair], self.banner, self.caption, self.plot)
 
         for box in (self.measure_box, self.a_box, self.b_box):
             box.activated.connect(lambda _: self.follower.changed())
