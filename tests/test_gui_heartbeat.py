@@ -22,6 +22,7 @@ from collections import Counter  # noqa: E402
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from dl19_data import write_dl19_like  # noqa: E402
 from PySide6.QtCore import QTimer  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
@@ -110,19 +111,7 @@ def _wait(qtbot, app_done, timeout=TIMEOUT) -> None:
 def many_runs(tmp_path_factory):
     """500 runs of 43 queries (TREC DL 2019's number) of 100 documents, and qrels of 50 judgments a query."""
     folder = tmp_path_factory.mktemp("many")
-    rng = np.random.default_rng(11)
-    qids = [str(q) for q in rng.choice(np.arange(19335, 1_200_000), 43, replace=False)]
-    (folder / "qrels.txt").write_text(
-        "".join(f"{q} Q0 D{d} {rng.integers(0, 4)}\n" for q in qids for d in rng.choice(400, 50, replace=False))
-    )
-    runs = folder / "runs"
-    runs.mkdir()
-    tails = [f" {r} {20.0 - r / 100:.4f} " for r in range(1, 101)]
-    for i in range(500):
-        docs = np.argsort(rng.random((43, 400)), axis=1)[:, :100]  # 100 distinct documents a query
-        with open(runs / f"run{i:03d}.txt", "w") as out:
-            for q, row in zip(qids, docs.tolist()):
-                out.write("".join(f"{q} Q0 D{d}{t}sys{i}\n" for d, t in zip(row, tails)))
+    write_dl19_like(folder, [f"run{i:03d}" for i in range(500)], seed=11, runs_folder=folder / "runs", iteration="Q0")
     return folder
 
 

@@ -9,8 +9,8 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+from dl19_data import write_dl19_like  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
@@ -24,21 +24,8 @@ NAMES = ["bm25", "colbert-on-bm25-trec-dl-queries", "splade", "monot5-bm25", "tc
 @pytest.fixture(scope="module")
 def dl19(tmp_path_factory):
     """Five runs of 43 queries (TREC DL 2019's shape) and their qrels."""
-    folder = tmp_path_factory.mktemp("dl19")
-    rng = np.random.default_rng(5)
-    qids = [str(q) for q in rng.choice(np.arange(19335, 1_200_000), 43, replace=False)]
-    (folder / "qrels.txt").write_text(
-        "".join(f"{q} 0 D{d} {rng.integers(0, 4)}\n" for q in qids for d in rng.choice(400, 50, replace=False))
-    )
-    paths = [folder / "qrels.txt"]
-    for name in NAMES:
-        docs = np.argsort(rng.random((43, 400)), axis=1)[:, :100]
-        path = folder / f"{name}.txt"
-        with open(path, "w") as out:
-            for q, row in zip(qids, docs.tolist()):
-                out.write("".join(f"{q} Q0 D{d} {r + 1} {20 - r / 100:.4f} {name}\n" for r, d in enumerate(row)))
-        paths.append(path)
-    return paths
+    qrels, runs = write_dl19_like(tmp_path_factory.mktemp("dl19"), NAMES, seed=5)
+    return [qrels, *runs]
 
 
 def _loaded(qtbot, w, paths):
