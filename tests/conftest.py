@@ -89,3 +89,31 @@ def cluster():
         n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
     ) as local:
         yield local
+
+
+# -- leaving -------------------------------------------------------------------------------------------------
+# Once the summary is printed the test process leaves at once, with pytest's status, as ir-eval does
+# (metrics.cli.ir_eval.run): some tests stop worker processes under a run on purpose, and a process stopped
+# while it wrote its result leaves a process pool's thread reading half a message, which the interpreter's
+# exit then waits for without end (the suite had passed; the process never ended).
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session, exitstatus):
+    session.config._leave_with = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    import os
+    import sys
+
+    status = getattr(config, "_leave_with", None)
+    if status is None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)
