@@ -51,8 +51,8 @@ def _same(path, kind):
         assert got.value.tolist() == values
     loaded = read_file(path, kind)
     frame = loaded.run if kind == "run" else loaded.qrels
-    assert frame["query_id"].tolist() == [q.decode("utf-8", "replace") for q in qids]
-    assert frame["doc_id"].tolist() == [d.decode("utf-8", "replace") for d in docs]
+    assert frame["query_id"].tolist() == [q.decode("utf-8", "surrogateescape") for q in qids]
+    assert frame["doc_id"].tolist() == [d.decode("utf-8", "surrogateescape") for d in docs]
     assert frame.iloc[:, 2].tolist() == values
     assert loaded.warnings == got.warnings
     return got

@@ -16,6 +16,7 @@ import pytest
 import metrics
 import metrics.io.readers
 from metrics.errors import Cancelled
+from metrics.io.table import Columns
 from workbench.model import analysis, disk_runs, scoring
 from workbench.model import drilldown as drilldown_model
 from workbench.model.defaults import SETTINGS
@@ -128,7 +129,7 @@ def test_the_session_marks_a_run_that_failed_on_disk_and_evaluates_without_it(fi
         model.announce_loaded()
     entry = model.workspace.entry(str(bad))
     assert isinstance(entry.run, disk_runs.RunOnDisk) and entry.is_run
-    assert isinstance(model.workspace.entry(str(qrels)).qrels, pd.DataFrame)  # qrels are always read
+    assert isinstance(model.workspace.entry(str(qrels)).qrels, Columns)  # qrels are always read
     errors, wanted = [], []
     model.events.error.connect(errors.append)
     model.events.evaluation_wanted.connect(lambda: wanted.append(True))
@@ -174,7 +175,7 @@ def test_loading_without_holding_reads_only_the_start_of_a_run(files):
     assert isinstance(loaded.run, disk_runs.RunOnDisk) and loaded.run.attrs["name"] == "sys4"
     assert stat[0] == os.path.getsize(paths[4])
     _, q = load_file(str(qrels), None, None, False)
-    assert q.kind == "qrels" and isinstance(q.qrels, pd.DataFrame)
+    assert q.kind == "qrels" and isinstance(q.qrels, Columns)
     assert disk_runs.head_of_run(str(qrels), None) is None
     assert disk_runs.head_of_run(str(paths[0]), "ranked") is None
 
@@ -189,7 +190,7 @@ def test_files_are_held_while_they_fit_in_the_budget(files, monkeypatch):
     assert [e.hold for e in started] == [True, True, True, False, False, False]
     for e in started:
         model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
-    held = [isinstance(e.run, pd.DataFrame) for e in model.workspace.run_entries()]
+    held = [isinstance(e.run, Columns) for e in model.workspace.run_entries()]
     assert held == [True, True, False, False, False]
 
 
@@ -248,7 +249,7 @@ def test_files_opened_together_beyond_the_slots_left_are_all_on_disk(files, monk
     assert [e.hold for e in started] == [False] * 6
     for e in started:
         model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
-    assert isinstance(model.workspace.qrels_entry().qrels, pd.DataFrame)  # the qrels are read as ever
+    assert isinstance(model.workspace.qrels_entry().qrels, Columns)  # the qrels are read as ever
     assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in model.workspace.run_entries())
     model.open_files([str(p) for p in paths[5:7]], start=started.append)  # few enough for the slots left
     assert [e.hold for e in started[6:]] == [True, True]

@@ -68,14 +68,14 @@ class Gate:
 def gated_reads(monkeypatch):
     """Reads of files named ``slow*`` wait at the gate."""
     gate = Gate()
-    real = metrics.io.readers.read_file
+    real = metrics.io.readers.read_file_columns
 
-    def read_file(path, kind=None, progress=None):
+    def read_file_columns(path, kind=None, progress=None):
         if os.path.basename(path).startswith("slow"):
             gate.hold(progress)
         return real(path, kind=kind, progress=progress)
 
-    monkeypatch.setattr(metrics.io.readers, "read_file", read_file)
+    monkeypatch.setattr(metrics.io.readers, "read_file_columns", read_file_columns)
     yield gate
     gate.release.set()
 

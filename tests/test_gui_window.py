@@ -22,6 +22,7 @@ from qt_support import close_window, open_window  # noqa: E402
 import metrics  # noqa: E402
 import metrics.engine.curves  # noqa: E402
 import metrics.io.readers  # noqa: E402
+from metrics.io.table import Columns  # noqa: E402
 from workbench.session import SAMPLE_DIR  # noqa: E402
 from workbench.views.main_window import MainWindow  # noqa: E402
 from workbench.views.qtable import RAW_ROLE  # noqa: E402
@@ -453,7 +454,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
     s = window.session
     before = s.results
     progress = []
-    real_read = metrics.io.readers.read_file
+    real_read = metrics.io.readers.read_file_columns
 
     def paced(path, kind=None, progress=None):
         # the real reader, with a pause after each progress report so that the
@@ -465,7 +466,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
 
         return real_read(path, kind=kind, progress=report)
 
-    monkeypatch.setattr(metrics.io.readers, "read_file", paced)
+    monkeypatch.setattr(metrics.io.readers, "read_file_columns", paced)
 
     def on_progress(fraction, what):
         progress.append(fraction)
@@ -700,13 +701,13 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
         s.open_files([str(b)], kind="ranked")  # as the Files panel's "read as" does
     assert [e.kind for e in s.workspace.entries] == ["ranked", "ranked"]
     qrels = s.results.request.qrels
-    assert isinstance(qrels, pd.DataFrame)
-    assert sorted(zip(qrels["query_id"], qrels["doc_id"])) == [
-        ("1", "D1"),
-        ("1", "D2"),
-        ("1", "D3"),
-        ("2", "D5"),
-        ("2", "D6"),
+    assert isinstance(qrels, Columns)  # (the window holds columns)
+    assert sorted(zip(qrels.qid.tolist(), qrels.doc.tolist())) == [
+        (b"1", b"D1"),
+        (b"1", b"D2"),
+        (b"1", b"D3"),
+        (b"2", b"D5"),
+        (b"2", b"D6"),
     ]
     runs = {e.label: e.run for e in s.workspace.run_entries()}
     expected = metrics.evaluate(qrels, runs, list(MEASURES)).summary()

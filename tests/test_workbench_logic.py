@@ -93,7 +93,9 @@ def test_one_qrels_in_use_and_ranked_judgments_as_fallback(tmp_path):
     ranked_q = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
     e = ws.begin_load(tmp_path / "ranked.txt")
     ws.finish_load(e.path, e.generation, "ranked", _run("sys"), ranked_q)
-    assert ws.qrels() is ranked_q
+    held = ws.qrels()  # the frame given is held as columns, as the reader gives them to the window
+    assert (held.qid.tolist(), held.doc.tolist(), held.value.tolist()) == ([b"1", b"1"], [b"a", b"b"], [1, 0])
+    assert ws.qrels() is held
     q1 = ws.begin_load(tmp_path / "q1.txt")
     ws.finish_load(q1.path, q1.generation, "qrels", None, _qrels())
     q2 = ws.begin_load(tmp_path / "q2.txt")
@@ -245,11 +247,14 @@ def test_ndcg_measures_follow_the_chosen_variant():
 
 
 def test_ranked_judgments_are_merged_later_part_winning():
+    from metrics.io.columns import columns_from_frame
     from workbench.model.workspace import merge_qrels
 
     a = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["x", "y"], "relevance": [1, 0]})
     b = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["y", "z"], "relevance": [2, 1]})
     merged = merge_qrels([a, b])
-    got = {(q, d): r for q, d, r in zip(merged["query_id"], merged["doc_id"], merged["relevance"])}
-    assert got == {("1", "x"): 1, ("1", "y"): 2, ("2", "z"): 1}
-    assert merge_qrels([a]) is a
+    got = {(q, d): r for q, d, r in zip(merged.qid.tolist(), merged.doc.tolist(), merged.value.tolist())}
+    assert got == {(b"1", b"x"): 1, (b"1", b"y"): 2, (b"2", b"z"): 1}
+    assert (merged.qid.tolist(), merged.doc.tolist()) == ([b"1", b"1", b"2"], [b"x", b"y", b"z"])  # in order
+    one = columns_from_frame(a, "qrels")
+    assert merge_qrels([one]) is one

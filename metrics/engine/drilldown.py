@@ -36,8 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from metrics.io.frames import frame_from_columns
 from metrics.io.ids import ids_from_series
 from metrics.io.labels import unique_label
+from metrics.io.table import Columns, rows_of_queries
 from metrics.ranking.judged import rank_order
 
 __all__ = ["RANKING_COLUMNS", "MISSING_COLUMNS", "QueryDrilldown", "query_drilldown"]
@@ -73,15 +75,24 @@ class QueryDrilldown:
         return list(self.rankings)
 
 
-def _labelled(runs) -> dict[str, pd.DataFrame]:
-    if isinstance(runs, pd.DataFrame):
+def _labelled(runs) -> dict[str, pd.DataFrame | Columns]:
+    if isinstance(runs, (pd.DataFrame, Columns)):
         runs = [runs]
     if isinstance(runs, Mapping):
         return {str(k): v for k, v in runs.items()}
-    out: dict[str, pd.DataFrame] = {}
+    out: dict[str, pd.DataFrame | Columns] = {}
     for i, run in enumerate(runs):
-        out[unique_label(str(run.attrs.get("name") or f"run{i + 1}"), out)] = run
+        name = run.name if isinstance(run, Columns) else run.attrs.get("name")
+        out[unique_label(str(name or f"run{i + 1}"), out)] = run
     return out
+
+
+def _of_query(data: pd.DataFrame | Columns, query_id: str) -> pd.DataFrame:
+    """A run's or the qrels' frame, or the frame of one query's rows of their columns (columns are cut
+    first: a run of millions of lines is not made a frame whole for one query)."""
+    if isinstance(data, Columns):
+        return frame_from_columns(rows_of_queries(data, [query_id]))
+    return data
 
 
 def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
@@ -99,7 +110,7 @@ def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
 
 
 def query_drilldown(
-    qrels: pd.DataFrame,
+    qrels: pd.DataFrame | Columns,
     runs,
     query_id,
     *,
@@ -111,10 +122,11 @@ def query_drilldown(
 
     Parameters
     ----------
-    qrels : DataFrame with columns query_id, doc_id, relevance.
-    runs : a run DataFrame, a list of them (labels from ``attrs["name"]``, made
-        unique) or a dict ``{label: DataFrame}``; each with columns query_id,
-        doc_id, score.
+    qrels : DataFrame with columns query_id, doc_id, relevance, or the qrels'
+        :class:`~metrics.io.table.Columns`.
+    runs : a run DataFrame (or Columns), a list of them (labels from
+        ``attrs["name"]``, made unique) or a dict ``{label: run}``; each with
+        columns query_id, doc_id, score.
     query_id : the query.
     depth : ranks kept per run (None: all).
     baseline : label of the run the others are compared with (None: no movement).
@@ -128,7 +140,8 @@ def query_drilldown(
     if depth is not None and int(depth) < 1:
         raise ValueError(f"depth must be at least 1 (or None for all ranks); got {depth}")
     query_id = str(query_id)
-    runs = _labelled(runs)
+    runs = {label: _of_query(run, query_id) for label, run in _labelled(runs).items()}
+    qrels = _of_query(qrels, query_id)
     if baseline is not None and baseline not in runs:
         raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
     relevance_level = int(relevance_level)

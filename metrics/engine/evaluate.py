@@ -143,9 +143,9 @@ def _run_name(run) -> str:
 def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]]:
     """Yield (unique label, run), checked, one run at a time.
 
-    Runs are DataFrames, or with ``columns`` also :class:`~metrics.io.columns.Columns` (paths are then
-    read into columns).  ``runs`` is consumed lazily and nothing is kept here, so a generator of
-    runs is read one run at a time.
+    Runs are DataFrames, or with ``columns`` :class:`~metrics.io.columns.Columns` (paths are then read
+    into columns; without it, columns given are made frames).  ``runs`` is consumed lazily and nothing
+    is kept here, so a generator of runs is read one run at a time.
     """
     if is_frame(runs) or isinstance(runs, Columns):
         runs = [runs]
@@ -156,8 +156,10 @@ def labelled_runs(runs, *, columns: bool = False) -> Iterator[tuple[str, object]
         i += 1
         label, run = (str(item[0]), item[1]) if keyed else (None, item)
         del item
-        if isinstance(run, Columns) and not columns:
-            raise TypeError("numpy columns are taken by evaluate, not here: pass run DataFrames")
+        if isinstance(run, Columns) and not columns:  # a door that reads frames: the columns made one
+            from metrics.io.frames import frame_from_columns
+
+            run = frame_from_columns(run)
         if not is_run(run):
             run = _read_run(run, label, columns)  # a path, PyTerrier's columns, a dict of dicts, records
         name = unique_label(label or _run_name(run) or f"run{i}", seen)

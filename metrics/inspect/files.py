@@ -45,7 +45,7 @@ from metrics.io.columns import columns_from_frame, read_columns
 from metrics.io.ids import stretch_heads
 from metrics.io.lines import comment_lines, normalise
 from metrics.io.numbers import numbers_or_nan
-from metrics.io.readers import LoadedFile, detect_kind_with_reason
+from metrics.io.readers import LoadedColumns, LoadedFile, detect_kind_with_reason
 from metrics.io.table import Columns, query_codes, ranked_run
 from metrics.io.textfile import head as _file_head
 from metrics.io.textfile import open_stream, without_bom
@@ -154,15 +154,15 @@ def _intents(path: str, recognised: IntentQrelsError) -> Inspection:
 
 
 def inspect_loaded(
-    loaded: LoadedFile,
+    loaded: LoadedFile | LoadedColumns,
     *,
     qrels=None,
     relevance_level: int = 1,
     progress=None,
     kind_reason: str | None = None,
 ) -> Inspection:
-    """Describe a file already read (a :class:`metrics.io.readers.LoadedFile`): it is read again by the
-    same reader, which keeps a run's rank and tag columns this time (scoring reads neither)."""
+    """Describe a file already read (a :class:`~metrics.io.readers.LoadedFile` or ``LoadedColumns``): it is
+    read again by the same reader, which keeps a run's rank and tag columns this time (scoring reads neither)."""
     path = os.fspath(loaded.path)
     try:
         cols = read_columns(path, loaded.kind, fields=True, progress=_part(progress, 0.0, 0.9))

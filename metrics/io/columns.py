@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import weakref
 from typing import Optional
 
 import numpy as np
@@ -58,7 +57,7 @@ from metrics.io.table import Columns, grade_dtype, ids_from_list
 from metrics.io.textfile import _line_at, chunks
 from metrics.io.tokens import Filled, assemble, parse_chunk
 
-__all__ = ["read_columns", "columns_from_frame", "remember_columns", "DATASET_PREFIX"]
+__all__ = ["read_columns", "columns_from_frame", "DATASET_PREFIX"]
 
 
 # ------------------------------------------------------------------------------------------ reading
@@ -195,67 +194,21 @@ def _json_columns(display: str, fmt: _Format, name: Optional[str], first: bytes,
     return cols
 
 
-# ---------------------------------------------------------------------------------------------- ids
-
-
-# ------------------------------------------------------------------------------------------ numbers
-
-
 # ------------------------------------------------------------------------------------- from frames
 
 
-#: id(string array of a frame's column) -> (weak reference to the array, its ids as bytes)
-_ENCODED: dict = {}
-
-
-def _ids_of(series) -> np.ndarray:
-    """:func:`ids_from_series`, remembered while the column's array lives.
-
-    The window evaluates the same loaded runs again whenever a measure or an option changes, and
-    warms this up in the thread that reads each file (:func:`remember_columns`); converting the
-    ids of 100 DL19-sized runs takes a quarter of a second.  A frame's string columns are arrow
-    arrays that pandas never changes in place (an assignment makes a new array), so the identity of
-    the array is the identity of its content; the entry goes when the array does."""
-    arr = series.array
-    hit = _ENCODED.get(id(arr))
-    if hit is not None and hit[0]() is arr:
-        return hit[1]
-    return remember_ids(series, ids_from_series(series))
-
-
-def remember_ids(series, ids: np.ndarray) -> np.ndarray:
-    """Remember ``ids`` as the bytes of the frame column ``series`` while its array lives, and return
-    them (read-only from now on).  The readers remember the bytes they read, so that a frame made from
-    a file is scored from the file's own bytes: ids that are not UTF-8 are shown in the frame with
-    replacement characters, and scored as they are."""
-    arr = series.array
-    ids.flags.writeable = False  # shared by every Columns made from this frame
-    key = id(arr)
-
-    def forget(_ref, key: int = key) -> None:
-        _ENCODED.pop(key, None)
-
-    try:
-        ref = weakref.ref(arr, forget)
-    except TypeError:  # an array type without weak references: not remembered
-        return ids
-    _ENCODED[key] = (ref, ids)
-    return ids
-
-
-def remember_columns(frame, kind: str) -> None:
-    """Encode the ids of a qrels or run frame now (in a reader's thread) for :func:`columns_from_frame`."""
-    columns_from_frame(frame, kind)
-
-
 def columns_from_frame(frame, kind: str) -> Columns:
-    """:class:`Columns` of a qrels or run DataFrame as :mod:`metrics.io.readers` returns them."""
+    """:class:`Columns` of a qrels or run DataFrame as :mod:`metrics.io.readers` returns them (its ids'
+    bytes: text with lone surrogates gives back the bytes that were not UTF-8, see
+    :func:`~metrics.io.ids.ids_to_text`).  The frame is converted at each call: the window and the
+    command line hold and score columns, frames are made at the edges."""
     if kind == "qrels":
         value = frame["relevance"].to_numpy(dtype=np.int64)
         value = value.astype(grade_dtype(value), copy=False)
     else:
         value = frame["score"].to_numpy(dtype=np.float64)
-    cols = Columns(kind, _ids_of(frame["query_id"]), _ids_of(frame["doc_id"]), value, path=frame.attrs.get("path"))
+    qid, doc = ids_from_series(frame["query_id"]), ids_from_series(frame["doc_id"])
+    cols = Columns(kind, qid, doc, value, path=frame.attrs.get("path"))
     if kind == "qrels":
         from metrics.io.checks import _check_grades
 

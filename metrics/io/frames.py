@@ -6,8 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from metrics.errors import InputError
 
@@ -20,35 +18,46 @@ from metrics.io.formats import _QRELS, HEADER_NAMES, _Format, str_dtype
 def frame_of(qid, doc, value_name, values, path) -> pd.DataFrame:
     import pandas as pd
 
-    _STR = str_dtype()
-    frame = pd.DataFrame(
-        {
-            "query_id": pd.Series(qid, dtype=_STR, copy=False),
-            "doc_id": pd.Series(doc, dtype=_STR, copy=False),
-            value_name: values,
-        },
-        copy=False,
-    )
+    frame = pd.DataFrame({"query_id": _text(qid), "doc_id": _text(doc), value_name: values}, copy=False)
     if path is not None:
         frame.attrs["path"] = path
     return frame
 
 
+def _text(ids) -> pd.Series:
+    """A frame's id column: ``ids`` given as text (an arrow array, a list), or as id bytes: arrow-backed
+    ``str`` when every id is UTF-8, else Python ``str`` holding the other bytes as lone surrogates
+    (:func:`~metrics.io.ids.ids_to_text`), so that the frame is scored from the file's own bytes."""
+    import pandas as pd
+
+    from metrics.io.ids import ids_to_arrow, ids_to_text
+
+    is_bytes = isinstance(ids, np.ndarray) and (
+        ids.dtype.kind == "S" or (ids.dtype == object and (not len(ids) or isinstance(ids[0], bytes)))
+    )
+    if is_bytes:
+        arrow = ids_to_arrow(ids, lossless=True)
+        if arrow is not None:
+            return pd.Series(arrow, dtype=str_dtype(), copy=False)
+        ids = ids_to_text(ids)
+    else:
+        try:
+            return pd.Series(ids, dtype=str_dtype(), copy=False)
+        except UnicodeEncodeError:  # text keeping bytes that are not UTF-8 as lone surrogates
+            pass
+    return pd.Series(ids, dtype=pd.StringDtype("python", na_value=np.nan))
+
+
 def frame_from_columns(cols) -> pd.DataFrame:
     """The DataFrame of :class:`~metrics.io.columns.Columns` as the readers return it: ``query_id``,
-    ``doc_id`` (arrow-backed ``str``) and ``relevance`` (int64) or ``score`` (float64); a run's
-    ``attrs`` hold its ``name`` and ``run_id``.  The ids' bytes are remembered for the frame's columns
-    (:func:`metrics.io.columns.remember_ids`), so that the frame is scored from the file's own bytes."""
-    from metrics.io.columns import remember_ids
-    from metrics.io.ids import ids_to_arrow
-
+    ``doc_id`` (``str``) and ``relevance`` (int64) or ``score`` (float64); a run's ``attrs`` hold its
+    ``name`` and ``run_id``.  Ids that are not UTF-8 are kept as lone surrogates (PEP 383), so that the
+    frame gives back the file's bytes when it is scored."""
     if cols.kind == "run":
         value_name, values = "score", np.asarray(cols.value, dtype=np.float64)
     else:
         value_name, values = "relevance", np.asarray(cols.value, dtype=np.int64)
-    frame = frame_of(ids_to_arrow(cols.qid), ids_to_arrow(cols.doc), value_name, values, cols.path)
-    remember_ids(frame["query_id"], cols.qid)
-    remember_ids(frame["doc_id"], cols.doc)
+    frame = frame_of(cols.qid, cols.doc, value_name, values, cols.path)
     if cols.kind == "run":
         frame.attrs["name"] = cols.name
         frame.attrs["run_id"] = cols.run_id
@@ -81,30 +90,37 @@ def _pick(df: pd.DataFrame, wanted: tuple[str, ...], what: str) -> list[str]:
     return names
 
 
-def _string_column(series: pd.Series, column: str, what: str) -> pa.ChunkedArray:
-    _STR = str_dtype()
+def _string_column(series: pd.Series, column: str, what: str) -> np.ndarray:
+    """A frame's id column as id bytes (:func:`~metrics.io.ids.ids_from_series`), refused when an id is
+    missing or empty."""
+    import pandas as pd
+
+    from metrics.io.ids import ids_from_series
+
     missing = series.isna().to_numpy()
     if missing.any():
         raise InputError(
             f"{what} DataFrame has a missing {column} at position {int(np.flatnonzero(missing)[0])}",
             expected=f"a {column} in every row",
         )
-    if series.dtype != _STR:
-        series = series.astype(_STR)
-    arr = pa.chunked_array([pa.array(series.array, type=pa.large_string())])
-    if len(arr) and pc.min(pc.binary_length(arr)).as_py() == 0:
+    if not isinstance(series.dtype, pd.StringDtype):  # numbers and objects as pandas writes them
+        try:
+            series = series.astype(str_dtype())
+        except UnicodeEncodeError:  # text that keeps bytes that are not UTF-8 (ids_to_text)
+            pass
+    ids = ids_from_series(series)
+    if len(ids) and bool((ids == b"").any()):
         raise InputError(f"{what} DataFrame has an empty {column}", expected=f"a non-empty {column}")
-    return arr
+    return ids
 
 
-def _frame_duplicates(qid: pa.ChunkedArray, doc: pa.ChunkedArray, what: str) -> None:
+def _frame_duplicates(qid: np.ndarray, doc: np.ndarray, what: str) -> None:
     """Refuse a repeated (query, document) pair, naming both positions (the one rule of
     :mod:`metrics.io.columns`)."""
     from metrics.io.checks import _duplicate_error, _first_duplicate
-    from metrics.io.ids import ids_from_arrow
     from metrics.io.table import Columns
 
-    cols = Columns("run", ids_from_arrow(qid), ids_from_arrow(doc), np.zeros(len(qid)))
+    cols = Columns("run", qid, doc, np.zeros(len(qid)))
     if _first_duplicate(cols) is not None:
         raise _duplicate_error(cols, None, what)
 

@@ -218,14 +218,20 @@ def shown(text: str) -> str:
     return text if text.isascii() else text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def ids_to_arrow(ids: np.ndarray):
+def ids_to_arrow(ids: np.ndarray, *, lossless: bool = False):
     """An id array as an arrow ``large_string`` array: bytes that are not UTF-8 are shown with
-    replacement characters (the ids themselves are kept by the caller)."""
+    replacement characters; with ``lossless``, None when some id is not UTF-8 (arrow strings cannot
+    hold those bytes: :func:`ids_to_text` keeps them)."""
     import pyarrow as pa
 
     n = len(ids)
     if ids.dtype == object or n == 0:
-        return pa.array([bytes(x).decode("utf-8", "replace") for x in ids], type=pa.large_string())
+        try:
+            return pa.array([bytes(x).decode("utf-8") for x in ids], type=pa.large_string())
+        except UnicodeDecodeError:
+            if lossless:
+                return None
+            return pa.array([bytes(x).decode("utf-8", "replace") for x in ids], type=pa.large_string())
     width = ids.dtype.itemsize
     parts = []
     for lo in range(0, n, _ARROW_BLOCK):  # a block at a time: the masks stay small
@@ -237,6 +243,8 @@ def ids_to_arrow(ids: np.ndarray):
             try:
                 data.decode("utf-8")
             except UnicodeDecodeError:  # Latin-1 and other bytes: shown with replacement characters
+                if lossless:
+                    return None
                 parts.append(
                     pa.array(
                         [x.decode("utf-8", "replace") for x in ids[lo : lo + _ARROW_BLOCK].tolist()],
@@ -250,17 +258,35 @@ def ids_to_arrow(ids: np.ndarray):
     return pa.chunked_array(parts, type=pa.large_string())
 
 
+def ids_to_text(ids: np.ndarray) -> list[str]:
+    """Ids as Python text, every byte that is not UTF-8 kept as a lone surrogate (PEP 383's
+    ``surrogateescape``, as ``os.fsdecode`` gives undecodable file names): :func:`ids_from_series` gives
+    the bytes back."""
+    return [bytes(x).decode("utf-8", "surrogateescape") for x in ids.tolist()]
+
+
+def ids_from_list(ids: list) -> np.ndarray:
+    """Byte strings as one id array (the layout of :func:`ids_from_buffer`)."""
+    lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
+    ends = np.cumsum(lengths)
+    return ids_from_buffer(np.frombuffer(b"".join(ids), dtype=np.uint8), ends - lengths, ends)
+
+
 _ARROW_BLOCK = 1 << 20
 
 
 def ids_from_series(series) -> np.ndarray:
-    """A string column as id bytes, from arrow's buffers when it has them (no Python string per row)."""
+    """A string column as id bytes, from arrow's buffers when it has them (no Python string per row); text
+    that holds lone surrogates (:func:`ids_to_text`) gives back the bytes they stand for."""
     import pyarrow as pa
 
     try:
-        arr = pa.array(series)  # zero-copy for arrow-backed columns
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
-        arr = pa.array(series.astype(str))
+        try:
+            arr = pa.array(series)  # zero-copy for arrow-backed columns
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            arr = pa.array(series.astype(str))
+    except UnicodeEncodeError:  # text holding bytes that are not UTF-8 (ids_to_text): those bytes
+        return ids_from_list([str(x).encode("utf-8", "surrogateescape") for x in series.tolist()])
     return ids_from_arrow(arr)
 
 

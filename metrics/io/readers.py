@@ -36,8 +36,9 @@ Line rules (the shapes trec_eval 10.0 accepts, ``get_trec_results.c`` and
   (trec_eval refuses such input as well, with "duplicate docs").
 * The file is text, plain or gzip compressed (recognised by content, not by
   name). Ids are bytes, as trec_eval reads them: UTF-8, or old collections'
-  Latin-1, are scored as they are (frames show bytes that are not UTF-8 with
-  replacement characters). A UTF-8 byte-order mark is dropped (trec_eval
+  Latin-1, are scored as they are (frames keep bytes that are not UTF-8 as
+  lone surrogates, PEP 383's ``surrogateescape``, so a frame scores as its
+  file does). A UTF-8 byte-order mark is dropped (trec_eval
   keeps it as part of the first query id); NUL bytes and a UTF-16
   byte-order mark are errors.
 * The run tag reported for a run is the tag of its first line (trec_eval
@@ -58,13 +59,15 @@ reports), ``attrs["path"]``. Rows are in file order. String columns are arrow-ba
 Implementation
 --------------
 Every path is read by the one reader, :func:`metrics.io.columns.read_columns`
-(numpy columns of the ids' bytes, the scores or grades); the frames are made
-from its columns (:func:`metrics.io.frames.frame_from_columns`).
+(numpy columns of the ids' bytes, the scores or grades): the core's one
+in-memory form, which :func:`read_file_columns` gives as it is; the frames are
+made from its columns (:func:`metrics.io.frames.frame_from_columns`).
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from metrics.io.detect import detect_kind, detect_kind_with_reason
@@ -76,11 +79,15 @@ from metrics.io.formats import _FORMATS, _RANKED, LoadedFile, Progress, _is_fram
 if TYPE_CHECKING:
     import pandas as pd
 
+    from metrics.io.table import Columns
+
 __all__ = [
+    "LoadedColumns",
     "LoadedFile",
     "detect_kind",
     "detect_kind_with_reason",
     "read_file",
+    "read_file_columns",
     "read_qrels",
     "read_ranked_judgments",
     "read_run",
@@ -104,6 +111,10 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
         from metrics.io.frames import _qrels_from_frame
 
         return _qrels_from_frame(source)
+    if _is_columns(source):  # the core's own form (read_file_columns): its frame
+        from metrics.io.frames import frame_from_columns
+
+        return frame_from_columns(source)
     if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.io.inputs)
         from metrics.io.frames import _qrels_from_frame
         from metrics.io.inputs import qrels_frame
@@ -128,6 +139,13 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None, q
         from metrics.io.frames import _run_from_frame
 
         return _run_from_frame(source, name)
+    if _is_columns(source):  # the core's own form (read_file_columns): its frame
+        from metrics.io.frames import frame_from_columns
+
+        frame = frame_from_columns(source)
+        if name:
+            frame.attrs["name"] = name
+        return frame
     if not isinstance(source, (str, os.PathLike)):  # dicts, records, ranx objects (metrics.io.inputs)
         from metrics.io.frames import _run_from_frame
         from metrics.io.inputs import run_frame
@@ -141,7 +159,7 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None, q
         return frame_from_columns(
             rows_of_queries(read_columns(os.fspath(source), "run", name, progress=progress), queries)
         )
-    return _read(os.fspath(source), "run", progress, name).run
+    return _read(os.fspath(source), "run", progress, name).frames().run
 
 
 def read_ranked_judgments(
@@ -162,12 +180,12 @@ def read_ranked_judgments(
         qrels = _qrels_from_frame(source, fmt=_RANKED)
         run = _ranked_run(qrels, name or source.attrs.get("name") or "ranked")
         return run, qrels
-    loaded = _read(os.fspath(source), "ranked", progress, name)
+    loaded = _read(os.fspath(source), "ranked", progress, name).frames()
     return loaded.run, loaded.qrels
 
 
 def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> LoadedFile:
-    """Read a qrels, run or ranked-judgments file into a :class:`LoadedFile`.
+    """Read a qrels, run or ranked-judgments file into a :class:`LoadedFile` (of frames).
 
     ``kind`` is "qrels", "run" or "ranked"; ``None`` asks :func:`detect_kind`.
     ``progress(fraction)`` is called a handful of times with a fraction in
@@ -175,6 +193,12 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
     it returns ``False``, reading stops with :class:`metrics.errors.Cancelled`
     within a fraction of a second. It is called in the caller's thread.
     """
+    return read_file_columns(path, kind, progress).frames()
+
+
+def read_file_columns(path, kind: Optional[str] = None, progress: Progress = None) -> LoadedColumns:
+    """:func:`read_file`, the file's content kept as :class:`~metrics.io.table.Columns` (what the window
+    holds and scores; :meth:`LoadedColumns.frames` makes the frames)."""
     display = os.fspath(path)
     if kind is None:  # an ir_datasets dataset (irds:<id>, metrics.io.datasets) gives its qrels
         kind = "qrels" if display.startswith("irds:") else detect_kind(display)
@@ -183,21 +207,46 @@ def read_file(path, kind: Optional[str] = None, progress: Progress = None) -> Lo
     return _read(display, kind, progress)
 
 
-def _read(display: str, kind: str, progress: Progress, name: Optional[str] = None) -> LoadedFile:
-    """The file read by the one reader, as frames."""
+@dataclass
+class LoadedColumns:
+    """What :func:`read_file_columns` read: as :class:`LoadedFile`, with columns for frames."""
+
+    kind: str
+    path: str
+    run: Optional[Columns] = None
+    qrels: Optional[Columns] = None
+    warnings: list[str] = field(default_factory=list)
+
+    def frames(self) -> LoadedFile:
+        """The same content as frames (:func:`metrics.io.frames.frame_from_columns`)."""
+        from metrics.io.frames import frame_from_columns
+
+        loaded = LoadedFile(self.kind, self.path, warnings=list(self.warnings))
+        loaded.run = None if self.run is None else frame_from_columns(self.run)
+        loaded.qrels = None if self.qrels is None else frame_from_columns(self.qrels)
+        return loaded
+
+
+def _read(display: str, kind: str, progress: Progress, name: Optional[str] = None) -> LoadedColumns:
+    """The file read by the one reader."""
     from metrics.io.columns import read_columns
-    from metrics.io.frames import frame_from_columns
     from metrics.io.table import ranked_run
 
     cols = read_columns(display, kind, name, progress=progress)
-    loaded = LoadedFile(kind, display, warnings=list(cols.warnings))
+    loaded = LoadedColumns(kind, display, warnings=list(cols.warnings))
     if kind == "run":
-        loaded.run = frame_from_columns(cols)
+        loaded.run = cols
     else:
-        loaded.qrels = frame_from_columns(cols)
+        loaded.qrels = cols
         if kind == "ranked":
-            loaded.run = frame_from_columns(ranked_run(cols))
+            loaded.run = ranked_run(cols)
     return loaded
+
+
+def _is_columns(x) -> bool:
+    from metrics.io.table import Columns
+
+    return isinstance(x, Columns)
 
 
 def use_jemalloc_pool() -> None:

@@ -14,10 +14,22 @@ from metrics.io.formats import (
     _stem,
 )
 from metrics.io.ids import (
-    ids_from_buffer,
+    concat,
+    ids_from_list,
     pair_keys,
     stretch_heads,
 )
+
+__all__ = [
+    "Columns",
+    "ids_from_list",
+    "rows_of_queries",
+    "merged_qrels",
+    "ranked_run",
+    "query_codes",
+    "ranked_scores",
+    "grade_dtype",
+]
 
 
 @dataclass(eq=False)
@@ -58,6 +70,10 @@ class Columns:
     def __len__(self) -> int:
         return len(self.value)
 
+    def query_count(self) -> int:
+        """How many distinct query ids the rows hold."""
+        return len(query_codes(self.qid)[0])
+
     def pair_keys(self) -> np.ndarray:
         """The rows' (query, document) hashes: equal pairs, equal keys (a match is only a candidate)."""
         if self.keys is None:
@@ -65,19 +81,12 @@ class Columns:
         return self.keys
 
 
-def ids_from_list(ids: list) -> np.ndarray:
-    """Byte strings as one id array (the layout of :func:`~metrics.io.ids.ids_from_buffer`)."""
-    lengths = np.fromiter((len(x) for x in ids), dtype=np.int64, count=len(ids))
-    ends = np.cumsum(lengths)
-    return ids_from_buffer(np.frombuffer(b"".join(ids), dtype=np.uint8), ends - lengths, ends)
-
-
 def rows_of_queries(cols: Columns, queries) -> Columns:
     """The rows of ``cols`` whose query id, as a frame shows it, is one of ``queries`` (in file order):
     one query of a large run for its drill-down, without making the whole run a frame."""
     wanted = {str(q) for q in queries}
     names, inverse = np.unique(cols.qid, return_inverse=True)
-    keep = np.fromiter((bytes(n).decode("utf-8", "replace") in wanted for n in names), bool, len(names))
+    keep = np.fromiter((bytes(n).decode("utf-8", "surrogateescape") in wanted for n in names), bool, len(names))
     rows = keep[inverse.ravel()]
 
     def cut(column: Optional[np.ndarray]) -> Optional[np.ndarray]:
@@ -94,6 +103,25 @@ def rows_of_queries(cols: Columns, queries) -> Columns:
         rank=cut(cols.rank),
         tag=cut(cols.tag),
     )
+
+
+def merged_qrels(parts: list[Columns]) -> Columns:
+    """One qrels from several (the judgments of several ranked-judgments files): for a (query, document)
+    judged in more than one part, the later part's grade; rows in the parts' order otherwise."""
+    if len(parts) == 1:
+        return parts[0]
+    if not parts:
+        raise ValueError("no qrels to merge")
+    qid, doc = concat([p.qid for p in parts]), concat([p.doc for p in parts])
+    value = np.concatenate([np.asarray(p.value, dtype=np.int64) for p in parts])
+    n = len(value)
+    order = np.lexsort((np.arange(n), doc, qid))  # equal pairs together, in the parts' order
+    last = np.ones(n, dtype=bool)
+    if n:
+        last[:-1] = (qid[order][1:] != qid[order][:-1]) | (doc[order][1:] != doc[order][:-1])
+    rows = np.sort(order[last])
+    value = value[rows]
+    return Columns("qrels", qid[rows], doc[rows], value.astype(grade_dtype(value), copy=False))
 
 
 def ranked_run(cols: Columns, name: Optional[str] = None) -> Columns:

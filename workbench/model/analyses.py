@@ -18,6 +18,7 @@ import pandas as pd
 
 from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
 from metrics.analysis.overlap import DEFAULT_PERSISTENCE
+from workbench.model.run_on_disk import RunOnDisk
 
 __all__ = [
     "Inputs",
@@ -71,8 +72,7 @@ def inputs_of(results, queries: Mapping[str, str] | None = None) -> Inputs | Non
         run = request.runs.get(label)
         if run is None:
             continue
-        path = getattr(run, "path", None)
-        runs[label] = path if path is not None and not isinstance(run, pd.DataFrame) else run
+        runs[label] = run.path if isinstance(run, RunOnDisk) else run
     return Inputs(
         qrels=request.qrels,
         runs=runs,

@@ -19,6 +19,7 @@ import metrics.measures
 import metrics.ranking.judged
 from metrics.engine.settings import MeasureSet, Settings
 from metrics.errors import InputError
+from metrics.ranking.qrels_index import as_columns
 from workbench.model import disk_runs, diversity, diversity_scores
 from workbench.model.defaults import parse_each
 
@@ -153,7 +154,7 @@ def _score(qrels, label, run, measures, settings: Settings) -> _Scored:
     ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
         qrels, {} if run is None else {label: run}, measures, kind="NDCG", tidy=False, settings=settings
     )
-    queries = 0 if run is None else int(run["query_id"].nunique())
+    queries = 0 if run is None else as_columns(run, "run").query_count()
     return _Scored(ev, pr, atk, queries)
 
 

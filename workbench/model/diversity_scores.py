@@ -14,6 +14,8 @@ import pandas as pd
 
 import metrics
 from metrics.errors import Cancelled, InputError
+from metrics.ranking.qrels_index import as_columns
+from workbench.model.run_on_disk import RunOnDisk
 
 if TYPE_CHECKING:
     from metrics.engine.evaluation import RunResult
@@ -61,7 +63,7 @@ class Scores:
 
 def _source(run):
     """What :func:`metrics.evaluate_diversity` reads for a run of the workspace (a run on disk: its file)."""
-    return run if isinstance(run, pd.DataFrame) else run.path
+    return run.path if isinstance(run, RunOnDisk) else run
 
 
 def _bad_names(names) -> dict[str, str]:
@@ -157,7 +159,7 @@ def score(
 def _scored(ev, label: str, run) -> _Scored:
     result = ev.result(label)
     warnings = tuple(w for w in ev.warnings if w.startswith(f"run {label!r}:"))
-    queries = int(run["query_id"].nunique()) if isinstance(run, pd.DataFrame) else len(result.query_ids)
+    queries = len(result.query_ids) if isinstance(run, RunOnDisk) else as_columns(run, "run").query_count()
     return _Scored(result, warnings, queries)
 
 

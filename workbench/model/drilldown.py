@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine.drilldown import QueryDrilldown, query_drilldown
+from metrics.io.table import Columns
+from workbench.model.run_on_disk import RunOnDisk
 
 UNJUDGED_TONE = "unjudged"
 UNJUDGED_MARK = "?"
@@ -56,8 +58,8 @@ def grade_tone(grade) -> str:
 
 @dataclass(frozen=True)
 class Request:
-    qrels: pd.DataFrame
-    runs: Mapping[str, pd.DataFrame]
+    qrels: Columns | pd.DataFrame
+    runs: Mapping[str, Columns | RunOnDisk | pd.DataFrame]
     query_id: str
     depth: int
     baseline: str | None
@@ -69,7 +71,7 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
     one after the other, with ``progress`` (which may stop the work by returning False)."""
     baseline = request.baseline if request.baseline in request.runs else None
     runs = dict(request.runs)
-    on_disk = [label for label, run in runs.items() if not isinstance(run, pd.DataFrame)]
+    on_disk = [label for label, run in runs.items() if isinstance(run, RunOnDisk)]
     for i, label in enumerate(on_disk):
         import metrics.io.readers
         from metrics.errors import Cancelled

@@ -9,7 +9,6 @@ options the results were computed with: an ad hoc measure's from the qrels, a di
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,12 +19,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from metrics.explain.model import Explanation, GainCurve
-
-#: the runs' prepared rankings kept for more explanations of the same results (a run of a million lines
-#: takes a second to rank; clicking along a row of the per-query table explains the same runs again)
-_KEEP = 4
-_prepared: dict = {}
-_lock = threading.Lock()
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,30 +54,42 @@ class Explained:
 
 def _prepare(results, run: str, diversity: bool = False):
     """The run's ranking prepared for explanations: against the qrels (:class:`metrics.explain.Prepared`), or
-    with ``diversity`` against the intent qrels (:class:`metrics.explain.PreparedDiversity`)."""
-    from metrics.explain import Prepared, PreparedDiversity
-    from workbench.model.run_on_disk import RunOnDisk
-
-    key = (id(results), run, diversity)
-    with _lock:
-        hit = _prepared.get(key)
-        if hit is not None and hit[0] is results:
-            return hit[1]
+    with ``diversity`` against the intent qrels (:class:`metrics.explain.PreparedDiversity`); kept by the
+    window's scoring service under the identities of the run's and the judgments' content (a run of a
+    million lines takes a second to rank, and the next explanation is often of the same run)."""
     request = results.request
-    source = request.runs[run]
-    if isinstance(source, RunOnDisk):
-        source = source.path
-    level = request.relevance_level
-    prepared: object
+
+    def make():
+        from metrics.explain import Prepared, PreparedDiversity
+        from workbench.model.run_on_disk import RunOnDisk
+
+        source = request.runs[run]
+        if isinstance(source, RunOnDisk):
+            source = source.path
+        level = request.relevance_level
+        if diversity:
+            return PreparedDiversity(request.intents, source, relevance_level=level, label=run)
+        return Prepared(request.qrels, source, relevance_level=level, label=run)
+
+    cache = request.cache
+    if cache is None:  # (results computed without the window's service: nothing to keep them in)
+        return make()
+    return cache.service.derived(_identity(request, run, diversity), make)
+
+
+def _identity(request, run: str, diversity: bool) -> tuple:
+    """What an explanation of ``run`` is made from: the run's content, the judgments' and the level."""
+    from workbench.model.scoring import frame_digest, qrels_identity, run_identity
+
+    ident = run_identity(request.runs[run], (request.identities or {}).get(run))
     if diversity:
-        prepared = PreparedDiversity(request.intents, source, relevance_level=level, label=run)
+        judged = request.intents_identity or frame_digest(
+            request.intents, ("query_id", "intent", "doc_id", "relevance")
+        )
     else:
-        prepared = Prepared(request.qrels, source, relevance_level=level, label=run)
-    with _lock:
-        _prepared[key] = (results, prepared)
-        while len(_prepared) > _KEEP:
-            del _prepared[next(iter(_prepared))]
-    return prepared
+        parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
+        judged = qrels_identity(parts, request.qrels_identity)
+    return ("explain", ident, judged, request.relevance_level, diversity)
 
 
 def compute(request: Request, progress=None) -> Explained:

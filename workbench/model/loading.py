@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
-import pandas as pd
-
 import metrics
 import metrics.io.readers
 from metrics.errors import InputError
 from workbench.model.diversity import read_intents
+from workbench.model.run_on_disk import RunOnDisk
 from workbench.model.workspace import FileEntry
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
@@ -71,25 +70,17 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
         on_disk = head_of_run(path, kind)
         if on_disk is not None:
             on_disk.stat = stat if st is not None else None
-            return stat, metrics.io.readers.LoadedFile("run", path, on_disk, None, [])
+            return stat, metrics.io.readers.LoadedColumns("run", path, on_disk, None, [])  # type: ignore[arg-type]
     if kind == "intents":
         return stat, read_intents(path, content_digest(path, stat[0]))
     try:
-        loaded = metrics.io.readers.read_file(path, kind=kind, progress=progress)
+        loaded = metrics.io.readers.read_file_columns(path, kind=kind, progress=progress)
     except metrics.IntentQrelsError as exc:
         if kind is not None:
             raise  # read as ad hoc qrels, as the user asked: the error says what the file is
         intents = read_intents(path, content_digest(path, stat[0]))  # intent qrels, beside the ad hoc qrels
         intents.warnings.append(metrics.io.detect.read_as_intents(exc))
         return stat, intents
-    # the ids as the scoring code holds them, made here in the reader's thread once rather than by
-    # every evaluation of the file
-    from metrics.io.columns import remember_columns
-
-    if loaded.run is not None:
-        remember_columns(loaded.run, "run")
-    if loaded.qrels is not None:
-        remember_columns(loaded.qrels, "qrels")
     loaded.digest = content_digest(path, stat[0])  # type: ignore[attr-defined]
     return stat, loaded
 
@@ -120,14 +111,7 @@ def _load_dataset(source: str, kind: str | None, progress):
 
     if kind == "queries" or source.endswith(QUERIES):
         return (0, 0.0), QueriesFile(source, dataset_queries(source))
-    loaded = metrics.io.readers.read_file(source, kind=kind or "qrels", progress=progress)
-    from metrics.io.columns import remember_columns
-
-    if loaded.run is not None:
-        remember_columns(loaded.run, "run")
-    if loaded.qrels is not None:
-        remember_columns(loaded.qrels, "qrels")
-    return (0, 0.0), loaded
+    return (0, 0.0), metrics.io.readers.read_file_columns(source, kind=kind or "qrels", progress=progress)
 
 
 def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
@@ -154,8 +138,8 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
                 "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
                 "problems": [],
             }
-    elif e.status == "ok" and e.kind is not None and not (e.run is not None and not isinstance(e.run, pd.DataFrame)):
-        loaded = metrics.io.readers.LoadedFile(e.kind, e.path, e.run, e.qrels, list(e.warnings))
+    elif e.status == "ok" and e.kind is not None and not isinstance(e.run, RunOnDisk):
+        loaded = metrics.io.readers.LoadedColumns(e.kind, e.path, e.run, e.qrels, list(e.warnings))
 
         def work(progress):
             import metrics.inspect.files

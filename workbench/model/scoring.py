@@ -53,8 +53,8 @@ def file_identity(path: str, size: int, mtime: float, kind: str | None) -> tuple
 
 
 def frame_digest(frame: Any, columns: tuple[str, ...]) -> tuple:
-    """The identity of a frame's content (its ``columns`` and its name): for frames not read from a file
-    by the window (the library's users, tests), whose content is then hashed (a few ms per 100,000 rows)."""
+    """The identity of a frame's content (its ``columns`` and its name): for intent qrels, which the
+    window holds as a frame (a few ms per 100,000 rows)."""
     import pandas as pd
 
     h = hashlib.blake2b(digest_size=16)
@@ -63,22 +63,37 @@ def frame_digest(frame: Any, columns: tuple[str, ...]) -> tuple:
     return ("frame", len(frame), h.hexdigest())
 
 
+def content_digest(data: Any, kind: str) -> tuple:
+    """The identity of a run's or qrels' content (``kind``), held as columns (or given as a frame by the
+    library's users and tests): a digest of its ids' bytes, its values and a run's name."""
+    from metrics.ranking.qrels_index import as_columns
+
+    cols = as_columns(data, kind)
+    h = hashlib.blake2b(digest_size=16)
+    for ids in (cols.qid, cols.doc):
+        h.update(ids.tobytes() if ids.dtype != object else b"\0".join(ids.tolist()))
+        h.update(str(ids.dtype).encode())
+    h.update(cols.value.tobytes())
+    h.update(str(cols.name).encode("utf-8", "surrogateescape"))
+    return (kind, len(cols), h.hexdigest())
+
+
 def run_identity(run: Any, given: Hashable | None = None) -> Hashable:
     """The identity of a run's content: a run on disk's file as opened (a file changed since is another
-    run), ``given`` (the file a frame was read from, see :func:`file_identity`), else a digest."""
+    run), ``given`` (the file its columns were read from, see :func:`file_identity`), else a digest."""
     if isinstance(run, RunOnDisk):
         return ("disk", run.path, tuple(run.stat) if run.stat is not None else None)
     if given is not None:
         return given
-    return frame_digest(run, ("query_id", "doc_id", "score"))
+    return content_digest(run, "run")
 
 
 def qrels_identity(parts: tuple, given: tuple | None = None) -> Hashable:
-    """The identity of the qrels made of ``parts`` (frames): ``given`` (one :func:`file_identity` per
-    part), else their digests."""
+    """The identity of the qrels made of ``parts``: ``given`` (one :func:`file_identity` per part), else
+    their digests."""
     if given is not None and len(given) == len(parts) and all(g is not None for g in given):
         return tuple(given)
-    return tuple(frame_digest(p, ("query_id", "doc_id", "relevance")) for p in parts)
+    return tuple(content_digest(p, "qrels") for p in parts)
 
 
 @dataclass(eq=False)
@@ -104,6 +119,7 @@ class ScoringService:
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="scoring")
         self._states: dict[Hashable, str] = {}  # (qrels, settings, measures) -> the processes' state file
         self._encoded: list[tuple[Hashable, Any]] = []  # the latest qrels encoded, by identity
+        self._derived: dict[Hashable, Any] = {}  # see derived()
         self._stops = 0  # the processes stopped under work so far
         self._closed = False
         # runs on disk are sent to the processes one per process at a time, the others wait here: work not
@@ -205,6 +221,27 @@ class ScoringService:
             self._encoded = [(identity, enc)] + [x for x in self._encoded if x[0] != identity][:1]
         return enc
 
+    #: derived values kept (:meth:`derived`): a run of a million lines takes a second to rank for an
+    #: explanation, and clicking along a row of the per-query table explains the same runs again
+    DERIVED_KEPT = 4
+
+    def derived(self, key: Hashable, make: Callable[[], Any]) -> Any:
+        """What ``make()`` derives from the content ``key`` names (a run's ranking prepared for explanations,
+        keyed by the run's and the qrels' identities and the level), made once while among the latest
+        :data:`DERIVED_KEPT` asked for.  ``make`` runs outside the lock (two threads asking at once may
+        both make it; the values are equal)."""
+        with self._lock:
+            if key in self._derived:
+                value = self._derived.pop(key)
+                self._derived[key] = value  # the latest last
+                return value
+        value = make()
+        with self._lock:
+            self._derived[key] = value
+            while len(self._derived) > self.DERIVED_KEPT:
+                del self._derived[next(iter(self._derived))]
+        return value
+
     def state_file(self, key: Hashable, make: Callable[[], disk_runs.ScoringState]) -> str:
         """The file that hands the processes their state for ``key`` (written once, the latest few kept)."""
         with self._lock:
@@ -221,6 +258,7 @@ class ScoringService:
         """Stop everything (the window closes): the processes, the thread, every future not done."""
         with self._lock:
             self._closed = True
+            self._derived.clear()
             entries, self._entries = list(self._entries.values()), {}
             self._waiting.clear()
         for entry in entries:

@@ -25,12 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metrics.io.labels import unique_label
+from metrics.ranking.qrels_index import as_columns
 from workbench.model.disk_watch import DiskState
 from workbench.model.run_on_disk import RunOnDisk
 
-if TYPE_CHECKING:  # (pandas is imported where frames are made: the window's first steps need none)
-    import pandas as pd
-
+if TYPE_CHECKING:
+    from metrics.io.table import Columns
     from workbench.model.diversity import IntentQrels
 
 KINDS = ("qrels", "run", "ranked", "queries", "intents")
@@ -84,8 +84,8 @@ class FileEntry:
     intents: IntentQrels | None = None  # for a file of kind "intents"
     status: str = "loading"  # "loading" | "ok" | "error"
     error: str | None = None
-    run: pd.DataFrame | None = None
-    qrels: pd.DataFrame | None = None
+    run: Columns | RunOnDisk | None = None  # held in memory as columns, or scored from disk
+    qrels: Columns | None = None
     generation: int = 0  # bumped whenever a new load of this file starts
     version: int = 0  # bumped whenever loaded content is stored
     size: int = 0  # size and modification time of the content in use
@@ -192,6 +192,8 @@ class Workspace:
         e = self.entry(path)
         if e is None or e.generation != generation:
             return None
+        run = run if run is None or isinstance(run, RunOnDisk) else as_columns(run, "run")  # (a frame given: made
+        qrels = qrels if qrels is None else as_columns(qrels, "qrels")  # columns once, as the reader gives them)
         was_run = e.is_run
         e.kind, e.run, e.qrels = kind, run, qrels
         e.status, e.error = "ok", None
@@ -208,7 +210,7 @@ class Workspace:
             if e.wanted_label:
                 e.label, e.wanted_label = self.unique_label(e.wanted_label, exclude=e), None
             elif not was_run or not e.label:
-                tag = None if run is None else run.attrs.get("name")
+                tag = None if run is None else run.name
                 e.label = self.unique_label(self._label_for(tag, e), exclude=e)
         if kind in ONE_IN_USE:  # one qrels file in use, one intent qrels file: this one replaces the others
             self.entries = [x for x in self.entries if x is e or not (x.kind == kind and x.status == "ok")]
@@ -286,10 +288,10 @@ class Workspace:
         e = self.baseline_entry()
         return e.label if e is not None else None
 
-    def runs(self) -> dict[str, pd.DataFrame]:
-        """Runs in display order, keyed by label: frames, or :class:`~workbench.model.disk_runs.RunOnDisk`
+    def runs(self) -> dict[str, Columns | RunOnDisk]:
+        """Runs in display order, keyed by label: columns, or :class:`~workbench.model.disk_runs.RunOnDisk`
         for the runs scored from disk."""
-        return {e.label: e.run for e in self.run_entries()}
+        return {e.label: e.run for e in self.run_entries() if e.run is not None}
 
     def held(self) -> tuple[int, int]:
         """Bytes on disk and number of the run files held in memory or being read to be held."""
@@ -300,17 +302,17 @@ class Workspace:
         ]
         return sum(e.size for e in held), len(held)
 
-    def qrels_parts(self) -> list[pd.DataFrame]:
+    def qrels_parts(self) -> list[Columns]:
         """The judgments in use, as loaded: the qrels file, or else those of every ranked file.
 
         Merging several parts is left to :func:`merge_qrels` (in a worker: it can be large).
         """
         q = self.qrels_entry()
-        if q is not None:
+        if q is not None and q.qrels is not None:
             return [q.qrels]
         return [e.qrels for e in self.run_entries() if e.kind == "ranked" and e.qrels is not None]
 
-    def qrels(self) -> pd.DataFrame | None:
+    def qrels(self) -> Columns | None:
         parts = self.qrels_parts()
         return merge_qrels(parts) if parts else None
 
@@ -388,15 +390,11 @@ class Workspace:
         return unique_label(label, {e.label for e in self.entries if e is not exclude and e.label}, "{base} ({n})")
 
 
-def merge_qrels(parts) -> pd.DataFrame:
-    """One qrels frame from several; for a (query, document) judged twice, the later part wins."""
-    import pandas as pd
+def merge_qrels(parts) -> Columns:
+    """One qrels from several (columns); for a (query, document) judged twice, the later part wins."""
+    from metrics.io.table import merged_qrels
 
-    parts = list(parts)
-    if len(parts) == 1:
-        return parts[0]
-    merged = pd.concat(parts, ignore_index=True)
-    return merged.drop_duplicates(["query_id", "doc_id"], keep="last").reset_index(drop=True)
+    return merged_qrels([as_columns(p, "qrels") for p in parts])
 
 
 def normalize(path: str | os.PathLike) -> str:

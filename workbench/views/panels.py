@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 
-import pandas as pd
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from workbench.model.run_on_disk import RunOnDisk
 from workbench.model.workspace import KINDS
 
 KIND_TEXT = {
@@ -229,7 +229,7 @@ class FilesPanel(QWidget):
             tip = "The file changed on disk since it was read; what is shown is of the earlier content"
         elif e.path in deleted:
             tip = "The file was deleted from disk after it was read"
-        if e.is_run and e.run is not None and not isinstance(e.run, pd.DataFrame) and status in ("ok", "baseline"):
+        if e.is_run and isinstance(e.run, RunOnDisk) and status in ("ok", "baseline"):
             status += ", on disk"
             tip = tip or "Many runs are open: this one is read and scored from its file at each evaluation"
         return status, tip, bool(e.error or shared == 0 or e.path in changed or e.path in deleted)
