@@ -1,9 +1,11 @@
 """The session's Qt face: :class:`workbench.model.session.SessionModel` as signals, and its jobs in workers.
 
 The state and the rules live in the plain-Python model (:attr:`Session.model`); this adapter
-turns the model's events into Qt signals, runs the jobs the model asks for through
-:class:`workbench.jobs.Jobs` (reading, evaluating, comparing, drilling down, inspecting), batches
-evaluation requests with a timer and watches the loaded files on disk.  Views read the session and
+turns the model's events into Qt signals and runs the jobs the model asks for through
+:class:`workbench.jobs.Jobs`, with parts it makes: :attr:`Session.reading` (listing, reading and
+watching files, :mod:`workbench.session_reading`), :attr:`Session.evaluation` (evaluation requests
+batched with a timer, :mod:`workbench.session_evaluation`) and :attr:`Session.followups` (comparing,
+drilling down, explaining, inspecting, :mod:`workbench.session_followups`).  Views read the session and
 subscribe to its signals; they never talk to each other.
 
 Signals
@@ -40,11 +42,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs import Jobs
-from workbench.model import analysis
-from workbench.model import significance as significance_model
 from workbench.model.disk_watch import DiskWatch, weak_report
 from workbench.model.loading import SAMPLE_DIR, QueriesFile, describe_error, sample_files
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
+from workbench.session_evaluation import EvaluationJobs
 from workbench.session_followups import FollowUpJobs
 from workbench.session_paint import AfterPaint
 from workbench.session_reading import ReadingJobs
@@ -148,10 +149,6 @@ class Session(QObject):
         self.jobs.sigProgress.connect(self._on_job_progress)
         self.jobs.sigFinished.connect(self._after_job)
         self._ids = itertools.count(1)
-        self._eval_timer = QTimer(self)
-        self._eval_timer.setSingleShot(True)
-        self._eval_timer.setInterval(0)
-        self._eval_timer.timeout.connect(self._start_evaluation)
 
         # the files are listed and read in jobs, and looked at on disk by a thread of their own (never by
         # the window's)
@@ -169,6 +166,18 @@ class Session(QObject):
             message=self.sigMessage.emit,
         )
         self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
+        # evaluations asked for in a row are batched, and run as the model describes them
+        self.evaluation = EvaluationJobs(
+            self.model,
+            self.jobs,
+            r,
+            parent=self,
+            stopped=lambda: self._stopped,
+            state_changed=self.sigStateChanged.emit,
+            settled=self._idle_if_done,
+            error=self.sigError.emit,
+            message=self.sigMessage.emit,
+        )
 
         # work put off until the window has painted what it was given (the inspection, the intervals)
         self.after_paint = AfterPaint(self)
@@ -336,13 +345,12 @@ class Session(QObject):
     # evaluation
     def request_evaluation(self) -> None:
         """Evaluate again soon (several changes in a row give one evaluation)."""
-        self._eval_timer.start()
-        self.sigStateChanged.emit()
+        self.evaluation.request()
 
     @by_user
     def recompute(self) -> None:
         """Evaluate, compare and drill down again, whatever is shown now."""
-        self._eval_timer.start()
+        self.evaluation.request()
         self.followups.request_comparison()
         self.followups.request_drilldown()
 
@@ -352,7 +360,7 @@ class Session(QObject):
 
     @property
     def evaluating(self) -> bool:
-        return self._eval_timer.isActive() or self.jobs.running("evaluate")
+        return self.evaluation.evaluating
 
     def evaluation_state(self) -> str:
         """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
@@ -368,62 +376,6 @@ class Session(QObject):
         if self.busy:
             return []
         return self.model.stale_reasons(self.evaluating)
-
-    def _start_evaluation(self) -> None:
-        if self._stopped:
-            # a file whose reading ended despite Cancel is kept, not scored: the stale bar offers to
-            self.sigStateChanged.emit()
-            return
-        if self.workspace.loading():
-            # files still being read: one evaluation once the last arrives (each arrival asks again),
-            # not one per file superseding the one before
-            self.sigStateChanged.emit()
-            return
-        if self.model.evaluation_key() is None:
-            self.jobs.discard("evaluate")
-        request = self.model.evaluation_request()
-        if request is None:
-            self.jobs.discard("prescore")
-            self.reading.let_go_of_scoring_ahead()
-            self.sigStateChanged.emit()
-            if not self.busy:
-                self.sigIdle.emit()
-            return
-        n = len(request.runs)
-        followups, baseline = self.model.followups, self.model.baseline_label()
-
-        def work(progress):
-            results = analysis.compute(request, progress)
-            # the quick comparison with the baseline too, while the window waits for the scores rather
-            # than while it draws them (the two would share one interpreter lock)
-            ahead = followups.comparison_request_for(results, baseline)
-            if ahead is None or not ahead.quick:
-                return results
-            try:  # (the marks only: the intervals follow once the scores are shown, see request_comparison)
-                results.extra["comparison"] = significance_model.compute(
-                    ahead, lambda _: progress(1.0), intervals=False
-                )
-            except Cancelled:
-                raise
-            except Exception:  # noqa: BLE001 - computed again by request_comparison, which reports it
-                pass
-            return results
-
-        self.jobs.submit(
-            "evaluate",
-            work,
-            f"Evaluating {n} run{'s' if n != 1 else ''}",
-            self._apply_evaluation,
-            lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
-            lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
-        )
-
-    def _apply_evaluation(self, results) -> None:
-        try:
-            self.model.apply_results(results)
-        finally:
-            results.extra.pop("comparison", None)  # (taken by request_comparison, if it was still wanted)
-            self.reading.let_go_of_scoring_ahead()  # (what the evaluation did not want is stopped)
 
     def use_scoring(self, service, ahead=None) -> None:
         """Score with ``service`` (a :class:`~workbench.model.scoring.ScoringService` made before the session,
@@ -441,14 +393,17 @@ class Session(QObject):
     def _after_paint(self) -> None:
         """The work put off until the window painted is done (:class:`~workbench.session_paint.AfterPaint`)."""
         self.sigStateChanged.emit()  # (what is stale is said once no work waits: see stale_reasons)
-        if not self.busy:
-            self.sigIdle.emit()  # (nothing to do after all: the wait for the paint was the last work)
+        self._idle_if_done()  # (nothing to do after all: the wait for the paint was the last work)
 
     # ------------------------------------------------------------------
     # jobs
     @property
     def busy(self) -> bool:
-        return self.jobs.busy or self.reading.busy or self.after_paint.waiting or self._eval_timer.isActive()
+        return self.jobs.busy or self.reading.busy or self.after_paint.waiting or self.evaluation.waiting
+
+    def _idle_if_done(self) -> None:
+        if not self.busy:
+            self.sigIdle.emit()
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
@@ -468,8 +423,7 @@ class Session(QObject):
 
     def cancel(self) -> None:
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
-        if self._eval_timer.isActive():
-            self._eval_timer.stop()
+        self.evaluation.stop()
         self.after_paint.clear()  # (an export computes the intervals the comparison shown lacks)
         self._stopped = True  # (the inspection put off for the scores does not start once they stop)
         self.reading.drop_queued_loads()
@@ -478,7 +432,7 @@ class Session(QObject):
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        self._eval_timer.stop()  # no work starts after this
+        self.evaluation.stop()  # no work starts after this
         self.reading.shutdown()
         self.after_paint.close()
         self._disk.close()
@@ -493,5 +447,4 @@ class Session(QObject):
         if self.reading.job_ended(key):
             self._on_job_progress(-1.0, "")
         self.sigStateChanged.emit()
-        if not self.busy:
-            self.sigIdle.emit()
+        self._idle_if_done()
