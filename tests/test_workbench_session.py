@@ -274,3 +274,48 @@ def test_opening_a_folder_and_files_looks_at_the_disk_only_in_workers(qtbot, tmp
         assert sorted(s.results.runs) == ["bm25", "dense", "extra"]
     finally:
         s.shutdown()
+
+
+def test_files_opened_one_after_another_come_in_the_order_asked_and_cancel_stops_their_listing(
+    qtbot, tmp_path, monkeypatch
+):
+    """What the user opens is listed in a worker; files asked for later wait for those asked before (a
+    slow folder does not let the next drop pass it), and Cancel during the listing opens nothing."""
+    import workbench.session_reading as session_reading
+    from workbench.session import Session
+
+    paths = {}
+    for name in ("slow_a", "b", "slow_c"):
+        paths[name] = tmp_path / f"{name}.run"
+        paths[name].write_text(f"1 Q0 D1 1 2.0 {name}\n1 Q0 D2 2 1.0 {name}\n")
+    gate = threading.Event()
+    real = session_reading.list_files
+
+    def list_files(names):
+        if any(os.path.basename(n).startswith("slow") for n in names):
+            assert gate.wait(20)
+        return real(names)
+
+    monkeypatch.setattr(session_reading, "list_files", list_files)
+    s = Session()
+    said: list[str] = []
+    s.sigMessage.connect(said.append)
+    try:
+        s.open_files([str(paths["slow_a"])])
+        s.open_files([str(paths["b"])])
+        qtbot.waitUntil(lambda: len(s.jobs.keys()) == 1, timeout=20000)  # b listed, slow_a not yet
+        assert s.workspace.entries == [] and s.busy
+        gate.set()
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert [os.path.basename(e.path) for e in s.workspace.entries] == ["slow_a.run", "b.run"]
+
+        gate.clear()
+        s.open_files([str(paths["slow_c"])])
+        s.cancel()
+        gate.set()
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert [os.path.basename(e.path) for e in s.workspace.entries] == ["slow_a.run", "b.run"]
+        assert "Opening slow_c.run: cancelled" in said
+    finally:
+        gate.set()
+        s.shutdown()

@@ -144,13 +144,16 @@ class ReadingJobs:
         ticket = next(self._tickets)
         self._opening[ticket] = None
 
-        def listed(found: Listing) -> None:
-            self._opening[ticket] = lambda: then(found)
-            self._open_listed()
-
         def ended(tell: Callable[[str], None], text: str) -> None:
             tell(text)
             self._opening[ticket] = lambda: None
+            self._open_listed()
+
+        def listed(found: Listing) -> None:
+            if self._stopped():  # (Cancel pressed since it was asked for: nothing is opened)
+                ended(self._message, f"{what}: cancelled")
+                return
+            self._opening[ticket] = lambda: then(found)
             self._open_listed()
 
         self.jobs.submit(

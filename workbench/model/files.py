@@ -332,6 +332,3 @@ class FileRules:
         self.state.workspace.set_baseline(path)
         self.state.events.files_changed.emit()
         self.state.events.baseline_changed.emit(self.state.workspace.baseline_label())
-
-    def baseline_label(self) -> str | None:
-        return self.state.baseline_label()
