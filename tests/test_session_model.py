@@ -207,3 +207,36 @@ def test_an_inspection_is_computed_once_per_state_of_the_file(sample):
     assert model.followups.inspection_job() is not None
     model.followups.inspect(None)
     assert model.followups.inspection_job() is None and model.inspection is None
+
+
+def test_the_file_rules_open_files_as_listed_with_their_sizes_without_looking_at_the_disk(monkeypatch):
+    """The rules take files already listed (in the window, by a worker): which runs are held in memory is
+    decided by the sizes the listing found, and the disk is not looked at."""
+    import os
+
+    from workbench.model import disk_runs
+    from workbench.model.listing import Listing
+
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", 100)
+    folder = os.path.abspath("nowhere")
+    files = [os.path.join(folder, name) for name in ("qrels.txt", "a.run", "b.run", "c.run")]
+    listing = Listing(
+        files,
+        folder_of={f: folder for f in files[1:]},
+        notes=["nowhere: 1 file(s) that are not qrels or runs left out"],
+        sizes=dict(zip(files, (40, 50, 20, 10))),
+    )
+    model = SessionModel()
+    rec = Recorder(model)
+    started = []
+
+    def no_disk(*args, **kwargs):
+        raise AssertionError(f"the disk looked at: {args}")
+
+    with monkeypatch.context() as m:
+        for module, name in ((os, "stat"), (os, "scandir"), (os.path, "getsize"), (os.path, "isdir")):
+            m.setattr(module, name, no_disk)
+        assert model.files.open_listed(listing, start=started.append) == files
+    assert [(e.size, e.hold) for e in started] == [(40, True), (50, True), (20, False), (10, True)]
+    assert rec.of("notice") == [("nowhere: 1 file(s) that are not qrels or runs left out",)]
+    assert model.folders == {folder: {"read": 0, "skipped": []}} and model.inspected_path == files[-1]
