@@ -122,11 +122,11 @@ def test_the_session_marks_a_run_that_failed_on_disk_and_evaluates_without_it(fi
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", 0)  # every run file on disk
     model = SessionModel()
     started = []
-    model.open_files([str(qrels), str(paths[3]), str(bad)], start=started.append)
+    model.files.open_files([str(qrels), str(paths[3]), str(bad)], start=started.append)
     assert [e.hold for e in started] == [False, False, False]
     for e in started:
-        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
-        model.announce_loaded()
+        model.files.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
+        model.files.announce_loaded()
     entry = model.workspace.entry(str(bad))
     assert isinstance(entry.run, disk_runs.RunOnDisk) and entry.is_run
     assert isinstance(model.workspace.entry(str(qrels)).qrels, Columns)  # qrels are always read
@@ -186,10 +186,10 @@ def test_files_are_held_while_they_fit_in_the_budget(files, monkeypatch):
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", os.path.getsize(qrels) + 2 * size + 10)
     model = SessionModel()
     started = []
-    model.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
+    model.files.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
     assert [e.hold for e in started] == [True, True, True, False, False, False]
     for e in started:
-        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
+        model.files.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     held = [isinstance(e.run, Columns) for e in model.workspace.run_entries()]
     assert held == [True, True, False, False, False]
 
@@ -211,7 +211,7 @@ def test_the_drilldown_reads_runs_on_disk_and_shows_the_best_of_many(files):
     model.workspace.baseline_path = None
     on_query = model.results.per_query["map"].loc["402"]
     best = set(on_query.sort_values(ascending=False, kind="stable").index[:8])
-    shown = model.drilldown_runs()
+    shown = model.followups.drilldown_runs()
     assert set(shown) == best  # no baseline in this workspace
     # the baseline is shown beside the best; a run without a score (NaN) comes last
     runs, scores = ["a", "b", "c", "d"], {"a": 0.1, "b": float("nan"), "c": 0.9, "d": 0.5}
@@ -221,10 +221,10 @@ def test_the_drilldown_reads_runs_on_disk_and_shows_the_best_of_many(files):
     assert shown == [r for r in model.results.runs if r in shown]
     worst = on_query.idxmin()
     assert worst not in shown
-    model.choose_drilldown_run(worst, True)
-    assert worst in model.drilldown_runs()
-    model.choose_drilldown_run(shown[0], False)
-    assert shown[0] not in model.drilldown_runs()
+    model.followups.choose_drilldown_run(worst, True)
+    assert worst in model.followups.drilldown_runs()
+    model.followups.choose_drilldown_run(shown[0], False)
+    assert shown[0] not in model.followups.drilldown_runs()
 
 
 def test_files_are_held_while_they_are_few(files, monkeypatch):
@@ -232,9 +232,9 @@ def test_files_are_held_while_they_are_few(files, monkeypatch):
     monkeypatch.setattr(disk_runs, "HOLD_FILES", 3)
     model = SessionModel()
     started = []
-    model.open_files([str(qrels), *map(str, paths[:2])], start=started.append)
+    model.files.open_files([str(qrels), *map(str, paths[:2])], start=started.append)
     more = []
-    model.open_files([str(p) for p in paths[2:5]], start=more.append)  # the slots left by the first files
+    model.files.open_files([str(p) for p in paths[2:5]], start=more.append)  # the slots left by the first files
     assert [e.hold for e in started] == [True, True, True] and [e.hold for e in more] == [False, False, False]
 
 
@@ -245,13 +245,13 @@ def test_files_opened_together_beyond_the_slots_left_are_all_on_disk(files, monk
     monkeypatch.setattr(disk_runs, "HOLD_FILES", 4)
     model = SessionModel()
     started = []
-    model.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
+    model.files.open_files([str(qrels), *map(str, paths[:5])], start=started.append)
     assert [e.hold for e in started] == [False] * 6
     for e in started:
-        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
+        model.files.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     assert isinstance(model.workspace.qrels_entry().qrels, Columns)  # the qrels are read as ever
     assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in model.workspace.run_entries())
-    model.open_files([str(p) for p in paths[5:7]], start=started.append)  # few enough for the slots left
+    model.files.open_files([str(p) for p in paths[5:7]], start=started.append)  # few enough for the slots left
     assert [e.hold for e in started[6:]] == [True, True]
 
 
@@ -295,10 +295,10 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     model = SessionModel()
     sent = _counting_submits(monkeypatch)
     started = []
-    model.open_files([str(qrels), *map(str, paths[:6])], start=started.append)
+    model.files.open_files([str(qrels), *map(str, paths[:6])], start=started.append)
     assert model.prescore_request() is None  # no qrels yet
     for e in started[:1] + started[3:]:  # the qrels and the runs on disk read; two runs held still loading
-        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
+        model.files.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     assert model.workspace.loading()
     ahead = model.prescore_request()
     assert sorted(ahead.runs) == ["sys2", "sys3", "sys4", "sys5"]
@@ -306,7 +306,7 @@ def test_runs_on_disk_are_scored_ahead_while_files_are_read(files, monkeypatch):
     lease = analysis.score_ahead(ahead, model.run_cache.service.lease())  # submitted, not awaited
     assert len(lease.keys) == 4
     for e in started[1:3]:
-        model.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
+        model.files.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None, e.hold))
     model.apply_results(analysis.compute(model.evaluation_request()))
     assert sorted(sent) == ["sys2", "sys3", "sys4", "sys5"]  # found under way or done: none sent again
     assert model.results.runs == [f"sys{r}" for r in range(6)] and model.results.failed == {}
@@ -735,7 +735,8 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
         "def check():\n"
         "    s = w.session if w.session_made else None\n"
         "    if s is not None and s.results is not None and not s.busy and w.built:\n"
-        "        out = dict(method=method, ahead=ahead_keys, sent=sent, early_left=s._scored_ahead is not None,\n"
+        "        out = dict(method=method, ahead=ahead_keys, sent=sent,\n"
+        "                   early_left=s.reading.scored_ahead is not None,\n"
         "                   summary=s.results.summary.to_dict(), runs=s.results.runs)\n"
         "        print(json.dumps(out), flush=True)\n"
         "        s.shutdown()\n"
@@ -820,8 +821,8 @@ def test_runs_scored_ahead_that_arrive_after_cancel_are_let_go(qtbot, files):
         keys = lease.keys
         assert len(keys) == 2 and all(session.model.run_cache.service.holders(k) == 1 for k in keys)
         session.cancel()
-        session._hold_scoring_ahead(lease)
-        assert session._scored_ahead is None
+        session.reading.take_scored_ahead(lease)
+        assert session.reading.scored_ahead is None
         assert all(session.model.run_cache.service.holders(k) == 0 for k in keys)
     finally:
         session.shutdown()

@@ -39,12 +39,12 @@ def test_the_gallery_lists_every_example_and_opens_one_as_a_session(qtbot, windo
 
     dialog.open_button.click()
     s = window.session
-    qtbot.waitUntil(lambda: s.model.explained is not None and not s.busy, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: s.model.explainer.explained is not None and not s.busy, timeout=TIMEOUT)
     example = open_example("interpolated-ap")
     assert [e.path for e in s.workspace.entries] == [str(example.qrels_path), str(example.run_path)]
     assert list(s.results.runs) == ["interpolated-ap"]
     assert s.results.summary.loc["interpolated-ap", "map"] == pytest.approx(0.65, abs=1e-12)
-    explained = s.model.explained
+    explained = s.model.explainer.explained
     assert (explained.explanation.measure, explained.explanation.query_id) == ("map", "1")
     textbook = dict(zip(explained.textbook["convention"], explained.textbook["value"]))
     assert textbook["interpolated AP"] == pytest.approx(0.675, abs=1e-12)

@@ -46,14 +46,15 @@ def _click_per_query(qtbot, w, measure: str, query: str, run: str) -> str:
 def _explained(qtbot, s, measure: str, query: str, run: str):
     qtbot.waitUntil(
         lambda: (
-            s.model.explained is not None
-            and (s.model.explained.explanation.measure, s.model.explained.explanation.query_id) == (measure, query)
-            and s.model.explained.explanation.run == run
+            s.model.explainer.explained is not None
+            and (s.model.explainer.explained.explanation.measure, s.model.explainer.explained.explanation.query_id)
+            == (measure, query)
+            and s.model.explainer.explained.explanation.run == run
             and not s.busy
         ),
         timeout=TIMEOUT,
     )
-    return s.model.explained
+    return s.model.explainer.explained
 
 
 def test_a_diversity_cell_is_explained_with_the_value_it_shows(qtbot, data, tmp_path, monkeypatch):
@@ -121,12 +122,12 @@ def test_a_diversity_cell_is_explained_with_the_value_it_shows(qtbot, data, tmp_
         qtbot.waitUntil(
             lambda: (
                 not s.busy
-                and s.model.explained is not None
-                and "grade >= 2" in s.model.explained.explanation.conventions[1]
+                and s.model.explainer.explained is not None
+                and "grade >= 2" in s.model.explainer.explained.explanation.conventions[1]
             ),
             timeout=TIMEOUT,
         )
-        e = s.model.explained.explanation
+        e = s.model.explainer.explained.explanation
         level2 = metrics.evaluate_diversity(
             str(data["intents"]), {"sysB": str(data["runB"])}, ["StRecall@20"], relevance_level=2
         ).per_query

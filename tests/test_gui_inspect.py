@@ -120,8 +120,8 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
     run.write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} r\n" for q in (1, 2) for d in range(1, 21)))
     s = window.session
     shown, asked, idle, busy_meanwhile = [], [], [], []
-    real = s.model.inspection_job
-    monkeypatch.setattr(s.model, "inspection_job", lambda: (asked.append(time.monotonic()), real())[1])
+    real = s.model.followups.inspection_job
+    monkeypatch.setattr(s.model.followups, "inspection_job", lambda: (asked.append(time.monotonic()), real())[1])
     s.sigResultsChanged.connect(lambda r: r is not None and shown.append(time.monotonic()))
     s.sigResultsChanged.connect(
         lambda _: QTimer.singleShot(150, lambda: busy_meanwhile.append((s.busy, s.jobs.running("inspect"))))

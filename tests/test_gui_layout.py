@@ -98,9 +98,9 @@ def test_explain_is_reachable_from_the_keyboard(qtbot, tmp_path, dl19):
         assert explain.shortcut().toString() == "Ctrl+E"
         explain.trigger()
         s = w.session
-        qtbot.waitUntil(lambda: s.model.explained is not None and not s.busy, timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: s.model.explainer.explained is not None and not s.busy, timeout=TIMEOUT)
         query = str(proxy.index(3, 0).data())
-        assert s.model.explained.explanation.query_id == query
+        assert s.model.explainer.explained.explanation.query_id == query
         assert w.parts.views.docks["explain"].isVisible()
     finally:
         close_window(w)

@@ -300,8 +300,8 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         column = [view.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(view.proxy.columnCount())]
         index = view.proxy.index(row, column.index("bm25_rm3"))
         view.view.clicked.emit(index)
-        qtbot.waitUntil(lambda: s.model.explained is not None and not s.busy, timeout=TIMEOUT)
-        e = s.model.explained.explanation
+        qtbot.waitUntil(lambda: s.model.explainer.explained is not None and not s.busy, timeout=TIMEOUT)
+        e = s.model.explainer.explained.explanation
         assert (e.run, e.query_id, e.measure) == ("bm25_rm3", query, "map")
         shown = float(s.results.per_query["map"].loc[query, "bm25_rm3"])
         assert e.value == shown and e.explained
@@ -313,18 +313,24 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         headers = [summary.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(summary.proxy.columnCount())]
         runs = [summary.proxy.index(r, 0).data().split(" ")[0] for r in range(summary.proxy.rowCount())]
         summary.view.clicked.emit(summary.proxy.index(runs.index("bm25"), headers.index("ndcg_cut_10")))
-        qtbot.waitUntil(lambda: s.model.explained.explanation.query_id == "all" and not s.busy, timeout=TIMEOUT)
-        e = s.model.explained.explanation
+        qtbot.waitUntil(
+            lambda: s.model.explainer.explained.explanation.query_id == "all" and not s.busy, timeout=TIMEOUT
+        )
+        e = s.model.explainer.explained.explanation
         assert e.value == float(s.results.summary.loc["bm25", "ndcg_cut_10"])
         # a bar of the difference chart
         w.diff_chart.sigBarClicked.emit("tfidf_title", query, "map")
-        qtbot.waitUntil(lambda: s.model.explained.explanation.run == "tfidf_title" and not s.busy, timeout=TIMEOUT)
-        assert s.model.explained.explanation.value == float(s.results.per_query["map"].loc[query, "tfidf_title"])
+        qtbot.waitUntil(
+            lambda: s.model.explainer.explained.explanation.run == "tfidf_title" and not s.busy, timeout=TIMEOUT
+        )
+        assert s.model.explainer.explained.explanation.value == float(
+            s.results.per_query["map"].loc[query, "tfidf_title"]
+        )
         # map is pictured by its precision at each relevant rank; cumulative gain is the DCG family's picture
-        assert s.model.explained.gain_curve is None
+        assert s.model.explainer.explained.gain_curve is None
         assert w.explain_view.picture == "precision at each relevant rank" and w.explain_view.plot.isVisible()
         # a row of the explanation selects its document in the drill-down
-        doc = next(r["docid"] for t in s.model.explained.explanation.tables for r in t.rows if r.get("docid"))
+        doc = next(r["docid"] for t in s.model.explainer.explained.explanation.tables for r in t.rows if r.get("docid"))
         w.explain_view.documentActivated.emit(query, doc)
         qtbot.waitUntil(lambda: s.drilldown is not None and s.drilldown.query_id == query, timeout=TIMEOUT)
         qtbot.waitUntil(
@@ -337,7 +343,9 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         # new results (another level) explain the same cell again, under the new level
         s.set_relevance_level(1)
         _idle(qtbot, w)
-        qtbot.waitUntil(lambda: "-l 1" in " ".join(s.model.explained.explanation.conventions), timeout=TIMEOUT)
+        qtbot.waitUntil(
+            lambda: "-l 1" in " ".join(s.model.explainer.explained.explanation.conventions), timeout=TIMEOUT
+        )
     finally:
         close_window(w)
 

@@ -942,7 +942,7 @@ def test_reading_many_files_reports_how_many_are_read(qtbot, window, sample):
     assert [c[1] for c in counts] == sorted(c[1] for c in counts)
     assert [c[0] for c in counts] == sorted(c[0] for c in counts) and counts[-1][0] >= 1
     assert all(fraction == done / total and 0 <= done < total for (fraction, _), (done, total) in zip(reading, counts))
-    assert window.session._reads == [0, 0]  # counted afresh for the next files
+    assert window.session.reading.reads == [0, 0]  # counted afresh for the next files
 
 
 @pytest.fixture

@@ -35,15 +35,15 @@ class Recorder:
 def _open(model: SessionModel, paths, kind=None) -> list[str]:
     """Open files and read them in line, as the window's workers would, in the order asked."""
     started = []
-    out = model.open_files([str(p) for p in paths], kind, start=started.append)
+    out = model.files.open_files([str(p) for p in paths], kind, start=started.append)
     for e in started:
         try:
             outcome = load_file(e.path, e.forced_kind, None)
         except Exception as exc:  # noqa: BLE001 - every failure goes to the model, as in the window
-            model.fail_load(e.path, e.generation, exc)
+            model.files.fail_load(e.path, e.generation, exc)
             continue
-        if model.finish_load(e.path, e.generation, outcome) is not None:
-            model.announce_loaded()
+        if model.files.finish_load(e.path, e.generation, outcome) is not None:
+            model.files.announce_loaded()
     return out
 
 
@@ -51,9 +51,9 @@ def _evaluate(model: SessionModel):
     request = model.evaluation_request()
     assert request is not None
     model.apply_results(analysis.compute(request))
-    comparison = model.comparison_request()
+    comparison = model.followups.comparison_request()
     if comparison is not None:
-        model.apply_comparison(significance_model.compute(comparison))
+        model.followups.apply_comparison(significance_model.compute(comparison))
 
 
 @pytest.fixture
@@ -126,9 +126,9 @@ def test_loading_evaluating_and_comparing_in_plain_python(sample):
     _evaluate(model)
     assert model.selected_query is None and rec.of("query_changed")[-1] == (None,)
     # the drill-down is wanted only with a query selected
-    assert model.drilldown_request() is None
+    assert model.followups.drilldown_request() is None
     model.select_query(model.results.query_ids[0])
-    assert model.drilldown_request().query_id == model.results.query_ids[0]
+    assert model.followups.drilldown_request().query_id == model.results.query_ids[0]
 
 
 def test_a_run_with_the_label_of_another_gets_a_number_and_comes_back_after_undo(sample, tmp_path):
@@ -139,14 +139,14 @@ def test_a_run_with_the_label_of_another_gets_a_number_and_comes_back_after_undo
     _open(model, [sample / "qrels.txt", sample / "run_bm25.txt", twin / "run_bm25.txt"])
     labels = [e.label for e in model.workspace.run_entries()]
     assert labels[0] == "bm25" and labels[1] != "bm25" and len(set(labels)) == 2
-    model.set_baseline(model.workspace.run_entries()[1].path)
+    model.files.set_baseline(model.workspace.run_entries()[1].path)
     removed = model.workspace.run_entries()[1]
-    model.remove(removed.path)
-    assert model.baseline_label() == "bm25" and model.can_undo_remove
-    assert model.undo_remove() == removed.path
+    model.files.remove(removed.path)
+    assert model.baseline_label() == "bm25" and model.files.can_undo_remove
+    assert model.files.undo_remove() == removed.path
     assert [e.label for e in model.workspace.run_entries()] == labels
-    assert model.baseline_label() == labels[1] and not model.can_undo_remove
-    assert model.rename(removed.path, "bm25") == "bm25 (2)"  # one uniquing rule for every label
+    assert model.baseline_label() == labels[1] and not model.files.can_undo_remove
+    assert model.files.rename(removed.path, "bm25") == "bm25 (2)"  # one uniquing rule for every label
 
 
 def test_a_folder_says_what_it_held(sample):
@@ -188,7 +188,7 @@ def test_a_workspace_round_trips_and_selects_its_query_once_evaluated(sample):
         "evaluation_wanted",
     ]
     for e in started:
-        other.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None))
+        other.files.finish_load(e.path, e.generation, load_file(e.path, e.forced_kind, None))
     _evaluate(other)
     assert other.selected_query == doc.selected_query and other.focus_measure == "P_10"
     assert other.snapshot() == doc
@@ -197,13 +197,46 @@ def test_a_workspace_round_trips_and_selects_its_query_once_evaluated(sample):
 def test_an_inspection_is_computed_once_per_state_of_the_file(sample):
     model = SessionModel()
     _open(model, [sample / "qrels.txt", sample / "run_bm25.txt"])
-    job = model.inspection_job()
+    job = model.followups.inspection_job()
     assert job is not None and job.what == "Inspecting run_bm25.txt"
     inspection = job.work(None)
     assert inspection["kind"] == "run"
-    model.apply_inspection(inspection)
-    assert model.inspection_job() is None  # the same file, version and qrels: nothing to do
+    model.followups.apply_inspection(inspection)
+    assert model.followups.inspection_job() is None  # the same file, version and qrels: nothing to do
     model.set_relevance_level(2)
-    assert model.inspection_job() is not None
-    model.inspect(None)
-    assert model.inspection_job() is None and model.inspection is None
+    assert model.followups.inspection_job() is not None
+    model.followups.inspect(None)
+    assert model.followups.inspection_job() is None and model.inspection is None
+
+
+def test_the_file_rules_open_files_as_listed_with_their_sizes_without_looking_at_the_disk(monkeypatch):
+    """The rules take files already listed (in the window, by a worker): which runs are held in memory is
+    decided by the sizes the listing found, and the disk is not looked at."""
+    import os
+
+    from workbench.model import disk_runs
+    from workbench.model.listing import Listing
+
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", 100)
+    folder = os.path.abspath("nowhere")
+    files = [os.path.join(folder, name) for name in ("qrels.txt", "a.run", "b.run", "c.run")]
+    listing = Listing(
+        files,
+        folder_of={f: folder for f in files[1:]},
+        notes=["nowhere: 1 file(s) that are not qrels or runs left out"],
+        sizes=dict(zip(files, (40, 50, 20, 10))),
+    )
+    model = SessionModel()
+    rec = Recorder(model)
+    started = []
+
+    def no_disk(*args, **kwargs):
+        raise AssertionError(f"the disk looked at: {args}")
+
+    with monkeypatch.context() as m:
+        for module, name in ((os, "stat"), (os, "scandir"), (os.path, "getsize"), (os.path, "isdir")):
+            m.setattr(module, name, no_disk)
+        assert model.files.open_listed(listing, start=started.append) == files
+    assert [(e.size, e.hold) for e in started] == [(40, True), (50, True), (20, False), (10, True)]
+    assert rec.of("notice") == [("nowhere: 1 file(s) that are not qrels or runs left out",)]
+    assert model.folders == {folder: {"read": 0, "skipped": []}} and model.inspected_path == files[-1]

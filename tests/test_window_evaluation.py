@@ -198,7 +198,7 @@ def test_all_pairs_of_many_runs_compares_the_best_by_the_measure_in_focus():
     model.results = compute(_request(qrels, runs))
     model.focus_measure = "map"
     model.compare_settings = significance.Settings(mode="pairs", bootstrap=0)
-    request = model.comparison_request()
+    request = model.followups.comparison_request()
     scores = model.results.summary["map"]
     best = list(scores.sort_values(ascending=False, kind="stable").index[: significance.MAX_PAIR_RUNS])
     assert request.pair_runs == tuple(r for r in model.results.runs if r in best or r == "run0")
@@ -211,10 +211,10 @@ def test_all_pairs_of_many_runs_compares_the_best_by_the_measure_in_focus():
     assert "best 50 of 56 runs" in significance.legend(comparison)
     # another measure in focus: other runs
     model.focus_measure = "P_10"
-    assert model.comparison_request().pair_runs != request.pair_runs or scores.rank().equals(
+    assert model.followups.comparison_request().pair_runs != request.pair_runs or scores.rank().equals(
         model.results.summary["P_10"].rank()
     )
     # few runs: every run, and no note
     few = dict(list(runs.items())[:4])
     model.results = compute(_request(qrels, few))
-    assert model.comparison_request().pair_runs is None
+    assert model.followups.comparison_request().pair_runs is None

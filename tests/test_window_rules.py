@@ -49,18 +49,18 @@ def test_an_explained_diversity_value_is_explained_again_under_a_new_level(tmp_p
     _open(model, [files["intents"], files["runA"], files["runB"]])
     _evaluate(model)
     measure = next(m for m in model.results.measures if m.startswith("alpha"))
-    model.explain("sysB", "101", measure)
-    first = model.explain_request()
+    model.explainer.explain("sysB", "101", measure)
+    first = model.explainer.explain_request()
     assert first is not None
-    model.apply_explanation(explaining.compute(first))
-    assert model.explain_request() is None  # shown already
+    model.explainer.apply_explanation(explaining.compute(first))
+    assert model.explainer.explain_request() is None  # shown already
 
     model.set_relevance_level(2)
     _evaluate(model)
-    again = model.explain_request()
+    again = model.explainer.explain_request()
     assert again is not None and again.results is model.results
     explained = explaining.compute(again)
-    model.apply_explanation(explained)
+    model.explainer.apply_explanation(explained)
     shown = model.results.per_query[measure].loc["101", "sysB"]
     assert explained.explanation.value == pytest.approx(shown, abs=0)
     before = first.results.per_query[measure].loc["101", "sysB"]
@@ -124,8 +124,8 @@ def test_an_explanation_carries_the_textbooks_conventions_and_only_the_dcg_famil
     run = model.results.runs[0]
     qrels, source = model.results.request.qrels, model.results.request.runs[run]
     for measure, pictured in (("map", False), ("ndcg_cut_10", True), ("P_10", False)):
-        model.explain(run, "401", measure)
-        explained = explaining.compute(model.explain_request())
+        model.explainer.explain(run, "401", measure)
+        explained = explaining.compute(model.explainer.explain_request())
         assert (explained.gain_curve is not None) is pictured, measure
         want = Prepared(qrels, source).side_by_side(measure, "401")
         got = explained.textbook

@@ -209,3 +209,113 @@ def test_the_session_reads_its_model_and_changes_it_only_through_its_rules(qtbot
         assert s.workspace.entries[0].forced_kind == "run"
     finally:
         s.shutdown()
+
+
+def test_opening_a_folder_and_files_looks_at_the_disk_only_in_workers(qtbot, tmp_path, monkeypatch):
+    """The window's thread makes no file system call while files and a folder are opened and read: the
+    folder is walked and the files' sizes looked at in a worker, and the model decides with what it found
+    (which runs are held, the folder's tally, the sample replaced, a file already open read again)."""
+    from workbench.model import disk_runs
+    from workbench.model.loading import sample_files
+    from workbench.session import Session
+
+    study = tmp_path / "study"
+    (study / "runs").mkdir(parents=True)
+    (study / "qrels.txt").write_text("".join(f"{q} 0 D{d} {d % 2}\n" for q in (1, 2) for d in range(6)))
+    for name, n in (("bm25", 6), ("dense", 40)):
+        (study / "runs" / f"{name}.run").write_text(
+            "".join(f"{q} Q0 D{d} {d} {10 - d / 7:.4f} {name}\n" for q in (1, 2) for d in range(n))
+        )
+    (study / "notes.txt").write_text("what these runs are\n")
+    (study / "README.md").write_text("# a study\n")  # never a qrels or run file: left out at once
+    extra = tmp_path / "extra.run"
+    extra.write_text("1 Q0 D1 1 2.0 extra\n1 Q0 D2 2 1.0 extra\n")
+    sizes = {p.name: p.stat().st_size for p in (extra, *study.rglob("*.run"), study / "qrels.txt")}
+    # the files held in memory while they fit in the budget, by the sizes found: not the second run
+    budget = sizes["qrels.txt"] + sizes["bm25.run"] + sizes["extra.run"] + len("what these runs are\n")
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", budget)
+
+    gui = threading.current_thread()
+    on_gui: list[tuple[str, object]] = []
+
+    def spy(name, real):
+        def call(*args, **kwargs):
+            if threading.current_thread() is gui:
+                on_gui.append((name, args[0] if args else None))
+            return real(*args, **kwargs)
+
+        return call
+
+    s = Session()
+    notices: list[str] = []
+    s.sigNotice.connect(notices.append)
+    try:
+        with qtbot.waitSignal(s.sigIdle, timeout=20000):
+            s.open_sample()
+        assert s.is_sample
+        with monkeypatch.context() as m:
+            for module, name in ((os, "stat"), (os, "scandir"), (os, "walk"), (os.path, "getsize"), (os.path, "isdir")):
+                m.setattr(module, name, spy(name, getattr(module, name)))
+            s.open_files([str(study), str(extra)])
+            assert s.busy  # (listed in a worker: nothing is opened yet)
+            qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+            s.open_files([str(extra)])  # already open: read again
+            qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert on_gui == [], on_gui
+        entries = {os.path.basename(e.path): e for e in s.workspace.entries}
+        assert set(entries) == {"qrels.txt", "bm25.run", "dense.run", "extra.run"}  # the sample replaced
+        assert not s.is_sample and not set(map(os.path.normpath, sample_files())) & {e.path for e in entries.values()}
+        assert {name: e.size for name, e in entries.items()} == sizes
+        held = [entries[n].hold for n in ("qrels.txt", "bm25.run", "dense.run", "extra.run")]
+        assert held == [True, True, False, True]
+        assert "study: 3 file(s) opened; 1 not recognised (notes.txt)" in notices
+        assert "study: 1 file(s) that are not qrels or runs left out" in notices
+        assert notices[-1] == "Already open, read again: extra.run"
+        assert sorted(s.results.runs) == ["bm25", "dense", "extra"]
+    finally:
+        s.shutdown()
+
+
+def test_files_opened_one_after_another_come_in_the_order_asked_and_cancel_stops_their_listing(
+    qtbot, tmp_path, monkeypatch
+):
+    """What the user opens is listed in a worker; files asked for later wait for those asked before (a
+    slow folder does not let the next drop pass it), and Cancel during the listing opens nothing."""
+    import workbench.session_reading as session_reading
+    from workbench.session import Session
+
+    paths = {}
+    for name in ("slow_a", "b", "slow_c"):
+        paths[name] = tmp_path / f"{name}.run"
+        paths[name].write_text(f"1 Q0 D1 1 2.0 {name}\n1 Q0 D2 2 1.0 {name}\n")
+    gate = threading.Event()
+    real = session_reading.list_files
+
+    def list_files(names):
+        if any(os.path.basename(n).startswith("slow") for n in names):
+            assert gate.wait(20)
+        return real(names)
+
+    monkeypatch.setattr(session_reading, "list_files", list_files)
+    s = Session()
+    said: list[str] = []
+    s.sigMessage.connect(said.append)
+    try:
+        s.open_files([str(paths["slow_a"])])
+        s.open_files([str(paths["b"])])
+        qtbot.waitUntil(lambda: len(s.jobs.keys()) == 1, timeout=20000)  # b listed, slow_a not yet
+        assert s.workspace.entries == [] and s.busy
+        gate.set()
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert [os.path.basename(e.path) for e in s.workspace.entries] == ["slow_a.run", "b.run"]
+
+        gate.clear()
+        s.open_files([str(paths["slow_c"])])
+        s.cancel()
+        gate.set()
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert [os.path.basename(e.path) for e in s.workspace.entries] == ["slow_a.run", "b.run"]
+        assert "Opening slow_c.run: cancelled" in said
+    finally:
+        gate.set()
+        s.shutdown()

@@ -1,9 +1,11 @@
 """The session's Qt face: :class:`workbench.model.session.SessionModel` as signals, and its jobs in workers.
 
 The state and the rules live in the plain-Python model (:attr:`Session.model`); this adapter
-turns the model's events into Qt signals, runs the jobs the model asks for through
-:class:`workbench.jobs.Jobs` (reading, evaluating, comparing, drilling down, inspecting), batches
-evaluation requests with a timer and watches the loaded files on disk.  Views read the session and
+turns the model's events into Qt signals and runs the jobs the model asks for through
+:class:`workbench.jobs.Jobs`, with parts it makes: :attr:`Session.reading` (listing, reading and
+watching files, :mod:`workbench.session_reading`), :attr:`Session.evaluation` (evaluation requests
+batched with a timer, :mod:`workbench.session_evaluation`) and :attr:`Session.followups` (comparing,
+drilling down, explaining, inspecting, :mod:`workbench.session_followups`).  Views read the session and
 subscribe to its signals; they never talk to each other.
 
 Signals
@@ -33,22 +35,20 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from metrics.errors import Cancelled
 from workbench.jobs import Jobs
-from workbench.model import analysis
-from workbench.model import significance as significance_model
 from workbench.model.disk_watch import DiskWatch, weak_report
 from workbench.model.loading import SAMPLE_DIR, QueriesFile, describe_error, sample_files
-from workbench.model.scoring import Lease
 from workbench.model.session import DEFAULT_MEASURES, SessionModel
-from workbench.model.workspace import FileEntry
+from workbench.session_evaluation import EvaluationJobs
 from workbench.session_followups import FollowUpJobs
 from workbench.session_paint import AfterPaint
-from workbench.session_reading import ReadingJobs, by_user
+from workbench.session_reading import ReadingJobs
 from workbench.session_reads import FromModel
 from workbench.system import qtcompat
 
@@ -58,7 +58,19 @@ qtcompat.protect_singletons()  # some PySide6 builds lose references to None/Tru
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
 
 
-class Session(ReadingJobs, QObject):
+def by_user(method):
+    """A method the user calls (a file opened, a measure ticked...): after Cancel, work starts again."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        self._stopped = False
+        self.sigUserActed.emit()  # (the notices told before are no longer news)
+        return method(self, *args, **kwargs)
+
+    return wrapper
+
+
+class Session(QObject):
     sigFilesChanged = Signal()
     sigBaselineChanged = Signal(object)
     sigMeasuresChanged = Signal()
@@ -136,30 +148,36 @@ class Session(ReadingJobs, QObject):
         self.jobs.sigBusyChanged.connect(self.sigBusyChanged.emit)
         self.jobs.sigProgress.connect(self._on_job_progress)
         self.jobs.sigFinished.connect(self._after_job)
-        self._reads = [0, 0]  # files read and to read since the last time none was being read
-        self._unannounced = False  # files read whose arrival the model has not announced yet
-        self._workers_warm = False
-        #: the runs on disk scored ahead of the evaluation (while files are read, or since the window started),
-        #: held until the evaluation that wants them is applied: it submits the same keys and finds their futures
-        self._scored_ahead: Lease | None = None
-        self._announce_timer = QTimer(self)
-        self._announce_timer.setSingleShot(True)
-        self._announce_timer.setInterval(100)
-        self._announce_timer.timeout.connect(self._announce_loaded)
         self._ids = itertools.count(1)
-        self._eval_timer = QTimer(self)
-        self._eval_timer.setSingleShot(True)
-        self._eval_timer.setInterval(0)
-        self._eval_timer.timeout.connect(self._start_evaluation)
-        self._load_queue: list[tuple[FileEntry, int]] = []  # files to read, started a batch at a time
-        self._load_timer = QTimer(self)
-        self._load_timer.setSingleShot(True)
-        self._load_timer.setInterval(0)
-        self._load_timer.timeout.connect(self._start_loads)
 
-        # the loaded files are looked at on disk by a thread of their own (never by the window's)
-        self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
+        # the files are listed and read in jobs, and looked at on disk by a thread of their own (never by
+        # the window's)
+        self._stopped = False  # Cancel was pressed: no work starts by itself until the user asks for some
         self._disk = DiskWatch(weak_report(self, "_sigDiskNews"))
+        self.reading = r = ReadingJobs(
+            self.model,
+            self.jobs,
+            self._disk,
+            parent=self,
+            stopped=lambda: self._stopped,
+            state_changed=self.sigStateChanged.emit,
+            changed_on_disk=self.sigFileChangedOnDisk.emit,
+            error=self.sigError.emit,
+            message=self.sigMessage.emit,
+        )
+        self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
+        # evaluations asked for in a row are batched, and run as the model describes them
+        self.evaluation = EvaluationJobs(
+            self.model,
+            self.jobs,
+            r,
+            parent=self,
+            stopped=lambda: self._stopped,
+            state_changed=self.sigStateChanged.emit,
+            settled=self._idle_if_done,
+            error=self.sigError.emit,
+            message=self.sigMessage.emit,
+        )
 
         # work put off until the window has painted what it was given (the inspection, the intervals)
         self.after_paint = AfterPaint(self)
@@ -170,7 +188,7 @@ class Session(ReadingJobs, QObject):
             self.model,
             self.jobs,
             later=self.after_paint.later,
-            scores_coming=lambda: bool(self.workspace.loading()) or self.evaluating or self.after_paint.waiting,
+            scores_coming=lambda: r.loading() or self.evaluating or self.after_paint.waiting,
             stopped=lambda: self._stopped,
             error=self.sigError.emit,
             message=self.sigMessage.emit,
@@ -187,31 +205,22 @@ class Session(ReadingJobs, QObject):
         # has painted the scores)
         self.sigResultsChanged.connect(lambda _: self.after_paint.later(f.request_inspection))
         self.sigIdle.connect(f.inspect_when_idle)
-        self._stopped = False  # Cancel was pressed: no work starts by itself until the user asks for some
 
     # ------------------------------------------------------------------
     # loading
     @by_user
     def open_sample(self) -> None:
         """Show the bundled sample (made-up data) instead of whatever is loaded."""
-        self._drop_files()
-        self.model.open_sample(start=self._submit_load)
+        self.reading.open_sample()
 
     def clear(self) -> None:
         """Forget every file (loads under way are dropped)."""
-        self._drop_files()
-        self.model.clear()
-
-    def _drop_files(self) -> None:
-        """Loads queued or under way dropped, files no longer watched."""
-        self._load_queue = []
-        for e in list(self.workspace.entries):
-            self._unwatch(e.path)
-            self.jobs.discard(("load", e.path))
+        self.reading.drop_files()
+        self.model.files.clear()
 
     def remember_kinds(self, kinds: dict[str, str]) -> None:
         """The kinds the user chose for files before (path -> kind), kept across runs by the window."""
-        self.model.remember_kinds(kinds)
+        self.model.files.remember_kinds(kinds)
 
     def snapshot(self):
         """What the session holds, as a :class:`~workbench.model.workspace_file.WorkspaceDoc` (not the layout)."""
@@ -221,16 +230,33 @@ class Session(ReadingJobs, QObject):
     def open_workspace(self, doc) -> None:
         """Replace everything with what a workspace document holds; files it names that are missing are reported."""
         self.clear()
-        self.model.open_workspace(doc, start=self._submit_load)
+        self.model.open_workspace(doc, start=self.reading.submit_load)
 
     @by_user
-    def open_files(self, paths, kind: str | None = None) -> list[str]:
-        """Load files (a folder stands for the files in it and its subfolders); returns the paths being loaded.
+    def open_files(self, paths, kind: str | None = None) -> None:
+        """Load files (a folder stands for the files in it and its subfolders), listed in a worker first.
 
         A file found in a folder that turns out to be neither qrels nor a run is left out quietly;
         once the folder is read, one message says what was found and what was not.
         """
-        return self.model.open_files(paths, kind, start=self._submit_load, forget=self._unwatch)
+        self.reading.open_files(paths, kind)
+
+    @by_user
+    def locate(self, path: str, found: str) -> None:
+        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
+        self.reading.locate(path, found)
+
+    @by_user
+    def reload(self, path: str) -> None:
+        self.reading.reload(path)
+
+    @by_user
+    def set_kind(self, path: str, kind: str) -> None:
+        """Correct the detected kind of a file; it is read again as that kind."""
+        self.reading.set_kind(path, kind)
+
+    def _on_disk_news(self, states) -> None:
+        self.reading.on_disk_news(states)
 
     # ------------------------------------------------------------------
     # editing the list of files
@@ -239,13 +265,12 @@ class Session(ReadingJobs, QObject):
         e = self.workspace.entry(path)
         if e is None:
             return
-        self._unwatch(e.path)
-        self.jobs.discard(("load", e.path))  # a load still under way stops and is dropped
-        self.model.remove(e.path)
+        self.reading.stop_reading(e.path)  # (a load still under way stops and is dropped)
+        self.model.files.remove(e.path)
 
     @property
     def can_undo(self) -> bool:
-        return self.model.can_undo
+        return self.model.files.can_undo
 
     @property
     def undo_text(self) -> str | None:
@@ -256,9 +281,9 @@ class Session(ReadingJobs, QObject):
     def undo(self) -> str | None:
         """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
         to tell the user."""
-        told = self.model.undo()
+        told = self.model.files.undo()
         for e in self.workspace.entries:  # a file back in the list is watched again
-            self._watch(e.path)
+            self.reading.watch(e.path)
         self.sigStateChanged.emit()
         return told
 
@@ -267,22 +292,22 @@ class Session(ReadingJobs, QObject):
     @by_user
     def undo_remove(self) -> str | None:
         """Take back the last change; the path of the file that came back, if it was a removal."""
-        path = self.model.undo_remove()
+        path = self.model.files.undo_remove()
         if path is not None:
-            self._watch(path)
+            self.reading.watch(path)
         self.sigStateChanged.emit()
         return path
 
     @by_user
     def rename(self, path: str, label: str) -> str:
-        return self.model.rename(path, label)
+        return self.model.files.rename(path, label)
 
     @by_user
     def move(self, path: str, delta: int) -> None:
-        self.model.move(path, delta)
+        self.model.files.move(path, delta)
 
     def set_baseline(self, path: str | None) -> None:
-        self.model.set_baseline(path)
+        self.model.files.set_baseline(path)
 
     def baseline_label(self) -> str | None:
         return self.model.baseline_label()
@@ -320,13 +345,12 @@ class Session(ReadingJobs, QObject):
     # evaluation
     def request_evaluation(self) -> None:
         """Evaluate again soon (several changes in a row give one evaluation)."""
-        self._eval_timer.start()
-        self.sigStateChanged.emit()
+        self.evaluation.request()
 
     @by_user
     def recompute(self) -> None:
         """Evaluate, compare and drill down again, whatever is shown now."""
-        self._eval_timer.start()
+        self.evaluation.request()
         self.followups.request_comparison()
         self.followups.request_drilldown()
 
@@ -336,7 +360,7 @@ class Session(ReadingJobs, QObject):
 
     @property
     def evaluating(self) -> bool:
-        return self._eval_timer.isActive() or self.jobs.running("evaluate")
+        return self.evaluation.evaluating
 
     def evaluation_state(self) -> str:
         """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
@@ -353,74 +377,12 @@ class Session(ReadingJobs, QObject):
             return []
         return self.model.stale_reasons(self.evaluating)
 
-    def _start_evaluation(self) -> None:
-        if self._stopped:
-            # a file whose reading ended despite Cancel is kept, not scored: the stale bar offers to
-            self.sigStateChanged.emit()
-            return
-        if self.workspace.loading():
-            # files still being read: one evaluation once the last arrives (each arrival asks again),
-            # not one per file superseding the one before
-            self.sigStateChanged.emit()
-            return
-        if self.model.evaluation_key() is None:
-            self.jobs.discard("evaluate")
-        request = self.model.evaluation_request()
-        if request is None:
-            self.jobs.discard("prescore")
-            self._let_go_of_scoring_ahead()
-            self.sigStateChanged.emit()
-            if not self.busy:
-                self.sigIdle.emit()
-            return
-        n = len(request.runs)
-        model, baseline = self.model, self.model.baseline_label()
-
-        def work(progress):
-            results = analysis.compute(request, progress)
-            # the quick comparison with the baseline too, while the window waits for the scores rather
-            # than while it draws them (the two would share one interpreter lock)
-            ahead = model.comparison_request_for(results, baseline)
-            if ahead is None or not ahead.quick:
-                return results
-            try:  # (the marks only: the intervals follow once the scores are shown, see request_comparison)
-                results.extra["comparison"] = significance_model.compute(
-                    ahead, lambda _: progress(1.0), intervals=False
-                )
-            except Cancelled:
-                raise
-            except Exception:  # noqa: BLE001 - computed again by request_comparison, which reports it
-                pass
-            return results
-
-        self.jobs.submit(
-            "evaluate",
-            work,
-            f"Evaluating {n} run{'s' if n != 1 else ''}",
-            self._apply_evaluation,
-            lambda exc: self.sigError.emit(f"Evaluation failed: {exc}"),
-            lambda: self.sigMessage.emit("Evaluation cancelled: the scores shown are out of date"),
-        )
-
-    def _apply_evaluation(self, results) -> None:
-        try:
-            self.model.apply_results(results)
-        finally:
-            results.extra.pop("comparison", None)  # (taken by request_comparison, if it was still wanted)
-            self._let_go_of_scoring_ahead()  # (what the evaluation did not want is stopped)
-
     def use_scoring(self, service, ahead=None) -> None:
         """Score with ``service`` (a :class:`~workbench.model.scoring.ScoringService` made before the session,
         :mod:`workbench.app`) and hold ``ahead``, the :class:`~workbench.model.scoring.Lease` of the runs it
         is scoring already, until the first evaluation is applied.  Before any file is opened."""
         self.model.use_scoring(service)
-        self._let_go_of_scoring_ahead()
-        self._scored_ahead = ahead
-
-    def _let_go_of_scoring_ahead(self) -> None:
-        ahead, self._scored_ahead = self._scored_ahead, None
-        if ahead is not None:
-            ahead.close()
+        self.reading.hold_scored_ahead(ahead)
 
     def _follow_results(self) -> None:
         """New scores: the comparison (once painted), the drill-down and the explanation follow them."""
@@ -431,16 +393,17 @@ class Session(ReadingJobs, QObject):
     def _after_paint(self) -> None:
         """The work put off until the window painted is done (:class:`~workbench.session_paint.AfterPaint`)."""
         self.sigStateChanged.emit()  # (what is stale is said once no work waits: see stale_reasons)
-        if not self.busy:
-            self.sigIdle.emit()  # (nothing to do after all: the wait for the paint was the last work)
+        self._idle_if_done()  # (nothing to do after all: the wait for the paint was the last work)
 
     # ------------------------------------------------------------------
     # jobs
     @property
     def busy(self) -> bool:
-        timers = (self._eval_timer, self._announce_timer, self._load_timer)
-        waiting = self.after_paint.waiting
-        return self.jobs.busy or bool(self._load_queue) or waiting or any(timer.isActive() for timer in timers)
+        return self.jobs.busy or self.reading.busy or self.after_paint.waiting or self.evaluation.waiting
+
+    def _idle_if_done(self) -> None:
+        if not self.busy:
+            self.sigIdle.emit()
 
     def run_job(self, fn, what: str, on_finished, on_failed=None, key=None):
         """Run ``fn(progress)`` in a worker like loads and evaluations (progress bar, Cancel).
@@ -460,41 +423,28 @@ class Session(ReadingJobs, QObject):
 
     def cancel(self) -> None:
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
-        if self._eval_timer.isActive():
-            self._eval_timer.stop()
+        self.evaluation.stop()
         self.after_paint.clear()  # (an export computes the intervals the comparison shown lacks)
         self._stopped = True  # (the inspection put off for the scores does not start once they stop)
-        self._drop_queued_loads()
+        self.reading.drop_queued_loads()
         self.jobs.cancel()  # (an evaluation's runs nobody else holds stop with it)
-        self._let_go_of_scoring_ahead()  # (and those scored ahead: nothing holds them any more)
+        self.reading.let_go_of_scoring_ahead()  # (and those scored ahead: nothing holds them any more)
         self.sigStateChanged.emit()
 
     def shutdown(self, timeout_ms: int = 10000) -> None:
-        for timer in (self._eval_timer, self._announce_timer, self._load_timer):
-            timer.stop()  # no work starts after this
+        self.evaluation.stop()  # no work starts after this
+        self.reading.shutdown()
         self.after_paint.close()
-        self._load_queue = []
-        self._let_go_of_scoring_ahead()
         self._disk.close()
         self.jobs.shutdown(timeout_ms)
         self.model.run_cache.close()
 
     def _on_job_progress(self, fraction: float, what: str) -> None:
-        """The progress of the jobs; while several files are read, of all of them: a folder of a thousand
-        runs says how many of them are read, not how far the latest one is."""
-        done, total = self._reads
-        if total > 1 and self._reading():
-            self.sigProgress.emit(done / total, f"Reading files: {done} of {total}")
-        else:
-            self.sigProgress.emit(fraction, what)
+        """The progress of the jobs (while several files are read, of all of them: ReadingJobs.progress)."""
+        self.sigProgress.emit(*self.reading.progress(fraction, what))
 
     def _after_job(self, key=None) -> None:
-        if isinstance(key, tuple) and key[0] == "load":
-            if self._reading():
-                self._reads[0] += 1
-                self._on_job_progress(-1.0, "")
-            else:
-                self._reads = [0, 0]
+        if self.reading.job_ended(key):
+            self._on_job_progress(-1.0, "")
         self.sigStateChanged.emit()
-        if not self.busy:
-            self.sigIdle.emit()
+        self._idle_if_done()

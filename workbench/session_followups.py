@@ -3,7 +3,8 @@ once the scores are painted), the drill-down of the selected query, the explanat
 inspection of one file.
 
 Made by :class:`workbench.session.Session` (``Session.followups``); what each job computes is asked of
-the model (:class:`workbench.model.followups.FollowUpRules`)."""
+the model's parts (:class:`workbench.model.followups.FollowUpRules`, ``model.followups``, and
+:class:`workbench.model.explaining.ExplainRules`, ``model.explainer``)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ class FollowUpJobs:
             self.request_comparison()
 
     def on_baseline(self, baseline: str | None) -> None:
-        compare, drill = self.model.comparison_outdated_by(baseline)
+        compare, drill = self.model.followups.comparison_outdated_by(baseline)
         if compare:
             self.request_comparison()
         if drill:
@@ -64,7 +65,7 @@ class FollowUpJobs:
     def request_comparison(self, after_paint: bool = False) -> None:
         """Compare the runs with the baseline again (in a worker); with ``after_paint`` (new scores), a
         comparison that would import scipy.stats waits until the scores are painted."""
-        request = self.model.comparison_request()
+        request = self.model.followups.comparison_request()
         if request is None:
             self.jobs.discard("compare")
             return
@@ -73,7 +74,7 @@ class FollowUpJobs:
         ahead = results.extra.pop("comparison", None) if results is not None else None
         if ahead is not None and ahead.request.same_as(request):
             self.jobs.discard("compare")
-            self.model.apply_comparison(ahead)
+            self.model.followups.apply_comparison(ahead)
             if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted
                 self._later(self._complete_comparison)
             return
@@ -84,7 +85,7 @@ class FollowUpJobs:
             self._later(self.request_comparison)
             return
         self._submit_comparison(
-            lambda progress: significance_model.compute(request, progress), self.model.apply_comparison
+            lambda progress: significance_model.compute(request, progress), self.model.followups.apply_comparison
         )
 
     def _submit_comparison(
@@ -106,10 +107,10 @@ class FollowUpJobs:
         newer one is wanted or under way meanwhile."""
         shown = self.model.comparison
         if shown is not None and not shown.intervals and not self.jobs.running("compare"):
-            request = self.model.comparison_request_for(self.model.results)
+            request = self.model.followups.comparison_request_for(self.model.results)
             if request is not None and request.same_as(shown.request):
                 work = lambda progress: significance_model.with_intervals(shown, progress)  # noqa: E731
-                self._submit_comparison(work, self.model.complete_comparison)
+                self._submit_comparison(work, self.model.followups.complete_comparison)
 
     def set_drilldown_depth(self, depth: int) -> None:
         if self.model.set_drilldown_depth(depth):
@@ -119,24 +120,24 @@ class FollowUpJobs:
         """With more runs than all pairs compares, the runs compared are the best by the measure in focus."""
         c = self.model.comparison
         if c is not None and c.request.pair_runs is not None:
-            request = self.model.comparison_request()
+            request = self.model.followups.comparison_request()
             if request is not None and request.pair_runs != c.request.pair_runs:
                 self.request_comparison()
 
     def drilldown_complete(self) -> None:
         """With many runs the drill-down shows the best on the query by the measure in focus."""
         drill: QueryDrilldown | None = self.model.drilldown
-        if drill is not None and not set(self.model.drilldown_runs()) <= set(drill.runs):
+        if drill is not None and not set(self.model.followups.drilldown_runs()) <= set(drill.runs):
             self.request_drilldown()
 
     def choose_drilldown_run(self, run: str, shown: bool) -> None:
         """Show or hide one run's ranked list in the drill-down (ranked in a worker when needed)."""
-        if self.model.choose_drilldown_run(run, shown):
+        if self.model.followups.choose_drilldown_run(run, shown):
             self.request_drilldown()
 
     def request_drilldown(self) -> None:
         """Rank the selected query's documents for every run again (in a worker)."""
-        request = self.model.drilldown_request()
+        request = self.model.followups.drilldown_request()
         if request is None:
             self.jobs.discard("drilldown")
             return
@@ -144,7 +145,7 @@ class FollowUpJobs:
             "drilldown",
             lambda progress: drilldown_model.compute(request, progress),
             f"Ranking query {request.query_id}",
-            self.model.apply_drilldown,
+            self.model.followups.apply_drilldown,
             lambda exc: self._error(f"Query drill-down failed: {exc}"),
         )
 
@@ -152,20 +153,20 @@ class FollowUpJobs:
     # how one value was computed
     def explain(self, run: str, query_id: str | None, measure: str) -> None:
         """Show how ``measure`` of ``run`` on ``query_id`` (None: the mean) was computed (in a worker)."""
-        self.model.explain(run, query_id, measure)
+        self.model.explainer.explain(run, query_id, measure)
         self.request_explanation()
 
     def request_explanation(self) -> None:
         from workbench.model import explaining
 
-        request = self.model.explain_request()
+        request = self.model.explainer.explain_request()
         if request is None:
             return
         self.jobs.submit(
             "explain",
             lambda progress: explaining.compute(request, progress),
             f"Explaining {request.measure} of {request.run}",
-            self.model.apply_explanation,
+            self.model.explainer.apply_explanation,
             lambda exc: self._error(f"Explaining {request.measure} failed: {exc}"),
         )
 
@@ -173,7 +174,7 @@ class FollowUpJobs:
     # inspection of one file
     def inspect(self, path: str | None) -> None:
         """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
-        self.model.inspect(path)
+        self.model.followups.inspect(path)
         self.request_inspection()
 
     def inspect_when_idle(self) -> None:
@@ -185,7 +186,7 @@ class FollowUpJobs:
             self.jobs.discard("inspect")
         elif self._scores_coming():
             return  # the scores first: reading the file again and joining it with the qrels would slow them
-        job = self.model.inspection_job()
+        job = self.model.followups.inspection_job()
         if job is None:
             return
         path = job.key[0]
@@ -193,7 +194,7 @@ class FollowUpJobs:
             "inspect",
             job.work,
             job.what,
-            self.model.apply_inspection,
-            lambda exc: self.model.inspection_failed(path, exc),
-            self.model.inspection_cancelled,
+            self.model.followups.apply_inspection,
+            lambda exc: self.model.followups.inspection_failed(path, exc),
+            self.model.followups.inspection_cancelled,
         )

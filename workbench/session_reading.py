@@ -1,67 +1,181 @@
-"""How the session reads files: loads started in batches as jobs, their outcomes handed to the model,
-the runs on disk scored while the others are read, and the loaded files watched for changes on disk.
+"""How the session reads files: what the user opens listed in a worker, loads started in batches as
+jobs, their outcomes handed to the model, the runs on disk scored while the others are read, and the
+loaded files watched for changes on disk.
 
-Part of :class:`workbench.session.Session` (whose timers, queue and watcher it uses)."""
+Made by :class:`workbench.session.Session` (``Session.reading``); the rules of each step are the
+model's file rules (:class:`workbench.model.files.FileRules`, ``model.files``)."""
 
 from __future__ import annotations
 
-import functools
+import itertools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject, QTimer
+
 from workbench.model import analysis
-from workbench.model.loading import load_file
-from workbench.model.workspace import FileEntry, Workspace, normalize
+from workbench.model.listing import Listing, list_files
+from workbench.model.loading import load_file, sample_files
+from workbench.model.workspace import FileEntry, normalize
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QTimer, SignalInstance
-
     from workbench.jobs import Jobs
-    from workbench.model.disk_watch import DiskWatch
+    from workbench.model.disk_watch import DiskState, DiskWatch
     from workbench.model.scoring import Lease
     from workbench.model.session import SessionModel
 
 
-def by_user(method):
-    """A method the user calls (a file opened, a measure ticked...): after Cancel, work starts again."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        self._stopped = False
-        self.sigUserActed.emit()  # (the notices told before are no longer news)
-        return method(self, *args, **kwargs)
-
-    return wrapper
+def _timer(parent: QObject, ms: int, slot: Callable[[], None]) -> QTimer:
+    timer = QTimer(parent)
+    timer.setSingleShot(True)
+    timer.setInterval(ms)
+    timer.timeout.connect(slot)
+    return timer
 
 
 class ReadingJobs:
-    """The reading and file-watching jobs of :class:`~workbench.session.Session`."""
-
-    # the session's, which these jobs use (made by Session.__init__)
-    model: SessionModel
-    jobs: Jobs
-    workspace: Workspace
-    open_files: Callable[..., list[str]]
-    sigFileChangedOnDisk: SignalInstance
-    sigStateChanged: SignalInstance
-    _stopped: bool
-    _reads: list[int]
-    _unannounced: bool
-    _workers_warm: bool
-    _load_queue: list[tuple[FileEntry, int]]
-    _load_timer: QTimer
-    _announce_timer: QTimer
-    _disk: DiskWatch
-    _scored_ahead: Lease | None
-    sigUserActed: SignalInstance
+    """The reading and file-watching jobs of a session: the files are listed and read in ``jobs``, what
+    they hold goes to ``model``'s file rules, and ``disk`` (a :class:`~workbench.model.disk_watch.DiskWatch`)
+    looks at them once read.  ``parent`` owns the timers; ``stopped()`` says whether Cancel was pressed
+    since the user last asked for something; ``state_changed()`` says that what is current may have
+    changed, ``changed_on_disk(path, size)`` that a loaded file changed on disk; ``error(text)`` and
+    ``message(text)`` tell the user."""
 
     #: seconds of starting reads per turn of the event loop, at most: starting 500 at once (a worker, its
     #: signals) kept the window's thread from painting for 0.7 s
     LOAD_SLICE_SECONDS = 0.02
 
-    def _submit_load(self, e: FileEntry) -> None:
+    def __init__(
+        self,
+        model: SessionModel,
+        jobs: Jobs,
+        disk: DiskWatch,
+        *,
+        parent: QObject,
+        stopped: Callable[[], bool],
+        state_changed: Callable[[], None],
+        changed_on_disk: Callable[[str, int], None],
+        error: Callable[[str], None],
+        message: Callable[[str], None],
+    ):
+        self.model = model
+        self.jobs = jobs
+        self.disk = disk
+        self._stopped = stopped
+        self._state_changed = state_changed
+        self._changed_on_disk = changed_on_disk
+        self._error = error
+        self._message = message
+        #: files read and to read since the last time none was being read
+        self.reads = [0, 0]
+        #: the runs on disk scored ahead of the evaluation (while files are read, or since the window
+        #: started), held until the evaluation that wants them is applied: it submits the same keys and
+        #: finds their futures
+        self.scored_ahead: Lease | None = None
+        self._unannounced = False  # files read whose arrival the model has not announced yet
+        self._workers_warm = False
+        self._load_queue: list[tuple[FileEntry, int]] = []  # files to read, started a batch at a time
+        self._load_timer = _timer(parent, 0, self._start_loads)
+        self._announce_timer = _timer(parent, 100, self._announce_loaded)
+        #: what the user asked to open, by ticket in the order asked: what to do once it is listed (None:
+        #: still being listed); applied in that order, each once those asked before are
+        self._opening: dict[int, Callable[[], object] | None] = {}
+        self._tickets = itertools.count(1)
+
+    @property
+    def busy(self) -> bool:
+        """Whether reads are queued or their arrival is still to be announced (the jobs say the rest)."""
+        return bool(self._load_queue) or self._load_timer.isActive() or self._announce_timer.isActive()
+
+    def loading(self) -> bool:
+        """Whether files asked for are still being listed or read."""
+        return bool(self._opening) or bool(self.model.workspace.loading())
+
+    def reading(self) -> bool:
+        return bool(self._load_queue) or any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
+
+    # ------------------------------------------------------------------
+    # what the user opens: listed in a worker, then handed to the model in the order asked
+    def open_files(self, paths: Iterable[str | os.PathLike], kind: str | None = None) -> None:
+        """Open files and folders (a folder stands for the files in it and its subfolders): listed in a
+        worker, then loaded by the model's rules (:meth:`workbench.model.files.FileRules.open_listed`)."""
+        names: list[str] = [os.fspath(p) for p in paths]
+        files = self.model.files
+        self._list(
+            lambda: list_files(names),
+            lambda found: files.open_listed(found, kind, start=self.submit_load, forget=self.unwatch),
+            _opening_what(names),
+        )
+
+    def open_sample(self) -> None:
+        """Show the bundled sample instead of whatever is loaded (what was asked before is dropped)."""
+        self.drop_files()
+        files = self.model.files
+        self._list(
+            lambda: list_files(sample_files()),
+            lambda found: files.open_sample(found, start=self.submit_load),
+            "Opening the sample",
+        )
+
+    def locate(self, path: str, found: str) -> None:
+        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
+        files = self.model.files
+        self._list(
+            lambda: list_files([found]),
+            lambda listed: files.locate(path, found, listed.sizes.get(normalize(found), 0), start=self.submit_load),
+            _opening_what([found]),
+        )
+
+    def reload(self, path: str) -> None:
+        e = self.model.workspace.entry(path)
+        if e is not None:
+            self.open_files([e.path], kind=e.forced_kind)
+
+    def set_kind(self, path: str, kind: str) -> None:
+        """Correct the detected kind of a file; it is read again as that kind."""
+        e = self.model.files.choose_kind(path, kind)
+        if e is not None:
+            self.open_files([e.path], kind=kind)
+
+    def _list(self, listing: Callable[[], Listing], then: Callable[[Listing], object], what: str) -> None:
+        """List in a worker (folders walked, sizes looked at: never on the window's thread), then ``then``."""
+        ticket = next(self._tickets)
+        self._opening[ticket] = None
+
+        def ended(tell: Callable[[str], None], text: str) -> None:
+            tell(text)
+            self._opening[ticket] = lambda: None
+            self._open_listed()
+
+        def listed(found: Listing) -> None:
+            if self._stopped():  # (Cancel pressed since it was asked for: nothing is opened)
+                ended(self._message, f"{what}: cancelled")
+                return
+            self._opening[ticket] = lambda: then(found)
+            self._open_listed()
+
+        self.jobs.submit(
+            ("list", ticket),
+            lambda progress: listing(),
+            what,
+            listed,
+            lambda exc: ended(self._error, f"{what} failed: {exc}"),
+            lambda: ended(self._message, f"{what}: cancelled"),
+        )
+
+    def _open_listed(self) -> None:
+        while self._opening:
+            ticket, then = next(iter(self._opening.items()))
+            if then is None:
+                return  # (listed after one asked before it: waits for that one)
+            del self._opening[ticket]
+            then()
+
+    # ------------------------------------------------------------------
+    # reading
+    def submit_load(self, e: FileEntry) -> None:
         """Read one file in a worker, soon (a slice of them per turn of the event loop); a newer load of the same
         file supersedes this one."""
         self._load_queue.append((e, e.generation))
@@ -75,64 +189,63 @@ class ReadingJobs:
         while started < len(queue) and (started == 0 or time.monotonic() < until):
             e, gen = queue[started]
             started += 1
-            if self.workspace.entry(e.path) is e and e.generation == gen:  # (not removed nor read again since)
+            if self.model.workspace.entry(e.path) is e and e.generation == gen:  # (not removed nor read again since)
                 self._start_load(e)
         self._load_queue = queue[started:]
         if self._load_queue:
             self._load_timer.start()
 
-    def _drop_queued_loads(self) -> None:
+    def drop_queued_loads(self) -> None:
+        """Reads not started yet are dropped (Cancel): the model hears that each was cancelled."""
         queued, self._load_queue = self._load_queue, []
         self._load_timer.stop()
         for e, gen in queued:
-            self.model.cancel_load(e.path, gen)
+            self.model.files.cancel_load(e.path, gen)
+
+    def drop_files(self) -> None:
+        """What was asked to be opened and is still listed, loads queued or under way dropped, files no
+        longer watched."""
+        opening, self._opening = list(self._opening), {}
+        for ticket in opening:
+            self.jobs.discard(("list", ticket))
+        self._load_queue = []
+        for e in list(self.model.workspace.entries):
+            self.stop_reading(e.path)
+
+    def stop_reading(self, path: str) -> None:
+        """A file no longer watched, and its load still under way stopped and dropped."""
+        self.unwatch(path)
+        self.jobs.discard(("load", normalize(path)))
 
     def _start_load(self, e: FileEntry) -> None:
         path, kind, gen, hold = e.path, e.forced_kind, e.generation, e.hold
         if not self.jobs.running(("load", path)):
-            self._reads[1] += 1
+            self.reads[1] += 1
         if not hold and not self._workers_warm:  # runs on disk to score soon: start their processes now
             self._workers_warm = True
             self.model.run_cache.workers.warm()
+        files = self.model.files
         self.jobs.submit(
             ("load", path),
             lambda progress: load_file(path, kind, progress, hold),
             f"Loading {os.path.basename(path)}",
             lambda outcome: self._on_loaded(path, gen, outcome),
-            lambda exc: self.model.fail_load(path, gen, exc),
-            lambda: self.model.cancel_load(path, gen),
+            lambda exc: files.fail_load(path, gen, exc),
+            lambda: files.cancel_load(path, gen),
         )
 
-    @by_user
-    def locate(self, path: str, found: str) -> str | None:
-        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
-        return self.model.locate(path, found, start=self._submit_load)
-
-    @by_user
-    def reload(self, path: str) -> None:
-        e = self.workspace.entry(path)
-        if e is not None:
-            self.open_files([e.path], kind=e.forced_kind)
-
-    @by_user
-    def set_kind(self, path: str, kind: str) -> None:
-        """Correct the detected kind of a file; it is read again as that kind."""
-        e = self.model.choose_kind(path, kind)
-        if e is not None:
-            self.open_files([e.path], kind=kind)
-
     def _on_loaded(self, path: str, gen: int, outcome) -> None:
-        e = self.model.finish_load(path, gen, outcome)
+        e = self.model.files.finish_load(path, gen, outcome)
         if e is None:
             return
-        self._watch(e.path)
+        self.watch(e.path)
         if e.kind in ("qrels", "intents"):  # a (intent) qrels file replaced by this one is no longer watched
-            self._disk.keep_only({x.path for x in self.workspace.entries})
+            self.disk.keep_only({x.path for x in self.model.workspace.entries})
         # while files are still being read, what they change is said at most ten times a second (the
         # views, the state and the evaluation follow each announcement; a folder of a thousand runs
         # would otherwise redo them a thousand times); the last file read is announced at once
         self._unannounced = True
-        if not self._reading():
+        if not self.reading():
             self._announce_loaded()
         elif not self._announce_timer.isActive():
             self._announce_timer.start()
@@ -141,10 +254,30 @@ class ReadingJobs:
         self._announce_timer.stop()
         if self._unannounced:
             self._unannounced = False
-            self.model.announce_loaded()
-        if self._reading():
+            self.model.files.announce_loaded()
+        if self.reading():
             self._prescore()
 
+    def job_ended(self, key: Hashable) -> bool:
+        """Count a read that ended (however it ended); whether one was counted among several being read."""
+        if not (isinstance(key, tuple) and key[0] == "load"):
+            return False
+        if self.reading():
+            self.reads[0] += 1
+            return True
+        self.reads = [0, 0]
+        return False
+
+    def progress(self, fraction: float, what: str) -> tuple[float, str]:
+        """The progress to show: while several files are read, of all of them (a folder of a thousand runs
+        says how many of them are read, not how far the latest one is)."""
+        done, total = self.reads
+        if total > 1 and self.reading():
+            return done / total, f"Reading files: {done} of {total}"
+        return fraction, what
+
+    # ------------------------------------------------------------------
+    # scoring the runs on disk while the others are read
     def _prescore(self) -> None:
         """While files are read, the worker processes score the runs on disk already opened: a folder of
         many runs is scored while the runs held are still being read.  The runs are submitted to the
@@ -160,39 +293,56 @@ class ReadingJobs:
             "prescore",
             lambda progress: analysis.score_ahead(request, service.lease()),
             f"Scoring {len(request.runs)} runs",
-            self._hold_scoring_ahead,
+            self.take_scored_ahead,
             lambda exc: None,  # the evaluation scores them again and says what went wrong
         )
 
-    def _hold_scoring_ahead(self, lease) -> None:
+    def take_scored_ahead(self, lease: Lease) -> None:
         """Hold the runs now scored ahead (those scored ahead before, if not among them, are let go); after
         Cancel, nothing: they stop."""
-        if self._stopped:
+        if self._stopped():
             lease.close()
             return
-        old, self._scored_ahead = self._scored_ahead, lease
+        self.hold_scored_ahead(lease)
+
+    def hold_scored_ahead(self, lease: Lease | None) -> None:
+        """Hold ``lease`` until the next evaluation is applied (what was held before is let go)."""
+        old, self.scored_ahead = self.scored_ahead, lease
         if old is not None:
             old.close()
 
-    def _reading(self) -> bool:
-        return bool(self._load_queue) or any(isinstance(k, tuple) and k[0] == "load" for k in self.jobs.keys())
+    def let_go_of_scoring_ahead(self) -> None:
+        self.hold_scored_ahead(None)
 
     # ------------------------------------------------------------------
     # files changing on disk
-    def _watch(self, path: str) -> None:
+    def watch(self, path: str) -> None:
         """Have the disk watch look at a loaded file, against what was read of it."""
-        e = self.workspace.entry(path)
+        e = self.model.workspace.entry(path)
         if e is not None and e.status == "ok" and e.mtime:
-            self._disk.expect(e.path, (e.size, e.mtime))
+            self.disk.expect(e.path, (e.size, e.mtime))
 
-    def _unwatch(self, path: str) -> None:
-        self._disk.forget(normalize(path))
+    def unwatch(self, path: str) -> None:
+        self.disk.forget(normalize(path))
 
-    def _on_disk_news(self, states) -> None:
+    def on_disk_news(self, states: list[DiskState]) -> None:
         """What the disk watch found (on the window's thread): a file changed, or deleted and written again,
         is offered to be read again (read at once when small; after Cancel, by the stale bar's Read again
         only: no work starts by itself then); a deleted one is said to be."""
-        for state in self.workspace.apply_disk(states):
-            if state.status == "changed" and not self._stopped:
-                self.sigFileChangedOnDisk.emit(state.path, state.size)
-        self.sigStateChanged.emit()
+        for state in self.model.workspace.apply_disk(states):
+            if state.status == "changed" and not self._stopped():
+                self._changed_on_disk(state.path, state.size)
+        self._state_changed()
+
+    def shutdown(self) -> None:
+        """No read starts after this."""
+        for timer in (self._load_timer, self._announce_timer):
+            timer.stop()
+        self._load_queue = []
+        self._opening = {}
+        self.let_go_of_scoring_ahead()
+
+
+def _opening_what(paths: list[str]) -> str:
+    names = ", ".join(os.path.basename(p.rstrip("/\\")) or p for p in paths[:2])
+    return f"Opening {names}" + (" …" if len(paths) > 2 else "")

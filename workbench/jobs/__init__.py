@@ -168,7 +168,8 @@ class Jobs(QObject):
         self._running.discard(job.worker)
         cancelled = how == "failed" and isinstance(value, Cancelled)
         if how == "failed" and not cancelled:
-            log.error("%s failed", job.what, exc_info=(type(value), value, value.__traceback__))
+            # (the traceback written out by the worker's thread: writing it reads the source files)
+            log.error("%s failed\n%s", job.what, (job.worker.failure_text or repr(value)).rstrip())
         if self._wanted.get(job.key) is not job:
             return  # superseded: a newer request of the same kind is what is wanted
         del self._wanted[job.key]

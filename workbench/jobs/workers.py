@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+import traceback
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, Signal
@@ -40,6 +41,8 @@ class Worker(QRunnable):
         self._cancelled = threading.Event()
         self._min_interval = min_interval
         self._last_emit = 0.0
+        #: the failure's traceback, written out in the pool thread (for the log, on the window's thread)
+        self.failure_text: str | None = None
 
     def cancel(self) -> None:
         self._cancelled.set()
@@ -56,12 +59,14 @@ class Worker(QRunnable):
         return not self._cancelled.is_set()
 
     def run(self) -> None:
-        from metrics.errors import stop_when
+        from metrics.errors import Cancelled, stop_when
 
         try:
             with stop_when(self._cancelled.is_set):  # (heard between the stages of long numpy work)
                 result = self._fn(self.progress)
         except BaseException as exc:  # reported, never raised into the pool thread
+            if not isinstance(exc, Cancelled):  # (formatted here: its source lines are read from disk)
+                self.failure_text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             self.signals.sigFailed.emit(exc)
         else:
             self.signals.sigFinished.emit(result)

@@ -123,12 +123,15 @@ def is_dcg_family(measure: str) -> bool:
     return "dcg" in family.name.lower()
 
 
-class ExplainRules(SessionState):
-    """The explain rules of :class:`~workbench.model.session.SessionModel`: ``explain_target`` is what
-    the user chose to explain (run, query id or "all", measure), ``explained`` what is shown."""
+class ExplainRules:
+    """The explain rules, a part of :class:`~workbench.model.session.SessionModel` (``model.explainer``):
+    it reads the results of ``state`` and tells the explanation through its events.  ``explain_target`` is
+    what the user chose to explain (run, query id or "all", measure), ``explained`` what is shown."""
 
-    explain_target: tuple[str, str, str] | None = None
-    explained: Explained | None = None
+    def __init__(self, state: SessionState):
+        self.state = state
+        self.explain_target: tuple[str, str, str] | None = None
+        self.explained: Explained | None = None
 
     def explain(self, run: str, query_id, measure: str) -> None:
         """Explain ``measure`` of ``run`` on ``query_id`` (None: the mean over queries)."""
@@ -137,7 +140,7 @@ class ExplainRules(SessionState):
     def explain_request(self) -> Request | None:
         """The explanation to compute now; None (and the one shown dropped) when there is nothing to
         explain: no target, or results without its run, query or measure."""
-        results, target = self.results, self.explain_target
+        results, target = self.state.results, self.explain_target
         if results is None or target is None:
             self.apply_explanation(None)
             return None
@@ -162,4 +165,4 @@ class ExplainRules(SessionState):
         if explained is None and self.explained is None:
             return
         self.explained = explained
-        self.events.explanation_changed.emit(explained)
+        self.state.events.explanation_changed.emit(explained)

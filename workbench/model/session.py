@@ -22,24 +22,96 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Generic, TypeVar, overload
 
+from metrics.engine.settings import Settings
 from workbench.model import analysis, diversity, state
+from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
 from workbench.model.defaults import DEFAULT_MEASURES
 from workbench.model.explaining import ExplainRules
 from workbench.model.files import FileRules
 from workbench.model.followups import FollowUpRules
-from workbench.model.workspace import FileEntry, normalize
+from workbench.model.messages import MessageLog
+from workbench.model.session_state import SessionEvents, SessionState
+from workbench.model.undo import UndoStack
+from workbench.model.workspace import FileEntry, Workspace, normalize
+
+T = TypeVar("T")
 
 
-class SessionModel(FileRules, FollowUpRules, ExplainRules):
+class OfState(Generic[T]):
+    """An attribute of the model's :class:`~workbench.model.session_state.SessionState`, read and set
+    through the model: ``model.workspace`` is ``model.state.workspace``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> OfState[T]: ...
+    @overload
+    def __get__(self, obj: SessionModel, owner: type | None = None) -> T: ...
+    def __get__(self, obj: SessionModel | None, owner: type | None = None) -> T | OfState[T]:
+        return self if obj is None else getattr(obj.state, self._name)
+
+    def __set__(self, obj: SessionModel, value: T) -> None:
+        setattr(obj.state, self._name, value)
+
+
+class SessionModel:
     """What the window has loaded, chosen and computed, and the rules of every change (no Qt).
 
-    The state is :class:`workbench.model.session_state.SessionState`; the rules of the list of files
-    (opening, reading, removing, labels, baseline) are :class:`workbench.model.files.FileRules`, those of
-    the comparison, drill-down and inspection :class:`workbench.model.followups.FollowUpRules`, those of
-    the explanations :class:`workbench.model.explaining.ExplainRules`; here are the workspace
-    documents, the measures and options, and the evaluation."""
+    The state is one :class:`workbench.model.session_state.SessionState` (:attr:`state`; its attributes
+    are read through the model too: ``model.workspace``, ``model.results``...).  The rules come in parts
+    made with that state: :attr:`files` (:class:`workbench.model.files.FileRules`: opening, reading,
+    removing, labels, baseline), :attr:`followups` (:class:`workbench.model.followups.FollowUpRules`:
+    the comparison, drill-down and inspection) and :attr:`explainer`
+    (:class:`workbench.model.explaining.ExplainRules`); here are the workspace documents, the measures
+    and options, and the evaluation."""
+
+    events = OfState[SessionEvents]()
+    messages = OfState[MessageLog]()
+    workspace = OfState[Workspace]()
+    measures = OfState[tuple[str, ...]]()
+    settings = OfState[Settings]()
+    results = OfState[analysis.Results | None]()
+    run_cache = OfState[analysis.RunCache]()
+    selected_query = OfState[str | None]()
+    focus_measure = OfState[str | None]()
+    is_sample = OfState[bool]()
+    undo_stack = OfState[UndoStack]()
+    chosen_kinds = OfState[dict[str, str]]()
+    diversity_offered = OfState[bool]()
+    folders = OfState[dict[str, dict]]()
+    pending_query = OfState[str | None]()
+    compare_settings = OfState[significance_model.Settings]()
+    comparison = OfState[significance_model.Comparison | None]()
+    drilldown = OfState[drilldown_model.QueryDrilldown | None]()
+    drilldown_depth = OfState[int]()
+    inspected_path = OfState[str | None]()
+    inspection = OfState[dict | None]()
+
+    def __init__(self) -> None:
+        self.state = SessionState()
+        self.files = FileRules(self.state, intents_arrived=lambda: diversity.offer_defaults(self))
+        self.followups = FollowUpRules(self.state)
+        self.explainer = ExplainRules(self.state)
+
+    def baseline_label(self) -> str | None:
+        return self.state.baseline_label()
+
+    @property
+    def relevance_level(self) -> int:
+        return self.state.relevance_level
+
+    @property
+    def k_max(self) -> int:
+        return self.state.k_max
+
+    @property
+    def ndcg_options(self) -> dict[str, str]:
+        """The nDCG options that differ from trec_eval's (a copy)."""
+        return self.state.ndcg_options
 
     # ------------------------------------------------------------------
     # workspace documents

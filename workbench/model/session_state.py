@@ -1,10 +1,11 @@
 """The state of the window's session (plain Python, no Qt): what is loaded, chosen and computed, and the
 events that announce its changes.
 
-:class:`SessionState` is the ground the rules stand on: :class:`workbench.model.files.FileRules` (the
-list of files), :class:`workbench.model.followups.FollowUpRules` (what follows the scores: the
-comparison, the drill-down, the inspection) and :class:`workbench.model.explaining.ExplainRules` all
-read and change it, and :class:`workbench.model.session.SessionModel` is the sum of them.
+:class:`SessionState` is the ground the rules stand on: :class:`workbench.model.session.SessionModel`
+makes one and hands it to each of its parts, :class:`workbench.model.files.FileRules` (the list of
+files), :class:`workbench.model.followups.FollowUpRules` (what follows the scores: the comparison, the
+drill-down, the inspection) and :class:`workbench.model.explaining.ExplainRules`, which read and change
+it.
 """
 
 from __future__ import annotations

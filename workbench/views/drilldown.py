@@ -201,11 +201,11 @@ class QueryDrilldownView(QWidget):
     # -- what is shown ---------------------------------------------------
     def shown_runs(self) -> list[str]:
         """The runs whose lists are shown: those the session's drill-down has, among those wanted
-        (:meth:`workbench.model.session.SessionModel.drilldown_runs`)."""
+        (:meth:`workbench.model.followups.FollowUpRules.drilldown_runs`)."""
         drill = self.session.drilldown
         if drill is None:
             return []
-        wanted = set(self.session.model.drilldown_runs())
+        wanted = set(self.session.model.followups.drilldown_runs())
         return [r for r in drill.runs if r in wanted]
 
     def set_run_shown(self, run: str, shown: bool) -> None:
@@ -229,7 +229,7 @@ class QueryDrilldownView(QWidget):
 
     def _make_menu(self) -> None:
         self.runs_menu.clear()
-        wanted = set(self.session.model.drilldown_runs())
+        wanted = set(self.session.model.followups.drilldown_runs())
         for run in self._menu_runs:
             act = self.runs_menu.addAction(run)
             act.setCheckable(True)
