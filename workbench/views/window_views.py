@@ -77,8 +77,7 @@ class WindowViews:
         window.splitDockWidget(d["diffChart"], d["drilldown"], Qt.Orientation.Vertical)
         tab_hidden(window, d["drilldown"], [d["inspect"], d["pairs"], d["explain"]])
         # why runs differ: overlap, coverage, run against run, queries, measure agreement (tabbed with the
-        # per-query differences)
-        # (each view made when its dock first comes forward)
+        # per-query differences; each view made when its dock first comes forward)
         from workbench.views.analysis_docks import AnalysisViews
 
         self.analysis_views = AnalysisViews(window, session, self._add_dock, self.docks)
