@@ -345,3 +345,78 @@ def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, win
     qtbot.waitUntil(lambda: not view.follower.running, timeout=TIMEOUT)
     assert view.follower.outcome is None and view.follower.state() == "outdated"
     assert "Out of date" in view.banner.text() and view.banner.isVisibleTo(view)
+
+
+def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_made_early_shows(
+    qtbot, tmp_path, files
+):
+    from workbench.views.coverage_view import CoverageView
+
+    qrels, runs = files
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    try:
+        # a view made before anything is loaded, shown all along
+        early = CoverageView(w.session)
+        qtbot.addWidget(early)
+        early.resize(700, 500)
+        early.show()
+        with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
+            w.open_files([qrels, *runs.values()])
+        # the evaluation finished: no analysis view of the window is made yet, its docks hold empty panes
+        assert w.analysis_views.built() == []
+        assert not isinstance(w.docks["coverage"].widget(), CoverageView)
+        qtbot.waitUntil(lambda: early.follower.state() == "current" and not w.session.busy, timeout=TIMEOUT)
+
+        w.docks["coverage"].raise_()  # its tab chosen
+        qtbot.waitUntil(lambda: w.analysis_views.built() == ["coverage"], timeout=TIMEOUT)
+        late = w.docks["coverage"].widget()
+        assert isinstance(late, CoverageView) and late is w.analysis_views["coverage"]
+        qtbot.waitUntil(lambda: late.follower.state() == "current" and not w.session.busy, timeout=TIMEOUT)
+        # what it shows: the core's Judged@10 per run, the same table, warning and holes as the early view
+        expected = judgment_coverage(qrels, list(runs.values()), (10, 5))
+        for i in range(len(runs)):
+            assert late.runs.text(i, "Judged@10") == f"{expected['Judged@10'][i]:.3f}"
+        pd.testing.assert_frame_equal(late.runs.frame(), early.runs.frame())
+        assert late.warning_text() == early.warning_text() and "fresh" in late.warning_text()
+        assert late.run_box.currentText() == early.run_box.currentText() == "fresh"
+        pd.testing.assert_frame_equal(late.holes.frame(), early.holes.frame())
+        pd.testing.assert_frame_equal(late.condensed.frame(), early.condensed.frame())
+        assert not late.banner.isVisibleTo(late)
+        # the other views are still not made
+        assert w.analysis_views.built() == ["coverage"]
+    finally:
+        close_window(w)
+
+
+def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in_front(qtbot, tmp_path, files):
+    qrels, runs = files
+    first = tmp_path / "first"
+    first.mkdir()
+    w = open_window(qtbot, first, MEASURES, size=(1400, 900))
+    try:
+        with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
+            w.open_files([qrels, *runs.values()])
+        shown(qtbot, w, "overlap")
+        w.docks["agreement"].close()
+        path = tmp_path / "study.irwb"
+        assert w.write_workspace(str(path))
+    finally:
+        close_window(w)
+
+    second = tmp_path / "second"
+    second.mkdir()
+    w2 = open_window(qtbot, second, MEASURES, size=(1400, 900))
+    try:
+        assert w2.analysis_views.built() == []
+        w2.open_files([str(path)])
+        qtbot.waitUntil(lambda: w2.session.results is not None and not w2.session.busy, timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: "overlap" in w2.analysis_views.built(), timeout=TIMEOUT)
+        assert not w2.docks["overlap"].visibleRegion().isEmpty()
+        assert w2.docks["agreement"].isHidden() and "agreement" not in w2.analysis_views.built()
+        view = w2.analysis_views["overlap"]
+        qtbot.waitUntil(lambda: view.follower.state() == "current" and not w2.session.busy, timeout=TIMEOUT)
+        labels = list(runs)
+        rbo = overlap_matrix(rank_overlap(list(runs.values()), depth=10, p=0.9, qrels=qrels), labels, "rbo")
+        assert view.cell_text("a", "b") == f"{rbo.loc['a', 'b']:.3f}"
+    finally:
+        close_window(w2)

@@ -104,3 +104,34 @@ def test_explain_is_reachable_from_the_keyboard(qtbot, tmp_path, dl19):
         assert w.parts.views.docks["explain"].isVisible()
     finally:
         close_window(w)
+
+
+@pytest.mark.parametrize(
+    "size, front", [((1400, 900), ("prCurves", "ndcgAtK", "diffChart", "drilldown")), ((1024, 700), ("prCurves",))]
+)
+def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(qtbot, tmp_path, size, front):
+    """As ``ir-workbench`` starts: the window shown, its views built just after.  The docks tabbed then are
+    in front as in a window built before it is shown, every view of the right is still open, and no analysis
+    view is made (each is made when its dock first comes forward)."""
+    w = MainWindow(settings=QSettings(str(tmp_path / "deferred.ini"), QSettings.Format.IniFormat), deferred=True)
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
+    qtbot.wait(100)
+    try:
+        docks = w.parts.views.docks
+        in_front = {name for name, dock in docks.items() if not dock.visibleRegion().isEmpty()}
+        assert in_front & {"prCurves", "ndcgAtK", "diffChart", "drilldown", *w.analysis_views} == set(front)
+        assert not any(dock.isHidden() for dock in docks.values())
+        assert w.analysis_views.built() == []
+        w.resize(1400, 900)  # (grown, a narrow window's tabs go back side by side)
+        qtbot.wait(200)
+        for name in ("prCurves", "ndcgAtK", "diffChart", "drilldown"):
+            assert not docks[name].visibleRegion().isEmpty(), name
+        tabs = {
+            name: {x.objectName() for x in w.tabifiedDockWidgets(docks[name])} for name in ("diffChart", "drilldown")
+        }
+        assert tabs == {"diffChart": set(w.analysis_views), "drilldown": {"inspect", "pairs", "explain"}}
+    finally:
+        close_window(w)

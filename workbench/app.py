@@ -34,16 +34,18 @@ def main(argv=None) -> int:
         print(problem, file=sys.stderr)
         return 3
 
-    from workbench.model import scoring
-
     # a folder of many runs: the service that will score them starts now, before Qt and the session, its
-    # processes already scoring the runs as the session's first evaluation will ask for them
-    early = scoring.start(args.files)
+    # processes already scoring the runs as the session's first evaluation will ask for them (without files,
+    # the core is imported once the window is shown)
+    early = None
+    if args.files:
+        from workbench.model import scoring
+
+        early = scoring.start(args.files)
 
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from workbench.model import workspace_file
     from workbench.views.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
@@ -69,7 +71,11 @@ def main(argv=None) -> int:
 
     # files (or the sample) are read as soon as the session is made, while the views are still being
     # built; a workspace file also sets the layout, so it waits for the views
-    at_once = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
+    at_once = True
+    if args.files:
+        from workbench.model import workspace_file
+
+        at_once = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
 
     def read() -> None:
         from metrics.io.readers import use_jemalloc_pool

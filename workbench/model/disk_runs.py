@@ -123,22 +123,49 @@ class Workers:
         processes are terminated (the pool then fails its futures, which nothing awaits any more)."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way to them)
-        pool.shutdown(wait=False)
-        for process in processes:
-            if process.is_alive():
-                process.terminate()
+        if pool is not None:
+            _terminate(pool, cancel_futures=False)  # (the service sends the work it still holds to new ones)
 
     def shutdown(self) -> None:
+        """Stop the processes (the window closes: what they score is not wanted any more) and remove the
+        files of their states."""
         with self._lock:
             pool, self._pool = self._pool, None
             folder, self._folder = self._folder, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _terminate(pool, cancel_futures=True)
         if folder is not None:
             folder.cleanup()
+
+
+def _terminate(pool: ProcessPoolExecutor, cancel_futures: bool) -> None:
+    """Terminate ``pool``'s processes, whatever they are doing, without leaving its thread waiting for ever.
+
+    A process terminated while it wrote a result leaves part of a message in the pool's result pipe: the
+    pool's thread reads it and waits for the rest, which cannot come while this process holds the pipe's
+    end for writing (the processes write through it), and the interpreter's exit joins that thread: the
+    window never exited.  Once the processes are gone, a thread of its own closes this process's end for
+    writing, so that the pool's thread reads the end of the pipe, takes the pool for broken and ends."""
+    import threading
+
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way to them)
+    results = getattr(pool, "_result_queue", None)  # (taken before shutdown, which forgets them)
+    pool.shutdown(wait=False, cancel_futures=cancel_futures)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    if results is None:
+        return
+
+    def close_when_gone() -> None:
+        for process in processes:
+            process.join(timeout=5.0)
+            if process.is_alive():
+                process.kill()
+                process.join(timeout=5.0)
+        results._writer.close()
+
+    threading.Thread(target=close_when_gone, name="pool-stopped", daemon=True).start()
 
 
 # ------------------------------------------------------------------------------ runs among the files given

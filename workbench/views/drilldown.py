@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QColor
@@ -31,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import drilldown as dm
-from workbench.views.qtable import DataFrameModel, install_copy
+from workbench.views.qtable import DataFrameModel, fit_columns, install_copy
 
 GRADE_COLOURS = {
     dm.UNJUDGED_TONE: QColor(255, 236, 179),
@@ -52,8 +53,9 @@ def _table(parent) -> QTableView:
     view.verticalHeader().setVisible(False)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
     view.horizontalHeader().setHighlightSections(False)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.horizontalHeader().setResizeContentsPrecision(40)  # widths from 40 rows, not every row of a deep list
+    # (widths set from the texts by fit_columns: sized by Qt, every cell was asked for its text, font and
+    # colour on each new list, twice, which held the window's thread for a third of a second with 500 runs)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     install_copy(view)
     return view
 
@@ -79,10 +81,11 @@ class _Column(QWidget):
         layout.addWidget(self.view, 1)
 
     def set_rows(self, frame: pd.DataFrame, tones: list[str], tips: list[str] | None = None) -> None:
-        tone_frame = pd.DataFrame({c: tones for c in frame.columns}, index=frame.index) if len(frame) else None
-        tip_frame = pd.DataFrame({c: tips for c in frame.columns}, index=frame.index) if tips and len(frame) else None
-        self.model.set_frame(frame, tone_frame, tips=tip_frame)
-        self.view.resizeColumnsToContents()
+        shape = frame.shape  # (a row's tone and tip in each of its cells)
+        tone_cells = np.broadcast_to(np.asarray(tones, dtype=object)[:, None], shape) if len(frame) else None
+        tip_cells = np.broadcast_to(np.asarray(tips, dtype=object)[:, None], shape) if tips and len(frame) else None
+        self.model.set_frame(frame, tone_cells, tips=tip_cells)
+        fit_columns(self.view, max_header_chars=40)
         frame_width = 2 * self.view.frameWidth()
         width = self.view.horizontalHeader().length() + frame_width
         height = self.view.horizontalHeader().sizeHint().height() + frame_width

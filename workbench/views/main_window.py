@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow, QWidget
+from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow
 
 from workbench.system import process, qtcompat
 from workbench.views.window_files import RecentFiles, chosen_kinds, keep_chosen_kinds
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QProgressBar, QPushButton, QToolBar
 
     from workbench.session import Session
+    from workbench.views.analysis_docks import AnalysisViews
     from workbench.views.diffchart import DifferenceChart
     from workbench.views.drilldown import QueryDrilldownView
     from workbench.views.explain import ExplainPanel
@@ -449,8 +450,9 @@ class MainWindow(QMainWindow):
         return self.parts.views.explain_view
 
     @property
-    def analysis_views(self) -> dict[str, QWidget]:
-        """The "why runs differ" views by dock name (overlap, coverage, versus, queries, agreement)."""
+    def analysis_views(self) -> AnalysisViews:
+        """The "why runs differ" views by dock name (overlap, coverage, versus, queries, agreement), each
+        made when its dock first comes forward or when asked for here."""
         return self.parts.views.analysis_views
 
     @property

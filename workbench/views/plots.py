@@ -179,7 +179,8 @@ class CurvePlot(QWidget):
                     symbolPen=None,
                 )
             self.curves[run] = item  # (a run made again keeps its place among the others)
-        else:
+        elif item.run_index != i:  # its style follows its place: set again only when that changed (each setter
+            # updates the curve and its markers: half of a plot's refresh for a query selected among 500 runs)
             item.setPen(self._pen(i, quiet=quiet))
             if not quiet:
                 item.setSymbolBrush(colour)

@@ -61,11 +61,13 @@ class DataFrameModel(QAbstractTableModel):
     def set_frame(
         self,
         frame: pd.DataFrame,
-        tones: pd.DataFrame | None = None,
+        tones: pd.DataFrame | np.ndarray | None = None,
         sort_keys: Mapping[str, np.ndarray] | None = None,
         marks: pd.DataFrame | None = None,
-        tips: pd.DataFrame | None = None,
+        tips: pd.DataFrame | np.ndarray | None = None,
     ) -> None:
+        """Show ``frame``; ``tones``, ``marks`` and ``tips`` by cell, as frames (their columns matched to
+        ``frame``'s by name) or as arrays of ``frame``'s shape."""
         self.beginResetModel()
         self._frame = frame
         self._rows = len(frame)
@@ -83,9 +85,7 @@ class DataFrameModel(QAbstractTableModel):
         cols = self._names = [str(c) for c in frame.columns]  # (a header asks for its name often)
         self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
         self._integer = [self._is_count(c) for c in range(len(self._columns))]
-        self._tones = None if tones is None else tones.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
-        self._marks = None if marks is None else marks.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
-        self._tips = None if tips is None else tips.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+        self._tones, self._marks, self._tips = (_cells(t, frame) for t in (tones, marks, tips))
         self.endResetModel()
 
     def frame(self) -> pd.DataFrame:
@@ -237,6 +237,14 @@ class DataFrameModel(QAbstractTableModel):
         finite = col[np.isfinite(col)]
         whole = bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
         return whole and is_count(self._names[c])  # the name last: parsing one that is not a measure is slow
+
+
+def _cells(table: pd.DataFrame | np.ndarray | None, frame: pd.DataFrame) -> np.ndarray | None:
+    """A table of text by cell of ``frame``: a frame's columns matched by name (missing cells empty), or an
+    array of ``frame``'s shape as it is."""
+    if table is None or isinstance(table, np.ndarray):
+        return table
+    return table.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
 
 
 def selection_as_tsv(view) -> str:

@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
-from workbench.model import workspace_file
-
 if TYPE_CHECKING:
     from workbench.session import Session
     from workbench.views.window_workspaces import WorkspaceActions
@@ -24,6 +22,8 @@ LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than
 
 def chosen_kinds(settings: QSettings) -> dict[str, str]:
     """The kinds the user chose for files (path -> kind), kept across runs in ``settings``."""
+    from workbench.model import workspace_file  # (imported once the window is shown: it imports the core)
+
     try:
         value = json.loads(str(settings.value("chosenKinds", "{}")))
     except ValueError:
@@ -87,6 +87,8 @@ class FileActions:
         self._after_open = after_open
 
     def open_files(self, paths) -> None:
+        from workbench.model import workspace_file
+
         paths = [str(p) for p in paths]
         workspaces = [p for p in paths if p.lower().endswith(workspace_file.SUFFIX)]
         if workspaces:  # a workspace replaces everything; other files given with it are added to it

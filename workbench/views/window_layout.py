@@ -21,6 +21,38 @@ LOWER_TABS = ("inspect", "pairs", "explain")
 LEFT_SHARE = 0.3
 
 
+def closed(dock: QDockWidget) -> bool:
+    """Whether ``dock`` was closed (hidden on purpose); a dock added to a window shown already is not
+    visible yet (Qt shows it at the next turn of the event loop), but not closed."""
+    return dock.isHidden() and dock.testAttribute(Qt.WidgetAttribute.WA_WState_ExplicitShowHide)
+
+
+def bring_forward(dock: QDockWidget) -> None:
+    """``dock`` in front of the docks tabbed with it, unless it was closed.  Just after docks are tabbed in a
+    window shown already (a start whose views are built after its first frame, a layout arranged anew for
+    the window's width), Qt brings forward the dock shown first and ignores a raise until the window's
+    layout is applied: the dock is shown again, which brings it forward."""
+    if closed(dock):
+        return
+    if dock.window().isVisible() and not dock.isFloating():
+        dock.hide()
+        dock.show()
+    dock.raise_()
+
+
+def tab_hidden(window: QMainWindow, first: QDockWidget, others: list[QDockWidget]) -> None:
+    """``others`` tabbed with ``first`` (in front), each hidden while it is tabbed: in a window shown already,
+    docks tabbed while shown, or before Qt has shown them, form a group of their own or leave a tab bar
+    on the window over the views (Qt 6.11)."""
+    for dock in others:
+        dock.hide()
+    for dock in others:
+        window.tabifyDockWidget(first, dock)
+    for dock in others:
+        dock.show()
+    bring_forward(first)
+
+
 def fit_to_screen(window: QMainWindow) -> None:
     """A first size that shows every view: up to 1800 x 1050, within the screen."""
     w, h = 1800, 1050
@@ -111,14 +143,13 @@ class WindowLayout:
         # (a dock split from one in a group of tabs would join the tabs: every dock of the right is taken out
         # and put back, the precision-recall plot alone first, the others beside it or as its tabs)
         area = Qt.DockWidgetArea.RightDockWidgetArea
-        shown = {dock: dock.isVisibleTo(window) for dock in right + lower + upper}
+        shown = {dock: not closed(dock) for dock in right + lower + upper}
         for dock in right + lower + upper:
             window.removeDockWidget(dock)
         window.addDockWidget(area, d["prCurves"])
         if compact:  # one column of tabs, each view as tall as the column
             for dock in [d["ndcgAtK"], d["diffChart"], *upper, d["drilldown"], *lower]:
                 window.tabifyDockWidget(d["prCurves"], dock)
-            d["prCurves"].raise_()
         else:
             window.splitDockWidget(d["prCurves"], d["diffChart"], Qt.Orientation.Horizontal)
             window.splitDockWidget(d["prCurves"], d["ndcgAtK"], Qt.Orientation.Vertical)
@@ -129,9 +160,8 @@ class WindowLayout:
                 window.tabifyDockWidget(d["diffChart"], dock)
         for dock, visible in shown.items():
             dock.setVisible(visible)
-        if not compact:
-            d["diffChart"].raise_()
-            d["drilldown"].raise_()
+        for dock in [d["prCurves"]] if compact else [d["diffChart"], d["drilldown"]]:
+            bring_forward(dock)
         self.default_sizes()
 
     def restore_state(self, state: QByteArray) -> None:

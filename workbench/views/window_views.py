@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar, QVBoxLayout, QWidget
 
 from workbench.views.status import MessageArea, StaleBar
+from workbench.views.window_layout import bring_forward, tab_hidden
 
 if TYPE_CHECKING:
     from workbench.session import Session
@@ -67,22 +68,20 @@ class WindowViews:
         self._add_dock("inspect", "Inspect file", self.inspect_view, right)
         self.pairs_view = PairsView(session, window)
         self._add_dock("pairs", "All pairs", self.pairs_view, right)
+        self.explain_view = ExplainPanel(window)
+        self._add_dock("explain", "Explain", self.explain_view, right)
         # right area: a column of curves (precision-recall over NDCG@k), then the comparison column
         d = self.docks
         window.splitDockWidget(d["prCurves"], d["diffChart"], Qt.Orientation.Horizontal)
         window.splitDockWidget(d["prCurves"], d["ndcgAtK"], Qt.Orientation.Vertical)
         window.splitDockWidget(d["diffChart"], d["drilldown"], Qt.Orientation.Vertical)
-        window.tabifyDockWidget(d["drilldown"], d["inspect"])
-        window.tabifyDockWidget(d["drilldown"], d["pairs"])
-        self.explain_view = ExplainPanel(window)
-        self._add_dock("explain", "Explain", self.explain_view, right)
-        window.tabifyDockWidget(d["drilldown"], d["explain"])
+        tab_hidden(window, d["drilldown"], [d["inspect"], d["pairs"], d["explain"]])
         # why runs differ: overlap, coverage, run against run, queries, measure agreement (tabbed with the
-        # per-query differences)
-        from workbench.views.analysis_docks import add_analysis_docks
+        # per-query differences; each view made when its dock first comes forward)
+        from workbench.views.analysis_docks import AnalysisViews
 
-        self.analysis_views = add_analysis_docks(window, session, self._add_dock, self.docks)
-        d["drilldown"].raise_()
+        self.analysis_views = AnalysisViews(window, session, self._add_dock, self.docks)
+        bring_forward(d["drilldown"])
         window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
 

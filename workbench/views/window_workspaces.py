@@ -1,4 +1,7 @@
-"""The main window's workspaces: saving and opening ``*.irwb`` files, and the last session kept at exit."""
+"""The main window's workspaces: saving and opening ``*.irwb`` files, and the last session kept at exit.
+
+(Imported with the main window, before its first frame: the workspace files' module, which imports the
+core and numpy, is imported where it is used, once the window is shown.)"""
 
 from __future__ import annotations
 
@@ -8,9 +11,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QFileDialog, QWidget
-
-from metrics.errors import InputError
-from workbench.model import workspace_file
 
 if TYPE_CHECKING:
     from workbench.model.workspace_file import WorkspaceDoc
@@ -56,6 +56,9 @@ class WorkspaceActions:
         return doc
 
     def open(self, path: str) -> bool:
+        from metrics.errors import InputError
+        from workbench.model import workspace_file
+
         try:
             doc = workspace_file.read(path)
         except (InputError, OSError) as exc:
@@ -78,6 +81,8 @@ class WorkspaceActions:
         return self.write(self.path)
 
     def save_as(self) -> bool:
+        from workbench.model import workspace_file
+
         start = self.path or os.path.join(self.recent.last_dir(), "workspace" + workspace_file.SUFFIX)
         path, _ = QFileDialog.getSaveFileName(
             self.parent, "Save workspace", start, f"Workspace (*{workspace_file.SUFFIX})"
@@ -89,6 +94,8 @@ class WorkspaceActions:
         return self.write(path)
 
     def write(self, path: str) -> bool:
+        from workbench.model import workspace_file
+
         try:
             workspace_file.write(self.doc(), path)
         except OSError as exc:
@@ -101,6 +108,8 @@ class WorkspaceActions:
         return True
 
     def open_dialog(self) -> None:
+        from workbench.model import workspace_file
+
         path, _ = QFileDialog.getOpenFileName(
             self.parent,
             "Open workspace",
@@ -115,6 +124,8 @@ class WorkspaceActions:
         return os.path.isfile(path) and self.open(path)
 
     def save_last_session(self) -> None:
+        from workbench.model import workspace_file
+
         if self.session.is_sample or not self.session.workspace.entries:
             return
         try:
@@ -125,4 +136,6 @@ class WorkspaceActions:
 
 def last_session_path(settings: QSettings) -> str:
     """Where the session is kept when the window closes: next to the ``settings`` file."""
+    from workbench.model import workspace_file
+
     return os.path.join(os.path.dirname(settings.fileName()) or ".", "last-session" + workspace_file.SUFFIX)
