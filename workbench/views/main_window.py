@@ -161,6 +161,7 @@ class MainWindow(QMainWindow):
         self.startup.session_made(session)
 
     def _build(self) -> None:
+        from workbench.views.last_session import LastSession
         from workbench.views.window_explain import ExplainActions
         from workbench.views.window_exports import ExportActions
         from workbench.views.window_files import FileActions
@@ -235,6 +236,7 @@ class MainWindow(QMainWindow):
             results=results,
             forward=forward,
         )
+        self._last_session = LastSession(last_session_path(settings), menus.reopen_action, title, self)
         if not self.isVisible():
             fit_to_screen(self)
         layout.keep_initial()  # dock positions for "Reset layout"
@@ -376,7 +378,7 @@ class MainWindow(QMainWindow):
     def update_title(self) -> None:
         parts = self.parts
         sample = self.session.is_sample
-        parts.progress.show_sample(sample, os.path.isfile(self.last_session_path()))
+        parts.progress.show_sample(sample, self._last_session.kept)
         if sample:
             self.setWindowTitle(f"{APP_NAME} — Sample data")
         else:
