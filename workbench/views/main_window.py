@@ -99,8 +99,7 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
         self.setWindowTitle(APP_NAME)
         icon = os.path.join(os.path.dirname(os.path.dirname(__file__)), "resources", "icon.svg")
-        if os.path.exists(icon):
-            self.setWindowIcon(QIcon(icon))
+        self.setWindowIcon(QIcon(icon))  # (a null icon, changing nothing, were the file not there)
         self.startup = Startup(self, self.FIRST_PAINT_WAIT_MS)
         self._session: Session | None = None  # made once its modules are imported (deferred)
         self._parts: WindowParts | None = None  # built once the window is shown (deferred)
