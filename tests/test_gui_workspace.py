@@ -263,7 +263,7 @@ def test_the_title_and_the_reopen_button_follow_the_files_without_a_look_at_the_
     (tmp_path / "last-session.irwb").write_text(json.dumps({"format": workspace_file.FORMAT, "version": 1}))
     w = open_window(qtbot, tmp_path, ("map",))
     try:
-        assert w.last_session_path() == str(tmp_path / "last-session.irwb")
+        assert w.parts.workspaces.last_session_path() == str(tmp_path / "last-session.irwb")
         with monkeypatch.context() as m:
             disk = _DiskCalls(m, tmp_path)
             w.open_sample()

@@ -16,7 +16,6 @@ from workbench.system import process, qtcompat
 from workbench.views.window_files import RecentFiles, chosen_kinds, keep_chosen_kinds
 from workbench.views.window_layout import fit_to_screen
 from workbench.views.window_startup import Startup
-from workbench.views.window_workspaces import last_session_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -235,7 +234,7 @@ class MainWindow(QMainWindow):
             results=results,
             forward=forward,
         )
-        self._last_session = LastSession(last_session_path(settings), menus.reopen_action, title, self)
+        self._last_session = LastSession(workspaces.last_session_path(), menus.reopen_action, title, self)
         if not self.isVisible():
             fit_to_screen(self)
         layout.keep_initial()  # dock positions for "Reset layout"
@@ -347,9 +346,6 @@ class MainWindow(QMainWindow):
 
     def recent_files(self) -> list[str]:
         return RecentFiles(self.settings).paths()
-
-    def last_session_path(self) -> str:
-        return last_session_path(self.settings)
 
     def show_help(self, page: str = "measures") -> HelpDialog:
         from workbench.views.help import HelpDialog
