@@ -150,6 +150,46 @@ def test_overlap_matrix_shows_the_cores_means_and_the_beads_of_the_selected_quer
     assert not image.isNull() and "RBO_ext with p = 0.9" in image.text("Description")
 
 
+def test_an_export_asked_for_in_its_dialog_is_written_by_a_worker(qtbot, window, tmp_path, monkeypatch):
+    """What the view shows is taken on the window's thread (the table, the picture grabbed), the file is
+    written by a worker; the window then says it is saved, or why not."""
+    import threading
+
+    from PySide6.QtWidgets import QFileDialog
+
+    from metrics.io import fileio
+
+    view = shown(qtbot, window, "overlap")
+    writers: list[tuple[str, bool]] = []
+
+    def spy(module, name):
+        real = getattr(module, name)
+
+        def call(path, *args, **kwargs):
+            writers.append((os.path.basename(path), threading.current_thread() is threading.main_thread()))
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(module, name, call)
+
+    spy(fileio, "write_bytes")  # (every file the window writes goes through it)
+    said: list[str] = []
+    window.session.sigMessage.connect(said.append)
+    for fmt in ("csv", "png"):
+        target = str(tmp_path / f"asked.{fmt}")
+        monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args, target=target: (target, ""))
+        view.export._ask(fmt)
+        qtbot.waitUntil(lambda fmt=fmt: f"Saved asked.{fmt}" in said, timeout=TIMEOUT)
+    assert writers == [("asked.csv", False), ("asked.png", False)]
+    assert "RBO_ext with p = 0.9" in (tmp_path / "asked.csv").read_text(encoding="utf-8-sig")
+    assert "RBO_ext with p = 0.9" in QImage(str(tmp_path / "asked.png")).text("Description")
+    errors: list[str] = []
+    window.session.sigError.connect(errors.append)
+    qrels = window.session.workspace.qrels_entry().path
+    view.export.export("csv", qrels)  # a file loaded as input is never written to
+    qtbot.waitUntil(lambda: bool(errors), timeout=TIMEOUT)
+    assert errors[-1].startswith("Export failed:") and "loaded as input" in errors[-1]
+
+
 def test_coverage_warns_of_the_run_on_an_old_pool_lists_its_holes_and_its_condensed_scores(qtbot, window, files):
     qrels, runs = files
     view = shown(qtbot, window, "coverage")

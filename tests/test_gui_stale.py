@@ -196,6 +196,8 @@ def test_the_same_file_dropped_twice_is_loaded_once(qtbot, window, data, gated_r
     window.open_files([str(data["slow"])])
     qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
     window.open_files([str(data["slow"])])  # the second request supersedes the first
+    # (once it is listed, in a worker: released before, the first read could be applied first)
+    qtbot.waitUntil(lambda: not any(isinstance(k, tuple) and k[0] == "list" for k in s.jobs.keys()), timeout=TIMEOUT)
     gated_reads.release.set()
     _idle(qtbot, window)
     assert [e.name for e in s.workspace.entries] == ["qrels.txt", "slow.run"]

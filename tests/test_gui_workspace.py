@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -228,5 +229,114 @@ def test_an_export_never_replaces_a_loaded_input(qtbot, project, tmp_path):
         back = pd.read_csv(out, comment="#")  # the one argument the first line names
         assert list(back["run"]) == ["bm25"]
         assert out.read_text().splitlines()[0].endswith("(read with pandas.read_csv(path, comment='#'))")
+    finally:
+        close_window(w)
+
+
+class _DiskCalls:
+    """The file system calls the window's thread makes on the files under ``folder`` (a module imported for
+    the first time is looked at too: not counted)."""
+
+    NAMES = ((os, "stat"), (os, "scandir"), (os, "listdir"), (os.path, "isfile"), (os.path, "isdir"))
+
+    def __init__(self, monkeypatch, folder):
+        self.calls: list[tuple[str, str]] = []
+        gui, folder = threading.current_thread(), str(folder)
+
+        def spy(name, real):
+            def call(*args, **kwargs):
+                if threading.current_thread() is gui and args and str(args[0]).startswith(folder):
+                    self.calls.append((name, str(args[0])))
+                return real(*args, **kwargs)
+
+            return call
+
+        for module, name in self.NAMES:
+            monkeypatch.setattr(module, name, spy(name, getattr(module, name)))
+
+
+def test_the_title_and_the_reopen_button_follow_the_files_without_a_look_at_the_disk(
+    qtbot, project, tmp_path, monkeypatch
+):
+    """Whether a last session is kept is looked at by a worker once: the title, the sample's Reopen button
+    and the menu's action follow it while files change, and the window's thread looks at no file."""
+    (tmp_path / "last-session.irwb").write_text(json.dumps({"format": workspace_file.FORMAT, "version": 1}))
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        assert w.parts.workspaces.last_session_path() == str(tmp_path / "last-session.irwb")
+        with monkeypatch.context() as m:
+            disk = _DiskCalls(m, tmp_path)
+            w.open_sample()
+            reopen = w.parts.progress.reopen_button
+            qtbot.waitUntil(lambda: not w.session.busy and reopen.isVisible(), timeout=TIMEOUT)
+            assert w.windowTitle() == "ir-workbench — Sample data" and w.reopen_action.isEnabled()
+            w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
+            _idle(qtbot, w)
+            assert w.windowTitle() == "ir-workbench — qrels.txt"
+            assert not reopen.isVisible() and not w.sample_label.isVisible()
+        assert disk.calls == []
+    finally:
+        close_window(w)
+
+
+def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_file_is_located(
+    qtbot, project, tmp_path, monkeypatch
+):
+    """The files a workspace names are looked at by a worker (only the workspace file itself is read by the
+    window's thread): the runs beyond what is held in memory are scored from disk and say so, the missing
+    file says so in its place, and Locate… hands the path named to the file dialog, which looks itself."""
+    from PySide6.QtWidgets import QFileDialog
+
+    from workbench.model import disk_runs
+
+    runs = project / "runs"
+    sizes = {p.name: p.stat().st_size for p in (project / "qrels" / "qrels.txt", *runs.iterdir())}
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", sizes["qrels.txt"] + sizes["run_bm25.txt"])
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    shutil.move(str(runs / "run_bm25_rm3.txt"), moved / "run_bm25_rm3.txt")
+    doc = {
+        "format": workspace_file.FORMAT,
+        "version": 1,
+        "files": [
+            {"path": "qrels/qrels.txt", "kind": "qrels"},
+            {"path": "runs/run_bm25.txt", "kind": "run"},
+            {"path": "runs/run_bm25_rm3.txt", "kind": "run", "label": "RM3"},
+            {"path": "runs/run_tfidf_title.txt", "kind": "run"},
+        ],
+    }
+    path = project / "study.irwb"
+    path.write_text(json.dumps(doc))
+    asked = []
+    monkeypatch.setattr(
+        QFileDialog, "getOpenFileName", lambda *args: asked.append(args) or (str(moved / "run_bm25_rm3.txt"), "")
+    )
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        s = w.session
+        with monkeypatch.context() as m:
+            disk = _DiskCalls(m, tmp_path)
+            w.open_files([str(path)])
+            _idle(qtbot, w)
+            assert w.windowTitle() == "ir-workbench — study.irwb — qrels.txt"
+            rows = {w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(4)}
+            assert rows == {
+                "qrels.txt": "in use",
+                "bm25": "baseline",
+                "run_bm25_rm3.txt": "error",
+                "tfidf_title": "ok, on disk",
+            }
+            assert {os.path.basename(e.path): e.size for e in s.workspace.entries if not e.missing} == {
+                n: sizes[n] for n in ("qrels.txt", "run_bm25.txt", "run_tfidf_title.txt")
+            }
+            named = next(e.path for e in s.workspace.entries if e.missing)
+            w.files._locate(named)
+            qtbot.waitUntil(lambda: "RM3" in (s.results.runs if s.results else ()), timeout=TIMEOUT)
+            _idle(qtbot, w)
+        assert [c for c in disk.calls if c[1] != str(path)] == []  # (the workspace file is read by the window)
+        assert asked[0][2] == named == str(runs / "run_bm25_rm3.txt")
+        assert list(s.results.runs) == ["bm25", "RM3", "tfidf_title"]
+        entry = s.workspace.entry(str(moved / "run_bm25_rm3.txt"))
+        assert entry.size == sizes["run_bm25_rm3.txt"]
     finally:
         close_window(w)

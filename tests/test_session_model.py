@@ -240,3 +240,79 @@ def test_the_file_rules_open_files_as_listed_with_their_sizes_without_looking_at
     assert [(e.size, e.hold) for e in started] == [(40, True), (50, True), (20, False), (10, True)]
     assert rec.of("notice") == [("nowhere: 1 file(s) that are not qrels or runs left out",)]
     assert model.folders == {folder: {"read": 0, "skipped": []}} and model.inspected_path == files[-1]
+
+
+def test_a_workspace_opens_its_files_as_listed_held_by_their_sizes_without_looking_at_the_disk(monkeypatch):
+    """A workspace's files come looked at (in the window, by a worker): runs are held in memory by the
+    sizes found, as files opened are, and a file that is not there is listed as missing in its place."""
+    import os
+
+    from workbench.model import disk_runs
+    from workbench.model.listing import Listing
+    from workbench.model.workspace_file import FileItem, WorkspaceDoc
+
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", 100)
+    folder = os.path.abspath("nowhere")
+    qrels, a, gone, b, c = (os.path.join(folder, n) for n in ("qrels.txt", "a.run", "gone.run", "b.run", "c.run"))
+    doc = WorkspaceDoc(
+        files=[
+            FileItem(qrels, "qrels"),
+            FileItem(a, "run", "A"),
+            FileItem(gone, "run", "Gone", True),
+            FileItem(b, "run"),
+            FileItem(c, "run"),
+        ],
+        baseline=b,
+        measures=("map",),
+    )
+    listing = Listing([qrels, a, gone, b, c], sizes={qrels: 40, a: 50, b: 20, c: 10}, absent=frozenset({gone}))
+    model = SessionModel()
+    rec = Recorder(model)
+    started = []
+
+    def no_disk(*args, **kwargs):
+        raise AssertionError(f"the disk looked at: {args}")
+
+    with monkeypatch.context() as m:
+        for module, name in ((os, "stat"), (os, "scandir"), (os.path, "isfile"), (os.path, "isdir")):
+            m.setattr(module, name, no_disk)
+        model.open_workspace_listed(doc, listing, start=started.append)
+    assert [(e.path, e.size, e.hold) for e in started] == [
+        (qrels, 40, True),
+        (a, 50, True),
+        (b, 20, False),
+        (c, 10, True),
+    ]
+    assert [e.path for e in model.workspace.entries] == [qrels, a, gone, b, c]  # the missing file in its place
+    missing = model.workspace.entry(gone)
+    assert missing.missing and missing.status == "error" and missing.hold
+    assert (missing.wanted_label, missing.forced_kind) == ("Gone", "run")
+    assert rec.of("error") == [
+        (f"gone.run: not found (named in the workspace as {gone}); Locate… in its menu finds it",)
+    ]
+    assert model.workspace.baseline_path == b and model.measures == ("map",)
+
+
+def test_a_workspace_opened_in_line_looks_at_its_files_itself(tmp_path, monkeypatch):
+    """:meth:`SessionModel.open_workspace` looks at the files itself (without the window): the same sizes and
+    holds as the window's worker finds."""
+    from workbench.model import disk_runs
+    from workbench.model.workspace_file import FileItem, WorkspaceDoc
+
+    shutil.copy(SAMPLE_DIR / "qrels.txt", tmp_path / "qrels.txt")
+    for name in ("run_bm25.txt", "run_tfidf_title.txt"):
+        shutil.copy(SAMPLE_DIR / name, tmp_path / name)
+    (tmp_path / "a folder.run").mkdir()  # not a file: missing
+    sizes = {p.name: p.stat().st_size for p in tmp_path.iterdir() if p.is_file()}
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", sizes["qrels.txt"] + sizes["run_bm25.txt"])
+    names = ("qrels.txt", "run_bm25.txt", "a folder.run", "run_tfidf_title.txt")
+    doc = WorkspaceDoc(files=[FileItem(str(tmp_path / n), None) for n in names])
+    model = SessionModel()
+    started = []
+    model.open_workspace(doc, start=started.append)
+    assert [(e.name, e.size, e.hold) for e in started] == [
+        ("qrels.txt", sizes["qrels.txt"], True),
+        ("run_bm25.txt", sizes["run_bm25.txt"], True),
+        ("run_tfidf_title.txt", sizes["run_tfidf_title.txt"], False),
+    ]
+    assert [e.name for e in model.workspace.entries if e.missing] == ["a folder.run"]

@@ -319,3 +319,61 @@ def test_files_opened_one_after_another_come_in_the_order_asked_and_cancel_stops
     finally:
         gate.set()
         s.shutdown()
+
+
+def test_a_workspace_is_looked_at_in_a_worker_and_its_runs_held_by_their_sizes(qtbot, tmp_path, monkeypatch):
+    """The files a workspace names are looked at in a worker, never by the window's thread, and the runs
+    are held in memory by the sizes found (the rest scored from disk), as when files are dropped; a file it
+    names that is gone is reported in its place; a file opened just after the workspace is opened after it."""
+    from workbench.model import disk_runs
+    from workbench.model.run_on_disk import RunOnDisk
+    from workbench.model.workspace_file import FileItem, WorkspaceDoc
+    from workbench.session import Session
+
+    (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 D{d} {d % 2}\n" for q in (1, 2) for d in range(6)))
+    for name, n in (("bm25", 6), ("dense", 40), ("extra", 3)):
+        (tmp_path / f"{name}.run").write_text(
+            "".join(f"{q} Q0 D{d} {d} {10 - d / 7:.4f} {name}\n" for q in (1, 2) for d in range(n))
+        )
+    sizes = {p.name: p.stat().st_size for p in tmp_path.iterdir()}
+    monkeypatch.setattr(disk_runs, "HOLD_BYTES", sizes["qrels.txt"] + sizes["bm25.run"])
+    names = ("qrels.txt", "bm25.run", "gone.run", "dense.run")
+    doc = WorkspaceDoc(files=[FileItem(str(tmp_path / n), None) for n in names], measures=("map", "P.5"))
+
+    gui = threading.current_thread()
+    on_gui: list[tuple[str, object]] = []
+
+    def spy(name, real):
+        def call(*args, **kwargs):  # (the user's files only: a module imported for the first time is looked at)
+            if threading.current_thread() is gui and args and str(args[0]).startswith(str(tmp_path)):
+                on_gui.append((name, args[0]))
+            return real(*args, **kwargs)
+
+        return call
+
+    s = Session()
+    errors: list[str] = []
+    s.sigError.connect(errors.append)
+    try:
+        with monkeypatch.context() as m:
+            for module, name in ((os, "stat"), (os, "scandir"), (os.path, "isfile"), (os.path, "getsize")):
+                m.setattr(module, name, spy(name, getattr(module, name)))
+            s.open_workspace(doc)
+            s.open_files([str(tmp_path / "extra.run")])
+            assert s.busy
+            qtbot.waitUntil(lambda: not s.busy and s.results is not None, timeout=20000)
+        assert on_gui == [], on_gui
+        entries = {os.path.basename(e.path): e for e in s.workspace.entries}
+        assert list(entries) == ["qrels.txt", "bm25.run", "gone.run", "dense.run", "extra.run"]
+        assert {n: entries[n].size for n in sizes} == sizes
+        assert [entries[n].hold for n in ("qrels.txt", "bm25.run", "dense.run", "extra.run")] == [
+            True,
+            True,
+            False,
+            False,
+        ]
+        assert isinstance(entries["dense.run"].run, RunOnDisk) and not isinstance(entries["bm25.run"].run, RunOnDisk)
+        assert entries["gone.run"].missing and any(e.startswith("gone.run: not found") for e in errors)
+        assert s.measures == ("map", "P.5") and sorted(s.results.runs) == ["bm25", "dense", "extra"]
+    finally:
+        s.shutdown()

@@ -228,9 +228,10 @@ class Session(QObject):
 
     @by_user
     def open_workspace(self, doc) -> None:
-        """Replace everything with what a workspace document holds; files it names that are missing are reported."""
-        self.clear()
-        self.model.open_workspace(doc, start=self.reading.submit_load)
+        """Replace everything with what a workspace document holds, once the files it names are looked at in
+        a worker (their sizes decide which runs are held in memory); files it names that are missing are
+        reported."""
+        self.reading.open_workspace(doc)
 
     @by_user
     def open_files(self, paths, kind: str | None = None) -> None:

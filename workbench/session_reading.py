@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 
 from workbench.model import analysis
-from workbench.model.listing import Listing, list_files
+from workbench.model.listing import Listing, list_files, look_at
 from workbench.model.loading import load_file, sample_files
 from workbench.model.workspace import FileEntry, normalize
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from workbench.model.disk_watch import DiskState, DiskWatch
     from workbench.model.scoring import Lease
     from workbench.model.session import SessionModel
+    from workbench.model.workspace_file import WorkspaceDoc
 
 
 def _timer(parent: QObject, ms: int, slot: Callable[[], None]) -> QTimer:
@@ -119,6 +120,19 @@ class ReadingJobs:
             "Opening the sample",
         )
 
+    def open_workspace(self, doc: WorkspaceDoc) -> None:
+        """Replace what is open with what a workspace document holds: the files it names are looked at in
+        a worker (which are there, their sizes), then taken by the model
+        (:meth:`workbench.model.session.SessionModel.open_workspace_listed`), in the order asked."""
+        names = [f.path for f in doc.files]
+
+        def take(found: Listing) -> None:
+            self._drop_reads()  # (what was asked after it is still listed, and opened after it)
+            self.model.files.clear()
+            self.model.open_workspace_listed(doc, found, start=self.submit_load)
+
+        self._list(lambda: look_at(names), take, "Opening the workspace")
+
     def locate(self, path: str, found: str) -> None:
         """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
         files = self.model.files
@@ -208,6 +222,10 @@ class ReadingJobs:
         opening, self._opening = list(self._opening), {}
         for ticket in opening:
             self.jobs.discard(("list", ticket))
+        self._drop_reads()
+
+    def _drop_reads(self) -> None:
+        """Loads queued or under way dropped, files no longer watched (what is being listed stays)."""
         self._load_queue = []
         for e in list(self.model.workspace.entries):
             self.stop_reading(e.path)

@@ -93,23 +93,13 @@ class FileRules:
                     if forget is not None:
                         forget(e.path)
                     st.workspace.remove(e.path)
-        held_bytes, held_files = st.workspace.held()
-        budget, slots = disk_runs.HOLD_BYTES - held_bytes, disk_runs.HOLD_FILES - held_files
-        if len(paths) > slots:
-            # more files at once than there are slots left: none of their runs is held (the workers
-            # score them all on every core sooner than this process could read a few of them)
-            budget = slots = 0
         again = [p for p in paths if (x := st.workspace.entry(p)) is not None and x.status == "ok"]
         if again:
             names = ", ".join(os.path.basename(p) for p in again[:3]) + (" …" if len(again) > 3 else "")
             st.tell(f"Already open, read again: {names}")
-        for p in paths:
-            e = st.workspace.begin_load(p, kind or st.chosen_kinds.get(normalize(p)))
-            if e.status == "loading":  # a new file: held while the held runs fit in the budget
-                e.size = found.sizes.get(p, 0)  # (0: it could not be looked at; the load says what is wrong)
-                e.hold = e.size <= budget and slots > 0
-                if e.hold:
-                    budget, slots = budget - e.size, slots - 1
+        begun = [st.workspace.begin_load(p, kind or st.chosen_kinds.get(normalize(p))) for p in paths]
+        self.hold(begun, found.sizes)
+        for p, e in zip(paths, begun):
             folder = found.folder_of.get(p)
             if folder is not None and e.status == "loading":
                 e.folder = folder
@@ -119,6 +109,26 @@ class FileRules:
         st.inspected_path = normalize(paths[-1])  # what was just opened is shown on its own
         st.events.files_changed.emit()
         return [normalize(p) for p in paths]
+
+    def hold(self, begun: list[FileEntry], sizes: dict[str, int]) -> None:
+        """Give each file just begun (:meth:`~workbench.model.workspace.Workspace.begin_load`) that is new its
+        size from ``sizes`` (path -> bytes, as listed; 0 when it could not be looked at, and the load says
+        what is wrong), and hold its run in memory while the runs held fit in what
+        :mod:`~workbench.model.disk_runs` holds; a file read again keeps what it had."""
+        new = [e for e in begun if e.status == "loading"]
+        for e in new:
+            e.hold = False  # (what the others hold is counted without them)
+        held_bytes, held_files = self.state.workspace.held()
+        budget, slots = disk_runs.HOLD_BYTES - held_bytes, disk_runs.HOLD_FILES - held_files
+        if len(begun) > slots:
+            # more files at once than there are slots left: none of their runs is held (the workers
+            # score them all on every core sooner than this process could read a few of them)
+            budget = slots = 0
+        for e in new:  # held while the held runs fit in the budget
+            e.size = sizes.get(e.path, 0)
+            e.hold = e.size <= budget and slots > 0
+            if e.hold:
+                budget, slots = budget - e.size, slots - 1
 
     def locate(self, path: str, found: str, size: int, *, start: Start | None = None) -> str | None:
         """A file a workspace named but that is not where it said: read ``found`` (of ``size`` bytes, 0 when

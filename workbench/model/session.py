@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 from metrics.engine.settings import Settings
 from workbench.model import analysis, diversity, state
@@ -30,12 +30,16 @@ from workbench.model import drilldown as drilldown_model
 from workbench.model import significance as significance_model
 from workbench.model.defaults import DEFAULT_MEASURES
 from workbench.model.explaining import ExplainRules
-from workbench.model.files import FileRules
+from workbench.model.files import FileRules, Start
 from workbench.model.followups import FollowUpRules
+from workbench.model.listing import Listing, look_at
 from workbench.model.messages import MessageLog
 from workbench.model.session_state import SessionEvents, SessionState
 from workbench.model.undo import UndoStack
 from workbench.model.workspace import FileEntry, Workspace, normalize
+
+if TYPE_CHECKING:
+    from workbench.model.workspace_file import WorkspaceDoc
 
 T = TypeVar("T")
 
@@ -135,9 +139,18 @@ class SessionModel:
             focus_measure=self.focus_measure,
         )
 
-    def open_workspace(self, doc, *, start=None) -> None:
-        """Take everything a workspace document holds (after :meth:`clear`); ``start(entry)`` reads each of its
-        files.  Files it names that are missing are listed as errors, so the user sees what is missing."""
+    def open_workspace(self, doc: WorkspaceDoc, *, start: Start | None = None) -> None:
+        """:meth:`open_workspace_listed` with the files the document names looked at here, on the caller's
+        thread (the Qt session looks at them in a worker instead: the window's thread makes no file
+        system call)."""
+        self.open_workspace_listed(doc, look_at(f.path for f in doc.files), start=start)
+
+    def open_workspace_listed(self, doc: WorkspaceDoc, found: Listing, *, start: Start | None = None) -> None:
+        """Take everything a workspace document holds (after :meth:`clear`), its files as ``found`` lists
+        them (:func:`~workbench.model.listing.look_at`); ``start(entry)`` reads each file that is there.
+        Runs are held in memory by the sizes found, as when files are opened
+        (:meth:`~workbench.model.files.FileRules.hold`).  Files it names that are not there are listed as
+        errors in their place, so the user sees what is missing (Locate… finds them)."""
         self.measures = tuple(doc.measures) or DEFAULT_MEASURES
         self.settings = doc.settings
         try:
@@ -152,29 +165,29 @@ class SessionModel:
         self.focus_measure = doc.focus_measure
         self.pending_query = doc.selected_query
         self.diversity_offered = True  # (the workspace's measures stand, with or without diversity measures)
+        begun: list[FileEntry] = []
         for f in doc.files:
-            e = self.workspace.begin_load(f.path, f.kind if f.kind_chosen else None, f.label)
-            if start is not None:
-                start(e)
-        if doc.baseline:
-            self.workspace.baseline_path = normalize(doc.baseline)
-        items = {x.path: x for x in getattr(doc, "missing_items", [])}
-        for path in doc.missing:
-            item = items.get(path)
+            path = normalize(f.path)
+            if path not in found.absent:
+                begun.append(self.workspace.begin_load(path, f.kind if f.kind_chosen else None, f.label))
+                continue
             e = FileEntry(
-                path=normalize(path),
+                path=path,
                 status="error",
-                error=f"{os.path.basename(path)}: not found (named in the workspace as {path}); "
+                error=f"{os.path.basename(path)}: not found (named in the workspace as {f.path}); "
                 "Locate… in its menu finds it",
-                wanted_label=item.label if item is not None else None,
-                forced_kind=item.kind if item is not None and item.kind_chosen else None,
+                wanted_label=f.label,
+                forced_kind=f.kind if f.kind_chosen else None,
             )
             e.missing = True
             self.workspace.entries.append(e)
             self.events.error.emit(e.error)
-        order = {normalize(p): i for i, p in enumerate(getattr(doc, "order", []))}
-        if order:  # a missing file keeps its place among the others (and so does the one that replaces it)
-            self.workspace.entries.sort(key=lambda x: order.get(x.path, len(order)))
+        self.files.hold(begun, found.sizes)
+        if start is not None:
+            for e in begun:
+                start(e)
+        if doc.baseline:
+            self.workspace.baseline_path = normalize(doc.baseline)
         self.events.measures_changed.emit()
         self.events.compare_settings_changed.emit()
         self.events.files_changed.emit()

@@ -3,8 +3,9 @@
 Plain Python (no Qt).  A workspace names its files by paths relative to the
 workspace file's folder where that is possible, so a folder of qrels, runs and
 workspace can be moved or shared as a whole.  Reading checks the document and
-names the file and the entry that is wrong; a file that has gone missing is
-not an error here: :func:`read` returns it in ``missing`` and the rest opens.
+names the file and the entry that is wrong; it does not look at the files
+named: a file that has gone missing is found when the workspace is opened
+(:func:`workbench.model.listing.look_at`, in a worker) and the rest opens.
 
 Example::
 
@@ -65,9 +66,6 @@ class WorkspaceDoc:
     selected_query: str | None = None
     focus_measure: str | None = None
     layout: str | None = None  # base64 text, the window's business
-    missing: list[str] = field(default_factory=list)  # files named but not found (filled by read)
-    missing_items: list = field(default_factory=list)  # their FileItems (label, kind), to locate them
-    order: list[str] = field(default_factory=list)  # every file named, found or not, in the workspace's order
 
 
 def _relative(path: str, folder: str) -> str:
@@ -165,12 +163,7 @@ def read(path: str) -> WorkspaceDoc:
         label = item.get("label")
         _expect(label is None or isinstance(label, str), path, f'file {i}: "label" must be text')
         f = FileItem(absolute(item["path"]), kind, label, bool(item.get("kind_chosen", False)))
-        if os.path.isfile(f.path):
-            doc.files.append(f)
-        else:
-            doc.missing.append(f.path)
-            doc.missing_items.append(f)
-        doc.order.append(f.path)
+        doc.files.append(f)  # (whether it is there is looked at when the workspace is opened, in a worker)
     baseline = data.get("baseline")
     doc.baseline = absolute(baseline) if isinstance(baseline, str) else None
     measures = data.get("measures", [])

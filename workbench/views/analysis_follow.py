@@ -230,14 +230,24 @@ class ExportButton(QToolButton):
     def _ask(self, fmt: str) -> None:
         name = f"{self.follower.kind}.{fmt}"
         path, _ = QFileDialog.getSaveFileName(self, f"Export {self.follower.title}", name, f"{fmt.upper()} (*.{fmt})")
-        if not path:
-            return
+        if path:
+            self.export(fmt, path)
+
+    def export(self, fmt: str, path: str) -> None:
+        """Write the CSV or PNG (``fmt``) of what the view shows to ``path`` in a worker (what to write is
+        taken here, the file written there); the session says when it is saved or why not."""
+        session = self.follower.session
         try:
-            (self.export_csv if fmt == "csv" else self.export_png)(path)
-        except (OSError, ValueError) as exc:
-            self.follower.session.sigError.emit(f"Export failed: {exc}")
+            write = self._csv(path) if fmt == "csv" else self._png(path)
+        except ValueError as exc:
+            session.sigError.emit(f"Export failed: {exc}")
             return
-        self.follower.session.sigMessage.emit(f"Saved {os.path.basename(path)}")
+        session.run_job(
+            lambda progress: write(),
+            f"Exporting {os.path.basename(path)}",
+            lambda _: session.sigMessage.emit(f"Saved {os.path.basename(path)}"),
+            lambda exc: session.sigError.emit(f"Export failed: {exc}"),
+        )
 
     def _header(self) -> list[str]:
         outcome = self.follower.outcome
@@ -249,16 +259,28 @@ class ExportButton(QToolButton):
         return [e.path for e in self.follower.session.workspace.entries]
 
     def export_csv(self, path: str) -> None:
-        """The table the view shows, as CSV with its settings in ``# `` lines."""
+        """The table the view shows, as CSV with its settings in ``# `` lines (written here: :meth:`export`
+        writes in a worker)."""
+        self._csv(path)()
+
+    def export_png(self, path: str) -> None:
+        """The view's picture as drawn, its settings in the PNG's Description text (written here:
+        :meth:`export` writes in a worker)."""
+        self._png(path)()
+
+    def _csv(self, path: str) -> Callable[[], object]:
+        """The writing of the CSV, with what it writes taken now (the table shown, its header, the inputs)."""
         from workbench.model.export import write_csv
 
         frame = self.table()
         if frame is None:
             raise ValueError("nothing computed yet")
-        write_csv(path, frame, self._header(), protect=self._inputs())
+        header, inputs = self._header(), self._inputs()
+        return lambda: write_csv(path, frame, header, protect=inputs)
 
-    def export_png(self, path: str) -> None:
-        """The view's picture as drawn, its settings in the PNG's Description text."""
+    def _png(self, path: str) -> Callable[[], object]:
+        """The writing of the PNG, its picture grabbed and encoded now (a widget is drawn on the window's
+        thread only)."""
         from metrics.io import fileio
 
         header = self._header()
@@ -271,7 +293,8 @@ class ExportButton(QToolButton):
         # (the stubs say bytes; PySide6 takes str)
         if not image.save(buffer, "PNG"):  # type: ignore[call-overload]
             raise ValueError("the picture could not be encoded")
-        fileio.write_bytes(path, bytes(data.data()), overwrite=True, protect=self._inputs())
+        encoded, inputs = bytes(data.data()), self._inputs()
+        return lambda: fileio.write_bytes(path, encoded, overwrite=True, protect=inputs)
 
 
 class MatrixModel(QAbstractTableModel):

@@ -16,7 +16,6 @@ from workbench.system import process, qtcompat
 from workbench.views.window_files import RecentFiles, chosen_kinds, keep_chosen_kinds
 from workbench.views.window_layout import fit_to_screen
 from workbench.views.window_startup import Startup
-from workbench.views.window_workspaces import last_session_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -100,8 +99,7 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
         self.setWindowTitle(APP_NAME)
         icon = os.path.join(os.path.dirname(os.path.dirname(__file__)), "resources", "icon.svg")
-        if os.path.exists(icon):
-            self.setWindowIcon(QIcon(icon))
+        self.setWindowIcon(QIcon(icon))  # (a null icon, changing nothing, were the file not there)
         self.startup = Startup(self, self.FIRST_PAINT_WAIT_MS)
         self._session: Session | None = None  # made once its modules are imported (deferred)
         self._parts: WindowParts | None = None  # built once the window is shown (deferred)
@@ -162,6 +160,7 @@ class MainWindow(QMainWindow):
         self.startup.session_made(session)
 
     def _build(self) -> None:
+        from workbench.views.last_session import LastSession
         from workbench.views.window_explain import ExplainActions
         from workbench.views.window_exports import ExportActions
         from workbench.views.window_files import FileActions
@@ -236,6 +235,7 @@ class MainWindow(QMainWindow):
             results=results,
             forward=forward,
         )
+        self._last_session = LastSession(workspaces.last_session_path(), menus.reopen_action, title, self)
         if not self.isVisible():
             fit_to_screen(self)
         layout.keep_initial()  # dock positions for "Reset layout"
@@ -348,9 +348,6 @@ class MainWindow(QMainWindow):
     def recent_files(self) -> list[str]:
         return RecentFiles(self.settings).paths()
 
-    def last_session_path(self) -> str:
-        return last_session_path(self.settings)
-
     def show_help(self, page: str = "measures") -> HelpDialog:
         from workbench.views.help import HelpDialog
 
@@ -377,7 +374,7 @@ class MainWindow(QMainWindow):
     def update_title(self) -> None:
         parts = self.parts
         sample = self.session.is_sample
-        parts.progress.show_sample(sample, os.path.isfile(self.last_session_path()))
+        parts.progress.show_sample(sample, self._last_session.kept)
         if sample:
             self.setWindowTitle(f"{APP_NAME} — Sample data")
         else:

@@ -325,15 +325,14 @@ class FilesPanel(QWidget):
         menu.exec(self.table.viewport().mapToGlobal(pos))
 
     def _locate(self, path: str) -> None:
-        """Find a file the workspace named that is not where it said."""
+        """Find a file the workspace named that is not where it said: the dialog is given the path named
+        and looks itself (it opens the file's folder if that is there, with the name filled in, else the
+        last folder it showed); the window's thread looks at no folder before it."""
         import os
 
         from PySide6.QtWidgets import QFileDialog
 
-        start = os.path.dirname(path)
-        while start and not os.path.isdir(start):
-            start = os.path.dirname(start) if os.path.dirname(start) != start else ""
-        found, _ = QFileDialog.getOpenFileName(self, f"Locate {os.path.basename(path)}", start or os.getcwd())
+        found, _ = QFileDialog.getOpenFileName(self, f"Locate {os.path.basename(path)}", path)
         if found:
             self.session.locate(path, found)
 
