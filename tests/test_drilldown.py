@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from conftest import qrels_frame, random_collection, run_frame
 
+import metrics
 from metrics.engine.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
 from metrics.ranking.judged import NONPOOL, UNJUDGED, build_ranking
 from workbench.model import drilldown as dm
@@ -165,3 +166,40 @@ def test_ranking_table_text_and_tones():
     assert mtones == ["grade3", "grade1"]
     assert dm.caption(drill, "base") == "base (baseline): 2 relevant in top 5 of 5"
     assert dm.caption(drill, "other", ("map", 0.25)) == "other: map 0.2500; 2 relevant in top 5 of 5"
+
+
+def test_ids_that_are_not_utf8_are_drilled_down_as_their_bytes(tmp_path):
+    """Latin-1 document ids (old collections): the drill-down of the frames and of the columns the window
+    holds tell ``caf\\xe9`` and ``caf\\xe8`` apart and find their grades; the window's table shows them
+    with replacement characters (Qt drops lone surrogates)."""
+    from metrics.io.readers import read_file_columns
+    from workbench.model.drilldown import missing_table, ranking_table
+
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(b"1 0 caf\xe9 2\n1 0 caf\xe8 0\n1 0 b 1\n1 0 gone\xff 3\n")
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"1 Q0 caf\xe8 1 3 t\n1 Q0 caf\xe9 2 2 t\n1 Q0 b 3 1 t\n")
+    held = (read_file_columns(qrels).qrels, read_file_columns(run).run)
+    for q, r in ((metrics.read_qrels(qrels), metrics.read_run(run)), held):
+        drill = query_drilldown(q, {"t": r}, "1")
+        ranking = drill.rankings["t"]
+        assert ranking["doc_id"].tolist() == ["caf\udce8", "caf\udce9", "b"]
+        assert ranking["relevance"].tolist() == [0, 2, 1]
+        assert drill.missing["doc_id"].tolist() == ["gone\udcff"] and drill.num_rel == 3
+        shown, _, _ = ranking_table(drill, "t")
+        assert shown["doc_id"].tolist() == ["caf\ufffd", "caf\ufffd", "b"]
+        assert missing_table(drill)[0]["doc_id"].tolist() == ["gone\ufffd"]
+
+
+def test_diversity_measures_tell_latin1_documents_apart(tmp_path):
+    """Two intents' documents that differ in a byte that is not UTF-8 stay two documents, from a path and
+    from the run's frame alike."""
+    qrels = tmp_path / "intents.txt"
+    qrels.write_bytes(b"1 1 caf\xe9 1\n1 2 caf\xe8 1\n1 2 b 1\n")
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"1 Q0 caf\xe9 1 3 t\n1 Q0 b 2 2 t\n1 Q0 caf\xe8 3 1 t\n")
+    measures = ["alpha_nDCG@20", "P-IA@2"]
+    for source in (str(run), metrics.read_run(run)):
+        summary = metrics.evaluate_diversity(str(qrels), source, measures).summary()
+        # P-IA@2: intent 1 has caf\xe9 in the top 2 (1/2), intent 2 has b (1/2): 0.5
+        assert summary.loc["t", "P-IA@2"] == 0.5

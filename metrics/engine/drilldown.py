@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from metrics.io.frames import frame_from_columns
+from metrics.io.frames import frame_from_columns, text_column, text_values
 from metrics.io.ids import ids_from_series
 from metrics.io.labels import unique_label
 from metrics.io.table import Columns, rows_of_queries
@@ -97,13 +97,13 @@ def _of_query(data: pd.DataFrame | Columns, query_id: str) -> pd.DataFrame:
 
 def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
     """The run's lines for one query, in trec_eval's ranking order, with 1-based ranks."""
-    lines = run.loc[run["query_id"].astype(str) == query_id, ["doc_id", "score"]]
+    lines = run.loc[text_values(run["query_id"]) == query_id, ["doc_id", "score"]]
     scores = lines["score"].to_numpy(dtype=np.float64)
     order = rank_order(np.zeros(len(scores), dtype=np.int64), scores, ids_from_series(lines["doc_id"]))
     return pd.DataFrame(
         {
             "rank": np.arange(1, len(order) + 1, dtype=np.int64),
-            "doc_id": pd.Series(lines["doc_id"].to_numpy(dtype=object)[order], dtype="str"),
+            "doc_id": text_column(lines["doc_id"].to_numpy(dtype=object)[order]),
             "score": scores[order],
         }
     )
@@ -146,8 +146,8 @@ def query_drilldown(
         raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
     relevance_level = int(relevance_level)
 
-    judged = qrels.loc[qrels["query_id"].astype(str) == query_id, ["doc_id", "relevance"]]
-    grade_of = dict(zip(judged["doc_id"].astype(str), judged["relevance"].astype(np.int64)))
+    judged = qrels.loc[text_values(qrels["query_id"]) == query_id, ["doc_id", "relevance"]]
+    grade_of = dict(zip(text_values(judged["doc_id"]), judged["relevance"].astype(np.int64)))
 
     full = {label: _ranked(run, query_id) for label, run in runs.items()}
     base_rank = {}
@@ -178,10 +178,11 @@ def query_drilldown(
         retrieved.update(ranked["doc_id"])
     grades = judged["relevance"].to_numpy(dtype=np.int64)
     relevant = judged.loc[(grades >= relevance_level) & (grades >= 0)]
-    missing = relevant.loc[~relevant["doc_id"].astype(str).isin(retrieved)]
+    unretrieved = [d not in retrieved for d in text_values(relevant["doc_id"])]
+    missing = relevant.loc[np.asarray(unretrieved, dtype=bool)]
     missing = pd.DataFrame(
         {
-            "doc_id": missing["doc_id"].astype("str").to_numpy(),
+            "doc_id": text_column(missing["doc_id"].to_numpy(dtype=object)),
             "relevance": missing["relevance"].to_numpy(dtype=np.int64),
         }
     )

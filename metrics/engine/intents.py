@@ -36,6 +36,7 @@ from metrics.engine.evaluate import as_runs, labelled_runs
 from metrics.engine.evaluation import Evaluation, RunResult, format_value
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.frames import text_values
 from metrics.io.ids import ids_from_series
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values
 from metrics.ranking.judged import rank_order
@@ -55,17 +56,16 @@ def _read_path(path) -> pd.DataFrame:
     """An intent qrels file, read by the one reader of files (:func:`metrics.io.columns.read_columns`, its
     intent layout: the file rules, gzip, errors naming the line are those of every file)."""
     from metrics.io.columns import read_columns
-    from metrics.io.formats import INTENTS_LAYOUT, str_dtype
-    from metrics.io.ids import ids_to_arrow
+    from metrics.io.formats import INTENTS_LAYOUT
+    from metrics.io.frames import text_column
 
     cols = read_columns(path, "qrels", layout=INTENTS_LAYOUT)
     assert cols.rank is not None  # the intents
-    text = str_dtype()
     return pd.DataFrame(
-        {
-            "query_id": pd.Series(ids_to_arrow(cols.qid), dtype=text),
-            "intent": pd.Series(ids_to_arrow(cols.rank), dtype=text),
-            "doc_id": pd.Series(ids_to_arrow(cols.doc), dtype=text),
+        {  # (ids that are not UTF-8 kept as lone surrogates, as the runs' frames keep them: they match)
+            "query_id": text_column(cols.qid),
+            "intent": text_column(cols.rank),
+            "doc_id": text_column(cols.doc),
             "relevance": np.asarray(cols.value, dtype=np.int64),
         }
     )
@@ -91,9 +91,9 @@ def _from_frame(df: pd.DataFrame) -> pd.DataFrame:
         raise InputError("intent qrels grades must be integers")
     return pd.DataFrame(
         {
-            "query_id": df[names["query_id"]].astype(str).to_numpy(),
+            "query_id": text_values(df[names["query_id"]]),
             "intent": df[names["intent"]].astype(str).to_numpy(),
-            "doc_id": df[names["doc_id"]].astype(str).to_numpy(),
+            "doc_id": text_values(df[names["doc_id"]]),
             "relevance": np.asarray(grades, dtype=np.int64),
         }
     )
@@ -209,12 +209,12 @@ def ranked_documents(run: pd.DataFrame, queries: list[str]) -> tuple[np.ndarray,
     docid descending): (the document ids, query after query; where each query's start, ``len(queries) + 1``
     offsets; the indices of the queries the run retrieves for).  Other queries of the run are left out."""
     index = {q: i for i, q in enumerate(queries)}
-    qid = run["query_id"].astype(str).to_numpy(dtype=object)
+    qid = text_values(run["query_id"])
     keep = np.array([q in index for q in qid], dtype=bool)
     run = run[keep]
     qcode = np.array([index[q] for q in qid[keep]], dtype=np.int64)
     order = rank_order(qcode, run["score"].to_numpy(dtype=np.float64), ids_from_series(run["doc_id"]))
-    docs = run["doc_id"].astype(str).to_numpy(dtype=object)[order]
+    docs = text_values(run["doc_id"])[order]
     codes = qcode[order]
     starts = np.searchsorted(codes, np.arange(len(queries) + 1))
     return docs, starts, sorted(set(codes.tolist()))

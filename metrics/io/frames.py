@@ -18,13 +18,13 @@ from metrics.io.formats import _QRELS, HEADER_NAMES, _Format, str_dtype
 def frame_of(qid, doc, value_name, values, path) -> pd.DataFrame:
     import pandas as pd
 
-    frame = pd.DataFrame({"query_id": _text(qid), "doc_id": _text(doc), value_name: values}, copy=False)
+    frame = pd.DataFrame({"query_id": text_column(qid), "doc_id": text_column(doc), value_name: values}, copy=False)
     if path is not None:
         frame.attrs["path"] = path
     return frame
 
 
-def _text(ids) -> pd.Series:
+def text_column(ids) -> pd.Series:
     """A frame's id column: ``ids`` given as text (an arrow array, a list), or as id bytes: arrow-backed
     ``str`` when every id is UTF-8, else Python ``str`` holding the other bytes as lone surrogates
     (:func:`~metrics.io.ids.ids_to_text`), so that the frame is scored from the file's own bytes."""
@@ -46,6 +46,17 @@ def _text(ids) -> pd.Series:
         except UnicodeEncodeError:  # text keeping bytes that are not UTF-8 as lone surrogates
             pass
     return pd.Series(ids, dtype=pd.StringDtype("python", na_value=np.nan))
+
+
+def text_values(series: pd.Series) -> np.ndarray:
+    """A column's values as Python text (an object array): numbers as pandas writes them, and ids that
+    keep bytes that are not UTF-8 as lone surrogates left so (``astype(str)`` would make them arrow
+    strings, which refuse lone surrogates)."""
+    import pandas as pd
+
+    if isinstance(series.dtype, pd.StringDtype):
+        return series.to_numpy(dtype=object)
+    return series.astype(str).to_numpy(dtype=object)
 
 
 def frame_from_columns(cols) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine.drilldown import QueryDrilldown, query_drilldown
+from metrics.io.ids import shown
 from metrics.io.table import Columns
 from workbench.model.run_on_disk import RunOnDisk
 
@@ -110,7 +111,7 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
     r = drill.rankings[run]
     compared = drill.baseline is not None and run != drill.baseline
     ranks = r["rank"].to_numpy(dtype=np.int64).tolist()
-    docs = r["doc_id"].astype(str).tolist()
+    docs = [shown(str(d)) for d in r["doc_id"].tolist()]  # (bytes that are not UTF-8: replacement characters)
     grades = [None if pd.isna(g) else int(g) for g in r["relevance"].tolist()]
     frame = pd.DataFrame(
         {
@@ -142,7 +143,7 @@ def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:
     m = drill.missing
     frame = pd.DataFrame(
         {
-            "doc_id": m["doc_id"].astype(str).to_numpy(dtype=object),
+            "doc_id": np.asarray([shown(str(d)) for d in m["doc_id"].tolist()], dtype=object),
             "grade": [str(int(g)) for g in m["relevance"]],
         }
     )
