@@ -754,3 +754,16 @@ def test_first_error_wins_across_chunks(tmp_path, small_chunks):
         read_run(path)
     check_error(excinfo, path, 101, "NUL byte")
     assert not reader_threads()
+
+
+def test_a_frame_of_latin1_ids_is_written_back_as_its_bytes(tmp_path):
+    """A run and qrels read from a Latin-1 file and written again (write_run, write_qrels) hold the file's
+    bytes: the frame's lone surrogates are those bytes."""
+    from metrics.io.writers import write_qrels, write_run
+
+    qrels = write(tmp_path, None, raw=b"1 0 caf\xe9 1\n1 0 b 0\n")
+    run = write(tmp_path, None, raw=b"1 Q0 caf\xe9 1 2 t\n1 Q0 b 2 1 t\n", name="run.txt")
+    write_run(read_run(run), tmp_path / "again.run")
+    write_qrels(read_qrels(qrels), tmp_path / "again.qrels")
+    assert (tmp_path / "again.run").read_bytes() == b"1 Q0 caf\xe9 1 2.0 t\n1 Q0 b 2 1.0 t\n"
+    assert (tmp_path / "again.qrels").read_bytes() == b"1 0 caf\xe9 1\n1 0 b 0\n"

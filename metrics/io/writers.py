@@ -20,7 +20,7 @@ from metrics.io.readers import read_qrels, read_run
 
 
 def _bytes(text: str, path) -> bytes:
-    data = text.encode("utf-8")
+    data = text.encode("utf-8", "surrogateescape")  # (ids read as bytes that are not UTF-8: those bytes)
     return gzip.compress(data, mtime=0) if str(path).lower().endswith(".gz") else data
 
 
