@@ -173,6 +173,8 @@ def test_exports_and_the_log_touch_the_disk_only_in_workers(qtbot, window, files
     exported(qtbot, window, "ndcg", out / "ndcg.svg")
     exported(qtbot, window, "per_query_table", out / "table.csv")
     exported(qtbot, window, "summary", out / "summary.csv")  # (it exists: the user is asked)
+    exported(qtbot, window, "pr", out / "again.png")
+    exported(qtbot, window, "pr", out / "again.png")  # (now it exists)
     assert window.export("pr", protected)
     qtbot.waitUntil(lambda: "loaded as input" in window.messages.text(), timeout=TIMEOUT)
     wait_idle(qtbot, window)
@@ -207,7 +209,8 @@ def test_exports_and_the_log_touch_the_disk_only_in_workers(qtbot, window, files
     assert (out / "asked.svg").read_text(encoding="utf-8").startswith("<?xml")
     assert opened_in == [str(out)]  # (the dialog opens where the last export went)
     assert window.settings.value("lastExportDir") == str(out)
-    assert asked == [str(out / "summary.csv")]  # asked once, for the one file that existed
+    assert asked == [str(out / "summary.csv"), str(out / "again.png")]  # once for each file that existed
+    assert (out / "again.png").read_bytes() == png
     stated = [f"# {k}: {v}" for k, v in settings_of(results) if k != "measures"]  # (the table has one)
     assert "# relevance level: 1 (grades >= 1 count as relevant; trec_eval's default)" in stated
     for name in ("summary.csv", "table.csv"):
