@@ -15,7 +15,6 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
@@ -353,9 +352,9 @@ def test_report_never_overwrites_without_confirmation(qtbot, window, dialog, col
     path = tmp_path / "report.md"
     path.write_text("keep me\n")
     dialog.answers.append(False)
-    assert not dialog.export(str(path), "markdown")
-    QApplication.processEvents()
-    assert path.read_text() == "keep me\n"
+    with qtbot.waitSignal(dialog.sigKept, timeout=TIMEOUT):
+        assert dialog.export(str(path), "markdown")  # (the target is looked at in a worker)
+    assert path.read_text() == "keep me\n" and not dialog.answers
     dialog.answers.append(True)
     export(qtbot, dialog, path, "markdown")
     assert "| good |" in path.read_text()

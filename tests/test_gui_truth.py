@@ -143,7 +143,8 @@ def test_every_export_states_the_settings_that_made_its_numbers(qtbot, project, 
             with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
                 assert w.export(what, str(out / name))
         for name in ("pr.png", "ndcg.svg"):
-            w.export("pr" if name.startswith("pr") else "ndcg", str(out / name))
+            with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
+                assert w.export("pr" if name.startswith("pr") else "ndcg", str(out / name))
         from workbench.model.report import write_report
 
         for fmt, name in (("markdown", "r.md"), ("latex", "r.tex"), ("html", "r.html"), ("csv", "r.csv")):

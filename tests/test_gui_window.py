@@ -360,12 +360,15 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
     np.testing.assert_array_equal(merged.loc[pq.index].to_numpy(), pq.to_numpy())
 
     # never overwritten silently
-    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: False)
+    asked: list[str] = []
+    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: asked.append(p) or False)
     before = (tmp_path / "summary.csv").read_text()
     window.session.set_measures(("map",))
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
         pass
-    assert not window.export("summary", str(tmp_path / "summary.csv"))
+    assert window.export("summary", str(tmp_path / "summary.csv"))  # (the target is looked at in a worker)
+    qtbot.waitUntil(lambda: asked == [str(tmp_path / "summary.csv")], timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
     assert (tmp_path / "summary.csv").read_text() == before
     monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: True)
     export_and_wait(qtbot, window, "summary", tmp_path / "summary.csv")
@@ -722,8 +725,9 @@ def test_a_failed_export_is_reported(qtbot, window, small, tmp_path):
     qtbot.waitUntil(lambda: "Export to" in window.messages.text(), timeout=TIMEOUT)
     assert str(target) in window.messages.text() and window.messages.isVisible()
     assert not target.exists()
-    assert not window.export("pr", str(tmp_path / "missing_dir" / "pr.png"))
-    assert "pr.png" in window.messages.text()
+    assert window.export("pr", str(tmp_path / "missing_dir" / "pr.png"))  # (written by a worker)
+    qtbot.waitUntil(lambda: "pr.png" in window.messages.text(), timeout=TIMEOUT)
+    assert not (tmp_path / "missing_dir").exists()
 
 
 def test_plot_context_menu_exports_through_the_window(qtbot, window, monkeypatch):

@@ -135,9 +135,12 @@ def main(argv=None) -> int:
 
         session.sigIdle.connect(on_idle)
         QTimer.singleShot(int(args.timeout * 1000), on_timeout)
-    app.exec()
-    if early is not None and not hasattr(window, "session"):  # (a session closes the service it uses)
-        early[0].close()
+    try:
+        app.exec()
+        if early is not None and not hasattr(window, "session"):  # (a session closes the service it uses)
+            early[0].close()
+    finally:
+        logs.stop()  # every record logged is in the file before the process leaves
     return status["code"]
 
 

@@ -4,13 +4,19 @@ Worker failures are logged with their traceback by :mod:`workbench.jobs`; an
 exception raised in a slot on the GUI thread goes to the same log through
 :func:`setup`'s ``sys.excepthook``, and the user sees one line about it in the
 window instead of a traceback on the terminal.
+
+Records are written to the file by a thread of their own (:class:`logging.handlers.QueueListener`): whoever
+logs, the GUI thread included, only puts the record on a queue.  :func:`stop` writes what is queued (the app
+calls it as it leaves; at exit it runs anyway).
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
 import logging.handlers
 import os
+import queue
 import sys
 
 log = logging.getLogger("workbench")
@@ -23,7 +29,7 @@ def log_dir() -> str:
     return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation)
 
 
-_state: dict = {"report": None, "path": None, "done": False}
+_state: dict = {"report": None, "path": None, "done": False, "listener": None, "queued": None}
 
 
 def set_report(report) -> None:
@@ -52,9 +58,16 @@ def setup(report=None) -> str | None:
     except OSError:
         handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    records: queue.SimpleQueue[logging.LogRecord] = queue.SimpleQueue()
+    listener = logging.handlers.QueueListener(records, handler)
+    queued = logging.handlers.QueueHandler(records)
     root = logging.getLogger()
-    root.addHandler(handler)
+    root.addHandler(queued)
     root.setLevel(logging.INFO)
+    listener.start()
+    _state["listener"], _state["queued"] = listener, queued
+    atexit.unregister(stop)
+    atexit.register(stop)  # (the app stops it as it leaves; this is for a caller that does not)
 
     def excepthook(kind, value, tb):
         if issubclass(kind, KeyboardInterrupt):
@@ -68,3 +81,18 @@ def setup(report=None) -> str | None:
     sys.excepthook = excepthook
     _state["path"] = path
     return path
+
+
+def stop() -> None:
+    """Write every record queued so far and stop the thread that writes them; records logged later go to
+    the file directly (on the thread that logs them: by then the window is gone).  Afterwards
+    :func:`setup` starts again."""
+    listener, queued = _state["listener"], _state["queued"]
+    if listener is None:
+        return
+    _state.update(listener=None, queued=None, done=False)
+    listener.stop()  # (its thread writes what is queued, then ends)
+    root = logging.getLogger()
+    root.removeHandler(queued)
+    for handler in listener.handlers:
+        root.addHandler(handler)

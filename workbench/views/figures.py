@@ -162,47 +162,65 @@ def difference_figure(comparison, measure: str, runs=None, size=SIZE, scale: flo
 def render(widget, fmt: str = "png", description: str = "") -> bytes:
     """The figure as PNG (one pixel per unit of its size) or SVG bytes; ``description`` (how its numbers
     were made) goes in the file's metadata: a PNG text chunk, the SVG's ``<desc>``."""
+    return encode(draw(widget, fmt, description), fmt)
+
+
+def draw(widget, fmt: str = "png", description: str = "") -> QImage | bytes:
+    """The figure drawn (GUI work: call on the GUI thread): an image to :func:`encode` (with ``description``
+    in its text), or, for SVG, the finished file's bytes."""
     widget.show()  # off-screen (WA_DontShowOnScreen): lays the plot out at its size
     from PySide6.QtWidgets import QApplication
 
     QApplication.processEvents()
     size = widget.size()
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if fmt == "svg":
+    rect = QRectF(0, 0, size.width(), size.height())
+    try:
+        if fmt != "svg":
+            image = QImage(size, QImage.Format.Format_ARGB32)
+            image.fill(QColor("white"))
+            painter = QPainter(image)
+            try:
+                painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+                widget.scene().render(painter, rect, rect)
+            finally:
+                painter.end()
+            if description:
+                image.setText("Description", description)
+                image.setText("Software", "ir-workbench")
+            return image
+        data = QByteArray()
+        buffer = QBuffer(data)
+        buffer.open(QIODevice.OpenModeFlag.WriteOnly)
         generator = QSvgGenerator()
         generator.setOutputDevice(buffer)
         generator.setSize(size)
-        generator.setViewBox(QRectF(0, 0, size.width(), size.height()))
+        generator.setViewBox(rect)
         if description:
             generator.setDescription(description)
         painter = QPainter(generator)
         try:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.fillRect(QRectF(0, 0, size.width(), size.height()), QColor("white"))
-            widget.scene().render(
-                painter, QRectF(0, 0, size.width(), size.height()), QRectF(0, 0, size.width(), size.height())
-            )
-        finally:
-            painter.end()
-    else:
-        image = QImage(size, QImage.Format.Format_ARGB32)
-        image.fill(QColor("white"))
-        painter = QPainter(image)
-        try:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            rect = QRectF(0, 0, size.width(), size.height())
+            painter.fillRect(rect, QColor("white"))
             widget.scene().render(painter, rect, rect)
         finally:
             painter.end()
-        if description:
-            image.setText("Description", description)
-            image.setText("Software", "ir-workbench")
-        # (PySide6 takes the format as str; its stubs say bytes, which it refuses)
-        if not image.save(buffer, fmt.upper()):  # type: ignore[call-overload]
-            raise OSError(f"could not render the figure as {fmt.upper()}")
+        buffer.close()
+        return bytes(data.data())
+    finally:
+        widget.hide()
+        widget.deleteLater()
+
+
+def encode(drawn: QImage | bytes, fmt: str = "png") -> bytes:
+    """The bytes of a file of the figure :func:`draw` made (no widget involved: a worker may call it, the
+    image then being used by nobody else)."""
+    if isinstance(drawn, bytes):
+        return drawn
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    # (PySide6 takes the format as str; its stubs say bytes, which it refuses)
+    if not drawn.save(buffer, fmt.upper()):  # type: ignore[call-overload]
+        raise OSError(f"could not render the figure as {fmt.upper()}")
     buffer.close()
-    widget.hide()
-    widget.deleteLater()
     return bytes(data.data())

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import html
 import os
+from collections.abc import Callable
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QImage
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
@@ -393,19 +394,41 @@ class CurvePlot(QWidget):
         results = self.session.results
         if results is None:
             raise ValueError("nothing to draw yet")
-        fmt = path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
-        figure = figures.curve_figure(
-            results,
-            self.kind,
-            query=self.session.selected_query,
-            runs=self.drawn_runs(results),
-            styles={run: None if item.quiet else item.run_index for run, item in self.curves.items()},
-            scale=1.0 if fmt == "svg" else figures.SCALE,
-        )
-        from workbench.model.export import settings_of
+        fmt = image_format(path)
+        drawn = self.drawing_for_file(fmt)(file_description(results, self.kind))
+        fileio.write_bytes(path, figures.encode(drawn, fmt), overwrite=True, protect=protect)
 
-        described = "\n".join(f"{k}: {v}" for k, v in settings_of(results, curves=self.kind != "pr"))
-        fileio.write_bytes(path, figures.render(figure, fmt, described), overwrite=True, protect=protect)
+    def drawing_for_file(self, fmt: str) -> Callable[[str], QImage | bytes]:
+        """The plot as it is shown now (its results, runs, query and colours taken now), to be drawn for a
+        file in format ``fmt``: a function of the file's description (:func:`file_description`) that draws
+        it (GUI work) for :func:`workbench.views.figures.encode`."""
+        from workbench.views import figures
+
+        results = self.session.results
+        if results is None:
+            raise ValueError("nothing to draw yet")
+        kind, query, runs = self.kind, self.session.selected_query, self.drawn_runs(results)
+        styles = {run: None if item.quiet else item.run_index for run, item in self.curves.items()}
+
+        def draw(described: str) -> QImage | bytes:
+            scale = 1.0 if fmt == "svg" else figures.SCALE
+            figure = figures.curve_figure(results, kind, query=query, runs=runs, styles=styles, scale=scale)
+            return figures.draw(figure, fmt, described)
+
+        return draw
+
+
+def file_description(results, kind: str) -> str:
+    """What a plot's file states of how its numbers were made (its metadata); the program's version is
+    looked up on disk the first time: a worker's job."""
+    from workbench.model.export import settings_of
+
+    return "\n".join(f"{k}: {v}" for k, v in settings_of(results, curves=kind != "pr"))
+
+
+def image_format(path: str) -> str:
+    """The image format a file's suffix asks for (PNG without one)."""
+    return path.rsplit(".", 1)[-1].lower() if "." in os.path.basename(path) else "png"
 
 
 class PrecisionRecallPlot(CurvePlot):

@@ -1,8 +1,9 @@
 """File > Export comparison report: CSV, Markdown, LaTeX or an HTML report with the plots.
 
-The figures are drawn for the report on the GUI thread (rendering is GUI work,
-:mod:`workbench.views.figures`); the report is assembled and written in a worker through :mod:`metrics.report`
-(atomic writes).  An existing file is replaced only after confirmation.
+The figures are drawn for the report on the GUI thread (drawing is GUI work,
+:mod:`workbench.views.figures`); they are encoded, and the report assembled and written, in a worker through
+:mod:`metrics.report` (atomic writes).  The target is looked at in a worker too: an existing file is replaced
+only after confirmation, a file loaded as input never.
 """
 
 from __future__ import annotations
@@ -30,7 +31,15 @@ from workbench.model.export import intents_setting
 
 
 def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]:
-    """The report's figures, drawn for the report: every run, the mean over queries (or ``query``).
+    """The report's figures as PNG files (see :func:`drawn_figures`)."""
+    from workbench.views import figures
+
+    return [(caption, figures.encode(drawn)) for caption, drawn in drawn_figures(session, query)]
+
+
+def drawn_figures(session, query: str | None = None) -> list:
+    """The report's figures, drawn for the report (each for :func:`workbench.views.figures.encode`): every
+    run, the mean over queries (or ``query``).
 
     Per-query differences of every run against the baseline (when there is a
     comparison), then precision-recall and NDCG@k; each with a caption that says
@@ -64,19 +73,19 @@ def report_figures(session, query: str | None = None) -> list[tuple[str, bytes]]
                 f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
                 f"{comparison.baseline}, queries ordered by mean gain"
                 + (f" ({more} other runs not drawn)" if more else ""),
-                figures.render(figures.difference_figure(comparison, measure, runs=others)),
+                figures.draw(figures.difference_figure(comparison, measure, runs=others)),
             )
         )
     out.append(
         (
             f"Interpolated precision-recall, {what}, runs {runs}",
-            figures.render(figures.curve_figure(results, "pr", query=query, styles=styles)),
+            figures.draw(figures.curve_figure(results, "pr", query=query, styles=styles)),
         )
     )
     out.append(
         (
             f"NDCG at every cutoff k up to {results.request.k_max}, {what}, runs {runs}",
-            figures.render(figures.curve_figure(results, "ndcg", query=query, styles=styles)),
+            figures.draw(figures.curve_figure(results, "ndcg", query=query, styles=styles)),
         )
     )
     return out
@@ -92,6 +101,7 @@ class ReportDialog(QDialog):
 
     sigWritten = Signal(str)
     sigFailed = Signal(str)
+    sigKept = Signal(str)  # (the user chose to keep the file there)
 
     def __init__(
         self, session, confirm_overwrite: Callable[[str], bool] | None = None, start_dir: str = "", parent=None
@@ -194,9 +204,12 @@ class ReportDialog(QDialog):
         title: str = "Evaluation report",
         query: str | None = None,
     ) -> bool:
-        """Start writing ``path``; False if there is nothing to write or the user keeps the file.
+        """Start writing ``path``; False if there is nothing to write.
 
-        ``sigWritten(path)`` or ``sigFailed(message)`` follows when the worker is done.
+        The target is checked in a worker (a file loaded as input is refused; one that exists is
+        replaced only if ``confirm_overwrite(path)`` says so); the figures are then drawn on the GUI
+        thread and the report written by a worker.  ``sigWritten(path)``, ``sigFailed(message)`` or
+        ``sigKept(path)`` (the user keeps the file) follows.
         """
         results = self.session.results
         if results is None:
@@ -211,41 +224,55 @@ class ReportDialog(QDialog):
         if fmt != "html" and table == "comparison" and frame is None:
             return self._fail("No comparison yet: it needs a baseline and at least one other run.")
         from metrics.io import fileio
+        from workbench.views import export_target
 
         inputs = [e.path for e in self.session.workspace.entries]
-        try:
-            fileio.check_not_input(path, inputs)
-        except fileio.ProtectedFileError:
-            return self._fail(f"{path} is loaded as input and is never written to; choose another file.")
-        overwrite = os.path.exists(path)
-        if overwrite and not self.confirm_overwrite(path):
-            return False
-        images = report_figures(self.session, query) if fmt == "html" and plots else []  # GUI thread: drawing
         evaluation, qrels = results.evaluation, results.request.qrels_name
         extra = intents_setting(results.request)
+        session = self.session
 
-        def work(progress):
-            from workbench.model import significance
+        def write(overwrite: bool, _: object) -> None:  # (GUI thread: the target is checked, the figures drawn now)
+            drawn = drawn_figures(session, query) if fmt == "html" and plots else []
 
-            compared = frame if unfinished is None else significance.with_intervals(unfinished).table
-            return report_model.write_report(
-                path,
-                fmt,
-                evaluation=evaluation,
-                comparison=compared,
-                table=table,
-                qrels=qrels,
-                images=images,
-                per_query=per_query,
-                title=title,
-                overwrite=overwrite,
-                protect=inputs,
-                extra=extra,
-            )
+            def work(progress):
+                from workbench.model import significance
+                from workbench.views import figures
+
+                images = [(caption, figures.encode(image)) for caption, image in drawn]
+                compared = frame if unfinished is None else significance.with_intervals(unfinished).table
+                return report_model.write_report(
+                    path,
+                    fmt,
+                    evaluation=evaluation,
+                    comparison=compared,
+                    table=table,
+                    qrels=qrels,
+                    images=images,
+                    per_query=per_query,
+                    title=title,
+                    overwrite=overwrite,
+                    protect=inputs,
+                    extra=extra,
+                )
+
+            self.status.setText(f"Writing {os.path.basename(path)}…")
+            session.run_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
+
+        def refused(exc: BaseException) -> None:
+            self.export_button.setEnabled(True)
+            if isinstance(exc, fileio.ProtectedFileError):
+                self._fail(f"{path} is loaded as input and is never written to; choose another file.")
+            else:
+                self._failed(exc)
+
+        def kept() -> None:
+            self.export_button.setEnabled(True)
+            self.status.setText(f"{path} kept as it was.")
+            self.sigKept.emit(path)
 
         self.export_button.setEnabled(False)
-        self.status.setText(f"Writing {os.path.basename(path)}…")
-        self.session.run_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
+        self.status.setText(f"Checking {os.path.basename(path)}…")
+        export_target.check_then_write(session, path, inputs, self.confirm_overwrite, write, refused, kept)
         return True
 
     def _written(self, path: str) -> None:

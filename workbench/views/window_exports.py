@@ -10,6 +10,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from metrics.io import fileio
+from workbench.views import export_target
 
 if TYPE_CHECKING:
     from workbench.model.analysis import Results
@@ -52,11 +53,13 @@ class ExportActions:
         self._show_error = show_error
         self._tell = tell
         self._announce = exported
+        self.shown_report: ReportDialog | None = None  # (the latest report dialog opened)
 
-    def _export_dir(self) -> str:
-        """Where the last export went (else where the last file came from)."""
+    def _in_export_dir(self, use: Callable[[str], None]) -> None:
+        """``use(folder)``: where the last export went (else where the last file came from), the folder
+        looked at in a worker."""
         folder = str(self.settings.value("lastExportDir", "") or "")
-        return folder if folder and os.path.isdir(folder) else self.recent.last_dir()
+        export_target.with_folder(self.session, folder, self.recent.last_dir, use)
 
     def export_dialog(self, what: str) -> None:
         """Ask where to write the export ``what`` (see :meth:`export`), then write it."""
@@ -73,25 +76,32 @@ class ExportActions:
         else:
             name = "precision_recall.png" if what == "pr" else "ndcg_at_k.png"
             filt = "PNG image (*.png);;SVG image (*.svg)"
-        path, _ = QFileDialog.getSaveFileName(
-            self.parent,
-            "Export",
-            os.path.join(self._export_dir(), name),
-            filt,
-            options=QFileDialog.Option.DontConfirmOverwrite,
-        )
-        if path:
-            self.export(what, path)
 
-    def report_dialog(self) -> ReportDialog:
-        """Open the comparison report dialog (it exports in the background)."""
+        def ask(folder: str) -> None:
+            path, _ = QFileDialog.getSaveFileName(
+                self.parent,
+                "Export",
+                os.path.join(folder, name),
+                filt,
+                options=QFileDialog.Option.DontConfirmOverwrite,
+            )
+            if path:
+                self.export(what, path)
+
+        self._in_export_dir(ask)
+
+    def report_dialog(self) -> None:
+        """Open the comparison report dialog (it exports in the background) once its folder is found."""
         from workbench.views.report_dialog import ReportDialog
 
-        dialog = ReportDialog(self.session, lambda path: self.confirm_overwrite(path), self._export_dir(), self.parent)
-        dialog.sigWritten.connect(self._exported)
-        dialog.setModal(True)
-        dialog.show()
-        return dialog
+        def show(folder: str) -> None:
+            dialog = ReportDialog(self.session, lambda path: self.confirm_overwrite(path), folder, self.parent)
+            dialog.sigWritten.connect(self._exported)
+            dialog.setModal(True)
+            dialog.show()
+            self.shown_report = dialog
+
+        self._in_export_dir(show)
 
     def confirm_overwrite(self, path: str) -> bool:
         answer = QMessageBox.question(
@@ -110,45 +120,68 @@ class ExportActions:
         for every run and query), both through :mod:`metrics.report`;
         ``"per_query_table"`` (the per-query table as shown, with the
         differences to the baseline); ``"pr"`` / ``"ndcg"`` (a plot, PNG or SVG
-        by suffix).  Tables are written by a worker (they can be large); plots
-        are drawn here.  Returns whether the export was started; ``exported(path)``
+        by suffix, drawn here as it is shown now).  The target is checked in a
+        worker (a file loaded as input is refused; one that exists is replaced
+        only if ``confirm_overwrite(path)`` says so), then a worker writes it
+        (:mod:`workbench.views.export_target`): no file system call on the GUI
+        thread.  Returns whether the export was started; ``exported(path)``
         announces the written file, a failure is reported with ``show_error``.
         """
         results = self.session.results
         if results is None:
             return False
         inputs = self.input_paths()
-        try:
-            fileio.check_not_input(path, inputs)  # before asking whether to replace it
-        except fileio.ProtectedFileError as exc:
+        label = f"Exporting {os.path.basename(path)}"
+
+        def done(_: object) -> None:
+            self._exported(path)
+
+        def failed(exc: BaseException) -> None:
             self._export_failed(path, exc)
-            return False
-        if os.path.exists(path) and not self.confirm_overwrite(path):
-            return False
-        if what in ("summary", "per_query", "per_query_table"):
-            try:
+
+        try:
+            if what in ("summary", "per_query", "per_query_table"):
                 job = self._table_export_job(what, path, results)
-            except ValueError as exc:
-                self._export_failed(path, exc)
-                return False
-            self.session.run_job(
-                job,
-                f"Exporting {os.path.basename(path)}",
-                lambda _: self._exported(path),
-                lambda exc: self._export_failed(path, exc),
-            )
-            return True
-        try:
-            if what == "pr":
-                self.pr_plot.export_image(path, protect=inputs)
-            elif what == "ndcg":
-                self.ndcg_plot.export_image(path, protect=inputs)
-            else:
+
+                def write_table(exists: bool, _: object) -> None:
+                    self.session.run_job(job, label, done, failed)
+
+                export_target.check_then_write(self.session, path, inputs, self.confirm_overwrite, write_table, failed)
+                return True
+            if what not in ("pr", "ndcg"):
                 raise ValueError(f"unknown export {what!r}")
-        except (OSError, ValueError) as exc:
+            from workbench.views import figures
+            from workbench.views.plots import file_description, image_format
+
+            fmt = image_format(path)
+            plot = self.pr_plot if what == "pr" else self.ndcg_plot
+            drawing = plot.drawing_for_file(fmt)  # (as it is shown now)
+        except ValueError as exc:
             self._export_failed(path, exc)
             return False
-        self._exported(path)
+
+        def write_plot(exists: bool, described: str) -> None:
+            try:
+                drawn = drawing(described)  # (GUI work; encoded and written by the job)
+            except (OSError, ValueError) as exc:
+                failed(exc)
+                return
+
+            def plot_job(progress: object) -> None:
+                fileio.write_bytes(path, figures.encode(drawn, fmt), overwrite=True, protect=inputs)
+
+            self.session.run_job(plot_job, label, done, failed)
+
+        kind = plot.kind
+        export_target.check_then_write(
+            self.session,
+            path,
+            inputs,
+            self.confirm_overwrite,
+            write_plot,
+            failed,
+            prepare=lambda: file_description(results, kind),
+        )
         return True
 
     def input_paths(self) -> list[str]:
@@ -161,7 +194,10 @@ class ExportActions:
 
         qrels_name = results.request.qrels_name
         inputs = self.input_paths()
-        settings = [(k, v) for k, v in settings_of(results) if k != "qrels"]  # (the qrels have a line already)
+
+        def settings() -> list[tuple[str, str]]:  # (in the job: the program's version is looked up on disk)
+            return [(k, v) for k, v in settings_of(results) if k != "qrels"]  # (the qrels have a line already)
+
         if what in ("summary", "per_query"):
             frame = results.evaluation.aggregate if what == "summary" else results.evaluation.per_query
 
@@ -176,7 +212,7 @@ class ExportActions:
                     overwrite=True,
                     qrels=qrels_name,
                     protect=inputs,
-                    settings=settings,
+                    settings=settings(),
                 )
 
             return report_job
@@ -191,7 +227,7 @@ class ExportActions:
             from workbench.model import tables as table_model
 
             frame, _ = table_model.per_query_table(wide, baseline if baseline in runs else None)
-            header = export.per_query_header(qrels_name, runs, measure, baseline, settings)
+            header = export.per_query_header(qrels_name, runs, measure, baseline, settings())
             export.write_csv(path, frame, header, protect=inputs)
 
         return table_job
