@@ -489,7 +489,8 @@ def test_a_workspace_that_cannot_be_read_is_reported_naming_it_and_nothing_chang
     qtbot, project, tmp_path, monkeypatch
 ):
     """Bad JSON, a file gone (the last session deleted since the window started too) or one too large: the
-    message area names the file and what is wrong, what is open stays, and the window's thread read none."""
+    message area names the file and what is wrong, what is open stays, and the window's thread read none;
+    a save that fails says so, and the title does not name the file."""
     (project / "bad.irwb").write_text("not json")
     big = _study(project, "big.irwb")
     size = big.stat().st_size
@@ -514,7 +515,12 @@ def test_a_workspace_that_cannot_be_read_is_reported_naming_it_and_nothing_chang
                 qtbot.waitUntil(lambda said=said: said in w.messages.text(), timeout=TIMEOUT)
                 qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
                 assert (w.windowTitle(), w.recent_files(), _rows(w)) == before
+            nowhere = project / "no such folder" / "w.irwb"
+            assert w.write_workspace(str(nowhere))  # (started: the job says how it ended)
+            said = f"Saving the workspace to {nowhere} failed: No such file or directory"
+            qtbot.waitUntil(lambda: said in w.messages.text(), timeout=TIMEOUT)
+            assert (w.windowTitle(), w.recent_files()) == before[:2]
         assert disk.calls == []
-        assert "getsize" in disk.elsewhere(big)
+        assert "getsize" in disk.elsewhere(big) and "open" in disk.elsewhere(nowhere.parent)
     finally:
         close_window(w)

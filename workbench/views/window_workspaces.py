@@ -110,7 +110,8 @@ class WorkspaceActions:
 
     def write(self, path: str) -> bool:
         """Save what the window holds to ``path``: the document is taken now and written (atomically) by a
-        job; once it is, the title names the file and ``saved(path)`` is called.  True: the save started."""
+        job (Cancel does not stop it: it is short, and a file half written is never seen); once it is, the
+        title names the file and ``saved(path)`` is called.  True: the save started."""
         from workbench.model import workspace_file
 
         doc, path = self.doc(), os.path.abspath(path)
@@ -127,17 +128,9 @@ class WorkspaceActions:
             write,
             f"Saving {os.path.basename(path)}",
             lambda written: self._written(path) if written else None,
-            lambda exc: self._not_saved(path, exc),
+            lambda exc: self._show_error(f"Saving the workspace to {path} failed: {_reason(exc)}"),
         )
         return True
-
-    def _not_saved(self, path: str, exc: BaseException) -> None:
-        from metrics.errors import Cancelled
-
-        if isinstance(exc, Cancelled):  # (stopped before it was written: the file is as it was)
-            self._tell(f"Saving the workspace to {path}: cancelled")
-        else:
-            self._show_error(f"Saving the workspace to {path} failed: {_reason(exc)}")
 
     def _written(self, path: str) -> None:
         self.path = path
