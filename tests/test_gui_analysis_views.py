@@ -439,7 +439,8 @@ def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in
         shown(qtbot, w, "overlap")
         w.docks["agreement"].close()
         path = tmp_path / "study.irwb"
-        assert w.write_workspace(str(path))
+        with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
+            assert w.write_workspace(str(path))
     finally:
         close_window(w)
 

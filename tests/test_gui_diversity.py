@@ -197,7 +197,8 @@ def test_a_saved_workspace_reopens_the_intent_qrels(qtbot, data, tmp_path):
         w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
         path = data["qrels"].parent / "study.irwb"
-        assert w.write_workspace(str(path))
+        with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
+            assert w.write_workspace(str(path))
         summary = w.session.results.summary.copy()
     finally:
         close_window(w)

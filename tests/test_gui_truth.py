@@ -77,7 +77,8 @@ def test_a_reopened_workspace_is_shown_by_every_panel_and_edited_from_there(qtbo
         s.followups.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
         _idle(qtbot, w)
         path = project / "study.irwb"
-        assert w.write_workspace(str(path))
+        with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
+            assert w.write_workspace(str(path))
         summary = s.results.summary.copy()
     finally:
         close_window(w)
@@ -456,7 +457,8 @@ def test_a_workspace_file_that_moved_is_located_and_keeps_its_label(qtbot, proje
         s.rename(str(project / "run_bm25_rm3.txt"), "RM3")
         _idle(qtbot, w)
         path = project / "study.irwb"
-        assert w.write_workspace(str(path))
+        with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
+            assert w.write_workspace(str(path))
     finally:
         close_window(w)
     moved = tmp_path / "elsewhere"

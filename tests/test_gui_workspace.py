@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import shutil
@@ -57,7 +58,8 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
     _idle(qtbot, w)
     s.select_query(s.results.query_ids[3])
     path = project / "study.irwb"
-    assert w.write_workspace(str(path))
+    with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
+        assert w.write_workspace(str(path))
     saved = json.loads(path.read_text())
     assert saved["files"][0] == {"path": "qrels/qrels.txt", "kind": "qrels"}  # relative to the workspace
     expected_runs = [e.label for e in s.workspace.run_entries()]
@@ -235,25 +237,45 @@ def test_an_export_never_replaces_a_loaded_input(qtbot, project, tmp_path):
 
 
 class _DiskCalls:
-    """The file system calls the window's thread makes on the files under ``folder`` (a module imported for
-    the first time is looked at too: not counted)."""
+    """The file system calls made on the files under ``folder``, and on which thread (a module imported for
+    the first time is looked at too: not counted): :attr:`calls` are those the window's thread made."""
 
-    NAMES = ((os, "stat"), (os, "scandir"), (os, "listdir"), (os.path, "isfile"), (os.path, "isdir"))
+    NAMES = (
+        (os, "stat"),
+        (os, "scandir"),
+        (os, "listdir"),
+        (os, "open"),
+        (os, "replace"),
+        (os.path, "isfile"),
+        (os.path, "isdir"),
+        (os.path, "exists"),
+        (os.path, "getsize"),
+        (builtins, "open"),
+    )
 
     def __init__(self, monkeypatch, folder):
-        self.calls: list[tuple[str, str]] = []
-        gui, folder = threading.current_thread(), str(folder)
+        self.seen: list[tuple[str, str, threading.Thread]] = []
+        self.gui, folder = threading.current_thread(), str(folder)
 
         def spy(name, real):
             def call(*args, **kwargs):
-                if threading.current_thread() is gui and args and str(args[0]).startswith(folder):
-                    self.calls.append((name, str(args[0])))
+                if args and str(args[0]).startswith(folder):
+                    self.seen.append((name, str(args[0]), threading.current_thread()))
                 return real(*args, **kwargs)
 
             return call
 
         for module, name in self.NAMES:
             monkeypatch.setattr(module, name, spy(name, getattr(module, name)))
+
+    @property
+    def calls(self) -> list[tuple[str, str]]:
+        return [(name, path) for name, path, thread in self.seen if thread is self.gui]
+
+    def elsewhere(self, path) -> set[str]:
+        """The calls made by other threads than the window's (by name) on ``path``, or on the files whose
+        path holds ``path`` (a folder, or the part of a name that a temporary file is named with)."""
+        return {name for name, p, thread in self.seen if str(path) in p and thread is not self.gui}
 
 
 def test_the_title_and_the_reopen_button_follow_the_files_without_a_look_at_the_disk(
@@ -283,9 +305,9 @@ def test_the_title_and_the_reopen_button_follow_the_files_without_a_look_at_the_
 def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_file_is_located(
     qtbot, project, tmp_path, monkeypatch
 ):
-    """The files a workspace names are looked at by a worker (only the workspace file itself is read by the
-    window's thread): the runs beyond what is held in memory are scored from disk and say so, the missing
-    file says so in its place, and Locate… hands the path named to the file dialog, which looks itself."""
+    """The workspace file is read and the files it names are looked at by a worker: the runs beyond what is
+    held in memory are scored from disk and say so, the missing file says so in its place, and Locate…
+    hands the path named to the file dialog, which looks itself."""
     from PySide6.QtWidgets import QFileDialog
 
     from workbench.model import disk_runs
@@ -334,10 +356,172 @@ def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_fil
             w.files._locate(named)
             qtbot.waitUntil(lambda: "RM3" in (s.results.runs if s.results else ()), timeout=TIMEOUT)
             _idle(qtbot, w)
-        assert [c for c in disk.calls if c[1] != str(path)] == []  # (the workspace file is read by the window)
+        assert disk.calls == []  # (the workspace file too is read by a worker)
+        assert {"getsize", "open"} <= disk.elsewhere(path)
         assert asked[0][2] == named == str(runs / "run_bm25_rm3.txt")
         assert list(s.results.runs) == ["bm25", "RM3", "tfidf_title"]
         entry = s.workspace.entry(str(moved / "run_bm25_rm3.txt"))
         assert entry.size == sizes["run_bm25_rm3.txt"]
+    finally:
+        close_window(w)
+
+
+def _rows(w) -> list[tuple[str, str, str]]:
+    """The Files panel as shown: name (or label), kind, status."""
+    table = w.files.table
+    return [tuple(table.item(r, c).text() for c in range(3)) for r in range(table.rowCount())]
+
+
+def _study(project, name="study.irwb", **more):
+    doc = {
+        "format": workspace_file.FORMAT,
+        "version": 1,
+        "files": [
+            {"path": "qrels/qrels.txt", "kind": "qrels"},
+            {"path": "runs/run_bm25.txt", "kind": "run", "label": "BM25"},
+            {"path": "runs/run_bm25_rm3.txt", "kind": "run", "label": "RM3"},
+        ],
+        "baseline": "runs/run_bm25.txt",
+        **more,
+    }
+    path = project / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_workspace_is_opened_saved_kept_and_reopened_by_workers_only(qtbot, project, tmp_path, monkeypatch):
+    """Opening a workspace (File > Open, a drop), saving it, keeping the last session as the window closes,
+    building the next window's menus and reopening the last session: the window's thread reads, writes
+    and looks at no file; workers do."""
+    path = _study(project)
+    shown = [("qrels.txt", "qrels", "in use"), ("BM25", "run", "baseline"), ("RM3", "run", "ok")]
+    w = open_window(qtbot, tmp_path, ("map",))
+    w2 = None
+    try:
+        with monkeypatch.context() as m:
+            disk = _DiskCalls(m, tmp_path)
+            w.open_files([str(path)])
+            _idle(qtbot, w)
+            assert w.windowTitle() == "ir-workbench — study.irwb — qrels.txt"
+            assert _rows(w) == shown
+            assert str(path) in w.recent_files()  # (with the files it named, read since)
+            w.session.rename(str(project / "runs" / "run_bm25_rm3.txt"), "expansion")
+            copy = project / "copy.irwb"
+            with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT) as saved:
+                assert w.write_workspace(str(copy))
+            assert saved.args == [str(copy)]
+            assert w.windowTitle() == "ir-workbench — copy.irwb — qrels.txt"
+            assert w.recent_files()[0] == str(copy)
+            assert [f.get("label") for f in json.loads(copy.read_text())["files"]] == [None, "BM25", "expansion"]
+            w.close()  # the last session is kept (written before the window is gone)
+            last = tmp_path / "last-session.irwb"
+            kept = json.loads(last.read_text())
+            assert [(f["path"], f.get("label")) for f in kept["files"]] == [
+                ("qrels/qrels.txt", None),
+                ("runs/run_bm25.txt", "BM25"),
+                ("runs/run_bm25_rm3.txt", "expansion"),
+            ]
+
+            w2 = open_window(qtbot, tmp_path, ("map",))
+            assert not w2.reopen_action.isEnabled()  # (until a worker has found the last session)
+            qtbot.waitUntil(w2.reopen_action.isEnabled, timeout=TIMEOUT)
+            w2.reopen_action.trigger()
+            _idle(qtbot, w2)
+            assert w2.windowTitle() == "ir-workbench — qrels.txt"  # (the last session is no workspace file)
+            assert _rows(w2) == [*shown[:2], ("expansion", "run", "ok")]
+            assert list(w2.session.results.runs) == ["BM25", "expansion"]
+        assert disk.calls == []
+        assert {"getsize", "open"} <= disk.elsewhere(path)  # (read, by a worker)
+        assert {"getsize", "open"} <= disk.elsewhere(last)
+        assert "replace" in disk.elsewhere(".copy.irwb.") and "replace" in disk.elsewhere(".last-session.irwb.")
+        assert "isfile" in disk.elsewhere(last)  # (whether a last session is kept: LastSession)
+    finally:
+        close_window(w)
+        if w2 is not None:
+            close_window(w2)
+
+
+def test_cancel_while_a_workspace_is_read_leaves_the_window_as_it_was(qtbot, project, tmp_path, monkeypatch):
+    """The title, the recent files, the files shown and the layout follow a workspace once it is taken:
+    Cancel pressed while it is read leaves them as they were; opened again, it is taken whole."""
+    from PySide6.QtCore import Qt
+
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
+        _idle(qtbot, w)
+        curves = w.parts.views.docks["prCurves"]
+        curves.hide()  # the workspace's layout: no precision-recall dock
+        layout = bytes(w.parts.layout.state().toBase64().data()).decode("ascii")
+        curves.show()
+        path = _study(project, layout=layout)
+        before = (w.windowTitle(), w.recent_files(), _rows(w))
+        assert before[0] == "ir-workbench — qrels.txt" and str(path) not in before[1]
+
+        read, reading, release = workspace_file.read, threading.Event(), threading.Event()
+
+        def held(p):
+            reading.set()
+            release.wait(5)
+            return read(p)
+
+        monkeypatch.setattr(workspace_file, "read", held)
+        w.open_files([str(path)])
+        qtbot.waitUntil(reading.is_set, timeout=TIMEOUT)
+        cancel = w.parts.progress.cancel_button
+        qtbot.waitUntil(cancel.isVisible, timeout=TIMEOUT)
+        qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
+        release.set()
+        qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
+        assert (w.windowTitle(), w.recent_files(), _rows(w)) == before
+        assert not curves.isHidden()
+
+        w.open_files([str(path)])  # (not cancelled: taken whole)
+        _idle(qtbot, w)
+        assert w.windowTitle() == "ir-workbench — study.irwb — qrels.txt"
+        assert str(path) in w.recent_files()
+        assert [r[0] for r in _rows(w)] == ["qrels.txt", "BM25", "RM3"]
+        assert curves.isHidden()
+    finally:
+        close_window(w)
+
+
+def test_a_workspace_that_cannot_be_read_is_reported_naming_it_and_nothing_changes(
+    qtbot, project, tmp_path, monkeypatch
+):
+    """Bad JSON, a file gone (the last session deleted since the window started too) or one too large: the
+    message area names the file and what is wrong, what is open stays, and the window's thread read none;
+    a save that fails says so, and the title does not name the file."""
+    (project / "bad.irwb").write_text("not json")
+    big = _study(project, "big.irwb")
+    size = big.stat().st_size
+    monkeypatch.setattr(workspace_file, "MAX_BYTES", 100)
+    w = open_window(qtbot, tmp_path, ("map",))
+    try:
+        w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
+        _idle(qtbot, w)
+        before = (w.windowTitle(), w.recent_files(), _rows(w))
+        with monkeypatch.context() as m:
+            disk = _DiskCalls(m, tmp_path)
+            for open_it, said in (
+                (lambda: w.open_files([str(project / "bad.irwb")]), "bad.irwb, line 1: not a workspace file (JSON"),
+                (lambda: w.open_files([str(project / "gone.irwb")]), "gone.irwb: No such file or directory"),
+                (
+                    lambda: w.open_files([str(big)]),
+                    f"big.irwb: {size} bytes is too large for a workspace file",
+                ),
+                (w.parts.workspaces.reopen_last_session, "last-session.irwb: No such file or directory"),
+            ):
+                open_it()
+                qtbot.waitUntil(lambda said=said: said in w.messages.text(), timeout=TIMEOUT)
+                qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
+                assert (w.windowTitle(), w.recent_files(), _rows(w)) == before
+            nowhere = project / "no such folder" / "w.irwb"
+            assert w.write_workspace(str(nowhere))  # (started: the job says how it ended)
+            said = f"Saving the workspace to {nowhere} failed: No such file or directory"
+            qtbot.waitUntil(lambda: said in w.messages.text(), timeout=TIMEOUT)
+            assert (w.windowTitle(), w.recent_files()) == before[:2]
+        assert disk.calls == []
+        assert "getsize" in disk.elsewhere(big) and "open" in disk.elsewhere(nowhere.parent)
     finally:
         close_window(w)

@@ -377,3 +377,67 @@ def test_a_workspace_is_looked_at_in_a_worker_and_its_runs_held_by_their_sizes(q
         assert s.measures == ("map", "P.5") and sorted(s.results.runs) == ["bm25", "dense", "extra"]
     finally:
         s.shutdown()
+
+
+def test_a_workspace_file_is_read_in_a_worker_and_its_owner_hears_only_of_one_taken_or_unreadable(
+    qtbot, tmp_path, monkeypatch
+):
+    """``Session.open_workspace_file`` reads and parses the workspace file in the worker that looks at the
+    files it names; ``opened(doc)`` once it is taken (a file opened just after comes after it), ``failed``
+    with the reason naming the file if it cannot be read, and neither when Cancel is pressed meanwhile."""
+    import json
+
+    import workbench.session_reading as session_reading
+    from workbench.model import workspace_file
+    from workbench.session import Session
+
+    (tmp_path / "qrels.txt").write_text("1 0 D1 1\n1 0 D2 0\n")
+    for name in ("bm25", "extra"):
+        (tmp_path / f"{name}.run").write_text(f"1 Q0 D1 1 2.0 {name}\n1 Q0 D2 2 1.0 {name}\n")
+    path = tmp_path / "study.irwb"
+    files = [{"path": "qrels.txt", "kind": "qrels"}, {"path": "bm25.run", "kind": "run", "label": "BM25"}]
+    path.write_text(json.dumps({"format": workspace_file.FORMAT, "version": 1, "files": files}))
+    (tmp_path / "bad.irwb").write_text('{"format": "ir-workbench workspace", "version": 1, "files": 3}')
+    gui, read_by = threading.current_thread(), []
+    real_read, real_look = workspace_file.read, session_reading.look_at
+    gate = threading.Event()
+    gate.set()
+
+    def read(p):
+        read_by.append(threading.current_thread())
+        return real_read(p)
+
+    def look_at(names):
+        assert gate.wait(20)
+        return real_look(names)
+
+    monkeypatch.setattr(workspace_file, "read", read)
+    monkeypatch.setattr(session_reading, "look_at", look_at)
+    s = Session()
+    opened: list = []
+    failed: list[BaseException] = []
+    said: list[str] = []
+    s.sigMessage.connect(said.append)
+    try:
+        s.open_workspace_file(str(path), opened.append, failed.append)
+        s.open_files([str(tmp_path / "extra.run")])
+        assert opened == [] and s.busy
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert [f.label for f in opened[0].files] == [None, "BM25"] and failed == []
+        assert [e.label or e.name for e in s.workspace.entries] == ["qrels.txt", "BM25", "extra"]
+        assert read_by and gui not in read_by
+
+        s.open_workspace_file(str(tmp_path / "bad.irwb"), opened.append, failed.append)
+        qtbot.waitUntil(lambda: bool(failed), timeout=20000)
+        assert str(failed[0]) == 'bad.irwb: "files" must be a list' and len(opened) == 1
+
+        gate.clear()
+        s.open_workspace_file(str(path), opened.append, failed.append)
+        s.cancel()
+        gate.set()
+        qtbot.waitUntil(lambda: not s.busy, timeout=20000)
+        assert len(opened) == 1 and len(failed) == 1 and "Opening the workspace: cancelled" in said
+        assert [e.label or e.name for e in s.workspace.entries] == ["qrels.txt", "BM25", "extra"]
+    finally:
+        gate.set()
+        s.shutdown()

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -51,6 +53,9 @@ from workbench.session_paint import AfterPaint
 from workbench.session_reading import ReadingJobs
 from workbench.session_reads import FromModel
 from workbench.system import qtcompat
+
+if TYPE_CHECKING:
+    from workbench.model.workspace_file import WorkspaceDoc
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
@@ -232,6 +237,15 @@ class Session(QObject):
         a worker (their sizes decide which runs are held in memory); files it names that are missing are
         reported."""
         self.reading.open_workspace(doc)
+
+    @by_user
+    def open_workspace_file(
+        self, path: str, opened: Callable[[WorkspaceDoc], object], failed: Callable[[BaseException], object]
+    ) -> None:
+        """:meth:`open_workspace` with the document read from the workspace file at ``path`` in a worker;
+        ``opened(doc)`` once it is taken, ``failed(exception)`` if the file cannot be read (neither when
+        the opening is cancelled: nothing of it is taken then)."""
+        self.reading.open_workspace_file(path, opened, failed)
 
     @by_user
     def open_files(self, paths, kind: str | None = None) -> None:

@@ -11,7 +11,7 @@ import itertools
 import os
 import time
 from collections.abc import Callable, Hashable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QObject, QTimer
 
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from workbench.model.scoring import Lease
     from workbench.model.session import SessionModel
     from workbench.model.workspace_file import WorkspaceDoc
+
+
+_Listed = TypeVar("_Listed")  # what a listing job finds: a Listing, or a workspace read and its files
 
 
 def _timer(parent: QObject, ms: int, slot: Callable[[], None]) -> QTimer:
@@ -125,13 +128,35 @@ class ReadingJobs:
         a worker (which are there, their sizes), then taken by the model
         (:meth:`workbench.model.session.SessionModel.open_workspace_listed`), in the order asked."""
         names = [f.path for f in doc.files]
+        self._list(lambda: look_at(names), lambda found: self._take_workspace(doc, found), "Opening the workspace")
 
-        def take(found: Listing) -> None:
-            self._drop_reads()  # (what was asked after it is still listed, and opened after it)
-            self.model.files.clear()
-            self.model.open_workspace_listed(doc, found, start=self.submit_load)
+    def open_workspace_file(
+        self,
+        path: str,
+        opened: Callable[[WorkspaceDoc], object],
+        failed: Callable[[BaseException], object],
+    ) -> None:
+        """:meth:`open_workspace` with the document read from the workspace file at ``path``, in the same
+        worker (the window's thread neither reads nor parses it); ``opened(doc)`` once it is taken, in the
+        order asked, or ``failed(exception)`` if the file cannot be read.  Neither is called if the opening
+        is cancelled or dropped: nothing of the workspace is taken then."""
+        from workbench.model import workspace_file
 
-        self._list(lambda: look_at(names), take, "Opening the workspace")
+        def read() -> tuple[WorkspaceDoc, Listing]:
+            doc = workspace_file.read(path)
+            return doc, look_at(f.path for f in doc.files)
+
+        def take(read_: tuple[WorkspaceDoc, Listing]) -> None:
+            doc, found = read_
+            self._take_workspace(doc, found)
+            opened(doc)
+
+        self._list(read, take, "Opening the workspace", failed)
+
+    def _take_workspace(self, doc: WorkspaceDoc, found: Listing) -> None:
+        self._drop_reads()  # (what was asked after it is still listed, and opened after it)
+        self.model.files.clear()
+        self.model.open_workspace_listed(doc, found, start=self.submit_load)
 
     def locate(self, path: str, found: str) -> None:
         """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
@@ -153,31 +178,37 @@ class ReadingJobs:
         if e is not None:
             self.open_files([e.path], kind=kind)
 
-    def _list(self, listing: Callable[[], Listing], then: Callable[[Listing], object], what: str) -> None:
-        """List in a worker (folders walked, sizes looked at: never on the window's thread), then ``then``."""
+    def _list(
+        self,
+        listing: Callable[[], _Listed],
+        then: Callable[[_Listed], object],
+        what: str,
+        failed: Callable[[BaseException], object] | None = None,
+    ) -> None:
+        """List in a worker (folders walked, sizes looked at: never on the window's thread), then ``then``;
+        a failure goes to ``failed`` (by default, an error saying ``what`` failed)."""
         ticket = next(self._tickets)
         self._opening[ticket] = None
 
-        def ended(tell: Callable[[str], None], text: str) -> None:
-            tell(text)
+        def ended(report: Callable[[], object]) -> None:
+            report()
             self._opening[ticket] = lambda: None
             self._open_listed()
 
-        def listed(found: Listing) -> None:
+        def cancelled() -> None:
+            ended(lambda: self._message(f"{what}: cancelled"))
+
+        def listed(found: _Listed) -> None:
             if self._stopped():  # (Cancel pressed since it was asked for: nothing is opened)
-                ended(self._message, f"{what}: cancelled")
+                cancelled()
                 return
             self._opening[ticket] = lambda: then(found)
             self._open_listed()
 
-        self.jobs.submit(
-            ("list", ticket),
-            lambda progress: listing(),
-            what,
-            listed,
-            lambda exc: ended(self._error, f"{what} failed: {exc}"),
-            lambda: ended(self._message, f"{what}: cancelled"),
-        )
+        def not_listed(exc: BaseException) -> None:
+            ended(lambda: failed(exc) if failed is not None else self._error(f"{what} failed: {exc}"))
+
+        self.jobs.submit(("list", ticket), lambda progress: listing(), what, listed, not_listed, cancelled)
 
     def _open_listed(self) -> None:
         while self._opening:

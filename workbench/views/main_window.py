@@ -79,6 +79,7 @@ class WindowParts:
 
 class MainWindow(QMainWindow):
     sigExported = Signal(str)
+    sigWorkspaceSaved = Signal(str)  # (its path, once written by a job: File > Save workspace, write_workspace)
 
     #: a window opened on files shows its views with their first scores (:meth:`paint_with_first_scores`),
     #: or this long after they are built at most
@@ -181,7 +182,8 @@ class MainWindow(QMainWindow):
         bars = WindowBars(self, s)
         recent = RecentFiles(settings)
         layout = WindowLayout(self, settings, views.docks, bars.after_restore)
-        workspaces = WorkspaceActions(self, s, settings, recent, layout, bars.messages.add, tell, title)
+        saved, messages = self.sigWorkspaceSaved.emit, bars.messages.add
+        workspaces = WorkspaceActions(self, s, settings, recent, layout, messages, tell, title, saved)
         files = FileActions(self, s, recent, workspaces, tell, title)
         exports = ExportActions(
             self,
@@ -324,9 +326,10 @@ class MainWindow(QMainWindow):
             super().closeEvent(event)
             return
         keep_chosen_kinds(self.settings, self.session.chosen_kinds)
-        self._parts.workspaces.save_last_session()
+        self._parts.workspaces.save_last_session()  # (written by a thread while the jobs shut down)
         self._parts.layout.save()
         self.session.shutdown()
+        self._parts.workspaces.wait_for_last_session()
         super().closeEvent(event)
 
     # ------------------------------------------------------------------

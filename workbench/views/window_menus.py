@@ -3,7 +3,6 @@ Edit > Undo following the session."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -88,7 +87,7 @@ class WindowMenus:
         act = file_menu.addAction("Save workspace &as…", workspaces.save_as)
         act.setShortcut(QKeySequence.StandardKey.SaveAs)
         self.reopen_action = file_menu.addAction("Reopen &last session", workspaces.reopen_last_session)
-        self.reopen_action.setEnabled(os.path.isfile(workspaces.last_session_path()))
+        self.reopen_action.setEnabled(False)  # (until a worker finds a last session: LastSession)
         file_menu.addSeparator()
         file_menu.addAction("F&use runs…", self.show_fuse)
         exp = file_menu.addMenu("&Export")

@@ -5,7 +5,9 @@ core and numpy, is imported where it is used, once the window is shown.)"""
 
 from __future__ import annotations
 
+import itertools
 import os
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -23,7 +25,17 @@ class WorkspaceActions:
     """File > Open/Save workspace: what ``session`` holds and the dock positions of ``layout``, in a file;
     dialogs are children of ``parent``; the last session is kept next to the ``settings`` file.
     ``show_error(text)`` reports a failure, ``tell(text)`` says something in the status bar,
-    ``after_change()`` runs once the workspace file changed (the title names it)."""
+    ``after_change()`` runs once the workspace file changed (the title names it), ``saved(path)`` once a
+    workspace is written.
+
+    The window's thread neither reads nor writes a workspace file: it is read and parsed in the job that
+    looks at the files it names (:meth:`workbench.session.Session.open_workspace_file`), and only once
+    it is taken do the title, the recent files and the layout follow it (a cancelled opening leaves them
+    as they were); a document is taken on the window's thread (a plain value) and written by a job."""
+
+    #: seconds the window waits, as it closes, for the last session to be written (it is written while the
+    #: session's jobs shut down; a disk that does not answer by then keeps the last session written before)
+    LAST_SESSION_WAIT_SECONDS = 5.0
 
     def __init__(
         self,
@@ -35,6 +47,7 @@ class WorkspaceActions:
         show_error: Callable[[str], None],
         tell: Callable[[str], None],
         after_change: Callable[[], None],
+        saved: Callable[[str], object] = lambda path: None,
     ):
         self.parent = parent
         self.session = session
@@ -44,7 +57,14 @@ class WorkspaceActions:
         self._show_error = show_error
         self._tell = tell
         self._after_change = after_change
+        self._saved = saved
         self.path: str | None = None  # the workspace file last opened or saved
+        #: the latest save asked for, by file: a write that starts after a newer one is asked for is skipped
+        #: (the writes take turns under the lock, so the newest document is the one left on disk)
+        self._latest: dict[str, int] = {}
+        self._saves = itertools.count(1)
+        self._write_lock = threading.Lock()
+        self._last_session: threading.Thread | None = None
 
     def last_session_path(self) -> str:
         """Where the session is kept when the window closes (next to the settings file)."""
@@ -55,25 +75,20 @@ class WorkspaceActions:
         doc.layout = bytes(self.layout.state().toBase64().data()).decode("ascii")
         return doc
 
-    def open(self, path: str) -> bool:
-        from metrics.errors import InputError
-        from workbench.model import workspace_file
+    def open(self, path: str) -> None:
+        """Open the workspace file at ``path``: read, parsed and its files looked at in a worker, then taken
+        (what is open is replaced); a file that cannot be read is reported, naming it."""
+        path = os.path.abspath(path)
 
-        try:
-            doc = workspace_file.read(path)
-        except (InputError, OSError) as exc:
-            self._show_error(
-                str(exc) if isinstance(exc, InputError) else f"{os.path.basename(path)}: {exc.strerror or exc}"
-            )
-            return False
-        self.session.open_workspace(doc)
-        if doc.layout:
-            self.layout.restore_state(QByteArray.fromBase64(doc.layout.encode("ascii")))
-        if os.path.abspath(path) != os.path.abspath(self.last_session_path()):
-            self.path = os.path.abspath(path)
-            self.recent.remember(self.path)
-        self._after_change()
-        return True
+        def opened(doc: WorkspaceDoc) -> None:
+            if doc.layout:
+                self.layout.restore_state(QByteArray.fromBase64(doc.layout.encode("ascii")))
+            if path != os.path.abspath(self.last_session_path()):
+                self.path = path
+                self.recent.remember(path)
+            self._after_change()
+
+        self.session.open_workspace_file(path, opened, lambda exc: self._show_error(_not_read(path, exc)))
 
     def save(self) -> bool:
         if not self.path:
@@ -94,18 +109,35 @@ class WorkspaceActions:
         return self.write(path)
 
     def write(self, path: str) -> bool:
+        """Save what the window holds to ``path``: the document is taken now and written (atomically) by a
+        job (Cancel does not stop it: it is short, and a file half written is never seen); once it is, the
+        title names the file and ``saved(path)`` is called.  True: the save started."""
         from workbench.model import workspace_file
 
-        try:
-            workspace_file.write(self.doc(), path)
-        except OSError as exc:
-            self._show_error(f"Saving the workspace to {path} failed: {exc.strerror or exc}")
-            return False
-        self.path = os.path.abspath(path)
-        self.recent.remember(self.path)
+        doc, path = self.doc(), os.path.abspath(path)
+        save = self._latest[path] = next(self._saves)
+
+        def write(progress: Callable[[float], bool]) -> bool:
+            with self._write_lock:
+                if self._latest.get(path) != save:
+                    return False  # (a newer save of the same file is written instead)
+                workspace_file.write(doc, path)
+                return True
+
+        self.session.run_job(
+            write,
+            f"Saving {os.path.basename(path)}",
+            lambda written: self._written(path) if written else None,
+            lambda exc: self._show_error(f"Saving the workspace to {path} failed: {_reason(exc)}"),
+        )
+        return True
+
+    def _written(self, path: str) -> None:
+        self.path = path
+        self.recent.remember(path)
         self._after_change()
         self._tell(f"Workspace saved to {path}")
-        return True
+        self._saved(path)
 
     def open_dialog(self) -> None:
         from workbench.model import workspace_file
@@ -119,19 +151,49 @@ class WorkspaceActions:
         if path:
             self.open(path)
 
-    def reopen_last_session(self) -> bool:
-        path = self.last_session_path()
-        return os.path.isfile(path) and self.open(path)
+    def reopen_last_session(self) -> None:
+        """Open the last session again (offered once a worker found it, :mod:`workbench.views.last_session`;
+        gone since, the read in the worker says so)."""
+        self.open(self.last_session_path())
 
     def save_last_session(self) -> None:
+        """Keep what the window holds as the last session (the window closes): the document is taken now
+        and written by a thread of its own while the session shuts down; :meth:`wait_for_last_session`
+        waits for it before the process ends."""
         from workbench.model import workspace_file
 
         if self.session.is_sample or not self.session.workspace.entries:
             return
-        try:
-            workspace_file.write(self.doc(), self.last_session_path())
-        except OSError:
-            pass  # a convenience; the user's own workspace files are saved explicitly
+        doc, path = self.doc(), self.last_session_path()
+
+        def write() -> None:
+            try:
+                workspace_file.write(doc, path)
+            except OSError:
+                pass  # a convenience; the user's own workspace files are saved explicitly
+
+        self._last_session = threading.Thread(target=write, name="last session", daemon=True)
+        self._last_session.start()
+
+    def wait_for_last_session(self) -> None:
+        """Wait, at most :attr:`LAST_SESSION_WAIT_SECONDS`, for the last session to be written."""
+        if self._last_session is not None:
+            self._last_session.join(self.LAST_SESSION_WAIT_SECONDS)
+            self._last_session = None
+
+
+def _not_read(path: str, exc: BaseException) -> str:
+    """Why the workspace file at ``path`` could not be opened, naming it."""
+    from metrics.errors import InputError
+
+    name = os.path.basename(path)
+    if isinstance(exc, InputError):
+        return str(exc)  # (it names the file)
+    return f"{name}: {_reason(exc)}"
+
+
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
 
 
 def last_session_path(settings: QSettings) -> str:
