@@ -316,3 +316,17 @@ def test_a_workspace_opened_in_line_looks_at_its_files_itself(tmp_path, monkeypa
         ("run_tfidf_title.txt", sizes["run_tfidf_title.txt"], False),
     ]
     assert [e.name for e in model.workspace.entries if e.missing] == ["a folder.run"]
+
+
+def test_the_model_reads_every_attribute_of_its_state_and_nothing_else():
+    """``model.workspace`` and the others are the state's (``OfState``): the forwards name exactly the
+    attributes a SessionState holds, so that one added to the state is not read past, nor a forward left
+    pointing at nothing."""
+    from workbench.model.session import OfState
+    from workbench.model.session_state import SessionState
+
+    forwarded = {name for name, value in vars(SessionModel).items() if isinstance(value, OfState)}
+    assert forwarded == set(vars(SessionState()))
+    model = SessionModel()
+    for name in forwarded:
+        assert getattr(model, name) is getattr(model.state, name)

@@ -94,6 +94,8 @@ class SessionModel:
     drilldown_depth = OfState[int]()
     inspected_path = OfState[str | None]()
     inspection = OfState[dict | None]()
+    inspection_key = OfState[tuple | None]()
+    drilldown_choices = OfState[dict[str, bool]]()
 
     def __init__(self) -> None:
         self.state = SessionState()
