@@ -157,7 +157,7 @@ def offer_defaults(model) -> None:
     """Intent qrels loaded for the first time in a session whose measures name no diversity measure: the
     TREC Web track's ones are added, as a change of the measures (their tick boxes in the Measures panel,
     or Edit > Undo, take them away again)."""
-    if getattr(model, "diversity_offered", False):
+    if model.diversity_offered:
         return
     model.diversity_offered = True
     if not split(model.measures)[1]:

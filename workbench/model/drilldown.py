@@ -165,7 +165,7 @@ def caption(drill: QueryDrilldown, run: str, score: tuple[str, float] | None = N
 
 def query_score(results, measure: str | None, query_id: str, run: str) -> tuple[str, float] | None:
     """(measure, value) of ``run`` on ``query_id`` from evaluation results, or None."""
-    if results is None or measure is None or measure not in getattr(results, "per_query", {}):
+    if results is None or measure is None or measure not in results.per_query:
         return None
     wide = results.per_query[measure]
     if query_id not in wide.index or run not in wide.columns:

@@ -416,6 +416,7 @@ class AdaptiveSplitter(QSplitter):
     def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None, share: float = 0.5) -> None:
         super().__init__(orientation, parent)
         self.share = share
+        self._placed = False  # (the parts are given their shares at the first resize)
 
     def minimumSizeHint(self) -> QSize:
         """The widest and the tallest of the parts: the splitter turns to fit (side by side, the parts' sum
@@ -430,7 +431,7 @@ class AdaptiveSplitter(QSplitter):
         wide = size.width() > 1.3 * size.height()
         orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
         super().resizeEvent(event)
-        if orientation != self.orientation() or not getattr(self, "_placed", False):
+        if orientation != self.orientation() or not self._placed:
             self._placed = True
             self.setOrientation(orientation)
             room = size.width() if wide else size.height()
