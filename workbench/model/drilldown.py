@@ -74,10 +74,12 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
     runs = dict(request.runs)
     on_disk = [label for label, run in runs.items() if isinstance(run, RunOnDisk)]
     for i, label in enumerate(on_disk):
-        import metrics.io.readers
         from metrics.errors import Cancelled
+        from metrics.io.columns import read_columns
+        from metrics.io.table import rows_of_queries
 
-        runs[label] = metrics.io.readers.read_run(runs[label].path, queries=[request.query_id])  # its rows only
+        # the file read whole (and checked), its columns cut to the query's rows at once
+        runs[label] = rows_of_queries(read_columns(runs[label].path, "run"), [request.query_id])
         if progress is not None and progress((i + 1) / len(on_disk)) is False:
             raise Cancelled("drill-down cancelled")
     return query_drilldown(
