@@ -5,6 +5,7 @@ The jobs the Qt session would run in workers are run here in line, in the order 
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import sys
@@ -230,12 +231,7 @@ def test_the_file_rules_open_files_as_listed_with_their_sizes_without_looking_at
     rec = Recorder(model)
     started = []
 
-    def no_disk(*args, **kwargs):
-        raise AssertionError(f"the disk looked at: {args}")
-
-    with monkeypatch.context() as m:
-        for module, name in ((os, "stat"), (os, "scandir"), (os.path, "getsize"), (os.path, "isdir")):
-            m.setattr(module, name, no_disk)
+    with _no_disk(monkeypatch):
         assert model.files.open_listed(listing, start=started.append) == files
     assert [(e.size, e.hold) for e in started] == [(40, True), (50, True), (20, False), (10, True)]
     assert rec.of("notice") == [("nowhere: 1 file(s) that are not qrels or runs left out",)]
@@ -270,12 +266,7 @@ def test_a_workspace_opens_its_files_as_listed_held_by_their_sizes_without_looki
     rec = Recorder(model)
     started = []
 
-    def no_disk(*args, **kwargs):
-        raise AssertionError(f"the disk looked at: {args}")
-
-    with monkeypatch.context() as m:
-        for module, name in ((os, "stat"), (os, "scandir"), (os.path, "isfile"), (os.path, "isdir")):
-            m.setattr(module, name, no_disk)
+    with _no_disk(monkeypatch):
         model.open_workspace_listed(doc, listing, start=started.append)
     assert [(e.path, e.size, e.hold) for e in started] == [
         (qrels, 40, True),
@@ -330,3 +321,23 @@ def test_the_model_reads_every_attribute_of_its_state_and_nothing_else():
     model = SessionModel()
     for name in forwarded:
         assert getattr(model, name) is getattr(model.state, name)
+
+
+@contextlib.contextmanager
+def _no_disk(monkeypatch):
+    """Looking at the disk (stat, scandir, getsize, isfile, isdir) fails the test while in this context."""
+    import os
+
+    def no_disk(*args, **kwargs):
+        raise AssertionError(f"the disk looked at: {args}")
+
+    with monkeypatch.context() as m:
+        for module, name in (
+            (os, "stat"),
+            (os, "scandir"),
+            (os.path, "getsize"),
+            (os.path, "isfile"),
+            (os.path, "isdir"),
+        ):
+            m.setattr(module, name, no_disk)
+        yield

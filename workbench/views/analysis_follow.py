@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QDockWidget,
     QFileDialog,
+    QHBoxLayout,
     QLabel,
     QLayout,
     QMenu,
@@ -62,6 +63,22 @@ def pane(view: QWidget, rows: list[QLayout], *widgets: QWidget) -> QVBoxLayout:
     for i, widget in enumerate(widgets):
         layout.addWidget(widget, 1 if i == len(widgets) - 1 else 0)
     return layout
+
+
+def controls(view: QWidget, *parts: str | QWidget, top: bool = False) -> QHBoxLayout:
+    """A row of an analysis view's controls: a text is the label of the box after it, which takes the width
+    left (shared among the boxes); other widgets keep their own width.  ``top``: the view's first row."""
+    row = QHBoxLayout()
+    row.setContentsMargins(4, 2 if top else 0, 4, 0)
+    labelled = False
+    for part in parts:
+        if isinstance(part, str):
+            row.addWidget(QLabel(part, view))
+            labelled = True
+        else:
+            row.addWidget(part, 1 if labelled else 0)
+            labelled = False
+    return row
 
 
 def colour_scale(value: float, low: float = 0.0, high: float = 1.0) -> QColor:

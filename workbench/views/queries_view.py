@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, pane
+from workbench.views.analysis_follow import AdaptiveSplitter, AnalysisFollower, ExportButton, controls, pane
 from workbench.views.copy_image import install_copy_image
 from workbench.views.versus_view import _combo, set_items
 
@@ -46,15 +46,8 @@ class QueriesView(QWidget):
         self.banner = QLabel(self)
         self.follower = AnalysisFollower(session, self, "queries", "query traits", self.settings, self.banner)
         self.export = ExportButton(self, self.follower, self.table_frame, self)
-        bar = QHBoxLayout()
-        bar.setContentsMargins(4, 2, 4, 0)
-        bar.addWidget(QLabel("Measure:", self))
-        bar.addWidget(self.measure_box, 1)
-        bar.addWidget(self.export)
-        row2 = QHBoxLayout()
-        row2.setContentsMargins(4, 0, 4, 0)
-        row2.addWidget(QLabel("Trait:", self))
-        row2.addWidget(self.trait_box, 1)
+        bar = controls(self, "Measure:", self.measure_box, self.export, top=True)
+        row2 = controls(self, "Trait:", self.trait_box)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)

@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QSizePolicy, QWidget
 
 from workbench.model import analyses
-from workbench.views.analysis_follow import AnalysisFollower, ExportButton, pane
+from workbench.views.analysis_follow import AnalysisFollower, ExportButton, controls, pane
 from workbench.views.copy_image import install_copy_image
 
 if TYPE_CHECKING:
@@ -50,16 +50,8 @@ class VersusView(QWidget):
         self.banner = QLabel(self)
         self.follower = AnalysisFollower(session, self, "versus", "run against run", self.settings, self.banner)
         self.export = ExportButton(self, self.follower, self.table_frame, self)
-        bar = QHBoxLayout()
-        bar.setContentsMargins(4, 2, 4, 0)
-        bar.addWidget(QLabel("Measure:", self))
-        bar.addWidget(self.measure_box, 1)
-        bar.addWidget(self.export)
-        pair = QHBoxLayout()
-        pair.setContentsMargins(4, 0, 4, 0)
-        for label, box in (("A:", self.a_box), ("B:", self.b_box)):
-            pair.addWidget(QLabel(label, self))
-            pair.addWidget(box, 1)
+        bar = controls(self, "Measure:", self.measure_box, self.export, top=True)
+        pair = controls(self, "A:", self.a_box, "B:", self.b_box)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
