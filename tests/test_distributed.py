@@ -317,6 +317,7 @@ def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluste
     shared = state(encoded, metrics.parse_measures("map"), {}, ranked=False, queries=False, summary=True)
     order = [runs[3], runs[0], runs[3], runs[6]]  # the same run twice: two tasks, two blocks
     client.wait_for_workers(2, timeout=60)  # (a worker of the module's cluster may still be coming back)
+    _idle(client)  # (a task the last test cancelled may still run: its worker once missed the broadcast)
     results = md.score_runs(client, shared, order)
     try:
         first = next(results)
@@ -355,6 +356,15 @@ def test_evaluator_with_a_client_gives_the_evaluation_of_one_process(cluster, cl
     assert expected.runs == ["tag2"]
     assert ev.evaluate([], client=client).runs == []
     _released(cluster)  # the frames sent to the workers and the evaluator are let go
+
+
+def _idle(client) -> None:
+    """Wait until no worker runs a task (a task cancelled by the scheduler runs on to its end)."""
+    for _ in range(600):
+        if not any(client.run(lambda dask_worker: len(dask_worker.state.executing)).values()):
+            return
+        time.sleep(0.05)
+    raise AssertionError("a worker is still running a task after 30 s")
 
 
 def _released(cluster) -> None:
