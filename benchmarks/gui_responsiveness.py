@@ -103,7 +103,7 @@ def many_runs(args) -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from workbench.views.main_window import MainWindow
+    from workbench.views.window.main_window import MainWindow
 
     app = QApplication([])
     with tempfile.TemporaryDirectory() as tmp:
@@ -152,7 +152,7 @@ def main() -> None:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from workbench.views.main_window import MainWindow
+    from workbench.views.window.main_window import MainWindow
 
     app = QApplication([])
     with tempfile.TemporaryDirectory() as tmp:

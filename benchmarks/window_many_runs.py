@@ -33,12 +33,12 @@ import os, sys, time
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from workbench.system import process
 process.prepare()
-from workbench.model import scoring
+from workbench.scoring import service as scoring
 early = scoring.start(sys.argv[3:])  # as ir-workbench FILES... does, before its window
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from workbench.views.main_window import MainWindow
+from workbench.views.window.main_window import MainWindow
 w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)
 w.resize(1400, 900)
 w.show()

@@ -27,7 +27,7 @@ import sys
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from workbench.views.main_window import MainWindow
+from workbench.views.window.main_window import MainWindow
 w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)
 w.resize(1400, 900); w.show(); app.processEvents()
 if sys.argv[2] == "ready":  # until the views are built too, ticking a 10 ms timer in the event loop

@@ -8,7 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QSettings  # noqa: E402
 
-from workbench.views.main_window import MainWindow  # noqa: E402
+from workbench.views.window.main_window import MainWindow  # noqa: E402
 
 
 def open_window(qtbot, tmp_path, measures, size=None):

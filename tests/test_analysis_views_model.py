@@ -1,4 +1,4 @@
-"""The window's analyses in plain Python (workbench.model.analyses): what they are computed from, their
+"""The window's analyses in plain Python (workbench.state.analyses): what they are computed from, their
 numbers against metrics.analysis on the same runs, one query's runs side by side, and when what a view
 shows is out of date.  No Qt."""
 
@@ -22,9 +22,9 @@ from metrics.analysis import (
     ranking_flips,
     versus,
 )
-from workbench.model import analyses
-from workbench.model import analysis as window_analysis
-from workbench.model.run_on_disk import RunOnDisk
+from workbench.scoring import evaluation as window_analysis
+from workbench.scoring.run_on_disk import RunOnDisk
+from workbench.state import analyses
 
 MEASURES = ("map", "P.5", "ndcg_cut.10", "recip_rank", "bpref")
 

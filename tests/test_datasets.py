@@ -90,20 +90,20 @@ def test_cli_reads_a_dataset(dataset, tmp_path):
 
 
 def test_window_loads_a_dataset(dataset):
-    from workbench.model.loading import load_file
+    from workbench.state.loading import load_file
 
     _, loaded = load_file("irds:metrics-test/tiny", None, None)
     assert loaded.kind == "qrels" and len(loaded.qrels) == 5
     _, queries = load_file("irds:metrics-test/tiny#queries", "queries", None)
     assert queries.kind == "queries" and queries.queries["2"] == "second query"
-    from workbench.model.workspace import normalize
+    from workbench.state.workspace import normalize
 
     assert normalize("irds:metrics-test/tiny") == "irds:metrics-test/tiny"
 
 
 def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
     pytest.importorskip("PySide6")
-    from workbench.views import dataset_dialog
+    from workbench.views.dialogs import dataset as dataset_dialog
 
     opened = []
 

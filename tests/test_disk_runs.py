@@ -1,4 +1,4 @@
-"""Runs the window scores from disk (workbench.model.disk_runs): past a memory budget a run file is not
+"""Runs the window scores from disk (workbench.scoring.disk_runs): past a memory budget a run file is not
 held but read and scored by worker processes at each evaluation.  The numbers must equal those of
 held runs; a bad file is reported with its line and left out; Cancel stops; the drill-down reads them."""
 
@@ -17,11 +17,14 @@ import metrics
 import metrics.io.readers
 from metrics.errors import Cancelled
 from metrics.io.table import Columns
-from workbench.model import analysis, disk_runs, scoring
-from workbench.model import drilldown as drilldown_model
-from workbench.model.defaults import SETTINGS
-from workbench.model.loading import load_file
-from workbench.model.session import SessionModel
+from workbench.scoring import disk_runs
+from workbench.scoring import evaluation as analysis
+from workbench.scoring import service as scoring
+from workbench.scoring.defaults import SETTINGS
+from workbench.state import drilldown as drilldown_model
+from workbench.state import early as scoring_ahead
+from workbench.state.loading import load_file
+from workbench.state.session import SessionModel
 
 MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100", "num_ret")
 
@@ -383,10 +386,10 @@ def test_the_processes_start_with_the_window_when_a_folder_holds_more_runs_than_
     (folder / "more").mkdir(parents=True)
     for name in ("a.run", "b.run", ".hidden"):
         (folder / name).write_text("1 Q0 d1 1 1.0 r\n")
-    assert scoring.start([folder]) is None  # two visible files: held, no processes
+    assert scoring_ahead.start([folder]) is None  # two visible files: held, no processes
     (folder / "more" / "c.run").write_text("1 Q0 d1 1 1.0 r\n")
     (folder / "more" / "d.run").write_text("1 Q0 d1 1 1.0 r\n")
-    service, ahead = scoring.start([folder, tmp_path / "missing.txt"])
+    service, ahead = scoring_ahead.start([folder, tmp_path / "missing.txt"])
     try:
         assert ahead is None  # no qrels among the files: nothing to score before the session
         assert service.workers._pool is not None  # started before the session, for it
@@ -425,7 +428,7 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
         pickle.dump(disk_runs.ScoringState(encode_qrels(read_columns(str(qrels), "qrels")), measures, SETTINGS), out)
     code = (
         "import sys\n"
-        "from workbench.model import disk_runs\n"
+        "from workbench.scoring import disk_runs\n"
         f"ev, pr, atk, queries = disk_runs.score({str(state)!r}, 'r', {str(paths[0])!r})\n"
         "print(queries, ev.runs, [m for m in ('pandas', 'pyarrow', 'scipy', 'PySide6') if m in sys.modules])\n"
     )
@@ -459,7 +462,7 @@ def test_worker_processes_exit_when_the_process_that_started_them_dies(tmp_path,
         "    if sys.argv[1].startswith('window'):\n"
         "        if sys.argv[1] == 'window-spawn':\n"
         "            import PySide6.QtCore  # Qt loaded: spawned, as a window's session starts them\n"
-        "        from workbench.model import disk_runs\n"
+        "        from workbench.scoring import disk_runs\n"
         "        pool = disk_runs.Workers().pool()\n"
         "        assert pool._mp_context.get_start_method() == ('spawn' if 'spawn' in sys.argv[1] else 'fork')\n"
         "    else:\n"
@@ -491,14 +494,14 @@ _EARLY_SCRIPT = """
 import gc, os, sys, threading
 from workbench.system import process
 process.prepare()
-from workbench.model import disk_runs
+from workbench.scoring import disk_runs
 disk_runs.HOLD_FILES = 2
 files = sys.argv[2:]
 if sys.argv[1] == "thread":  # another thread running: forking would copy the locks it may hold
     stop = threading.Event()
     threading.Thread(target=stop.wait).start()
-from workbench.model import scoring
-service, ahead = scoring.start(files)  # (the runs scored ahead too, meanwhile)
+from workbench.state import early as scoring_ahead
+service, ahead = scoring_ahead.start(files)  # (the runs scored ahead too, meanwhile)
 workers = service.workers
 pool = workers.pool()
 print(pool._mp_context.get_start_method(), gc.isenabled())
@@ -577,7 +580,7 @@ def early_folder(files, tmp_path, monkeypatch):
 
 def _scored_early(folder, runs: int):
     """The service started on ``folder`` and the lease of the runs it scores ahead."""
-    service, lease = scoring.start([folder])
+    service, lease = scoring_ahead.start([folder])
     assert lease is not None and len(lease.keys) == runs
     return service, lease
 
@@ -596,7 +599,7 @@ def _opened(folder, names) -> tuple:
 
 def _request_for(qrels, runs, measures=None, cache=None) -> analysis.Request:
     """As the session asks: the qrels known by their file as it is now (:func:`scoring.file_identity`)."""
-    from workbench.model.defaults import DEFAULT_MEASURES
+    from workbench.scoring.defaults import DEFAULT_MEASURES
 
     path = qrels.attrs["path"]
     known = (scoring.file_identity(path, *disk_runs.stat_of(path), "qrels"),)
@@ -710,7 +713,8 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
         "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
         "from workbench.system import process\n"
         "process.prepare()\n"
-        "from workbench.model import disk_runs, scoring\n"
+        "from workbench.scoring import disk_runs\n"
+        "from workbench.state import early as scoring_ahead\n"
         "disk_runs.HOLD_FILES = 3\n"
         "sent, real_pool = [], disk_runs.Workers.pool\n"
         "def pool(self):  # the runs sent to the processes, counted from the start\n"
@@ -720,14 +724,14 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
         "        made.submit = lambda fn, *args: (sent.append(args[1]) if args else None) or real(fn, *args)\n"
         "    return made\n"
         "disk_runs.Workers.pool = pool\n"
-        "early = scoring.start([sys.argv[2]])  # as ir-workbench FOLDER does, before Qt\n"
+        "early = scoring_ahead.start([sys.argv[2]])  # as ir-workbench FOLDER does, before Qt\n"
         "service, ahead = early\n"
         "method = service.workers.pool()._mp_context.get_start_method()\n"
         "ahead_keys = len(ahead.keys)\n"
         "from PySide6.QtCore import QSettings, QTimer\n"
         "from PySide6.QtWidgets import QApplication\n"
         "app = QApplication([])\n"
-        "from workbench.views.main_window import MainWindow\n"
+        "from workbench.views.window.main_window import MainWindow\n"
         "w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)\n"
         "w.show()\n"
         "w.when_session_ready(lambda: (w.session.use_scoring(*early), w.session.open_files([sys.argv[2]])))\n"
@@ -760,7 +764,7 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
         assert out["method"] == "fork"
     assert out["ahead"] == 10 and sorted(out["sent"]) == sorted(f"sys{r}" for r in range(10))  # each sent once
     assert not out["early_left"]  # let go once the scores were shown
-    from workbench.model.defaults import DEFAULT_MEASURES
+    from workbench.scoring.defaults import DEFAULT_MEASURES
 
     labels = out["runs"]
     assert sorted(labels) == sorted(f"sys{r}" for r in range(10))
@@ -779,7 +783,7 @@ def test_cancel_stops_the_runs_scored_before_the_session_too(files, early_folder
     evaluation has taken yet, are let go as well (those not started are cancelled)."""
     from PySide6.QtCore import QSettings
 
-    from workbench.views.main_window import MainWindow
+    from workbench.views.window.main_window import MainWindow
 
     service, lease = _scored_early(early_folder, len(files[1]))
     futures = dict(lease._keys)
@@ -800,18 +804,18 @@ def test_the_plan_before_the_session_takes_the_files_as_the_session_does(files, 
     one qrels file nothing is scored before the session."""
     (early_folder / "topics.tsv").write_text("".join(f"{q}\twhat is the best way to rank {q}\n" for q in range(5)))
     (early_folder / "notes.md").write_text("# notes\n")
-    qrels, runs = disk_runs.plan([early_folder])
+    qrels, runs = scoring_ahead.plan([early_folder])
     assert qrels[0] == str(early_folder / "qrels.txt") and qrels[1] == disk_runs.stat_of(qrels[0])
     assert sorted(label for label, _ in runs) == sorted(f"sys{r}" for r in range(10))
     assert all(run.stat == disk_runs.stat_of(run.path) for _, run in runs)
     (early_folder / "more.qrels").write_bytes((early_folder / "qrels.txt").read_bytes())
-    assert disk_runs.plan([early_folder]) is None  # two qrels files: the session decides
+    assert scoring_ahead.plan([early_folder]) is None  # two qrels files: the session decides
 
 
 def test_runs_scored_ahead_that_arrive_after_cancel_are_let_go(qtbot, files):
     """The scoring ahead is submitted in a job of its own; when that job ends after Cancel, what it
     submitted is let go at once rather than held until the next evaluation."""
-    from workbench.session import Session
+    from workbench.qt.session import Session
 
     qrels, paths = files
     session = Session()

@@ -1,4 +1,4 @@
-"""Query drill-down: metrics.engine.drilldown (pure) and the window's text for it (workbench.model.drilldown)."""
+"""Query drill-down: metrics.engine.drilldown (pure) and the window's text for it (workbench.state.drilldown)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from conftest import qrels_frame, random_collection, run_frame
 import metrics
 from metrics.engine.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
 from metrics.ranking.judged import NONPOOL, UNJUDGED, build_ranking
-from workbench.model import drilldown as dm
+from workbench.state import drilldown as dm
 
 QRELS = qrels_frame(
     [
@@ -173,7 +173,7 @@ def test_ids_that_are_not_utf8_are_drilled_down_as_their_bytes(tmp_path):
     holds tell ``caf\\xe9`` and ``caf\\xe8`` apart and find their grades; the window's table shows them
     with replacement characters (Qt drops lone surrogates)."""
     from metrics.io.readers import read_file_columns
-    from workbench.model.drilldown import missing_table, ranking_table
+    from workbench.state.drilldown import missing_table, ranking_table
 
     qrels = tmp_path / "qrels.txt"
     qrels.write_bytes(b"1 0 caf\xe9 2\n1 0 caf\xe8 0\n1 0 b 1\n1 0 gone\xff 3\n")

@@ -14,7 +14,7 @@ import pytest
 # leaves as the window does (the pool's thread joined at the interpreter's exit)
 SCRIPT = """
 import os, struct, sys, time
-from workbench.model import disk_runs
+from workbench.scoring import disk_runs
 
 def half_a_result(marker):
     writer = sys._getframe(1).f_locals["result_queue"]._writer  # (the pool's worker loop calls this task)

@@ -32,8 +32,8 @@ from metrics.analysis import (  # noqa: E402
     versus,
 )
 from metrics.analysis.coverage import UNDERESTIMATED  # noqa: E402
-from workbench.model.export import read_csv  # noqa: E402
-from workbench.views.versus_view import OUTCOME_COLOURS  # noqa: E402
+from workbench.state.export import read_csv  # noqa: E402
+from workbench.views.analysis.versus import OUTCOME_COLOURS  # noqa: E402
 
 TIMEOUT = 30000
 
@@ -347,7 +347,7 @@ def test_a_change_of_runs_recomputes_the_view_shown_and_marks_a_hidden_one_out_o
 def test_the_analyses_are_computed_in_a_worker_not_on_the_gui_thread(qtbot, window, monkeypatch):
     import threading
 
-    from workbench.model import analyses
+    from workbench.state import analyses
 
     threads = []
     original = analyses._KINDS["agreement"]
@@ -365,7 +365,7 @@ def test_the_analyses_are_computed_in_a_worker_not_on_the_gui_thread(qtbot, wind
 def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, window, monkeypatch):
     import time
 
-    from workbench.model import analyses
+    from workbench.state import analyses
 
     original = analyses._KINDS["agreement"]
 
@@ -390,7 +390,7 @@ def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, win
 def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_made_early_shows(
     qtbot, tmp_path, files
 ):
-    from workbench.views.coverage_view import CoverageView
+    from workbench.views.analysis.coverage import CoverageView
 
     qrels, runs = files
     w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))

@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
-from workbench.model import disk_runs  # noqa: E402
+from workbench.scoring import disk_runs  # noqa: E402
 
 TIMEOUT = 60000
 

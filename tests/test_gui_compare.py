@@ -21,9 +21,9 @@ import metrics  # noqa: E402
 import metrics.compare  # noqa: E402
 import metrics.io.readers  # noqa: E402
 from metrics.presentation import format_pvalue  # noqa: E402
-from workbench.model import significance as significance_model  # noqa: E402
-from workbench.views.diffchart import GAIN, LOSS  # noqa: E402
-from workbench.views.report_dialog import ReportDialog  # noqa: E402
+from workbench.state import significance as significance_model  # noqa: E402
+from workbench.views.dialogs.report import ReportDialog  # noqa: E402
+from workbench.views.plots.diffchart import GAIN, LOSS  # noqa: E402
 
 TIMEOUT = 30000
 MEASURES = ("map", "P.10")
@@ -335,7 +335,7 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
 def test_a_report_exported_before_the_intervals_are_computed_has_them(qtbot, window, dialog, collection, tmp_path):
     """Exported while the window shows the quick comparison (its marks, no intervals yet), the report's
     comparison has the bootstrap intervals all the same."""
-    from workbench.model import significance
+    from workbench.state import significance
 
     load(qtbot, window, collection)
     full = window.session.comparison
@@ -420,7 +420,7 @@ def test_settings_are_checked():
 
 
 def test_bar_layout():
-    from workbench.views.diffchart import layout_bars
+    from workbench.views.plots.diffchart import layout_bars
 
     diffs = pd.DataFrame(
         {

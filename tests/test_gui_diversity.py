@@ -19,7 +19,7 @@ from PySide6.QtCore import Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
-from workbench.model import diversity  # noqa: E402
+from workbench.scoring import intents as diversity  # noqa: E402
 
 TIMEOUT = 20000
 DIVERSITY = ("alpha_nDCG@20", "ERR_IA@20", "NRBP", "P_IA@20", "StRecall@20")
@@ -269,8 +269,8 @@ def test_intent_qrels_dropped_alone_and_selected_in_files_are_inspected_without_
 def test_exports_name_both_qrels_the_numbers_were_computed_from(qtbot, data, tmp_path):
     """With ad hoc and intent qrels loaded and diversity measures shown, every export states both files;
     without diversity measures, only the ad hoc qrels (the intent qrels made none of its numbers)."""
-    from workbench.model import report as report_model
-    from workbench.model.export import intents_setting
+    from workbench.state import report as report_model
+    from workbench.state.export import intents_setting
 
     w = open_window(qtbot, tmp_path, ("map",))
     try:
@@ -353,8 +353,8 @@ def test_the_intents_model_without_a_window():
 
 
 def test_what_an_evaluation_is_computed_from_names_the_intent_qrels():
-    from workbench.model import state
-    from workbench.model.workspace import FileEntry, Workspace
+    from workbench.state import currency as state
+    from workbench.state.workspace import FileEntry, Workspace
 
     ws = Workspace()
     run = FileEntry("/data/run.txt", kind="run", status="ok", run=object(), label="run")
@@ -370,7 +370,7 @@ def test_what_an_evaluation_is_computed_from_names_the_intent_qrels():
 
 
 def test_workspace_files_keep_every_kind_of_file(tmp_path):
-    from workbench.model import workspace_file
+    from workbench.state import workspace_file
 
     for name in ("intents.txt", "queries.tsv", "qrels.txt"):
         (tmp_path / name).write_text("x\n")

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import QFileDialog  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.io import fileio  # noqa: E402
-from workbench.model.export import settings_of  # noqa: E402
+from workbench.state.export import settings_of  # noqa: E402
 from workbench.system import logs  # noqa: E402
-from workbench.views.report_dialog import ReportDialog  # noqa: E402
+from workbench.views.dialogs.report import ReportDialog  # noqa: E402
 
 TIMEOUT = 30000
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -78,8 +78,8 @@ def test_a_declined_reload_then_a_tick_says_the_run_is_left_out_not_that_nothing
 ):
     from PySide6.QtWidgets import QMessageBox
 
-    import workbench.views.window_files as window_files
-    from workbench.model import disk_runs
+    import workbench.views.window.files as window_files
+    from workbench.scoring import disk_runs
 
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", 0)  # the run is scored from its file
     monkeypatch.setattr(window_files, "LARGE_FILE", 10)  # and counts as large: its reload is asked for

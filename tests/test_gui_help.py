@@ -15,7 +15,7 @@ from metrics.measures import (
     FAMILIES,  # noqa: E402
     reference,  # noqa: E402
 )
-from workbench.session import sample_files  # noqa: E402
+from workbench.qt.session import sample_files  # noqa: E402
 
 TIMEOUT = 20000
 

@@ -9,7 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
-from workbench.views.inspect import inspection_html, sparkline  # noqa: E402
+from workbench.views.panels.inspect import inspection_html, sparkline  # noqa: E402
 
 TIMEOUT = 20000
 
@@ -78,7 +78,7 @@ def test_a_file_opened_while_runs_are_scored_is_inspected_after_and_never_shows_
     qrels); meanwhile the Inspect view says so instead of showing the file inspected before."""
     import threading
 
-    from workbench.model import analysis
+    from workbench.scoring import evaluation as analysis
 
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
@@ -111,7 +111,7 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
 
     from PySide6.QtCore import QTimer
 
-    from workbench import session_paint
+    from workbench.qt import paint as session_paint
 
     monkeypatch.setattr(session_paint, "AFTER_PAINT_MS", 400)
     qrels = tmp_path / "qrels.txt"

@@ -14,7 +14,7 @@ from dl19_data import write_dl19_like  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
-from workbench.views.main_window import MainWindow  # noqa: E402
+from workbench.views.window.main_window import MainWindow  # noqa: E402
 
 TIMEOUT = 30000
 MEASURES = ["map", "P_10", "ndcg_cut_10", "recall_100", "recip_rank", "bpref", "Rprec"]

@@ -21,7 +21,7 @@ from qt_support import close_window, open_window  # noqa: E402
 
 import metrics.io.readers  # noqa: E402
 from metrics.errors import Cancelled  # noqa: E402
-from workbench.model import analysis  # noqa: E402
+from workbench.scoring import evaluation as analysis  # noqa: E402
 
 TIMEOUT = 20000
 
@@ -274,7 +274,7 @@ def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
 
 
 def test_plots_and_charts_hold_exactly_the_loaded_runs_after_a_switch(qtbot, window, data, tmp_path):
-    from workbench.session import sample_files
+    from workbench.qt.session import sample_files
 
     s = window.session
     window.open_sample()

@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
-from workbench.model import disk_runs  # noqa: E402
-from workbench.session import SAMPLE_DIR  # noqa: E402
-from workbench.views import window_files  # noqa: E402
-from workbench.views.measure_panel import COMMON_MEASURES  # noqa: E402
+from workbench.qt.session import SAMPLE_DIR  # noqa: E402
+from workbench.scoring import disk_runs  # noqa: E402
+from workbench.views.panels.measures import COMMON_MEASURES  # noqa: E402
+from workbench.views.window import files as window_files  # noqa: E402
 
 TIMEOUT = 20000
 RUNS = ("run_bm25.txt", "run_bm25_rm3.txt", "run_tfidf_title.txt")
@@ -146,7 +146,7 @@ def test_every_export_states_the_settings_that_made_its_numbers(qtbot, project, 
         for name in ("pr.png", "ndcg.svg"):
             with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
                 assert w.export("pr" if name.startswith("pr") else "ndcg", str(out / name))
-        from workbench.model.report import write_report
+        from workbench.state.report import write_report
 
         for fmt, name in (("markdown", "r.md"), ("latex", "r.tex"), ("html", "r.html"), ("csv", "r.csv")):
             write_report(

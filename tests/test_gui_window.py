@@ -23,9 +23,9 @@ import metrics  # noqa: E402
 import metrics.engine.curves  # noqa: E402
 import metrics.io.readers  # noqa: E402
 from metrics.io.table import Columns  # noqa: E402
-from workbench.session import SAMPLE_DIR  # noqa: E402
-from workbench.views.main_window import MainWindow  # noqa: E402
-from workbench.views.qtable import RAW_ROLE  # noqa: E402
+from workbench.qt.session import SAMPLE_DIR  # noqa: E402
+from workbench.views.common.qtable import RAW_ROLE  # noqa: E402
+from workbench.views.window.main_window import MainWindow  # noqa: E402
 
 MEASURES = ("map", "P.10", "recip_rank", "num_rel_ret")
 TIMEOUT = 30000
@@ -573,7 +573,7 @@ def test_screenshot_command(tmp_path, small):
 def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatch):
     import threading
 
-    from workbench.model import analysis
+    from workbench.scoring import evaluation as analysis
 
     drop_and_wait(qtbot, window, small)
     s = window.session
@@ -603,7 +603,7 @@ def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatc
 def test_cancel_drops_a_running_evaluation(qtbot, window, small, monkeypatch):
     import threading
 
-    from workbench.model import analysis
+    from workbench.scoring import evaluation as analysis
 
     drop_and_wait(qtbot, window, small)
     s = window.session
@@ -675,7 +675,7 @@ def test_a_click_on_a_kind_offers_the_other_kinds_and_rows_hold_no_widgets(qtbot
 def test_a_large_changed_file_is_reloaded_only_when_confirmed(qtbot, window, small, monkeypatch):
     from PySide6.QtWidgets import QMessageBox
 
-    import workbench.views.window_files as mw
+    import workbench.views.window.files as mw
 
     drop_and_wait(qtbot, window, small)
     s = window.session
@@ -831,7 +831,7 @@ def test_files_panel_shows_the_label_used_when_a_rename_is_changed(qtbot, window
 
 
 def test_columns_are_as_wide_as_their_longest_text(qtbot, window):
-    from workbench.views.qtable import DataFrameModel, DataFrameProxy, fit_columns
+    from workbench.views.common.qtable import DataFrameModel, DataFrameProxy, fit_columns
 
     frame = pd.DataFrame(
         {"query_id": ["1", "2", "a much longer query id than the others"], "x": [0.5, 123456.25, np.nan]}
@@ -853,7 +853,7 @@ def test_columns_are_as_wide_as_their_longest_text(qtbot, window):
 def test_the_longest_text_of_a_number_column_is_found_without_formatting_every_cell(qtbot):
     """The widths of a table's number columns come from a few of their values (the largest, the most
     negative, "–", "inf"): the longest of those is the longest text of the column, as every cell shows it."""
-    from workbench.views.qtable import DataFrameModel
+    from workbench.views.common.qtable import DataFrameModel
 
     rng = np.random.default_rng(5)
     columns = {
@@ -884,7 +884,7 @@ def test_header_widths_are_those_the_style_gives_each_section(qtbot, sortable):
     style call per section, for short, long, empty and non-ASCII names, with and without a sort indicator."""
     from PySide6.QtWidgets import QTableView
 
-    from workbench.views.qtable import DataFrameModel, DataFrameProxy, header_widths
+    from workbench.views.common.qtable import DataFrameModel, DataFrameProxy, header_widths
 
     names = ["run", "a", "map", "P_10", "a-very-long-run-name-that-goes-on", "Σ ñ é", "W" * 30, "", "dl19.17"]
     frame = pd.DataFrame({f"c{k}": np.arange(3.0) for k in range(len(names))})
@@ -905,7 +905,7 @@ def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample,
     """A folder of runs larger than the window holds: the runs stay on disk, are scored by worker
     processes, and the window shows the same numbers as for runs it holds; the drill-down and the
     inspection read them when asked."""
-    from workbench.model import disk_runs
+    from workbench.scoring import disk_runs
 
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", 0)
     runs = [sample / "run_bm25.txt", sample / "run_bm25_rm3.txt", sample / "run_tfidf_title.txt"]
@@ -1000,7 +1000,7 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
     assert len(styles) == len(emphasised)
     quiet = [item for item in plot.curves.values() if item.quiet]
     assert quiet and all(item.opts["pen"].color().getRgb()[:3] == (185, 185, 185) for item in quiet)
-    from workbench.model import analysis
+    from workbench.scoring import evaluation as analysis
 
     def drawn_as_computed():
         table = plot.table(s.results)
@@ -1140,7 +1140,7 @@ def _slow_scores(monkeypatch):
     """Scores that wait for the event returned (at most TIMEOUT)."""
     import threading
 
-    from workbench.model import analysis
+    from workbench.scoring import evaluation as analysis
 
     release = threading.Event()
     compute = analysis.compute
@@ -1238,7 +1238,7 @@ def test_a_window_opened_on_files_paints_its_views_after_a_while_or_when_nothing
 
 
 def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twelve):
-    from workbench.views.report_dialog import report_figures
+    from workbench.views.dialogs.report import report_figures
 
     drop_and_wait(qtbot, window, twelve)
     s = window.session
@@ -1261,7 +1261,7 @@ def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twel
 def test_report_figures_colour_the_runs_the_plots_colour(qtbot, window, twelve):
     """Nine runs (eight and the baseline): the plots draw all of them in colour, and so does the report's
     figure (it had taken the best eight alone and drawn one in grey)."""
-    from workbench.views.report_dialog import report_figures
+    from workbench.views.dialogs.report import report_figures
 
     drop_and_wait(qtbot, window, twelve[:10])
     s = window.session
@@ -1275,7 +1275,7 @@ def test_report_figures_colour_the_runs_the_plots_colour(qtbot, window, twelve):
 def test_new_results_lay_out_each_table_once(qtbot, window, sample, monkeypatch):
     """New results arrive as several signals (the measure in focus, the results, their marks); the summary
     and the per-query table are laid out once for them, and show what the results hold."""
-    from workbench.model import tables as table_model
+    from workbench.state import tables as table_model
 
     calls = {"summary_table": 0, "per_query_table": 0}
     for name in calls:

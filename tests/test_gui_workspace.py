@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.errors import InputError  # noqa: E402
-from workbench.model import workspace_file  # noqa: E402
-from workbench.session import SAMPLE_DIR  # noqa: E402
+from workbench.qt.session import SAMPLE_DIR  # noqa: E402
+from workbench.state import workspace_file  # noqa: E402
 
 TIMEOUT = 20000
 
@@ -310,7 +310,7 @@ def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_fil
     hands the path named to the file dialog, which looks itself."""
     from PySide6.QtWidgets import QFileDialog
 
-    from workbench.model import disk_runs
+    from workbench.scoring import disk_runs
 
     runs = project / "runs"
     sizes = {p.name: p.stat().st_size for p in (project / "qrels" / "qrels.txt", *runs.iterdir())}

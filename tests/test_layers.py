@@ -44,12 +44,12 @@ def test_the_import_contracts_are_kept():
             "metrics.engine is not allowed to import metrics.cli",
         ),
         (
-            "workbench/model/loading.py",
+            "workbench/state/loading.py",
             "from workbench.views import tables",
-            "workbench.model is not allowed to import workbench.views",
+            "workbench.state is not allowed to import workbench.views",
         ),
         (
-            "workbench/session_reading.py",
+            "workbench/qt/reading.py",
             "from workbench.views import tables",
             "is not allowed to import workbench.views",
         ),

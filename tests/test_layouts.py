@@ -232,7 +232,8 @@ def test_intent_qrels_are_recognised_by_every_door(tmp_path):
     assert ins.kind == "intents" and ins.readable and ins.queries == 2
     assert ins.figures["intents_per_query"]["max"] == 3 and ins.figures["judgments"] == 7
     assert "intents" in format_text([ins])
-    from workbench.model.loading import describe_error, load_file
+    from workbench.scoring.failures import describe_error
+    from workbench.state.loading import load_file
 
     _, loaded = load_file(str(path), None, None)  # the window keeps them as intent qrels
     assert loaded.kind == "intents" and (loaded.intents.queries, loaded.intents.judgements) == (2, 7)

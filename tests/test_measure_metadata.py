@@ -12,7 +12,7 @@ from metrics.measures import FAMILIES, display_label, family_named, is_count, is
 from metrics.measures.extra import NDCG_DEFAULTS
 from metrics.measures.registry import MEASURE_ORDER, TREC_EVAL_TABLE
 from tests.trec_eval_ref import REASON, SRC
-from workbench.model.analysis import ndcg_variant
+from workbench.scoring.evaluation import ndcg_variant
 
 
 @pytest.mark.skipif(SRC is None, reason=REASON)
@@ -108,7 +108,7 @@ def test_ndcg_variant_asks_the_registry():
 
 def test_ndcg_defaults_are_written_once():
     from metrics.measures.extra import NDCG_DEFAULTS, NdcgOptions, ndcg_options
-    from workbench.views.measure_panel import NDCG_CHOICES
+    from workbench.views.panels.measures import NDCG_CHOICES
 
     assert {k: v for k, v in FAMILIES["ndcg_ext"].options.items() if k != "gains"} == NDCG_DEFAULTS
     assert ndcg_options() == NdcgOptions() and NdcgOptions().is_trec

@@ -15,7 +15,7 @@ def test_the_quicker_feature_check_answers_as_pyside6_s_own():
     answer as PySide6's ``inspect.getsource`` check; the hook is replaced once."""
     import PySide6.QtCore  # noqa: F401
 
-    import workbench.views.main_window  # noqa: F401  (modules that mention PySide6)
+    import workbench.views.window.main_window  # noqa: F401  (modules that mention PySide6)
     from workbench.system import qtcompat
 
     feature = sys.modules.get("shibokensupport.feature")
@@ -32,7 +32,9 @@ def test_the_quicker_feature_check_answers_as_pyside6_s_own():
         modules = [m for m in list(sys.modules.values()) if m is not None][:800]
         answers = [(m.__name__, quick(m), original(m)) for m in modules]
         assert [a for a in answers if a[1] != a[2]] == []
-        assert quick(sys.modules["workbench.views.main_window"]) and not quick(sys.modules["metrics.engine.evaluate"])
+        assert quick(sys.modules["workbench.views.window.main_window"]) and not quick(
+            sys.modules["metrics.engine.evaluate"]
+        )
         assert not quick(sys)  # a builtin module: no file
     finally:
         feature._mod_uses_pyside = found

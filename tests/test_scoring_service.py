@@ -1,4 +1,4 @@
-"""The window's scoring service (workbench.model.scoring), without Qt: one future per key, held by count,
+"""The window's scoring service (workbench.scoring.service), without Qt: one future per key, held by count,
 let go (and stopped) once nobody holds it; keys made of the run's and the qrels' content, the settings and
 the measures."""
 
@@ -15,9 +15,9 @@ import pytest
 
 from metrics.engine.settings import MeasureSet, Settings
 from metrics.errors import Cancelled, checkpoint
-from workbench.model import scoring
-from workbench.model.run_on_disk import RunOnDisk
-from workbench.model.scoring import ScoreKey, ScoringService
+from workbench.scoring import service as scoring
+from workbench.scoring.run_on_disk import RunOnDisk
+from workbench.scoring.service import ScoreKey, ScoringService
 
 
 def _key(label="a", run=("file", "a.run", 10, 1.0, "run"), level=1, measures=("map",)) -> ScoreKey:

@@ -1,4 +1,4 @@
-"""The window's state and rules without Qt: :class:`workbench.model.session.SessionModel` on its own.
+"""The window's state and rules without Qt: :class:`workbench.state.session.SessionModel` on its own.
 
 The jobs the Qt session would run in workers are run here in line, in the order the window runs them.
 """
@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from workbench.model import analysis
-from workbench.model import significance as significance_model
-from workbench.model.loading import SAMPLE_DIR, load_file
-from workbench.model.session import DEFAULT_MEASURES, SessionModel
+from workbench.scoring import evaluation as analysis
+from workbench.state import significance as significance_model
+from workbench.state.loading import SAMPLE_DIR, load_file
+from workbench.state.session import DEFAULT_MEASURES, SessionModel
 
 
 class Recorder:
@@ -63,10 +63,11 @@ def sample(tmp_path):
     return tmp_path / "sample"
 
 
-def test_the_model_imports_no_qt():
+@pytest.mark.parametrize("floor", ["workbench.state", "workbench.scoring"])
+def test_the_plain_floors_import_no_qt(floor):
     code = (
-        "import importlib, pkgutil, sys, workbench.model as m\n"
-        "for info in pkgutil.iter_modules(m.__path__): importlib.import_module('workbench.model.' + info.name)\n"
+        f"import importlib, pkgutil, sys, {floor} as m\n"
+        f"for info in pkgutil.iter_modules(m.__path__): importlib.import_module('{floor}.' + info.name)\n"
         "print(any(n.split('.')[0] in ('PySide6', 'pyqtgraph') for n in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
@@ -215,8 +216,8 @@ def test_the_file_rules_open_files_as_listed_with_their_sizes_without_looking_at
     decided by the sizes the listing found, and the disk is not looked at."""
     import os
 
-    from workbench.model import disk_runs
-    from workbench.model.listing import Listing
+    from workbench.scoring import disk_runs
+    from workbench.state.listing import Listing
 
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", 100)
     folder = os.path.abspath("nowhere")
@@ -243,9 +244,9 @@ def test_a_workspace_opens_its_files_as_listed_held_by_their_sizes_without_looki
     sizes found, as files opened are, and a file that is not there is listed as missing in its place."""
     import os
 
-    from workbench.model import disk_runs
-    from workbench.model.listing import Listing
-    from workbench.model.workspace_file import FileItem, WorkspaceDoc
+    from workbench.scoring import disk_runs
+    from workbench.state.listing import Listing
+    from workbench.state.workspace_file import FileItem, WorkspaceDoc
 
     monkeypatch.setattr(disk_runs, "HOLD_BYTES", 100)
     folder = os.path.abspath("nowhere")
@@ -287,8 +288,8 @@ def test_a_workspace_opens_its_files_as_listed_held_by_their_sizes_without_looki
 def test_a_workspace_opened_in_line_looks_at_its_files_itself(tmp_path, monkeypatch):
     """:meth:`SessionModel.open_workspace` looks at the files itself (without the window): the same sizes and
     holds as the window's worker finds."""
-    from workbench.model import disk_runs
-    from workbench.model.workspace_file import FileItem, WorkspaceDoc
+    from workbench.scoring import disk_runs
+    from workbench.state.workspace_file import FileItem, WorkspaceDoc
 
     shutil.copy(SAMPLE_DIR / "qrels.txt", tmp_path / "qrels.txt")
     for name in ("run_bm25.txt", "run_tfidf_title.txt"):
@@ -313,8 +314,8 @@ def test_the_model_reads_every_attribute_of_its_state_and_nothing_else():
     """``model.workspace`` and the others are the state's (``OfState``): the forwards name exactly the
     attributes a SessionState holds, so that one added to the state is not read past, nor a forward left
     pointing at nothing."""
-    from workbench.model.session import OfState
-    from workbench.model.session_state import SessionState
+    from workbench.state.session import OfState
+    from workbench.state.session_state import SessionState
 
     forwarded = {name for name, value in vars(SessionModel).items() if isinstance(value, OfState)}
     assert forwarded == set(vars(SessionState()))

@@ -117,7 +117,7 @@ def test_a_workspace_saves_the_settings_and_files_of_earlier_versions_are_still_
     import json
 
     from metrics.errors import InputError
-    from workbench.model import workspace_file
+    from workbench.state import workspace_file
 
     old = tmp_path / "old.irwb"
     old.write_text(

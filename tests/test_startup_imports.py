@@ -14,7 +14,7 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
 from PySide6.QtCore import QSettings
 app = QApplication([])
-from workbench.views.main_window import MainWindow
+from workbench.views.window.main_window import MainWindow
 w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat))
 w.show()
 app.processEvents()
@@ -71,7 +71,7 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from PySide6.QtWidgets import QApplication
 from PySide6.QtCore import QSettings
 app = QApplication([])
-from workbench.views.main_window import MainWindow
+from workbench.views.window.main_window import MainWindow
 w = MainWindow(settings=QSettings(sys.argv[1], QSettings.Format.IniFormat), deferred=True)
 w.show()
 app.processEvents()

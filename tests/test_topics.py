@@ -72,7 +72,7 @@ def test_sniff_tells_queries_from_qrels_and_runs():
 def test_a_carriage_return_inside_a_line_is_a_blank_not_a_line_end(tmp_path):
     """A qrels file whose lines start with "\r" and hold one tab each (found by the differential tests):
     trec_eval reads 4 judgements, and so must every door; cut at its "\r"s it looked like 'qid<TAB>text'."""
-    from workbench.model.loading import load_file
+    from workbench.state.loading import load_file
 
     data = b"\rLA0101531 iter\t8 0\r\n\rFBIS3-245\titer 8 3\r\n\rMARCO_348\titer 8 \r\t2\r\n\rLA0101212 iter 8 0\r\n"
     assert not sniff(data)

@@ -199,7 +199,7 @@ def test_query_texts_are_still_recognised(tmp_path):
     xml = _write(tmp_path / "topics.xml", '<topics>\n<topic number="1">\n<query>pizza</query>\n</topic>\n</topics>\n')
     tsv = _write(tmp_path / "queries.tsv", "q1\tbest pizza in town\nq2\tcheap flights to rome\n")
     assert holds_queries(topics) and holds_queries(xml) and holds_queries(tsv)
-    from workbench.model.loading import load_file
+    from workbench.state.loading import load_file
 
     assert load_file(topics, None, None)[1].queries == {"301": "International Organized Crime"}
     with pytest.raises(metrics.InputError) as e:  # ir-eval and the library say what the file is
@@ -224,7 +224,7 @@ def test_a_document_judged_twice_is_not_taken_for_intent_qrels(tmp_path):
     with pytest.raises(metrics.InputError) as e:
         metrics.evaluate(qrels, run, "map")
     assert not isinstance(e.value, metrics.IntentQrelsError) and e.value.line == 13
-    from workbench.model.loading import load_file
+    from workbench.state.loading import load_file
 
     with pytest.raises(metrics.InputError) as e:
         load_file(qrels, None, None)
@@ -233,7 +233,7 @@ def test_a_document_judged_twice_is_not_taken_for_intent_qrels(tmp_path):
 
 def test_intent_qrels_read_by_the_window_say_so(tmp_path):
     qrels = _write(tmp_path / "qrels", "51 1 a 1\n51 2 a 0\n51 1 b 0\n51 2 b 1\n52 1 d 1\n52 2 d 1\n")
-    from workbench.model.loading import load_file
+    from workbench.state.loading import load_file
 
     _, loaded = load_file(qrels, None, None)
     assert loaded.kind == "intents"
@@ -258,7 +258,7 @@ def test_a_grade_too_high_for_its_file_is_an_input_error_at_every_door(tmp_path,
         with pytest.raises(metrics.InputError) as e:
             read()
         assert e.value.path == qrels and e.value.line == 2
-    from workbench.model.loading import load_file
+    from workbench.state.loading import load_file
 
     with pytest.raises(metrics.InputError) as e:
         load_file(qrels, None, None)

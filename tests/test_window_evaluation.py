@@ -1,4 +1,4 @@
-"""The window's evaluation (workbench.model.analysis.compute) with many runs, no Qt: what is kept between
+"""The window's evaluation (workbench.scoring.evaluation.compute) with many runs, no Qt: what is kept between
 evaluations, what is scored again, cancelling, and the tables and curves built from the runs' blocks
 equal those built from the tidy frames."""
 
@@ -12,8 +12,8 @@ import metrics
 import metrics.engine.curves
 from metrics.engine.settings import Settings
 from metrics.errors import Cancelled
-from workbench.model import analysis
-from workbench.model.analysis import CurveTable, Request, RunCache, compute, sort_queries
+from workbench.scoring import evaluation as analysis
+from workbench.scoring.evaluation import CurveTable, Request, RunCache, compute, sort_queries
 
 MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100", "num_ret")
 
@@ -186,8 +186,8 @@ def test_curves_from_blocks_equal_the_tidy_frames():
 
 
 def test_all_pairs_of_many_runs_compares_the_best_by_the_measure_in_focus():
-    from workbench.model import significance
-    from workbench.model.session import SessionModel
+    from workbench.state import significance
+    from workbench.state.session import SessionModel
 
     qrels, runs = _data(runs=significance.MAX_PAIR_RUNS + 6, queries=8, depth=20)
     model = SessionModel()

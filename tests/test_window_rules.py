@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.model.workspace import FileEntry, default_baseline, names_a_baseline
+from workbench.state.workspace import FileEntry, default_baseline, names_a_baseline
 
 
 def _runs(*labels: str) -> list[FileEntry]:
@@ -41,8 +41,8 @@ def test_an_explained_diversity_value_is_explained_again_under_a_new_level(tmp_p
     from intent_data import write_files
     from test_session_model import _evaluate, _open
 
-    from workbench.model import explaining
-    from workbench.model.session import SessionModel
+    from workbench.state import explaining
+    from workbench.state.session import SessionModel
 
     files = write_files(tmp_path / "data")
     model = SessionModel()
@@ -73,7 +73,7 @@ def test_an_explained_diversity_value_is_explained_again_under_a_new_level(tmp_p
 def test_the_disk_watch_reports_a_change_a_deletion_and_a_file_written_again(tmp_path):
     import os
 
-    from workbench.model.disk_watch import DiskWatch
+    from workbench.state.disk_watch import DiskWatch
 
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 d1 1 1.0 r\n")
@@ -97,8 +97,8 @@ def test_the_disk_watch_reports_a_change_a_deletion_and_a_file_written_again(tmp
 
 
 def test_the_workspace_takes_the_watch_s_word_only_for_the_content_it_holds(tmp_path):
-    from workbench.model.disk_watch import DiskState
-    from workbench.model.workspace import Workspace
+    from workbench.state.disk_watch import DiskState
+    from workbench.state.workspace import Workspace
 
     ws = Workspace()
     e = ws.begin_load(str(tmp_path / "a.run"), None)
@@ -113,9 +113,9 @@ def test_an_explanation_carries_the_textbooks_conventions_and_only_the_dcg_famil
     from test_session_model import _evaluate, _open
 
     from metrics.explain import Prepared
-    from workbench.model import explaining
-    from workbench.model.loading import sample_files
-    from workbench.model.session import SessionModel
+    from workbench.state import explaining
+    from workbench.state.loading import sample_files
+    from workbench.state.session import SessionModel
 
     model = SessionModel()
     model.set_measures(["map", "ndcg_cut_10", "P_10"])

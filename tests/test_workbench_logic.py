@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.model import export
-from workbench.model import tables as table_model
-from workbench.model.analysis import CurveTable, ndcg_variant, query_sort_key, sort_queries
-from workbench.model.workspace import Workspace, expand, expand_paths
+from workbench.scoring.evaluation import CurveTable, ndcg_variant, query_sort_key, sort_queries
+from workbench.state import export
+from workbench.state import tables as table_model
+from workbench.state.workspace import Workspace, expand, expand_paths
 
 
 def _run(name: str) -> pd.DataFrame:
@@ -248,7 +248,7 @@ def test_ndcg_measures_follow_the_chosen_variant():
 
 def test_ranked_judgments_are_merged_later_part_winning():
     from metrics.io.columns import columns_from_frame
-    from workbench.model.workspace import merge_qrels
+    from workbench.scoring.evaluation import merge_qrels
 
     a = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["x", "y"], "relevance": [1, 0]})
     b = pd.DataFrame({"query_id": ["1", "2"], "doc_id": ["y", "z"], "relevance": [2, 1]})

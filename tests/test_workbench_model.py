@@ -10,8 +10,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
-from workbench.model.tables import query_rank  # noqa: E402
-from workbench.views.qtable import RAW_ROLE, SORT_ROLE, DataFrameModel, DataFrameProxy  # noqa: E402
+from workbench.state.tables import query_rank  # noqa: E402
+from workbench.views.common.qtable import RAW_ROLE, SORT_ROLE, DataFrameModel, DataFrameProxy  # noqa: E402
 
 
 def _frame():

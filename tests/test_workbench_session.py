@@ -13,9 +13,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QThreadPool  # noqa: E402
 
 from metrics.errors import Cancelled, InputError  # noqa: E402
-from workbench.jobs import Jobs  # noqa: E402
-from workbench.jobs.workers import Worker  # noqa: E402
-from workbench.model.loading import describe_error, load_file  # noqa: E402
+from workbench.qt.jobs import Jobs  # noqa: E402
+from workbench.qt.workers import Worker  # noqa: E402
+from workbench.scoring.failures import describe_error  # noqa: E402
+from workbench.state.loading import load_file  # noqa: E402
 
 
 def _files(tmp_path):
@@ -144,7 +145,7 @@ def test_jobs_failures_reach_the_owner_and_the_log(qtbot, caplog):
     def fails(progress):
         raise ValueError("bad input")
 
-    with caplog.at_level(logging.ERROR, logger="workbench.jobs"):
+    with caplog.at_level(logging.ERROR, logger="workbench.qt.jobs"):
         _outcomes(jobs, "compare", fails, log)
         qtbot.waitUntil(lambda: not jobs.busy, timeout=5000)
     jobs.shutdown()
@@ -183,8 +184,8 @@ def test_cancelled_worker_tells_the_job_to_stop(qtbot):
 def test_the_session_reads_its_model_and_changes_it_only_through_its_rules(qtbot, tmp_path):
     """What the Qt session holds is its model's, read through it and never written around its rules: an
     assignment raises, and the sample is opened (and the kinds chosen before remembered) by the model."""
-    from workbench.model.loading import sample_files
-    from workbench.session import Session
+    from workbench.qt.session import Session
+    from workbench.state.loading import sample_files
 
     s = Session()
     try:
@@ -215,9 +216,9 @@ def test_opening_a_folder_and_files_looks_at_the_disk_only_in_workers(qtbot, tmp
     """The window's thread makes no file system call while files and a folder are opened and read: the
     folder is walked and the files' sizes looked at in a worker, and the model decides with what it found
     (which runs are held, the folder's tally, the sample replaced, a file already open read again)."""
-    from workbench.model import disk_runs
-    from workbench.model.loading import sample_files
-    from workbench.session import Session
+    from workbench.qt.session import Session
+    from workbench.scoring import disk_runs
+    from workbench.state.loading import sample_files
 
     study = tmp_path / "study"
     (study / "runs").mkdir(parents=True)
@@ -281,8 +282,8 @@ def test_files_opened_one_after_another_come_in_the_order_asked_and_cancel_stops
 ):
     """What the user opens is listed in a worker; files asked for later wait for those asked before (a
     slow folder does not let the next drop pass it), and Cancel during the listing opens nothing."""
-    import workbench.session_reading as session_reading
-    from workbench.session import Session
+    import workbench.qt.reading as session_reading
+    from workbench.qt.session import Session
 
     paths = {}
     for name in ("slow_a", "b", "slow_c"):
@@ -325,10 +326,10 @@ def test_a_workspace_is_looked_at_in_a_worker_and_its_runs_held_by_their_sizes(q
     """The files a workspace names are looked at in a worker, never by the window's thread, and the runs
     are held in memory by the sizes found (the rest scored from disk), as when files are dropped; a file it
     names that is gone is reported in its place; a file opened just after the workspace is opened after it."""
-    from workbench.model import disk_runs
-    from workbench.model.run_on_disk import RunOnDisk
-    from workbench.model.workspace_file import FileItem, WorkspaceDoc
-    from workbench.session import Session
+    from workbench.qt.session import Session
+    from workbench.scoring import disk_runs
+    from workbench.scoring.run_on_disk import RunOnDisk
+    from workbench.state.workspace_file import FileItem, WorkspaceDoc
 
     (tmp_path / "qrels.txt").write_text("".join(f"{q} 0 D{d} {d % 2}\n" for q in (1, 2) for d in range(6)))
     for name, n in (("bm25", 6), ("dense", 40), ("extra", 3)):
@@ -387,9 +388,9 @@ def test_a_workspace_file_is_read_in_a_worker_and_its_owner_hears_only_of_one_ta
     with the reason naming the file if it cannot be read, and neither when Cancel is pressed meanwhile."""
     import json
 
-    import workbench.session_reading as session_reading
-    from workbench.model import workspace_file
-    from workbench.session import Session
+    import workbench.qt.reading as session_reading
+    from workbench.qt.session import Session
+    from workbench.state import workspace_file
 
     (tmp_path / "qrels.txt").write_text("1 0 D1 1\n1 0 D2 0\n")
     for name in ("bm25", "extra"):

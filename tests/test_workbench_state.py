@@ -7,8 +7,8 @@ import types
 import pandas as pd
 
 from metrics.engine.settings import Settings
-from workbench.model import state
-from workbench.model.workspace import FileEntry, Workspace
+from workbench.state import currency as state
+from workbench.state.workspace import FileEntry, Workspace
 
 
 def _ws(tmp_path, runs=("a", "b")):
@@ -39,7 +39,7 @@ def test_the_rules_need_no_qt():
     import subprocess
     import sys
 
-    code = "import sys, workbench.model.state; print(any(m.startswith('PySide6') for m in sys.modules))"
+    code = "import sys, workbench.state.currency; print(any(m.startswith('PySide6') for m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
 
 

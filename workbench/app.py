@@ -39,14 +39,14 @@ def main(argv=None) -> int:
     # the core is imported once the window is shown)
     early = None
     if args.files:
-        from workbench.model import scoring
+        from workbench.state import early as ahead
 
-        early = scoring.start(args.files)
+        early = ahead.start(args.files)
 
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from workbench.views.main_window import MainWindow
+    from workbench.views.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setApplicationName(APP_NAME)
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
     # built; a workspace file also sets the layout, so it waits for the views
     at_once = True
     if args.files:
-        from workbench.model import workspace_file
+        from workbench.state import workspace_file
 
         at_once = not any(str(p).lower().endswith(workspace_file.SUFFIX) for p in args.files)
 

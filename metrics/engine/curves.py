@@ -43,7 +43,7 @@ AT_K_KINDS = ("P", "R", "DCG", "NDCG")
 def _check_qrels(qrels) -> None:
     if isinstance(qrels, EncodedQrels):  # encoded once by the caller (metrics.encode_qrels)
         return
-    import pandas as pd  # here: scoring runs from disk (workbench.model.disk_runs) needs no pandas
+    import pandas as pd  # here: scoring runs from disk (workbench.scoring.disk_runs) needs no pandas
 
     if not isinstance(qrels, pd.DataFrame):
         raise TypeError(f"qrels must be a DataFrame, not {type(qrels).__name__}")

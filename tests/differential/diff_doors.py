@@ -242,7 +242,8 @@ def door_frames(qrels, runs, flags, work) -> Outcome:
 
 def _window(qrels, runs, flags, hold: bool) -> Outcome:
     from metrics.engine.settings import Settings
-    from workbench.model import analysis, loading
+    from workbench.scoring import evaluation as analysis
+    from workbench.state import loading
 
     def work_fn():
         _, q = loading.load_file(qrels, None, None)

@@ -1,6 +1,6 @@
 """Diagnostics of the window: a log file in the platform's standard place, and no lost exceptions.
 
-Worker failures are logged with their traceback by :mod:`workbench.jobs`; an
+Worker failures are logged with their traceback by :mod:`workbench.qt.jobs`; an
 exception raised in a slot on the GUI thread goes to the same log through
 :func:`setup`'s ``sys.excepthook``, and the user sees one line about it in the
 window instead of a traceback on the terminal.

@@ -11,7 +11,7 @@
   then (modules, classes, the views) out of the collector's sight (``gc.freeze``: objects that live
   as long as the process) and turns it on again.  (What is garbage at that moment stays: about 500
   objects with 100 runs, against 0.09 s for a collection to find them.)  This is the recipe of the ``gc`` documentation,
-  which also frees worker processes forked meanwhile (:func:`workbench.model.scoring.start`)
+  which also frees worker processes forked meanwhile (:func:`workbench.scoring.service.start`)
   from copying the pages the collector would otherwise touch.
 * **Garbage collected on the window's thread only.** A collection that a worker thread happens to run
   (any allocation may start one) and that finds Qt objects destroys them on that thread, where Qt's locks

@@ -1,0 +1,394 @@
+"""Everything the window shows, computed in one go from qrels, runs and options.
+
+Plain Python (no Qt).  :func:`compute` runs in a worker thread; the GUI thread
+only looks results up (:class:`CurveTable`, :class:`Results`).
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+import metrics
+import metrics.engine.curves
+import metrics.measures
+import metrics.ranking.judged
+from metrics.engine.settings import MeasureSet, Settings
+from metrics.errors import InputError
+from metrics.ranking.qrels_index import as_columns
+from workbench.scoring import disk_runs
+from workbench.scoring import diversity as diversity_scores
+from workbench.scoring import intents as diversity
+from workbench.scoring.defaults import parse_each
+
+# the views and the session name these through analysis, where the evaluation is made
+from workbench.scoring.results import (  # noqa: F401
+    MEAN,
+    CurveTable,
+    Request,
+    Results,
+    _wide_per_query,
+    query_sort_key,
+    sort_queries,
+)
+from workbench.scoring.service import (
+    Lease,
+    ScoreKey,
+    ScoringService,
+    qrels_identity,
+    run_identity,
+    submit_on_disk,
+)
+
+if TYPE_CHECKING:
+    from metrics.engine.evaluation import Evaluation
+    from metrics.io.table import Columns
+
+
+def compute(request: Request, progress=None) -> Results:
+    """Evaluate every run, and compute the curves the plots show.
+
+    The returned ``Results.request`` holds the qrels as one frame.  With ``request.cache`` (a
+    :class:`RunCache`), runs already scored with the same qrels and options are not scored again:
+    adding a run to a hundred, or renaming one, scores only what changed.  ``progress(fraction)``
+    hears of every run scored and stops the work (:class:`metrics.errors.Cancelled`) when it
+    returns False.
+    """
+    if request.cache is None:  # a cache of this evaluation only: its worker processes stop with it
+        cache = RunCache()
+        try:
+            return _measures_of_both(request, cache, progress)
+        finally:
+            cache.close()
+    return _measures_of_both(request, request.cache, progress)
+
+
+def score_ahead(request: Request, lease: Lease) -> Lease:
+    """Submit the runs of ``request`` (with its ad hoc measures) to ``lease``'s scoring service without
+    waiting for them: the evaluation that follows asks for the same keys and finds them under way or done."""
+    adhoc, _ = diversity.split(request.measures)
+    parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
+    spec = ndcg_variant(adhoc, request.settings.ndcg_options())
+    measures, bad = parse_each(spec)
+    if bad and not measures:
+        return lease  # (the evaluation says what is wrong)
+    merged = replace(request, qrels=merge_qrels(parts), measures=adhoc)
+    scoring = Scoring(lease.service, merged, parts, spec, measures)
+    for label, run in request.runs.items():
+        scoring.submit(lease, label, run)
+    return lease
+
+
+def _measures_of_both(request: Request, cache: RunCache, progress) -> Results:
+    """The diversity measures against the intent qrels (:mod:`workbench.scoring.intents`), the others here."""
+    adhoc, wanted = diversity.split(request.measures)
+    if wanted and request.intents is not None:
+        return diversity_scores.compute(request, adhoc, wanted, cache, progress, _compute)
+    return _compute(replace(request, measures=adhoc), cache, progress)
+
+
+def _compute(request: Request, cache: RunCache, progress) -> Results:
+    parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
+    request = replace(request, qrels=merge_qrels(parts))
+    runs = dict(request.runs)
+    spec = ndcg_variant(request.measures, request.settings.ndcg_options())
+    measures, bad = parse_each(spec)
+    if bad and not measures:
+        raise ValueError("measures: " + "; ".join(bad))
+    scoring = Scoring(cache.service, request, parts, spec, measures)
+    kept = cache.kept(scoring.qrels_id, request.settings, scoring.measure_set)
+    step = _Steps(progress, len(runs) + 2)
+    found: dict[str, _Scored] = {}
+    failed: dict[str, str] = {}
+    lease = cache.service.lease()  # what this evaluation waits for, given up when it ends
+    futures: dict[Future, str] = {}
+    try:
+        futures.update((scoring.submit(lease, label, run), label) for label, run in runs.items())
+        for label, outcome, _ in _as_done(futures, runs, step.check):
+            if isinstance(outcome, _Scored):
+                found[label] = outcome
+            else:
+                failed[label] = outcome
+                kept.drop(label)
+            step()
+    finally:
+        for future, label in futures.items():  # what was scored is kept (also when cancelled), the rest let go
+            if future.done() and not future.cancelled() and future.exception() is None:
+                kept.keep(label, scoring.key(label, runs[label]), future)
+        lease.close()
+    kept.only(runs)  # (runs gone from the workspace, or read again: their old scores are let go)
+    found = {label: found[label] for label in runs if label in found}
+    done = list(found.values())
+    ev = _merge([d.evaluation for d in done]) if done else scoring.empty().evaluation
+    step()
+    names = ev.measure_names()
+    summary = ev.summary()
+    names = [n for n in names if n in summary.columns]
+    summary = summary.reindex(index=list(ev.runs), columns=names)
+    coverage = {r: (len(ev.query_ids[r]), d.queries) for r, d in zip(ev.runs, done)}
+    unscored = [r for r, (shared, _) in coverage.items() if shared == 0]
+    summary.loc[unscored] = np.nan  # a mean over no query is not a score of 0
+    ev.per_query  # the comparison's input, made here rather than on the GUI thread  # noqa: B018
+    wide, query_ids = _wide_per_query(ev)
+    step()
+    return Results(
+        request=request,
+        evaluation=ev,
+        summary=summary,
+        per_query=wide,
+        measures=names,
+        runs=list(ev.runs),
+        query_ids=query_ids,
+        pr=CurveTable.from_blocks(b for d in done for b in d.pr),
+        ndcg=CurveTable.from_blocks(b for d in done for b in d.atk),
+        coverage=coverage,
+        measure_errors=bad,
+        failed=failed,
+    )
+
+
+def _score(qrels, label, run, measures, settings: Settings) -> _Scored:
+    """One run scored in this thread (``run`` None: no run, for an evaluation of none)."""
+    ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
+        qrels, {} if run is None else {label: run}, measures, kind="NDCG", tidy=False, settings=settings
+    )
+    queries = 0 if run is None else as_columns(run, "run").query_count()
+    return _Scored(ev, pr, atk, queries)
+
+
+class Scoring:
+    """The runs of one request as the scoring service takes them: each run's :class:`ScoreKey`, and its
+    work (a run held: scored in the service's thread; a run on disk: read and scored by a worker process)."""
+
+    def __init__(self, service: ScoringService, request: Request, parts: tuple, spec, measures) -> None:
+        self.service = service
+        self.request = request  # (its qrels merged)
+        self.settings = request.settings
+        self.measures = measures  # parsed, or None: the default set
+        self.measure_set = MeasureSet(tuple(spec))
+        self.qrels_id = qrels_identity(parts, request.qrels_identity)
+        self._identities = dict(request.identities or {})
+
+    def key(self, label: str, run) -> ScoreKey:
+        identity = run_identity(run, self._identities.get(label))
+        return ScoreKey(label, identity, self.qrels_id, self.settings, self.measure_set)
+
+    def encoded(self):
+        from metrics.engine.evaluate import encoded
+
+        return self.service.encoded(self.qrels_id, lambda: encoded(self.request.qrels))
+
+    def submit(self, lease: Lease, label: str, run) -> Future:
+        """The future of ``run``'s scores (:class:`_Scored`, or for a run on disk the tuple
+        :func:`workbench.scoring.disk_runs.score` gives), held by ``lease``."""
+        key = self.key(label, run)
+        if isinstance(run, disk_runs.RunOnDisk):
+            return submit_on_disk(lease, key, run, self.measures, self.encoded)
+        return lease.submit(key, here=lambda: _score(self.encoded(), label, run, self.measures, self.settings))
+
+    def empty(self) -> _Scored:
+        """An evaluation of no run (the measures' names, for a table of none)."""
+        return _score(self.encoded(), None, None, self.measures, self.settings)
+
+
+def _as_done(futures: dict, runs: dict, check):
+    """``(label, _Scored or why its file cannot be read, future)`` of each future as it is done; ``check()``
+    is called a tenth of a second at most apart (it raises :class:`~metrics.errors.Cancelled` to stop: a
+    run of millions of lines takes its process many seconds)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from workbench.scoring.failures import describe_error
+
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+        check()
+        for future in done:
+            label = futures[future]
+            try:
+                outcome = future.result()
+            except (InputError, OSError, ValueError, UnicodeError, MemoryError) as exc:
+                yield label, describe_error(getattr(runs[label], "path", label), exc), future
+                continue
+            yield label, outcome if isinstance(outcome, _Scored) else _Scored(*outcome), future
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """One run scored: its one-run :class:`metrics.engine.evaluate.Evaluation`, its curve blocks, and the number
+    of queries in the run (evaluated or not)."""
+
+    evaluation: Evaluation
+    pr: list
+    atk: list
+    queries: int
+
+
+def _merge(evaluations: list):
+    """One :class:`metrics.engine.evaluate.Evaluation` of the runs of several one-run evaluations, in order."""
+    from metrics.engine.evaluation import Evaluation
+
+    first = evaluations[0]
+    return Evaluation(
+        runs=[r for e in evaluations for r in e.runs],
+        measures=first.measures,
+        query_ids={r: q for e in evaluations for r, q in e.query_ids.items()},
+        results=[x for e in evaluations for x in e.results],
+        warnings=[w for e in evaluations for w in e.warnings],
+        names=first.names,
+        settings=first.settings,
+    )
+
+
+class RunCache:
+    """What the evaluations of one window share (thread-safe): the :class:`~workbench.scoring.service.ScoringService`
+    that scores every run, and the scores kept for the next evaluation.
+
+    For the two latest (qrels, settings, measures) a :class:`_Kept` lease holds the key of every run scored,
+    so that adding a run to a hundred, renaming one or switching an option back and forth scores only
+    what changed; a run read again is a new key, and its old scores are let go.
+    """
+
+    KEEP = 2  # sets of (qrels, settings, measures) kept
+
+    def __init__(self, service: ScoringService | None = None) -> None:
+        self._lock = threading.Lock()
+        self.service = service if service is not None else ScoringService()
+        self._kept: dict[tuple, _Kept] = {}
+        self.diversity = diversity_scores.Scores()  # the runs scored with the diversity measures
+
+    @property
+    def workers(self) -> disk_runs.Workers:
+        return self.service.workers
+
+    def close(self) -> None:
+        """Stop the scoring (the window closes)."""
+        with self._lock:
+            kept, self._kept = list(self._kept.values()), {}
+        for k in kept:
+            k.lease.close()
+        self.service.close()
+
+    def kept(self, qrels_id, settings: Settings, measures: MeasureSet) -> _Kept:
+        """The scores kept for these qrels, settings and measures (made empty when new; the latest last)."""
+        key = (qrels_id, settings, measures)
+        with self._lock:
+            hit = self._kept.pop(key, None) or _Kept(self.service.lease())
+            self._kept[key] = hit
+            while len(self._kept) > self.KEEP:
+                old = self._kept.pop(next(iter(self._kept)))
+                old.lease.close()
+            return hit
+
+
+class _Kept:
+    """The scores kept of one (qrels, settings, measures): the key of each run's label."""
+
+    def __init__(self, lease: Lease) -> None:
+        self.lease = lease
+        self._lock = threading.Lock()
+        self._labels: dict[str, ScoreKey] = {}
+
+    def keep(self, label: str, key: ScoreKey, future) -> None:
+        with self._lock:
+            old = self._labels.get(label)
+            self._labels[label] = key
+        self.lease.hold(key, future)
+        if old is not None and old != key:
+            self.lease.release(old)
+
+    def drop(self, label: str) -> None:
+        with self._lock:
+            key = self._labels.pop(label, None)
+        if key is not None:
+            self.lease.release(key)
+
+    def only(self, labels) -> None:
+        """Let go of the runs not among ``labels``, and those whose run is another one now."""
+        with self._lock:
+            gone = [(label, key) for label, key in self._labels.items() if label not in labels]
+            for label, _ in gone:
+                del self._labels[label]
+        for _, key in gone:
+            self.lease.release(key)
+
+
+class _Steps:
+    def __init__(self, progress, total):
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self):
+        self.done += 1
+        self.check()
+
+    def check(self) -> None:
+        """Raise :class:`~metrics.errors.Cancelled` once the progress callback says to stop."""
+        if self.progress is not None and self.progress(self.done / self.total) is False:
+            from metrics.errors import Cancelled
+
+            raise Cancelled("evaluation cancelled")
+
+
+def _ndcg_defaults() -> dict:
+    """trec_eval's nDCG options: the defaults registered with the ``ndcg_ext`` family."""
+    return metrics.measures.FAMILIES["ndcg_ext"].options
+
+
+def _same_option(a, b) -> bool:
+    if str(a) == str(b):
+        return True
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _changed_ndcg_options(options: dict) -> dict:
+    defaults = _ndcg_defaults()
+    return {k: v for k, v in options.items() if v is not None and not (k in defaults and _same_option(defaults[k], v))}
+
+
+def ndcg_variant(measures, options: dict) -> tuple[str, ...]:
+    """The measures to compute when nDCG is asked for with non-default options.
+
+    trec_eval's ``ndcg`` and ``ndcg_cut`` measures (whatever name asks for them: ``ndcg_cut.10``,
+    ``nDCG@10``, ``NDCG``; the registry parses it) become the core's ``ndcg_ext`` with these options
+    (``ndcg_ext_10(gain=exp)``), so the measure names say which variant a column holds.  nDCG with gain
+    values or a relevance level of its own stays as asked.  With trec_eval's options (linear gain,
+    log2(i + 1) discount, ideal from all judgments) the measures stay as given.
+    """
+    measures = tuple(measures or ())
+    opts = _changed_ndcg_options(options)
+    if not opts:
+        return measures
+    suffix = "(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
+    out: list[str] = []
+    for name in measures:
+        try:
+            parsed = metrics.parse_measures([name])
+        except (ValueError, KeyError, TypeError):
+            parsed = []
+        plain = parsed and all(
+            m.family in ("ndcg", "ndcg_cut")
+            and m.rel is None
+            and not m.options
+            and (m.family != "ndcg" or not m.params)
+            for m in parsed
+        )
+        if not plain:
+            out.append(name)
+            continue
+        for m in parsed:
+            out.append("ndcg_ext" + suffix if m.family == "ndcg" else f"ndcg_ext_{m.params[0]}{suffix}")
+    return tuple(dict.fromkeys(out))
+
+
+def merge_qrels(parts) -> Columns:
+    """One qrels from several (columns); for a (query, document) judged twice, the later part wins."""
+    from metrics.io.table import merged_qrels
+
+    return merged_qrels([as_columns(p, "qrels") for p in parts])

@@ -1,0 +1,175 @@
+"""The query drill-down as the window shows it (plain Python, no Qt).
+
+:func:`compute` runs in a worker (:func:`metrics.engine.drilldown.query_drilldown`);
+:func:`ranking_table` and :func:`missing_table` turn its frames into the text
+shown, with a *tone* per row naming the colour of the document's grade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from metrics.engine.drilldown import QueryDrilldown, query_drilldown
+from metrics.io.ids import shown
+from metrics.io.table import Columns
+from workbench.scoring.run_on_disk import RunOnDisk
+
+UNJUDGED_TONE = "unjudged"
+UNJUDGED_MARK = "?"
+DEFAULT_DEPTH = 20
+#: ranked lists shown side by side by default; with more runs, the best on the query and the baseline
+MAX_LISTS = 8
+
+
+def best_runs(runs, scores=None, baseline=None, limit: int = MAX_LISTS) -> list[str]:
+    """All ``runs`` up to ``limit``; else the ``limit`` best by ``scores`` (run -> value; the first ones
+    in order when there are none) and the baseline, in the runs' order."""
+    runs = list(runs)
+    if len(runs) <= limit:
+        return runs
+    scores = scores or {}
+
+    def rank(i: int) -> tuple:
+        value = scores.get(runs[i])
+        return (1, 0.0, i) if value is None or value != value else (0, -value, i)  # no score (or NaN): last
+
+    ranked = sorted(range(len(runs)), key=rank)
+    keep = {runs[i] for i in ranked[:limit]} | ({baseline} if baseline in runs else set())
+    return [r for r in runs if r in keep]
+
+
+def best_by(runs, results, measure, baseline=None, limit: int = MAX_LISTS) -> list[str]:
+    """:func:`best_runs` of ``runs`` by their mean of ``measure`` in ``results``' summary (the first ones
+    in order when it has no such column, or there are no results)."""
+    summary = None if results is None else results.summary
+    scores = summary[measure].to_dict() if summary is not None and measure in summary.columns else {}
+    return best_runs(runs, scores, baseline, limit)
+
+
+def grade_tone(grade) -> str:
+    """Tone of a row by grade: ``"grade0"``, ``"grade1"``, ``"grade2"``, ``"grade3"`` (3 and up), or unjudged."""
+    if grade is None or pd.isna(grade):
+        return UNJUDGED_TONE
+    return f"grade{min(max(int(grade), 0), 3)}"
+
+
+@dataclass(frozen=True)
+class Request:
+    qrels: Columns | pd.DataFrame
+    runs: Mapping[str, Columns | RunOnDisk | pd.DataFrame]
+    query_id: str
+    depth: int
+    baseline: str | None
+    relevance_level: int = 1
+
+
+def compute(request: Request, progress=None) -> QueryDrilldown:
+    """The drill-down; runs scored from disk (:class:`~workbench.scoring.disk_runs.RunOnDisk`) are read here,
+    one after the other, with ``progress`` (which may stop the work by returning False)."""
+    baseline = request.baseline if request.baseline in request.runs else None
+    runs = dict(request.runs)
+    on_disk = [label for label, run in runs.items() if isinstance(run, RunOnDisk)]
+    for i, label in enumerate(on_disk):
+        from metrics.errors import Cancelled
+        from metrics.io.columns import read_columns
+        from metrics.io.table import rows_of_queries
+
+        # the file read whole (and checked), its columns cut to the query's rows at once
+        runs[label] = rows_of_queries(read_columns(runs[label].path, "run"), [request.query_id])
+        if progress is not None and progress((i + 1) / len(on_disk)) is False:
+            raise Cancelled("drill-down cancelled")
+    return query_drilldown(
+        request.qrels,
+        runs,
+        request.query_id,
+        depth=request.depth,
+        baseline=baseline,
+        relevance_level=request.relevance_level,
+    )
+
+
+def format_move(baseline_rank, moved) -> str:
+    """``"▲3"`` (rose 3 ranks against the baseline), ``"▼12"`` (fell), ``"="`` (same rank), ``"new"``."""
+    if baseline_rank is None or pd.isna(baseline_rank):
+        return "new"
+    moved = int(moved)
+    if moved > 0:
+        return f"\u25b2{moved}"
+    if moved < 0:
+        return f"\u25bc{-moved}"
+    return "="
+
+
+def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Rows shown for one run: columns ``rank, doc_id, score, grade`` (and ``moved`` when compared).
+
+    Returns the frame, a tone per row (:func:`grade_tone`) and a tooltip per row.
+    Unjudged documents show :data:`UNJUDGED_MARK` as their grade.
+    """
+    r = drill.rankings[run]
+    compared = drill.baseline is not None and run != drill.baseline
+    ranks = r["rank"].to_numpy(dtype=np.int64).tolist()
+    docs = [shown(str(d)) for d in r["doc_id"].tolist()]  # (bytes that are not UTF-8: replacement characters)
+    grades = [None if pd.isna(g) else int(g) for g in r["relevance"].tolist()]
+    frame = pd.DataFrame(
+        {
+            "rank": [str(k) for k in ranks],
+            "doc_id": np.asarray(docs, dtype=object),
+            "score": r["score"].to_numpy(dtype=float),
+            "grade": [UNJUDGED_MARK if g is None else str(g) for g in grades],
+        }
+    )
+    tips = [
+        f"{doc} at rank {rank}: " + ("not judged" if g is None else f"grade {g}")
+        for doc, rank, g in zip(docs, ranks, grades)
+    ]
+    if compared:
+        baseline_ranks = r["baseline_rank"].tolist()
+        for i, br in enumerate(baseline_ranks):
+            tips[i] += (
+                "; not retrieved by the baseline"
+                if pd.isna(br)
+                else f"; rank {int(br)} in the baseline {drill.baseline}"
+            )
+        frame["moved"] = [format_move(b, m) for b, m in zip(baseline_ranks, r["moved"].tolist())]
+    tones = [grade_tone(g) for g in r["relevance"]]
+    return frame, tones, tips
+
+
+def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:
+    """Relevant documents no run retrieved: ``doc_id, grade`` and a tone per row."""
+    m = drill.missing
+    frame = pd.DataFrame(
+        {
+            "doc_id": np.asarray([shown(str(d)) for d in m["doc_id"].tolist()], dtype=object),
+            "grade": [str(int(g)) for g in m["relevance"]],
+        }
+    )
+    return frame, [grade_tone(g) for g in m["relevance"]]
+
+
+def caption(drill: QueryDrilldown, run: str, score: tuple[str, float] | None = None) -> str:
+    """``"run: map 0.4213; 7 relevant in top 20 of 100"`` (the score on the query when given as (measure, value))."""
+    shown = len(drill.rankings[run])
+    total = drill.num_ret.get(run, shown)
+    rel = int((drill.rankings[run]["relevance"].fillna(-1) >= drill.relevance_level).sum())
+    what = f"{run}" + (" (baseline)" if run == drill.baseline else "")
+    if score is not None and not pd.isna(score[1]):
+        what += f": {score[0]} {score[1]:.4f};"
+    else:
+        what += ":"
+    return f"{what} nothing retrieved" if total == 0 else f"{what} {rel} relevant in top {shown} of {total}"
+
+
+def query_score(results, measure: str | None, query_id: str, run: str) -> tuple[str, float] | None:
+    """(measure, value) of ``run`` on ``query_id`` from evaluation results, or None."""
+    if results is None or measure is None or measure not in results.per_query:
+        return None
+    wide = results.per_query[measure]
+    if query_id not in wide.index or run not in wide.columns:
+        return None
+    return measure, float(wide.at[query_id, run])

@@ -1,0 +1,146 @@
+"""Reading a file for the window, in a worker: the job bodies and the messages of their failures (no Qt)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import metrics
+import metrics.io.readers
+from workbench.scoring.intents import read_intents
+from workbench.scoring.run_on_disk import RunOnDisk
+from workbench.state.workspace import FileEntry
+
+SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
+
+
+def sample_files() -> list[str]:
+    return [str(p) for p in sorted(SAMPLE_DIR.glob("*.txt"))]
+
+
+@dataclasses.dataclass
+class QueriesFile:
+    """A file of query texts (:mod:`metrics.io.topics`), loaded beside qrels and runs."""
+
+    path: str
+    queries: dict
+    kind: str = "queries"
+    run: None = None
+    qrels: None = None
+    warnings: list = dataclasses.field(default_factory=list)
+    digest: str | None = None
+
+
+def load_file(path: str, kind: str | None, progress, hold: bool = True):
+    """Worker body: the file's size and time as read, and its content.
+
+    ``hold=False``: a run file is not read but stands as a :class:`~workbench.scoring.disk_runs.RunOnDisk`
+    (scored from disk by each evaluation); other kinds are read as usual."""
+    import metrics.io.detect
+    import metrics.io.topics
+
+    if path.startswith("irds:"):  # an ir_datasets dataset: its qrels, scored documents or query texts
+        return _load_dataset(path, kind, progress)
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
+    if kind == "queries" or (kind is None and metrics.io.detect.holds_queries(path)):
+        return stat, QueriesFile(path, metrics.io.topics.read_queries(path), digest=content_digest(path, stat[0]))
+    if not hold:
+        from workbench.scoring.disk_runs import head_of_run
+
+        on_disk = head_of_run(path, kind)
+        if on_disk is not None:
+            on_disk.stat = stat if st is not None else None
+            return stat, metrics.io.readers.LoadedColumns("run", path, on_disk, None, [])  # type: ignore[arg-type]
+    if kind == "intents":
+        return stat, read_intents(path, content_digest(path, stat[0]))
+    try:
+        loaded = metrics.io.readers.read_file_columns(path, kind=kind, progress=progress)
+    except metrics.IntentQrelsError as exc:
+        if kind is not None:
+            raise  # read as ad hoc qrels, as the user asked: the error says what the file is
+        intents = read_intents(path, content_digest(path, stat[0]))  # intent qrels, beside the ad hoc qrels
+        intents.warnings.append(metrics.io.detect.read_as_intents(exc))
+        return stat, intents
+    loaded.digest = content_digest(path, stat[0])  # type: ignore[attr-defined]
+    return stat, loaded
+
+
+#: files larger than this are not hashed to tell copies apart (about 0.4 s of a core for 256 MiB)
+DIGEST_LIMIT = 256 << 20
+
+
+def content_digest(path: str, size: int) -> str | None:
+    """A hash of a file's bytes (None for a large or unreadable file), to tell a copy opened twice."""
+    import hashlib
+
+    if size > DIGEST_LIMIT:
+        return None
+    h = hashlib.blake2b(digest_size=16)
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    except OSError:
+        return None
+    return f"{size}:{h.hexdigest()}"
+
+
+def _load_dataset(source: str, kind: str | None, progress):
+    """Worker body for ``irds:<id>`` (qrels unless ``kind`` says otherwise) and ``irds:<id>#queries``."""
+    from metrics.io.datasets import QUERIES, dataset_queries
+
+    if kind == "queries" or source.endswith(QUERIES):
+        return (0, 0.0), QueriesFile(source, dataset_queries(source))
+    return (0, 0.0), metrics.io.readers.read_file_columns(source, kind=kind or "qrels", progress=progress)
+
+
+def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
+    """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect.files`), against ``qrels`` when given."""
+    work: Callable[[Any], dict]
+    if e.kind == "intents" and e.status == "ok":
+        path = e.path
+
+        def work(progress):  # (recognised as intent qrels where ad hoc qrels are read: their queries, intents)
+            import metrics.inspect.files
+
+            return metrics.inspect.files.inspect_file(path, None, progress=progress).to_dict()
+    elif e.kind == "queries" and e.status == "ok":
+        queries = dict(e.queries or {})
+
+        def work(progress):
+            return {
+                "path": e.path,
+                "kind": "queries",
+                "queries": len(queries),
+                "kind_reason": "one query text per line ('qid<TAB>text') or TREC topics",
+                "size": e.size,
+                "columns": ["qid", "text"],
+                "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
+                "problems": [],
+            }
+    elif e.status == "ok" and e.kind is not None and not isinstance(e.run, RunOnDisk):
+        loaded = metrics.io.readers.LoadedColumns(e.kind, e.path, e.run, e.qrels, list(e.warnings))
+
+        def work(progress):
+            import metrics.inspect.files
+
+            return metrics.inspect.files.inspect_loaded(
+                loaded, qrels=qrels, relevance_level=level, progress=progress
+            ).to_dict()
+    else:
+        path, kind = e.path, e.forced_kind
+
+        def work(progress):
+            import metrics.inspect.files
+
+            return metrics.inspect.files.inspect_file(
+                path, kind, qrels=qrels, relevance_level=level, progress=progress
+            ).to_dict()
+
+    return work

@@ -1,0 +1,324 @@
+"""Query drill-down: the selected query's ranked lists of the chosen runs, side by side.
+
+Each row is coloured by the document's grade; unjudged documents show ``?``.
+Runs other than the baseline show how far each document moved against the
+baseline (``▲3``, ``▼12``, ``new``).  A last column lists the relevant
+documents that no run retrieved.  Clicking a document highlights it in every
+list.  The rankings are computed in a worker (see :mod:`workbench.state.drilldown`).
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from workbench.state import drilldown as dm
+from workbench.views.common.qtable import DataFrameModel, fit_columns, install_copy
+
+GRADE_COLOURS = {
+    dm.UNJUDGED_TONE: QColor(255, 236, 179),
+    "grade0": QColor(238, 238, 238),
+    "grade1": QColor(220, 240, 208),
+    "grade2": QColor(178, 223, 160),
+    "grade3": QColor(129, 199, 112),
+}
+
+
+def _table(parent) -> QTableView:
+    view = QTableView(parent)
+    view.setTabKeyNavigation(False)  # Tab moves on to the next control
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setWordWrap(False)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 4)
+    view.horizontalHeader().setHighlightSections(False)
+    # (widths set from the texts by fit_columns: sized by Qt, every cell was asked for its text, font and
+    # colour on each new list, twice, which held the window's thread for a third of a second with 500 runs)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    install_copy(view)
+    return view
+
+
+class _Column(QWidget):
+    """One list: a caption over a table."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.TextFormat.PlainText)
+        self.caption.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.model = DataFrameModel(self, colours=GRADE_COLOURS)
+        self.view = _table(self)
+        self.view.setModel(self.model)
+        # the whole drill-down scrolls, so that equal ranks stay side by side across the lists
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(1)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.view, 1)
+
+    def set_rows(self, frame: pd.DataFrame, tones: list[str], tips: list[str] | None = None) -> None:
+        shape = frame.shape  # (a row's tone and tip in each of its cells)
+        tone_cells = np.broadcast_to(np.asarray(tones, dtype=object)[:, None], shape) if len(frame) else None
+        tip_cells = np.broadcast_to(np.asarray(tips, dtype=object)[:, None], shape) if tips and len(frame) else None
+        self.model.set_frame(frame, tone_cells, tips=tip_cells)
+        fit_columns(self.view, max_header_chars=40)
+        frame_width = 2 * self.view.frameWidth()
+        width = self.view.horizontalHeader().length() + frame_width
+        height = self.view.horizontalHeader().sizeHint().height() + frame_width
+        height += self.view.verticalHeader().defaultSectionSize() * len(frame)
+        self.view.setFixedHeight(height)
+        self.setFixedWidth(max(width, 120))
+
+    def set_caption(self, text: str) -> None:
+        self.caption.setText(text)
+        self.caption.setToolTip(text)
+
+    def doc_ids(self) -> list[str]:
+        frame = self.model.frame()
+        return [] if "doc_id" not in frame.columns else [str(d) for d in frame["doc_id"]]
+
+
+class StickyMenu(QMenu):
+    """A menu of check boxes that stays open while they are ticked."""
+
+    def mouseReleaseEvent(self, event) -> None:
+        action = self.activeAction()
+        if action is not None and action.isCheckable() and action.isEnabled():
+            action.trigger()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+
+class QueryDrilldownView(QWidget):
+    """The drill-down of the session's selected query."""
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.title = QLabel(self)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.runs_button = QToolButton(self)
+        self.runs_button.setText("Runs ▾")
+        self.runs_button.setToolTip("Runs whose ranked lists are shown")
+        self.runs_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.runs_menu = StickyMenu(self)
+        self._menu_runs: list[str] = []  # the runs the menu offers, its boxes made when it opens
+        self.runs_menu.aboutToShow.connect(self._make_menu)
+        self.runs_button.setMenu(self.runs_menu)
+        self.depth_box = QSpinBox(self)
+        self.depth_box.setRange(1, 10000)
+        self.depth_box.setValue(session.drilldown_depth)
+        self.depth_box.setPrefix("top ")
+        self.depth_box.setKeyboardTracking(False)
+        self.depth_box.setToolTip("Ranks shown per run")
+        self.legend = QLabel(self)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self.legend.setMinimumWidth(40)
+        self.legend.setText(self._legend_html())
+        self.legend.setToolTip(
+            "Row colour: the document's judged grade; ? not judged. "
+            "▲n / ▼n: n ranks higher / lower than in the baseline; new: not retrieved by the baseline"
+        )
+        self.placeholder = QLabel(
+            "Select a query (in the per-query table, the difference chart or the Query box) to see its ranked lists.",
+            self,
+        )
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setEnabled(False)
+
+        self.title.setContentsMargins(4, 0, 4, 0)
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 0, 4, 0)
+        bar.addWidget(self.legend)
+        self.find_edit = QLineEdit(self)
+        self.find_edit.setPlaceholderText("Find document…")
+        self.find_edit.setClearButtonEnabled(True)
+        self.find_edit.setToolTip("Select this document id in every ranked list that holds it")
+        self.find_edit.setMaximumWidth(180)
+        self.find_edit.textChanged.connect(self._find)
+        self.find_status = QLabel(self)
+        bar.addStretch(1)
+        bar.addWidget(self.find_edit)
+        bar.addWidget(self.find_status)
+        bar.addWidget(self.runs_button)
+        bar.addWidget(self.depth_box)
+        self.columns_box = QHBoxLayout()
+        self.columns_box.setContentsMargins(0, 0, 0, 0)
+        self.columns_box.setSpacing(6)
+        self.columns_box.addStretch(1)
+        self.body = QScrollArea(self)
+        self.body.setWidgetResizable(True)
+        self.body.setFrameShape(QScrollArea.Shape.NoFrame)
+        inner = QWidget(self.body)
+        inner.setLayout(self.columns_box)
+        self.body.setWidget(inner)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)  # on its own line: it is never cut off by the controls
+        layout.addLayout(bar)
+        layout.addWidget(self.placeholder, 1)
+        layout.addWidget(self.body, 1)
+
+        self.columns: dict[str, _Column] = {}
+        self.missing = _Column(self.body.widget())  # inside the scroll area: never drawn over the legend
+        self.missing.view.clicked.connect(lambda index: self._on_doc_clicked(self.missing, index))
+        self.depth_box.valueChanged.connect(session.followups.set_drilldown_depth)
+        session.sigDrilldownChanged.connect(lambda _: self.refresh())
+        session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
+        self.refresh()
+
+    @staticmethod
+    def _legend_html() -> str:
+        cells = []
+        for tone, text in (("grade3", "3"), ("grade2", "2"), ("grade1", "1"), ("grade0", "0"), (dm.UNJUDGED_TONE, "?")):
+            cells.append(f"<span style='background:{GRADE_COLOURS[tone].name()}'>&nbsp;{text}&nbsp;</span>")
+        return "grade " + "".join(cells) + "&nbsp;"
+
+    # -- what is shown ---------------------------------------------------
+    def shown_runs(self) -> list[str]:
+        """The runs whose lists are shown: those the session's drill-down has, among those wanted
+        (:meth:`workbench.state.followups.FollowUpRules.drilldown_runs`)."""
+        drill = self.session.drilldown
+        if drill is None:
+            return []
+        wanted = set(self.session.model.followups.drilldown_runs())
+        return [r for r in drill.runs if r in wanted]
+
+    def set_run_shown(self, run: str, shown: bool) -> None:
+        self.session.followups.choose_drilldown_run(run, shown)  # ranked in a worker when not yet there
+        self.refresh()
+
+    def table_frame(self, run: str) -> pd.DataFrame:
+        """The rows shown for ``run`` (columns rank, doc_id, score, grade[, move])."""
+        return self.columns[run].model.frame()
+
+    def missing_frame(self) -> pd.DataFrame:
+        return self.missing.model.frame()
+
+    # -- session -> view -------------------------------------------------
+    def _fill_menu(self, runs) -> None:
+        """Offer ``runs`` in the menu of runs shown; its boxes are made when it opens (with 500 runs,
+        making them at every query selected held the window's thread)."""
+        self._menu_runs = list(runs)
+        if self.runs_menu.isVisible():
+            self._make_menu()
+
+    def _make_menu(self) -> None:
+        self.runs_menu.clear()
+        wanted = set(self.session.model.followups.drilldown_runs())
+        for run in self._menu_runs:
+            act = self.runs_menu.addAction(run)
+            act.setCheckable(True)
+            act.setChecked(run in wanted)
+            act.toggled.connect(lambda on, r=run: self.set_run_shown(r, on))
+
+    def refresh(self) -> None:
+        drill = self.session.drilldown
+        if self.depth_box.value() != self.session.drilldown_depth:
+            self.depth_box.blockSignals(True)
+            self.depth_box.setValue(self.session.drilldown_depth)
+            self.depth_box.blockSignals(False)
+        if drill is None:
+            self.title.setText("")
+            self.body.hide()
+            self.placeholder.show()
+            self._fill_menu([])
+            return
+        self._fill_menu(self.session.results.runs if self.session.results is not None else drill.runs)
+        shown = self.shown_runs()
+        for run in list(self.columns):
+            if run not in shown:
+                col = self.columns.pop(run)
+                self.columns_box.removeWidget(col)
+                col.deleteLater()
+        self.columns_box.removeWidget(self.missing)
+        for i, run in enumerate(shown):
+            found = self.columns.get(run)
+            if found is None:
+                col = _Column(self.body.widget())
+                col.view.clicked.connect(lambda index, c=col: self._on_doc_clicked(c, index))
+                self.columns[run] = col
+            else:
+                col = found
+            self.columns_box.removeWidget(col)
+            self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
+            frame, tones, tips = dm.ranking_table(drill, run)
+            col.set_rows(frame, tones, tips)
+            score = dm.query_score(self.session.results, self.session.focus_measure, drill.query_id, run)
+            col.set_caption(dm.caption(drill, run, score))
+        frame, tones = dm.missing_table(drill)
+        self.missing.set_rows(frame, tones)
+        every = self.session.results is None or set(self.session.results.runs) <= set(drill.runs)
+        self.missing.set_caption(f"Relevant, retrieved by {'no run' if every else 'none of these runs'}: {len(frame)}")
+        self.columns_box.insertWidget(len(shown), self.missing, 0, Qt.AlignmentFlag.AlignTop)
+        judged = "" if drill.judged_query else " (not in the qrels)"
+        text = self.session.workspace.queries().get(str(drill.query_id))
+        said = f" “{html.escape(text)}”" if text else ""
+        self.title.setText(f"Query <b>{html.escape(drill.query_id)}</b>{said}{judged}: {drill.num_rel} relevant judged")
+        self.title.setToolTip(text or "")
+        self.placeholder.hide()
+        self.body.show()
+
+    # -- one document in every list ------------------------------------------
+    def _find(self, text: str) -> None:
+        doc = text.strip()
+        if not doc:
+            self.find_status.setText("")
+            return
+        found = self.select_doc(doc)
+        lists = len(self.columns)
+        depth = self.session.drilldown_depth
+        self.find_status.setText(
+            f"in {found} of {lists} lists"
+            if found
+            else f"<span style='color:#c62828'>not in the top {depth} of any list</span>"
+        )
+
+    def select_doc(self, doc_id: str) -> int:
+        """Select ``doc_id`` in every list that holds it (and clear the others); in how many lists it is."""
+        found = 0
+        for col in [*self.columns.values(), self.missing]:
+            docs = col.doc_ids()
+            sel = col.view.selectionModel()
+            if doc_id in docs:
+                index = col.model.index(docs.index(doc_id), 0)
+                sel.setCurrentIndex(
+                    index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+                )
+                col.view.scrollTo(index)
+                found += col is not self.missing
+            else:
+                col.view.clearSelection()
+        return found
+
+    def _on_doc_clicked(self, col: _Column, index) -> None:
+        docs = col.doc_ids()
+        if 0 <= index.row() < len(docs):
+            self.select_doc(docs[index.row()])
