@@ -16,7 +16,6 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
-from test_analysis_views_model import MEASURES, collection  # noqa: E402
 
 import metrics  # noqa: E402
 from metrics.analysis import (  # noqa: E402
@@ -32,6 +31,7 @@ from metrics.analysis import (  # noqa: E402
     versus,
 )
 from metrics.analysis.coverage import UNDERESTIMATED  # noqa: E402
+from tests.workbench.state.test_analysis_views_model import MEASURES, collection  # noqa: E402
 from workbench.state.export import read_csv  # noqa: E402
 from workbench.views.analysis.versus import OUTCOME_COLOURS  # noqa: E402
 

@@ -10,11 +10,11 @@ import pyndeval  # a test requirement (pyproject's test extra): imported, so tha
 import pytest
 from conftest import run_frame
 from ir_measures import AP_IA, alpha_DCG, nERR_IA, nNRBP
-from test_diversity import intent_collection
 
 import metrics
 from metrics.cli.ir_eval import main
 from metrics.measures.diversity import parse_diversity
+from tests.metrics.measures.test_diversity import intent_collection
 
 NDEVAL = {"alpha_DCG": "alpha-DCG", "nERR_IA": "nERR-IA", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}
 NAMES = [

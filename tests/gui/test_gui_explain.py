@@ -13,7 +13,7 @@ from PySide6.QtGui import QGuiApplication  # noqa: E402
 from metrics.explain import Prepared  # noqa: E402
 from workbench.views.panels.explain import ExplainPanel  # noqa: E402
 
-SAMPLE = os.path.join(os.path.dirname(__file__), "..", "workbench", "resources", "sample")
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "workbench", "resources", "sample")
 
 
 @pytest.fixture(scope="module")

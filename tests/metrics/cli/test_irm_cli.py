@@ -19,10 +19,10 @@ import sys
 import numpy as np
 import pytest
 from conftest import random_collection, write_trec
-from test_diversity import intent_collection
 
 from metrics.cli.ir_eval import main
 from metrics.cli.irm import printed_name
+from tests.metrics.measures.test_diversity import intent_collection
 
 ir_measures = pytest.importorskip("ir_measures")
 

@@ -45,7 +45,7 @@ def test_per_query_and_mean_lines_in_trec_eval_layout(files, capsys):
         expected += [f"{m:<22}\tall\t{means[m]:6.4f}" for m in names]
     assert out.splitlines() == expected
     assert all(LINE.fullmatch(line) for line in expected)
-    # worked out by hand (tests/test_gui_diversity.py): subtopic recall and intent-aware precision
+    # worked out by hand (tests/gui/test_gui_diversity.py): subtopic recall and intent-aware precision
     assert "StRecall@20           \tall\t0.6875" in out.splitlines()[:25]
     assert "StRecall@20           \tall\t0.8056" in out.splitlines()[25:]
     assert "P_IA@20               \t101\t0.0833" in out.splitlines()
