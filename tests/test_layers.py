@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_LINES = 500
 
 
 def _lint(folder: Path, env=None):
@@ -72,31 +71,53 @@ def test_a_broken_layer_is_caught(tmp_path, module, up, said):
     assert said in out.stdout
 
 
-def test_no_module_is_over_500_lines():
-    long = {
-        str(path.relative_to(ROOT)): n
-        for package in ("metrics", "workbench")
-        for path in (ROOT / package).rglob("*.py")
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
-    }
-    assert not long, f"modules over {MAX_LINES} lines: {long}"
-
-
 def _package_of(module: str, path: Path) -> str:
     return module if path.name == "__init__.py" else module.rpartition(".")[0]
 
 
+def _is_module(root: Path, dotted: str) -> bool:
+    home = root.joinpath(*dotted.split("."))
+    return (home / "__init__.py").exists() or home.with_suffix(".py").exists()
+
+
+def _package_of_source(root: Path, source: str) -> str:
+    return source if (root.joinpath(*source.split(".")) / "__init__.py").exists() else source.rpartition(".")[0]
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
 def private_imports(root: Path = ROOT) -> list[str]:
-    """Imports of another package's private name: ``from a.b.c import _x`` (or ``from a.b import _x``)
-    where ``_x`` (a leading underscore, not a dunder) belongs to a package other than the importer's.
-    The modules of one package share its private helpers; another package asks for a public name."""
+    """Uses of another package's private name: ``from a.b.c import _x`` (or ``from a.b import _x``), and
+    ``c._x`` where ``c`` is a module of another package imported by name (``from a.b import c``,
+    ``import a.b.c as c``, ``import a.b.c``), where ``_x`` (a leading underscore, not a dunder) belongs to a
+    package other than the user's.  The modules of one package share its private helpers; another package
+    asks for a public name."""
     found = []
     for top in ("metrics", "workbench"):
         for path in sorted((root / top).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
             module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
             package = _package_of(module, path)
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            modules: dict[str, str] = {}  # a name bound in this file -> the module of ours it stands for
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    for alias in node.names:
+                        if alias.name.split(".")[0] in ("metrics", "workbench"):
+                            if alias.asname:
+                                modules[alias.asname] = alias.name
+                            else:
+                                top_name = alias.name.split(".")[0]
+                                modules.setdefault(top_name, top_name)
+                    continue
                 if not isinstance(node, ast.ImportFrom):
                     continue
                 if node.level:
@@ -106,13 +127,26 @@ def private_imports(root: Path = ROOT) -> list[str]:
                     source = node.module or ""
                 if source.split(".")[0] not in ("metrics", "workbench"):
                     continue
-                home = root.joinpath(*source.split("."))
-                source_package = source if (home / "__init__.py").exists() else source.rpartition(".")[0]
+                source_package = _package_of_source(root, source)
                 for alias in node.names:
                     name = alias.name
                     if name.startswith("_") and not name.startswith("__") and source_package != package:
                         found.append(f"{module} (line {node.lineno}) imports {source}.{name}")
-    return found
+                    elif _is_module(root, f"{source}.{name}"):
+                        modules[alias.asname or name] = f"{source}.{name}"
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Attribute) or not node.attr.startswith("_") or node.attr.startswith("__"):
+                    continue
+                chain = _dotted(node.value)
+                if chain is None or chain.split(".")[0] not in modules:
+                    continue
+                head, _, rest = chain.partition(".")
+                target = ".".join(filter(None, [modules[head], rest]))
+                if not _is_module(root, target):
+                    continue
+                if _package_of_source(root, target) != package:
+                    found.append(f"{module} (line {node.lineno}) reads {target}.{node.attr}")
+    return sorted(set(found), key=found.index)
 
 
 def test_no_module_imports_another_packages_private_name():
@@ -135,7 +169,14 @@ def test_a_private_name_imported_from_another_package_is_caught(tmp_path):
     (tmp_path / "metrics" / "scale" / "__init__.py").write_text("")
     (tmp_path / "metrics" / "scale" / "c.py").write_text("def f():\n    from ..io.a import _helper\n")
     (tmp_path / "workbench" / "w.py").write_text("from metrics.io import a, _b\n")
+    (tmp_path / "workbench" / "v.py").write_text(
+        "import metrics.io.a\nimport metrics.io.a as aa\nfrom metrics.io import a\n"
+        "a._helper()\naa._helper()\nmetrics.io.a._helper()\na.public()\n"
+    )
     assert private_imports(tmp_path) == [
         "metrics.scale.c (line 2) imports metrics.io.a._helper",
+        "workbench.v (line 4) reads metrics.io.a._helper",
+        "workbench.v (line 5) reads metrics.io.a._helper",
+        "workbench.v (line 6) reads metrics.io.a._helper",
         "workbench.w (line 1) imports metrics.io._b",
     ]

@@ -43,20 +43,20 @@ class Variant:
             for lvl, v in self.pairs:
                 g[codes == lvl] = v
             return g.tolist()
-        return ext._gain(codes, self.opts.gain, self.opts.gains).tolist()
+        return ext.gain_values(codes, self.opts.gain, self.opts.gains).tolist()
 
     def discounts(self, n: int) -> list[float]:
         if self.trec:
-            return trec._discounts(n).tolist()
-        return ext._discount_table(n, self.opts).tolist()
+            return trec.log2_discounts(n).tolist()
+        return ext.discount_table(n, self.opts).tolist()
 
     def ideal(self, r, qi: int) -> list[float]:
         if self.trec:
-            flat, offsets = trec._ideal(r, list(self.pairs))
+            flat, offsets = trec.ideal_gains(r, list(self.pairs))
         elif self.opts.ideal == "retrieved":
-            flat, offsets = ext._ideal_retrieved(r, ext._gain(r.rel, self.opts.gain, self.opts.gains))
+            flat, offsets = ext.ideal_retrieved(r, ext.gain_values(r.rel, self.opts.gain, self.opts.gains))
         else:
-            flat, offsets = ext._ideal_all(r, self.opts)
+            flat, offsets = ext.ideal_all(r, self.opts)
         return [float(x) for x in flat[int(offsets[qi]) : int(offsets[qi + 1])]]
 
     def describe(self) -> list[str]:
@@ -82,7 +82,7 @@ class Variant:
 def variant_of(m: Measure) -> Variant:
     """The variant measure ``m`` computes (trec_eval's nDCG for any measure that is not nDCG)."""
     if m.family == "ndcg":
-        return Variant(True, tuple(trec._gain_pairs(m.params)), ext.NdcgOptions(), None)
+        return Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
     if m.family == "ndcg_cut":
         return Variant(True, (), ext.NdcgOptions(), int(m.params[0]))
     if m.family == "ndcg_ext":

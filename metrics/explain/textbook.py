@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -32,7 +32,15 @@ from metrics.ranking.judged import JudgedRanking
 if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.explain.core import Prepared
+
+class Prepared(Protocol):
+    """What :func:`side_by_side` reads of a prepared run (:class:`metrics.explain.core.Prepared`, which
+    calls this module)."""
+
+    ranking: JudgedRanking
+
+    def view(self, m: Measure) -> tuple[JudgedRanking, bool]: ...
+
 
 __all__ = ["Convention", "COLUMNS", "side_by_side", "conventions_of", "positional_ranking", "as_table", "records"]
 

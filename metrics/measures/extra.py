@@ -230,7 +230,7 @@ def ndcg_options(
 # ------------------------------------------------------------------ kernels
 
 
-def _gain(grades: np.ndarray, gain: str, mapping: tuple = ()) -> np.ndarray:
+def gain_values(grades: np.ndarray, gain: str, mapping: tuple = ()) -> np.ndarray:
     """Gain per relevance code; codes <= 0 (non-relevant, not judged) gain 0.  ``mapping``: (grade,
     value) pairs replacing the grade of judged documents (codes >= 0) before the gain applies."""
     g = np.asarray(grades)
@@ -245,7 +245,7 @@ def _gain(grades: np.ndarray, gain: str, mapping: tuple = ()) -> np.ndarray:
     return np.where(pos, g, 0).astype(np.float64)
 
 
-def _discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
+def discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
     """Divisor of the gain at each 0-based rank < n, through the C library's
     log2 / log (as trec_eval), element by element; read-only.  Tables of up
     to 4,096 ranks are kept (every run of a collection asks for the same)."""
@@ -272,13 +272,13 @@ def _make_discount_table(n: int, opts: NdcgOptions) -> np.ndarray:
     return table
 
 
-def _ideal_all(r, opts: NdcgOptions):
+def ideal_all(r, opts: NdcgOptions):
     """Ideal gains of every query from its judged grades, best first, laid
     end to end: (gains, offsets)."""
     levels = r.rel_levels  # (nq, max_grade + 1)
     nq = r.n_queries
     # the grades in decreasing order of gain (best first), those with a positive gain only
-    gain_of = _gain(np.arange(levels.shape[1]), opts.gain, opts.gains)
+    gain_of = gain_values(np.arange(levels.shape[1]), opts.gain, opts.gains)
     grades = np.argsort(-gain_of, kind="stable")
     grades = grades[gain_of[grades] > 0]
     if not len(grades):
@@ -291,7 +291,7 @@ def _ideal_all(r, opts: NdcgOptions):
     return g, offsets
 
 
-def _ideal_retrieved(r, gains: np.ndarray):
+def ideal_retrieved(r, gains: np.ndarray):
     """Ideal gains from the retrieved documents only: positive gains of each
     query sorted decreasing, (gains, offsets)."""
     pos = gains > 0
@@ -307,7 +307,7 @@ def _ideal_retrieved(r, gains: np.ndarray):
 def _prefix_dcg(gains: np.ndarray, offsets: np.ndarray, opts: NdcgOptions) -> np.ndarray:
     lengths = np.diff(offsets)
     rank0 = ranks_within(offsets)
-    table = _discount_table(int(lengths.max()) if len(lengths) else 0, opts)
+    table = discount_table(int(lengths.max()) if len(lengths) else 0, opts)
     contrib = np.where(gains != 0, gains / table[rank0], 0.0) if len(gains) else np.zeros(0)
     return segment_cumsum(contrib, offsets)
 
@@ -326,7 +326,7 @@ def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):
     """DCG and ideal DCG at each cutoff: two ``(n_queries, len(cutoffs))``
     arrays.  A cutoff of 0 means the whole ranking (whole ideal ranking)."""
     cut = np.asarray(cutoffs, dtype=np.int64)
-    gains = _gain(r.rel, opts.gain, opts.gains)
+    gains = gain_values(r.rel, opts.gain, opts.gains)
     top, offsets = gains, r.offsets
     if len(cut) and not (cut == WHOLE_RANKING).any():
         top, offsets = _top(gains, offsets, int(cut.max()))  # the ranks below the deepest cutoff are not read
@@ -335,9 +335,9 @@ def dcg_matrices(r, cutoffs, opts: NdcgOptions = NdcgOptions()):
     depth = cutoff_matrix(r.n_queries, np.where(cut == WHOLE_RANKING, big, cut))
     dcg = at_depth(prefix, offsets, depth, 0.0)
     if opts.ideal == "retrieved":
-        igains, ioffsets = _ideal_retrieved(r, gains)
+        igains, ioffsets = ideal_retrieved(r, gains)
     else:
-        igains, ioffsets = _ideal_all(r, opts)
+        igains, ioffsets = ideal_all(r, opts)
     iprefix = _prefix_dcg(igains, ioffsets, opts)
     idcg = at_depth(iprefix, ioffsets, depth, 0.0)
     return dcg, idcg
@@ -420,7 +420,7 @@ def expected_reciprocal_rank(r, cutoffs):
     out).  Summary: mean."""
     if r.rel_levels.shape[1] > ERR_MAX_GRADE + 1:  # a judged grade (retrieved or not) above 4
         raise ValueError(f"ERR: grades above {ERR_MAX_GRADE} are not defined (gdeval's maximum grade)")
-    stop = _gain(r.rel, "exp") / float(2**ERR_MAX_GRADE)
+    stop = gain_values(r.rel, "exp") / float(2**ERR_MAX_GRADE)
     keep = segment_accumulate(1.0 - stop, r.offsets, np.multiply, fill=1.0)
     before = np.ones(len(stop))
     inner = np.ones(len(stop), dtype=bool)

@@ -49,7 +49,7 @@ def _log2_of(values: np.ndarray) -> np.ndarray:
     return np.fromiter(map(math.log2, v.tolist()), dtype=np.float64, count=len(v))
 
 
-def _discounts(n: int) -> np.ndarray:
+def log2_discounts(n: int) -> np.ndarray:
     """log2(i + 2) for 0-based ranks i < n."""
     return _log2_of(np.arange(2, n + 2, dtype=np.float64))
 
@@ -59,7 +59,7 @@ def _valid_int(name: str) -> bool:
     return bool(s) and s.isdigit()
 
 
-def _gain_pairs(params) -> list[tuple[int, float]]:
+def gain_pairs(params) -> list[tuple[int, float]]:
     """Integer-named pairs; a grade named twice keeps its first gain."""
     out, seen = [], set()
     for k, v in params:
@@ -146,7 +146,7 @@ def _trec_levels(r):
     return levels, num_levels
 
 
-def _ideal(r, pairs):
+def ideal_gains(r, pairs):
     """Ideal gain sequence per query: (flat gains, offsets)."""
     nq = r.n_queries
     levels, num_levels = _trec_levels(r)
@@ -185,7 +185,7 @@ def _ideal(r, pairs):
 def _dcg_sparse(r, pos, gains):
     """Running DCG over the ranks with a non-zero gain (masked_prefix form);
     ``pos``, ``gains`` as :func:`_nonzero_gains` returns them."""
-    disc = _discounts(int(r.num_ret.max()) if r.n_queries and len(r.rel) else 0)
+    disc = log2_discounts(int(r.num_ret.max()) if r.n_queries and len(r.rel) else 0)
     return masked_prefix_at(r, pos, gains / disc[r.rank[pos]])
 
 
@@ -199,7 +199,7 @@ def _idcg_prefix(flat, offsets):
     K = np.diff(offsets)
     # one array of the ideal ranking's size besides ``flat`` (a qrels with many relevant documents
     # makes it the largest of the gain measures): discounts, then gains over them, then their sums
-    scaled = _discounts(int(K.max()))[ranks_within(offsets)]
+    scaled = log2_discounts(int(K.max()))[ranks_within(offsets)]
     np.divide(flat, scaled, out=scaled)
     return segment_cumsum(scaled, offsets, out=scaled)
 
@@ -215,8 +215,8 @@ def _shared_dcg(r, pairs):
 
 
 def _shared_ideal(r, pairs):
-    """:func:`_ideal`, made once (``r.memo``)."""
-    return r.memo.get(("ideal", tuple(pairs)), lambda: _ideal(r, pairs))
+    """:func:`ideal_gains`, made once (``r.memo``)."""
+    return r.memo.get(("ideal", tuple(pairs)), lambda: ideal_gains(r, pairs))
 
 
 def _shared_ideal_prefix(r, pairs):
@@ -225,7 +225,7 @@ def _shared_ideal_prefix(r, pairs):
 
 
 def _dcg_parts(r, params):
-    pairs = _gain_pairs(params)
+    pairs = gain_pairs(params)
     dcg = _dcg_total(r, _shared_dcg(r, pairs))
     ioff = _shared_ideal(r, pairs)[1]
     idcg = segment_total(_shared_ideal_prefix(r, pairs), ioff)
@@ -260,7 +260,7 @@ def ndcg_rel(r, params):
     depth; each relevant doc not retrieved scores final DCG / ideal DCG.
     Sum divided by the number of positive-gain judged docs; 0 when not
     positive."""
-    pairs = _gain_pairs(params)
+    pairs = gain_pairs(params)
     pos, gains = _shared_gains(r, pairs)
     sparse = _shared_dcg(r, pairs)
     _, dprefix, _ = sparse
@@ -289,7 +289,7 @@ def rndcg(r, params):
     K), nDCG at each such depth (DCG over the retrieved docs within it), plus
     nDCG of the whole ranking when num_ret >= K + 2.  0 without relevant
     docs."""
-    pairs = _gain_pairs(params)
+    pairs = gain_pairs(params)
     sparse = _shared_dcg(r, pairs)
     flat, ioff = _shared_ideal(r, pairs)
     iprefix = _shared_ideal_prefix(r, pairs)
@@ -343,7 +343,7 @@ def bin_g(r):
     retrieved."""
     pos = np.nonzero(r.isrel())[0]
     nonrel_before = r.rank[pos] - (r.relcum[pos] - 1)
-    table = _discounts(int(nonrel_before.max()) + 1 if len(pos) else 0)  # log2(i + 2)
+    table = log2_discounts(int(nonrel_before.max()) + 1 if len(pos) else 0)  # log2(i + 2)
     total = masked_segment_sum(1.0 / table[nonrel_before], r.qidx[pos], r.n_queries)
     # trec_eval tests its own count of ranks with a code >= the level (at a
     # negative level more than num_rel_ret)
@@ -357,7 +357,7 @@ def g_measure(r, params):
     1..i and cost(i) sums max(ideal gain, 1) over ideal ranks 1..i (1 past
     the ideal ranking); the sum is divided by the total ideal gain (0 when
     that is 0)."""
-    pairs = _gain_pairs(params)
+    pairs = gain_pairs(params)
     flat, ioff = _shared_ideal(r, pairs)
     ideal = segment_sum(flat, ioff)
     # only ranks with a non-zero gain add a term; the running sums there
@@ -427,7 +427,7 @@ def rbp(r, params):
     outside [0, 1]; codes outside that table (documents not in the qrels,
     pooled but unjudged ones) gain 0, not rescaled."""
     p = _persistence(params)
-    pairs = _gain_pairs(params)
+    pairs = gain_pairs(params)
     # min-max rescaling over the query's gain table (its grades 0..L-1 and
     # the given pairs)
     lo = np.zeros(r.n_queries)

@@ -93,3 +93,108 @@ def to_html(items: list[Entry] | None = None) -> str:
             f"<p>{html.escape(e.doc)}</p><p>{' · '.join(facts)}</p>"
         )
     return "\n".join(rows)
+
+
+# The hand-written part of docs/measures.md: what the families have in common, and the names of the other
+# ecosystems that map onto them.  The page itself is made by ``python -m metrics.measures.reference``.
+PAGE_INTRO = """# Measures
+
+This page is generated from the measure registry (`python -m metrics.measures.reference > docs/measures.md`;
+a test keeps it equal to what the registry holds).
+"""
+
+
+def to_markdown(items: list[Entry] | None = None) -> str:
+    """docs/measures.md: the introduction, then a section per family as the registry defines it."""
+    items = entries() if items is None else items
+    out = [PAGE_INTRO, INTRO_TEXT, "", "## Every family", ""]
+    for e in items:
+        out += [f"### `{e.family}`", "", e.doc or "(no description)", ""]
+        facts = []
+        if e.parameters:
+            names = ", ".join(f"`{n}`" for n in e.trec_names[:6]) + (" ..." if len(e.trec_names) > 6 else "")
+            facts.append(f"default parameters `{e.parameters}` ({names})")
+        if e.ir_measures:
+            facts.append("ir_measures: " + ", ".join(f"`{n}`" for n in e.ir_measures[:4]))
+        if e.options:
+            facts.append("options: " + ", ".join(f"`{k}={v}`" for k, v in e.options.items()))
+        kind = {"long": "a count", "text": "text"}.get(e.kind)
+        if kind:
+            facts.append(f"value: {kind}")
+        if e.sets:
+            facts.append("in: " + ", ".join(f"`{s}`" for s in e.sets))
+        out += [f"- {f}" for f in facts] + ([""] if facts else [])
+    return "\n".join(out).rstrip() + "\n"
+
+
+INTRO_TEXT = """\
+* **trec_eval's `all_trec`**: runid num_q num_ret num_rel num_rel_ret map
+  gm_map Rprec bpref recip_rank iprec_at_recall P recall infAP gm_bpref
+  Rprec_mult utility 11pt_avg binG G ndcg ndcg_rel Rndcg ndcg_cut map_cut
+  relative_P success set_P set_relative_P set_recall set_map set_F
+  num_nonrel_judged_ret rbp rbp_resid unj relstring, with trec_eval's
+  parameters (`P.5,10`, `ndcg.1=3,2=9`, `iprec_at_recall..10,.20`,
+  `utility.2,-1,0,0`, `rbp.p=0.8`, `Rprec_mult.0.2`, `relstring.20`), and the
+  `official` set by default.
+* **ir_measures-style names**, mapped onto the same measures: `AP`, `AP@100`,
+  `RR`, `nDCG`, `nDCG@10`, `P@5`, `R@100`, `Rprec`, `Bpref`, `Success@1`,
+  `infAP`, `IPrec@0.5`, `NumRet`, `NumRel`, `NumRelRet`, `SetP`, `SetR`,
+  `SetF`, a relevance level per measure (`P(rel=2)@5`), and
+  measures trec_eval lacks: `RR@10` (MS MARCO's MRR@10), `DCG@10`
+  (`DCG(gain=exp)@10`), `F1@10`, `ERR@20` (as gdeval computes it) and
+  `Judged@10`; `ir-eval -m 'AP nDCG@10 P@10'` takes ir_measures' list form.
+* **ir_measures' per-measure options and measures**, checked against
+  ir_measures 0.4.3's own providers: `judged_only=True` for one measure
+  (`nDCG(judged_only=True)@10`, `P(judged_only=True)@5`: trec_eval's `-J`
+  for that measure alone; pytrec_eval), custom gains with a cutoff
+  (`nDCG(gains={0:0,1:1,2:3,3:7})@10`; pytrec_eval), `RBP`, `RBP@10` and
+  `RBP(p=0.95)` with the grades as gains (trectools; trec_eval's `rbp`
+  rescales grades above 1 into [0, 1], so on graded qrels `rbp` and `RBP`
+  differ), `RBP(rel=2)` with binary relevance at grade >= 2 (cwl_eval),
+  `Compat` (Clarke et al.'s compatibility; ir_measures' compat) and
+  `Accuracy@k` (ir_measures' accuracy; a query without a relevant or without
+  a non-relevant document in the top k has no value and is left out of the
+  mean).
+* **cwl_eval's user models** (C/W/L), checked against cwl-eval 1.0.12 through
+  ir_measures: `INST(max_rel=3)`, `INSQ(T=2,max_rel=3)`, `BPM(max_rel=3)@20`,
+  `SDCG(max_rel=3)@10`, gains the grades scaled from `[min_rel, max_rel]` to
+  [0, 1], over 1000 ranks as cwl_eval.
+* **Diversity measures** over intent-annotated qrels (`qid intent docid
+  grade`, as the TREC Web track's diversity qrels): `alpha_nDCG@20`,
+  `ERR_IA@20`, `P_IA@10`, `StRecall@10` and `NRBP` (ndeval's spellings
+  `alpha-nDCG@20`, `ERR-IA@20`, `P-IA@10`, `strec@10` too; `alpha`, `beta`
+  and `rel` parameters), computed as ndeval computes them and checked against
+  pyndeval: `metrics.evaluate_diversity(metrics.read_intent_qrels(path),
+  run, "alpha_nDCG@20 ERR_IA@20 NRBP")`.  Ties in a run are ranked by docid
+  descending, as trec_eval ranks them (pyndeval: ascending). The relevance
+  level (`relevance_level=2`, `ir-eval -l 2`, the window's "Relevant from
+  grade") applies to the names that set no `rel`: `alpha_nDCG@20` at level 2
+  is `alpha_nDCG(rel=2)@20`. `ir-eval --explain`,
+  `metrics.explain.explain_diversity` and the window's Explain dock show how
+  each value was computed. ndeval's four others, as pyndeval and ir_measures
+  name them, come from the same kernels and equal pyndeval's per query:
+  `alpha_DCG@k` (`alpha-DCG@k`), `nERR_IA@k` (`nERR-IA@k`: ERR-IA over the
+  ideal ranking's), `nNRBP` and `AP_IA` (ndeval's `MAP-IA`), but for `nNRBP`
+  on a query no intent of which has a relevant document, 0 here where ndeval's
+  is 0 / 0 (NaN, which would make the mean NaN); their working is not written
+  out yet (`--explain` says so).
+* **ranx's names** as aliases: `precision@10`, `recall@100`, `mrr`, `mrr@10`,
+  `ndcg@10`, `ndcg_burges@10`, `hit_rate@10`, `hits@10`, `f1@10`,
+  `r-precision`, `map@100`, `dcg@10`, `dcg_burges@10`, `rbp.95`, with a relevance
+  level `precision@10-l2`, `ndcg@10-l2` (checked against ranx on
+  runs without tied scores: ranx breaks ties its own way, trec_eval by docid).
+* **Textbook variants**: `nDCG(gain=exp,discount=jk,base=2,ideal=retrieved)@10`
+  (gain linear or `2^rel-1`; discount `log2(i+1)` or Järvelin–Kekäläinen
+  `log_b(i)` with the first b ranks undiscounted; ideal ranking from all
+  judgments or from the retrieved documents only) and `AP(interpolated)`
+  (AP from interpolated precision at each relevant document's recall).
+* **Curves** (`metrics.engine.curves`): interpolated precision at any recall levels
+  (11 points by default) and P@k, R@k, DCG@k, NDCG@k for k = 1..K, per query
+  and averaged.
+"""
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(to_markdown())

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Generic, NoReturn, TypeVar, overload
+from typing import TYPE_CHECKING, Generic, NoReturn, Protocol, TypeVar, overload
 
 if TYPE_CHECKING:
-    from workbench.qt.session import Session
     from workbench.state.session import SessionModel
 
 T = TypeVar("T")
+
+
+class HasModel(Protocol):
+    """What :class:`FromModel` reads from: an object holding the session's model (the Qt session)."""
+
+    @property
+    def model(self) -> SessionModel: ...
 
 
 class FromModel(Generic[T]):
@@ -22,9 +28,9 @@ class FromModel(Generic[T]):
     @overload
     def __get__(self, obj: None, owner: type | None = None) -> FromModel[T]: ...
     @overload
-    def __get__(self, obj: Session, owner: type | None = None) -> T: ...
-    def __get__(self, obj: Session | None, owner: type | None = None) -> T | FromModel[T]:
+    def __get__(self, obj: HasModel, owner: type | None = None) -> T: ...
+    def __get__(self, obj: HasModel | None, owner: type | None = None) -> T | FromModel[T]:
         return self if obj is None else self._read(obj.model)
 
-    def __set__(self, obj: Session, value: object) -> NoReturn:
+    def __set__(self, obj: HasModel, value: object) -> NoReturn:
         raise AttributeError("the session's state is changed through its methods (the model's rules)")

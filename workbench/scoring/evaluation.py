@@ -64,6 +64,8 @@ def compute(request: Request, progress=None) -> Results:
             return _measures_of_both(request, cache, progress)
         finally:
             cache.close()
+    if not isinstance(request.cache, RunCache):
+        raise TypeError(f"Request.cache is a RunCache, not {type(request.cache).__name__}")
     return _measures_of_both(request, request.cache, progress)
 
 

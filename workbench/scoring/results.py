@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -15,9 +15,22 @@ from metrics.engine.settings import Settings
 from metrics.io.ids import shown
 from workbench.scoring.defaults import SETTINGS
 
-if TYPE_CHECKING:  # (the cache is the analysis's, which imports this module)
+if TYPE_CHECKING:
     from metrics.engine.evaluation import Evaluation
-    from workbench.scoring.evaluation import RunCache
+    from workbench.scoring.service import ScoringService
+
+
+class KeptScores(Protocol):
+    """What a :class:`Request` may carry to keep scores from one evaluation to the next: the window's
+    :class:`workbench.scoring.evaluation.RunCache` (named here by what it does, since it is made by the
+    module that imports this one)."""
+
+    service: ScoringService
+
+    def kept(self, qrels_id: Any, settings: Settings, measures: Any) -> Any: ...
+
+    def close(self) -> None: ...
+
 
 MEAN = "all"  # query_id under which metrics.engine.curves reports the mean over queries
 
@@ -145,7 +158,7 @@ class Request:
     settings: Settings = SETTINGS  # the level, the nDCG variant, the curves' k (metrics.Settings)
     qrels_name: str | None = None
     key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
-    cache: RunCache | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
+    cache: KeptScores | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
     #: the intent qrels in use (:mod:`workbench.scoring.intents`): the diversity measures are scored against them
     intents: pd.DataFrame | None = field(default=None, compare=False, repr=False)
     #: the file of the intent qrels, when diversity measures are asked for (exports state it)

@@ -6,7 +6,8 @@ inspection are wanted) and announces it through :class:`~workbench.state.session
 callbacks.  It starts no thread and no timer: :class:`workbench.qt.session.Session`, the thin Qt
 adapter, turns each event into a Qt signal, runs the jobs the model describes
 (:meth:`SessionModel.evaluation_request` and friends) and hands their outcomes back
-(:meth:`SessionModel.apply_results` ...).  Tested without a QApplication (``tests/workbench/state/test_session_model.py``).
+(:meth:`SessionModel.apply_results` ...).  Tested without a QApplication
+(``tests/workbench/state/test_session_model.py``).
 
 Events (arguments in brackets)
 ------------------------------

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from workbench.views.dialogs.report import ReportDialog
     from workbench.views.plots.curves import NdcgAtKPlot, PrecisionRecallPlot
     from workbench.views.tables.scores import PerQueryView
-    from workbench.views.window.files import RecentFiles
+    from workbench.views.window.recent import RecentFiles
 
 # the exports' models (pandas) and the report dialog are imported when used: the main window shows
 # itself before they are needed

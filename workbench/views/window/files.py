@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
+from workbench.views.window.recent import RecentFiles
+
 if TYPE_CHECKING:
     from workbench.qt.session import Session
     from workbench.views.window.workspaces import WorkspaceActions
 
-MAX_RECENT = 10
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
 
 
@@ -34,35 +35,6 @@ def chosen_kinds(settings: QSettings) -> dict[str, str]:
 def keep_chosen_kinds(settings: QSettings, kinds: dict[str, str]) -> None:
     """Keep the latest 500 of the kinds the user chose for files in ``settings``."""
     settings.setValue("chosenKinds", json.dumps(dict(list(kinds.items())[-500:])))
-
-
-class RecentFiles:
-    """The files and workspaces opened lately, kept in ``settings``."""
-
-    def __init__(self, settings: QSettings):
-        self.settings = settings
-
-    def paths(self) -> list[str]:
-        value = self.settings.value("recentFiles", [])
-        if isinstance(value, str):  # (one path, as an ini file keeps it)
-            return [value]
-        return [str(v) for v in value] if isinstance(value, list) else []
-
-    def remember(self, path: str) -> None:
-        from workbench.state.loading import SAMPLE_DIR
-
-        if os.path.dirname(path) == str(SAMPLE_DIR):
-            return
-        recent = [p for p in self.paths() if p != path]
-        self.settings.setValue("recentFiles", ([path] + recent)[:MAX_RECENT])
-
-    def clear(self) -> None:
-        self.settings.setValue("recentFiles", [])
-
-    def last_dir(self) -> str:
-        """Where the latest file came from (else the working folder): where the dialogs open."""
-        recent = self.paths()
-        return os.path.dirname(recent[0]) if recent else os.getcwd()
 
 
 class FileActions:

@@ -13,8 +13,9 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow
 
 from workbench.system import process, qtcompat
-from workbench.views.window.files import RecentFiles, chosen_kinds, keep_chosen_kinds
+from workbench.views.window.files import chosen_kinds, keep_chosen_kinds
 from workbench.views.window.layout import fit_to_screen
+from workbench.views.window.recent import RecentFiles
 from workbench.views.window.startup import Startup
 
 if TYPE_CHECKING:

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 if TYPE_CHECKING:
     from workbench.qt.session import Session
     from workbench.state.workspace_file import WorkspaceDoc
-    from workbench.views.window.files import RecentFiles
     from workbench.views.window.layout import WindowLayout
+    from workbench.views.window.recent import RecentFiles
 
 
 class WorkspaceActions:
