@@ -20,7 +20,7 @@ class Intended:
     why: str
     make: Callable  # Case -> (project's case, trec_eval's case or None)
     stderr: str = ""  # a word the project's standard error must hold
-    readme: str = ""  # the words README's list of differences names it with (test_differential_intended)
+    readme: str = ""  # the words docs/conventions.md's list of differences names it with (test_differential_intended)
 
 
 def base_case(flags=()) -> Case:

@@ -3,7 +3,8 @@ of an ``sh`` block exits 0, the measures page is what the registry generates, RE
 docs/ARCHITECTURE.md names every module of the tree.
 
 Blocks run in a folder holding the bundled sample under the names the pages use (``qrels.txt``,
-``bm25.txt``, ``dense.txt``, ``run.txt``) beside a link to the repository's ``workbench/`` (so that
+``bm25.txt``, ``dense.txt``, ``run.txt``, ``a.txt`` to ``c.txt``, intent qrels ``intents.txt``
+and query texts ``queries.tsv``) beside a link to the repository's ``workbench/`` (so that
 ``workbench/resources/sample/...`` paths work).  The blocks of one page share their names, in order.
 Install commands (``pip``, ``apt-get``) are not run here: CI runs README's own test command.
 Blocks without a language show output or a synopsis and are not run.
@@ -38,8 +39,17 @@ def folder(tmp_path, monkeypatch):
         "bm25.txt": "run_bm25.txt",
         "dense.txt": "run_bm25_rm3.txt",
         "run.txt": "run_tfidf_title.txt",
+        "a.txt": "run_bm25.txt",
+        "b.txt": "run_bm25_rm3.txt",
+        "c.txt": "run_tfidf_title.txt",
     }.items():
         shutil.copyfile(SAMPLE / source, tmp_path / name)
+    with open(tmp_path / "intents.txt", "w") as out:  # intent qrels: each judged document under one of two intents
+        for i, line in enumerate((SAMPLE / "qrels.txt").read_text().splitlines()):
+            qid, _, doc, grade = line.split()
+            out.write(f"{qid} {1 + i % 2} {doc} {grade}\n")
+    queries = sorted({line.split()[0] for line in (SAMPLE / "qrels.txt").read_text().splitlines() if line.strip()})
+    (tmp_path / "queries.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in queries))
     os.symlink(ROOT / "workbench", tmp_path / "workbench")
     monkeypatch.chdir(tmp_path)
     return tmp_path

@@ -525,3 +525,28 @@ def test_a_workspace_that_cannot_be_read_is_reported_naming_it_and_nothing_chang
         assert "getsize" in disk.elsewhere(big) and "open" in disk.elsewhere(nowhere.parent)
     finally:
         close_window(w)
+
+
+def test_a_workspace_is_never_saved_over_a_file_it_names(qtbot, project, tmp_path):
+    """Saving a workspace onto the loaded qrels' (or a run's) path is refused, the file kept byte for byte,
+    through the window and through the writer itself."""
+    (tmp_path / "a").mkdir()
+    w = open_window(qtbot, tmp_path / "a", ("map",))
+    try:
+        qrels, run = project / "qrels" / "qrels.txt", project / "runs" / "run_bm25.txt"
+        w.open_files([qrels, run])
+        _idle(qtbot, w)
+        before = {p: p.read_bytes() for p in (qrels, run)}
+        for target in (qrels, run):
+            assert w.write_workspace(str(target))  # (started: the job says how it ended)
+            said = f"Saving the workspace to {target} failed: is loaded as input and is never written to"
+            qtbot.waitUntil(lambda said=said: said in w.messages.text(), timeout=TIMEOUT)
+        assert {p: p.read_bytes() for p in (qrels, run)} == before
+        doc = w.parts.workspaces.doc()
+        with pytest.raises(PermissionError, match="is loaded as input"):
+            workspace_file.write(doc, str(qrels))
+        assert qrels.read_bytes() == before[qrels]
+        workspace_file.write(doc, str(project / "study.irwb"))  # anywhere else: written
+        assert json.loads((project / "study.irwb").read_text())["files"][0]["path"] == "qrels/qrels.txt"
+    finally:
+        close_window(w)

@@ -105,9 +105,12 @@ def to_json(doc: WorkspaceDoc, workspace_path: str) -> str:
 
 
 def write(doc: WorkspaceDoc, path: str) -> None:
-    """Write atomically (a reader never sees half a workspace)."""
-    from metrics.io.fileio import write_text
+    """Write atomically (a reader never sees half a workspace), never over a file the workspace names: a
+    qrels or run file given as the workspace's path is refused with
+    :class:`metrics.io.fileio.ProtectedFileError`, as every export refuses an input file."""
+    from metrics.io.fileio import check_not_input, write_text
 
+    check_not_input(path, [f.path for f in doc.files if not f.path.startswith("irds:")])
     write_text(path, to_json(doc, path), overwrite=True)
 
 
