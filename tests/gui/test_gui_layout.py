@@ -135,3 +135,30 @@ def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(q
         assert tabs == {"diffChart": set(w.analysis_views), "drilldown": {"inspect", "pairs", "explain"}}
     finally:
         close_window(w)
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1400, 900), (1920, 1080)])
+def test_no_tab_title_is_cut_at_any_size(qtbot, tmp_path, dl19, size):
+    """Every tab of the docks tabbed together shows its whole title ("A against B" and "All pairs",
+    "Queries" and "Query drill-down" told apart): wide enough for its text, never elided; a bar whose
+    tabs do not all fit scrolls, and every tab can be brought into view."""
+    from PySide6.QtWidgets import QTabBar
+
+    w = open_window(qtbot, tmp_path, MEASURES, size=size)
+    try:
+        _loaded(qtbot, w, dl19)
+        bars = [b for b in w.findChildren(QTabBar) if b.isVisible() and b.count() > 1]
+        assert bars, "no docks are tabbed together"
+        titles = []
+        for bar in bars:
+            assert bar.elideMode() == Qt.TextElideMode.ElideNone
+            metrics = bar.fontMetrics()
+            for i in range(bar.count()):
+                text = bar.tabText(i)
+                titles.append(text)
+                assert bar.tabRect(i).width() >= metrics.horizontalAdvance(text), (size, text)
+            if bar.tabRect(bar.count() - 1).right() > bar.width():  # more tabs than room: the bar scrolls
+                assert bar.usesScrollButtons()
+        assert len(set(titles)) == len(titles)  # no two tabs alike
+    finally:
+        close_window(w)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar
 
 LAYOUT_VERSION = 4  # bump when the docks change, so that an older saved layout is not applied
 
@@ -53,6 +53,32 @@ def tab_hidden(window: QMainWindow, first: QDockWidget, others: list[QDockWidget
     bring_forward(first)
 
 
+def whole_titles(bar: QTabBar) -> None:
+    """The tabs of docks tabbed together show their whole titles: never elided ("Ov…", "A agai…" told
+    nothing apart); when they do not all fit, the bar scrolls instead."""
+    bar.setElideMode(Qt.TextElideMode.ElideNone)
+    bar.setUsesScrollButtons(True)
+    bar.setExpanding(False)
+
+
+class WholeTabTitles(QObject):
+    """Every tab bar the window makes for its tabbed docks gets :func:`whole_titles` (Qt makes them as docks
+    are tabbed, restored or moved by the user, each a child of the window)."""
+
+    def __init__(self, window: QMainWindow):
+        super().__init__(window)
+        for bar in window.findChildren(QTabBar):
+            whole_titles(bar)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.ChildPolished:
+            child = event.child()  # type: ignore[attr-defined]
+            if isinstance(child, QTabBar):
+                whole_titles(child)
+        return False
+
+
 def fit_to_screen(window: QMainWindow) -> None:
     """A first size that shows every view: up to 1800 x 1050, within the screen."""
     w, h = 1800, 1050
@@ -82,6 +108,7 @@ class WindowLayout:
         self.settings = settings
         self.docks = docks
         self._after_restore = after_restore
+        self._titles = WholeTabTitles(window)  # (the tab bars of tabbed docks, whenever Qt makes them)
         self._first_show = True  # not laid out on the screen yet
         self._restored = False  # a saved layout was applied
         self._initial_state = QByteArray()  # the dock positions "Reset layout" goes back to
