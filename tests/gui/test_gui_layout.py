@@ -162,3 +162,25 @@ def test_no_tab_title_is_cut_at_any_size(qtbot, tmp_path, dl19, size):
         assert len(set(titles)) == len(titles)  # no two tabs alike
     finally:
         close_window(w)
+
+
+def test_the_default_baseline_of_pyserini_named_dl19_runs_is_bm25_not_a_reranker_of_it(qtbot, tmp_path):
+    """DL19's runs as Pyserini writes them (tag "Anserini", so labelled by their file names), ColBERT's
+    re-ranking of BM25 dropped first: the plain BM25 run is the baseline."""
+    names = ["colbert-on-bm25-trec-dl-queries", "run.msmarco-v1-passage.bm25-default.dl19", "monot5-bm25"]
+    (tmp_path / "data").mkdir()
+    qrels, runs = write_dl19_like(tmp_path / "data", names, seed=3)
+    for run, name in zip(runs, names):
+        run.write_text(run.read_text().replace(f" {name}\n", " Anserini\n"))
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    try:
+        _loaded(qtbot, w, [qrels, *runs])
+        assert w.session.workspace.baseline_label() == "run.msmarco-v1-passage.bm25-default.dl19"
+        qtbot.waitUntil(
+            lambda: (
+                "baseline: run.msmarco-v1-passage.bm25-default.dl19" in w.parts.views.per_query.baseline_label.text()
+            ),
+            timeout=TIMEOUT,
+        )
+    finally:
+        close_window(w)

@@ -103,11 +103,15 @@ class FileEntry:
         return self.status == "ok" and self.kind in RUN_KINDS and self.run is not None
 
 
-#: a label that names a baseline starts with one of these words (after generic words such as "run",
-#: "trec" or a year): "bm25", "BM25+RM3", "run_tfidf_title", "baseline"; never a longer name that holds one
-#: ("colbert-on-bm25-trec-dl-queries" is a re-ranking of BM25, not BM25)
+#: a label that names a baseline starts with one of these words, after words that name only the run's
+#: collection or origin ("run", "trec", "dl19", "msmarco", "passage", "v1", a year): "bm25", "BM25+RM3",
+#: "run_tfidf_title", "baseline", "bm25base" (TREC DL's official baseline), "dl19-bm25",
+#: "run.msmarco-v1-passage.bm25-default.dl19" (Pyserini's file name); never a name where a model comes first
+#: ("colbert-on-bm25-trec-dl-queries" and "monot5-bm25" re-rank BM25, they are not BM25)
+_PLACE = r"(?:runs?|trec|dl|dl\d\d|dl20\d\d|ms|marco|msmarco|passages?|docs?|documents?|v\d|robust04|beir|dev|test|\d+)"
 BASELINE_NAMES = re.compile(
-    r"^(?:(?:runs?|trec|\d+)[^a-z0-9]+)*(?:baseline|bm25|base|ql|dirichlet|lmdir|tf-?idf)(?![a-z])", re.IGNORECASE
+    rf"^(?:{_PLACE}[^a-z0-9]+)*(?:baseline|bm25(?:base|tuned)?|base|ql|dirichlet|lmdir|tf-?idf)(?![a-z])",
+    re.IGNORECASE,
 )
 
 

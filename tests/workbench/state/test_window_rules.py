@@ -12,14 +12,19 @@ def _runs(*labels: str) -> list[FileEntry]:
 
 
 @pytest.mark.parametrize(
-    "label", ["bm25", "BM25", "BM25+RM3", "bm25_rm3", "run_tfidf_title", "tf-idf", "baseline", "QL", "run.bm25"]
+    "label",
+    [
+        *("bm25", "BM25", "BM25+RM3", "bm25_rm3", "run_tfidf_title", "tf-idf", "baseline", "QL", "run.bm25"),
+        *("dl19-bm25", "bm25base", "bm25tuned_p", "run.msmarco-v1-passage.bm25-default.dl19", "trec-dl-2019-bm25"),
+    ],
 )
 def test_a_label_leading_with_a_baseline_word_names_a_baseline(label):
     assert names_a_baseline(label)
 
 
 @pytest.mark.parametrize(
-    "label", ["colbert-on-bm25-trec-dl-queries", "monot5-bm25", "dl19-bm25", "basement", "qlm", "splade"]
+    "label",
+    ["colbert-on-bm25-trec-dl-queries", "monot5-bm25", "dl19-monot5-bm25", "basement", "qlm", "splade", "bm25x"],
 )
 def test_a_longer_name_holding_a_baseline_word_does_not(label):
     assert not names_a_baseline(label)
@@ -30,6 +35,9 @@ def test_the_default_baseline_of_dl19_shaped_runs_is_never_a_reranker_of_bm25():
     assert default_baseline(runs).label == "colbert-on-bm25-trec-dl-queries"  # the first: none is a baseline
     runs = _runs("colbert-on-bm25-trec-dl-queries", "splade", "BM25_rm3", "bm25", "monot5-bm25")
     assert default_baseline(runs).label == "bm25"  # the shortest label leading with a baseline word
+    # Pyserini's DL19 runs, labelled by their file names (their tag "Anserini" is generic), ColBERT first
+    runs = _runs("colbert-on-bm25-trec-dl-queries", "run.msmarco-v1-passage.bm25-default.dl19", "monot5-bm25")
+    assert default_baseline(runs).label == "run.msmarco-v1-passage.bm25-default.dl19"
 
 
 # -- the Explain dock follows the results -------------------------------------------------------------------
