@@ -50,3 +50,32 @@ def test_the_gallery_lists_every_example_and_opens_one_as_a_session(qtbot, windo
     assert textbook["interpolated AP"] == pytest.approx(0.675, abs=1e-12)
     shown = _cells(window.explain_view.textbook.model)
     assert any(r[0] == "interpolated AP" and r[1] == "0.6750" for r in shown)
+
+
+@pytest.mark.parametrize(("name", "measure"), [("map", "map"), ("mrr", "recip_rank"), ("ndcg-gain", "ndcg_cut_5")])
+def test_an_example_opens_with_its_own_settings_whatever_the_session_had(qtbot, window, name, measure):
+    """After the user set grade 2 and exponential nDCG gain, an example still shows its own numbers (MAP
+    0.0000 beside its 0.6418 before), says so, and its first number is explained (the nDCG examples named
+    ndcg_cut.10 where the results name ndcg_cut_10, and opened with nothing explained)."""
+    s = window.session
+    s.set_relevance_level(2)
+    s.set_ndcg_option("gain", "exp")
+    dialog = window.show_examples()
+    qtbot.waitUntil(lambda: dialog.names.count() == len(example_names()), timeout=TIMEOUT)
+    dialog.names.setCurrentRow(example_names().index(name))
+    dialog.open_button.click()
+    qtbot.waitUntil(lambda: s.model.explainer.explained is not None and not s.busy, timeout=TIMEOUT)
+    example = open_example(name)
+    assert s.model.settings.relevance_level == example.level and s.model.settings.gain == "linear"
+    expected = metrics_summary(example, measure)
+    assert s.results.summary.loc[name, measure] == pytest.approx(expected, abs=1e-12)
+    assert s.model.explainer.explained.explanation.measure == measure
+    told = s.model.messages.text()  # (View > Messages; the status bar said it)
+    assert f"Worked example {name}" in told and "its own settings: relevance from grade 1" in told
+
+
+def metrics_summary(example, measure: str) -> float:
+    import metrics
+
+    ev = metrics.evaluate(str(example.qrels_path), str(example.run_path), [measure], relevance_level=example.level)
+    return float(ev.summary().iloc[0][measure])

@@ -220,6 +220,15 @@ class SessionModel:
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
+    def use_settings(self, settings: Settings) -> None:
+        """Score with ``settings`` as a whole (a worked example's own), one step for Undo."""
+        if settings != self.settings:
+            old = self.settings
+            self.undo_stack.push("settings", lambda: self._back("settings", self.use_settings, old))
+            self.settings = settings
+            self.events.measures_changed.emit()
+            self.events.evaluation_wanted.emit()
+
     def set_k_max(self, k: int) -> None:
         if int(k) != self.k_max:
             old = self.k_max

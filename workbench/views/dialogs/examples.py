@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from metrics.engine.settings import Settings
 from workbench.views.common.qtable import DataFrameModel
 
 __all__ = ["ExampleShown", "WorkedExamplesDialog", "load_gallery"]
@@ -42,13 +43,18 @@ class ExampleShown:
     qrels: str
     run: str
     table: pd.DataFrame  # metrics.examples.WorkedExample.table(): printed, exact, trec_eval's
-    measures: tuple[str, ...]  # the measures its numbers are of, in the order they come
+    measures: tuple[str, ...]  # the measures its numbers are of (their output names), in the order they come
     first: tuple[str, str]  # (query, measure) of its first number
+    settings: Settings  # the example's own: trec_eval's defaults at the example's relevance level
 
 
 def load_gallery(progress=None) -> list[ExampleShown]:
     """Every example of the gallery with its numbers computed (in a worker: files are read, runs scored)."""
     from metrics.examples import example_names, open_example
+    from metrics.measures import parse_measures
+
+    def key(name: str) -> str:  # the one name a measure has in the results (ndcg_cut.10 -> ndcg_cut_10)
+        return str(parse_measures([name])[0])
 
     shown = []
     names = example_names()
@@ -63,8 +69,9 @@ def load_gallery(progress=None) -> list[ExampleShown]:
                 qrels=str(ex.qrels_path),
                 run=str(ex.run_path),
                 table=ex.table(),
-                measures=tuple(dict.fromkeys(n.measure for n in ex.numbers)),
-                first=(ex.numbers[0].query, ex.numbers[0].measure),
+                measures=tuple(dict.fromkeys(key(n.measure) for n in ex.numbers)),
+                first=(ex.numbers[0].query, key(ex.numbers[0].measure)),
+                settings=Settings(relevance_level=ex.level),
             )
         )
         if progress is not None and progress((i + 1) / len(names)) is False:
@@ -144,15 +151,21 @@ class WorkedExamplesDialog(QDialog):
         return self.examples[row] if 0 <= row < len(self.examples) else None
 
     def open_current(self) -> None:
-        """Open the example as an ordinary session: its files, its measures, its first number explained."""
+        """Open the example as an ordinary session: its files, its measures and its own settings (whatever the
+        session used before: an example's numbers are of trec_eval's defaults at its relevance level), its
+        first number explained."""
         ex = self.current()
         if ex is None:
             return
         s = self.session
         s.clear()
+        s.model.use_settings(ex.settings)
         s.set_measures(list(ex.measures))
         s.open_files([ex.qrels, ex.run])
         query, measure = ex.first
         s.followups.explain(ex.name, query, measure)  # (explained once the run is scored)
-        s.sigMessage.emit(f"Worked example {ex.name}: {ex.title}")
+        s.sigMessage.emit(
+            f"Worked example {ex.name}: {ex.title} (scored with its own settings: relevance from grade "
+            f"{ex.settings.relevance_level}, trec_eval's nDCG)"
+        )
         self.accept()
