@@ -40,18 +40,20 @@ _XML_TOPIC = re.compile(r"<topic\s+number\s*=\s*\"([^\"]+)\"[^>]*>(.*?)</topic>"
 def sniff(head: bytes) -> bool:
     """Whether the start of a file holds queries (topics, or ``qid<TAB>free text`` lines).
 
-    TREC first: when every data line (not blank, not a ``#`` comment) among the first 50 is a valid
-    qrels or run line (:func:`~metrics.io.formats.trec_line_kind`, as trec_eval splits it: a lone CR
-    or a tab is a blank, a hexadecimal score a number), the file is qrels or a run, whatever tags its
-    comments or ids hold.  Otherwise the evidence: a ``<top>`` or ``<topic number=...>`` tag on a data
-    line, or lines of two tab-separated fields whose second is words."""
+    TREC first: when the first data line (not blank, not a ``#`` comment) is a valid qrels or run line
+    (:func:`~metrics.io.formats.trec_line_kind`, as trec_eval splits it: a lone CR or a tab is a blank, a
+    hexadecimal score a number), the file is qrels or a run, whatever tags its comments or ids hold.
+    Otherwise the evidence: a ``<top>`` or ``<topic number=...>`` tag on a data line, or lines of two
+    tab-separated fields whose second is words."""
     lines = [line for line in _first_lines(head, 50) if line.strip() and not line.lstrip()[:1] == b"#"]
     if len(lines) > 1 and len(head) >= 65536:
         lines = lines[:-1]  # the last line may be cut off
     if not lines:
         return False
-    if all(trec_line_kind(line) is not None for line in lines):
-        return False  # qrels or run lines, whatever their blanks ('q1<TAB>0 d1 1') or words
+    if trec_line_kind(lines[0]) is not None:
+        # qrels or run lines, whatever their blanks ('q1<TAB>0 d1 1') or words; a later line that is not
+        # valid TREC is the reader's to name ('q1<TAB>Q0 d2 2 abc runA'), not a sign of query texts
+        return False
     text = b"\n".join(lines).decode("utf-8", "replace")
     # (no "<": no tag, and the search is skipped for the runs and qrels a folder holds by the hundred)
     if b"<" in head and re.search(r"<top>|<topic\s+number", text, re.I):

@@ -393,6 +393,8 @@ def test_plot_exports(qtbot, window, small, tmp_path):
         ("empty.txt", b""),
         ("short.run", b"1 Q0 D1 1 0.5 alpha\n1 Q0 D2 2\n"),
         ("text.txt", "this is not\na run file at all\n".encode()),
+        # a run with one bad score, a tab after the query id: a run (TREC first), not query texts
+        ("tabbed.run", b"q1\tQ0 d1 1 3.0 runA\nq1\tQ0 d2 2 abc runA\n"),
     ],
 )
 def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, name, content):
@@ -412,6 +414,8 @@ def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, na
     assert window.summary.model.rowCount() == 2
     entry = s.workspace.entry(str(bad))
     assert entry.status == "error" and entry.error == message
+    if name == "tabbed.run":
+        assert "line 2" in message and entry.kind != "queries"
 
 
 def test_qrels_and_runs_without_common_queries_are_explained(qtbot, window, small, tmp_path):
