@@ -113,7 +113,10 @@ def query_traits(results, measure, qrels=None, queries=None, *, relevance_level:
 
             queries = read_queries(queries)
         texts = pd.Series(out["query_id"].map(queries), dtype=object)
-        out["length"] = texts.str.split().str.len().astype(np.float64)
+        # each text's words, NaN for a query without text (typed a plain Series: pandas-stubs give .str.len
+        # to texts only, pandas counts the items of lists too)
+        words: pd.Series = texts.str.split()
+        out["length"] = words.str.len().astype(np.float64)
     values = wide.to_numpy(dtype=np.float64)
     out["runs"] = np.isfinite(values).sum(axis=1).astype(np.int64)
     out["mean"] = wide.mean(axis=1).to_numpy()

@@ -145,15 +145,16 @@ def _overlap_json(table: pd.DataFrame, means: pd.DataFrame, settings: dict, out)
     one = '\n    %s: {\n     "jaccard": %r,\n     "rbo": %r\n    }'
     head = json.dumps({"settings": settings}, indent=1, ensure_ascii=False)[:-2]
     out.write(head + ',\n "pairs": [')
-    for i, row in enumerate(means.itertuples(index=False)):
+    pairs = means[["run_a", "run_b", "queries", "jaccard", "rbo"]].itertuples(index=False, name=None)
+    for i, (run_a, run_b, n, mean_jaccard, mean_rbo) in enumerate(pairs):
         lo, hi = int(starts[i]), int(starts[i + 1])
         rows = ",".join(one % (ids[q], j, r) for q, j, r in zip(queries[lo:hi], jaccard[lo:hi], rbo[lo:hi]))
         out.write(
             ("," if i else "")
-            + f'\n  {{\n   "run_a": {json.dumps(row.run_a, ensure_ascii=False)},'
-            + f'\n   "run_b": {json.dumps(row.run_b, ensure_ascii=False)},'
-            + f'\n   "all": {{\n    "queries": {int(row.queries)},'
-            + f'\n    "jaccard": {float(row.jaccard)!r},\n    "rbo": {float(row.rbo)!r}\n   }},'
+            + f'\n  {{\n   "run_a": {json.dumps(run_a, ensure_ascii=False)},'
+            + f'\n   "run_b": {json.dumps(run_b, ensure_ascii=False)},'
+            + f'\n   "all": {{\n    "queries": {int(n)},'
+            + f'\n    "jaccard": {float(mean_jaccard)!r},\n    "rbo": {float(mean_rbo)!r}\n   }},'
             + ('\n   "queries": {' + rows + "\n   }" if rows else '\n   "queries": {}')
             + "\n  }"
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from typing import Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -21,6 +22,12 @@ _SHOWN = (
     ("bootstrap", "bootstrap resamples"),
     ("seed", "seed"),
 )
+
+
+class _HtmlTable(Protocol):
+    """What Jupyter asks a value for its table: pandas' frames have it, pandas-stubs do not declare it."""
+
+    def _repr_html_(self) -> str | None: ...
 
 
 class ComparisonFrame(pd.DataFrame):
@@ -50,7 +57,7 @@ class ComparisonFrame(pd.DataFrame):
             return _baseline_table(self)
         if len(self) and _PAIRS <= columns:
             return _pairs_table(self)
-        table = super()._repr_html_()
+        table = cast(_HtmlTable, super())._repr_html_()
         if table is None:
             return None
         return f"<div><p><b>Comparison</b>: {html.escape(self.settings_text())}</p>{table}</div>"
@@ -74,13 +81,14 @@ def _baseline_table(frame: ComparisonFrame) -> str:
     col = {m: j for j, m in enumerate(measures)}
     values = np.full((len(runs), len(measures)), np.nan)
     marks = {}
-    for r in frame[["run", "measure", "baseline_mean", "mean", "delta", "significant"]].itertuples(index=False):
-        i, j = at[str(r.run)], col[str(r.measure)]
-        values[i, j] = r.mean
+    rows = frame[["run", "measure", "baseline_mean", "mean", "delta", "significant"]]
+    for run, measure, baseline_mean, mean, delta, significant in rows.itertuples(index=False, name=None):
+        i, j = at[str(run)], col[str(measure)]
+        values[i, j] = mean
         if np.isnan(values[0, j]):
-            values[0, j] = r.baseline_mean
-        if bool(r.significant):
-            marks[(str(r.run), str(r.measure))] = "higher" if r.delta > 0 else "lower"
+            values[0, j] = baseline_mean
+        if bool(significant):
+            marks[(str(run), str(measure))] = "higher" if delta > 0 else "lower"
     alpha = frame.attrs.get("alpha", frame["alpha"].iloc[0] if "alpha" in frame else 0.05)
     legend = f"\u2020 / \u2021: significantly higher / lower than the baseline (corrected p <= {alpha:g})"
     return compact_table(

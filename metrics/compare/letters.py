@@ -4,10 +4,17 @@
 from __future__ import annotations
 
 import string
+from typing import Protocol, cast
 
 import pandas as pd
 
 __all__ = ["SignificanceLetters", "letter", "significance_letters"]
+
+
+class _HtmlTable(Protocol):
+    """What Jupyter asks a value for its table: pandas' frames have it, pandas-stubs do not declare it."""
+
+    def _repr_html_(self) -> str | None: ...
 
 
 def letter(i: int) -> str:
@@ -47,7 +54,7 @@ class SignificanceLetters(dict):
         return self.to_frame()
 
     def _repr_html_(self) -> str | None:
-        return self.to_frame()._repr_html_()
+        return cast(_HtmlTable, self.to_frame())._repr_html_()
 
 
 def significance_letters(pairs: pd.DataFrame, runs=None, lower_is_better=()) -> SignificanceLetters:
@@ -61,15 +68,16 @@ def significance_letters(pairs: pd.DataFrame, runs=None, lower_is_better=()) -> 
     letters = {r: letter(i) for i, r in enumerate(runs)}
     lower = set(map(str, lower_is_better))
     out: dict = {}
-    for row in pairs.loc[pairs["significant"]].itertuples(index=False):
-        diff = row.difference if str(row.measure) not in lower else -row.difference
+    significant = pairs.loc[pairs["significant"], ["a", "b", "measure", "difference"]]
+    for a, b, measure, difference in significant.itertuples(index=False, name=None):
+        diff = difference if str(measure) not in lower else -difference
         if diff > 0:
-            winner, loser = row.a, row.b
+            winner, loser = a, b
         elif diff < 0:
-            winner, loser = row.b, row.a
+            winner, loser = b, a
         else:
             continue
-        out.setdefault((winner, str(row.measure)), set()).add(letters[loser])
+        out.setdefault((winner, str(measure)), set()).add(letters[loser])
     measures = list(dict.fromkeys(str(m) for m in pairs["measure"])) if len(pairs) else []
     found = {k: "".join(sorted(v, key=lambda s: (len(s), s))) for k, v in out.items()}
     return SignificanceLetters(found, runs, measures)

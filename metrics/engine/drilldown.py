@@ -168,12 +168,11 @@ def query_drilldown(
             part["baseline_rank"] = pd.array([pd.NA] * len(part), dtype="Int64")
             part["moved"] = pd.array([pd.NA] * len(part), dtype="Int64")
         else:
-            br = pd.array([base_rank.get(d, pd.NA) for d in part["doc_id"]], dtype="Int64")
-            part["baseline_rank"] = br
-            part["moved"] = br - pd.array(part["rank"].to_numpy(), dtype="Int64")
+            part["baseline_rank"] = pd.array([base_rank.get(d, pd.NA) for d in part["doc_id"]], dtype="Int64")
+            part["moved"] = part["baseline_rank"] - part["rank"]  # (Int64: NA where the baseline lacks it)
         rankings[label] = part[RANKING_COLUMNS]
 
-    retrieved = set()
+    retrieved: set[str] = set()
     for ranked in full.values():
         retrieved.update(ranked["doc_id"])
     grades = judged["relevance"].to_numpy(dtype=np.int64)

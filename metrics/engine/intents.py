@@ -130,9 +130,9 @@ def read_intent_qrels(source) -> pd.DataFrame:
             f"cannot read {type(source).__name__} as intent qrels",
             expected="a path, a DataFrame or an iterable of (query_id, intent, doc_id, relevance) records",
         )
-    dup = out.duplicated(["query_id", "intent", "doc_id"])
-    if dup.any():
-        q, i, d = out.loc[dup.idxmax(), ["query_id", "intent", "doc_id"]]
+    dup = out.duplicated(["query_id", "intent", "doc_id"]).to_numpy()
+    if dup.any():  # (the frame's index is its positions)
+        q, i, d = out[["query_id", "intent", "doc_id"]].iloc[int(dup.argmax())]
         raise InputError(f"document {d!r} judged twice for intent {i!r} of query {q!r}", expected=FORMAT)
     return out
 

@@ -156,10 +156,9 @@ def _qrels_from_frame(df: pd.DataFrame, fmt: _Format = _QRELS) -> pd.DataFrame:
             f"{what} DataFrame has relevance {_plain(rel.iloc[row])!r} at position {row}",
             expected="integer grades",
         )
-    if not pd.api.types.is_integer_dtype(rel.dtype):
-        rel = numeric
+    whole = rel if pd.api.types.is_integer_dtype(rel.dtype) else numeric  # (checked above: whole numbers)
     _frame_duplicates(qid, doc, what)
-    grades = np.asarray(rel, dtype=np.int64)
+    grades = np.asarray(whole, dtype=np.int64)
     return frame_of(qid, doc, "relevance", grades, df.attrs.get("path"))
 
 

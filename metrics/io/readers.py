@@ -120,7 +120,9 @@ def read_qrels(source, *, progress: Progress = None) -> pd.DataFrame:
         from metrics.io.inputs import qrels_frame
 
         return _qrels_from_frame(qrels_frame(source))
-    return read_file(source, "qrels", progress).qrels
+    qrels = read_file(source, "qrels", progress).qrels
+    assert qrels is not None  # (a file read as qrels has them)
+    return qrels
 
 
 def read_run(source, name: Optional[str] = None, *, progress: Progress = None, queries=None) -> pd.DataFrame:
@@ -159,7 +161,9 @@ def read_run(source, name: Optional[str] = None, *, progress: Progress = None, q
         return frame_from_columns(
             rows_of_queries(read_columns(os.fspath(source), "run", name, progress=progress), queries)
         )
-    return _read(os.fspath(source), "run", progress, name).frames().run
+    run = _read(os.fspath(source), "run", progress, name).frames().run
+    assert run is not None  # (a file read as a run has it)
+    return run
 
 
 def read_ranked_judgments(
@@ -181,6 +185,7 @@ def read_ranked_judgments(
         run = _ranked_run(qrels, name or source.attrs.get("name") or "ranked")
         return run, qrels
     loaded = _read(os.fspath(source), "ranked", progress, name).frames()
+    assert loaded.run is not None and loaded.qrels is not None  # (a ranked file gives both)
     return loaded.run, loaded.qrels
 
 

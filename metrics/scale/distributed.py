@@ -52,12 +52,15 @@ import stat
 import tempfile
 from collections import deque
 from collections.abc import Mapping
-from typing import Callable, Generator, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Generator, Iterable, Iterator
 from urllib.parse import urlparse
 
 from metrics.errors import InputError
 from metrics.scale.parallel import score_file
 from metrics.scale.parts import Scored, WorkerState, in_parts, partitions, score_part, split_threshold
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "BATCH_BYTES",
@@ -192,6 +195,7 @@ def _evaluate_task(evaluator, source, display, label):
     from metrics.io.columns import read_columns
     from metrics.io.table import Columns
 
+    run: Columns | pd.DataFrame  # a file's columns, the caller's run as it is, or the frame read from it
     if isinstance(source, (str, os.PathLike)):
         with _named(display), _local(os.fspath(source)) as local:
             run = read_columns(local, "run", label)  # a key names the run, as in evaluate

@@ -32,10 +32,15 @@ from __future__ import annotations
 import itertools
 import os
 from collections import deque
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from metrics.engine.settings import Settings
 from metrics.scale.parts import Scored, WorkerState, in_parts, partitions, score_part, split_threshold
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from metrics.io.table import Columns
 
 _STATE: list[WorkerState] = []  # a worker process's state, set once by the pool's initializer
 TASKS_PER_PROCESS = 2  # runs in flight per process: none waits for work, few results wait to be written
@@ -96,6 +101,7 @@ def score_file(s: WorkerState, path: str, source: str | None = None) -> Scored:
     from metrics.io.columns import read_columns
 
     source = path if source is None else source
+    run: pd.DataFrame | Columns  # the run of a ranked file as a frame, else its columns
     if s.ranked:
         from metrics.io.readers import read_ranked_judgments
 

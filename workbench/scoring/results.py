@@ -4,9 +4,9 @@ summary, the per-query values and the curves of every run), and how its queries 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,8 @@ from workbench.scoring.defaults import SETTINGS
 
 if TYPE_CHECKING:
     from metrics.engine.evaluation import Evaluation
+    from metrics.io.table import Columns
+    from workbench.scoring.run_on_disk import RunOnDisk
     from workbench.scoring.service import ScoringService
 
 
@@ -46,10 +48,11 @@ class CurveTable:
     def __init__(self, frame: pd.DataFrame, x: str, y: str):
         frame = frame.sort_values(["query_id", "run", x], kind="stable").reset_index(drop=True)
         xs, ys = frame[x].to_numpy(dtype=float), frame[y].to_numpy(dtype=float)
-        self._curves = {
-            (str(q), str(r)): (xs[idx], ys[idx])
-            for (q, r), idx in frame.groupby(["query_id", "run"], sort=False).indices.items()
-        }
+        # grouped by two columns, each key is a (query, run) pair: pandas-stubs type a key as any Hashable
+        groups = cast(
+            "dict[tuple[Hashable, Hashable], np.ndarray]", frame.groupby(["query_id", "run"], sort=False).indices
+        )
+        self._curves = {(str(q), str(r)): (xs[idx], ys[idx]) for (q, r), idx in groups.items()}
 
     @classmethod
     def from_blocks(cls, blocks) -> CurveTable:
@@ -152,8 +155,12 @@ def sort_queries(ids) -> list[str]:
 class Request:
     """Inputs of one evaluation; a value, so a worker can own it."""
 
-    qrels: pd.DataFrame | tuple[pd.DataFrame, ...]  # several parts are merged by compute()
-    runs: Mapping[str, pd.DataFrame]
+    #: the window gives its qrels parts (a tuple of columns), which compute() merges: the request of its
+    #: Results holds one (a frame of each document's best grade over the intents when only diversity
+    #: measures are scored); frames are read as columns are
+    qrels: Columns | pd.DataFrame | tuple[Columns | pd.DataFrame, ...]
+    #: label -> the run held (columns; a frame is read as columns are) or scored from its file
+    runs: Mapping[str, Columns | RunOnDisk | pd.DataFrame]
     measures: tuple[str, ...]
     settings: Settings = SETTINGS  # the level, the nDCG variant, the curves' k (metrics.Settings)
     qrels_name: str | None = None

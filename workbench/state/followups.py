@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from workbench.state import drilldown as drilldown_model
 from workbench.state import significance as significance_model
 from workbench.state.loading import inspection_work
 from workbench.state.session_state import SessionState
 from workbench.state.workspace import normalize
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclasses.dataclass(frozen=True)
@@ -113,7 +116,9 @@ class FollowUpRules:
             scores = {}
             wide = results.per_query.get(self.state.focus_measure or "")
             if wide is not None and self.state.selected_query in wide.index:
-                scores = {r: float(v) for r, v in wide.loc[self.state.selected_query].items()}
+                # (the index holds each query once: a row; pandas-stubs allow for several, a frame)
+                row = cast("pd.Series", wide.loc[self.state.selected_query])
+                scores = {r: float(v) for r, v in row.items()}
             default = set(drilldown_model.best_runs(runs, scores, self.state.baseline_label()))
         return [r for r in runs if self.state.drilldown_choices.get(r, r in default)]
 
@@ -133,8 +138,10 @@ class FollowUpRules:
             return None
         baseline = self.state.baseline_label()
         wanted = set(self.drilldown_runs()) | ({baseline} if baseline in results.request.runs else set())
+        qrels = results.request.qrels
+        assert not isinstance(qrels, tuple)  # (the request of Results holds its qrels merged)
         return drilldown_model.Request(
-            qrels=results.request.qrels,
+            qrels=qrels,
             runs={label: run for label, run in results.request.runs.items() if label in wanted},
             query_id=query,
             depth=self.state.drilldown_depth,

@@ -343,10 +343,11 @@ def _letter_marks(comparison: Comparison, runs_shown: list, columns: list, marks
     compared = {str(m) for m in pairs["measure"]}
     # (run, measure) -> [(other, difference of run - other, corrected p, significant)]
     seen: dict = {}
-    for r in pairs[["measure", "a", "b", "difference", "p_corrected", "significant"]].itertuples(index=False):
-        m = str(r.measure)
-        seen.setdefault((r.a, m), {})[r.b] = (r.difference, r.p_corrected, bool(r.significant))
-        seen.setdefault((r.b, m), {})[r.a] = (-r.difference, r.p_corrected, bool(r.significant))
+    rows = pairs[["measure", "a", "b", "difference", "p_corrected", "significant"]]
+    for measure, a, b, difference, p_corrected, significant in rows.itertuples(index=False, name=None):
+        m = str(measure)
+        seen.setdefault((a, m), {})[b] = (difference, p_corrected, bool(significant))
+        seen.setdefault((b, m), {})[a] = (-difference, p_corrected, bool(significant))
     run_col = columns.index("run")
     for i, run in enumerate(runs_shown):
         if run not in letter_of:

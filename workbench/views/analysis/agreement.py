@@ -4,7 +4,7 @@ between two measures; a click on a cell lists that pair of measures' flips only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,9 @@ class AgreementView(QWidget):
         key = (a, b) if (a, b) in p.index else (b, a)
         if key not in p.index:
             return None
-        r = p.loc[key]
+        # (a whole label of the (measure_a, measure_b) index picks one row; pandas-stubs read the pair as
+        # (row, column))
+        r = cast(pd.Series, p.loc[key])
         return f"{a} and {b}: tau = {r['tau']:+.4f} over {int(r['runs'])} runs (p = {r['p_value']:.3g})"
 
     def cell_text(self, a: str, b: str) -> str:

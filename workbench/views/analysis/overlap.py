@@ -10,7 +10,7 @@ pair side by side, "All runs" every run again (at most :data:`MAX_COLUMNS`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -183,7 +183,8 @@ class OverlapView(QWidget):
         key = (a, b) if (a, b) in means.index else (b, a)
         if key not in means.index:
             return f"{a} and {b} answer no query in common"
-        m = means.loc[key]
+        # (a whole label of the (run_a, run_b) index picks one row; pandas-stubs read the pair as (row, column))
+        m = cast(pd.Series, means.loc[key])
         return (
             f"{a} and {b}: mean RBO {m['rbo']:.4f}, mean Jaccard {m['jaccard']:.4f} over the {int(m['queries'])} "
             "queries both answer; click to see them side by side"
