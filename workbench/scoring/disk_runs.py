@@ -221,6 +221,7 @@ def prepare() -> None:
     """What a worker process imports to score runs, done before the first run comes."""
     import metrics.engine.curves  # noqa: F401
     import metrics.io.columns  # noqa: F401
+    import workbench.scoring.body  # noqa: F401
 
 
 @functools.lru_cache(maxsize=2)
@@ -247,13 +248,11 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
     """Read and score one run file in a worker process, with the state in ``state_path``
     (:meth:`Workers.state_file`).
 
-    Returns ``(evaluation of the one run, precision-recall blocks, NDCG@k blocks, queries in the run)``
-    as :func:`metrics.engine.curves.evaluate_with_curves` (``tidy=False``) gives them.  ``stat``: the file's
-    (size, modification time) when it was opened; a file changed since raises :class:`InputError`."""
-    import metrics.engine.curves
+    Returns its :class:`workbench.scoring.body.Scored`, as a run held in memory is scored (the one body).
+    ``stat``: the file's (size, modification time) when it was opened; a file changed since raises
+    :class:`InputError`."""
     from metrics.io.columns import read_columns
-    from metrics.io.ids import stretch_heads
-    from metrics.ranking.qrels_index import distinct
+    from workbench.scoring import body
 
     s = _state(state_path)
     if stat is not None:
@@ -262,11 +261,7 @@ def score(state_path: str, label: str, path: str, stat: Optional[tuple] = None):
             from metrics.errors import InputError
 
             raise InputError("changed on disk since it was opened; read it again to score what it holds now", path=path)
-    run = read_columns(path, "run")
-    ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
-        s.qrels, {label: run}, s.measures, kind="NDCG", tidy=False, settings=s.settings
-    )
-    return ev, pr, atk, len(distinct(run.qid[stretch_heads(run.qid)]))  # distinct queries, a stretch each
+    return body.score(s.qrels, label, read_columns(path, "run"), s.measures, s.settings)
 
 
 def processes() -> int:

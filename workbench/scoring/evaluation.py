@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,6 +23,7 @@ from metrics.ranking.qrels_index import as_columns
 from workbench.scoring import disk_runs
 from workbench.scoring import diversity as diversity_scores
 from workbench.scoring import intents as diversity
+from workbench.scoring.body import Scored, score
 from workbench.scoring.defaults import parse_each
 
 # the views and the session name these through analysis, where the evaluation is made
@@ -45,7 +46,6 @@ from workbench.scoring.service import (
 )
 
 if TYPE_CHECKING:
-    from metrics.engine.evaluation import Evaluation
     from metrics.io.table import Columns
 
 
@@ -104,14 +104,14 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     scoring = Scoring(cache.service, request, parts, spec, measures)
     kept = cache.kept(scoring.qrels_id, request.settings, scoring.measure_set)
     step = _Steps(progress, len(runs) + 2)
-    found: dict[str, _Scored] = {}
+    found: dict[str, Scored] = {}
     failed: dict[str, str] = {}
     lease = cache.service.lease()  # what this evaluation waits for, given up when it ends
     futures: dict[Future, str] = {}
     try:
         futures.update((scoring.submit(lease, label, run), label) for label, run in runs.items())
         for label, outcome, _ in _as_done(futures, runs, step.check):
-            if isinstance(outcome, _Scored):
+            if isinstance(outcome, Scored):
                 found[label] = outcome
             else:
                 failed[label] = outcome
@@ -153,15 +153,6 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     )
 
 
-def _score(qrels, label, run, measures, settings: Settings) -> _Scored:
-    """One run scored in this thread (``run`` None: no run, for an evaluation of none)."""
-    ev, pr, atk = metrics.engine.curves.evaluate_with_curves(
-        qrels, {} if run is None else {label: run}, measures, kind="NDCG", tidy=False, settings=settings
-    )
-    queries = 0 if run is None else as_columns(run, "run").query_count()
-    return _Scored(ev, pr, atk, queries)
-
-
 class Scoring:
     """The runs of one request as the scoring service takes them: each run's :class:`ScoreKey`, and its
     work (a run held: scored in the service's thread; a run on disk: read and scored by a worker process)."""
@@ -185,20 +176,22 @@ class Scoring:
         return self.service.encoded(self.qrels_id, lambda: encoded(self.request.qrels))
 
     def submit(self, lease: Lease, label: str, run) -> Future:
-        """The future of ``run``'s scores (:class:`_Scored`, or for a run on disk the tuple
-        :func:`workbench.scoring.disk_runs.score` gives), held by ``lease``."""
+        """The future of ``run``'s :class:`~workbench.scoring.body.Scored` (a run on disk scored by a worker
+        process, :func:`workbench.scoring.disk_runs.score`), held by ``lease``."""
         key = self.key(label, run)
         if isinstance(run, disk_runs.RunOnDisk):
             return submit_on_disk(lease, key, run, self.measures, self.encoded)
-        return lease.submit(key, here=lambda: _score(self.encoded(), label, run, self.measures, self.settings))
+        return lease.submit(  # (a frame given: its columns, as a file's are read)
+            key, here=lambda: score(self.encoded(), label, as_columns(run, "run"), self.measures, self.settings)
+        )
 
-    def empty(self) -> _Scored:
+    def empty(self) -> Scored:
         """An evaluation of no run (the measures' names, for a table of none)."""
-        return _score(self.encoded(), None, None, self.measures, self.settings)
+        return score(self.encoded(), "", None, self.measures, self.settings)
 
 
 def _as_done(futures: dict, runs: dict, check):
-    """``(label, _Scored or why its file cannot be read, future)`` of each future as it is done; ``check()``
+    """``(label, Scored or why its file cannot be read, future)`` of each future as it is done; ``check()``
     is called a tenth of a second at most apart (it raises :class:`~metrics.errors.Cancelled` to stop: a
     run of millions of lines takes its process many seconds)."""
     from concurrent.futures import FIRST_COMPLETED, wait
@@ -216,18 +209,7 @@ def _as_done(futures: dict, runs: dict, check):
             except (InputError, OSError, ValueError, UnicodeError, MemoryError) as exc:
                 yield label, describe_error(getattr(runs[label], "path", label), exc), future
                 continue
-            yield label, outcome if isinstance(outcome, _Scored) else _Scored(*outcome), future
-
-
-@dataclass(frozen=True)
-class _Scored:
-    """One run scored: its one-run :class:`metrics.engine.evaluate.Evaluation`, its curve blocks, and the number
-    of queries in the run (evaluated or not)."""
-
-    evaluation: Evaluation
-    pr: list
-    atk: list
-    queries: int
+            yield label, outcome, future
 
 
 def _merge(evaluations: list):

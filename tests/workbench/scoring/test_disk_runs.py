@@ -429,8 +429,9 @@ def test_a_worker_process_scores_a_run_on_disk_with_numpy_only(files, tmp_path):
     code = (
         "import sys\n"
         "from workbench.scoring import disk_runs\n"
-        f"ev, pr, atk, queries = disk_runs.score({str(state)!r}, 'r', {str(paths[0])!r})\n"
-        "print(queries, ev.runs, [m for m in ('pandas', 'pyarrow', 'scipy', 'PySide6') if m in sys.modules])\n"
+        f"scored = disk_runs.score({str(state)!r}, 'r', {str(paths[0])!r})\n"
+        "print(scored.queries, scored.evaluation.runs,"
+        " [m for m in ('pandas', 'pyarrow', 'scipy', 'PySide6') if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -516,7 +517,7 @@ from metrics.engine.settings import Settings
 state = workers.state_file(disk_runs.ScoringState(qrels, measures, Settings(k_max=20)))
 scored = [pool.submit(disk_runs.score, state, f"r{i}", p).result() for i, p in enumerate(files[1:])]
 with open(os.environ["OUT"], "wb") as out:
-    pickle.dump([(ev.per_query, pr, atk, n) for ev, pr, atk, n in scored], out)
+    pickle.dump([(s.evaluation.per_query, s.pr, s.atk, s.queries) for s in scored], out)
 service.close()
 if sys.argv[1] == "thread":
     stop.set()
