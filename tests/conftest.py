@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import os
+
+# ranx, a reference of the fusion and ranx-habit tests, compiles its kernels with numba at first use: about
+# two minutes of a fresh environment's suite for inputs of a few hundred lines.  Its functions run as the
+# Python they are written in instead (the same algorithms, the same float operations in the same order).
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
 import numpy as np
 import pandas as pd
 import pytest

@@ -120,9 +120,8 @@ def test_the_formula_and_a_dozen_rows_show_in_a_docked_panel(qtbot, prepared):
     w.resize(380, 380)
     w.show()
     w.show_explanation(prepared.explain("map", "401"), None, prepared.side_by_side("map", "401"))
-    qtbot.wait(50)
     block = w.blocks[0]
-    assert block.view.height() >= block.view.verticalHeader().defaultSectionSize() * 12
+    qtbot.waitUntil(lambda: block.view.height() >= block.view.verticalHeader().defaultSectionSize() * 12, timeout=5000)
     viewport = w.split.viewport().rect()
     top_of_table = block.view.mapTo(w.split.widget(), block.view.rect().topLeft()).y()
     assert w.working.height() >= w.working.heightForWidth(w.working.width())  # the formula is not cut

@@ -88,15 +88,18 @@ def test_ctrl_f_goes_to_the_query_filter(qtbot, window):
 def test_the_plot_columns_grow_back_with_the_window(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path, ("map",), size=(1024, 700))
     try:
-        qtbot.wait(50)
         # small: the plots and the differences are tabs of one column, each at least 250 px wide
-        assert w.docks["prCurves"].width() >= 250
+        qtbot.waitUntil(lambda: w.docks["prCurves"].width() >= 250, timeout=5000)
         w.resize(1600, 1000)
-        qtbot.wait(50)
         # grown: side by side again, each with its share of the width
-        grown = (w.docks["prCurves"].width(), w.docks["diffChart"].width())
-        assert w.docks["prCurves"].isVisible() and w.docks["diffChart"].isVisible()
-        assert grown[0] >= 0.2 * 1600 and grown[1] >= 0.2 * 1600
+        qtbot.waitUntil(
+            lambda: (
+                w.docks["prCurves"].isVisible()
+                and w.docks["diffChart"].isVisible()
+                and min(w.docks["prCurves"].width(), w.docks["diffChart"].width()) >= 0.2 * 1600
+            ),
+            timeout=5000,
+        )
         assert w.centralWidget().width() < 1600 * 0.5  # the per-query table did not take it all
     finally:
         close_window(w)

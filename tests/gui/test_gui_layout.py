@@ -50,11 +50,9 @@ def test_a_small_window_shows_every_run_and_wide_plots_and_they_come_back_when_i
         assert w.parts.layout.compact
         for dock in ("prCurves", "ndcgAtK", "diffChart"):  # each plot as wide as the column, in front
             views.docks[dock].raise_()
-            qtbot.wait(50)
-            assert views.docks[dock].widget().width() >= 250, dock
+            qtbot.waitUntil(lambda dock=dock: views.docks[dock].widget().width() >= 250, timeout=5000)
         w.resize(1400, 900)
-        qtbot.wait(200)
-        assert not w.parts.layout.compact
+        qtbot.waitUntil(lambda: not w.parts.layout.compact and views.pr_plot.width() >= 300, timeout=5000)
         assert views.pr_plot.width() >= 300 and views.ndcg_plot.width() >= 300
         assert views.pr_plot.isVisible() and views.ndcg_plot.isVisible() and views.diff_chart.isVisible()
         assert _rows_shown(views.summary.view) == 5

@@ -599,7 +599,7 @@ def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatc
         s.set_measures(("P.5",))
     release.set()
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
-    qtbot.wait(50)
+    qtbot.wait(50)  # (time for the superseded evaluation to show, were it ever shown)
     assert shown == [("P_5",)]
     assert s.results.measures == ["P_5"]
 
