@@ -1300,3 +1300,9 @@ def test_new_results_lay_out_each_table_once(qtbot, window, sample, monkeypatch)
     np.testing.assert_allclose(
         frame[results.runs[0]].to_numpy(float), results.per_query[measure][results.runs[0]].to_numpy(float)
     )
+
+
+def test_the_window_has_its_icon(window):
+    """The icon is found where the package keeps it (workbench/resources), wherever the window's module is."""
+    assert not window.windowIcon().isNull()
+    assert window.windowIcon().availableSizes() or window.windowIcon().pixmap(32, 32).width() == 32

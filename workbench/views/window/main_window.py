@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QTimer, Signal
@@ -100,7 +101,7 @@ class MainWindow(QMainWindow):
         qtcompat.quicker_feature_check()  # before the session's and the views' modules are imported
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
         self.setWindowTitle(APP_NAME)
-        icon = os.path.join(os.path.dirname(os.path.dirname(__file__)), "resources", "icon.svg")
+        icon = str(Path(__file__).resolve().parents[2] / "resources" / "icon.svg")  # (workbench/resources)
         self.setWindowIcon(QIcon(icon))  # (a null icon, changing nothing, were the file not there)
         self.startup = Startup(self, self.FIRST_PAINT_WAIT_MS)
         self._session: Session | None = None  # made once its modules are imported (deferred)
