@@ -461,3 +461,47 @@ def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in
         assert view.cell_text("a", "b") == f"{rbo.loc['a', 'b']:.3f}"
     finally:
         close_window(w2)
+
+
+def _cells_whole(view, columns: int) -> bool:
+    """Whether the first ``columns`` cells of the first row lie whole in the view's viewport."""
+    width = view.viewport().width()
+    return all(
+        view.visualRect(view.model().index(0, c)).left() >= 0
+        and view.visualRect(view.model().index(0, c)).right() < width
+        for c in range(columns)
+    )
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1400, 900)])
+def test_the_overlap_and_agreement_matrices_show_their_numbers_at_their_default_width(qtbot, tmp_path, size):
+    """DL19's five runs with their long names: the overlap matrix shows its numbers (the names filled the pane:
+    no number was visible), rows are named and columns numbered, the bead plot's runs are numbered as the
+    matrix numbers them (the names overlapped), and the agreement matrix's headers are whole (\"re…nk\")."""
+    from dl19_data import write_dl19_like
+
+    names = ["bm25", "colbert-on-bm25-trec-dl-queries", "splade", "monot5-bm25", "tct-colbert"]
+    (tmp_path / "data").mkdir()
+    qrels, runs = write_dl19_like(tmp_path / "data", names, seed=5)
+    w = open_window(qtbot, tmp_path, MEASURES, size=size)
+    try:
+        with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
+            w.open_files([str(qrels), *map(str, runs)])
+        overlap = shown(qtbot, w, "overlap")
+        model = overlap.matrix_model
+        qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: _cells_whole(overlap.matrix, 3), timeout=TIMEOUT)
+        assert model.headerData(1, Qt.Orientation.Horizontal) == "2"
+        assert model.headerData(1, Qt.Orientation.Vertical) == "2 colbert-on-bm25-trec-dl-queries"
+        assert model.headerData(1, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == names[1]
+        ticks = overlap.plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+        assert [label for _, label in ticks] == [str(i + 1) for i in range(len(ticks))]
+        agreement = shown(qtbot, w, "agreement")
+        qtbot.waitUntil(lambda: agreement.matrix_model.rowCount() >= 2, timeout=TIMEOUT)
+        header = agreement.matrix.horizontalHeader()
+        metrics_ = header.fontMetrics()
+        for c in range(agreement.matrix_model.columnCount()):
+            text = agreement.matrix_model.headerData(c, Qt.Orientation.Horizontal)
+            assert metrics_.horizontalAdvance(text) <= header.sectionSize(c), text
+    finally:
+        close_window(w)

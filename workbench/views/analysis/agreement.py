@@ -77,7 +77,9 @@ class AgreementView(QWidget):
         row.addWidget(self.all_button)
         box.addLayout(row)
         box.addWidget(self.flips, 1)
-        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.5)
+        self.split = split = AdaptiveSplitter(
+            Qt.Orientation.Vertical, self, share=0.5, needs=lambda: self.matrix.minimumSizeHint().width()
+        )
         split.addWidget(self.matrix)
         split.addWidget(lower)
         pane(self, [bar], self.banner, split)
@@ -112,6 +114,7 @@ class AgreementView(QWidget):
         names = list(tau.index)
         self._p = o.tables["tau_p"].set_index(["measure_a", "measure_b"])
         self.matrix_model.set_matrix(tau.to_numpy(dtype=float), names)
+        self.split.refit()
         n = len(o.inputs.summary)
         self.caption.setText(f"Kendall's tau-b, {n} runs")
         self.caption.setToolTip(

@@ -357,14 +357,44 @@ class MatrixModel(QAbstractTableModel):
         return None
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole) and 0 <= section < len(self.labels):
+        """Rows are numbered and named ("1 bm25"), columns numbered only ("1"): the numbers stay readable at
+        any width, however long the names (a DL19 run's name filled the pane); tooltips give the names."""
+        if not 0 <= section < len(self.labels):
+            return None
+        if role == Qt.ItemDataRole.ToolTipRole:
             return self.labels[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            number = str(section + 1)
+            return number if orientation == Qt.Orientation.Horizontal else f"{number} {self.labels[section]}"
         return None
+
+
+class MatrixView(QTableView):
+    """The table of a :class:`MatrixModel`: it asks for the room its row names and a few columns need, so
+    that the splitter it stands in puts it above the rest when beside it the numbers would be cut off."""
+
+    #: columns shown whole before the view scrolls
+    COLUMNS = 4
+
+    def sizeHint(self) -> QSize:
+        """As tall as its rows (at most a dozen shown before it scrolls)."""
+        model = self.model()
+        rows = min(model.rowCount() if model is not None else 0, 12)
+        height = self.horizontalHeader().sizeHint().height() + rows * self.verticalHeader().defaultSectionSize()
+        return QSize(super().sizeHint().width(), height + 2 * self.frameWidth() + 4)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        model = self.model()
+        columns = min(model.columnCount() if model is not None else 0, self.COLUMNS)
+        header = self.verticalHeader()
+        needed = header.sizeHint().width() + columns * self.horizontalHeader().defaultSectionSize()
+        return QSize(max(hint.width(), needed + 2 * self.frameWidth()), hint.height())
 
 
 def matrix_view(parent: QWidget, widest: str = "0.000") -> tuple[QTableView, MatrixModel]:
     """A table view of a :class:`MatrixModel`, its columns as wide as the text ``widest``."""
-    view = QTableView(parent)
+    view = MatrixView(parent)
     model = MatrixModel(view)
     view.setModel(model)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -374,6 +404,9 @@ def matrix_view(parent: QWidget, widest: str = "0.000") -> tuple[QTableView, Mat
     view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance(widest) + 12)
     view.horizontalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 6)
+    # the names beside the rows take at most 16 characters' room (elided in the middle, whole in tooltips)
+    view.verticalHeader().setMaximumWidth(view.fontMetrics().horizontalAdvance("0" * 16) + 12)
+    view.verticalHeader().setTextElideMode(Qt.TextElideMode.ElideMiddle)
     return view, model
 
 
@@ -430,9 +463,18 @@ class AdaptiveSplitter(QSplitter):
     side, a short wide pane), one above the other otherwise; the first part gets ``share`` of the room
     whenever the orientation changes."""
 
-    def __init__(self, orientation: Qt.Orientation, parent: QWidget | None = None, share: float = 0.5) -> None:
+    def __init__(
+        self,
+        orientation: Qt.Orientation,
+        parent: QWidget | None = None,
+        share: float = 0.5,
+        needs: Callable[[], int] = lambda: 0,
+        tall: Callable[[], int] | None = None,
+    ) -> None:
         super().__init__(orientation, parent)
         self.share = share
+        self.needs = needs  # the width the first part needs beside the second (a matrix's row names and columns)
+        self.tall = tall  # how tall the first part is at most above the second (a matrix of few rows), if known
         self._placed = False  # (the parts are given their shares at the first resize)
 
     def minimumSizeHint(self) -> QSize:
@@ -444,13 +486,20 @@ class AdaptiveSplitter(QSplitter):
         return QSize(max(h.width() for h in hints), max(h.height() for h in hints))
 
     def resizeEvent(self, event) -> None:
-        size = event.size()
-        wide = size.width() > 1.3 * size.height()
-        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
         super().resizeEvent(event)
+        self.refit(event.size())
+
+    def refit(self, size: QSize | None = None) -> None:
+        """Turn to fit ``size`` (the splitter's own by default: call it when a part's needs changed)."""
+        size = self.size() if size is None else size
+        # side by side only when the first part's share holds what it needs (a matrix's columns)
+        wide = size.width() > 1.3 * size.height() and size.width() * self.share >= self.needs()
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
         if orientation != self.orientation() or not self._placed:
             self._placed = True
             self.setOrientation(orientation)
             room = size.width() if wide else size.height()
-            first = int(room * self.share)
-            self.setSizes([first, room - first])
+            first_room = int(room * self.share)
+            if not wide and self.tall is not None:
+                first_room = min(first_room, self.tall())
+            self.setSizes([first_room, room - first_room])

@@ -10,6 +10,7 @@ pair side by side, "All runs" every run again (at most :data:`MAX_COLUMNS`).
 
 from __future__ import annotations
 
+import html
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
@@ -121,7 +122,13 @@ class OverlapView(QWidget):
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.caption)
         box.addWidget(self.matrix, 1)
-        split = AdaptiveSplitter(Qt.Orientation.Vertical, self, share=0.55)
+        self.split = split = AdaptiveSplitter(
+            Qt.Orientation.Vertical,
+            self,
+            share=0.55,
+            needs=lambda: self.matrix.minimumSizeHint().width(),
+            tall=lambda: self.caption.sizeHint().height() + self.matrix.sizeHint().height() + 8,
+        )
         split.addWidget(upper)
         split.addWidget(lower)
         split.setStretchFactor(0, 1)
@@ -167,6 +174,7 @@ class OverlapView(QWidget):
         self._means = o.tables["means"].set_index(["run_a", "run_b"])
         name = "RBO" if self.value == "rbo" else "Jaccard"
         self.matrix_model.set_matrix(frame.to_numpy(dtype=float), list(frame.index))
+        self.split.refit()  # (beside the beads, or above them when the matrix's numbers need the width)
         s = o.settings
         self.caption.setText(f"<b>Mean {name}</b>, top {s.depth}" + (f", p = {s.p:g}" if self.value == "rbo" else ""))
         self.caption.setToolTip(
@@ -252,12 +260,15 @@ class OverlapView(QWidget):
             ly += [ra + 1, rb + 1]
         self.links.setData(np.asarray(lx, dtype=float), np.asarray(ly, dtype=float), connect="pairs")
         item = self.plot.getPlotItem()
-        item.getAxis("bottom").setTicks([[(i, _short(r)) for i, r in enumerate(b.runs)]])
+        # each run by its number in the matrix (names side by side overlapped: "bm25bm25_rm3"), named below
+        numbers = {r: str(k + 1) for k, r in enumerate(self.matrix_model.labels)}
+        item.getAxis("bottom").setTicks([[(i, numbers.get(r, _short(r))) for i, r in enumerate(b.runs)]])
         item.getViewBox().invertY(True)
         item.setXRange(-0.5, max(len(b.runs) - 0.5, 0.5), padding=0.02)
         item.setYRange(0.5, o.settings.depth + 0.5, padding=0.02)
         first = "" if self.session.selected_query is not None else " (no query selected: the first evaluated)"
-        self.bead_caption.setText(f"Query <b>{query}</b>")
+        named = " · ".join(f"{numbers[r]} {html.escape(_short(r))}" for r in b.runs if r in numbers)
+        self.bead_caption.setText(f"Query <b>{query}</b>" + (f": {named}" if named else ""))
         self.bead_caption.setToolTip(
             f"Query {query}{first}: the top {o.settings.depth} documents of each run, best first; a line joins a "
             "document two neighbouring runs share; a large bead is a document another run shown retrieved too"
