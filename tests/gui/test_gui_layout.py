@@ -182,3 +182,27 @@ def test_the_default_baseline_of_pyserini_named_dl19_runs_is_bm25_not_a_reranker
         )
     finally:
         close_window(w)
+
+
+@pytest.mark.parametrize("measure", ["map", "ndcg_cut_10", "bpref"])
+@pytest.mark.parametrize("size", [(1024, 700), (1400, 900)])
+def test_explaining_a_value_keeps_the_window_on_its_screen(qtbot, tmp_path, dl19, size, measure):
+    """Explain opened at 1024x700 widened the window to 1041 px, past the screen; the window keeps its
+    size and the Explain dock shows the value's answer line without scrolling sideways."""
+    w = open_window(qtbot, tmp_path, MEASURES, size=size)
+    try:
+        _loaded(qtbot, w, dl19)
+        w.session.set_focus_measure(measure)
+        qtbot.waitUntil(lambda: w.parts.views.per_query.measure_box.currentText() == measure, timeout=TIMEOUT)
+        table = w.parts.views.per_query.view
+        table.setFocus()
+        table.setCurrentIndex(table.model().index(3, 1))
+        edit = next(a for a in w.menuBar().actions() if a.text() == "&Edit").menu().actions()
+        next(a for a in edit if "xplain" in a.text()).trigger()
+        s = w.session
+        qtbot.waitUntil(lambda: s.model.explainer.explained is not None and not s.busy, timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: w.parts.views.docks["explain"].isVisible(), timeout=TIMEOUT)
+        qtbot.wait(100)  # (the layout settles: a widening would show by now)
+        assert w.width() <= size[0] and w.height() <= size[1]
+    finally:
+        close_window(w)
