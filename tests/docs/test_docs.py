@@ -118,3 +118,23 @@ def test_the_architecture_names_every_module_and_no_module_that_is_gone():
     named = set(re.findall(r"`((?:metrics|workbench)/[\w/]+\.py)`", text))
     gone = sorted(n for n in named if not (ROOT / n).exists())
     assert not gone, f"docs/ARCHITECTURE.md names modules that are not there: {gone}"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the page names the Linux path")
+def test_the_window_page_names_the_log_file_where_it_is():
+    code = (
+        "import os\n"
+        "os.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from workbench.app import APP_NAME\n"
+        "app = QApplication([])\n"
+        "app.setApplicationName(APP_NAME)\n"
+        "app.setOrganizationName(APP_NAME)\n"
+        "from workbench.system import logs\n"
+        "print(os.path.join(logs.log_dir(), 'ir-workbench.log').replace(os.path.expanduser('~'), '~', 1))\n"
+    )
+    env = {**os.environ, "HOME": "/home/someone", "XDG_DATA_HOME": ""}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    path = out.stdout.strip()
+    assert path.startswith("~/") and f"`{path}`" in (ROOT / "docs" / "window.md").read_text(encoding="utf-8")

@@ -23,7 +23,8 @@ log = logging.getLogger("workbench")
 
 
 def log_dir() -> str:
-    """Where the log file lives (Qt's AppLocalDataLocation: ~/.local/share/ir-workbench on Linux)."""
+    """Where the log file lives (Qt's AppLocalDataLocation, the organisation and the application both named
+    ir-workbench: ~/.local/share/ir-workbench/ir-workbench on Linux)."""
     from PySide6.QtCore import QStandardPaths
 
     return QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppLocalDataLocation)
