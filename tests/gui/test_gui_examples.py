@@ -9,6 +9,7 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.examples import example_names, open_example  # noqa: E402
@@ -79,3 +80,18 @@ def metrics_summary(example, measure: str) -> float:
 
     ev = metrics.evaluate(str(example.qrels_path), str(example.run_path), [measure], relevance_level=example.level)
     return float(ev.summary().iloc[0][measure])
+
+
+def test_the_gallery_shows_trec_eval_s_columns_at_its_own_size(qtbot, window):
+    """At the dialog's own size the table shows trec_eval's convention and what trec_eval prints (a long
+    text column pushed them out of view)."""
+    dialog = window.show_examples()
+    qtbot.waitUntil(lambda: dialog.names.count() == len(example_names()), timeout=TIMEOUT)
+    for row in range(dialog.names.count()):
+        dialog.names.setCurrentRow(row)
+        columns = [dialog.model.headerData(c, Qt.Orientation.Horizontal) for c in range(dialog.model.columnCount())]
+        view = dialog.table
+        for name in ("exact", "trec_eval convention", "trec_eval prints"):
+            c = columns.index(name)
+            right = view.columnViewportPosition(c) + view.columnWidth(c)
+            assert right <= view.viewport().width(), (example_names()[row], name)

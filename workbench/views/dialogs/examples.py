@@ -31,6 +31,9 @@ from workbench.views.common.qtable import DataFrameModel
 
 __all__ = ["ExampleShown", "WorkedExamplesDialog", "load_gallery"]
 
+#: the most room (in characters) a column of the numbers' table takes before its text is elided
+MAX_TEXT_CHARS = 18
+
 
 @dataclass(frozen=True)
 class ExampleShown:
@@ -144,6 +147,11 @@ class WorkedExamplesDialog(QDialog):
         frame["agrees"] = frame["agrees"].map({True: "yes", False: "no", None: ""}).fillna("")
         self.model.set_frame(frame)
         self.table.resizeColumnsToContents()
+        # a long text (the text's convention, a note) takes at most this much; the rest is in its tooltip,
+        # so that trec_eval's columns stay in view at the dialog's own size
+        widest = self.table.fontMetrics().horizontalAdvance("0" * MAX_TEXT_CHARS)
+        for c in range(self.model.columnCount()):
+            self.table.setColumnWidth(c, min(self.table.columnWidth(c), widest))
         self.open_button.setEnabled(True)
 
     def current(self) -> ExampleShown | None:
