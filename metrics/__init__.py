@@ -12,46 +12,6 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from typing import TYPE_CHECKING
 
-from metrics.engine.evaluate import evaluate
-from metrics.engine.evaluation import Evaluation
-from metrics.engine.settings import MeasureSet, Settings
-from metrics.errors import Cancelled, InputError, IntentQrelsError
-from metrics.measures import FAMILIES, Measure, parse_measures
-from metrics.measures.names import (
-    AP,
-    DCG,
-    ERR,
-    ERR_IA,
-    F1,
-    NRBP,
-    P_IA,
-    RBP,
-    RR,
-    Accuracy,
-    Bpref,
-    Compat,
-    IPrec,
-    Judged,
-    MeasureName,
-    NumQ,
-    NumRel,
-    NumRelRet,
-    NumRet,
-    P,
-    R,
-    Rprec,
-    SetF,
-    SetP,
-    SetR,
-    StRecall,
-    Success,
-    alpha_nDCG,
-    infAP,
-    nDCG,
-)
-from metrics.ranking.judged import JudgedRanking, build_ranking
-from metrics.scale.evaluator import Evaluator, evaluator
-
 if TYPE_CHECKING:
     from metrics.analysis import (
         condensed_scores,
@@ -68,16 +28,69 @@ if TYPE_CHECKING:
         trait_correlations,
         versus,
     )
+    from metrics.engine.evaluate import evaluate
+    from metrics.engine.evaluation import Evaluation
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
+    from metrics.engine.settings import MeasureSet, Settings
+    from metrics.errors import Cancelled, InputError, IntentQrelsError
     from metrics.examples import WorkedExample, example_names, open_example
     from metrics.explain import side_by_side
     from metrics.fusion import fuse
     from metrics.io.readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
     from metrics.io.writers import write_qrels, write_run
+    from metrics.measures import FAMILIES, Measure, parse_measures
+    from metrics.measures.names import (
+        AP,
+        DCG,
+        ERR,
+        ERR_IA,
+        F1,
+        NRBP,
+        P_IA,
+        RBP,
+        RR,
+        Accuracy,
+        Bpref,
+        Compat,
+        IPrec,
+        Judged,
+        MeasureName,
+        NumQ,
+        NumRel,
+        NumRelRet,
+        NumRet,
+        P,
+        R,
+        Rprec,
+        SetF,
+        SetP,
+        SetR,
+        StRecall,
+        Success,
+        alpha_nDCG,
+        infAP,
+        nDCG,
+    )
+    from metrics.ranking.judged import JudgedRanking, build_ranking
+    from metrics.scale.evaluator import Evaluator, evaluator
 
-# The DataFrame readers and writers import pandas and pyarrow: they are loaded when first used, so
-# that scoring (``ir-eval``, ``evaluate`` on paths) starts without them.
+# Every public name is loaded when first used (PEP 562), from the module below that defines it: ``import
+# metrics`` imports nothing more, and a command or call pays only for the modules it uses (scoring: numpy
+# and the readers, the measures and the evaluator; the DataFrame readers and writers, pandas and pyarrow,
+# the analyses, explanations, fusion and comparisons only when asked for).
 _LAZY = {
+    "evaluate": "engine.evaluate",
+    "Evaluation": "engine.evaluation",
+    **dict.fromkeys(("MeasureSet", "Settings"), "engine.settings"),
+    **dict.fromkeys(("Cancelled", "InputError", "IntentQrelsError"), "errors"),
+    **dict.fromkeys(("FAMILIES", "Measure", "parse_measures"), "measures"),
+    # ir_measures-style measure objects (metrics.measures.names)
+    **dict.fromkeys(("MeasureName", "Accuracy", "Compat", "alpha_nDCG", "ERR_IA", "P_IA"), "measures.names"),
+    **dict.fromkeys(("StRecall", "NRBP", "AP", "DCG", "ERR", "F1", "P", "R", "RBP", "RR"), "measures.names"),
+    **dict.fromkeys(("Bpref", "IPrec", "Judged", "NumQ", "NumRel", "NumRelRet", "NumRet"), "measures.names"),
+    **dict.fromkeys(("Rprec", "SetF", "SetP", "SetR", "Success", "infAP", "nDCG"), "measures.names"),
+    **dict.fromkeys(("JudgedRanking", "build_ranking"), "ranking.judged"),
+    **dict.fromkeys(("Evaluator", "evaluator"), "scale.evaluator"),
     # why runs differ (metrics.analysis): overlap, judgment coverage, queries, agreement of measures
     **dict.fromkeys(("rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage"), "analysis"),
     **dict.fromkeys(("coverage_by_query", "judgment_holes", "condensed_scores", "versus"), "analysis"),
@@ -101,13 +114,27 @@ _LAZY = {
     "fuse": "fusion",
 }
 
+#: the subpackages, imported when first named as ``metrics.NAME`` (``import metrics`` no longer imports them)
+_SUBPACKAGES = frozenset(
+    ("analysis", "cli", "compare", "engine", "examples", "explain", "fusion", "inspect", "io", "measures")
+    + ("ranking", "report", "scale", "errors", "notebook", "presentation", "stat_methods")
+)
+
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # found here from now on, without this function
+        return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [

@@ -12,7 +12,7 @@ from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 def diversity_names(names) -> list[str]:
     """The names among ``names`` that name diversity measures (scored against intent qrels)."""
-    from metrics.measures.diversity import parse_diversity
+    from metrics.measures.diversity_syntax import parse_diversity
 
     def named(name: str) -> bool:
         try:

@@ -134,7 +134,7 @@ def main(argv: list[str]) -> int:
 
 
 def _is_diversity(name: str) -> bool:
-    from metrics.measures.diversity import parse_diversity
+    from metrics.measures.diversity_syntax import parse_diversity
 
     try:
         return parse_diversity(name) is not None

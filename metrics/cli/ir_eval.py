@@ -234,16 +234,22 @@ def _jobs(args, run_paths) -> int | None:
     runs are large enough to gain from it, else 1.  None: the runs are scored together in memory, as
     comparisons, CSV and JSON need them (and standard input, a single run that is not large enough
     to be scored in parts by several processes: see :mod:`metrics.scale.parallel`)."""
-    from metrics.scale.parallel import default_jobs
-    from metrics.scale.parts import partitions, split_threshold
+    from metrics.scale.split import split_threshold
 
     if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths:
         return None
     if len(run_paths) < 2:
+        if args.ranked or args.jobs == 1 or _smaller(run_paths[0], split_threshold()):
+            return None  # one task, here: the worker processes' modules are not imported
+        from metrics.scale.parallel import default_jobs
+        from metrics.scale.parts import partitions
+
         jobs = default_jobs() if args.jobs is None else args.jobs
         return jobs if partitions(run_paths[0], jobs, split_threshold(), args.ranked) > 1 else None
     if args.jobs is not None:
         return args.jobs
+    from metrics.scale.parallel import default_jobs
+
     if default_jobs() < 2:
         return 1
     try:
@@ -251,6 +257,15 @@ def _jobs(args, run_paths) -> int | None:
     except OSError:
         large = False  # the reader reports the missing file
     return default_jobs() if large else 1
+
+
+def _smaller(path: str, size: int) -> bool:
+    """Whether the file at ``path`` is a file of fewer than ``size`` bytes (False when it cannot be told: the
+    one scoring it in parts says what is wrong)."""
+    try:
+        return os.path.getsize(path) < size
+    except OSError:
+        return False
 
 
 def _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs: int) -> int:

@@ -49,7 +49,7 @@ from metrics.engine.evaluation import Evaluation
 from metrics.errors import InputError
 from metrics.io.readers import read_qrels, read_run
 from metrics.measures import parse_measures
-from metrics.measures.diversity import parse_diversity
+from metrics.measures.diversity_syntax import parse_diversity
 from metrics.measures.irm_syntax import aliases, read_measures, split_top_level
 
 __all__ = ["main", "printed_name"]

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -54,8 +54,10 @@ def _is_frame(x) -> bool:
     return pandas is not None and isinstance(x, pandas.DataFrame)
 
 
-@dataclass(frozen=True)
-class _Format:
+class _Format(NamedTuple):
+    """What a reader expects of one kind of file (a record: a named tuple, which costs a tenth of a frozen
+    dataclass to define at import)."""
+
     kind: str
     columns: int  # required number of fields (the minimum, for runs)
     extra_ok: bool  # further fields ignored (runs) or an error

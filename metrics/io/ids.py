@@ -4,8 +4,6 @@ candidate, always confirmed on the ids)."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 
 __all__ = [
@@ -160,8 +158,12 @@ def id_hash(ids: np.ndarray) -> np.ndarray:
     short = np.flatnonzero(lengths <= MAX_FIXED_WIDTH)
     if len(short):
         h[short] = _word_hash(ids[short].astype(f"S{max(8, -(-int(lengths[short].max()) // 8) * 8)}"))
-    for i in np.flatnonzero(lengths > MAX_FIXED_WIDTH).tolist():
-        h[i] = int.from_bytes(hashlib.blake2b(ids[i], digest_size=8).digest(), "little")
+    longer = np.flatnonzero(lengths > MAX_FIXED_WIDTH).tolist()
+    if longer:
+        import hashlib  # here: loading it (OpenSSL's too) costs 3 ms, and ids this long are rare
+
+        for i in longer:
+            h[i] = int.from_bytes(hashlib.blake2b(ids[i], digest_size=8).digest(), "little")
     return h
 
 

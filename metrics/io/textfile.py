@@ -10,7 +10,6 @@ Latin-1); binary data is refused at its first NUL byte.
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
 import queue
 import threading
@@ -205,7 +204,11 @@ def open_stream(raw):
     recognised by its magic bytes, not by the file name."""
     gz = raw.read(2) == GZIP_MAGIC
     raw.seek(0)
-    return gz, (gzip.GzipFile(fileobj=raw, mode="rb") if gz else raw)
+    if not gz:
+        return False, raw
+    import gzip  # here: a plain file is read without it
+
+    return True, gzip.GzipFile(fileobj=raw, mode="rb")
 
 
 def without_bom(data: bytes, display: str) -> bytes:

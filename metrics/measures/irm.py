@@ -135,7 +135,7 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     name = aliases().get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
-        from metrics.measures.diversity import parse_diversity
+        from metrics.measures.diversity_syntax import parse_diversity
 
         if parse_diversity(text) is not None:
             raise ValueError(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from metrics.engine.settings import Settings
+from metrics.scale.split import SPLIT_BYTES, SPLIT_ENV, split_threshold  # noqa: F401  (importable from here)
 
 
 @dataclass(frozen=True)
@@ -40,15 +41,6 @@ class Part:
     qids: list  # every query id in the range, run-only ones too (bytes), to tell whether ranges share one
     first_tag: str  # tags of the range's first and last lines ("" for a range without lines)
     last_tag: str
-
-
-def split_threshold(value: Optional[int] = None) -> int:
-    """The size from which a run file is scored in parts: ``value``, else ``$IR_EVAL_SPLIT_BYTES``,
-    else :data:`SPLIT_BYTES`."""
-    if value is not None:
-        return max(1, int(value))
-    text = os.environ.get(SPLIT_ENV, "").strip()
-    return max(1, int(text)) if text.isdigit() else SPLIT_BYTES
 
 
 def partitions(path: str, workers: int, threshold: int, ranked: bool = False) -> int:
@@ -379,14 +371,6 @@ def in_parts(
         close = getattr(results, "close", None)
         if close is not None:  # the tasks in flight are let go now, not when the generator is collected
             close()
-
-
-#: run files of at least this many bytes are scored in parts when two processes or workers can share them
-SPLIT_BYTES = 64 << 20
-
-
-#: the environment variable that sets :data:`SPLIT_BYTES` (a number of bytes)
-SPLIT_ENV = "IR_EVAL_SPLIT_BYTES"
 
 
 _READ_BYTES = 1 << 20  # bytes read and parsed at a time by score_part (the numpy reader's chunk)

@@ -293,7 +293,7 @@ ir_eval_launcher.run()
 
 @pytest.mark.parametrize(
     "module",
-    ["numpy", "metrics.engine.evaluate", "metrics.cli.ir_eval", "metrics.io.detect", "metrics.scale.parallel"],
+    ["numpy", "metrics.engine.evaluate", "metrics.cli.ir_eval", "metrics.io.detect", "metrics.scale.split"],
 )
 def test_ctrl_c_while_ir_eval_loads_or_reads_ends_it_in_one_line(tmp_path, module):
     """A Ctrl-C in the first half second (numpy and the package loading) printed a traceback; the last two
