@@ -14,7 +14,21 @@ import contextlib
 import threading
 from typing import Callable
 
-__all__ = ["InputError", "IntentQrelsError", "Cancelled", "stop_when", "checkpoint"]
+__all__ = ["InputError", "IntentQrelsError", "Cancelled", "WorkerDied", "stop_when", "checkpoint"]
+
+
+class WorkerDied(RuntimeError):
+    """A worker process scoring runs ended without finishing its work: killed from outside (the system's
+    out-of-memory killer, a signal) or crashed.  ``runs`` are the run files whose scores are not complete
+    (their output, and that of every run after them, was not written)."""
+
+    def __init__(self, runs: list[str]) -> None:
+        self.runs = list(runs)
+        shown = ", ".join(self.runs[:5]) + (f" and {len(self.runs) - 5} more" if len(self.runs) > 5 else "")
+        super().__init__(
+            "a worker process died before it finished (killed by the system, perhaps for lack of memory); "
+            f"not scored: {shown}; the output holds only the runs before them (try fewer --jobs)"
+        )
 
 
 class InputError(ValueError):

@@ -8,7 +8,7 @@ import os
 import sys
 from contextlib import contextmanager
 
-from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError
+from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError, WorkerDied
 
 __all__ = [
     "read_path",
@@ -104,6 +104,9 @@ def guarded(work, debug: bool) -> int:
         return EXIT_OUTPUT
     except MemoryError:
         print("ir-eval: not enough memory", file=sys.stderr)
+        return EXIT_INTERNAL
+    except WorkerDied as exc:
+        print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
     except Exception as exc:  # noqa: BLE001 - the one place that turns a bug into one line
         if debug:

@@ -185,9 +185,19 @@ def score_runs(
         path, _, *rest = task
         return pool.submit(_score_job, path, *rest).result()
 
+    from concurrent.futures.process import BrokenProcessPool
+
+    from metrics.errors import WorkerDied
+
     s = state(qrels, measures, options, ranked, queries, summary)
+    written = 0  # runs whose scores were given out, in the order of paths
     try:
-        yield from in_parts(s, plans, in_order, rescore)
+        try:
+            for scored in in_parts(s, plans, in_order, rescore):
+                yield scored
+                written += 1
+        except BrokenProcessPool:
+            raise WorkerDied([str(p) for p in list(paths)[written:]]) from None
     except BaseException:
         # Ctrl-C, a bad file, the output closed: stop the workers now rather than finish every run first.
         # The pool then marks the runs in flight as broken; they are not cancelled first, as on Python

@@ -60,3 +60,39 @@ def test_runs_are_written_one_by_one_without_jobs(many_runs, tmp_path):
     assert out.returncode == 2 and "bad.txt, line 1" in out.stderr
     singly = [ir_eval("-m", "map", "-m", "P.5", qrels, run).stdout for run in runs[:2]]
     assert out.stdout == "".join(singly) and out.stdout.count("map") == 2
+
+
+KILLER = """
+import os, signal, sys
+import metrics.scale.parallel as parallel
+real = parallel._score_job
+def dies_on_run3(path, *rest):  # a worker killed as the out-of-memory killer kills one
+    if path.endswith("run3.txt"):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return real(path, *rest)
+parallel._score_job = dies_on_run3  # (the workers are forked: they score with this)
+from metrics.cli.ir_eval import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the workers are forked on Linux")
+def test_a_worker_killed_says_so_and_which_runs_are_not_scored(many_runs):
+    """``--jobs 2`` with a worker killed (SIGKILL, as the OOM killer does): one line saying a worker process
+    died and naming the runs not scored (it said "internal error: BrokenProcessPool ... --debug"), exit 3,
+    and the output holds complete blocks of the runs before them only, none of run3 or later."""
+    qrels, runs = many_runs
+    out = subprocess.run(
+        [sys.executable, "-c", KILLER, "--jobs", "2", "-m", "map", qrels, *runs],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 3, out.stderr
+    assert out.stderr.count("\n") == 1 and "internal error" not in out.stderr and "Traceback" not in out.stderr
+    assert "a worker process died" in out.stderr
+    assert f"not scored: {runs[3]}, {runs[4]}, {runs[5]}" in out.stderr
+    whole = subprocess.run(
+        [sys.executable, "-m", "metrics", "-m", "map", qrels, *runs[:3]], capture_output=True, text=True
+    )
+    assert out.stdout == whole.stdout  # the blocks of run0 to run2, whole, and nothing of the others
