@@ -206,3 +206,27 @@ def test_explaining_a_value_keeps_the_window_on_its_screen(qtbot, tmp_path, dl19
         assert w.width() <= size[0] and w.height() <= size[1]
     finally:
         close_window(w)
+
+
+def test_a_message_opening_moves_no_panel_under_the_mouse(qtbot, tmp_path, dl19):
+    """A notice or an error shown in its bar leaves the top of every panel where it was (the bar opened
+    above the panels and pushed them down under the mouse); the bar sits above the status bar."""
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    try:
+        _loaded(qtbot, w, dl19)
+        views = w.parts.views
+        watched = [views.summary.view, views.per_query.view, views.pr_plot, views.docks["files"]]
+
+        def tops():
+            return [x.mapTo(w, x.rect().topLeft()).y() for x in watched]
+
+        before = tops()
+        w.session.sigNotice.emit("qrels2.txt replaces qrels.txt as the qrels")
+        w.session.sigError.emit("bad.run, line 2: found 5 columns; expected 6")
+        bars = w.parts.bars
+        qtbot.waitUntil(lambda: bars.message_bar.isVisible(), timeout=TIMEOUT)
+        qtbot.wait(50)  # (a layout that moves the panels would have done so by now)
+        assert tops() == before
+        assert bars.message_bar.mapTo(w, bars.message_bar.rect().topLeft()).y() > w.height() / 2
+    finally:
+        close_window(w)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar
 
-LAYOUT_VERSION = 4  # bump when the docks change, so that an older saved layout is not applied
+LAYOUT_VERSION = 5  # bump when the docks or bars change, so that an older saved layout is not applied
 
 #: below this window width the curves, the per-query differences, the drill-down and the other views of the
 #: right are tabs of one column, each as wide and tall as the column (1024 px wide, side by side, each plot

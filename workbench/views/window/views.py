@@ -101,16 +101,18 @@ class WindowViews:
 
 
 class WindowBars:
-    """The bars of ``window`` under its toolbars: messages (shown only while there is one), then what is
-    out of date in what ``session`` shows."""
+    """The bars of ``window`` above its status bar: messages (shown only while there is one), then what is
+    out of date in what ``session`` shows.  At the bottom, a bar that opens moves no panel's top: above the
+    panels it pushed them down under the mouse."""
+
+    AREA = Qt.ToolBarArea.BottomToolBarArea
 
     def __init__(self, window: QMainWindow, session: Session):
         self.window = window
-        window.addToolBarBreak()
         self.message_bar = self._bar("Messages", "messageBar")
         self.messages = MessageArea(self.message_bar)
         self.message_bar.addWidget(self.messages)
-        window.addToolBarBreak()
+        window.addToolBarBreak(self.AREA)
         self.stale_toolbar = self._bar("Out of date", "staleBar")
         self.stale_bar = StaleBar(session, self.stale_toolbar)
         self.stale_toolbar.addWidget(self.stale_bar)
@@ -121,7 +123,7 @@ class WindowBars:
         bar.setMovable(False)
         bar.setFloatable(False)
         bar.toggleViewAction().setVisible(False)
-        self.window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+        self.window.addToolBar(self.AREA, bar)
         bar.hide()
         return bar
 
