@@ -71,6 +71,21 @@ DOORS = {
 }
 
 
+class ListMeasuresAction(argparse.Action):
+    """--list-measures: every name -m takes (metrics.measures.reference.name_list), one a line."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from metrics.measures.reference import name_list
+
+        try:
+            for name, meaning in name_list():
+                print(f"{name:<22} {meaning}")
+            sys.stdout.flush()
+        except BrokenPipeError:  # piped into head: stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        parser.exit()
+
+
 def _parser() -> argparse.ArgumentParser:
     p = Parser(
         prog="ir-eval",
@@ -87,6 +102,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    p.add_argument(
+        "--list-measures",
+        action=ListMeasuresAction,
+        nargs=0,
+        help="list every measure name accepted by -m, with what it means, and exit",
+    )
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
     p.add_argument(
         "runs", metavar="RUN", nargs="+", help="run file(s): qid Q0 docid rank score tag ('-' reads standard input)"
