@@ -48,7 +48,15 @@ from metrics.cli.common import (
 from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
-from metrics.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError, IntentQrelsError
+from metrics.errors import (
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+    InputError,
+    IntentQrelsError,
+    NoSharedQueries,
+)
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
@@ -463,6 +471,8 @@ def _run(args) -> int:
         if args.cluster is not None or jobs is not None:
             return _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs or 1)
         ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, **options)
+    except NoSharedQueries as exc:  # said below with the warnings, as trec_eval says it (exit 2)
+        ev = exc.evaluation
     except InputError as exc:
         hint = (
             "; to score it in its line order, add --ranked"

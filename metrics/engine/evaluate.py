@@ -21,7 +21,7 @@ import numpy as np
 
 from metrics.engine.evaluation import Evaluation, RunResult
 from metrics.engine.settings import Settings
-from metrics.errors import checkpoint
+from metrics.errors import NoSharedQueries, checkpoint
 from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
 from metrics.io.nested import is_nested_run, nested_columns, ranx_dict
@@ -213,7 +213,21 @@ def evaluate(
     )
     wanted = parse_measures(measures)
     shown = written_names(measures) if keep_names else {}
-    return _evaluate(encoded(qrels), runs, wanted, shown, chosen)
+    return refuse_nothing_scored(_evaluate(encoded(qrels), runs, wanted, shown, chosen))
+
+
+def refuse_nothing_scored(ev: Evaluation) -> Evaluation:
+    """``ev``, unless no run of it has a query in common with the qrels: then
+    :class:`~metrics.errors.NoSharedQueries` (an :class:`~metrics.errors.InputError`, ``ir-eval``'s exit 2),
+    carrying ``ev``, rather than a mean over no query that reads as a score."""
+    if ev.runs and all(not ev.query_ids[r] for r in ev.runs):
+        runs = ("runs " if len(ev.runs) > 1 else "run ") + ", ".join(repr(r) for r in ev.runs)
+        raise NoSharedQueries(
+            f"no queries with both results and relevance info: no query of the qrels is in {runs}, so nothing "
+            "was scored (check that both give the same query ids)",
+            ev,
+        )
+    return ev
 
 
 def resolve_settings(settings: Settings | None, **options) -> Settings:
@@ -342,7 +356,7 @@ class Evaluator:
 
         The public :class:`metrics.Evaluator` (:mod:`metrics.scale.evaluator`) also scores them on a Dask
         cluster; the evaluator itself knows nothing of scaling out."""
-        return _evaluate(self.qrels, runs, self.measures, self.names, self.settings)
+        return refuse_nothing_scored(_evaluate(self.qrels, runs, self.measures, self.names, self.settings))
 
 
 def is_true(text) -> bool:
