@@ -48,7 +48,7 @@ from metrics.io.numbers import numbers_or_nan
 from metrics.io.readers import LoadedColumns, LoadedFile, detect_kind_with_reason
 from metrics.io.table import Columns, query_codes, ranked_run
 from metrics.io.textfile import head as _file_head
-from metrics.io.textfile import open_stream, without_bom
+from metrics.io.textfile import open_input, open_stream, without_bom
 
 HEAD_LINES = 10
 
@@ -316,7 +316,7 @@ def _line_counts(path: str) -> tuple[int, int]:
     """(data lines, comment lines) of a file that the reader refused, counted a block at a time."""
     data_lines = comments = 0
     carry = b""
-    with open(path, "rb") as raw:
+    with open_input(path) as raw:
         stream = open_stream(raw)[1]
         while True:
             block = stream.read(1 << 20)

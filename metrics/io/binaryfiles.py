@@ -31,6 +31,10 @@ LZ4_HINT = "reading ranx's LZ4 files needs the lz4 and cbor2 packages: pip insta
 
 def binary_format(display: str) -> Optional[str]:
     """ "parquet" or "lz4" when the file starts as one does, else None (not a file here, or text)."""
+    from metrics.io.textfile import not_regular
+
+    if not_regular(display):
+        return None  # the text reader refuses it, naming what it is
     try:
         with open(display, "rb") as f:
             head = f.read(4)

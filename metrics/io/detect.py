@@ -19,6 +19,7 @@ from metrics.io.formats import (
 )
 from metrics.io.textfile import check_text as _check_text
 from metrics.io.textfile import gzip_errors as _gzip_errors
+from metrics.io.textfile import open_input as _open_input
 from metrics.io.textfile import open_stream as _open_stream
 from metrics.io.textfile import without_bom as _without_bom
 
@@ -110,7 +111,7 @@ def first_data_line(display: str):
 
     Reads 64 KiB at a time, at most 1 MiB.
     """
-    with open(display, "rb") as raw:
+    with _open_input(display) as raw:
         gz, stream = _open_stream(raw)
         data = b""
         while True:

@@ -13,6 +13,7 @@ import contextlib
 import gzip
 import os
 import queue
+import stat
 import threading
 import zlib
 from typing import Generator, Iterator
@@ -32,6 +33,56 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 #: the first two bytes of a gzip stream: gzip is recognised by content, not by the file's name
 GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def not_regular(display) -> str | None:
+    """What the input ``display`` is when it is not a regular file ("a FIFO (named pipe)", "a directory",
+    "a character device" ...), else None (a regular file, or one that cannot be looked at: opening it
+    says why).  Looked at with ``stat``, which never blocks, as opening a FIFO does until a writer comes."""
+    try:
+        mode = os.stat(display).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        text = os.fspath(display)
+        if text.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
+            return "a pipe (as <(zcat FILE.gz) gives)"
+        return "a FIFO (named pipe)"
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a file of data"
+
+
+def check_regular(display) -> None:
+    """Refuse at once, with an :class:`InputError` naming it, an input that is not a regular file: a FIFO,
+    a pipe, a device (``/dev/zero``), a directory.  Only regular files are read: the reader reads gzip
+    files itself, so ``<(zcat run.gz)`` is better given as ``run.gz``."""
+    what = not_regular(display)
+    if what is not None:
+        streamed = "pipe" in what or "FIFO" in what or "device" in what
+        raise InputError(
+            f"not a regular file: {what}",
+            path=os.fspath(display),
+            expected="a regular file (save the data to a file first, or give the .gz file itself: gzip is read "
+            "as it is)"
+            if streamed
+            else "a regular file of qrels or of a run",
+        )
+
+
+def open_input(display):
+    """The input file ``display`` opened for reading in binary mode, once :func:`check_regular` found it
+    is a regular file: how every reader opens qrels, runs and topics."""
+    check_regular(display)
+    return open(display, "rb")
 
 
 def chunks(
@@ -102,7 +153,7 @@ def _read_chunks(
     last newline and carrying the rest over), and a chunk and a half is the most held at a time.
     Without ``count_lines`` the line fields are 0, and the line of an error is counted when there is
     one (:func:`_line_at`)."""
-    with open(display, "rb") as raw:
+    with open_input(display) as raw:
         size = max(os.fstat(raw.fileno()).st_size, 1)
         gz, stream = open_stream(raw)
         line = 1  # (when counting) the line the block starts with
@@ -154,7 +205,7 @@ def _line_at(display: str, offset: int) -> int:
     """The line of the file's text (its byte-order mark left out) that starts at byte ``offset``, its
     newlines counted by reading it again: for a reader that does not count them as it goes, once an
     error is found."""
-    with open(display, "rb") as raw:
+    with open_input(display) as raw:
         gz, stream = open_stream(raw)
         line, left, first = 1, offset, True
         while left > 0:
@@ -172,7 +223,7 @@ def _line_at(display: str, offset: int) -> int:
 
 def _is_gzip(display: str) -> bool:
     try:
-        with open(display, "rb") as f:
+        with open_input(display) as f:
             return f.read(2) == GZIP_MAGIC
     except OSError:
         return False  # reading the file reports it
@@ -193,7 +244,7 @@ def check_text(chunk: bytes, first_line: int, display: str) -> None:
 def head(path, size: int = 65536) -> bytes:
     """The first ``size`` bytes of the file at ``path``, decompressed if it is gzip; empty if they cannot be
     read (the reader says what is wrong)."""
-    with open(path, "rb") as raw:
+    with open_input(path) as raw:
         try:
             return open_stream(raw)[1].read(size)
         except (OSError, EOFError):
