@@ -42,13 +42,14 @@ import numpy as np
 
 from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.io.columns import columns_from_frame, read_columns
+from metrics.io.formats import Ticker
 from metrics.io.ids import stretch_heads
 from metrics.io.lines import comment_lines, normalise
 from metrics.io.numbers import numbers_or_nan
 from metrics.io.readers import LoadedColumns, LoadedFile, detect_kind_with_reason
 from metrics.io.table import Columns, query_codes, ranked_run
+from metrics.io.textfile import MAX_LINE_BYTES, open_input, open_stream, without_bom
 from metrics.io.textfile import head as _file_head
-from metrics.io.textfile import open_input, open_stream, without_bom
 
 HEAD_LINES = 10
 
@@ -111,7 +112,7 @@ def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: 
     except IntentQrelsError as exc:
         return _intents(display, exc)
     except (InputError, OSError) as exc:
-        return _unreadable(display, kind, exc)
+        return _unreadable(display, kind, exc, _part(progress, 0.9, 1.0))
     return _describe(cols, reason, qrels, relevance_level)
 
 
@@ -259,7 +260,7 @@ def _line_of(text: str):
     return int(m.group(1)) if m else None
 
 
-def _unreadable(path: str, kind, exc: BaseException) -> Inspection:
+def _unreadable(path: str, kind, exc: BaseException, progress=None) -> Inspection:
     ins = Inspection(path=path, kind=kind, size=_size(path))
     try:
         ins.kind, ins.kind_reason = detect_kind_with_reason(path) if kind is None else (kind, "as chosen")
@@ -267,7 +268,7 @@ def _unreadable(path: str, kind, exc: BaseException) -> Inspection:
         ins.kind_reason = "not recognised"
     ins.columns = list(COLUMNS.get(ins.kind or "", []))
     try:
-        ins.lines, ins.comment_lines = _line_counts(path)
+        ins.lines, ins.comment_lines = _line_counts(path, progress)
         ins.head = _head(path)
     except (OSError, InputError, EOFError, ValueError):
         pass
@@ -312,22 +313,42 @@ def _head(path: str, layout=None) -> list:
     return out
 
 
-def _line_counts(path: str) -> tuple[int, int]:
-    """(data lines, comment lines) of a file that the reader refused, counted a block at a time."""
+def _line_counts(path: str, progress=None) -> tuple[int, int]:
+    """(data lines, comment lines) of a file that the reader refused, counted a block at a time, up to its
+    first NUL byte (binary data) or its first line longer than the readers' :data:`MAX_LINE_BYTES` (a file
+    without newlines, a gzip stream inflating to one endless "line"): so a few blocks, and memory of one
+    line at most, for those.  ``progress(fraction)`` is called per block; ``False`` stops it
+    (:class:`~metrics.errors.Cancelled`)."""
+    tick = Ticker(progress)
     data_lines = comments = 0
-    carry = b""
+    carry = b""  # the start (at most 1 MiB: enough to tell a comment or a data line) of an unfinished line
+    carry_bytes = 0  # that line's length so far
     with open_input(path) as raw:
+        size = max(os.fstat(raw.fileno()).st_size, 1)
         stream = open_stream(raw)[1]
         while True:
+            tick(raw.tell() / size)
             block = stream.read(1 << 20)
+            nul = block.find(b"\0")
+            if nul >= 0:  # binary from here on: the lines before it are counted, no more
+                block = block[:nul]
+            end = not block or nul >= 0
+            if not end and b"\n" not in block:  # the unfinished line goes on
+                carry += block[: max(0, (1 << 20) - len(carry))]
+                carry_bytes += len(block)
+                if carry_bytes <= MAX_LINE_BYTES:
+                    continue
+                end = True  # a line longer than any reader reads: counted as one, no more read
+                block = b""
             text = carry + block
-            cut = len(text) if not block else text.rfind(b"\n") + 1
+            cut = len(text) if end else text.rfind(b"\n") + 1
             text, carry = text[:cut], text[cut:]
+            carry_bytes = len(carry)
             if text and not text.endswith(b"\n"):
                 text += b"\n"
             comments += comment_lines(text)
             data_lines += sum(1 for line in normalise(text).split(b"\n")[:-1] if line) if text else 0
-            if not block:
+            if end:
                 return data_lines, comments
 
 
