@@ -97,6 +97,12 @@ def guarded(work, debug: bool) -> int:
     except OSError as exc:
         if debug:
             raise
+        from metrics.io.fileio import output_path
+
+        written = output_path(exc)
+        if written is not None:  # a file of output (-o FILE): not an input problem
+            print(f"ir-eval: cannot write the output {written}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_OUTPUT
         if exc.filename:
             print(f"ir-eval: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_INPUT
