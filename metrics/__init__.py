@@ -107,6 +107,10 @@ def __getattr__(name: str):
         import importlib
 
         return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    if name in ("report", "compare", "inspect"):  # metrics.report.to_markdown(...) without its own import
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

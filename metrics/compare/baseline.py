@@ -150,11 +150,33 @@ def _tables(frame: pd.DataFrame, runs: list, measures: list) -> list[tuple[pd.In
     return out
 
 
-def _baseline(runs: list, baseline):
-    """The label of the baseline: ``baseline`` itself, or the run at that position when it is an int that
-    labels no run (PyTerrier's ``baseline=0``: the first run; -1 the last)."""
-    if baseline in runs:
-        return baseline
+def _file_names(path: str) -> set:
+    """The names a run's file goes by: the path given, its file name, and that name without its suffixes
+    (``runs/bm25.txt``, ``bm25.txt``, ``bm25``; ``bm25.run.gz``: also ``bm25.run``)."""
+    import os.path
+
+    name = os.path.basename(path)
+    return {path, name, os.path.splitext(name)[0], name.split(".")[0]} - {""}
+
+
+def _baseline(runs: list, baseline, paths: dict | None = None):
+    """The label of the baseline: ``baseline`` itself, the run whose file it names (the file name, or
+    the name without its suffix: ``"bm25"`` for ``bm25.txt`` tagged ``Anserini``, as the window labels
+    runs), or the run at that position when it is an int that labels no run (PyTerrier's
+    ``baseline=0``: the first run; -1 the last).  A name that is the label of one run and the file of
+    another, or the file of two runs, is refused naming them."""
+    by_file = [
+        r for r, p in (paths or {}).items() if r in runs and isinstance(baseline, str) and baseline in _file_names(p)
+    ]
+    named = ([baseline] if baseline in runs else []) + [r for r in by_file if r != baseline]
+    if len(named) > 1:
+        told = "; ".join(
+            f"run {r!r}" + (f" (file {paths[r]})" if paths and r in paths and r != baseline else " (its label)")
+            for r in named
+        )
+        raise ValueError(f"baseline {baseline!r} could be any of: {told}; give the run's label")
+    if named:
+        return named[0]
     if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
         if -len(runs) <= baseline < len(runs):
             return runs[baseline]
@@ -176,7 +198,7 @@ def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
     """
     frame = _tidy(per_query)
     runs = _run_order(per_query, frame)
-    baseline = _baseline(runs, baseline)
+    baseline = _baseline(runs, baseline, getattr(per_query, "paths", None))
     measure = _select_measures(frame, [measure])[0]
     sub = frame.loc[frame["measure"] == measure, ["run", "query_id", "value"]]
     sub = sub.loc[sub["value"].notna()]
@@ -210,7 +232,7 @@ def per_query_differences_by_measure(per_query, baseline, measures=None) -> dict
     window asks for every measure of up to a thousand runs)."""
     frame = _tidy(per_query)
     runs = _run_order(per_query, frame)
-    baseline = _baseline(runs, baseline)
+    baseline = _baseline(runs, baseline, getattr(per_query, "paths", None))
     chosen = _unique(frame["measure"]) if measures is None else _select_measures(frame, measures)
     m_pos, r_pos, q_codes, values, queries = _coded(frame, runs, chosen)
     labels = pd.Index(runs)  # taken by position, as the ids are: no Python string per row
@@ -258,7 +280,9 @@ def compare(
     ----------
     per_query : DataFrame with columns run, query_id, measure, value (or an
         object with a ``per_query`` attribute such as ``metrics.Evaluation``).
-    baseline : label of the baseline run, or its position among the runs (``0``: the first).
+    baseline : label of the baseline run, the file it was read from (its name, or the name without its
+        suffix: ``"bm25"`` for ``bm25.txt``, when no other run goes by that name), or its position among
+        the runs (``0``: the first).
     measures : measure names (or objects whose ``str`` is the name) to compare;
         None for all measures in the frame, in their order there, except
         counts (measures of kind ``long`` in the registry: ``num_ret``,
@@ -303,7 +327,7 @@ def compare(
     elif int(seed) < 0:
         raise ValueError("seed must not be negative")
     runs = _run_order(per_query, frame)
-    baseline = _baseline(runs, baseline)
+    baseline = _baseline(runs, baseline, getattr(per_query, "paths", None))
     chosen = _select_measures(frame, measures, _asked(per_query))
     others = [r for r in runs if r != baseline]
 

@@ -258,15 +258,20 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
     warnings: list[str] = []
     results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
+    paths: dict[str, str] = {}
     options = settings.trec_options()
     for label, run in labelled_runs(as_runs(runs, columns=True), columns=True):
         labels.append(label)
         if isinstance(run, Columns):
             run_id = run.run_id or run.name or label
             warnings.extend(run.warnings)
+            path = run.path
         else:
             attrs = getattr(run, "attrs", {})
             run_id = str(attrs.get("run_id", attrs.get("name", label)))
+            path = attrs.get("path")
+        if path:
+            paths[label] = str(path)
         arrays = RunArrays(run)
         del run  # build_ranking lets each of the run's arrays go as soon as it is done with it
         ranking = build_ranking(enc, arrays, run_id=run_id, warnings=warnings, **options)
@@ -287,6 +292,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
         warnings=warnings,
         names=dict(shown),
         settings=settings,
+        paths=paths,
     )
 
 

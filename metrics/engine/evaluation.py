@@ -55,6 +55,9 @@ class Evaluation:
     #: measure -> the name it was asked for by, when that differs from its canonical name
     #: (``nDCG@10`` rather than ``ndcg_cut_10``); the frames use these names
     names: dict = field(default_factory=dict)
+    #: run label -> the file it was read from, for the runs read from files (a baseline may be named by
+    #: its file: :func:`metrics.compare.compare`)
+    paths: dict = field(default_factory=dict)
 
     def name(self, measure: Measure) -> str:
         """The name a measure has in the frames (as asked for, or canonical)."""

@@ -100,7 +100,8 @@ class Inspection:
 # ----------------------------------------------------------------------- public API
 def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: int = 1, progress=None) -> Inspection:
     """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems.
-    ``qrels``: a qrels frame (or :class:`~metrics.io.columns.Columns`) to hold a run against."""
+    ``qrels``: qrels to hold a run against: a path, a frame, :class:`~metrics.io.columns.Columns` or a
+    ``{qid: {docid: grade}}`` dict (any form :func:`metrics.evaluate` takes)."""
     display = os.fspath(path)
     try:
         reason = None if kind is None else f"read as {kind}, as asked"
@@ -206,11 +207,14 @@ def _describe(cols: Columns, kind_reason: str | None, qrels, relevance_level: in
 def against_qrels(run, qrels) -> dict:
     """How a run meets a qrels file: shared queries, judged fraction at 10 and 100, judged depth (in
     trec_eval's order, from the judged ranking the measures read).  Runs and qrels are
-    :class:`~metrics.io.columns.Columns` or frames."""
+    :class:`~metrics.io.columns.Columns` or frames; the qrels also a path or any form
+    :func:`metrics.evaluate` takes (``{qid: {docid: grade}}``, ranx's Qrels ...)."""
+    from metrics.engine.evaluate import as_qrels
     from metrics.ranking.judged import build_ranking
     from metrics.ranking.qrels_index import NONPOOL
 
     run = run if isinstance(run, Columns) else columns_from_frame(run, "run")
+    qrels = as_qrels(qrels)
     qrels = qrels if isinstance(qrels, Columns) else columns_from_frame(qrels, "qrels")
     run_q, qrels_q = set(_query_codes(run.qid)[0]), set(_query_codes(qrels.qid)[0])
     shared = run_q & qrels_q
@@ -314,11 +318,9 @@ def _head(path: str, layout=None) -> list:
 
 
 def _line_counts(path: str, progress=None) -> tuple[int, int]:
-    """(data lines, comment lines) of a file that the reader refused, counted a block at a time, up to its
-    first NUL byte (binary data) or its first line longer than the readers' :data:`MAX_LINE_BYTES` (a file
-    without newlines, a gzip stream inflating to one endless "line"): so a few blocks, and memory of one
-    line at most, for those.  ``progress(fraction)`` is called per block; ``False`` stops it
-    (:class:`~metrics.errors.Cancelled`)."""
+    """(data lines, comment lines) of a file the reader refused, counted a block at a time up to its first NUL
+    byte or line longer than the readers' :data:`MAX_LINE_BYTES` (no newlines, a gzip bomb); ``progress``
+    is called per block (``False``: :class:`~metrics.errors.Cancelled`)."""
     tick = Ticker(progress)
     data_lines = comments = 0
     carry = b""  # the start (at most 1 MiB: enough to tell a comment or a data line) of an unfinished line

@@ -60,6 +60,7 @@ import inspect
 import re
 import warnings
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, Callable
 
 import numpy as np
@@ -148,8 +149,7 @@ class Family:
         return tuple(getattr(self.params, "default", ()))
 
     def compute(self, ranking, params: tuple, options: dict | None = None) -> np.ndarray:
-        """Per-query values: (n_queries, len(params)) for cutoff families,
-        (n_queries,) otherwise."""
+        """Per-query values: (n_queries, len(params)) for cutoff families, (n_queries,) otherwise."""
         args = (ranking, params)[: _positional(self.func)]
         kwargs = {**self.options, **(options or {})}
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,8 +160,7 @@ _POSITIONAL: dict = {}
 
 
 def _positional(func) -> int:
-    """How many positional parameters ``func`` takes (asked once per function: inspect.signature
-    costs more than some measures)."""
+    """How many positional parameters ``func`` takes (asked once: inspect.signature costs more than a measure)."""
     n = _POSITIONAL.get(func)
     if n is None:
         n = _POSITIONAL[func] = sum(
@@ -323,6 +322,7 @@ class Measure:
 # ----------------------------------------------------------------- parsing
 
 _SYNTAXES: list[Callable[[str], list[Measure] | None]] = []
+SUGGEST = "metrics.measures.suggest"  # the spellings meant, loaded when a name is refused
 #: syntaxes tried before trec_eval's, for spellings that trec_eval's syntax would misread (ranx's ``rbp.95``)
 _BEFORE_TREC: list[Callable[[str], list[Measure] | None]] = []
 
@@ -402,8 +402,7 @@ def _parse_output_name(text: str) -> list[Measure] | None:
 
 
 def _trec_items(items: list[str]) -> list[Measure] | None:
-    """trec_eval -m semantics: families are marked, parameters come from the
-    first ``family.params`` given for that family."""
+    """trec_eval -m semantics: families are marked, parameters come from the first ``family.params`` given."""
     marked: list[str] = []
     args: dict[str, str] = {}
     for item in items:
@@ -430,54 +429,12 @@ def _trec_items(items: list[str]) -> list[Measure] | None:
                 try:
                     params, text = fam.params.parse(args[n]), args[n]
                 except (ValueError, OverflowError) as exc:
-                    raise ValueError(f"measure '{n}.{args[n]}': {exc}{_meant(n, args[n])}") from None
+                    hint = import_module(SUGGEST).meant(n, args[n])
+                    raise ValueError(f"measure '{n}.{args[n]}': {exc}{hint}") from None
         else:
             params, text = fam.params.default, None
         out += _expand(n, params, text)
     return out
-
-
-def _meant(family: str, given: str) -> str:
-    """The spelling meant by trec_eval's ``family.given`` that trec_eval refuses (``rbp.0.95``: rbp.p=0.95;
-    ``ndcg.10``: ndcg_cut.10), as "; did you mean ...?", else ""."""
-    fam = FAMILIES[family]
-    number = re.fullmatch(r"\s*(0?\.\d+|\d+)\s*", given)
-    if isinstance(fam.params, ParamPairs) and number:
-        if "p" in fam.options or family.startswith("rbp"):
-            digits = number.group(1)
-            p = float(digits) if "." in digits else float(f"0.{digits}")
-            return f"; did you mean {family}.p={p:g}?"
-        if f"{family}_cut" in FAMILIES and number.group(1).isdigit():
-            return f"; did you mean {family}_cut.{number.group(1)} (a cutoff; {family} takes grade=gain pairs)?"
-    return ""
-
-
-def known_names() -> list[str]:
-    """Every measure name written without parameters that :func:`parse_measures` takes: trec_eval's
-    families and sets, ir_measures' names and their other spellings, and the names of the registered
-    syntaxes that list theirs (``NAMES`` of the syntax function's module)."""
-    names = list(FAMILIES) + list(NICKNAMES)
-    for fam in FAMILIES.values():
-        names += [n for n in (fam.ir_measures, *fam.aliases) if n]
-    for parser in (*_BEFORE_TREC, *_SYNTAXES):
-        names += list(getattr(parser, "names", ()))
-    return list(dict.fromkeys(names))
-
-
-def _nearest(text: str) -> str:
-    """The "; did you mean X?" naming the known name nearest to ``text`` (difflib), else ""."""
-    import difflib
-
-    head = re.split(r"[.@(]", text, maxsplit=1)[0]
-    tail = text[len(head) :]
-    names = known_names()
-    close = difflib.get_close_matches(head, names, n=1, cutoff=0.6)
-    if not close:
-        lowered = {n.lower(): n for n in names}
-        close = [lowered[n] for n in difflib.get_close_matches(head.lower(), lowered, n=1, cutoff=0.6)]
-    if not close or close[0] == head:
-        return ""
-    return f"; did you mean {close[0] + tail!r}? (ir-eval --list-measures lists every name)"
 
 
 def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
@@ -529,7 +486,7 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
                 if found is not None:
                     break
         if found is None:
-            raise ValueError(f"unknown measure {item!r}{_nearest(text)}")
+            raise ValueError(f"unknown measure {item!r}{import_module(SUGGEST).nearest(text)}")
         measures += found
     groups = [trec_items] if trec_rules else [[t] for t in trec_items]
     for group in groups:
