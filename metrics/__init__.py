@@ -99,6 +99,9 @@ _LAZY = {
     "open_example": "examples",
     "side_by_side": "explain",
     "fuse": "fusion",
+    # ir_measures' calls (metrics.engine.irm_calls)
+    "calc_aggregate": "engine.irm_calls",
+    "iter_calc": "engine.irm_calls",
 }
 
 
@@ -174,6 +177,8 @@ __all__ = [
     "open_example",
     "side_by_side",
     "fuse",
+    "calc_aggregate",
+    "iter_calc",
 ]
 # why runs differ (metrics.analysis)
 __all__ += ["rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage", "coverage_by_query"]

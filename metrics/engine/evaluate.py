@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Mapping
 
 import numpy as np
@@ -51,7 +52,9 @@ def written_names(measures) -> dict:
         if not isinstance(item, str):
             continue
         text = item.strip()
-        found = parse_measures([raw])  # (an object is parsed as itself: no warning meant for a name)
+        with warnings.catch_warnings():  # told once, by the parse of the measures themselves
+            warnings.simplefilter("ignore")
+            found = parse_measures([raw])  # (an object is parsed as itself: no warning meant for a name)
         order += found
         head = text.partition(".")[0]
         if (head in FAMILIES or head in NICKNAMES) and early_syntax(text) is None:

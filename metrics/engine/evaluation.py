@@ -111,7 +111,9 @@ class Evaluation:
         cols = [n for n in self._names() if n in wide.columns]
         wide = wide.reindex(index=self.runs, columns=cols)
         wide.columns.name = None
-        return wide
+        from metrics.engine.measure_frame import MeasureFrame
+
+        return MeasureFrame(wide)  # indexed by ir_measures' measure objects too (summary()[nDCG@10])
 
     def _names(self) -> list[str]:
         """The names in the order the measures were asked for (``names`` holds them in that order), then any
