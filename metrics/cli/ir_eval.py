@@ -202,10 +202,19 @@ def _parser() -> argparse.ArgumentParser:
         choices=tuple(CORRECTIONS),
         metavar="NAME",
         default="holm",
-        help="multiple-testing correction over all runs and measures, one of statsmodels' multipletests: "
+        help="multiple-testing correction over all runs and measures (see --correction-family), one of "
+        "statsmodels' multipletests: "
         + ", ".join(CORRECTIONS)
         + " (default holm; bh and by: Benjamini-Hochberg and -Yekutieli, tsbh and tsbky: two-stage FDR, gbs: "
         "Gavrilov-Benjamini-Sarkar, lfdr: the local FDR)",
+    )
+    cmp.add_argument(
+        "--correction-family",
+        choices=("all", "measure"),
+        default="all",
+        help="the tests one correction is over with --compare: all runs and measures (default), or measure: "
+        "the runs against the baseline one measure at a time, as PyTerrier's Experiment and "
+        "metrics.compare.compare correct; the output names it",
     )
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
     cmp.add_argument(

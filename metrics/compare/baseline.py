@@ -43,7 +43,11 @@ COLUMNS = [
     "ci_level",
     "n_baseline_only",
     "n_run_only",
+    "correction_family",
 ]
+#: the families of tests a correction is over: PyTerrier's (the runs against the baseline, one measure at a
+#: time, as its Experiment corrects) and every (run, measure) pair of the call
+FAMILIES = {"measure": "per measure", "all": "all runs and measures"}
 _INT_COLUMNS = ("wins", "ties", "losses", "n_queries", "n_baseline_only", "n_run_only")
 
 
@@ -273,6 +277,7 @@ def compare(
     bootstrap: int = 10000,
     ci: float = 0.95,
     seed: int | None = 0,
+    family: str = "measure",
 ) -> pd.DataFrame:
     """Compare every run with ``baseline`` on every measure, query by query.
 
@@ -292,8 +297,13 @@ def compare(
     test : ``"t"``, ``"wilcoxon"`` or ``"permutation"`` (see the module
         docstring for the exact conventions).
     correction : ``"none"``, ``"bonferroni"``, ``"holm"``, ``"bh"`` or any other of
-        :data:`~metrics.stat_methods.CORRECTIONS` (statsmodels' ``multipletests`` names too); the
-        family is every (run, measure) pair with a p-value in this call.
+        :data:`~metrics.stat_methods.CORRECTIONS` (statsmodels' ``multipletests`` names too), over the
+        tests of ``family``.
+    family : ``"measure"`` (the default): the correction is over the runs compared with the baseline on
+        one measure, measure by measure, as PyTerrier's ``Experiment(..., baseline=, correction=)``
+        corrects; ``"all"``: over every (run, measure) pair with a p-value in this call (``ir-eval
+        --compare``'s default).  The column ``correction_family`` names it with its size ("per measure
+        (3 comparisons)"), and ``attrs["correction_family"]`` its words ("per measure").
     alpha : significance level for the ``significant`` column
         (``p_corrected <= alpha``).
     permutations : sign vectors drawn by the permutation test.
@@ -314,6 +324,8 @@ def compare(
     frame = _tidy(per_query)
     test = canonical_test(test)
     correction = canonical_correction(correction)
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(map(repr, FAMILIES))}, not {family!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha}")
     if not 0.0 < ci < 1.0:
@@ -369,7 +381,7 @@ def compare(
             **{name: column(name) for name in ("p_value", "ci_low", "ci_high", "effect_size", *_INT_COLUMNS)},
         }
     )
-    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction, alpha)
+    _correct(result, correction, alpha, family)
     result["test"] = test
     result["correction"] = correction
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
@@ -385,7 +397,27 @@ def compare(
         permutations=int(permutations),
         bootstrap=int(bootstrap),
         seed=int(seed),
+        correction_family=FAMILIES[family],
     )
     from metrics.compare.frame import comparison_frame
 
     return comparison_frame(result)
+
+
+def _correct(result: pd.DataFrame, correction: str, alpha: float, family: str) -> None:
+    """``p_corrected`` and ``correction_family`` of ``result``: the correction over each measure's rows
+    (``family="measure"``) or over all of them (``"all"``); the family's size counts its p-values."""
+    p = result["p_value"].to_numpy(np.float64)
+    corrected = np.full(len(p), np.nan)
+    named = np.empty(len(p), dtype=object)
+    groups = (
+        [np.arange(len(p))]
+        if family == "all"
+        else [np.flatnonzero(result["measure"].to_numpy(object) == m) for m in _unique(result["measure"])]
+    )
+    for rows in groups:
+        corrected[rows] = adjust_pvalues(p[rows], correction, alpha)
+        size = int(np.count_nonzero(~np.isnan(p[rows])))
+        named[rows] = f"{FAMILIES[family]} ({size} comparison{'s' if size != 1 else ''})"
+    result["p_corrected"] = corrected
+    result["correction_family"] = pd.array(list(named), dtype=object) if len(p) else pd.array([], dtype=object)
