@@ -19,6 +19,7 @@ __all__ = [
     "Formatter",
     "Parser",
     "VersionAction",
+    "ListMeasuresAction",
     "add_level_option",
     "guarded",
 ]
@@ -67,6 +68,21 @@ class VersionAction(argparse.Action):
         from metrics.report.provenance import version
 
         print(f"ir-eval {version()} (trec_eval 10.0 measures)")
+        parser.exit()
+
+
+class ListMeasuresAction(argparse.Action):
+    """--list-measures: every name -m takes (metrics.measures.reference.name_list), one a line."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from metrics.measures.reference import name_list
+
+        try:
+            for name, meaning in name_list():
+                print(f"{name:<22} {meaning}")
+            sys.stdout.flush()
+        except BrokenPipeError:  # piped into head: stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         parser.exit()
 
 

@@ -36,6 +36,7 @@ import warnings
 
 from metrics.cli.analysis import OPTIONS as ANALYSES
 from metrics.cli.common import (
+    ListMeasuresAction,
     Parser,
     UsageError,
     VersionAction,
@@ -77,21 +78,6 @@ DOORS = {
     "--fuse": "metrics.cli.fuse",  # runs fused into one (metrics.fusion)
     **{option: "metrics.cli.analysis" for option in ANALYSES},  # why runs differ (metrics.analysis)
 }
-
-
-class ListMeasuresAction(argparse.Action):
-    """--list-measures: every name -m takes (metrics.measures.reference.name_list), one a line."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        from metrics.measures.reference import name_list
-
-        try:
-            for name, meaning in name_list():
-                print(f"{name:<22} {meaning}")
-            sys.stdout.flush()
-        except BrokenPipeError:  # piped into head: stop quietly
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -48,7 +48,7 @@ from metrics.io.lines import comment_lines, normalise
 from metrics.io.numbers import numbers_or_nan
 from metrics.io.readers import LoadedColumns, LoadedFile, detect_kind_with_reason
 from metrics.io.table import Columns, query_codes, ranked_run
-from metrics.io.textfile import MAX_LINE_BYTES, open_input, open_stream, without_bom
+from metrics.io.textfile import MAX_LINE_BYTES, first_binary_byte, open_input, open_stream, without_bom
 from metrics.io.textfile import head as _file_head
 
 HEAD_LINES = 10
@@ -331,7 +331,7 @@ def _line_counts(path: str, progress=None) -> tuple[int, int]:
         while True:
             tick(raw.tell() / size)
             block = stream.read(1 << 20)
-            nul = block.find(b"\0")
+            nul = first_binary_byte(block)
             if nul >= 0:  # binary from here on: the lines before it are counted, no more
                 block = block[:nul]
             end = not block or nul >= 0

@@ -173,14 +173,9 @@ def _read_chunks(
                 block = without_bom(block, display)
             if not block:
                 return
-            nul = block.find(b"\0")
+            nul = first_binary_byte(block)
             if nul >= 0:  # binary data: refused at once, not only when a line ends
-                raise InputError(
-                    "found a NUL byte: this looks like a binary file",
-                    path=display,
-                    line=line_of(nul),
-                    expected="UTF-8 text",
-                )
+                raise binary_file_error(display, line_of(nul))
             if not block.endswith(b"\n"):
                 with gzip_errors(gz, display):
                     rest = stream.readline(MAX_LINE_BYTES + 1)  # bounded: an endless "line" is not read whole
@@ -229,16 +224,29 @@ def _is_gzip(display: str) -> bool:
         return False  # reading the file reports it
 
 
+# ------------------------------------------------------------------ binary files: the one detection
+
+#: how much of a file :func:`binary_file` looks at (decompressed): the first chunk a reader reads
+BINARY_SNIFF_BYTES = 1 << 16
+
+
+def first_binary_byte(data: bytes) -> int:
+    """Where binary data starts in ``data`` (its first NUL byte, which no text of runs or qrels holds), or
+    -1 for text.  The one test of "a binary file" that the readers, detection, inspection and the scoring
+    in parts apply (Parquet and ranx's LZ4 files are recognised before it, by their magic bytes)."""
+    return data.find(b"\0")
+
+
+def binary_file_error(display, line: int | None) -> InputError:
+    """The error every reader gives for a binary file ``display``, its first NUL byte at ``line``."""
+    return InputError("found a NUL byte: this looks like a binary file", path=display, line=line, expected="UTF-8 text")
+
+
 def check_text(chunk: bytes, first_line: int, display: str) -> None:
-    """Refuse NUL bytes (binary data)."""
-    pos = chunk.find(b"\0")
+    """Refuse binary data (:func:`first_binary_byte`) with :func:`binary_file_error`."""
+    pos = first_binary_byte(chunk)
     if pos >= 0:
-        raise InputError(
-            "found a NUL byte: this looks like a binary file",
-            path=display,
-            line=first_line + chunk.count(b"\n", 0, pos),
-            expected="UTF-8 text",
-        )
+        raise binary_file_error(display, first_line + chunk.count(b"\n", 0, pos))
 
 
 def head(path, size: int = 65536) -> bytes:
