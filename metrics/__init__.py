@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from metrics.engine.evaluate import evaluate
     from metrics.engine.evaluation import Evaluation
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
+    from metrics.engine.irm_calls import calc_aggregate, iter_calc
     from metrics.engine.settings import MeasureSet, Settings
     from metrics.errors import Cancelled, InputError, IntentQrelsError
     from metrics.examples import WorkedExample, example_names, open_example
@@ -112,6 +113,9 @@ _LAZY = {
     "open_example": "examples",
     "side_by_side": "explain",
     "fuse": "fusion",
+    # ir_measures' calls (metrics.engine.irm_calls)
+    "calc_aggregate": "engine.irm_calls",
+    "iter_calc": "engine.irm_calls",
 }
 
 #: the subpackages, imported when first named as ``metrics.NAME`` (``import metrics`` no longer imports them)
@@ -197,6 +201,8 @@ __all__ = [
     "open_example",
     "side_by_side",
     "fuse",
+    "calc_aggregate",
+    "iter_calc",
 ]
 # why runs differ (metrics.analysis)
 __all__ += ["rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage", "coverage_by_query"]

@@ -14,7 +14,7 @@ import contextlib
 import threading
 from typing import Callable
 
-__all__ = ["InputError", "IntentQrelsError", "Cancelled", "WorkerDied", "stop_when", "checkpoint"]
+__all__ = ["InputError", "IntentQrelsError", "NoSharedQueries", "Cancelled", "WorkerDied", "stop_when", "checkpoint"]
 
 
 class WorkerDied(RuntimeError):
@@ -100,6 +100,19 @@ EXIT_INPUT = 2
 EXIT_INTERNAL = 3
 EXIT_OUTPUT = 4
 EXIT_INTERRUPTED = 130
+
+
+class NoSharedQueries(InputError):
+    """No run given has a query in common with the qrels (without ``complete``): nothing was scored, and
+    a mean over no query (num_q 0, map 0) would read as a score.  ``ir-eval`` exits with status 2 for it.
+    ``evaluation`` is what was computed: its ``warnings`` say which queries each side had."""
+
+    def __init__(self, message: str, evaluation=None) -> None:
+        super().__init__(message)
+        self.evaluation = evaluation
+
+    def __reduce__(self):
+        return (NoSharedQueries, (self.message, None))
 
 
 class IntentQrelsError(InputError):

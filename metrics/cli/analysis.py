@@ -160,5 +160,10 @@ def _evaluate(qrels, runs, args):
         measures = [args.traits]
     else:
         measures = list(args.measures or AGREEMENT_MEASURES)
-    ev = evaluate(qrels, runs, measures, relevance_level=args.level, complete=args.complete)
+    from metrics.errors import NoSharedQueries
+
+    try:
+        ev = evaluate(qrels, runs, measures, relevance_level=args.level, complete=args.complete)
+    except NoSharedQueries as exc:  # said below, as ir-eval says it
+        ev = exc.evaluation
     return None if told_nothing_scored(ev) else ev

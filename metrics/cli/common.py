@@ -19,6 +19,7 @@ __all__ = [
     "Formatter",
     "Parser",
     "VersionAction",
+    "ListMeasuresAction",
     "add_level_option",
     "guarded",
 ]
@@ -70,6 +71,21 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+class ListMeasuresAction(argparse.Action):
+    """--list-measures: every name -m takes (metrics.measures.reference.name_list), one a line."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from metrics.measures.reference import name_list
+
+        try:
+            for name, meaning in name_list():
+                print(f"{name:<22} {meaning}")
+            sys.stdout.flush()
+        except BrokenPipeError:  # piped into head: stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        parser.exit()
+
+
 def add_level_option(parser) -> None:
     """trec_eval's -l, for ir-eval and ir-eval --inspect alike."""
     parser.add_argument(
@@ -97,6 +113,12 @@ def guarded(work, debug: bool) -> int:
     except OSError as exc:
         if debug:
             raise
+        from metrics.io.fileio import output_path
+
+        written = output_path(exc)
+        if written is not None:  # a file of output (-o FILE): not an input problem
+            print(f"ir-eval: cannot write the output {written}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_OUTPUT
         if exc.filename:
             print(f"ir-eval: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
             return EXIT_INPUT

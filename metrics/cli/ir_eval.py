@@ -36,6 +36,7 @@ import warnings
 
 from metrics.cli.analysis import OPTIONS as ANALYSES
 from metrics.cli.common import (
+    ListMeasuresAction,
     Parser,
     UsageError,
     VersionAction,
@@ -48,7 +49,15 @@ from metrics.cli.common import (
 from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
-from metrics.errors import EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError, IntentQrelsError
+from metrics.errors import (
+    EXIT_INPUT,
+    EXIT_INTERRUPTED,
+    EXIT_OUTPUT,
+    EXIT_USAGE,
+    InputError,
+    IntentQrelsError,
+    NoSharedQueries,
+)
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.qrels_index import encode_qrels
@@ -87,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
+    p.add_argument(
+        "--list-measures",
+        action=ListMeasuresAction,
+        nargs=0,
+        help="list every measure name accepted by -m, with what it means, and exit",
+    )
     p.add_argument("qrels", metavar="QRELS", help="relevance judgments: qid iter docid rel")
     p.add_argument(
         "runs", metavar="RUN", nargs="+", help="run file(s): qid Q0 docid rank score tag ('-' reads standard input)"
@@ -173,10 +188,19 @@ def _parser() -> argparse.ArgumentParser:
         choices=tuple(CORRECTIONS),
         metavar="NAME",
         default="holm",
-        help="multiple-testing correction over all runs and measures, one of statsmodels' multipletests: "
+        help="multiple-testing correction over all runs and measures (see --correction-family), one of "
+        "statsmodels' multipletests: "
         + ", ".join(CORRECTIONS)
         + " (default holm; bh and by: Benjamini-Hochberg and -Yekutieli, tsbh and tsbky: two-stage FDR, gbs: "
         "Gavrilov-Benjamini-Sarkar, lfdr: the local FDR)",
+    )
+    cmp.add_argument(
+        "--correction-family",
+        choices=("all", "measure"),
+        default="all",
+        help="the tests one correction is over with --compare: all runs and measures (default), or measure: "
+        "the runs against the baseline one measure at a time, as PyTerrier's Experiment and "
+        "metrics.compare.compare correct; the output names it",
     )
     cmp.add_argument("--alpha", type=float, default=0.05, help="significance level, between 0 and 1 (default 0.05)")
     cmp.add_argument(
@@ -457,6 +481,8 @@ def _run(args) -> int:
         if args.cluster is not None or jobs is not None:
             return _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs or 1)
         ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, **options)
+    except NoSharedQueries as exc:  # said below with the warnings, as trec_eval says it (exit 2)
+        ev = exc.evaluation
     except InputError as exc:
         hint = (
             "; to score it in its line order, add --ranked"

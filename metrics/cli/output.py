@@ -141,6 +141,7 @@ def _compare(ev, args, run_paths, out) -> int:
         alpha=args.alpha,
         permutations=args.permutations,
         seed=args.seed,
+        family=getattr(args, "correction_family", "all"),
     )
     if args.format == "csv":
         table.to_csv(out, index=False, float_format="%.17g", lineterminator="\n")

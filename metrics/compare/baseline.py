@@ -43,7 +43,11 @@ COLUMNS = [
     "ci_level",
     "n_baseline_only",
     "n_run_only",
+    "correction_family",
 ]
+#: the families of tests a correction is over: PyTerrier's (the runs against the baseline, one measure at a
+#: time, as its Experiment corrects) and every (run, measure) pair of the call
+FAMILIES = {"measure": "per measure", "all": "all runs and measures"}
 _INT_COLUMNS = ("wins", "ties", "losses", "n_queries", "n_baseline_only", "n_run_only")
 
 
@@ -150,11 +154,33 @@ def _tables(frame: pd.DataFrame, runs: list, measures: list) -> list[tuple[pd.In
     return out
 
 
-def _baseline(runs: list, baseline):
-    """The label of the baseline: ``baseline`` itself, or the run at that position when it is an int that
-    labels no run (PyTerrier's ``baseline=0``: the first run; -1 the last)."""
-    if baseline in runs:
-        return baseline
+def _file_names(path: str) -> set:
+    """The names a run's file goes by: the path given, its file name, and that name without its suffixes
+    (``runs/bm25.txt``, ``bm25.txt``, ``bm25``; ``bm25.run.gz``: also ``bm25.run``)."""
+    import os.path
+
+    name = os.path.basename(path)
+    return {path, name, os.path.splitext(name)[0], name.split(".")[0]} - {""}
+
+
+def _baseline(runs: list, baseline, paths: dict | None = None):
+    """The label of the baseline: ``baseline`` itself, the run whose file it names (the file name, or
+    the name without its suffix: ``"bm25"`` for ``bm25.txt`` tagged ``Anserini``, as the window labels
+    runs), or the run at that position when it is an int that labels no run (PyTerrier's
+    ``baseline=0``: the first run; -1 the last).  A name that is the label of one run and the file of
+    another, or the file of two runs, is refused naming them."""
+    by_file = [
+        r for r, p in (paths or {}).items() if r in runs and isinstance(baseline, str) and baseline in _file_names(p)
+    ]
+    named = ([baseline] if baseline in runs else []) + [r for r in by_file if r != baseline]
+    if len(named) > 1:
+        told = "; ".join(
+            f"run {r!r}" + (f" (file {paths[r]})" if paths and r in paths and r != baseline else " (its label)")
+            for r in named
+        )
+        raise ValueError(f"baseline {baseline!r} could be any of: {told}; give the run's label")
+    if named:
+        return named[0]
     if isinstance(baseline, (int, np.integer)) and not isinstance(baseline, bool):
         if -len(runs) <= baseline < len(runs):
             return runs[baseline]
@@ -176,7 +202,7 @@ def paired_differences(per_query, baseline, measure) -> pd.DataFrame:
     """
     frame = _tidy(per_query)
     runs = _run_order(per_query, frame)
-    baseline = _baseline(runs, baseline)
+    baseline = _baseline(runs, baseline, getattr(per_query, "paths", None))
     measure = _select_measures(frame, [measure])[0]
     sub = frame.loc[frame["measure"] == measure, ["run", "query_id", "value"]]
     sub = sub.loc[sub["value"].notna()]
@@ -210,7 +236,7 @@ def per_query_differences_by_measure(per_query, baseline, measures=None) -> dict
     window asks for every measure of up to a thousand runs)."""
     frame = _tidy(per_query)
     runs = _run_order(per_query, frame)
-    baseline = _baseline(runs, baseline)
+    baseline = _baseline(runs, baseline, getattr(per_query, "paths", None))
     chosen = _unique(frame["measure"]) if measures is None else _select_measures(frame, measures)
     m_pos, r_pos, q_codes, values, queries = _coded(frame, runs, chosen)
     labels = pd.Index(runs)  # taken by position, as the ids are: no Python string per row
@@ -251,6 +277,7 @@ def compare(
     bootstrap: int = 10000,
     ci: float = 0.95,
     seed: int | None = 0,
+    family: str = "measure",
 ) -> pd.DataFrame:
     """Compare every run with ``baseline`` on every measure, query by query.
 
@@ -258,7 +285,9 @@ def compare(
     ----------
     per_query : DataFrame with columns run, query_id, measure, value (or an
         object with a ``per_query`` attribute such as ``metrics.Evaluation``).
-    baseline : label of the baseline run, or its position among the runs (``0``: the first).
+    baseline : label of the baseline run, the file it was read from (its name, or the name without its
+        suffix: ``"bm25"`` for ``bm25.txt``, when no other run goes by that name), or its position among
+        the runs (``0``: the first).
     measures : measure names (or objects whose ``str`` is the name) to compare;
         None for all measures in the frame, in their order there, except
         counts (measures of kind ``long`` in the registry: ``num_ret``,
@@ -268,8 +297,13 @@ def compare(
     test : ``"t"``, ``"wilcoxon"`` or ``"permutation"`` (see the module
         docstring for the exact conventions).
     correction : ``"none"``, ``"bonferroni"``, ``"holm"``, ``"bh"`` or any other of
-        :data:`~metrics.stat_methods.CORRECTIONS` (statsmodels' ``multipletests`` names too); the
-        family is every (run, measure) pair with a p-value in this call.
+        :data:`~metrics.stat_methods.CORRECTIONS` (statsmodels' ``multipletests`` names too), over the
+        tests of ``family``.
+    family : ``"measure"`` (the default): the correction is over the runs compared with the baseline on
+        one measure, measure by measure, as PyTerrier's ``Experiment(..., baseline=, correction=)``
+        corrects; ``"all"``: over every (run, measure) pair with a p-value in this call (``ir-eval
+        --compare``'s default).  The column ``correction_family`` names it with its size ("per measure
+        (3 comparisons)"), and ``attrs["correction_family"]`` its words ("per measure").
     alpha : significance level for the ``significant`` column
         (``p_corrected <= alpha``).
     permutations : sign vectors drawn by the permutation test.
@@ -290,6 +324,8 @@ def compare(
     frame = _tidy(per_query)
     test = canonical_test(test)
     correction = canonical_correction(correction)
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {', '.join(map(repr, FAMILIES))}, not {family!r}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1; got {alpha}")
     if not 0.0 < ci < 1.0:
@@ -303,7 +339,7 @@ def compare(
     elif int(seed) < 0:
         raise ValueError("seed must not be negative")
     runs = _run_order(per_query, frame)
-    baseline = _baseline(runs, baseline)
+    baseline = _baseline(runs, baseline, getattr(per_query, "paths", None))
     chosen = _select_measures(frame, measures, _asked(per_query))
     others = [r for r in runs if r != baseline]
 
@@ -345,7 +381,7 @@ def compare(
             **{name: column(name) for name in ("p_value", "ci_low", "ci_high", "effect_size", *_INT_COLUMNS)},
         }
     )
-    result["p_corrected"] = adjust_pvalues(result["p_value"].to_numpy(np.float64), correction, alpha)
+    _correct(result, correction, alpha, family)
     result["test"] = test
     result["correction"] = correction
     result["significant"] = (result["p_corrected"] <= alpha).fillna(False).astype(bool)
@@ -361,7 +397,27 @@ def compare(
         permutations=int(permutations),
         bootstrap=int(bootstrap),
         seed=int(seed),
+        correction_family=FAMILIES[family],
     )
     from metrics.compare.frame import comparison_frame
 
     return comparison_frame(result)
+
+
+def _correct(result: pd.DataFrame, correction: str, alpha: float, family: str) -> None:
+    """``p_corrected`` and ``correction_family`` of ``result``: the correction over each measure's rows
+    (``family="measure"``) or over all of them (``"all"``); the family's size counts its p-values."""
+    p = result["p_value"].to_numpy(np.float64)
+    corrected = np.full(len(p), np.nan)
+    named = np.empty(len(p), dtype=object)
+    groups = (
+        [np.arange(len(p))]
+        if family == "all"
+        else [np.flatnonzero(result["measure"].to_numpy(object) == m) for m in _unique(result["measure"])]
+    )
+    for rows in groups:
+        corrected[rows] = adjust_pvalues(p[rows], correction, alpha)
+        size = int(np.count_nonzero(~np.isnan(p[rows])))
+        named[rows] = f"{FAMILIES[family]} ({size} comparison{'s' if size != 1 else ''})"
+    result["p_corrected"] = corrected
+    result["correction_family"] = pd.array(list(named), dtype=object) if len(p) else pd.array([], dtype=object)

@@ -16,6 +16,7 @@ _SHOWN = (
     ("runs", "runs"),
     ("test", "test"),
     ("correction", "correction"),
+    ("correction_family", "correction family"),
     ("alpha", "alpha"),
     ("ci", "confidence level"),
     ("permutations", "permutations"),

@@ -30,10 +30,20 @@ def describe_settings(comparison: pd.DataFrame) -> list[str]:
     levels = ", ".join(f"{100 * c:g}%" for c in values("ci_level"))
     family = int(comparison["p_value"].notna().sum()) if "p_value" in comparison else 0
     plural = "s" if family != 1 else ""
+    families = _unique(comparison["correction_family"]) if "correction_family" in comparison and len(comparison) else []
+    over = f"{family} test{plural}"
+    measures = _unique(comparison["measure"]) if "measure" in comparison and len(comparison) else []
+    if families and all(str(f).startswith("per measure") for f in families) and len(measures) == 1:
+        over = f"{family} test{plural} (per measure: one measure here)"
+    elif families and all(str(f).startswith("per measure") for f in families):
+        sizes = sorted({str(f).split("(", 1)[1].split()[0] for f in families})
+        over = f"the tests of each measure apart ({'/'.join(sizes)} per measure; {family} test{plural} in all)"
+    elif families:
+        over = f"{family} test{plural}, all runs and measures together"
     if values("correction") == ["none"]:
         correction_text = f"No correction for multiple testing ({family} test{plural})."
     else:
-        correction_text = f"Correction: {corrections} over {family} test{plural}."
+        correction_text = f"Correction: {corrections} over {over}."
     lines = [
         f"Baseline: {baselines}. Test: {tests} (two-sided). {correction_text} Significance level alpha = {alphas}."
     ]

@@ -15,13 +15,14 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Mapping
 
 import numpy as np
 
 from metrics.engine.evaluation import Evaluation, RunResult
 from metrics.engine.settings import Settings
-from metrics.errors import checkpoint
+from metrics.errors import NoSharedQueries, checkpoint
 from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
 from metrics.io.nested import is_nested_run, nested_columns, ranx_dict
@@ -51,7 +52,9 @@ def written_names(measures) -> dict:
         if not isinstance(item, str):
             continue
         text = item.strip()
-        found = parse_measures([raw])  # (an object is parsed as itself: no warning meant for a name)
+        with warnings.catch_warnings():  # told once, by the parse of the measures themselves
+            warnings.simplefilter("ignore")
+            found = parse_measures([raw])  # (an object is parsed as itself: no warning meant for a name)
         order += found
         head = text.partition(".")[0]
         if (head in FAMILIES or head in NICKNAMES) and early_syntax(text) is None:
@@ -213,7 +216,21 @@ def evaluate(
     )
     wanted = parse_measures(measures)
     shown = written_names(measures) if keep_names else {}
-    return _evaluate(encoded(qrels), runs, wanted, shown, chosen)
+    return refuse_nothing_scored(_evaluate(encoded(qrels), runs, wanted, shown, chosen))
+
+
+def refuse_nothing_scored(ev: Evaluation) -> Evaluation:
+    """``ev``, unless no run of it has a query in common with the qrels: then
+    :class:`~metrics.errors.NoSharedQueries` (an :class:`~metrics.errors.InputError`, ``ir-eval``'s exit 2),
+    carrying ``ev``, rather than a mean over no query that reads as a score."""
+    if ev.runs and all(not ev.query_ids[r] for r in ev.runs):
+        runs = ("runs " if len(ev.runs) > 1 else "run ") + ", ".join(repr(r) for r in ev.runs)
+        raise NoSharedQueries(
+            f"no queries with both results and relevance info: no query of the qrels is in {runs}, so nothing "
+            "was scored (check that both give the same query ids)",
+            ev,
+        )
+    return ev
 
 
 def resolve_settings(settings: Settings | None, **options) -> Settings:
@@ -244,15 +261,20 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
     warnings: list[str] = []
     results: list[RunResult] = []
     query_ids: dict[str, list[str]] = {}
+    paths: dict[str, str] = {}
     options = settings.trec_options()
     for label, run in labelled_runs(as_runs(runs, columns=True), columns=True):
         labels.append(label)
         if isinstance(run, Columns):
             run_id = run.run_id or run.name or label
             warnings.extend(run.warnings)
+            path = run.path
         else:
             attrs = getattr(run, "attrs", {})
             run_id = str(attrs.get("run_id", attrs.get("name", label)))
+            path = attrs.get("path")
+        if path:
+            paths[label] = str(path)
         arrays = RunArrays(run)
         del run  # build_ranking lets each of the run's arrays go as soon as it is done with it
         ranking = build_ranking(enc, arrays, run_id=run_id, warnings=warnings, **options)
@@ -273,6 +295,7 @@ def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Sett
         warnings=warnings,
         names=dict(shown),
         settings=settings,
+        paths=paths,
     )
 
 
@@ -342,7 +365,7 @@ class Evaluator:
 
         The public :class:`metrics.Evaluator` (:mod:`metrics.scale.evaluator`) also scores them on a Dask
         cluster; the evaluator itself knows nothing of scaling out."""
-        return _evaluate(self.qrels, runs, self.measures, self.names, self.settings)
+        return refuse_nothing_scored(_evaluate(self.qrels, runs, self.measures, self.names, self.settings))
 
 
 def is_true(text) -> bool:

@@ -55,6 +55,9 @@ class Evaluation:
     #: measure -> the name it was asked for by, when that differs from its canonical name
     #: (``nDCG@10`` rather than ``ndcg_cut_10``); the frames use these names
     names: dict = field(default_factory=dict)
+    #: run label -> the file it was read from, for the runs read from files (a baseline may be named by
+    #: its file: :func:`metrics.compare.compare`)
+    paths: dict = field(default_factory=dict)
 
     def name(self, measure: Measure) -> str:
         """The name a measure has in the frames (as asked for, or canonical)."""
@@ -108,7 +111,9 @@ class Evaluation:
         cols = [n for n in self._names() if n in wide.columns]
         wide = wide.reindex(index=self.runs, columns=cols)
         wide.columns.name = None
-        return wide
+        from metrics.engine.measure_frame import MeasureFrame
+
+        return MeasureFrame(wide)  # indexed by ir_measures' measure objects too (summary()[nDCG@10])
 
     def _names(self) -> list[str]:
         """The names in the order the measures were asked for (``names`` holds them in that order), then any

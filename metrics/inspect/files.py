@@ -42,13 +42,14 @@ import numpy as np
 
 from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.io.columns import columns_from_frame, read_columns
+from metrics.io.formats import Ticker
 from metrics.io.ids import stretch_heads
 from metrics.io.lines import comment_lines, normalise
 from metrics.io.numbers import numbers_or_nan
 from metrics.io.readers import LoadedColumns, LoadedFile, detect_kind_with_reason
 from metrics.io.table import Columns, query_codes, ranked_run
+from metrics.io.textfile import MAX_LINE_BYTES, first_binary_byte, open_input, open_stream, without_bom
 from metrics.io.textfile import head as _file_head
-from metrics.io.textfile import open_stream, without_bom
 
 HEAD_LINES = 10
 
@@ -99,7 +100,8 @@ class Inspection:
 # ----------------------------------------------------------------------- public API
 def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: int = 1, progress=None) -> Inspection:
     """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems.
-    ``qrels``: a qrels frame (or :class:`~metrics.io.columns.Columns`) to hold a run against."""
+    ``qrels``: qrels to hold a run against: a path, a frame, :class:`~metrics.io.columns.Columns` or a
+    ``{qid: {docid: grade}}`` dict (any form :func:`metrics.evaluate` takes)."""
     display = os.fspath(path)
     try:
         reason = None if kind is None else f"read as {kind}, as asked"
@@ -111,7 +113,7 @@ def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: 
     except IntentQrelsError as exc:
         return _intents(display, exc)
     except (InputError, OSError) as exc:
-        return _unreadable(display, kind, exc)
+        return _unreadable(display, kind, exc, _part(progress, 0.9, 1.0))
     return _describe(cols, reason, qrels, relevance_level)
 
 
@@ -205,11 +207,14 @@ def _describe(cols: Columns, kind_reason: str | None, qrels, relevance_level: in
 def against_qrels(run, qrels) -> dict:
     """How a run meets a qrels file: shared queries, judged fraction at 10 and 100, judged depth (in
     trec_eval's order, from the judged ranking the measures read).  Runs and qrels are
-    :class:`~metrics.io.columns.Columns` or frames."""
+    :class:`~metrics.io.columns.Columns` or frames; the qrels also a path or any form
+    :func:`metrics.evaluate` takes (``{qid: {docid: grade}}``, ranx's Qrels ...)."""
+    from metrics.engine.evaluate import as_qrels
     from metrics.ranking.judged import build_ranking
     from metrics.ranking.qrels_index import NONPOOL
 
     run = run if isinstance(run, Columns) else columns_from_frame(run, "run")
+    qrels = as_qrels(qrels)
     qrels = qrels if isinstance(qrels, Columns) else columns_from_frame(qrels, "qrels")
     run_q, qrels_q = set(_query_codes(run.qid)[0]), set(_query_codes(qrels.qid)[0])
     shared = run_q & qrels_q
@@ -259,7 +264,7 @@ def _line_of(text: str):
     return int(m.group(1)) if m else None
 
 
-def _unreadable(path: str, kind, exc: BaseException) -> Inspection:
+def _unreadable(path: str, kind, exc: BaseException, progress=None) -> Inspection:
     ins = Inspection(path=path, kind=kind, size=_size(path))
     try:
         ins.kind, ins.kind_reason = detect_kind_with_reason(path) if kind is None else (kind, "as chosen")
@@ -267,7 +272,7 @@ def _unreadable(path: str, kind, exc: BaseException) -> Inspection:
         ins.kind_reason = "not recognised"
     ins.columns = list(COLUMNS.get(ins.kind or "", []))
     try:
-        ins.lines, ins.comment_lines = _line_counts(path)
+        ins.lines, ins.comment_lines = _line_counts(path, progress)
         ins.head = _head(path)
     except (OSError, InputError, EOFError, ValueError):
         pass
@@ -312,22 +317,40 @@ def _head(path: str, layout=None) -> list:
     return out
 
 
-def _line_counts(path: str) -> tuple[int, int]:
-    """(data lines, comment lines) of a file that the reader refused, counted a block at a time."""
+def _line_counts(path: str, progress=None) -> tuple[int, int]:
+    """(data lines, comment lines) of a file the reader refused, counted a block at a time up to its first NUL
+    byte or line longer than the readers' :data:`MAX_LINE_BYTES` (no newlines, a gzip bomb); ``progress``
+    is called per block (``False``: :class:`~metrics.errors.Cancelled`)."""
+    tick = Ticker(progress)
     data_lines = comments = 0
-    carry = b""
-    with open(path, "rb") as raw:
+    carry = b""  # the start (at most 1 MiB: enough to tell a comment or a data line) of an unfinished line
+    carry_bytes = 0  # that line's length so far
+    with open_input(path) as raw:
+        size = max(os.fstat(raw.fileno()).st_size, 1)
         stream = open_stream(raw)[1]
         while True:
+            tick(raw.tell() / size)
             block = stream.read(1 << 20)
+            nul = first_binary_byte(block)
+            if nul >= 0:  # binary from here on: the lines before it are counted, no more
+                block = block[:nul]
+            end = not block or nul >= 0
+            if not end and b"\n" not in block:  # the unfinished line goes on
+                carry += block[: max(0, (1 << 20) - len(carry))]
+                carry_bytes += len(block)
+                if carry_bytes <= MAX_LINE_BYTES:
+                    continue
+                end = True  # a line longer than any reader reads: counted as one, no more read
+                block = b""
             text = carry + block
-            cut = len(text) if not block else text.rfind(b"\n") + 1
+            cut = len(text) if end else text.rfind(b"\n") + 1
             text, carry = text[:cut], text[cut:]
+            carry_bytes = len(carry)
             if text and not text.endswith(b"\n"):
                 text += b"\n"
             comments += comment_lines(text)
             data_lines += sum(1 for line in normalise(text).split(b"\n")[:-1] if line) if text else 0
-            if not block:
+            if end:
                 return data_lines, comments
 
 

@@ -13,11 +13,13 @@ door (``ir-eval``, the library, the window) reads them as it reads text.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
 from metrics.errors import InputError
+from metrics.io.textfile import BINARY_SNIFF_BYTES, binary_file_error, first_binary_byte, head
 
 if TYPE_CHECKING:
     from metrics.io.table import Columns
@@ -31,12 +33,29 @@ LZ4_HINT = "reading ranx's LZ4 files needs the lz4 and cbor2 packages: pip insta
 
 def binary_format(display: str) -> Optional[str]:
     """ "parquet" or "lz4" when the file starts as one does, else None (not a file here, or text)."""
+    from metrics.io.textfile import not_regular
+
+    if not_regular(display):
+        return None  # the text reader refuses it, naming what it is
     try:
         with open(display, "rb") as f:
             head = f.read(4)
     except (OSError, ValueError):
         return None
     return {PARQUET_MAGIC: "parquet", LZ4_MAGIC: "lz4"}.get(head)
+
+
+def binary_file(path) -> InputError | None:
+    """The error the readers give for ``path`` when its first :data:`BINARY_SNIFF_BYTES` (decompressed) are
+    binary data, else None: for a window or a script that asks before reading.  A Parquet or LZ4 file is not
+    binary data to refuse (the readers read it): None.  Raises what opening the file raises (not a
+    regular file, no such file)."""
+    display = os.fspath(path)
+    if binary_format(display):
+        return None
+    data = head(display, BINARY_SNIFF_BYTES)
+    nul = first_binary_byte(data)
+    return None if nul < 0 else binary_file_error(display, 1 + data.count(b"\n", 0, nul))
 
 
 def binary_kind(display: str) -> Optional[tuple[str, str]]:

@@ -7,6 +7,7 @@ import re
 from typing import Optional
 
 from metrics.errors import InputError
+from metrics.io.binaryfiles import binary_file as _binary_file
 from metrics.io.binaryfiles import binary_kind
 from metrics.io.formats import (
     JSON_LAYOUT,
@@ -18,7 +19,9 @@ from metrics.io.formats import (
     trec_line_kind,
 )
 from metrics.io.textfile import check_text as _check_text
+from metrics.io.textfile import first_binary_byte as _first_binary_byte
 from metrics.io.textfile import gzip_errors as _gzip_errors
+from metrics.io.textfile import open_input as _open_input
 from metrics.io.textfile import open_stream as _open_stream
 from metrics.io.textfile import without_bom as _without_bom
 
@@ -48,6 +51,9 @@ def detect_kind_with_reason(path) -> tuple[str, str]:
     binary = binary_kind(display)  # Parquet, ranx's LZ4 (metrics.io.binaryfiles)
     if binary is not None:
         return binary
+    refused = _binary_file(display)  # binary data in the first chunk: as the readers refuse it
+    if refused is not None:
+        raise refused
     head, line_no, raw = first_data_line(display)
     if head is None:
         raise _empty_error(display, None)
@@ -110,7 +116,7 @@ def first_data_line(display: str):
 
     Reads 64 KiB at a time, at most 1 MiB.
     """
-    with open(display, "rb") as raw:
+    with _open_input(display) as raw:
         gz, stream = _open_stream(raw)
         data = b""
         while True:
@@ -139,7 +145,7 @@ def _scan_head(data: bytes, eof: bool, limit: bool, display: str):
             if not (eof or limit):
                 return None
             line = data[start:]
-            if eof or b"\0" in line:
+            if eof or _first_binary_byte(line) >= 0:
                 _check_text(line, number, display)
         else:
             line = data[start:end]

@@ -12,7 +12,9 @@ file, and a failed write leaves an existing file as it was.
   a target that is one of them, by name or as the same file, is refused.
 * Temporary files left by an interrupted write of the same target (older than
   a minute) are removed, so they do not pile up.
-* Errors name the file the user chose, never the temporary one.
+* Errors name the file the user chose, never the temporary one, and carry it as
+  ``output_path`` (:func:`output_path`): a command line tells a file it could not write
+  (exit 4) from one it could not read (exit 2).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ from pathlib import Path
 from typing import Iterable
 
 STALE_SECONDS = 60
+
+
+def output_path(exc: BaseException) -> str | None:
+    """The file the user chose that :func:`write_bytes` could not write, when ``exc`` says so; else None."""
+    return getattr(exc, "output_path", None)
 
 
 class ProtectedFileError(PermissionError):
@@ -101,7 +108,10 @@ def write_bytes(path, data: bytes, *, overwrite: bool = False, protect: Iterable
                 os.replace(tmp, path)
     except OSError as exc:
         if exc.filename is not None and tmp is not None and os.fspath(exc.filename) == os.fspath(tmp):
-            raise type(exc)(exc.errno, exc.strerror, str(path)) from None  # the user's file, not ours
+            named = type(exc)(exc.errno, exc.strerror, str(path))  # the user's file, not ours
+            named.output_path = str(path)  # type: ignore[attr-defined]
+            raise named from None
+        exc.output_path = str(path)  # type: ignore[attr-defined]
         raise
     finally:
         if tmp is not None:

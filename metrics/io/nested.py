@@ -106,6 +106,8 @@ def nested_columns(data: Mapping, kind: str, name: Optional[str] = None) -> Colu
         )
     if kind == "run":
         cols.name = cols.run_id = name or "run"
+        if len(counts) and not counts.all():  # queries of the run without documents: scored, as pytrec_eval does
+            cols.empty_queries = qids[counts == 0]
     return cols
 
 

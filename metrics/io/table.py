@@ -66,6 +66,9 @@ class Columns:
     #: where the file's fields were (:class:`~metrics.io.formats.Layout`): TREC's columns, a header's
     #: or JSON's (None: not read from a file)
     layout: Optional[Layout] = field(default=None, repr=False)
+    #: a run given as ``{qid: {docid: score}}``: the query ids given with no document (pytrec_eval scores
+    #: them, 0 for every measure, and counts them in the mean; a file cannot give a query without a line)
+    empty_queries: Optional[np.ndarray] = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import stat
 import threading
 import zlib
 from typing import Generator, Iterator
@@ -31,6 +32,56 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 #: the first two bytes of a gzip stream: gzip is recognised by content, not by the file's name
 GZIP_MAGIC = b"\x1f\x8b"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def not_regular(display) -> str | None:
+    """What the input ``display`` is when it is not a regular file ("a FIFO (named pipe)", "a directory",
+    "a character device" ...), else None (a regular file, or one that cannot be looked at: opening it
+    says why).  Looked at with ``stat``, which never blocks, as opening a FIFO does until a writer comes."""
+    try:
+        mode = os.stat(display).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        text = os.fspath(display)
+        if text.startswith(("/dev/fd/", "/proc/self/fd/", "/dev/stdin")):
+            return "a pipe (as <(zcat FILE.gz) gives)"
+        return "a FIFO (named pipe)"
+    for test, what in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return what
+    return "not a file of data"
+
+
+def check_regular(display) -> None:
+    """Refuse at once, with an :class:`InputError` naming it, an input that is not a regular file: a FIFO,
+    a pipe, a device (``/dev/zero``), a directory.  Only regular files are read: the reader reads gzip
+    files itself, so ``<(zcat run.gz)`` is better given as ``run.gz``."""
+    what = not_regular(display)
+    if what is not None:
+        streamed = "pipe" in what or "FIFO" in what or "device" in what
+        raise InputError(
+            f"not a regular file: {what}",
+            path=os.fspath(display),
+            expected="a regular file (save the data to a file first, or give the .gz file itself: gzip is read "
+            "as it is)"
+            if streamed
+            else "a regular file of qrels or of a run",
+        )
+
+
+def open_input(display):
+    """The input file ``display`` opened for reading in binary mode, once :func:`check_regular` found it
+    is a regular file: how every reader opens qrels, runs and topics."""
+    check_regular(display)
+    return open(display, "rb")
 
 
 def chunks(
@@ -101,7 +152,7 @@ def _read_chunks(
     last newline and carrying the rest over), and a chunk and a half is the most held at a time.
     Without ``count_lines`` the line fields are 0, and the line of an error is counted when there is
     one (:func:`_line_at`)."""
-    with open(display, "rb") as raw:
+    with open_input(display) as raw:
         size = max(os.fstat(raw.fileno()).st_size, 1)
         gz, stream = open_stream(raw)
         line = 1  # (when counting) the line the block starts with
@@ -121,14 +172,9 @@ def _read_chunks(
                 block = without_bom(block, display)
             if not block:
                 return
-            nul = block.find(b"\0")
+            nul = first_binary_byte(block)
             if nul >= 0:  # binary data: refused at once, not only when a line ends
-                raise InputError(
-                    "found a NUL byte: this looks like a binary file",
-                    path=display,
-                    line=line_of(nul),
-                    expected="UTF-8 text",
-                )
+                raise binary_file_error(display, line_of(nul))
             if not block.endswith(b"\n"):
                 with gzip_errors(gz, display):
                     rest = stream.readline(MAX_LINE_BYTES + 1)  # bounded: an endless "line" is not read whole
@@ -153,7 +199,7 @@ def _line_at(display: str, offset: int) -> int:
     """The line of the file's text (its byte-order mark left out) that starts at byte ``offset``, its
     newlines counted by reading it again: for a reader that does not count them as it goes, once an
     error is found."""
-    with open(display, "rb") as raw:
+    with open_input(display) as raw:
         gz, stream = open_stream(raw)
         line, left, first = 1, offset, True
         while left > 0:
@@ -171,28 +217,41 @@ def _line_at(display: str, offset: int) -> int:
 
 def _is_gzip(display: str) -> bool:
     try:
-        with open(display, "rb") as f:
+        with open_input(display) as f:
             return f.read(2) == GZIP_MAGIC
     except OSError:
         return False  # reading the file reports it
 
 
+# ------------------------------------------------------------------ binary files: the one detection
+
+#: how much of a file :func:`binary_file` looks at (decompressed): the first chunk a reader reads
+BINARY_SNIFF_BYTES = 1 << 16
+
+
+def first_binary_byte(data: bytes) -> int:
+    """Where binary data starts in ``data`` (its first NUL byte, which no text of runs or qrels holds), or
+    -1 for text.  The one test of "a binary file" that the readers, detection, inspection and the scoring
+    in parts apply (Parquet and ranx's LZ4 files are recognised before it, by their magic bytes)."""
+    return data.find(b"\0")
+
+
+def binary_file_error(display, line: int | None) -> InputError:
+    """The error every reader gives for a binary file ``display``, its first NUL byte at ``line``."""
+    return InputError("found a NUL byte: this looks like a binary file", path=display, line=line, expected="UTF-8 text")
+
+
 def check_text(chunk: bytes, first_line: int, display: str) -> None:
-    """Refuse NUL bytes (binary data)."""
-    pos = chunk.find(b"\0")
+    """Refuse binary data (:func:`first_binary_byte`) with :func:`binary_file_error`."""
+    pos = first_binary_byte(chunk)
     if pos >= 0:
-        raise InputError(
-            "found a NUL byte: this looks like a binary file",
-            path=display,
-            line=first_line + chunk.count(b"\n", 0, pos),
-            expected="UTF-8 text",
-        )
+        raise binary_file_error(display, first_line + chunk.count(b"\n", 0, pos))
 
 
 def head(path, size: int = 65536) -> bytes:
     """The first ``size`` bytes of the file at ``path``, decompressed if it is gzip; empty if they cannot be
     read (the reader says what is wrong)."""
-    with open(path, "rb") as raw:
+    with open_input(path) as raw:
         try:
             return open_stream(raw)[1].read(size)
         except (OSError, EOFError):

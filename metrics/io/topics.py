@@ -20,7 +20,7 @@ import re
 
 from metrics.errors import InputError
 from metrics.io.formats import trec_line_kind
-from metrics.io.textfile import open_stream
+from metrics.io.textfile import open_input, open_stream
 
 MAX_BYTES = 256 * 1024 * 1024  # topic files are a few megabytes at the most (MS MARCO's: 33 MB)
 _HEADERS = {
@@ -76,7 +76,7 @@ def read_queries(path) -> dict[str, str]:
     """``{qid: text}`` from a query or topic file (gzip by suffix); raises :class:`InputError` naming
     the file and the line when it is neither layout."""
     display = os.fspath(path)
-    with open(display, "rb") as raw:
+    with open_input(display) as raw:
         _, stream = open_stream(raw)
         try:
             data = stream.read(MAX_BYTES + 1)  # bounded, even unzipped

@@ -197,15 +197,20 @@ _RANX = {
     "dcg_burges": "DCG(gain=exp)",
     "bpref": "Bpref",
 }
+#: ranx's names and the ir_measures names they stand for (``ir-eval --list-measures``)
+RANX_NAMES = dict(_RANX)
 #: ranx's names without a cutoff that are over the whole retrieved list (ranx's k=0): set measures
 _RANX_WHOLE_LIST = {"precision": "SetP", "f1": "SetF"}  # (bare "recall" is trec_eval's family)
 #: a ranx name: the metric, a cutoff (``@10``) or rbp's persistence (``rbp.95``), a relevance level (``-l2``)
 _RANX_NAME = re.compile(r"\s*([a-z_][a-z0-9_-]*?)\s*(?:@\s*(\d+)|\.(\d+))?\s*(?:-l(\d+))?\s*")
 
 
-def _ranx_rbp(text: str, digits: str | None, level: str | None) -> list[Measure]:
-    """ranx's ``rbp.95`` (and ``rbp@95``: the digits are the persistence's decimals either way), graded
-    gains from grade 1 up: ir_measures' ``RBP(p=0.95)``."""
+def _ranx_rbp(text: str, digits: str | None, level: str | None, dot: bool) -> list[Measure]:
+    """ranx's ``rbp.95`` and ``rbp@95`` (the digits are the persistence's decimals either way) are refused:
+    each names two measures here.  ``rbp.95`` is trec_eval's ``rbp`` with a parameter trec_eval refuses
+    (``malformed pair parameters``), which may mean trec_eval's ``rbp.p=0.95`` (grades rescaled) or ranx's
+    RBP, ir_measures' ``RBP(p=0.95)`` (grades as gains); ``rbp@95`` reads as ir_measures' ``RBP@95`` (the
+    first 95 documents) as well as ranx's persistence 0.95.  The error names both spellings."""
     if digits is None:
         raise ValueError(f"ranx's {text.strip()!r} needs its persistence: rbp.95, which is RBP(p=0.95) here")
     p = float(f"0.{digits}")
@@ -214,7 +219,16 @@ def _ranx_rbp(text: str, digits: str | None, level: str | None) -> list[Measure]
             f"ranx's {text.strip()!r} (the grades from {level} up as gains) has no counterpart here; "
             f"RBP(p={p:g}) gains every positive grade, RBP(p={p:g},rel={level}) gains 1 from grade {level} up"
         )
-    return parse_ir_measures(f"RBP(p={p!r})") or []
+    if dot:
+        raise ValueError(
+            f"measure {text.strip()!r}: trec_eval refuses it (malformed pair parameters in {digits!r}); "
+            f"did you mean trec_eval's rbp with persistence {p:g} (grades rescaled), rbp.p={p:g}, or ranx's "
+            f"rbp.{digits}, ir_measures' RBP(p={p:g}) (the grades as gains)?"
+        )
+    raise ValueError(
+        f"measure {text.strip()!r} means two things: ranx's persistence {p:g}, RBP(p={p:g}), or "
+        f"ir_measures' cutoff, RBP@{digits} (the first {digits} documents, p=0.8); write one of these"
+    )
 
 
 def _ranx_level(text: str, name: str, level: int) -> str:
@@ -228,7 +242,8 @@ def _ranx_level(text: str, name: str, level: int) -> str:
 
 def parse_ranx(text: str) -> list[Measure] | None:
     """ranx's names (``precision@10``, ``mrr@10``, ``ndcg_burges@10``, ``hit_rate@10``, ``r-precision``,
-    ``map@100``, ``rbp.95``, a relevance level as in ``precision@10-l2``) as the measures they compute; None
+    ``map@100``, a relevance level as in ``precision@10-l2``) as the measures they compute (``rbp.95``: refused
+    naming its two readings); None
     for other names.  Lower-case only, so that trec_eval's and ir_measures' own names keep their meaning
     (``map`` is the same measure either way)."""
     m = _RANX_NAME.fullmatch(text)
@@ -236,7 +251,7 @@ def parse_ranx(text: str) -> list[Measure] | None:
         return None
     name, cutoff, decimals, level = m.groups()
     if name == "rbp":
-        return _ranx_rbp(text, decimals if decimals is not None else cutoff, level)
+        return _ranx_rbp(text, decimals if decimals is not None else cutoff, level, decimals is not None)
     if name not in _RANX or decimals is not None:
         return None
     if cutoff is None and name in _RANX_WHOLE_LIST:
@@ -251,6 +266,7 @@ def parse_ranx(text: str) -> list[Measure] | None:
 
 
 syntax(parse_ranx)
+setattr(parse_ranx, "names", tuple(_RANX))  # the names difflib suggests from (registry.known_names)
 
 
 #: BEIR's ``Accuracy@k`` under a name that says what it is: the share of queries with a relevant document among
@@ -265,6 +281,9 @@ def parse_top_k_accuracy(text: str) -> list[Measure] | None:
     """``top_k_accuracy@10`` (BEIR's function) or ``TopKAccuracy@10``: BEIR's Accuracy@10, Success@10."""
     m = _TOP_K_ACCURACY.fullmatch(text)
     return None if m is None else parse_ir_measures(f"Success@{m.group(1)}")
+
+
+setattr(parse_top_k_accuracy, "names", ("top_k_accuracy", "TopKAccuracy"))
 
 
 @ambiguous_names

@@ -180,9 +180,11 @@ INTRO_TEXT = """\
   out yet (`--explain` says so).
 * **ranx's names** as aliases: `precision@10`, `recall@100`, `mrr`, `mrr@10`,
   `ndcg@10`, `ndcg_burges@10`, `hit_rate@10`, `hits@10`, `f1@10`,
-  `r-precision`, `map@100`, `dcg@10`, `dcg_burges@10`, `rbp.95`, with a relevance
+  `r-precision`, `map@100`, `dcg@10`, `dcg_burges@10`, with a relevance
   level `precision@10-l2`, `ndcg@10-l2` (checked against ranx on
-  runs without tied scores: ranx breaks ties its own way, trec_eval by docid).
+  runs without tied scores: ranx breaks ties its own way, trec_eval by docid). ranx's `rbp.95` is refused:
+  trec_eval refuses it too, and it could mean trec_eval's `rbp.p=0.95` (grades rescaled) or ranx's
+  `RBP(p=0.95)`; `ir-eval --list-measures` lists every name with what it means.
 * **Textbook variants**: `nDCG(gain=exp,discount=jk,base=2,ideal=retrieved)@10`
   (gain linear or `2^rel-1`; discount `log2(i+1)` or Järvelin–Kekäläinen
   `log_b(i)` with the first b ranks undiscounted; ideal ranking from all
@@ -192,6 +194,43 @@ INTRO_TEXT = """\
   (11 points by default) and P@k, R@k, DCG@k, NDCG@k for k = 1..K, per query
   and averaged.
 """
+
+
+def _first_sentence(doc: str) -> str:
+    return doc.partition(". ")[0].rstrip(".")
+
+
+def name_list() -> list[tuple[str, str]]:
+    """Every measure name ``parse_measures`` accepts, written without parameters, with what it means: the
+    trec_eval families (with the names they print), trec_eval's sets, ir_measures' names and the other
+    tools' names (ranx, BEIR) as the measures they stand for.  ``ir-eval --list-measures`` prints it."""
+    from metrics.measures.irm import RANX_NAMES
+
+    rows: list[tuple[str, str]] = []
+    irm: dict[str, list[str]] = {}
+    for e in entries():
+        shown = ", ".join(e.trec_names[:3]) + (", ..." if len(e.trec_names) > 3 else "")
+        params = f" (trec_eval syntax {e.family}.{e.parameters})" if e.parameters else ""
+        rows.append((e.family, f"{_first_sentence(e.doc)}; prints {shown}{params}"))
+        fam = FAMILIES[e.family]
+        for name in (fam.ir_measures, *fam.aliases):
+            if name:
+                irm.setdefault(name, []).append(e.family)
+    for name, members in NICKNAMES.items():
+        rows.append((name, f"trec_eval's set of {len(members)} measures: {', '.join(members)}"))
+    for name, families in irm.items():
+        rows.append((name, f"ir_measures' {name} (Name@k, Name(rel=r)): {' / '.join(families)}"))
+    for name, meant in RANX_NAMES.items():
+        bare = f"; bare {name} is trec_eval's {name}" if name in FAMILIES else ""
+        try:
+            at = "@k" if parse_measures(f"{name}@10") else ""
+        except ValueError:
+            at = ""  # over the whole ranking only (r-precision, bpref)
+        meaning = f"ranx's {name}{at} (and {name}{at}-lN: from grade N up): ir_measures' {meant}{at}{bare}"
+        rows.append((f"{name}{at}", meaning))
+    rows.append(("top_k_accuracy@k", "BEIR's Accuracy@k: Success@k (also TopKAccuracy@k)"))
+    rows.append(("rbp.NN, rbp@NN", "refused: trec_eval's rbp.p=0.NN or ranx's RBP(p=0.NN) (or RBP@NN), write one"))
+    return rows
 
 
 if __name__ == "__main__":

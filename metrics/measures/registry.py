@@ -60,6 +60,7 @@ import inspect
 import re
 import warnings
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, Callable
 
 import numpy as np
@@ -148,8 +149,7 @@ class Family:
         return tuple(getattr(self.params, "default", ()))
 
     def compute(self, ranking, params: tuple, options: dict | None = None) -> np.ndarray:
-        """Per-query values: (n_queries, len(params)) for cutoff families,
-        (n_queries,) otherwise."""
+        """Per-query values: (n_queries, len(params)) for cutoff families, (n_queries,) otherwise."""
         args = (ranking, params)[: _positional(self.func)]
         kwargs = {**self.options, **(options or {})}
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -160,8 +160,7 @@ _POSITIONAL: dict = {}
 
 
 def _positional(func) -> int:
-    """How many positional parameters ``func`` takes (asked once per function: inspect.signature
-    costs more than some measures)."""
+    """How many positional parameters ``func`` takes (asked once: inspect.signature costs more than a measure)."""
     n = _POSITIONAL.get(func)
     if n is None:
         n = _POSITIONAL[func] = sum(
@@ -323,6 +322,7 @@ class Measure:
 # ----------------------------------------------------------------- parsing
 
 _SYNTAXES: list[Callable[[str], list[Measure] | None]] = []
+SUGGEST = "metrics.measures.suggest"  # the spellings meant, loaded when a name is refused
 #: syntaxes tried before trec_eval's, for spellings that trec_eval's syntax would misread (ranx's ``rbp.95``)
 _BEFORE_TREC: list[Callable[[str], list[Measure] | None]] = []
 
@@ -402,8 +402,7 @@ def _parse_output_name(text: str) -> list[Measure] | None:
 
 
 def _trec_items(items: list[str]) -> list[Measure] | None:
-    """trec_eval -m semantics: families are marked, parameters come from the
-    first ``family.params`` given for that family."""
+    """trec_eval -m semantics: families are marked, parameters come from the first ``family.params`` given."""
     marked: list[str] = []
     args: dict[str, str] = {}
     for item in items:
@@ -430,7 +429,8 @@ def _trec_items(items: list[str]) -> list[Measure] | None:
                 try:
                     params, text = fam.params.parse(args[n]), args[n]
                 except (ValueError, OverflowError) as exc:
-                    raise ValueError(f"measure '{n}.{args[n]}': {exc}") from None
+                    hint = import_module(SUGGEST).meant(n, args[n])
+                    raise ValueError(f"measure '{n}.{args[n]}': {exc}{hint}") from None
         else:
             params, text = fam.params.default, None
         out += _expand(n, params, text)
@@ -486,7 +486,7 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
                 if found is not None:
                     break
         if found is None:
-            raise ValueError(f"unknown measure {item!r}")
+            raise ValueError(f"unknown measure {item!r}{import_module(SUGGEST).nearest(text)}")
         measures += found
     groups = [trec_items] if trec_rules else [[t] for t in trec_items]
     for group in groups:

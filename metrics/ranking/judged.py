@@ -276,7 +276,7 @@ class RunArrays:
     while the ranking is built (the query ids once coded, the pair keys once joined, the scores and
     document ids once sorted)."""
 
-    __slots__ = ("qid", "doc", "score", "keys", "run_id")
+    __slots__ = ("qid", "doc", "score", "keys", "run_id", "empty")
 
     def __init__(self, run):
         cols = as_columns(run, "run")
@@ -285,6 +285,7 @@ class RunArrays:
         self.score = np.asarray(cols.value, dtype=np.float64)
         self.keys = cols.pair_keys()
         self.run_id = cols.run_id or cols.name
+        self.empty = cols.empty_queries  # queries given with no document (a dict's): evaluated, 0 retrieved
 
     def take(self, name: str) -> np.ndarray:
         value = getattr(self, name)
@@ -335,6 +336,10 @@ def build_ranking(
 
     present = np.zeros(nq_all, dtype=bool)
     present[r_qcode] = True
+    empty = src.take("empty")
+    if empty is not None and len(empty):  # a query of the run with no document: evaluated, nothing retrieved
+        codes = query_codes_of(enc.query_keys, empty)
+        present[codes[codes >= 0]] = True
     missing = np.nonzero(~present)[0]
     placeholder_q = np.zeros(nq_all, dtype=bool)
     if len(missing):

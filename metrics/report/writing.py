@@ -52,7 +52,8 @@ def export(
     """Write one table to ``path``; the format comes from ``format`` or the file suffix.
 
     ``format``: ``"csv"``, ``"markdown"``, ``"latex"`` or ``"html"`` (suffixes
-    ``.csv``, ``.md``/``.markdown``, ``.tex``, ``.html``/``.htm``). ``kind``
+    ``.csv``, ``.md``/``.markdown``, ``.tex``, ``.html``/``.htm``); a ``format`` that another of these
+    suffixes contradicts (``x.html`` with ``format="csv"``) is refused. ``kind``
     (``"summary"``, ``"per_query"``, ``"comparison"``) is inferred from the
     columns when not given. ``settings``: (name, text) pairs stating how the numbers were made
     (:func:`metrics.report.provenance.provenance`; taken from an Evaluation given whole), written in the
@@ -67,6 +68,12 @@ def export(
                 f"cannot tell the format from {path.name!r}; pass format= one of csv, markdown, latex, html"
             )
     format = {"md": "markdown", "tex": "latex", "htm": "html"}.get(format.lower(), format.lower())
+    by_suffix = FORMATS.get(path.suffix.lower())
+    if by_suffix is not None and by_suffix != format:  # x.html holding CSV: opened as HTML, it is garbage
+        raise ValueError(
+            f"format {format!r} does not match the file name {path.name!r} ({by_suffix}); name the file "
+            f"with the format's suffix or leave format= out (the suffix chooses it)"
+        )
     if format == "csv":
         text = to_csv(frame, kind=kind, qrels=qrels, settings=settings)
     elif format == "markdown":

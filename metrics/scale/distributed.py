@@ -208,7 +208,12 @@ def _evaluate_task(evaluator, source, display, label):
 
         run = read_run(source, label)
     named = bool(run.name if isinstance(run, Columns) else run.attrs.get("name"))
-    ev = evaluator.evaluate({label: run} if label is not None else [run])
+    from metrics.errors import NoSharedQueries
+
+    try:
+        ev = evaluator.evaluate({label: run} if label is not None else [run])
+    except NoSharedQueries as exc:  # one run of several: the whole evaluation says whether any was scored
+        ev = exc.evaluation
     return ev, named
 
 
@@ -422,7 +427,7 @@ def evaluate_on_cluster(evaluator, runs, client):
     dict label -> one of these; one path, URL or frame alone is one run.  Labels and numbers are those
     of ``evaluator.evaluate(runs)``; the evaluator (encoded qrels and measures) is scattered once.
     """
-    from metrics.engine.evaluate import is_frame, is_run
+    from metrics.engine.evaluate import is_frame, is_run, refuse_nothing_scored
     from metrics.engine.evaluation import Evaluation
     from metrics.io.inputs import is_single_run
     from metrics.io.labels import unique_label
@@ -464,14 +469,16 @@ def evaluate_on_cluster(evaluator, runs, client):
         labels.append(unique_label(base, set(labels)))
     evs = [_relabel(ev, label) for (ev, _), label in zip(results, labels)]
     first = evs[0]
-    return Evaluation(
-        runs=labels,
-        measures=first.measures,
-        query_ids={label: ev.query_ids[label] for ev, label in zip(evs, labels)},
-        results=[r for ev in evs for r in ev.results],
-        warnings=[w for ev in evs for w in ev.warnings],
-        settings=first.settings,
-        names=first.names,
+    return refuse_nothing_scored(
+        Evaluation(
+            runs=labels,
+            measures=first.measures,
+            query_ids={label: ev.query_ids[label] for ev, label in zip(evs, labels)},
+            results=[r for ev in evs for r in ev.results],
+            warnings=[w for ev in evs for w in ev.warnings],
+            settings=first.settings,
+            names=first.names,
+        )
     )
 
 

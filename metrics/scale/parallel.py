@@ -110,7 +110,12 @@ def score_file(s: WorkerState, path: str, source: str | None = None) -> Scored:
         run = read_columns(source, "run")
         if source != path:  # a warning names the file as given, not the path or copy read
             run.warnings = [f"{path}{w[len(source) :]}" if w.startswith(f"{source}: ") else w for w in run.warnings]
-    ev = evaluate(s.qrels, run, s.measures, keep_names=False, settings=s.settings)
+    from metrics.errors import NoSharedQueries
+
+    try:
+        ev = evaluate(s.qrels, run, s.measures, keep_names=False, settings=s.settings)
+    except NoSharedQueries as exc:  # ir-eval says so once every run is scored (and exits with 2)
+        ev = exc.evaluation
     label = ev.runs[0]
     return Scored(
         path,

@@ -48,7 +48,7 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
     threads: 1 (one task) unless it is a plain file of at least ``threshold`` bytes and ``workers``
     is 2 or more; never more than ``workers``, nor ranges under a quarter of ``threshold``.  Ranked
     judgments, gzip files and files this process cannot see are scored in one task."""
-    from metrics.io.textfile import GZIP_MAGIC
+    from metrics.io.textfile import GZIP_MAGIC, first_binary_byte
 
     if ranked or workers < 2:
         return 1
@@ -60,7 +60,7 @@ def partitions(path: str, workers: int, threshold: int, ranked: bool = False) ->
             start = f.read(1 << 16)
             if start[:2] == GZIP_MAGIC:  # gzip: no byte ranges
                 return 1
-            if b"\0" in start:  # binary data: one task refuses it at once, no worker is started
+            if first_binary_byte(start) >= 0:  # binary data: one task refuses it at once, no worker is started
                 return 1
             if not _trec_columns(start):  # a header's columns or JSON: read whole, by the one reader
                 return 1

@@ -232,6 +232,7 @@ def _against_baseline(request: Request, source, measures: list, intervals: bool)
         measures=measures,
         test="t" if s.test in PAIRS_ONLY else s.test,
         correction=s.correction,
+        family="all",  # (the window corrects over every run and measure shown, as ir-eval --compare; it says so)
         alpha=s.alpha,
         permutations=s.permutations,
         bootstrap=s.bootstrap if intervals else 0,

@@ -176,7 +176,7 @@ def test_counts_are_compared_only_when_named():
 def test_family_is_every_run_and_measure_pair():
     table = random_frame(n_queries=12, runs=("base", "a", "b", "c"), measures=("m1", "m2"))
     for correction in ("none", "bonferroni", "holm", "bh"):
-        out = compare(tidy(table), "base", test="wilcoxon", correction=correction, alpha=0.1, bootstrap=0)
+        out = compare(tidy(table), "base", test="wilcoxon", correction=correction, alpha=0.1, bootstrap=0, family="all")
         assert len(out) == 6
         expected = adjust_pvalues(out["p_value"].to_numpy(), correction)
         np.testing.assert_array_equal(out["p_corrected"].to_numpy(), expected)
@@ -393,7 +393,7 @@ def test_compare_through_evaluate():
 
     qrels, runs = synthetic_collection()
     ev = evaluate(qrels, runs, ["map", "P.10", "recip_rank"])
-    out = compare(ev, "base", test="t", correction="bh", bootstrap=300)
+    out = compare(ev, "base", test="t", correction="bh", bootstrap=300, family="all")
     assert list(out["run"].unique()) == ["better", "noisy"]
     assert set(out["measure"]) == {"map", "P_10", "recip_rank"}
     for _, r in out.iterrows():

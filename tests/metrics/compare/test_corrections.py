@@ -98,7 +98,7 @@ def _tidy(seed: int = 3, runs=("base", "a", "b", "c"), measures=("AP", "nDCG@10"
 @pytest.mark.parametrize("code", ["holm-sidak", "hommel", "tsbky", "lfdr"])
 def test_compare_and_all_pairs_correct_with_every_method(code):
     frame = _tidy()
-    out = compare(frame, "base", correction=STATSMODELS[code], alpha=0.1, bootstrap=0)
+    out = compare(frame, "base", correction=STATSMODELS[code], alpha=0.1, bootstrap=0, family="all")
     assert (out["correction"] == code).all()
     expected = multipletests(out["p_value"].to_numpy(), alpha=0.1, method=STATSMODELS[code])[1]
     np.testing.assert_allclose(out["p_corrected"].to_numpy(), expected, rtol=1e-12)

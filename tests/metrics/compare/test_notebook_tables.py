@@ -80,7 +80,7 @@ def test_comparison_shows_means_with_marks(evaluation):
     bad = re.search(r"<th[^>]*>bad</th>(.*?)</tr>", html).group(1)
     assert good.count("\u2020") == 4 and bad.count("\u2021") == 4
     assert f"{c.loc[(c['run'] == 'good') & (c['measure'] == 'map'), 'mean'].iloc[0]:.4f}" in good
-    assert html.count("<tr>") == 4 and "22 columns" in html
+    assert html.count("<tr>") == 4 and "23 columns" in html  # (correction_family added)
 
 
 def test_all_pairs_show_letters_and_letters_are_a_table(evaluation):

@@ -11,7 +11,7 @@ import pytest
 from conftest import random_collection, write_trec
 
 import metrics
-from metrics.errors import InputError
+from metrics.errors import InputError, NoSharedQueries
 from metrics.io.nested import is_nested_run, nested_columns
 
 MEASURES = ["official", "ndcg_cut.10", "P.5", "recall.100", "bpref", "infAP"]
@@ -62,7 +62,10 @@ def test_integer_ids_unicode_and_empty_queries():
 )
 def test_bad_dicts_are_refused(qrels, run, message):
     if message is None:
-        metrics.evaluate(qrels, run, ["map"])  # distinct pairs: fine
+        try:
+            metrics.evaluate(qrels, run, ["map"])  # distinct pairs: fine
+        except NoSharedQueries:  # read as distinct pairs, then refused for having no query in common
+            pass
         return
     with pytest.raises(InputError, match=message):
         metrics.evaluate(qrels, run, ["map"])

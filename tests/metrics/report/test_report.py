@@ -169,7 +169,7 @@ def test_comparison_markdown(frames):
     assert f"**{strong['mean']:.4f}**\u2020" in text
     assert f"{strong['wins']}/{strong['ties']}/{strong['losses']}" in text
     assert "p (holm)" in text and "95% CI" in text
-    assert "Correction: Holm over 4 tests" in text
+    assert "Correction: Holm over the tests of each measure apart (2 per measure; 4 tests in all)" in text
 
 
 def test_summary_latex_booktabs_bold_marks_legend(frames):
