@@ -395,6 +395,8 @@ def test_plot_exports(qtbot, window, small, tmp_path):
         ("text.txt", "this is not\na run file at all\n".encode()),
         # a run with one bad score, a tab after the query id: a run (TREC first), not query texts
         ("tabbed.run", b"q1\tQ0 d1 1 3.0 runA\nq1\tQ0 d2 2 abc runA\n"),
+        # a picture: a binary file, as ir-eval says (the window said "found 1 column")
+        ("picture.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4),
     ],
 )
 def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, name, content):
@@ -416,6 +418,8 @@ def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, na
     assert entry.status == "error" and entry.error == message
     if name == "tabbed.run":
         assert "line 2" in message and entry.kind != "queries"
+    if name == "picture.png":
+        assert "binary" in message and "column" not in message
 
 
 def test_qrels_and_runs_without_common_queries_are_explained(qtbot, window, small, tmp_path):
@@ -1306,3 +1310,17 @@ def test_the_window_has_its_icon(window):
     """The icon is found where the package keeps it (workbench/resources), wherever the window's module is."""
     assert not window.windowIcon().isNull()
     assert window.windowIcon().availableSizes() or window.windowIcon().pixmap(32, 32).width() == 32
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_dropped_is_refused_and_loading_goes_on(qtbot, window, small, tmp_path):
+    """A FIFO dropped on the window blocked every later load (its open waited for a writer), and Cancel did
+    not help: it is refused at once as not a regular file, and the files dropped after it are read."""
+    fifo = tmp_path / "pipe.run"
+    os.mkfifo(fifo)
+    s = window.session
+    with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
+        drop(window, [fifo])
+    assert "pipe.run" in blocker.args[0] and "not a regular file: a FIFO" in blocker.args[0]
+    drop_and_wait(qtbot, window, small)  # (read, scored and shown as ever)
+    assert list(s.workspace.runs()) == ["alpha", "beta"] and not s.busy

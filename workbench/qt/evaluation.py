@@ -117,7 +117,7 @@ class EvaluationJobs:
             work,
             f"Evaluating {n} run{'s' if n != 1 else ''}",
             self._apply,
-            lambda exc: self._error(f"Evaluation failed: {exc}"),
+            lambda exc: self._error(f"Evaluation failed: {_reason(exc)}"),
             lambda: self._message("Evaluation cancelled: the scores shown are out of date"),
         )
 
@@ -127,3 +127,15 @@ class EvaluationJobs:
         finally:
             results.extra.pop("comparison", None)  # (taken by request_comparison, if it was still wanted)
             self.reading.let_go_of_scoring_ahead()  # (what the evaluation did not want is stopped)
+
+
+def _reason(exc: BaseException) -> str:
+    """What went wrong, in words, even for an exception without a message (a MemoryError says nothing)."""
+    if isinstance(exc, MemoryError):
+        return "not enough memory for what was asked (fewer runs, or a smaller K for NDCG@k)"
+    text = str(exc).strip()
+    return (
+        f"{type(exc).__name__}: {text}"
+        if text and not isinstance(exc, (ValueError, OSError))
+        else text or type(exc).__name__
+    )

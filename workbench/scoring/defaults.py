@@ -12,6 +12,7 @@ from metrics.engine.settings import Settings
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10", "Rprec", "recip_rank", "bpref", "recall.100")
 RELEVANCE_LEVEL = 1  # trec_eval's -l: the lowest grade counted as relevant
 K_MAX = 100  # the NDCG@k curve's deepest k
+K_LIMIT = 10_000  # the deepest k the window draws NDCG@k to (its K box, and what a workspace may ask)
 SETTINGS = Settings(relevance_level=RELEVANCE_LEVEL, k_max=K_MAX)  # trec_eval's, NDCG@1 to 100
 
 

@@ -41,6 +41,9 @@ from workbench.state.session_state import SessionEvents, SessionState
 from workbench.state.undo import UndoStack
 from workbench.state.workspace import FileEntry, Workspace, normalize
 
+#: the files of a workspace that are not found told one by one; more are counted in one message
+MISSING_TOLD = 5
+
 if TYPE_CHECKING:
     from workbench.state.workspace_file import WorkspaceDoc
 
@@ -171,6 +174,7 @@ class SessionModel:
         self.pending_query = doc.selected_query
         self.diversity_offered = True  # (the workspace's measures stand, with or without diversity measures)
         begun: list[FileEntry] = []
+        missing: list[FileEntry] = []
         for f in doc.files:
             path = normalize(f.path)
             if path not in found.absent:
@@ -186,7 +190,16 @@ class SessionModel:
             )
             e.missing = True
             self.workspace.entries.append(e)
+            missing.append(e)
+        # each missing file says so in its row; the messages name a few and count the rest (10,000 files
+        # gone gave 10,000 messages)
+        for e in missing[:MISSING_TOLD]:
             self.events.error.emit(e.error)
+        if len(missing) > MISSING_TOLD:
+            self.events.error.emit(
+                f"{len(missing) - MISSING_TOLD} more files named in the workspace are not found "
+                f"({len(missing)} in all; each is listed in Files, where Locate… finds it)"
+            )
         self.files.hold(begun, found.sizes)
         if start is not None:
             for e in begun:

@@ -121,22 +121,27 @@ def _expect(cond: bool, path: str, what: str) -> None:
 
 def read(path: str) -> WorkspaceDoc:
     """Read a workspace file; raises :class:`InputError` naming the file and what is wrong."""
+    from metrics.io.textfile import not_regular, open_input
+
     path = os.path.abspath(path)
+    what = not_regular(path)  # (a FIFO would block, a device be read for ever: only regular files are read)
+    _expect(what is None, path, f"not a regular file: {what}; a workspace is a file")
     size = os.path.getsize(path)
-    _expect(
-        size <= MAX_BYTES,
-        path,
-        f"{size} bytes is too large for a workspace file (it names files, it does not hold them)",
-    )
+    too_large = f"{size} bytes is too large for a workspace file (it names files, it does not hold them)"
+    _expect(size <= MAX_BYTES, path, too_large)
     try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+        with open_input(path) as fh:
+            raw = fh.read(MAX_BYTES + 1)  # (bounded, should the file grow meanwhile)
+        _expect(len(raw) <= MAX_BYTES, path, too_large)
+        data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise InputError(f"{os.path.basename(path)}: not a workspace file (not UTF-8 text)") from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{os.path.basename(path)}, line {exc.lineno}: not a workspace file (JSON expected: {exc.msg})"
         ) from None
+    except RecursionError:  # (JSON nested thousands deep: Python's own words are no use to the user)
+        raise InputError(f"{os.path.basename(path)}: not a workspace file (its JSON is nested too deeply)") from None
     _expect(
         isinstance(data, dict) and data.get("format") == FORMAT,
         path,
@@ -194,12 +199,14 @@ def _settings(data: dict, path: str) -> Settings:
     if saved is None:
         saved = {name: data[name] for name in ("relevance_level", "k_max", "ndcg_options") if name in data}
     _expect(isinstance(saved, dict), path, '"settings" must be an object')
-    for name, lo in (("relevance_level", -(10**9)), ("k_max", 1)):
+    from workbench.scoring.defaults import K_LIMIT
+
+    for name, lo, hi in (("relevance_level", -(10**9), 10**9), ("k_max", 1, K_LIMIT)):
         value = saved.get(name, getattr(Settings(), name))
         _expect(
-            isinstance(value, int) and not isinstance(value, bool) and value >= lo,
+            isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
             path,
-            f'"{name}" must be a whole number >= {lo}',
+            f'"{name}" must be a whole number from {lo} to {hi}',
         )
     _expect(isinstance(saved.get("ndcg_options", {}), dict), path, '"ndcg_options" must be an object')
     try:

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from metrics.io import fileio
 from workbench.scoring import evaluation as analysis
+from workbench.scoring.defaults import K_LIMIT
 from workbench.state.drilldown import best_by
 from workbench.views.common.copy_image import install_copy_image
 from workbench.views.common.run_styles import DASH_TEXT, MAX_CURVES, QUIET, QUIET_HOVERED, coloured_runs, run_style
@@ -455,7 +456,7 @@ class NdcgAtKPlot(CurvePlot):
     def __init__(self, session, parent=None):
         super().__init__(session, parent)
         self.k_box = QSpinBox(self)
-        self.k_box.setRange(1, 10000)
+        self.k_box.setRange(1, K_LIMIT)
         self.k_box.setValue(session.k_max)
         self.k_box.setPrefix("K = ")
         self.k_box.setKeyboardTracking(False)
