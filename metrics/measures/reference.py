@@ -151,7 +151,8 @@ INTRO_TEXT = """\
   `RBP(p=0.95)` with the grades as gains (trectools; trec_eval's `rbp`
   rescales grades above 1 into [0, 1], so on graded qrels `rbp` and `RBP`
   differ), `RBP(rel=2)` with binary relevance at grade >= 2 (cwl_eval),
-  `Compat` (Clarke et al.'s compatibility; ir_measures' compat) and
+  `Compat` (Clarke et al.'s compatibility; ir_measures' compat, but for runs with negative scores,
+  where ir_measures puts the unretrieved relevant documents first in the ideal ranking: see `compat`) and
   `Accuracy@k` (ir_measures' accuracy; a query without a relevant or without
   a non-relevant document in the top k has no value and is left out of the
   mean).

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import math
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -494,3 +495,27 @@ def test_judged_as_ir_measures():
         for metric in irm.judged.iter_calc([irm.parse_measure(name)], qrels, run):
             if metric.query_id in {q for _, q in got}:
                 assert got[(str(ours), metric.query_id)] == pytest.approx(metric.value, rel=1e-12), name
+
+
+def test_compat_does_not_depend_on_the_scores_sign_where_ir_measures_does():
+    """Compat's ideal ranking lists, within a grade, the documents the run retrieved first: shifting every
+    score changes nothing here; ir_measures orders them by score with the unretrieved at 0, so it agrees
+    on positive scores and not on negative ones (as a re-ranker's logits are), as the measures page says."""
+    import ir_measures
+    from ir_measures import Compat as IrmCompat
+
+    qrels = {"q1": {"d1": 1, "d2": 1, "d3": 1, "d5": 0}, "q2": {"d1": 2, "d4": 1, "d6": 1}}
+    negative = {"q1": {"d1": -1.0, "d9": -2.0, "d8": -3.0}, "q2": {"d4": -0.5, "d1": -0.7, "d7": -2.0}}
+    positive = {q: {d: s + 10 for d, s in docs.items()} for q, docs in negative.items()}
+    measure = IrmCompat(p=0.95)
+    ours = {
+        name: float(metrics.evaluate(qrels, run, ["Compat(p=0.95)"]).summary().iloc[0, 0])
+        for name, run in (("negative", negative), ("positive", positive))
+    }
+    runs = (("negative", negative), ("positive", positive))
+    theirs = {name: ir_measures.calc_aggregate([measure], qrels, run)[measure] for name, run in runs}
+    assert ours["negative"] == pytest.approx(ours["positive"], abs=1e-12)
+    assert ours["positive"] == pytest.approx(theirs["positive"], abs=1e-9)
+    assert theirs["negative"] < ours["negative"] - 0.1
+    page = (Path(__file__).resolve().parents[3] / "docs" / "measures.md").read_text(encoding="utf-8")
+    assert "0.5500 here, 0.3273 in ir_measures" in page
