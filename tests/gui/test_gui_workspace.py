@@ -123,7 +123,10 @@ def test_a_missing_file_is_reported_and_the_rest_opens(qtbot, project, tmp_path)
             '{"format": "ir-workbench workspace", "version": 1, "files": [{"path": "x", "kind": "judgments"}]}',
             "file 1: kind 'judgments'",
         ),
-        ('{"format": "ir-workbench workspace", "version": 1, "k_max": 0}', '"k_max" must be a whole number >= 1'),
+        (
+            '{"format": "ir-workbench workspace", "version": 1, "k_max": 0}',
+            '"k_max" must be a whole number from 1 to 10000',
+        ),
     ],
 )
 def test_a_bad_workspace_file_names_the_file_and_what_is_wrong(tmp_path, text, message):

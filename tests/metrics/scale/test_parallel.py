@@ -91,8 +91,10 @@ def test_a_worker_killed_says_so_and_which_runs_are_not_scored(many_runs):
     assert out.returncode == 3, out.stderr
     assert out.stderr.count("\n") == 1 and "internal error" not in out.stderr and "Traceback" not in out.stderr
     assert "a worker process died" in out.stderr
-    assert f"not scored: {runs[3]}, {runs[4]}, {runs[5]}" in out.stderr
+    named = out.stderr.split("not scored: ", 1)[1].split("; ", 1)[0].split(", ")
+    first = runs.index(named[0])  # (a run in flight beside run3 when its worker died is not scored either)
+    assert runs[3] in named and named == runs[first:] and first <= 3
     whole = subprocess.run(
-        [sys.executable, "-m", "metrics", "-m", "map", qrels, *runs[:3]], capture_output=True, text=True
+        [sys.executable, "-m", "metrics", "-m", "map", qrels, *runs[:first]], capture_output=True, text=True
     )
-    assert out.stdout == whole.stdout  # the blocks of run0 to run2, whole, and nothing of the others
+    assert out.stdout == (whole.stdout if first else "")  # the runs before them, whole, nothing of the others
