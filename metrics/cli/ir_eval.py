@@ -49,6 +49,7 @@ from metrics.cli.common import (
 from metrics.cli.diversity import diversity_names, run_diversity
 from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
+from metrics.engine.settings import Settings
 from metrics.errors import (
     EXIT_INPUT,
     EXIT_INTERRUPTED,
@@ -292,18 +293,30 @@ def _smaller(path: str, size: int) -> bool:
         return False
 
 
-def _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs: int) -> int:
+def settings_of_args(args) -> Settings:
+    """The one :class:`metrics.Settings` of trec_eval's options given (``-l``, ``-c``, ``-M``, ``-J``,
+    ``-N``): what every way of scoring here takes (in this process, ``--jobs``, ``--dask``)."""
+    return Settings(
+        relevance_level=args.level,
+        complete=args.complete,
+        max_docs=args.max_docs,
+        judged_only=args.judged_only,
+        num_docs_in_coll=args.num_docs,
+    )
+
+
+def _score_run_by_run(qrels, run_paths, measures, settings: Settings, args, out, jobs: int) -> int:
     from metrics.scale.parallel import score_runs, state
 
     encoded = encode_qrels(qrels)  # once, shared with every worker (encoded already by _run)
     if args.cluster is not None:  # --dask: the same, on the workers of a Dask cluster
         from metrics.scale.distributed import score_runs as score_on_cluster
 
-        shared = state(encoded, measures, options, args.ranked, args.query, args.summary)
+        shared = state(encoded, measures, settings, args.ranked, args.query, args.summary)
         results = score_on_cluster(args.cluster, shared, run_paths)
     else:
         flags = dict(ranked=args.ranked, queries=args.query, summary=args.summary)
-        results = score_runs(encoded, run_paths, measures, options, jobs=jobs, **flags)
+        results = score_runs(encoded, run_paths, measures, settings, jobs=jobs, **flags)
     evaluated = False
     for scored in results:
         for message in scored.warnings:
@@ -470,17 +483,11 @@ def _run(args) -> int:
             print(f"ir-eval: warning: {message}", file=sys.stderr)
         qrels = encode_qrels(read, consume=True)
         del read
-        options = dict(
-            relevance_level=args.level,
-            complete=args.complete,
-            max_docs=args.max_docs,
-            judged_only=args.judged_only,
-            num_docs_in_coll=args.num_docs,
-        )
+        settings = settings_of_args(args)
         jobs = _jobs(args, run_paths)
         if args.cluster is not None or jobs is not None:
-            return _score_run_by_run(qrels, run_paths, measures, options, args, out, jobs or 1)
-        ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, **options)
+            return _score_run_by_run(qrels, run_paths, measures, settings, args, out, jobs or 1)
+        ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, settings=settings)
     except NoSharedQueries as exc:  # said below with the warnings, as trec_eval says it (exit 2)
         ev = exc.evaluation
     except InputError as exc:

@@ -46,8 +46,8 @@ _STATE: list[WorkerState] = []  # a worker process's state, set once by the pool
 TASKS_PER_PROCESS = 2  # runs in flight per process: none waits for work, few results wait to be written
 
 
-def _init(qrels, measures, options, ranked, queries, summary) -> None:
-    _STATE[:] = [state(qrels, measures, options, ranked, queries, summary)]
+def _init(qrels, measures, settings: Settings, ranked, queries, summary) -> None:
+    _STATE[:] = [state(qrels, measures, settings, ranked, queries, summary)]
 
 
 def _init_worker(*args) -> None:
@@ -88,10 +88,9 @@ def _score_job(path: str, part: int, parts: int, width: Optional[int], before: O
     return score_part(_STATE[0], path, part, parts, width, before)
 
 
-def state(qrels, measures, options, ranked, queries, summary) -> WorkerState:
-    """The :class:`WorkerState` of these; ``options``: a :class:`Settings` or the keyword options of
-    :func:`metrics.evaluate` as a dict."""
-    return WorkerState(qrels, measures, Settings.of(options), bool(ranked), bool(queries), bool(summary))
+def state(qrels, measures, settings: Settings, ranked, queries, summary) -> WorkerState:
+    """The :class:`WorkerState` of these, under ``settings`` (the one value every door builds)."""
+    return WorkerState(qrels, measures, settings, bool(ranked), bool(queries), bool(summary))
 
 
 def score_file(s: WorkerState, path: str, source: str | None = None) -> Scored:
@@ -139,7 +138,7 @@ def score_runs(
     qrels,
     paths,
     measures,
-    options: dict | Settings,
+    settings: Settings,
     *,
     jobs: int,
     ranked: bool = False,
@@ -149,8 +148,8 @@ def score_runs(
 ) -> Iterator[Scored]:
     """Score the run files ``paths`` in ``jobs`` processes; results in the order of ``paths``.
 
-    ``qrels``: an encoded qrels (:func:`metrics.ranking.judged.encode_qrels`); ``options``: those of
-    :func:`metrics.evaluate`.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
+    ``qrels``: an encoded qrels (:func:`metrics.ranking.judged.encode_qrels`); ``settings``: trec_eval's
+    options as one :class:`Settings`.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
     A run file of ``split_bytes`` or more (default :func:`split_threshold`) is scored in parts by up to
     ``jobs`` processes (see the module's docstring).
     """
@@ -158,7 +157,7 @@ def score_runs(
     plans = [(path, path, partitions(path, jobs, threshold, ranked)) for path in paths] if jobs > 1 else []
     tasks = sum(parts for _, _, parts in plans)
     if jobs <= 1 or tasks <= 1:
-        _init(qrels, measures, options, ranked, queries, summary)
+        _init(qrels, measures, settings, ranked, queries, summary)
         yield from map(_score, paths)
         return
     # imported here: the command line asks default_jobs() on every call, and these cost more than scoring a small run
@@ -172,7 +171,7 @@ def score_runs(
         max_workers=processes,
         mp_context=context,
         initializer=_init_worker,
-        initargs=(qrels, measures, options, ranked, queries, summary),
+        initargs=(qrels, measures, settings, ranked, queries, summary),
     )
     # a window of tasks in flight rather than Executor.map, which submits every task at once: the results
     # that wait for an earlier, slower task are bounded, and none is cancelled if the work stops
@@ -194,7 +193,7 @@ def score_runs(
 
     from metrics.errors import WorkerDied
 
-    s = state(qrels, measures, options, ranked, queries, summary)
+    s = state(qrels, measures, settings, ranked, queries, summary)
     written = 0  # runs whose scores were given out, in the order of paths
     try:
         try:

@@ -314,7 +314,8 @@ def test_ctrl_c_is_one_line_and_status_130_and_the_tasks_are_cancelled(cluster, 
 def test_the_scattered_state_is_on_every_worker_and_results_come_in_order(cluster, client, data):
     qrels, runs = data
     encoded = metrics.ranking.judged.encode_qrels(metrics.read_qrels(qrels))
-    shared = state(encoded, metrics.parse_measures("map"), {}, ranked=False, queries=False, summary=True)
+    measures = metrics.parse_measures("map")
+    shared = state(encoded, measures, metrics.Settings(), ranked=False, queries=False, summary=True)
     order = [runs[3], runs[0], runs[3], runs[6]]  # the same run twice: two tasks, two blocks
     client.wait_for_workers(2, timeout=60)  # (a worker of the module's cluster may still be coming back)
     _idle(client)  # (a task the last test cancelled may still run: its worker once missed the broadcast)

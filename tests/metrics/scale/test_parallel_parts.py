@@ -13,6 +13,7 @@ import pytest
 import trec_eval_ref
 
 from metrics.cli.ir_eval import main
+from metrics.engine.settings import Settings
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
 from metrics.ranking.judged import encode_qrels
@@ -244,7 +245,7 @@ def test_parts_merge_to_one_tasks_lines_whatever_the_queries_share(tmp_path):
     again = []
     for options in ({}, {"complete": True, "max_docs": 7}, {"relevance_level": 2, "judged_only": True}):
         options = dict(dict(relevance_level=1, complete=False, max_docs=None, judged_only=False), **options)
-        s = mp.state(enc, parse_measures(names, trec_rules=True), options, False, True, True)
+        s = mp.state(enc, parse_measures(names, trec_rules=True), Settings(**options), False, True, True)
         expected = mp.score_file(s, run)
 
         def task(t, s=s):
@@ -285,7 +286,7 @@ def test_one_query_alone_leaves_the_other_parts_empty(tmp_path):
     qrels.write_text("7 0 d3 1\n8 0 d1 2\n")
     run.write_text("".join(f"7 Q0 d{d} {d} {1 / (d + 1)} t\n" for d in range(500)))
     enc = encode_qrels(read_columns(str(qrels), "qrels"))
-    s = mp.state(enc, parse_measures(["map", "num_q"]), {}, False, True, True)
+    s = mp.state(enc, parse_measures(["map", "num_q"]), Settings(), False, True, True)
     parts = [split_parts.score_part(s, str(run), k, 3) for k in range(3)]
     assert [len(p.query_ids) for p in parts] == [1, 0, 0]
     assert split_parts.merge(s, str(run), parts, lambda *a: None).lines == mp.score_file(s, str(run)).lines
@@ -305,7 +306,7 @@ def test_ranges_hold_every_line_once(tmp_path):
         lines.insert(i, "# a comment" if i % 3 else "")
     run.write_bytes(b"\xef\xbb\xbf" + "\n".join(lines).encode())
     enc = encode_qrels(read_columns(str(qrels), "qrels"))
-    s = mp.state(enc, parse_measures(["all_trec", "relstring"]), {}, False, True, True)
+    s = mp.state(enc, parse_measures(["all_trec", "relstring"]), Settings(), False, True, True)
     expected = mp.score_file(s, str(run))
     for parts in range(2, 10):
         got = split_parts.merge(
@@ -321,7 +322,7 @@ def test_a_run_without_judged_queries_in_parts(tmp_path):
     run.write_text("".join(f"Z{q} Q0 d{d} {d} {d / 7:.2f} t\n" for q in range(50) for d in range(100)))
     enc = encode_qrels(read_columns(str(qrels), "qrels"))
     for complete in (False, True):
-        s = mp.state(enc, parse_measures(["all_trec"]), {"complete": complete}, False, True, True)
+        s = mp.state(enc, parse_measures(["all_trec"]), Settings(complete=complete), False, True, True)
         got = split_parts.merge(
             s, str(run), [split_parts.score_part(s, str(run), k, 3) for k in range(3)], lambda *a: None
         )
