@@ -1,5 +1,5 @@
 """A small collection with intent (diversity) qrels, for the window's and ir-eval's tests of the diversity
-measures (tests/gui/test_gui_diversity.py, tests/metrics/cli/test_cli_diversity.py)."""
+measures (tests/gui/test_gui_diversity.py, tests/test_metrics/cli/test_cli_diversity.py)."""
 
 # 4 queries with 3, 2, 4 and 2 intents; grades 0, 1, 2 and negative ones; documents judged for several
 # intents of a query (d1, d8, d10); query 104 has no relevant document for any intent

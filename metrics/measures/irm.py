@@ -99,7 +99,7 @@ back as ``nDCG(discount=jk,gain=exp)@10``.
 
 The syntax is read in :mod:`metrics.measures.irm_syntax`, each family is built in
 :mod:`metrics.measures.irm_builders`, and :mod:`metrics.measures.irm_names` writes a measure back
-(tests/metrics/measures/test_measures_extra.py checks that writing stays the inverse of reading for every family).
+(tests/test_metrics/measures/test_measures_extra.py checks that writing stays the inverse of reading for every family).
 """
 
 from __future__ import annotations

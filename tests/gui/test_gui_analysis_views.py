@@ -31,7 +31,7 @@ from metrics.analysis import (  # noqa: E402
     versus,
 )
 from metrics.analysis.coverage import UNDERESTIMATED  # noqa: E402
-from tests.workbench.state.test_analysis_views_model import MEASURES, collection  # noqa: E402
+from tests.test_workbench.state.test_analysis_views_model import MEASURES, collection  # noqa: E402
 from workbench.state.export import read_csv  # noqa: E402
 from workbench.views.analysis.versus import OUTCOME_COLOURS  # noqa: E402
 

@@ -3,7 +3,7 @@
 :class:`workbench.state.session.SessionModel` holds the state (and the Qt
 session turns its changes into signals); these functions decide, from that state alone, what an evaluation
 would be computed from and why what is shown is out of date, so they are
-tested without a QApplication (``tests/workbench/state/test_workbench_state.py``).
+tested without a QApplication (``tests/test_workbench/state/test_workbench_state.py``).
 """
 
 from __future__ import annotations

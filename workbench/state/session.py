@@ -7,7 +7,7 @@ callbacks.  It starts no thread and no timer: :class:`workbench.qt.session.Sessi
 adapter, turns each event into a Qt signal, runs the jobs the model describes
 (:meth:`SessionModel.evaluation_request` and friends) and hands their outcomes back
 (:meth:`SessionModel.apply_results` ...).  Tested without a QApplication
-(``tests/workbench/state/test_session_model.py``).
+(``tests/test_workbench/state/test_session_model.py``).
 
 Events (arguments in brackets)
 ------------------------------

@@ -112,7 +112,7 @@ JUDGED_ONLY = [
 def _iprec_rounding_differs(qrels):
     """pytrec_eval embeds trec_eval 9.x, which turns the recall level x into a rank count as
     (int)(x * num_rel + 0.9); trec_eval 10.0 (and we) use lround(x * num_rel).  The queries where the two
-    differ are left out of the IPrec comparison (tests/metrics/measures/test_measures_trec.py pins 10.0's rule)."""
+    differ are left out of the IPrec comparison (tests/test_metrics/measures/test_measures_trec.py pins 10.0's rule)."""
     num_rel = qrels[qrels["relevance"] >= 1].groupby("query_id").size().to_dict()
 
     def skip(name, q):

@@ -1,9 +1,9 @@
 """ir-eval against trec_eval 10.0's recorded output on generated collections.
 
-Each folder under ``tests/metrics/cli/golden`` holds a small collection (qrels.txt,
+Each folder under ``tests/test_metrics/cli/golden`` holds a small collection (qrels.txt,
 run.txt), the trec_eval arguments (``args``) and what the trec_eval 10.0
 binary printed for them (``expected.txt``), recorded by
-``tests/metrics/cli/golden/record.py``.  These pin 10.0's rules where the pytrec_eval
+``tests/test_metrics/cli/golden/record.py``.  These pin 10.0's rules where the pytrec_eval
 oracle (trec_eval 9.x) differs or lacks the measure: ``-c`` placeholder rows,
 rbp and unj, negative relevance levels, rescaled rbp gains, recall-level
 rounding.

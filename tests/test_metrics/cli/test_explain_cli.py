@@ -11,7 +11,7 @@ import pytest
 
 from metrics.cli import ir_eval as cli
 from tests.conftest import write_trec
-from tests.metrics.measures.test_worked_examples import graded, qrels_frame, ranked
+from tests.test_metrics.measures.test_worked_examples import graded, qrels_frame, ranked
 
 
 def printed(text: str):

@@ -14,7 +14,7 @@ from ir_measures import AP_IA, alpha_DCG, nERR_IA, nNRBP
 import metrics
 from metrics.cli.ir_eval import main
 from metrics.measures.diversity import parse_diversity
-from tests.metrics.measures.test_diversity import intent_collection
+from tests.test_metrics.measures.test_diversity import intent_collection
 
 NDEVAL = {"alpha_DCG": "alpha-DCG", "nERR_IA": "nERR-IA", "nNRBP": "nNRBP", "AP_IA": "MAP-IA"}
 NAMES = [

@@ -48,7 +48,7 @@ def test_an_explained_diversity_value_is_explained_again_under_a_new_level(tmp_p
     explanation's value is the one the new results show (it stayed at 0.5996, the cell showing 0.1211)."""
     from intent_data import write_files
 
-    from tests.workbench.state.test_session_model import _evaluate, _open
+    from tests.test_workbench.state.test_session_model import _evaluate, _open
     from workbench.state import explaining
     from workbench.state.session import SessionModel
 
@@ -119,7 +119,7 @@ def test_the_workspace_takes_the_watch_s_word_only_for_the_content_it_holds(tmp_
 
 def test_an_explanation_carries_the_textbooks_conventions_and_only_the_dcg_family_a_gain_curve():
     from metrics.explain import Prepared
-    from tests.workbench.state.test_session_model import _evaluate, _open
+    from tests.test_workbench.state.test_session_model import _evaluate, _open
     from workbench.state import explaining
     from workbench.state.loading import sample_files
     from workbench.state.session import SessionModel

@@ -1,4 +1,4 @@
-"""Record trec_eval 10.0's output for the golden cases (tests/metrics/cli/test_golden.py).
+"""Record trec_eval 10.0's output for the golden cases (tests/test_metrics/cli/test_golden.py).
 
 The inputs are small collections made by ``tests/conftest.random_collection``
 (ties, negative grades, grades up to 3 or wider, unjudged documents,
@@ -7,7 +7,7 @@ numeric order).  For every case of ``CASES`` this runs a trec_eval 10.0
 binary and stores its output, so that the test suite checks ir-eval against
 10.0 itself on every machine, not only where a binary is installed.
 
-    TREC_EVAL_BIN=/path/to/trec_eval python tests/metrics/cli/golden/record.py
+    TREC_EVAL_BIN=/path/to/trec_eval python tests/test_metrics/cli/golden/record.py
 """
 
 from __future__ import annotations

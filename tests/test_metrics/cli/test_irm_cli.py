@@ -22,7 +22,7 @@ from conftest import random_collection, write_trec
 
 from metrics.cli.ir_eval import main
 from metrics.cli.irm import printed_name
-from tests.metrics.measures.test_diversity import intent_collection
+from tests.test_metrics.measures.test_diversity import intent_collection
 
 ir_measures = pytest.importorskip("ir_measures")
 

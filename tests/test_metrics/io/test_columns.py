@@ -224,7 +224,7 @@ def test_decimal_scores_are_read_exactly(tmp_path):
         ([-1, 0, 127], np.int8),
         ([-1, 200], np.int16),
         ([0, 40000], np.int32),
-        ([0, -(2**40)], np.int64),  # (a grade as high is refused: tests/metrics/cli/test_trec_first.py)
+        ([0, -(2**40)], np.int64),  # (a grade as high is refused: tests/test_metrics/cli/test_trec_first.py)
     ],
 )
 def test_grades_take_the_smallest_type_that_holds_them(tmp_path, grades, dtype):

@@ -27,7 +27,7 @@ from metrics.explain.textbook import COLUMNS, positional_ranking
 from metrics.measures import Measure
 from tests import trec_eval_ref
 from tests.conftest import random_collection, write_trec
-from tests.metrics.measures.test_worked_examples import graded, qrels_frame, ranked
+from tests.test_metrics.measures.test_worked_examples import graded, qrels_frame, ranked
 
 NAMES = ["map", "mrr", "ap-positional", "interpolated-ap", "ndcg-jk", "ndcg-gain", "ndcg-ideal"]
 
