@@ -103,9 +103,9 @@ class EvaluationJobs:
             if ahead is None or not ahead.quick:
                 return results
             try:  # (the marks only: the intervals follow once the scores are shown, see request_comparison)
-                results.extra["comparison"] = significance_model.compute(
-                    ahead, lambda _: progress(1.0), intervals=False
-                )
+                comparison = significance_model.compute(ahead, lambda _: progress(1.0), intervals=False)
+                significance_model.prepare_marks(comparison, results.summary)  # (here, not on the window's thread)
+                results.extra["comparison"] = comparison
             except Cancelled:
                 raise
             except Exception:  # noqa: BLE001 - computed again by request_comparison, which reports it

@@ -84,9 +84,15 @@ class FollowUpJobs:
             self.jobs.discard("compare")
             self._later(self.request_comparison)
             return
-        self._submit_comparison(
-            lambda progress: significance_model.compute(request, progress), self.model.followups.apply_comparison
-        )
+        summary = results.summary if results is not None else None
+
+        def work(progress: Callable[[float], None]) -> significance_model.Comparison:
+            comparison = significance_model.compute(request, progress)
+            if summary is not None:  # (the summary's marks made here, not on the window's thread)
+                significance_model.prepare_marks(comparison, summary)
+            return comparison
+
+        self._submit_comparison(work, self.model.followups.apply_comparison)
 
     def _submit_comparison(
         self,

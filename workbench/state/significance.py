@@ -123,6 +123,9 @@ class Comparison:
     #: with the scores has not (no view shows them): see :func:`compute`
     intervals: bool = True
     _pair_rows: dict | None = field(default=None, init=False, repr=False, compare=False)
+    #: the summary table's marks and tooltips, by (runs, columns): made in the worker that computed the
+    #: comparison (:func:`prepare_marks`), so that the window's thread only takes them (500 runs: 60 ms)
+    _marks: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def letters(self) -> dict:
         """``{(run, measure): letters}`` of the runs each run is significantly better than (mode "pairs")."""
@@ -215,7 +218,9 @@ def with_intervals(comparison: Comparison, progress=None) -> Comparison:
     table = _against_baseline(comparison.request, source, measures, True)
     if progress is not None:
         progress(1.0)
-    return dataclasses.replace(comparison, table=table, intervals=True)
+    completed = dataclasses.replace(comparison, table=table, intervals=True)
+    completed._marks.update(comparison._marks)  # (the same tests and p-values: the same marks)
+    return completed
 
 
 def _source(request: Request):
@@ -285,14 +290,29 @@ def _count(n, noun: str) -> str:
     return f"{int(n)} {noun if int(n) == 1 else plural}"
 
 
+def prepare_marks(comparison: Comparison, summary: pd.DataFrame) -> None:
+    """Make the marks of the summary table of ``summary`` (the results' runs x measures) now, in the worker
+    that computed ``comparison``: :func:`summary_marks` then finds them."""
+    from workbench.state.tables import summary_table
+
+    summary_marks(comparison, summary_table(summary)[0])
+
+
 def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Marks and tooltips for a summary table (a ``run`` column, then one column per measure).
 
     Same shape as ``table``; a cell of a run other than the baseline on a
     compared measure gets the marker and a tooltip; unmarked cells of compared
     measures get :data:`PAD` so that the numbers stay aligned; the baseline's
-    ``run`` cell says it is the baseline.
+    ``run`` cell says it is the baseline.  Made once per comparison and table shape (copies are given).
     """
+    key = None
+    if comparison is not None and "run" in table.columns:
+        key = (tuple(table["run"]), tuple(str(c) for c in table.columns))
+        made = comparison._marks.get(key)
+        if made is not None:
+            marks, tips = made
+            return marks.copy(), tips.copy()
     columns = [str(c) for c in table.columns]
     marks = np.full((len(table), len(columns)), "", dtype=object)
     tips = np.full((len(table), len(columns)), "", dtype=object)
@@ -301,10 +321,14 @@ def summary_marks(comparison: Comparison | None, table: pd.DataFrame) -> tuple[p
         # comparison's frame (or pandas' .at) takes seconds on the GUI thread
         fill = _letter_marks if comparison.pairs is not None else _baseline_marks
         fill(comparison, list(table["run"]), columns, marks, tips)
-    return (
+    made = (
         pd.DataFrame(marks, index=table.index, columns=table.columns, dtype=object),
         pd.DataFrame(tips, index=table.index, columns=table.columns, dtype=object),
     )
+    if key is not None and comparison is not None:
+        comparison._marks[key] = made
+        return made[0].copy(), made[1].copy()
+    return made
 
 
 def _baseline_marks(comparison: Comparison, runs: list, columns: list, marks, tips) -> None:
