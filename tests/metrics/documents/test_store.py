@@ -38,6 +38,15 @@ about rivers.
 <DOC><DOCNO>D2</DOCNO><TITLE>Forests</TITLE><TEXT>A second one, on forests.</TEXT></DOC>
 """
 LAYOUTS = {"tsv": TSV, "beir": BEIR, "jsonl": PYSERINI, "trec": TREC}
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    """Every index of these tests in a cache folder of its own."""
+    monkeypatch.setenv("IR_WORKBENCH_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "documents"
+
+
 TITLES = {"tsv": "", "beir": "Rivers", "jsonl": "", "trec": "Rivers"}
 
 
