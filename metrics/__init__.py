@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from metrics.analysis import (
         condensed_scores,
+        contrast,
         coverage_by_query,
         judgment_coverage,
         judgment_holes,
@@ -25,9 +26,11 @@ if TYPE_CHECKING:
         query_traits,
         rank_overlap,
         ranking_flips,
+        tau_ap,
         trait_correlations,
         versus,
     )
+    from metrics.documents import documents
     from metrics.engine.evaluate import evaluate
     from metrics.engine.evaluation import Evaluation
     from metrics.engine.intents import evaluate_diversity, read_intent_qrels
@@ -96,7 +99,7 @@ _LAZY = {
     **dict.fromkeys(("rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage"), "analysis"),
     **dict.fromkeys(("coverage_by_query", "judgment_holes", "condensed_scores", "versus"), "analysis"),
     **dict.fromkeys(("query_traits", "trait_correlations", "query_extremes"), "analysis"),
-    **dict.fromkeys(("measure_agreement", "ranking_flips"), "analysis"),
+    **dict.fromkeys(("measure_agreement", "ranking_flips", "contrast", "tau_ap"), "analysis"),
     "evaluate_diversity": "engine.intents",
     "read_intent_qrels": "engine.intents",
     "LoadedFile": "io.readers",
@@ -113,6 +116,8 @@ _LAZY = {
     "open_example": "examples",
     "side_by_side": "explain",
     "fuse": "fusion",
+    # a collection's documents, indexed once in the cache folder (metrics.documents: sqlite3 when first used)
+    "documents": "documents",
     # ir_measures' calls (metrics.engine.irm_calls)
     "calc_aggregate": "engine.irm_calls",
     "iter_calc": "engine.irm_calls",
@@ -201,10 +206,11 @@ __all__ = [
     "open_example",
     "side_by_side",
     "fuse",
+    "documents",
     "calc_aggregate",
     "iter_calc",
 ]
 # why runs differ (metrics.analysis)
 __all__ += ["rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage", "coverage_by_query"]
 __all__ += ["judgment_holes", "condensed_scores", "versus", "query_traits", "trait_correlations"]
-__all__ += ["query_extremes", "measure_agreement", "ranking_flips"]
+__all__ += ["query_extremes", "measure_agreement", "ranking_flips", "contrast", "tau_ap"]

@@ -77,6 +77,7 @@ DOORS = {
     "--explain": "metrics.cli.explain",
     "--example": "metrics.cli.example",  # a textbook's worked example (metrics.examples)
     "--fuse": "metrics.cli.fuse",  # runs fused into one (metrics.fusion)
+    "--diff": "metrics.cli.diff",  # two runs compared on a page to share, with the documents (metrics.documents)
     **{option: "metrics.cli.analysis" for option in ANALYSES},  # why runs differ (metrics.analysis)
 }
 

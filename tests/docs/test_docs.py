@@ -4,7 +4,7 @@ docs/ARCHITECTURE.md names every module of the tree.
 
 Blocks run in a folder holding the bundled sample under the names the pages use (``qrels.txt``,
 ``bm25.txt``, ``dense.txt``, ``run.txt``, ``a.txt`` to ``c.txt``, intent qrels ``intents.txt``
-and query texts ``queries.tsv``) beside a link to the repository's ``workbench/`` (so that
+query texts ``queries.tsv`` and documents ``collection.tsv``) beside a link to the repository's ``workbench/`` (so that
 ``workbench/resources/sample/...`` paths work).  The blocks of one page share their names, in order.
 Install commands (``pip``, ``apt-get``) are not run here: CI runs README's own test command.
 Blocks without a language show output or a synopsis and are not run.
@@ -48,9 +48,10 @@ def folder(tmp_path, monkeypatch):
         for i, line in enumerate((SAMPLE / "qrels.txt").read_text().splitlines()):
             qid, _, doc, grade = line.split()
             out.write(f"{qid} {1 + i % 2} {doc} {grade}\n")
-    queries = sorted({line.split()[0] for line in (SAMPLE / "qrels.txt").read_text().splitlines() if line.strip()})
-    (tmp_path / "queries.tsv").write_text("".join(f"{q}\tquery {q}\n" for q in queries))
+    for name in ("queries.tsv", "collection.tsv"):  # the sample's query texts and documents
+        shutil.copyfile(SAMPLE / name, tmp_path / name)
     os.symlink(ROOT / "workbench", tmp_path / "workbench")
+    monkeypatch.setenv("IR_WORKBENCH_CACHE", str(tmp_path / "cache"))  # the documents' indexes (docs/documents.md)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

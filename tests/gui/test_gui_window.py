@@ -34,9 +34,9 @@ TIMEOUT = 30000
 # ---------------------------------------------------------------- helpers
 @pytest.fixture
 def sample(tmp_path):
-    """A copy of the bundled sample (qrels and three runs) in tmp_path."""
+    """A copy of the bundled sample (qrels and three runs; not its documents and query texts) in tmp_path."""
     out = tmp_path / "sample"
-    shutil.copytree(SAMPLE_DIR, out)
+    shutil.copytree(SAMPLE_DIR, out, ignore=shutil.ignore_patterns("*.tsv"))
     return out
 
 

@@ -59,7 +59,7 @@ def _evaluate(model: SessionModel):
 
 @pytest.fixture
 def sample(tmp_path):
-    shutil.copytree(SAMPLE_DIR, tmp_path / "sample")
+    shutil.copytree(SAMPLE_DIR, tmp_path / "sample", ignore=shutil.ignore_patterns("*.tsv"))  # runs and qrels
     return tmp_path / "sample"
 
 
