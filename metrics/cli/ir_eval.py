@@ -77,6 +77,8 @@ DOORS = {
     "--example": "metrics.cli.example",  # a textbook's worked example (metrics.examples)
     "--fuse": "metrics.cli.fuse",  # runs fused into one (metrics.fusion)
     **{option: "metrics.cli.analysis" for option in ANALYSES},  # why runs differ (metrics.analysis)
+    # is the evaluation sound: two qrels, the pool's bias, a reproduction (metrics.judgments)
+    **dict.fromkeys(("--qrels-vs", "--pool-bias", "--reproduce"), "metrics.cli.judgments"),
 }
 
 
