@@ -204,6 +204,11 @@ def reproduction(
             mean_k = float(np.mean(k)) if k and not any(math.isnan(v) for v in k) else float("nan")
             mean_r = float(np.mean(r)) if r else float("nan")
             ranking_rows.append((role, label_o, label_r, len(shared), mean_k, mean_r))
+        if kind == "reproducibility" and set(orig.index) != set(rep.index):
+            notes.append(
+                f"{role}: the original and the reproduced run are scored on different queries; RMSE and the "
+                "paired t-test are over the queries both are scored on, each mean over the run's own"
+            )
         for name in names:
             x, y = orig[name].dropna(), rep[name].dropna()
             rmse = nrmse = float("nan")

@@ -6,9 +6,16 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from judgments_data import collection_of
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from metrics.judgments import compare
+
+
+@pytest.fixture
+def collection():
+    """The generated collection of tests/judgments_data.py."""
+    return collection_of()
 
 
 def _shared(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:

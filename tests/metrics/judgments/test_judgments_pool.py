@@ -4,17 +4,23 @@ the run scored again (metrics.evaluate, and trec_eval itself where it is built).
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import numpy as np
 import pandas as pd
 import pytest
-from judgments_data import write_qrels, write_run
+from judgments_data import collection_of, write_qrels, write_run
 
 from metrics import evaluate
 from metrics.errors import Cancelled
 from metrics.judgments import leave_one_out
+from tests.trec_eval_ref import BIN, REASON
+
+
+@pytest.fixture
+def collection():
+    """The generated collection of tests/judgments_data.py."""
+    return collection_of()
 
 
 def trec_top(run: pd.DataFrame, depth: int) -> set:
@@ -71,7 +77,7 @@ def test_groups_as_a_dict_equal_the_prefix_function(collection):
     pd.testing.assert_frame_equal(as_dict, as_function)
 
 
-@pytest.mark.skipif(not os.environ.get("TREC_EVAL_BIN"), reason="TREC_EVAL_BIN is not set: trec_eval not built")
+@pytest.mark.skipif(BIN is None, reason=REASON)
 def test_one_run_against_trec_eval(collection, tmp_path):
     qrels, _, runs = collection
     name = "team1_a"
@@ -79,7 +85,7 @@ def test_one_run_against_trec_eval(collection, tmp_path):
     reduced = reduced[reduced["query_id"].isin(set(runs[name]["query_id"]))]  # trec_eval 10.0 aborts otherwise
     out = subprocess.run(
         [
-            os.environ["TREC_EVAL_BIN"],
+            BIN,
             "-m",
             "map",
             write_qrels(tmp_path / "q.txt", reduced),

@@ -175,3 +175,16 @@ def test_what_cannot_be_computed_is_said(files):
         files["orig_a"], files["rep_a"], files["qrels"], files["orig_a"], files["rep_a"], measures=["AP"]
     )
     assert math.isnan(same.effects.loc[0, "er"]) and "do not differ" in same.not_computable["er"]
+
+
+def test_runs_on_different_queries_are_compared_on_those_they_share(files):
+    from metrics import read_run
+
+    rep = read_run(files["rep_a"])
+    kept = sorted(rep["query_id"].unique())[5:]
+    found = reproduction(files["orig_a"], rep[rep["query_id"].isin(kept)], files["qrels"], measures=["AP"])
+    whole = reproduction(files["orig_a"], files["rep_a"], files["qrels"], measures=["AP"])
+    assert found.rankings.loc[0, "queries"] == len(kept) == whole.rankings.loc[0, "queries"] - 5
+    assert any("different queries" in note for note in found.notes)
+    per_query = whole.per_query.set_index("query_id").loc[kept, "rbo"]
+    assert found.rankings.loc[0, "rbo"] == pytest.approx(per_query.mean(), abs=1e-12)

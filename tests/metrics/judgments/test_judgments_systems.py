@@ -8,11 +8,18 @@ import math
 import numpy as np
 import pytest
 import pytrec_eval
+from judgments_data import collection_of
 from scipy import stats
 
 from metrics.errors import Cancelled
 from metrics.judgments import system_agreement
 from metrics.judgments.systems import _tau_ap
+
+
+@pytest.fixture
+def collection():
+    """The generated collection of tests/judgments_data.py."""
+    return collection_of()
 
 
 def tau_ap_by_definition(reference, other) -> float:
