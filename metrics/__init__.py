@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from metrics.fusion import fuse
     from metrics.io.readers import LoadedFile, detect_kind, read_file, read_qrels, read_ranked_judgments, read_run
     from metrics.io.writers import write_qrels, write_run
+    from metrics.judgments import compare_qrels, leave_one_out, reproduction, system_agreement
     from metrics.measures import FAMILIES, Measure, parse_measures
     from metrics.measures.names import (
         AP,
@@ -100,6 +101,8 @@ _LAZY = {
     **dict.fromkeys(("coverage_by_query", "judgment_holes", "condensed_scores", "versus"), "analysis"),
     **dict.fromkeys(("query_traits", "trait_correlations", "query_extremes"), "analysis"),
     **dict.fromkeys(("measure_agreement", "ranking_flips", "contrast", "tau_ap"), "analysis"),
+    # is the evaluation sound (metrics.judgments): two qrels, systems under each, pool bias, reproductions
+    **dict.fromkeys(("compare_qrels", "system_agreement", "leave_one_out", "reproduction"), "judgments"),
     "evaluate_diversity": "engine.intents",
     "read_intent_qrels": "engine.intents",
     "LoadedFile": "io.readers",
@@ -125,7 +128,8 @@ _LAZY = {
 
 #: the subpackages, imported when first named as ``metrics.NAME`` (``import metrics`` no longer imports them)
 _SUBPACKAGES = frozenset(
-    ("analysis", "cli", "compare", "engine", "examples", "explain", "fusion", "inspect", "io", "measures")
+    ("analysis", "cli", "compare", "engine", "examples", "explain", "fusion", "inspect", "io", "judgments")
+    + ("measures",)
     + ("ranking", "report", "scale", "errors", "notebook", "presentation", "stat_methods")
 )
 
@@ -214,3 +218,5 @@ __all__ = [
 __all__ += ["rank_overlap", "mean_overlap", "overlap_matrix", "judgment_coverage", "coverage_by_query"]
 __all__ += ["judgment_holes", "condensed_scores", "versus", "query_traits", "trait_correlations"]
 __all__ += ["query_extremes", "measure_agreement", "ranking_flips", "contrast", "tau_ap"]
+# is the evaluation sound (metrics.judgments)
+__all__ += ["compare_qrels", "system_agreement", "leave_one_out", "reproduction"]

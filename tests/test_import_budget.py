@@ -36,6 +36,8 @@ FORBIDDEN = (
     "pyarrow",
     "numpy.ma",
     "metrics.analysis",  # --overlap, --coverage, --versus, --traits, --agreement
+    "metrics.judgments",  # --qrels-vs, --pool-bias, --reproduce
+    "metrics.cli.judgments",
     "metrics.explain",  # --explain
     "metrics.report",
     "metrics.fusion",  # --fuse

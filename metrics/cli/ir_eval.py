@@ -79,6 +79,8 @@ DOORS = {
     "--fuse": "metrics.cli.fuse",  # runs fused into one (metrics.fusion)
     "--diff": "metrics.cli.diff",  # two runs compared on a page to share, with the documents (metrics.documents)
     **{option: "metrics.cli.analysis" for option in ANALYSES},  # why runs differ (metrics.analysis)
+    # is the evaluation sound: two qrels, the pool's bias, a reproduction (metrics.judgments)
+    **dict.fromkeys(("--qrels-vs", "--pool-bias", "--reproduce"), "metrics.cli.judgments"),
 }
 
 

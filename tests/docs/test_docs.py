@@ -3,8 +3,9 @@ of an ``sh`` block exits 0, the measures page is what the registry generates, RE
 docs/ARCHITECTURE.md names every module of the tree.
 
 Blocks run in a folder holding the bundled sample under the names the pages use (``qrels.txt``,
-``bm25.txt``, ``dense.txt``, ``run.txt``, ``a.txt`` to ``c.txt``, intent qrels ``intents.txt``
-query texts ``queries.tsv`` and documents ``collection.tsv``) beside a link to the repository's ``workbench/`` (so that
+``bm25.txt``, ``dense.txt``, ``run.txt``, ``a.txt`` to ``c.txt``, a second qrels ``qrels_b.txt``
+(docs/judgments.md's), intent qrels ``intents.txt``, query texts ``queries.tsv`` and documents
+``collection.tsv``) beside a link to the repository's ``workbench/`` (so that
 ``workbench/resources/sample/...`` paths work).  The blocks of one page share their names, in order.
 Install commands (``pip``, ``apt-get``) are not run here: CI runs README's own test command.
 Blocks without a language show output or a synopsis and are not run.
@@ -48,6 +49,11 @@ def folder(tmp_path, monkeypatch):
         for i, line in enumerate((SAMPLE / "qrels.txt").read_text().splitlines()):
             qid, _, doc, grade = line.split()
             out.write(f"{qid} {1 + i % 2} {doc} {grade}\n")
+    with open(tmp_path / "qrels_b.txt", "w") as out:  # a second assessor, derived as docs/judgments.md derives it
+        for line in (SAMPLE / "qrels.txt").read_text().splitlines():
+            qid, it, doc, grade = line.split()
+            g = int(grade)
+            out.write(f"{qid} {it} {doc} {0 if g == 1 and int(doc[-1]) % 2 else 2 if g == 3 else g}\n")
     for name in ("queries.tsv", "collection.tsv"):  # the sample's query texts and documents
         shutil.copyfile(SAMPLE / name, tmp_path / name)
     os.symlink(ROOT / "workbench", tmp_path / "workbench")
