@@ -90,6 +90,8 @@ def _score_job(path: str, part: int, parts: int, width: Optional[int], before: O
 
 def state(qrels, measures, settings: Settings, ranked, queries, summary) -> WorkerState:
     """The :class:`WorkerState` of these, under ``settings`` (the one value every door builds)."""
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a metrics.Settings, not {type(settings).__name__}")
     return WorkerState(qrels, measures, settings, bool(ranked), bool(queries), bool(summary))
 
 

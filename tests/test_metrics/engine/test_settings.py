@@ -108,9 +108,12 @@ def test_a_worker_process_receives_the_settings_as_one_value():
     from metrics.scale.parallel import WorkerState, state
 
     qrels, _ = _data()
-    s = state(encode_qrels(qrels), metrics.parse_measures(["map"]), {"relevance_level": 2}, False, True, True)
+    encoded, measures = encode_qrels(qrels), metrics.parse_measures(["map"])
+    s = state(encoded, measures, Settings(relevance_level=2), False, True, True)
     assert isinstance(s, WorkerState) and s.settings == Settings(relevance_level=2)
     assert pickle.loads(pickle.dumps(s)).settings == s.settings
+    with pytest.raises(TypeError, match="a metrics.Settings"):  # (options as a dict: one value, one way)
+        state(encoded, measures, {"relevance_level": 2}, False, True, True)
 
 
 def test_a_workspace_saves_the_settings_and_files_of_earlier_versions_are_still_read(tmp_path):
