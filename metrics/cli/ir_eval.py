@@ -66,7 +66,8 @@ from metrics.stat_methods import CORRECTIONS
 
 EXIT_CODES = (
     "Exit status: 0 done, 1 usage error (options, measure names, --dask without dask or its scheduler), "
-    "2 bad input (a file that cannot be read), 3 unexpected internal error, 4 the output could not be written, "
+    "2 bad input (a file that cannot be read), 3 unexpected internal error or a worker process that died, "
+    "4 the output could not be written, "
     "130 interrupted (Ctrl-C)."
 )
 
@@ -95,8 +96,10 @@ def _parser() -> argparse.ArgumentParser:
         "--query QID QRELS RUN shows how one value was computed; ir-eval --example NAME shows a textbook's "
         "worked example ('list' names them); ir-eval --overlap K, --coverage K, --versus MEASURE, "
         "--traits MEASURE and --agreement show why runs differ (ir-eval --overlap 10 --help); "
-        "ir-eval --fuse METHOD RUN RUN... -o FILE fuses runs (ir-eval --fuse rrf --help lists the methods). "
-        + EXIT_CODES,
+        "ir-eval --fuse METHOD RUN RUN... -o FILE fuses runs (ir-eval --fuse rrf --help lists the methods); "
+        "ir-eval --diff RUN_A RUN_B --docs COLLECTION -o page.html compares two runs with their documents; "
+        "ir-eval --qrels-vs OTHER QRELS [RUN...], --pool-bias QRELS RUN... and --reproduce ORIG REPRO QRELS "
+        "ask whether the evaluation is sound (each with --help). " + EXIT_CODES,
     )
     p.add_argument("--version", action=VersionAction, nargs=0, help="show the version and exit")
     p.add_argument("--debug", action="store_true", help="show the traceback of an unexpected error")
