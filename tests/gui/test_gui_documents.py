@@ -1,5 +1,5 @@
 """The window with a document collection: recognised by its content, indexed in a worker (Cancel leaves no
-index), one at a time."""
+index), one at a time, and its documents' titles and snippets shown in the drill-down."""
 
 from __future__ import annotations
 
@@ -19,9 +19,11 @@ from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.documents.store import index_file  # noqa: E402
 from workbench.qt.session import SAMPLE_DIR  # noqa: E402
+from workbench.state.drilldown import NOT_IN_COLLECTION, TIP_CHARS  # noqa: E402
 
 MEASURES = ("map", "P.10")
 TIMEOUT = 60000
+QUERY = "401"
 
 
 @pytest.fixture(autouse=True)
@@ -94,6 +96,11 @@ def beir_corpus(path, *, leave_out=(), texts=None):
             out.write(json.dumps(record) + "\n")
 
 
+def first_docs(sample, query=QUERY, run="run_bm25.txt", n=3) -> list[str]:
+    with open(sample / run) as f:
+        return [line.split()[2] for line in f if line.split()[0] == query][:n]
+
+
 # ---------------------------------------------------------------- 1. a collection opened
 def test_a_collection_is_recognised_by_its_content_and_indexed(qtbot, window, sample, cache):
     drop_and_wait(qtbot, window, [sample])  # a folder: its files told apart by their content
@@ -155,3 +162,46 @@ def test_cancel_while_indexing_leaves_no_index_and_says_so(qtbot, window, tmp_pa
     folder = index_file(big).parent
     assert not index_file(big).exists()
     assert not (folder.exists() and any(folder.iterdir()))  # (nor its temporary database)
+
+
+# ---------------------------------------------------------------- 2. the drill-down shows the documents
+def test_the_drilldown_shows_titles_and_snippets_with_the_query_words_marked(qtbot, window, sample, tmp_path):
+    docs = first_docs(sample)
+    corpus = tmp_path / "corpus.jsonl"
+    # the first document left out of the collection, the second's text with what must be escaped
+    beir_corpus(corpus, leave_out={docs[0]}, texts={docs[1]: "<i>battery</i> & engine " + "word " * 600})
+    drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "topics.txt", corpus])
+    s = window.session
+    qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
+    s.select_query(QUERY)
+    view = window.drilldown
+    qtbot.waitUntil(lambda: "bm25" in view.columns and "snippet" in view.table_frame("bm25"), timeout=TIMEOUT)
+    assert "battery engine recipe" in view.title.text()
+    frame = view.table_frame("bm25")
+    assert list(frame["doc_id"][:3]) == docs
+    assert frame["snippet"][0] == NOT_IN_COLLECTION and frame["title"][0] == ""
+    assert list(frame["title"][1:3]) == [f"Passage {docs[1]}", f"Passage {docs[2]}"]
+    column = view.columns["bm25"]
+    marked = column.snippet_html()
+    # the query's words ("battery engine recipe") in bold, the text escaped
+    assert marked[1].startswith("&lt;i&gt;<b>battery</b>&lt;/i&gt; &amp; <b>engine</b>")
+    assert any("<b>" in m for m in marked[2:])
+    assert marked[0] == f"<i>{NOT_IN_COLLECTION}</i>"
+    tip = column.model.data(column.model.index(1, 0), Qt.ItemDataRole.ToolTipRole)
+    assert f"Passage {docs[1]}" in tip and "&lt;i&gt;battery" in tip
+    assert "characters in all" in tip and len(tip) < TIP_CHARS + 400
+    assert NOT_IN_COLLECTION in column.model.data(column.model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_drilldown_takes_the_collection_opened_after_it(qtbot, window, sample):
+    drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt"])
+    s = window.session
+    qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
+    s.select_query(QUERY)
+    view = window.drilldown
+    qtbot.waitUntil(lambda: "bm25" in view.columns, timeout=TIMEOUT)
+    assert "snippet" not in view.table_frame("bm25")
+    drop_and_wait(qtbot, window, [sample / "passages.txt"])
+    qtbot.waitUntil(lambda: "snippet" in view.table_frame("bm25"), timeout=TIMEOUT)
+    frame = view.table_frame("bm25")
+    assert "title" not in frame and frame["snippet"][0]  # (MS MARCO's layout: no titles)
