@@ -205,3 +205,19 @@ def test_the_drilldown_takes_the_collection_opened_after_it(qtbot, window, sampl
     qtbot.waitUntil(lambda: "snippet" in view.table_frame("bm25"), timeout=TIMEOUT)
     frame = view.table_frame("bm25")
     assert "title" not in frame and frame["snippet"][0]  # (MS MARCO's layout: no titles)
+
+
+# ---------------------------------------------------------------- 3. the sample opens with its texts
+def test_the_sample_opens_with_its_collection_and_query_texts(qtbot, window):
+    s = window.session
+    window.open_sample()
+    qtbot.waitUntil(lambda: s.results is not None and s.workspace.documents() is not None, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
+    shown = files_shown(window)
+    assert shown["collection.tsv"] == ("collection", "tsv, 13,416 documents")
+    assert shown["queries.tsv"] == ("query texts", "60 queries")
+    assert len(s.results.runs) == 3
+    s.select_query(QUERY)
+    view = window.drilldown
+    qtbot.waitUntil(lambda: "bm25" in view.columns and "snippet" in view.table_frame("bm25"), timeout=TIMEOUT)
+    assert any("<b>battery</b>" in m or "<b>Battery</b>" in m for m in view.columns["bm25"].snippet_html())

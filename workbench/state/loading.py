@@ -19,8 +19,14 @@ if TYPE_CHECKING:
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
 
 
+#: the sample's query texts and documents, opened after its qrels and runs
+SAMPLE_TEXTS = ("queries.tsv", "collection.tsv")
+
+
 def sample_files() -> list[str]:
-    return [str(p) for p in sorted(SAMPLE_DIR.glob("*.txt"))]
+    """The bundled sample: its qrels and runs (``*.txt``), then its query texts and its collection."""
+    texts = [SAMPLE_DIR / name for name in SAMPLE_TEXTS if (SAMPLE_DIR / name).is_file()]
+    return [str(p) for p in [*sorted(SAMPLE_DIR.glob("*.txt")), *texts]]
 
 
 @dataclasses.dataclass
