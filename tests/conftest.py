@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 
 # ranx, a reference of the fusion and ranx-habit tests, compiles its kernels with numba at first use: about
 # two minutes of a fresh environment's suite for inputs of a few hundred lines.  Its functions run as the
 # Python they are written in instead (the same algorithms, the same float operations in the same order).
 os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+# the documents' indexes (metrics.documents: the window's sample opens its collection) go to a cache of the
+# tests' own, never the user's
+os.environ.setdefault("IR_WORKBENCH_CACHE", tempfile.mkdtemp(prefix="ir-workbench-tests-"))
 
 import numpy as np
 import pandas as pd

@@ -22,9 +22,19 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from metrics.errors import InputError
+from metrics.io.formats import trec_line_kind
 from metrics.io.textfile import MAX_LINE_BYTES, chunks, head
 
-__all__ = ["FORMATS", "EXPECTED", "Record", "BadRecord", "detect_format", "records", "MAX_DOCUMENT_BYTES"]
+__all__ = [
+    "FORMATS",
+    "EXPECTED",
+    "Record",
+    "BadRecord",
+    "detect_format",
+    "collection_format",
+    "records",
+    "MAX_DOCUMENT_BYTES",
+]
 
 #: the layouts, by code, with the sentence that names each
 FORMATS = {
@@ -101,6 +111,46 @@ def detect_format(display: str) -> str:
         line=1 + data[: len(data) - len(stripped)].count(b"\n"),
         expected=EXPECTED,
     )
+
+
+#: a ``docid<TAB>text`` file is a collection rather than query texts when its texts average this many
+#: words, or half as many with a sentence ended inside a quarter of them (queries are short and one sentence)
+COLLECTION_WORDS = 20
+_SENTENCE_BREAK = re.compile(r"[.!?]\s+\S")
+
+
+def collection_format(display: str) -> str | None:
+    """The layout of ``display`` (a code of :data:`FORMATS`) when its content is a document collection,
+    else None: the window's one test of a file opened (:func:`workbench.state.loading.load_file`).
+
+    TREC first: a file whose first data line is a valid qrels or run line is never a collection.  A
+    ``<DOC>`` file or Pyserini's JSONL is one; a BEIR line only with a ``title`` (BEIR's ``queries.jsonl``
+    has ``_id`` and ``text`` too); ``docid<TAB>text`` lines only when the texts are passages, not queries
+    (:data:`COLLECTION_WORDS`)."""
+    try:
+        data = head(display, 1 << 16)
+    except (OSError, InputError):
+        return None
+    lines = [line.rstrip(b"\r") for line in data.removeprefix(b"\xef\xbb\xbf").split(b"\n")[:51]]
+    if len(data) >= 1 << 16:
+        lines = lines[:-1]  # (the last line may be cut off)
+    lines = [line for line in lines if line.strip() and not line.lstrip().startswith(b"#")]
+    if not lines or trec_line_kind(lines[0]) is not None:
+        return None
+    try:
+        fmt = detect_format(display)
+    except (OSError, InputError):
+        return None
+    if fmt == "beir":
+        return fmt if b'"title"' in lines[0] else None
+    if fmt != "tsv":
+        return fmt
+    texts = [line.split(b"\t", 1)[1].decode("utf-8", "replace") if b"\t" in line else "" for line in lines]
+    words = sum(len(t.split()) for t in texts) / len(texts)
+    breaks = sum(_SENTENCE_BREAK.search(t) is not None for t in texts)
+    if words >= COLLECTION_WORDS or (words >= COLLECTION_WORDS / 2 and 4 * breaks >= len(texts)):
+        return fmt
+    return None
 
 
 def _shown(line: bytes) -> str:

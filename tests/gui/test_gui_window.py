@@ -670,6 +670,7 @@ def test_a_click_on_a_kind_offers_the_other_kinds_and_rows_hold_no_widgets(qtbot
         "read as ranked judgments",
         "read as query texts",
         "read as intent qrels",
+        "read as collection",
     ]
     assert box.itemData(0) is None  # the kind it has: choosing it reads nothing again
     before = window.session.workspace.qrels_entry().qrels

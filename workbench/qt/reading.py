@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QTimer
 from workbench.scoring import evaluation as analysis
 from workbench.state.listing import Listing, list_files, look_at
 from workbench.state.loading import load_file, sample_files
-from workbench.state.workspace import FileEntry, normalize
+from workbench.state.workspace import ONE_IN_USE, FileEntry, normalize
 
 if TYPE_CHECKING:
     from workbench.qt.jobs import Jobs
@@ -288,7 +288,7 @@ class ReadingJobs:
         if e is None:
             return
         self.watch(e.path)
-        if e.kind in ("qrels", "intents"):  # a (intent) qrels file replaced by this one is no longer watched
+        if e.kind in ONE_IN_USE:  # a (intent) qrels file or collection replaced by this one is no longer watched
             self.disk.keep_only({x.path for x in self.model.workspace.entries})
         # while files are still being read, what they change is said at most ten times a second (the
         # views, the state and the evaluation follow each announcement; a folder of a thousand runs

@@ -202,6 +202,7 @@ class Session(QObject):
         self.sigResultsChanged.connect(lambda _: self._follow_results())
         self.sigBaselineChanged.connect(f.on_baseline)
         self.sigQueryChanged.connect(lambda _: f.request_drilldown())
+        self.sigFileLoaded.connect(self._texts_loaded)
         self.sigFocusMeasureChanged.connect(lambda _: f.drilldown_complete())
         self.sigFocusMeasureChanged.connect(lambda _: f.pairs_follow_focus())
         # (after the evaluation these changes call for is scheduled, so that the inspection waits for it)
@@ -399,6 +400,12 @@ class Session(QObject):
         is scoring already, until the first evaluation is applied.  Before any file is opened."""
         self.model.use_scoring(service)
         self.reading.hold_scored_ahead(ahead)
+
+    def _texts_loaded(self, path: str) -> None:
+        """A collection or query texts read: the drill-down shown looks its documents up again."""
+        e = self.model.workspace.entry(path)
+        if e is not None and e.kind in ("collection", "queries") and self.model.drilldown is not None:
+            self.followups.request_drilldown()
 
     def _follow_results(self) -> None:
         """New scores: the comparison (once painted), the drill-down and the explanation follow them."""

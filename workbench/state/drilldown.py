@@ -1,14 +1,17 @@
 """The query drill-down as the window shows it (plain Python, no Qt).
 
-:func:`compute` runs in a worker (:func:`metrics.engine.drilldown.query_drilldown`);
-:func:`ranking_table` and :func:`missing_table` turn its frames into the text
-shown, with a *tone* per row naming the colour of the document's grade.
+:func:`compute` runs in a worker (:func:`metrics.engine.drilldown.query_drilldown`), and looks up the
+documents shown in the collection loaded (:mod:`metrics.documents`: a title and a snippet with the query's
+words marked, the text for the tooltip); :func:`ranking_table` and :func:`missing_table` turn its frames
+into the text shown, with a *tone* per row naming the colour of the document's grade.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping
+import dataclasses
+import html
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 import pandas as pd
@@ -18,11 +21,18 @@ from metrics.io.ids import shown
 from metrics.io.table import Columns
 from workbench.scoring.run_on_disk import RunOnDisk
 
+if TYPE_CHECKING:
+    from metrics.documents.store import DocumentStore
+
 UNJUDGED_TONE = "unjudged"
 UNJUDGED_MARK = "?"
 DEFAULT_DEPTH = 20
 #: ranked lists shown side by side by default; with more runs, the best on the query and the baseline
 MAX_LISTS = 8
+#: characters of a snippet shown beside a document, and of its text in the row's tooltip
+SNIPPET_CHARS = 90
+TIP_CHARS = 2000
+NOT_IN_COLLECTION = "not in the collection"
 
 
 def best_runs(runs, scores=None, baseline=None, limit: int = MAX_LISTS) -> list[str]:
@@ -65,11 +75,67 @@ class Request:
     depth: int
     baseline: str | None
     relevance_level: int = 1
+    #: the collection loaded (its documents are looked up in the worker) and the query's text
+    documents: DocumentStore | None = None
+    query_text: str = ""
+
+
+@dataclass(frozen=True)
+class DocumentText:
+    """What the drill-down shows of one document of the collection: its title, a snippet with the query's
+    words at ``marks`` (offsets in ``snippet``), the start of its text (at most :data:`TIP_CHARS`) and the
+    whole text's length; ``found`` False: the collection does not hold it."""
+
+    title: str = ""
+    snippet: str = ""
+    marks: tuple[tuple[int, int], ...] = ()
+    text: str = ""
+    length: int = 0
+    found: bool = False
+
+    def snippet_html(self) -> str:
+        """The snippet as rich text: escaped, the query's words in bold (a document the collection lacks
+        says so, in italics)."""
+        if not self.found:
+            return f"<i>{NOT_IN_COLLECTION}</i>"
+        out, at = [], 0
+        for start, end in self.marks:
+            out += [html.escape(self.snippet[at:start]), "<b>", html.escape(self.snippet[start:end]), "</b>"]
+            at = end
+        return "".join(out) + html.escape(self.snippet[at:])
+
+
+@dataclass(frozen=True)
+class Drilldown(QueryDrilldown):
+    """:class:`~metrics.engine.drilldown.QueryDrilldown` with the documents shown as the collection holds
+    them (doc id -> :class:`DocumentText`; empty without a collection) and the collection's name."""
+
+    texts: dict[str, DocumentText] = field(default_factory=dict)
+    collection: str | None = None
+
+
+def document_texts(store: DocumentStore, ids: list[str], query_text: str) -> dict[str, DocumentText]:
+    """The :class:`DocumentText` of each of ``ids`` (those the collection lacks say so)."""
+    from metrics.documents.snippets import make_snippet
+
+    found = store.get(ids)
+    out: dict[str, DocumentText] = {}
+    for docid in ids:
+        doc = found.get(docid)
+        if doc is None:
+            out[docid] = DocumentText()
+            continue
+        snippet = make_snippet(doc.text, query_text, width=SNIPPET_CHARS)
+        out[docid] = DocumentText(
+            doc.title, snippet.text, tuple(snippet.marks), doc.text[:TIP_CHARS], len(doc.text), True
+        )
+    return out
 
 
 def compute(request: Request, progress=None) -> QueryDrilldown:
     """The drill-down; runs scored from disk (:class:`~workbench.scoring.disk_runs.RunOnDisk`) are read here,
-    one after the other, with ``progress`` (which may stop the work by returning False)."""
+    one after the other, with ``progress`` (which may stop the work by returning False).  With a
+    collection, a :class:`Drilldown` with the texts of the documents ranked."""
     baseline = request.baseline if request.baseline in request.runs else None
     runs = dict(request.runs)
     on_disk = [label for label, run in runs.items() if isinstance(run, RunOnDisk)]
@@ -82,7 +148,7 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
         runs[label] = rows_of_queries(read_columns(runs[label].path, "run"), [request.query_id])
         if progress is not None and progress((i + 1) / len(on_disk)) is False:
             raise Cancelled("drill-down cancelled")
-    return query_drilldown(
+    drill = query_drilldown(
         request.qrels,
         runs,
         request.query_id,
@@ -90,6 +156,13 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
         baseline=baseline,
         relevance_level=request.relevance_level,
     )
+    store = request.documents
+    if store is None:
+        return drill
+    ids = list(dict.fromkeys(str(d) for r in drill.rankings.values() for d in r["doc_id"].tolist()))
+    texts = document_texts(store, ids, request.query_text)
+    fields = {f.name: getattr(drill, f.name) for f in dataclasses.fields(drill)}
+    return Drilldown(**fields, texts=texts, collection=store.path)
 
 
 def format_move(baseline_rank, moved) -> str:
@@ -136,8 +209,32 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
                 else f"; rank {int(br)} in the baseline {drill.baseline}"
             )
         frame["moved"] = [format_move(b, m) for b, m in zip(baseline_ranks, r["moved"].tolist())]
+    texts = drill.texts if isinstance(drill, Drilldown) and drill.collection is not None else None
+    if texts is not None:
+        shown_texts = [texts.get(str(d), DocumentText()) for d in r["doc_id"].tolist()]
+        if any(t.title for t in shown_texts):  # (a collection without titles: MS MARCO's, Pyserini's)
+            frame["title"] = [t.title for t in shown_texts]
+        frame["snippet"] = [t.snippet if t.found else NOT_IN_COLLECTION for t in shown_texts]
+        tips = [_text_tip(tip, t) for tip, t in zip(tips, shown_texts)]
     tones = [grade_tone(g) for g in r["relevance"]]
     return frame, tones, tips
+
+
+def _text_tip(head: str, t: DocumentText) -> str:
+    """A row's tooltip with the document's text (rich text: Qt wraps it)."""
+    if not t.found:
+        return f"<p>{html.escape(head)}</p><p><i>{NOT_IN_COLLECTION}</i></p>"
+    cut = f"… ({t.length:,} characters in all)" if t.length > len(t.text) else ""
+    title = f"<p><b>{html.escape(t.title)}</b></p>" if t.title else ""
+    return f"<p>{html.escape(head)}</p>{title}<p>{html.escape(t.text)}{cut}</p>"
+
+
+def snippets_html(drill: QueryDrilldown, run: str) -> list[str] | None:
+    """The snippet of each row of ``run`` as rich text (the query's words bold), None without a collection."""
+    if not isinstance(drill, Drilldown) or drill.collection is None:
+        return None
+    texts = drill.texts
+    return [texts.get(str(d), DocumentText()).snippet_html() for d in drill.rankings[run]["doc_id"].tolist()]
 
 
 def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:

@@ -171,6 +171,11 @@ class FileRules:
     def finish_load(self, path: str, gen: int, outcome) -> FileEntry | None:
         """Store what a load read; None when the load is no longer wanted."""
         stat, loaded = outcome
+        if loaded.kind == "collection" and loaded.store is None:  # (its indexing cancelled)
+            if self.state.workspace.cancel_indexing(path, gen) is not None:
+                self.state.events.message.emit(f"Indexing {os.path.basename(path)} cancelled: no index was kept")
+                self.state.events.files_changed.emit()
+            return None
         entries = self.state.workspace.entries
         before = [
             (i, x) for i, x in enumerate(entries) if x.kind == loaded.kind and x.status == "ok" and x.path != path
@@ -181,8 +186,9 @@ class FileRules:
             return None
         e.digest = getattr(loaded, "digest", None)
         e.intents = getattr(loaded, "intents", None)
+        e.documents = getattr(loaded, "store", None)
         if e.kind in ONE_IN_USE:
-            what = "the qrels" if e.kind == "qrels" else "the intent qrels"
+            what = {"qrels": "the qrels", "intents": "the intent qrels", "collection": "the collection"}[e.kind]
             for i, old in before:  # one file of the kind in use: the one it replaced can be brought back
                 self.state.undo_stack.push(
                     f"{what[4:]} {e.name} (back to {old.name})", functools.partial(self._put_back, i, old, False)

@@ -147,6 +147,8 @@ class FollowUpRules:
             depth=self.state.drilldown_depth,
             baseline=baseline if baseline in results.runs else None,
             relevance_level=results.request.relevance_level,
+            documents=self.state.workspace.documents(),
+            query_text=self.state.workspace.queries().get(str(query), ""),
         )
 
     def apply_drilldown(self, drill) -> None:

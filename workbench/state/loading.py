@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import metrics
 import metrics.io.readers
@@ -13,11 +13,20 @@ from workbench.scoring.intents import read_intents
 from workbench.scoring.run_on_disk import RunOnDisk
 from workbench.state.workspace import FileEntry
 
+if TYPE_CHECKING:
+    from metrics.documents.store import DocumentStore
+
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
 
 
+#: the sample's query texts and documents, opened after its qrels and runs
+SAMPLE_TEXTS = ("queries.tsv", "collection.tsv")
+
+
 def sample_files() -> list[str]:
-    return [str(p) for p in sorted(SAMPLE_DIR.glob("*.txt"))]
+    """The bundled sample: its qrels and runs (``*.txt``), then its query texts and its collection."""
+    texts = [SAMPLE_DIR / name for name in SAMPLE_TEXTS if (SAMPLE_DIR / name).is_file()]
+    return [str(p) for p in [*sorted(SAMPLE_DIR.glob("*.txt")), *texts]]
 
 
 @dataclasses.dataclass
@@ -31,6 +40,32 @@ class QueriesFile:
     qrels: None = None
     warnings: list = dataclasses.field(default_factory=list)
     digest: str | None = None
+
+
+@dataclasses.dataclass
+class CollectionFile:
+    """A document collection (:mod:`metrics.documents`), indexed in the cache; ``store`` None: the indexing
+    was cancelled (no index is kept)."""
+
+    path: str
+    store: DocumentStore | None
+    kind: str = "collection"
+    run: None = None
+    qrels: None = None
+    warnings: list = dataclasses.field(default_factory=list)
+    digest: str | None = None
+
+
+def index_collection(path: str, progress) -> CollectionFile:
+    """Worker body: the collection at ``path`` indexed (or found indexed) with ``progress``; Cancel
+    (``progress`` returning False) leaves no index and gives a :class:`CollectionFile` without a store."""
+    from metrics.documents.store import open_documents
+    from metrics.errors import Cancelled
+
+    try:
+        return CollectionFile(path, open_documents(path, progress))
+    except Cancelled:
+        return CollectionFile(path, None)
 
 
 def load_file(path: str, kind: str | None, progress, hold: bool = True):
@@ -48,6 +83,8 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
     except OSError:
         st = None
     stat = (st.st_size, st.st_mtime) if st is not None else (0, 0.0)
+    if kind == "collection" or (kind is None and _holds_documents(path)):
+        return stat, index_collection(path, progress)
     if kind == "queries" or (kind is None and metrics.io.detect.holds_queries(path)):
         return stat, QueriesFile(path, metrics.io.topics.read_queries(path), digest=content_digest(path, stat[0]))
     if not hold:
@@ -69,6 +106,14 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
         return stat, intents
     loaded.digest = content_digest(path, stat[0])  # type: ignore[attr-defined]
     return stat, loaded
+
+
+def _holds_documents(path: str) -> bool:
+    """Whether the file is a document collection by its content, after TREC (a file trec_eval reads as
+    qrels or a run never is one; :func:`metrics.documents.formats.collection_format`)."""
+    from metrics.documents.formats import collection_format
+
+    return collection_format(path) is not None
 
 
 #: files larger than this are not hashed to tell copies apart (about 0.4 s of a core for 256 MiB)
@@ -122,6 +167,20 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
                 "size": e.size,
                 "columns": ["qid", "text"],
                 "head": [{"line": None, "fields": [q, t]} for q, t in list(queries.items())[:10]],
+                "problems": [],
+            }
+    elif e.kind == "collection":
+        store = e.documents if e.status == "ok" else None
+
+        def work(progress):
+            from metrics.documents.formats import FORMATS
+
+            return {
+                "path": e.path,
+                "kind": "collection",
+                "documents": None if store is None else len(store),
+                "kind_reason": FORMATS[store.format] if store is not None else (e.error or ""),
+                "size": e.size,
                 "problems": [],
             }
     elif e.status == "ok" and e.kind is not None and not isinstance(e.run, RunOnDisk):

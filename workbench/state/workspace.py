@@ -7,9 +7,10 @@ Rules
 -----
 * One entry per file path, of kind ``"qrels"``, ``"run"``, ``"ranked"`` (ranked
   judgments: a run whose lines carry their own judgments), ``"queries"`` (query
-  texts) or ``"intents"`` (intent qrels: :mod:`workbench.scoring.intents`).
-* One qrels (intent qrels) file is in use at a time: one that loads replaces the
-  previous one.  Without a qrels file, the judgments of all ranked files are used.
+  texts), ``"intents"`` (intent qrels: :mod:`workbench.scoring.intents`) or
+  ``"collection"`` (the documents: :mod:`metrics.documents`, indexed in the cache).
+* One qrels (intent qrels, collection) file is in use at a time: one that loads
+  replaces the previous one.  Without a qrels file, the judgments of all ranked files are used.
 * Every run (and ranked file) has a label, unique among the runs; it defaults to
   the run tag, or to the file name when the tag is generic ("run", "Anserini")
   or already taken by another run.
@@ -30,12 +31,13 @@ from workbench.scoring.run_on_disk import RunOnDisk
 from workbench.state.disk_watch import DiskState
 
 if TYPE_CHECKING:
+    from metrics.documents.store import DocumentStore
     from metrics.io.table import Columns
     from workbench.scoring.intents import IntentQrels
 
-KINDS = ("qrels", "run", "ranked", "queries", "intents")
+KINDS = ("qrels", "run", "ranked", "queries", "intents", "collection")
 #: kinds of which one file is in use at a time (a new one replaces the one before)
-ONE_IN_USE = ("qrels", "intents")
+ONE_IN_USE = ("qrels", "intents", "collection")
 # run tags that name a tool or nothing at all rather than a run
 GENERIC_TAGS = frozenset(
     {
@@ -82,7 +84,8 @@ class FileEntry:
     folder: str | None = None  # the folder it was found in, while it is read (see Session.open_files)
     queries: dict | None = None  # query id -> text, for a file of kind "queries"
     intents: IntentQrels | None = None  # for a file of kind "intents"
-    status: str = "loading"  # "loading" | "ok" | "error"
+    documents: DocumentStore | None = None  # for a file of kind "collection": its index
+    status: str = "loading"  # "loading" | "ok" | "error" | "cancelled" (a collection's indexing)
     error: str | None = None
     run: Columns | RunOnDisk | None = None  # held in memory as columns, or scored from disk
     qrels: Columns | None = None
@@ -167,6 +170,17 @@ class Workspace:
                 return e
         return None
 
+    def collection_entry(self) -> FileEntry | None:
+        for e in self.entries:
+            if e.status == "ok" and e.kind == "collection" and e.documents is not None:
+                return e
+        return None
+
+    def documents(self) -> DocumentStore | None:
+        """The documents of the collection in use (None: no collection is loaded)."""
+        e = self.collection_entry()
+        return e.documents if e is not None else None
+
     # -- changes --------------------------------------------------------
     def begin_load(self, path: str, kind: str | None = None, label: str | None = None) -> FileEntry:
         """Register a load of ``path`` (new or again); returns its entry with a new generation."""
@@ -204,7 +218,7 @@ class Workspace:
         e.version += 1
         if stat is not None:
             e.size, e.mtime = stat
-        if kind in ("queries", "intents"):
+        if kind in ("queries", "intents", "collection"):
             e.run = e.qrels = None
         elif kind == "qrels":
             e.run = None
@@ -229,6 +243,16 @@ class Workspace:
             e.error = message  # keep the earlier data in use
         else:
             e.status, e.error = "error", message
+        return e
+
+    def cancel_indexing(self, path: str, generation: int) -> FileEntry | None:
+        """A collection whose indexing was cancelled: a new file stays listed as cancelled (no index is
+        kept), a collection loaded before keeps its documents."""
+        e = self.entry(path)
+        if e is None or e.generation != generation:
+            return None
+        if e.status != "ok":
+            e.kind, e.status, e.error = "collection", "cancelled", "Indexing cancelled: no index was kept"
         return e
 
     def cancel_load(self, path: str, generation: int) -> FileEntry | None:

@@ -44,7 +44,7 @@ from metrics.errors import InputError
 FORMAT = "ir-workbench workspace"
 VERSION = 1
 SUFFIX = ".irwb"
-KINDS = ("qrels", "run", "ranked", "queries", "intents")
+KINDS = ("qrels", "run", "ranked", "queries", "intents", "collection")
 MAX_BYTES = 16 * 1024 * 1024  # a workspace names files; it never holds data
 
 

@@ -34,6 +34,7 @@ KIND_TEXT = {
     "ranked": "ranked judgments",
     "queries": "query texts",
     "intents": "intent qrels",
+    "collection": "collection",
 }
 PATH_ROLE = Qt.ItemDataRole.UserRole + 10
 
@@ -200,6 +201,8 @@ class FilesPanel(QWidget):
             status = "loading…"
         elif e.status == "error":
             status = "error"
+        elif e.status == "cancelled":
+            status = "indexing cancelled"
         elif e.error:
             status = "reload failed"
         elif e.path in changed:
@@ -214,6 +217,8 @@ class FilesPanel(QWidget):
             status = "in use"
         elif e.kind == "queries":
             status = f"{len(e.queries or {})} queries"
+        elif e.kind == "collection" and e.documents is not None:
+            status = f"{e.documents.format}, {len(e.documents):,} documents"
         elif e.kind == "intents" and e.intents is not None:
             status = e.intents.summary()
         else:

@@ -66,6 +66,7 @@ KIND_TEXT = {
     "ranked": "ranked judgments",
     "queries": "query texts",
     "intents": "intent qrels (diversity judgments)",
+    "collection": "document collection",
     None: "unknown",
 }
 
@@ -86,6 +87,7 @@ def inspection_html(d: dict) -> str:
                 ("size", f"{_num(size)} bytes" if size is not None else None),
                 ("lines", f"{_num(d.get('lines'))} data, {_num(d.get('comment_lines'))} comment"),
                 ("queries", _num(d.get("queries"))),
+                ("documents", _num(d.get("documents")) if kind == "collection" else None),
             ]
         )
         + "</table>"

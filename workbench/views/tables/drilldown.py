@@ -4,7 +4,9 @@ Each row is coloured by the document's grade; unjudged documents show ``?``.
 Runs other than the baseline show how far each document moved against the
 baseline (``▲3``, ``▼12``, ``new``).  A last column lists the relevant
 documents that no run retrieved.  Clicking a document highlights it in every
-list.  The rankings are computed in a worker (see :mod:`workbench.state.drilldown`).
+list.  With a collection loaded, each row shows the document's title and a
+snippet with the query's words in bold, and its text as the tooltip.  The
+rankings and the texts are computed in a worker (see :mod:`workbench.state.drilldown`).
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ import html
 
 import numpy as np
 import pandas as pd
-from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QItemSelectionModel, QRectF, Qt
+from PySide6.QtGui import QColor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -25,6 +28,9 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -60,6 +66,41 @@ def _table(parent) -> QTableView:
     return view
 
 
+#: the widest a title and a snippet column are drawn (the tooltip holds the text)
+TITLE_WIDTH = 180
+SNIPPET_WIDTH = 380
+
+
+class MarkedDelegate(QStyledItemDelegate):
+    """Draws the snippet column (``column``; None: none) as rich text, the query's words in bold (``html``,
+    each row's rich text); the other cells as usual."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.column: int | None = None
+        self.html: list[str] = []
+
+    def paint(self, painter, option, index) -> None:
+        if index.column() != self.column or not 0 <= index.row() < len(self.html):
+            super().paint(painter, option, index)
+            return
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        opt.text = ""
+        widget = opt.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)  # background, selection
+        doc = QTextDocument()
+        doc.setDefaultFont(opt.font)
+        doc.setDocumentMargin(0)
+        doc.setHtml(self.html[index.row()])
+        rect = opt.rect.adjusted(3, 0, -3, 0)
+        painter.save()
+        painter.translate(rect.left(), rect.top() + max(0.0, (rect.height() - doc.size().height()) / 2))
+        doc.drawContents(painter, QRectF(0, 0, rect.width(), rect.height()))
+        painter.restore()
+
+
 class _Column(QWidget):
     """One list: a caption over a table."""
 
@@ -71,6 +112,8 @@ class _Column(QWidget):
         self.model = DataFrameModel(self, colours=GRADE_COLOURS)
         self.view = _table(self)
         self.view.setModel(self.model)
+        self.marked = MarkedDelegate(self.view)
+        self.view.setItemDelegate(self.marked)
         # the whole drill-down scrolls, so that equal ranks stay side by side across the lists
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -80,12 +123,22 @@ class _Column(QWidget):
         layout.addWidget(self.caption)
         layout.addWidget(self.view, 1)
 
-    def set_rows(self, frame: pd.DataFrame, tones: list[str], tips: list[str] | None = None) -> None:
+    def set_rows(
+        self, frame: pd.DataFrame, tones: list[str], tips: list[str] | None = None, snippets: list[str] | None = None
+    ) -> None:
+        """The rows shown; ``snippets``: the rich text of the ``snippet`` column, drawn with its marks."""
         shape = frame.shape  # (a row's tone and tip in each of its cells)
         tone_cells = np.broadcast_to(np.asarray(tones, dtype=object)[:, None], shape) if len(frame) else None
         tip_cells = np.broadcast_to(np.asarray(tips, dtype=object)[:, None], shape) if tips and len(frame) else None
+        marked = snippets is not None and "snippet" in frame.columns
+        self.marked.column = list(frame.columns).index("snippet") if marked else None
+        self.marked.html = list(snippets or []) if marked else []
         self.model.set_frame(frame, tone_cells, tips=tip_cells)
         fit_columns(self.view, max_header_chars=40)
+        for name, widest in (("title", TITLE_WIDTH), ("snippet", SNIPPET_WIDTH)):
+            if name in frame.columns:
+                c = list(frame.columns).index(name)
+                self.view.setColumnWidth(c, min(self.view.columnWidth(c), widest))
         frame_width = 2 * self.view.frameWidth()
         width = self.view.horizontalHeader().length() + frame_width
         height = self.view.horizontalHeader().sizeHint().height() + frame_width
@@ -96,6 +149,10 @@ class _Column(QWidget):
     def set_caption(self, text: str) -> None:
         self.caption.setText(text)
         self.caption.setToolTip(text)
+
+    def snippet_html(self) -> list[str]:
+        """The rich text of each row's snippet as drawn (empty without a collection)."""
+        return list(self.marked.html)
 
     def doc_ids(self) -> list[str]:
         frame = self.model.frame()
@@ -216,7 +273,7 @@ class QueryDrilldownView(QWidget):
         self.refresh()
 
     def table_frame(self, run: str) -> pd.DataFrame:
-        """The rows shown for ``run`` (columns rank, doc_id, score, grade[, move])."""
+        """The rows shown for ``run`` (columns rank, doc_id, score, grade[, move][, title, snippet])."""
         return self.columns[run].model.frame()
 
     def missing_frame(self) -> pd.DataFrame:
@@ -270,7 +327,7 @@ class QueryDrilldownView(QWidget):
             self.columns_box.removeWidget(col)
             self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
             frame, tones, tips = dm.ranking_table(drill, run)
-            col.set_rows(frame, tones, tips)
+            col.set_rows(frame, tones, tips, dm.snippets_html(drill, run))
             score = dm.query_score(self.session.results, self.session.focus_measure, drill.query_id, run)
             col.set_caption(dm.caption(drill, run, score))
         frame, tones = dm.missing_table(drill)
