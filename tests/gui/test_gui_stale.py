@@ -152,7 +152,9 @@ def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbo
     assert s.results.summary.equals(before)
     # ...and is known to be old, once the disk watch (a thread of its own) has looked
     qtbot.waitUntil(lambda: [x.path for x in s.workspace.changed_on_disk()] == [e.path], timeout=TIMEOUT)
-    assert "slow.run changed on disk" in window.stale_bar.label.text()
+    # (the bar is refreshed at the next turn of the event loop after the watch's word: waited for, as a
+    # user sees it a moment later)
+    qtbot.waitUntil(lambda: "slow.run changed on disk" in window.stale_bar.label.text(), timeout=TIMEOUT)
     assert window.stale_bar.reload_button.isVisible()
     status = window.files.table.item(1, 2).text()
     assert status == "changed on disk"

@@ -1328,4 +1328,5 @@ def test_a_fifo_dropped_is_refused_and_loading_goes_on(qtbot, window, small, tmp
         drop(window, [fifo])
     assert "pipe.run" in blocker.args[0] and "not a regular file: a FIFO" in blocker.args[0]
     drop_and_wait(qtbot, window, small)  # (read, scored and shown as ever)
-    assert list(s.workspace.runs()) == ["alpha", "beta"] and not s.busy
+    assert list(s.workspace.runs()) == ["alpha", "beta"]
+    qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)  # (nothing left waiting on the FIFO)
