@@ -14,10 +14,9 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
-from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QTimer, QUrl  # noqa: E402
-from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtCore import QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
+from qt_support import close_window, drop, open_window  # noqa: E402
 
 import metrics  # noqa: E402
 import metrics.engine.curves  # noqa: E402
@@ -45,22 +44,6 @@ def window(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path, MEASURES)
     yield w
     close_window(w)
-
-
-def drop(window, paths):
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    pos = window.rect().center()
-    enter = QDragEnterEvent(
-        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    )
-    QApplication.sendEvent(window, enter)
-    assert enter.isAccepted()
-    event = QDropEvent(
-        QPointF(pos), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
-    )
-    QApplication.sendEvent(window, event)
-    assert event.isAccepted()
 
 
 def drop_and_wait(qtbot, window, paths):
