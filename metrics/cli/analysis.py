@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sys
 
-from metrics.cli.common import Parser, UsageError, add_level_option, read_path, unreadable
+from metrics.cli.common import Parser, UsageError, add_level_option, read_path, split_measures, unreadable
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 __all__ = ["OPTIONS", "main", "parser"]
@@ -107,10 +107,9 @@ def main(argv: list[str]) -> int:
         _check(args)
         if args.measures:
             from metrics.measures import parse_measures
-            from metrics.measures.irm_syntax import split_top_level
 
             # several names in one -m value, as ir-eval takes them ('map P.5')
-            args.measures = [part for value in args.measures for part in split_top_level(value, str.isspace)]
+            args.measures = split_measures(args.measures)
             parse_measures(args.measures)
     except (UsageError, ValueError, KeyError) as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)

@@ -86,6 +86,14 @@ class ListMeasuresAction(argparse.Action):
         parser.exit()
 
 
+def split_measures(values) -> list[str]:
+    """``-m`` values with several names in one (ir_measures' ``'AP nDCG@10 P@10'``) split at spaces
+    that are outside parentheses, braces and quotes; trec_eval's names hold no spaces."""
+    from metrics.measures.irm_syntax import split_top_level
+
+    return [part for value in values or () for part in split_top_level(value, str.isspace)]
+
+
 def add_level_option(parser) -> None:
     """trec_eval's -l, for ir-eval and ir-eval --inspect alike."""
     parser.add_argument(

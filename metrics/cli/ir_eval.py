@@ -43,6 +43,7 @@ from metrics.cli.common import (
     add_level_option,
     guarded,
     read_path,
+    split_measures,
     told_nothing_scored,
     unreadable,
 )
@@ -246,14 +247,6 @@ def _read_runs(paths: list[str], ranked: bool = False):
         # yielded without a name in this frame: the run goes as soon as its consumer lets it go,
         # not when the next one is asked for
         yield read_stdin() if path == "-" else read(path)
-
-
-def split_measures(values) -> list[str]:
-    """``-m`` values with several names in one (ir_measures' ``'AP nDCG@10 P@10'``) split at spaces
-    that are outside parentheses, braces and quotes; trec_eval's names hold no spaces."""
-    from metrics.measures.irm_syntax import split_top_level
-
-    return [part for value in values or () for part in split_top_level(value, str.isspace)]
 
 
 PARALLEL_BYTES = 32 << 20  # below this much run text, starting processes costs more than it saves

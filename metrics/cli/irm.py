@@ -50,7 +50,7 @@ from metrics.errors import InputError
 from metrics.io.readers import read_qrels, read_run
 from metrics.measures import parse_measures
 from metrics.measures.diversity_syntax import parse_diversity
-from metrics.measures.irm_syntax import aliases, read_measures, split_top_level
+from metrics.measures.irm_syntax import aliases, read_measures
 
 __all__ = ["main", "printed_name"]
 
@@ -206,7 +206,9 @@ def _run(args, exit_usage: int, exit_input: int) -> int:
         return fail("--provider: every measure is computed by ir-eval itself", exit_usage)
     if args.no_summary and not args.by_query:
         return fail("--no_summary (-n) only goes with --by_query (-q)", exit_usage)
-    names = [n for value in args.measures for n in split_top_level(value, str.isspace)]
+    from metrics.cli.common import split_measures
+
+    names = split_measures(args.measures)
     diversity = [parse_diversity(n) is not None for n in names]
     ev: Evaluation
     try:

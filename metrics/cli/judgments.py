@@ -22,7 +22,7 @@ import json
 import math
 import sys
 
-from metrics.cli.common import Parser, UsageError, add_level_option, unreadable
+from metrics.cli.common import Parser, UsageError, add_level_option, split_measures, unreadable
 from metrics.errors import EXIT_USAGE, InputError
 
 __all__ = ["OPTIONS", "main", "parser"]
@@ -85,9 +85,8 @@ def main(argv: list[str]) -> int:
         _check(args)
         if args.measures:
             from metrics.measures import parse_measures
-            from metrics.measures.irm_syntax import split_top_level
 
-            args.measures = [part for value in args.measures for part in split_top_level(value, str.isspace)]
+            args.measures = split_measures(args.measures)
             parse_measures(args.measures)
             if not args.reproduce and len(args.measures) > 1:
                 raise UsageError("-m: one measure with --qrels-vs and --pool-bias")
