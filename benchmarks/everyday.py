@@ -208,26 +208,36 @@ def time_once(commands: list[list[str]]) -> tuple[float, int]:
     return time.perf_counter() - start, peak
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", nargs="+", default=["dl19", "robust", "1m"], choices=list(SHAPES))
-    parser.add_argument("--rounds", type=int, default=5)
+def add_trec_eval_o2(parser: argparse.ArgumentParser) -> None:
+    """The ``--trec-eval-o2 PATH`` option every benchmark against trec_eval -O2 takes."""
     parser.add_argument(
         "--trec-eval-o2",
         default=os.environ.get("TREC_EVAL_O2_BIN"),
         metavar="PATH",
         help="trec_eval 10.0 built with -O2 added to upstream's flags (default: $TREC_EVAL_O2_BIN, else built here)",
     )
-    args = parser.parse_args()
-    # byte-compiled as an installed package is (pip writes the .pyc files; an environment with
-    # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)
-    import compileall
 
-    import trec_eval_ref  # the tests' way of finding (or building) trec_eval 10.0
+
+def compile_metrics() -> None:
+    """The project byte-compiled as an installed package is (pip writes the .pyc files; an environment with
+    PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)."""
+    import compileall
 
     import metrics
 
     compileall.compile_dir(os.path.dirname(metrics.__file__), quiet=1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=["dl19", "robust", "1m"], choices=list(SHAPES))
+    parser.add_argument("--rounds", type=int, default=5)
+    add_trec_eval_o2(parser)
+    args = parser.parse_args()
+
+    import trec_eval_ref  # the tests' way of finding (or building) trec_eval 10.0
+
+    compile_metrics()
 
     trec_eval = trec_eval_ref.BIN
     if not trec_eval:

@@ -22,7 +22,6 @@ issue (#46) sets goals for: the whole process against the floor (<= 1.2) and aga
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -120,23 +119,14 @@ def in_process(qrels_path: Path, run_path: Path, rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=11)
-    parser.add_argument(
-        "--trec-eval-o2",
-        default=os.environ.get("TREC_EVAL_O2_BIN"),
-        metavar="PATH",
-        help="trec_eval 10.0 built with -O2 added to upstream's flags (default: $TREC_EVAL_O2_BIN, else built here)",
-    )
+    from everyday import add_trec_eval_o2, build_o2, compile_metrics, generate
+
+    add_trec_eval_o2(parser)
     args = parser.parse_args()
-    # byte-compiled as an installed package is (pip writes the .pyc files; an environment with
-    # PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start)
-    import compileall
 
     import trec_eval_ref
-    from everyday import build_o2, generate
 
-    import metrics
-
-    compileall.compile_dir(os.path.dirname(metrics.__file__), quiet=1)
+    compile_metrics()
     trec_eval_o2 = args.trec_eval_o2
     if not trec_eval_o2:
         trec_eval_o2, why = build_o2(trec_eval_ref.SRC)
