@@ -20,6 +20,7 @@ import numpy as np
 
 from metrics.analysis.ranked import loaded_runs, top_documents
 from metrics.engine.evaluate import encoded, evaluate
+from metrics.engine.settings import Settings
 from metrics.ranking.qrels_index import NONPOOL
 
 __all__ = [
@@ -44,12 +45,13 @@ def _judged_names(cutoffs) -> list[str]:
     return [f"Judged@{k}" for k in dict.fromkeys(cutoffs)]
 
 
-def judgment_coverage(qrels, runs, cutoffs=(10,), *, gap: float = DEFAULT_GAP, complete: bool = False):
+def judgment_coverage(qrels, runs, cutoffs=(10,), *, gap: float = DEFAULT_GAP, settings: Settings | None = None):
     """Per run, the mean ``Judged@k`` over its queries for each of ``cutoffs`` (the first one is the
     one compared), whether it is well below the others' (see the module's note), and by how much.
 
-    ``qrels`` and ``runs``: anything :func:`metrics.evaluate` takes; ``complete`` (``-c``): queries a
-    run does not answer count with 0, as trec_eval's ``-c`` scores them.  Returns a frame ``run,
+    ``qrels`` and ``runs``: anything :func:`metrics.evaluate` takes; ``settings``: what the runs are
+    scored under (None: trec_eval's); with their ``complete`` (``-c``) the queries a run does not answer
+    count with 0, as trec_eval's ``-c`` scores them.  Returns a frame ``run,
     queries, Judged@k..., others`` (the median of the other runs' mean at the first cutoff, NaN for a
     run alone), ``below_others`` (bool), runs in the order given."""
     import pandas as pd
@@ -57,7 +59,7 @@ def judgment_coverage(qrels, runs, cutoffs=(10,), *, gap: float = DEFAULT_GAP, c
     names = _judged_names(cutoffs)
     if not gap >= 0:
         raise ValueError(f"the gap must be 0 or more, not {gap}")
-    ev = evaluate(encoded(qrels), loaded_runs(runs), names, complete=complete)
+    ev = evaluate(encoded(qrels), loaded_runs(runs), names, settings=Settings.of(settings))
     table = ev.summary().reindex(columns=names)
     first = table[names[0]].to_numpy(dtype=np.float64)
     n = len(first)
@@ -133,17 +135,18 @@ def judgment_holes(qrels, runs, depth: int = 10):
     )
 
 
-def condensed_scores(qrels, runs, measures=None, *, relevance_level: int = 1, complete: bool = False):
-    """Each run's mean of each measure as scored (unjudged documents non-relevant) and on the condensed
-    list (trec_eval's ``-J``: unjudged documents dropped, the ranks closed up), both through the engine.
+def condensed_scores(qrels, runs, measures=None, *, settings: Settings | None = None):
+    """Each run's mean of each measure as scored under ``settings`` (None: trec_eval's; unjudged
+    documents non-relevant) and on the condensed list (the same settings with trec_eval's ``-J``:
+    unjudged documents dropped, the ranks closed up), both through the engine.
 
     A frame ``run, measure, value, condensed, change`` (``condensed - value``), runs in the order
     given, measures in trec_eval's order; ``measures`` as :func:`metrics.evaluate` takes them."""
     runs = loaded_runs(runs)
     enc = encoded(qrels)
-    options: dict = dict(relevance_level=relevance_level, complete=complete)
-    scored = evaluate(enc, runs, measures, **options).aggregate
-    condensed = evaluate(enc, runs, measures, judged_only=True, **options).aggregate
+    settings = Settings.of(settings)
+    scored = evaluate(enc, runs, measures, settings=settings).aggregate
+    condensed = evaluate(enc, runs, measures, settings=settings.replace(judged_only=True)).aggregate
     out = scored.merge(condensed, on=["run", "measure"], how="left", suffixes=("", "_j"), validate="one_to_one")
     out = out.rename(columns={"value_j": "condensed"})
     out["change"] = out["condensed"] - out["value"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from metrics.engine.evaluate import encoded
+from metrics.engine.settings import Settings
 
 __all__ = ["per_query_values", "versus", "query_traits", "trait_correlations", "query_extremes", "TRAITS"]
 
@@ -82,10 +83,12 @@ def versus(results, run_a: str, run_b: str, measure, *, tie: float = 0.0):
     )
 
 
-def query_traits(results, measure, qrels=None, queries=None, *, relevance_level: int = 1):
+def query_traits(results, measure, qrels=None, queries=None, *, settings: Settings | None = None):
     """Per query evaluated: its traits and how the runs did on ``measure``.
 
-    A frame ``query_id``, then ``relevant`` (judged documents of grade >= ``relevance_level``) and
+    A frame ``query_id``, then ``relevant`` (judged documents of grade >= the relevance level of
+    ``settings``; None: the settings ``results`` were scored with, as an :class:`~metrics.Evaluation`
+    keeps them, else trec_eval's) and
     ``judged`` (documents the qrels judge, grade >= 0) when ``qrels`` are given, ``length`` (terms of
     its text, blank-separated) when ``queries`` (``{query id: text}``, or a path read by
     :func:`metrics.io.topics.read_queries`) are given, then ``runs`` (runs that answer it), ``mean``,
@@ -100,7 +103,7 @@ def query_traits(results, measure, qrels=None, queries=None, *, relevance_level:
         enc = encoded(qrels)
         code = pd.Index(enc.queries).get_indexer(out["query_id"])
         rel = enc.rel.astype(np.int64)
-        level = max(int(relevance_level), 0)
+        level = max(Settings.of(results if settings is None else settings).relevance_level, 0)
         counts = {
             "relevant": np.bincount(enc.qcode[rel >= level], minlength=enc.num_queries),
             "judged": np.bincount(enc.qcode[rel >= 0], minlength=enc.num_queries),

@@ -23,7 +23,15 @@ from __future__ import annotations
 
 import sys
 
-from metrics.cli.common import Parser, UsageError, add_level_option, read_path, split_measures, unreadable
+from metrics.cli.common import (
+    Parser,
+    UsageError,
+    add_level_option,
+    read_path,
+    settings_of_args,
+    split_measures,
+    unreadable,
+)
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 __all__ = ["OPTIONS", "main", "parser"]
@@ -162,7 +170,7 @@ def _evaluate(qrels, runs, args):
     from metrics.errors import NoSharedQueries
 
     try:
-        ev = evaluate(qrels, runs, measures, relevance_level=args.level, complete=args.complete)
+        ev = evaluate(qrels, runs, measures, settings=settings_of_args(args))
     except NoSharedQueries as exc:  # said below, as ir-eval says it
         ev = exc.evaluation
     return None if told_nothing_scored(ev) else ev

@@ -26,6 +26,7 @@ from metrics.analysis import (
 from metrics.analysis import versus as run_versus
 from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
 from metrics.analysis.overlap import DEFAULT_PERSISTENCE
+from metrics.cli.common import settings_of_args
 
 
 def json_number(value):
@@ -166,7 +167,7 @@ def _overlap_json(table: pd.DataFrame, means: pd.DataFrame, settings: dict, out)
 
 def coverage(qrels, runs, args, out) -> int:
     gap = DEFAULT_GAP if args.gap is None else args.gap
-    summary = judgment_coverage(qrels, runs, args.cutoffs, gap=gap, complete=args.complete)
+    summary = judgment_coverage(qrels, runs, args.cutoffs, gap=gap, settings=settings_of_args(args))
     per_query = coverage_by_query(qrels, runs, args.cutoffs)
     first = f"Judged@{args.cutoffs[0]}"
     for row in summary[summary["below_others"]].itertuples(index=False):
@@ -176,7 +177,7 @@ def coverage(qrels, runs, args, out) -> int:
             f"median ({others:.4f}): {UNDERESTIMATED}",
             file=sys.stderr,
         )
-    condensed = condensed_scores(qrels, runs, args.measures, relevance_level=args.level) if args.measures else None
+    condensed = condensed_scores(qrels, runs, args.measures, settings=settings_of_args(args)) if args.measures else None
     settings = {"cutoffs": args.cutoffs, "gap": gap, "complete": args.complete}
     if args.format == "json":
         holes = judgment_holes(qrels, runs, args.cutoffs[0])
@@ -271,7 +272,7 @@ def versus(evaluation, args, out) -> int:
 
 def traits(evaluation, qrels, args, out) -> int:
     measure = evaluation.measure_names()[0]
-    table = query_traits(evaluation, measure, qrels, args.queries, relevance_level=args.level)
+    table = query_traits(evaluation, measure, qrels, args.queries)
     rho = trait_correlations(table)
     extremes = query_extremes(table, args.top)
     if args.format == "csv":

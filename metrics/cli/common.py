@@ -7,8 +7,12 @@ import argparse
 import os
 import sys
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from metrics.errors import EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OUTPUT, EXIT_USAGE, InputError, WorkerDied
+
+if TYPE_CHECKING:
+    from metrics.engine.settings import Settings
 
 __all__ = [
     "read_path",
@@ -21,6 +25,7 @@ __all__ = [
     "VersionAction",
     "ListMeasuresAction",
     "add_level_option",
+    "settings_of_args",
     "guarded",
 ]
 
@@ -193,3 +198,18 @@ def unreadable(exc: OSError | InputError, hint: str = "") -> int:
         message = f"{exc}{hint}"
     print(f"ir-eval: {message}", file=sys.stderr)
     return EXIT_INPUT
+
+
+def settings_of_args(args) -> Settings:
+    """The one :class:`metrics.Settings` of trec_eval's options a command was given (``-l``, ``-c``, ``-M``,
+    ``-J``, ``-N``; a command without one of them has trec_eval's default for it): what every command and
+    every way of scoring takes (in this process, ``--jobs``, ``--dask``)."""
+    from metrics.engine.settings import Settings
+
+    return Settings(
+        relevance_level=getattr(args, "level", 1),
+        complete=getattr(args, "complete", False),
+        max_docs=getattr(args, "max_docs", None),
+        judged_only=getattr(args, "judged_only", False),
+        num_docs_in_coll=getattr(args, "num_docs", 0),
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from metrics.cli.common import STDIN, UsageError, read_path, told_nothing_scored, unreadable
+from metrics.cli.common import STDIN, UsageError, read_path, settings_of_args, told_nothing_scored, unreadable
 from metrics.cli.output import _print_csv, _print_json
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
@@ -78,7 +78,7 @@ def run_diversity(args, names: list[str], out) -> int:
     try:
         qrels = read_intents(args.qrels)
         runs = [read_path(p, read_run) for p in args.runs]
-        ev = evaluate_diversity(qrels, runs, names, complete=args.complete, relevance_level=args.level)
+        ev = evaluate_diversity(qrels, runs, names, settings=settings_of_args(args))
     except (InputError, FileNotFoundError) as exc:
         return unreadable(exc)
     if told_nothing_scored(ev):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 
-from metrics.cli.common import unreadable
+from metrics.cli.common import settings_of_args, unreadable
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 __all__ = ["main", "parser"]
@@ -81,15 +81,7 @@ def main(argv: list[str]) -> int:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        prep = Prepared(
-            args.qrels,
-            args.run,
-            relevance_level=args.level,
-            complete=args.complete,
-            max_docs=args.max_docs,
-            judged_only=args.judged_only,
-            num_docs_in_coll=args.num_docs,
-        )
+        prep = Prepared(args.qrels, args.run, settings=settings_of_args(args))
     except (InputError, FileNotFoundError) as exc:
         return unreadable(exc)
     if not prep.query_ids:
@@ -162,7 +154,7 @@ def _explain_diversity(args) -> int:
     try:
         qrels = read_intents(args.qrels)
         run = read_path(args.run, read_run)
-        prep = PreparedDiversity(qrels, run, relevance_level=args.level, complete=args.complete)
+        prep = PreparedDiversity(qrels, run, settings=settings_of_args(args))
     except (InputError, FileNotFoundError) as exc:
         return unreadable(exc)
     if not prep.query_ids:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
-from metrics.cli.common import add_level_option
+from metrics.cli.common import add_level_option, settings_of_args
 from metrics.errors import InputError
 from metrics.inspect.files import Inspection, inspect_file, json_default
 from metrics.io.columns import read_columns
@@ -93,7 +93,7 @@ def main(argv: list[str]) -> int:
             continue
     out = [
         inspect_file(
-            path, qrels=qrels if qrels is not None and qrels.path != path else None, relevance_level=args.level
+            path, qrels=qrels if qrels is not None and qrels.path != path else None, settings=settings_of_args(args)
         )
         for path in args.files
     ]

@@ -43,6 +43,7 @@ from metrics.cli.common import (
     add_level_option,
     guarded,
     read_path,
+    settings_of_args,
     split_measures,
     told_nothing_scored,
     unreadable,
@@ -290,18 +291,6 @@ def _smaller(path: str, size: int) -> bool:
         return os.path.getsize(path) < size
     except OSError:
         return False
-
-
-def settings_of_args(args) -> Settings:
-    """The one :class:`metrics.Settings` of trec_eval's options given (``-l``, ``-c``, ``-M``, ``-J``,
-    ``-N``): what every way of scoring here takes (in this process, ``--jobs``, ``--dask``)."""
-    return Settings(
-        relevance_level=args.level,
-        complete=args.complete,
-        max_docs=args.max_docs,
-        judged_only=args.judged_only,
-        num_docs_in_coll=args.num_docs,
-    )
 
 
 def _score_run_by_run(qrels, run_paths, measures, settings: Settings, args, out, jobs: int) -> int:

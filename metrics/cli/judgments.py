@@ -22,7 +22,7 @@ import json
 import math
 import sys
 
-from metrics.cli.common import Parser, UsageError, add_level_option, split_measures, unreadable
+from metrics.cli.common import Parser, UsageError, add_level_option, settings_of_args, split_measures, unreadable
 from metrics.errors import EXIT_USAGE, InputError
 
 __all__ = ["OPTIONS", "main", "parser"]
@@ -123,7 +123,7 @@ def _qrels_vs(args):
     if args.runs:
         measure = (args.measures or ["map"])[0]
         systems = system_agreement(
-            args.runs, args.qrels, args.qrels_vs, measure, alpha=args.alpha, relevance_level=args.level
+            args.runs, args.qrels, args.qrels_vs, measure, alpha=args.alpha, settings=settings_of_args(args)
         )
         values.update(measure=systems.measure, tau=systems.tau, tau_p=systems.tau_p, tau_ap=systems.tau_ap)
         values["tau_ap_ba"] = systems.tau_ap_ba
@@ -144,7 +144,7 @@ def _pool_bias(args):
         100 if args.depth is None else args.depth,
         None if sep is None else (lambda run: run.split(sep, 1)[0]),
         judged_at=args.judged_at,
-        relevance_level=args.level,
+        settings=settings_of_args(args),
     )
     values = {"measure": found.measure, "depth": found.depth, "judged_at": found.judged_at}
     return {"runs": found.runs}, values, found.not_computable, found.notes
@@ -164,7 +164,7 @@ def _reproduce(args):
         args.measures or DEFAULT_MEASURES,
         depth=1000 if args.depth is None else args.depth,
         rbo_p=args.rbo_p,
-        relevance_level=args.level,
+        settings=settings_of_args(args),
     )
     values = {"kind": found.kind, "depth": found.depth, "rbo_p": found.rbo_p}
     tables = {"rankings": found.rankings, "scores": found.scores, "effects": found.effects}

@@ -2,7 +2,7 @@
 
 Both follow :func:`metrics.evaluate`'s conventions: the queries of a run are
 those of the qrels that the run retrieved something for (trec_eval order),
-"relevant" means grade >= ``relevance_level``, ties in score are broken by
+"relevant" means grade >= the settings' ``relevance_level``, ties in score are broken by
 document id as trec_eval breaks them, and the ``query_id == "all"`` rows are
 the mean over those queries, summed in query order as trec_eval sums.  A run
 without any evaluated query contributes no rows.
@@ -52,11 +52,12 @@ def _check_qrels(qrels) -> None:
         raise ValueError(f"qrels lack columns {sorted(missing)}")
 
 
-def _rankings(qrels, runs, relevance_level):
+def _rankings(qrels, runs, settings: Settings | None):
     _check_qrels(qrels)
+    options = Settings.of(settings).trec_options()
     for label, run in labelled_runs(runs):
         name = cast("pd.DataFrame", run).attrs.get("name", label)  # (DataFrames: columns=False)
-        r = build_ranking(qrels, run, relevance_level=int(relevance_level), run_id=str(name))
+        r = build_ranking(qrels, run, **options, run_id=str(name))
         if r.n_queries:
             yield label, r
 
@@ -105,7 +106,7 @@ def _means(values: np.ndarray, r) -> np.ndarray:
     return sums / n if n else sums
 
 
-def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: int = 1) -> pd.DataFrame:
+def precision_recall(qrels: pd.DataFrame, runs, levels=None, *, settings: Settings | None = None) -> pd.DataFrame:
     """Interpolated precision at recall levels, per query and averaged.
 
     Returns columns run, query_id, recall, precision: for every run, its
@@ -117,10 +118,11 @@ def precision_recall(qrels: pd.DataFrame, runs, levels=None, relevance_level: in
     highest precision anywhere in the ranking).
 
     ``levels``: recall levels in [0, 1], default the 11 levels 0.0, 0.1, ...,
-    1.0.  ``runs``: a run DataFrame, a list of them or a dict label -> run.
+    1.0.  ``runs``: a run DataFrame, a list of them or a dict label -> run.  ``settings``: trec_eval's
+    options (``-l -c -M -J -N``) the rankings are built with (None: trec_eval's defaults).
     """
     lv = _levels(levels)
-    parts = [_pr_part(label, r, lv) for label, r in _rankings(qrels, runs, relevance_level)]
+    parts = [_pr_part(label, r, lv) for label, r in _rankings(qrels, runs, settings)]
     return _tidy(parts, ("recall", "precision", np.float64))
 
 
@@ -142,7 +144,7 @@ def _pr_part(label, r, lv):
 
 
 def at_k(
-    qrels: pd.DataFrame, runs, kind: str, k_max: int = 100, *, relevance_level: int = 1, **ndcg_options
+    qrels: pd.DataFrame, runs, kind: str, k_max: int | None = None, *, settings: Settings | None = None
 ) -> pd.DataFrame:
     """A measure at every cutoff k = 1..k_max, per query and averaged.
 
@@ -158,12 +160,13 @@ def at_k(
     * ``"NDCG"``: DCG / ideal DCG of the top k, trec_eval's ndcg_cut_k with
       the default options.
 
-    ``ndcg_options`` (DCG and NDCG only): ``gain`` (linear | exp),
-    ``discount`` (log | jk), ``base`` (> 1, default 2), ``ideal`` (all |
-    retrieved), as for the ``ndcg_ext`` measure (metrics/measures/extra.py).
+    ``settings``: trec_eval's options the rankings are built with, ``k_max`` when none is given
+    (100 by default), and for DCG and NDCG the nDCG variant (``gain``, ``discount``, ``base``,
+    ``ideal``, as for the ``ndcg_ext`` measure, metrics/measures/extra.py); None: trec_eval's.
     """
-    ks, opts = _at_k_spec(kind, k_max, ndcg_options)
-    parts = [_at_k_part(label, r, kind, ks, opts) for label, r in _rankings(qrels, runs, relevance_level)]
+    s = Settings.of(settings)
+    ks, opts = _at_k_spec(kind, s.k_max if k_max is None else k_max, s.ndcg_options())
+    parts = [_at_k_part(label, r, kind, ks, opts) for label, r in _rankings(qrels, runs, s)]
     return _tidy(parts, ("k", "value", np.int64))
 
 
@@ -172,8 +175,6 @@ def _at_k_spec(kind, k_max, ndcg_options):
         raise ValueError(f"kind must be one of {', '.join(AT_K_KINDS)}, not {kind!r}")
     if isinstance(k_max, bool) or not float(k_max).is_integer() or k_max < 1:
         raise ValueError(f"k_max must be a positive integer, not {k_max!r}")
-    if kind in ("P", "R") and ndcg_options:
-        raise ValueError(f"{kind} takes no options (got {', '.join(sorted(ndcg_options))})")
     opts = _options(**ndcg_options) if kind in ("DCG", "NDCG") else None
     return tuple(range(1, int(k_max) + 1)), opts
 
@@ -196,14 +197,11 @@ def evaluate_with_curves(
     runs,
     measures=None,
     *,
-    relevance_level: int = 1,
+    settings: Settings | None = None,
     levels=None,
     kind: str = "NDCG",
-    k_max: int = 100,
     tidy: bool = True,
     on_run=None,
-    settings: Settings | None = None,
-    **ndcg_options,
 ):
     """``(evaluation, precision_recall frame, at_k frame)``: what :func:`metrics.evaluate`,
     :func:`precision_recall` and :func:`at_k` give for the same runs, with each run's ranking built
@@ -213,19 +211,14 @@ def evaluate_with_curves(
     evaluated query: ``(label, query ids, x values, values (queries x points), mean over the
     queries)``, what the frames are made of (a frame of 100 runs' NDCG@1..100 has 430,000 rows).
     ``on_run(label)``, if given, is called after each run is scored (progress; it may raise to stop).
-    ``settings``: every option as one :class:`~metrics.engine.settings.Settings` instead of
-    ``relevance_level``: trec_eval's options, and the NDCG@k curve's ``k_max`` and nDCG variant."""
+    ``settings``: trec_eval's options, and the NDCG@k curve's ``k_max`` and nDCG variant (None:
+    trec_eval's defaults)."""
     from metrics.engine.evaluate import _evaluate, encoded, written_names
     from metrics.measures import parse_measures
 
-    if settings is None:
-        settings = Settings(relevance_level=relevance_level)
-    elif relevance_level != 1:
-        raise ValueError("give either settings= or relevance_level=, not both")
-    else:
-        k_max, ndcg_options = settings.k_max, {**settings.ndcg_options(), **ndcg_options}
+    settings = Settings.of(settings)
     lv = _levels(levels)
-    ks, opts = _at_k_spec(kind, k_max, ndcg_options)
+    ks, opts = _at_k_spec(kind, settings.k_max, settings.ndcg_options())
     pr_parts, at_k_parts = [], []
 
     def curves(label, r):

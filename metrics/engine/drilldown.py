@@ -11,7 +11,8 @@ Ranking order
     trec_eval's: score descending, ties broken by document id in descending
     byte order; the ranks of the input lines are ignored. The order comes from
     the engine's ranking code (:mod:`metrics.ranking.judged`), so the drill-down shows
-    exactly the ranking that the measures were computed on.
+    exactly the ranking that the measures were computed on (under the settings' ``-M`` and
+    ``-J``, too).
 Grades
     ``relevance`` is the grade from the qrels when it is ``>= 0``; a document
     not in the qrels of the query, or listed with a negative grade (pooled but
@@ -36,6 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.io.frames import frame_from_columns, text_column, text_values
 from metrics.io.ids import ids_from_series
 from metrics.io.labels import unique_label
@@ -95,6 +97,17 @@ def _of_query(data: pd.DataFrame | Columns, query_id: str) -> pd.DataFrame:
     return data
 
 
+def _scored(ranked: pd.DataFrame, grade_of: Mapping[str, int], settings: Settings) -> pd.DataFrame:
+    """The ranking as ``settings`` score it (trec_eval's order of the two): cut at ``max_docs`` (``-M``),
+    then without the documents that have no grade >= 0 (``-J``; ranks counted again)."""
+    if settings.max_docs is not None:
+        ranked = ranked.iloc[: settings.max_docs]
+    if settings.judged_only:
+        ranked = ranked.loc[[grade_of.get(d, -1) >= 0 for d in ranked["doc_id"]]].reset_index(drop=True)
+        ranked["rank"] = np.arange(1, len(ranked) + 1, dtype=np.int64)
+    return ranked
+
+
 def _ranked(run: pd.DataFrame, query_id: str) -> pd.DataFrame:
     """The run's lines for one query, in trec_eval's ranking order, with 1-based ranks."""
     lines = run.loc[text_values(run["query_id"]) == query_id, ["doc_id", "score"]]
@@ -116,7 +129,7 @@ def query_drilldown(
     *,
     depth: int | None = 20,
     baseline: str | None = None,
-    relevance_level: int = 1,
+    settings: Settings | None = None,
 ) -> QueryDrilldown:
     """The ranked lists of ``runs`` for ``query_id``, side by side material.
 
@@ -130,7 +143,10 @@ def query_drilldown(
     query_id : the query.
     depth : ranks kept per run (None: all).
     baseline : label of the run the others are compared with (None: no movement).
-    relevance_level : smallest grade counted as relevant (trec_eval ``-l``).
+    settings : the :class:`~metrics.engine.settings.Settings` the run is scored with (None: trec_eval's):
+        its ``relevance_level`` (``-l``) says which grades are relevant, and the rankings shown are the
+        ones scored: with ``judged_only`` (``-J``) unjudged documents are dropped before ranks are
+        counted, with ``max_docs`` (``-M``) only its first ranks are kept.
 
     Returns
     -------
@@ -144,12 +160,13 @@ def query_drilldown(
     qrels = _of_query(qrels, query_id)
     if baseline is not None and baseline not in runs:
         raise ValueError(f"baseline run {baseline!r} not found; runs are {', '.join(map(repr, runs))}")
-    relevance_level = int(relevance_level)
+    settings = Settings.of(settings)
+    relevance_level = settings.relevance_level
 
     judged = qrels.loc[text_values(qrels["query_id"]) == query_id, ["doc_id", "relevance"]]
     grade_of = dict(zip(text_values(judged["doc_id"]), judged["relevance"].astype(np.int64)))
 
-    full = {label: _ranked(run, query_id) for label, run in runs.items()}
+    full = {label: _scored(_ranked(run, query_id), grade_of, settings) for label, run in runs.items()}
     base_rank = {}
     if baseline is not None:
         b = full[baseline]

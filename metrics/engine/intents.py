@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from metrics.engine.evaluate import as_runs, labelled_runs
+from metrics.engine.evaluate import as_runs, labelled_runs, resolve_settings
 from metrics.engine.evaluation import Evaluation, RunResult, format_value
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -235,8 +235,32 @@ def mean_over_queries(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+def diversity_settings(settings: Settings | None) -> Settings:
+    """``settings`` (None: trec_eval's) when the diversity measures can be scored under them: they take
+    the relevance level (``-l``) and ``complete`` (``-c``) only; ``-M``, ``-J`` and ``-N`` are refused."""
+    settings = Settings.of(settings)
+    given = [
+        flag
+        for flag, used in (
+            ("max_docs (-M)", settings.max_docs is not None),
+            ("judged_only (-J)", settings.judged_only),
+            ("num_docs_in_coll (-N)", settings.num_docs_in_coll != 0),
+        )
+        if used
+    ]
+    if given:
+        raise ValueError(f"the diversity measures take no {', '.join(given)}: only the relevance level and -c")
+    return settings
+
+
 def evaluate_diversity(
-    qrels, runs, measures, *, complete: bool = False, relevance_level: int = 1
+    qrels,
+    runs,
+    measures,
+    *,
+    complete: bool = False,
+    relevance_level: int = 1,
+    settings: Settings | None = None,
 ) -> DiversityEvaluation:
     """Score ``runs`` with diversity ``measures`` against intent-annotated ``qrels``.
 
@@ -246,12 +270,15 @@ def evaluate_diversity(
     ``complete``: also score the qrels queries missing from a run (0) and average over all of them.
     ``relevance_level``: a document is relevant to an intent from this grade on, for the names that set
     no ``rel`` (``alpha_nDCG@20`` with 2 is ``alpha_nDCG(rel=2)@20``), as :func:`metrics.evaluate`'s.
+    ``settings``: both as one :class:`~metrics.Settings` instead (:func:`diversity_settings`).
     Results are keyed by the names as written."""
     if not (isinstance(qrels, pd.DataFrame) and list(qrels.columns) == ["query_id", "intent", "doc_id", "relevance"]):
         qrels = read_intent_qrels(qrels)
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
         raise TypeError(f"relevance_level must be an integer, not {relevance_level!r}")
-    wanted = parse_diversity_measures(measures, int(relevance_level))
+    settings = diversity_settings(resolve_settings(settings, relevance_level=int(relevance_level), complete=complete))
+    complete = settings.complete
+    wanted = parse_diversity_measures(measures, settings.relevance_level)
     queries = sorted(set(qrels["query_id"]))  # trec_eval's query order (byte order of the ids)
     by_level = {level: judged_matrices(qrels, level) for level in sorted({m.rel for m in wanted})}
     labels: list[str] = []
@@ -290,7 +317,7 @@ def evaluate_diversity(
         query_ids=query_ids,
         results=results,
         warnings=warnings,
-        settings=Settings(complete=complete, relevance_level=int(relevance_level)),
+        settings=settings,
         names=dict(wanted),
         diversity_measures=list(wanted),
     )

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
+    from metrics.engine.settings import Settings
     from metrics.explain import Prepared
 
 __all__ = ["EXAMPLES_DIR", "PrintedNumber", "WorkedExample", "example_names", "open_example", "UnknownExample"]
@@ -104,6 +105,13 @@ class WorkedExample:
     level: int = 1
 
     @property
+    def settings(self) -> Settings:
+        """The settings every number of the example is computed under (its level; trec_eval's otherwise)."""
+        from metrics.engine.settings import Settings
+
+        return Settings(relevance_level=self.level)
+
+    @property
     def qrels_path(self) -> Path:
         return self.directory / "qrels.txt"
 
@@ -116,7 +124,7 @@ class WorkedExample:
         """The run's judged ranking against the qrels (:class:`metrics.explain.Prepared`), built once."""
         from metrics.explain import Prepared
 
-        return Prepared(self.qrels_path, self.run_path, relevance_level=self.level, label=self.name)
+        return Prepared(self.qrels_path, self.run_path, settings=self.settings, label=self.name)
 
     def side_by_side(self, measure: str, query: str) -> pd.DataFrame:
         """The conventions of ``measure`` side by side for ``query`` of this example."""

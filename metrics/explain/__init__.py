@@ -21,6 +21,7 @@ made.  Other measures give an :class:`Explanation` with ``explained`` False that
 
 from __future__ import annotations
 
+from metrics.engine.settings import Settings
 from metrics.explain.core import Prepared, resolve_measure
 from metrics.explain.explainers import explained_families
 from metrics.explain.model import Explanation, GainCurve, RelevantMark, Table
@@ -44,25 +45,25 @@ __all__ = [
 ]
 
 
-def explain(qrels, run, measure, query_id, **options) -> Explanation:
+def explain(qrels, run, measure, query_id, *, settings: Settings | None = None, label=None) -> Explanation:
     """How ``measure``'s value for ``query_id`` (``"all"``: the summary) was computed for ``run``.
 
     ``qrels`` and ``run``: paths, frames or columns, as :func:`metrics.evaluate` takes them;
-    ``options``: ``relevance_level``, ``complete``, ``max_docs``, ``judged_only``, ``num_docs_in_coll``
-    and ``label`` (the run's name in the text)."""
-    return Prepared(qrels, run, **options).explain(measure, query_id)
+    ``settings``: the :class:`~metrics.Settings` the run is scored with (None: trec_eval's);
+    ``label``: the run's name in the text."""
+    return Prepared(qrels, run, settings=settings, label=label).explain(measure, query_id)
 
 
 def explain_diversity(
-    intent_qrels, run, measure, query_id, *, relevance_level: int = 1, complete: bool = False, label=None
+    intent_qrels, run, measure, query_id, *, settings: Settings | None = None, label=None
 ) -> Explanation:
     """How diversity ``measure``'s value for ``query_id`` (``"all"``: the mean over the queries) was computed
-    for ``run`` against ``intent_qrels``, as :func:`metrics.evaluate_diversity` computes it with the same
-    ``relevance_level`` and ``complete`` (see :mod:`metrics.explain.diversity`); ``label``: the run's name."""
+    for ``run`` against ``intent_qrels``, as :func:`metrics.evaluate_diversity` computes it under the same
+    ``settings`` (their relevance level and ``complete``; see :mod:`metrics.explain.diversity`);
+    ``label``: the run's name."""
     from metrics.explain.diversity import PreparedDiversity
 
-    prepared = PreparedDiversity(intent_qrels, run, relevance_level=relevance_level, complete=complete, label=label)
-    return prepared.explain(measure, query_id)
+    return PreparedDiversity(intent_qrels, run, settings=settings, label=label).explain(measure, query_id)
 
 
 def __getattr__(name: str):
@@ -73,15 +74,17 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def side_by_side(qrels, run, measure, query_id, **options):
+def side_by_side(qrels, run, measure, query_id, *, settings: Settings | None = None, label=None):
     """trec_eval's value of ``measure`` for ``query_id`` (``"all"``: the summary) next to the textbook
     conventions that apply (AP over the relevant retrieved, interpolated AP, positional relevance, the
     Järvelin-Kekäläinen discount, exponential gain, the ideal ranking of the retrieved documents, other
     ``-l`` levels), each computed by the measures' kernels, as a DataFrame with one row per variant and
     a sentence on where it differs (:mod:`metrics.explain.textbook`).  Arguments as :func:`explain`."""
-    return Prepared(qrels, run, **options).side_by_side(measure, query_id)
+    return Prepared(qrels, run, settings=settings, label=label).side_by_side(measure, query_id)
 
 
-def gain_curve(qrels, run, query_id, measure=None, k_max: int | None = None, **options) -> GainCurve:
+def gain_curve(
+    qrels, run, query_id, measure=None, k_max: int | None = None, *, settings: Settings | None = None
+) -> GainCurve:
     """The run's DCG@k against the ideal ranking's for ``query_id``, under ``measure``'s nDCG variant."""
-    return Prepared(qrels, run, **options).gain_curve(query_id, measure, k_max)
+    return Prepared(qrels, run, settings=settings).gain_curve(query_id, measure, k_max)

@@ -16,6 +16,7 @@ import numpy as np
 
 from metrics.engine.evaluate import as_qrels, compute, is_true
 from metrics.engine.evaluation import format_line
+from metrics.engine.settings import Settings
 from metrics.explain.explainers import EXPLAINERS, conventions
 from metrics.explain.graded import gain_curve
 from metrics.explain.model import Explanation
@@ -59,33 +60,17 @@ def _run_columns(run) -> Columns:
 
 class Prepared:
     """A run's judged ranking against the qrels, built once, from which any measure's value for any
-    query (or the summary) is explained.  Options are :func:`metrics.evaluate`'s (``-l``, ``-c``,
-    ``-M``, ``-J``, ``-N``).  Pure computation: safe to build and use in a worker thread."""
+    query (or the summary) is explained.  ``settings``: the :class:`~metrics.engine.settings.Settings`
+    the run is scored with (trec_eval's ``-l``, ``-c``, ``-M``, ``-J``, ``-N``; None: trec_eval's
+    defaults).  Pure computation: safe to build and use in a worker thread."""
 
-    def __init__(
-        self,
-        qrels,
-        run,
-        *,
-        relevance_level: int = 1,
-        complete: bool = False,
-        max_docs: int | None = None,
-        judged_only: bool = False,
-        num_docs_in_coll: int = 0,
-        label: str | None = None,
-    ):
+    def __init__(self, qrels, run, *, settings: Settings | None = None, label: str | None = None):
+        self.settings = Settings.of(settings)
         self.enc = encode_qrels(as_qrels(qrels))
         self.run = _run_columns(run)
         self.label = label or self.run.name or self.run.run_id or ""
         self.ranking = build_ranking(
-            self.enc,
-            self.run,
-            relevance_level=relevance_level,
-            complete=complete,
-            max_docs=max_docs,
-            judged_only=judged_only,
-            num_docs_in_coll=num_docs_in_coll,
-            run_id=self.run.run_id or self.label,
+            self.enc, self.run, **self.settings.trec_options(), run_id=self.run.run_id or self.label
         )
         self._qcode = {q: i for i, q in enumerate(self.enc.queries)}
         self._index = {str(q): i for i, q in enumerate(self.ranking.query_ids.tolist())}

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from metrics.engine.evaluate import as_runs, labelled_runs
 from metrics.engine.evaluation import format_value
 from metrics.engine.intents import (
     Judged,
+    diversity_settings,
     judged_matrices,
     mean_over_queries,
     parse_diversity_measures,
@@ -28,6 +28,7 @@ from metrics.engine.intents import (
     ranked_relevance,
     read_intent_qrels,
 )
+from metrics.engine.settings import Settings
 from metrics.explain.intent_rows import IntentRanking, explainable, working
 from metrics.explain.model import Explanation, Table, counted
 from metrics.explain.query import RANKING, UnknownQuery, explanation_of, reproduces
@@ -43,9 +44,8 @@ class PreparedDiversity:
     """A run ranked against intent qrels, once, from which any diversity measure's value for any query (or
     the mean) is explained.  Pure computation: safe to build and use in a worker thread."""
 
-    def __init__(self, intent_qrels, run, *, relevance_level: int = 1, complete: bool = False, label=None):
-        if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
-            raise TypeError(f"relevance_level must be an integer, not {relevance_level!r}")
+    def __init__(self, intent_qrels, run, *, settings: Settings | None = None, label=None):
+        settings = diversity_settings(settings)
         qrels = intent_qrels
         if not (isinstance(qrels, pd.DataFrame) and list(qrels.columns) == _COLUMNS):
             qrels = read_intent_qrels(qrels)
@@ -54,12 +54,13 @@ class PreparedDiversity:
             raise ValueError(f"explain one run at a time, not {len(found)}")
         self.label, frame = found[0]
         self.qrels = qrels
-        self.level = int(relevance_level)
-        self.complete = bool(complete)
+        self.settings = settings
+        self.level = settings.relevance_level
+        self.complete = settings.complete
         self.queries: list[str] = sorted(set(qrels["query_id"]))  # evaluate_diversity's order
         self._docs, self._starts, present = ranked_documents(frame, self.queries)  # type: ignore[arg-type]
         self._present = set(present)
-        self._evaluated = list(range(len(self.queries))) if complete else present
+        self._evaluated = list(range(len(self.queries))) if self.complete else present
         self._index = {self.queries[i]: i for i in self._evaluated}
         self._judged: dict[int, dict[str, Judged]] = {}
         self._grades: dict[str, dict[str, list[tuple[str, int]]]] | None = None

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from metrics.engine.settings import Settings
 from metrics.errors import Cancelled, InputError, IntentQrelsError
 from metrics.io.columns import columns_from_frame, read_columns
 from metrics.io.formats import Ticker
@@ -98,10 +99,13 @@ class Inspection:
 
 
 # ----------------------------------------------------------------------- public API
-def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: int = 1, progress=None) -> Inspection:
+def inspect_file(
+    path, kind: str | None = None, *, qrels=None, settings: Settings | None = None, progress=None
+) -> Inspection:
     """Read ``path`` (as ``kind``, or as detected) and describe it; reading errors become problems.
     ``qrels``: qrels to hold a run against: a path, a frame, :class:`~metrics.io.columns.Columns` or a
-    ``{qid: {docid: grade}}`` dict (any form :func:`metrics.evaluate` takes)."""
+    ``{qid: {docid: grade}}`` dict (any form :func:`metrics.evaluate` takes).  ``settings``: their
+    relevance level says which grades the qrels' figures count as relevant (None: trec_eval's, 1)."""
     display = os.fspath(path)
     try:
         reason = None if kind is None else f"read as {kind}, as asked"
@@ -114,7 +118,7 @@ def inspect_file(path, kind: str | None = None, *, qrels=None, relevance_level: 
         return _intents(display, exc)
     except (InputError, OSError) as exc:
         return _unreadable(display, kind, exc, _part(progress, 0.9, 1.0))
-    return _describe(cols, reason, qrels, relevance_level)
+    return _describe(cols, reason, qrels, Settings.of(settings).relevance_level)
 
 
 def _intents(path: str, recognised: IntentQrelsError) -> Inspection:
@@ -159,7 +163,7 @@ def inspect_loaded(
     loaded: LoadedFile | LoadedColumns,
     *,
     qrels=None,
-    relevance_level: int = 1,
+    settings: Settings | None = None,
     progress=None,
     kind_reason: str | None = None,
 ) -> Inspection:
@@ -172,7 +176,7 @@ def inspect_loaded(
         raise
     except (InputError, OSError) as exc:  # changed on disk since it was read
         return _unreadable(path, loaded.kind, exc)
-    return _describe(cols, kind_reason, qrels, relevance_level)
+    return _describe(cols, kind_reason, qrels, Settings.of(settings).relevance_level)
 
 
 def _describe(cols: Columns, kind_reason: str | None, qrels, relevance_level: int) -> Inspection:

@@ -28,6 +28,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.judgments.common import not_computable, qrels_frame, report_progress, runs_frames
 
 __all__ = ["PoolBias", "leave_one_out", "top_of"]
@@ -76,12 +77,13 @@ def leave_one_out(
     groups=None,
     *,
     judged_at: int = 10,
-    relevance_level: int = 1,
+    settings: Settings | None = None,
     progress=None,
 ) -> PoolBias:
     """Leave-one-run-out (or one group out) over ``runs`` (anything :func:`metrics.evaluate` takes): see
     the module's note and :class:`PoolBias`.  ``progress(fraction)`` returning False raises
-    :class:`metrics.errors.Cancelled`."""
+    :class:`metrics.errors.Cancelled`.  ``settings``: what every run is scored under (None: trec_eval's);
+    their relevance level also says which documents are the relevant ones a run contributed."""
     import pandas as pd
 
     from metrics.engine.evaluate import evaluate
@@ -93,7 +95,9 @@ def leave_one_out(
     judged = qrels_frame(qrels).drop_duplicates(["query_id", "doc_id"], keep="last")
     group = {run: _group_of(groups, run) for run in names}
     report_progress(progress, 0.0)
-    full = evaluate(judged, runs, [measure, f"Judged@{judged_at}"], relevance_level=relevance_level)
+    settings = Settings.of(settings)
+    relevance_level = settings.relevance_level
+    full = evaluate(judged, runs, [measure, f"Judged@{judged_at}"], settings=settings)
     name, judged_name = full.measure_names()
     summary = full.summary().reindex(index=names)
     score = summary[name].to_numpy(dtype=np.float64)
@@ -118,7 +122,7 @@ def leave_one_out(
             from metrics.errors import NoSharedQueries
 
             try:
-                ev = evaluate(reduced, {r: runs[r] for r in its_runs}, [measure], relevance_level=relevance_level)
+                ev = evaluate(reduced, {r: runs[r] for r in its_runs}, [measure], settings=settings)
             except NoSharedQueries as exc:
                 ev = exc.evaluation
             values = ev.summary().reindex(index=its_runs)[ev.measure_names()[0]].to_numpy(dtype=np.float64)

@@ -46,6 +46,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.judgments.common import not_computable, qrels_frame, report_progress, runs_frames
 
 __all__ = ["Reproduction", "reproduction", "DEFAULT_MEASURES", "ktu", "rbo"]
@@ -117,13 +118,13 @@ def rbo(original: list, reproduced: list, p: float = 0.95, depth: int = 1000) ->
     return float((weights * overlap / np.arange(1, depth + 1)).sum() / weights.sum())
 
 
-def _per_query_scores(qrels, run, measures, depth: int, relevance_level: int):
+def _per_query_scores(qrels, run, measures, settings: Settings):
     """A frame query_id x measure of ``run``'s values (the queries of ``qrels`` it answers)."""
     from metrics.engine.evaluate import evaluate
     from metrics.errors import NoSharedQueries
 
     try:
-        ev = evaluate(qrels, {"run": run}, measures, max_docs=depth, relevance_level=relevance_level)
+        ev = evaluate(qrels, {"run": run}, measures, settings=settings)
     except NoSharedQueries as exc:
         ev = exc.evaluation
     table = ev.per_query
@@ -157,13 +158,14 @@ def reproduction(
     *,
     depth: int = 1000,
     rbo_p: float = 0.95,
-    relevance_level: int = 1,
+    settings: Settings | None = None,
     progress=None,
 ) -> Reproduction:
     """Compare a reproduced run with the original (and a reproduced baseline with its original, for ER and
     DeltaRI): see the module's note.  Runs: a path or a frame each; ``qrels``: the original's (and the
     reproduced runs' too unless ``qrels_reproduced`` is given).  ``progress(fraction)`` returning False
-    raises :class:`metrics.errors.Cancelled`."""
+    raises :class:`metrics.errors.Cancelled`.  ``settings``: what the runs are scored under (None:
+    trec_eval's), each cut at ``depth`` (trec_eval's ``-M``) as the rankings compared are."""
     import pandas as pd
 
     if (baseline_original is None) != (baseline_reproduced is None):
@@ -171,6 +173,7 @@ def reproduction(
     if depth < 1 or not 0.0 < rbo_p < 1.0:
         raise ValueError(f"depth must be 1 or more and rbo_p strictly between 0 and 1, not {depth} and {rbo_p}")
     kind = "reproducibility" if qrels_reproduced is None else "replicability"
+    scored_under = Settings.of(settings).replace(max_docs=depth)
     roles = {"advanced": (original, reproduced)}
     if baseline_original is not None:
         roles["baseline"] = (baseline_original, baseline_reproduced)
@@ -185,8 +188,8 @@ def reproduction(
     for step, (role, pair) in enumerate(roles.items()):
         (label_o, run_o), (label_r, run_r) = runs_frames([pair[0], pair[1]]).items()
         report_progress(progress, 2 * step / steps)
-        orig, names = _per_query_scores(q_orig, run_o, measures, depth, relevance_level)
-        rep, _ = _per_query_scores(q_rep, run_r, measures, depth, relevance_level)
+        orig, names = _per_query_scores(q_orig, run_o, measures, scored_under)
+        rep, _ = _per_query_scores(q_rep, run_r, measures, scored_under)
         scored[role] = (orig, rep)
         report_progress(progress, (2 * step + 1) / steps)
         if kind == "reproducibility":

@@ -30,6 +30,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.judgments.common import not_computable, qrels_frame, report_progress, runs_frames
 
 __all__ = ["SystemAgreement", "system_agreement"]
@@ -112,13 +113,13 @@ def paired_p(x, y) -> float:
         return float(ttest_rel(x, y).pvalue)
 
 
-def _scored(qrels, runs: dict, measure, relevance_level: int, complete: bool):
+def _scored(qrels, runs: dict, measure, settings: Settings):
     """(per-query scores as a frame query_id x run, the summary value of each run) under ``qrels``."""
     from metrics.engine.evaluate import evaluate
     from metrics.errors import NoSharedQueries
 
     try:
-        ev = evaluate(qrels, runs, [measure], relevance_level=relevance_level, complete=complete)
+        ev = evaluate(qrels, runs, [measure], settings=settings)
     except NoSharedQueries as exc:
         ev = exc.evaluation
     name = ev.measure_names()[0]
@@ -136,15 +137,15 @@ def system_agreement(
     measure="map",
     *,
     alpha: float = 0.05,
-    relevance_level: int = 1,
-    complete: bool = False,
+    settings: Settings | None = None,
     progress=None,
 ) -> SystemAgreement:
     """Score ``runs`` (anything :func:`metrics.evaluate` takes: paths, frames, a dict label -> run) on
     ``measure`` under ``qrels_a`` and under ``qrels_b`` and compare the two orderings of the runs (see
     the module's note).  ``progress(fraction)`` returning False raises :class:`metrics.errors.Cancelled`.
     One run, or runs that no qrels scores, give the scores and NaN for what needs two runs, with the
-    reason in ``not_computable``."""
+    reason in ``not_computable``.  ``settings``: what the runs are scored under, with either qrels (None:
+    trec_eval's)."""
     import pandas as pd
     from scipy.stats import rankdata
 
@@ -153,9 +154,10 @@ def system_agreement(
     runs = runs_frames(runs)
     names = list(runs)
     report_progress(progress, 0.0)
-    wide_a, mean_a, name = _scored(qrels_frame(qrels_a), runs, measure, relevance_level, complete)
+    settings = Settings.of(settings)
+    wide_a, mean_a, name = _scored(qrels_frame(qrels_a), runs, measure, settings)
     report_progress(progress, 0.4)
-    wide_b, mean_b, _ = _scored(qrels_frame(qrels_b), runs, measure, relevance_level, complete)
+    wide_b, mean_b, _ = _scored(qrels_frame(qrels_b), runs, measure, settings)
     report_progress(progress, 0.8)
     why: dict[str, str] = {}
     notes: list[str] = []

@@ -21,6 +21,7 @@ from qt_support import close_window, drop, open_window  # noqa: E402
 import metrics  # noqa: E402
 import metrics.engine.curves  # noqa: E402
 import metrics.io.readers  # noqa: E402
+from metrics.engine.settings import Settings  # noqa: E402
 from metrics.io.table import Columns  # noqa: E402
 from workbench.qt.session import SAMPLE_DIR  # noqa: E402
 from workbench.views.common.qtable import RAW_ROLE  # noqa: E402
@@ -261,7 +262,7 @@ def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
     np.testing.assert_array_equal(
         summary["ndcg_ext_10(gain=exp)"].to_numpy(dtype=float), expected["ndcg_ext_10(gain=exp)"].to_numpy()
     )
-    curve = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=s.k_max, gain="exp")
+    curve = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=s.k_max, settings=Settings(gain="exp"))
     mean = curve[(curve["run"] == "beta") & (curve["query_id"] == "all")]
     np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
 

@@ -13,8 +13,10 @@ import numpy as np
 import pandas as pd
 
 import metrics
+from metrics.engine.settings import Settings
 from metrics.errors import Cancelled, InputError
 from metrics.ranking.qrels_index import as_columns
+from workbench.scoring.defaults import SETTINGS
 from workbench.scoring.run_on_disk import RunOnDisk
 
 if TYPE_CHECKING:
@@ -86,11 +88,12 @@ def score(
     names: tuple,
     cache: Scores | None = None,
     check=lambda: None,
-    level: int = 1,
+    settings: Settings = SETTINGS,
     identities: Mapping | None = None,
 ):
-    """Score ``runs`` (label -> frame or run on disk) with the diversity ``names`` against ``intents``, a
-    document relevant to an intent from grade ``level`` on (for the names that set no ``rel``).
+    """Score ``runs`` (label -> frame or run on disk) with the diversity ``names`` against ``intents``
+    under ``settings`` (a document relevant to an intent from their grade on, for the names that set no
+    ``rel``, and their ``complete``: :func:`metrics.engine.intents.evaluate_diversity`'s).
 
     Returns (the :class:`metrics.engine.intents.DiversityEvaluation` of the runs that could be read, in order,
     or None when no name is one of a measure; the names refused, with why; the runs whose file could
@@ -98,8 +101,13 @@ def score(
     :class:`metrics.errors.Cancelled` to stop between runs.  ``identities``: the identity of the intent
     qrels (key ``None``) and of each run held in memory (its label), as the scores kept are known by
     (:mod:`workbench.scoring.service`); digests of their content where not given."""
+    from metrics.engine.intents import diversity_settings
     from workbench.scoring.failures import describe_error
 
+    try:
+        diversity_settings(settings)
+    except ValueError as err:  # (-M, -J or -N in use: no diversity measure can be scored)
+        return None, [f"{name!r}: {err}" for name in names], {}, {}
     refused = _bad_names(names)
     bad = [f"{name!r}: {why}" for name, why in refused.items()]
     good = tuple(n for n in names if n not in refused)
@@ -111,7 +119,7 @@ def score(
     known = dict(identities or {})
     source = known.get(None) or frame_digest(intents, ("query_id", "intent", "doc_id", "relevance"))
     ident = {label: run_identity(run, known.get(label)) for label, run in runs.items()}
-    key = (good, level)  # what the scores kept are of, with the intent qrels
+    key = (good, settings.relevance_level, settings.complete)  # what the scores kept are of, with the intents
     kept = {label: cache.get(source, key, label, ident[label]) for label in runs}
     found = {label: hit for label, hit in kept.items() if hit is not None}
     todo = [label for label in runs if label not in found]
@@ -122,15 +130,13 @@ def score(
         chunk = todo[start : start + _CHUNK]
         try:
             ev = metrics.evaluate_diversity(
-                intents, {label: _source(runs[label]) for label in chunk}, good, relevance_level=level
+                intents, {label: _source(runs[label]) for label in chunk}, good, settings=settings
             )
         except (InputError, OSError, UnicodeError):  # a run that cannot be read: each run on its own
             ev = None
             for label in chunk:
                 try:
-                    one = metrics.evaluate_diversity(
-                        intents, {label: _source(runs[label])}, good, relevance_level=level
-                    )
+                    one = metrics.evaluate_diversity(intents, {label: _source(runs[label])}, good, settings=settings)
                 except (InputError, OSError, UnicodeError) as err:
                     failed[label] = describe_error(getattr(runs[label], "path", label), err)
                     continue
@@ -144,7 +150,7 @@ def score(
                 cache.put(source, key, label, ident[label], found[label])
     check()
     if template is None:  # everything kept from the last evaluation: an evaluation of no run names the measures
-        template = metrics.evaluate_diversity(intents, {}, good, relevance_level=level)
+        template = metrics.evaluate_diversity(intents, {}, good, settings=settings)
     labels = [label for label in runs if label not in failed]
     merged = replace(
         template,
@@ -201,7 +207,7 @@ def compute(request, adhoc: tuple, wanted: tuple, cache, progress, score_adhoc):
 
     diverse = getattr(cache, "diversity", None)
     known = {**dict(request.identities or {}), None: request.intents_identity}
-    dev, bad, failed, queries = score(request.intents, runs, wanted, diverse, check, request.relevance_level, known)
+    dev, bad, failed, queries = score(request.intents, runs, wanted, diverse, check, request.settings, known)
     return _combine(made, request, base, dev, bad, failed, queries)
 
 

@@ -18,6 +18,7 @@ import pandas as pd
 
 from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
 from metrics.analysis.overlap import DEFAULT_PERSISTENCE
+from metrics.engine.settings import Settings
 from workbench.scoring.run_on_disk import RunOnDisk
 
 __all__ = [
@@ -55,7 +56,7 @@ class Inputs:
     evaluation: Any
     summary: pd.DataFrame
     measures: tuple[str, ...]
-    relevance_level: int
+    settings: Settings  # what the runs were scored with (the analyses score under the same)
     qrels_name: str | None
     queries: Mapping[str, str] = field(default_factory=dict)
     results: Any = None  # the Results these come from (identity: what "current" is compared with)
@@ -79,7 +80,7 @@ def inputs_of(results, queries: Mapping[str, str] | None = None) -> Inputs | Non
         evaluation=results.evaluation,
         summary=results.summary,
         measures=tuple(results.measures),
-        relevance_level=int(request.relevance_level),
+        settings=request.settings,
         qrels_name=request.qrels_name,
         queries=dict(queries or {}),
         results=results,
@@ -146,7 +147,7 @@ class AgreementSettings:
         return [("agreement", "Kendall's tau-b between the runs' orderings by " + ", ".join(self.measures))]
 
 
-Settings = OverlapSettings | CoverageSettings | VersusSettings | QueriesSettings | AgreementSettings
+AnalysisSettings = OverlapSettings | CoverageSettings | VersusSettings | QueriesSettings | AgreementSettings
 
 
 def measure_cutoffs(measures) -> list[int]:
@@ -233,14 +234,14 @@ def _coverage(inputs: Inputs, s: CoverageSettings, progress):
     runs = loaded_runs(inputs.runs)
     enc = _qrels(inputs)
     _step(progress, 0.1)
-    summary = judgment_coverage(enc, runs, s.cutoffs, gap=s.gap)
+    summary = judgment_coverage(enc, runs, s.cutoffs, gap=s.gap, settings=inputs.settings)
     _step(progress, 0.3)
     by_query = coverage_by_query(enc, runs, s.cutoffs)
     _step(progress, 0.5)
     holes = judgment_holes(enc, runs, max(s.cutoffs))
     _step(progress, 0.6)
     measures = [m for m in inputs.measures]
-    condensed = condensed_scores(enc, runs, measures or None, relevance_level=inputs.relevance_level)
+    condensed = condensed_scores(enc, runs, measures or None, settings=inputs.settings)
     return {"coverage": summary, "by_query": by_query, "holes": holes, "condensed": condensed}, {}
 
 
@@ -260,7 +261,7 @@ def _queries(inputs: Inputs, s: QueriesSettings, progress):
         s.measure,
         qrels=_qrels(inputs),
         queries=dict(inputs.queries) or None,
-        relevance_level=inputs.relevance_level,
+        settings=inputs.settings,
     )
     return {
         "traits": traits,

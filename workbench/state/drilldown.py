@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine.drilldown import QueryDrilldown, query_drilldown
+from metrics.engine.settings import Settings
 from metrics.io.ids import shown
 from metrics.io.table import Columns
 from workbench.scoring.run_on_disk import RunOnDisk
@@ -74,7 +75,8 @@ class Request:
     query_id: str
     depth: int
     baseline: str | None
-    relevance_level: int = 1
+    #: the settings the runs were scored with (the relevance level, and the rankings as -M and -J cut them)
+    settings: Settings = Settings()
     #: the collection loaded (its documents are looked up in the worker) and the query's text
     documents: DocumentStore | None = None
     query_text: str = ""
@@ -154,7 +156,7 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
         request.query_id,
         depth=request.depth,
         baseline=baseline,
-        relevance_level=request.relevance_level,
+        settings=request.settings,
     )
     store = request.documents
     if store is None:

@@ -66,10 +66,9 @@ def _prepare(results, run: str, diversity: bool = False):
         source = request.runs[run]
         if isinstance(source, RunOnDisk):
             source = source.path
-        level = request.relevance_level
         if diversity:
-            return PreparedDiversity(request.intents, source, relevance_level=level, label=run)
-        return Prepared(request.qrels, source, relevance_level=level, label=run)
+            return PreparedDiversity(request.intents, source, settings=request.settings, label=run)
+        return Prepared(request.qrels, source, settings=request.settings, label=run)
 
     cache = request.cache
     if cache is None:  # (results computed without the window's service: nothing to keep them in)
@@ -89,7 +88,7 @@ def _identity(request, run: str, diversity: bool) -> tuple:
     else:
         parts = request.qrels if isinstance(request.qrels, tuple) else (request.qrels,)
         judged = qrels_identity(parts, request.qrels_identity)
-    return ("explain", ident, judged, request.relevance_level, diversity)
+    return ("explain", ident, judged, request.settings, diversity)
 
 
 def compute(request: Request, progress=None) -> Explained:

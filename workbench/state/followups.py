@@ -146,7 +146,7 @@ class FollowUpRules:
             query_id=query,
             depth=self.state.drilldown_depth,
             baseline=baseline if baseline in results.runs else None,
-            relevance_level=results.request.relevance_level,
+            settings=results.request.settings,
             documents=self.state.workspace.documents(),
             query_text=self.state.workspace.queries().get(str(query), ""),
         )
@@ -188,7 +188,7 @@ class FollowUpRules:
         if key == self.state.inspection_key:
             return None
         self.state.inspection_key = key
-        return InspectionJob(key, f"Inspecting {e.name}", inspection_work(e, qrels, self.state.relevance_level))
+        return InspectionJob(key, f"Inspecting {e.name}", inspection_work(e, qrels, self.state.settings))
 
     def apply_inspection(self, inspection: dict) -> None:
         self.state.inspection = inspection

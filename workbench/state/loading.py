@@ -15,6 +15,7 @@ from workbench.state.workspace import FileEntry
 
 if TYPE_CHECKING:
     from metrics.documents.store import DocumentStore
+    from metrics.engine.settings import Settings
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "resources" / "sample"
 
@@ -145,7 +146,7 @@ def _load_dataset(source: str, kind: str | None, progress):
     return (0, 0.0), metrics.io.readers.read_file_columns(source, kind=kind or "qrels", progress=progress)
 
 
-def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
+def inspection_work(e: FileEntry, qrels, settings: Settings) -> Callable[[Any], dict]:
     """The worker body that inspects the file of ``e`` (:mod:`metrics.inspect.files`), against ``qrels`` when given."""
     work: Callable[[Any], dict]
     if e.kind == "intents" and e.status == "ok":
@@ -190,7 +191,7 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
             import metrics.inspect.files
 
             return metrics.inspect.files.inspect_loaded(
-                loaded, qrels=qrels, relevance_level=level, progress=progress
+                loaded, qrels=qrels, settings=settings, progress=progress
             ).to_dict()
     else:
         path, kind = e.path, e.forced_kind
@@ -199,7 +200,7 @@ def inspection_work(e: FileEntry, qrels, level: int) -> Callable[[Any], dict]:
             import metrics.inspect.files
 
             return metrics.inspect.files.inspect_file(
-                path, kind, qrels=qrels, relevance_level=level, progress=progress
+                path, kind, qrels=qrels, settings=settings, progress=progress
             ).to_dict()
 
     return work

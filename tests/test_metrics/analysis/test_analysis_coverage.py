@@ -14,6 +14,7 @@ from conftest import qrels_frame, random_collection, run_frame
 import metrics
 from metrics.analysis import condensed_scores, coverage_by_query, judgment_coverage, judgment_holes
 from metrics.analysis.coverage import UNDERESTIMATED
+from metrics.engine.settings import Settings
 
 
 def generated(seed: int):
@@ -48,7 +49,7 @@ def test_judged_at_k_matches_ir_measures(seed, k):
     qrels queries a run does not answer 0)."""
     qrels, runs = generated(seed)
     per_query = coverage_by_query(qrels, runs, (k,))
-    complete = judgment_coverage(qrels, runs, (k,), complete=True).set_index("run")
+    complete = judgment_coverage(qrels, runs, (k,), settings=Settings(complete=True)).set_index("run")
     summary = judgment_coverage(qrels, runs, (k,)).set_index("run")
     for name, run in runs.items():
         theirs = irm_judged(qrels, run, k)
@@ -68,7 +69,7 @@ def test_judged_at_k_matches_ir_measures(seed, k):
 def test_with_ties_the_whole_ranking_matches_ir_measures(seed):
     """Beyond every run's depth the order inside ties does not matter: the runs as they are."""
     qrels, runs = generated(seed)
-    summary = judgment_coverage(qrels, runs, (1000,), complete=True).set_index("run")
+    summary = judgment_coverage(qrels, runs, (1000,), settings=Settings(complete=True)).set_index("run")
     for name, run in runs.items():
         q_in = [ir_measures.Qrel(q, d, int(g)) for q, d, g in qrels.itertuples(index=False)]
         r_in = [ir_measures.ScoredDoc(q, d, s) for q, d, s in run.itertuples(index=False)]

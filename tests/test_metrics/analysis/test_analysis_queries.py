@@ -21,6 +21,7 @@ from metrics.analysis import (
     trait_correlations,
     versus,
 )
+from metrics.engine.settings import Settings
 
 MEASURES = ["map", "P.5", "ndcg_cut.10", "recip_rank", "bpref", "Rprec"]
 
@@ -55,7 +56,7 @@ def test_versus_per_query(seed):
 def test_query_traits(seed):
     qrels, ev = evaluation(seed)
     texts = {"q2": "one two three", "q3": "  tabs\tand  spaces ", "Q6": "x"}
-    table = query_traits(ev, "map", qrels, texts, relevance_level=2)
+    table = query_traits(ev, "map", qrels, texts, settings=Settings(relevance_level=2))
     wide = ev.per_query_wide("map")
     assert table["query_id"].tolist() == wide.index.tolist()
     by_query = qrels.groupby("query_id")["relevance"]

@@ -13,6 +13,7 @@ import pytest
 
 from metrics import evaluate
 from metrics.engine.curves import AT_K_KINDS, RECALL_LEVELS, at_k, precision_recall
+from metrics.engine.settings import Settings
 
 
 def qrels_frame(rows) -> pd.DataFrame:
@@ -75,18 +76,24 @@ def _evaluated(ev, run):
     return out
 
 
-@pytest.mark.parametrize("level", [1, 2])
-def test_precision_recall_is_iprec_at_recall(collection, level):
+@pytest.mark.parametrize(
+    "settings",
+    [Settings(), Settings(relevance_level=2), Settings(max_docs=7, judged_only=True), Settings(complete=True)],
+    ids=["defaults", "l2", "M7-J", "c"],
+)
+def test_precision_recall_is_iprec_at_recall(collection, settings):
+    """Every trec_eval option of the settings reaches the curve as it reaches the measure."""
     qrels, run = collection
-    pr = precision_recall(qrels, run, relevance_level=level)
-    ev = evaluate(qrels, run, "iprec_at_recall", relevance_level=level)
+    pr = precision_recall(qrels, run, settings=settings)
+    ev = evaluate(qrels, run, "iprec_at_recall", settings=settings)
     expected = _evaluated(ev, "rnd")
     assert list(pr.columns) == ["run", "query_id", "recall", "precision"]
     queries = ev.query_ids["rnd"]
     assert list(dict.fromkeys(pr["query_id"])) == queries + ["all"]
     assert len(pr) == (len(queries) + 1) * len(RECALL_LEVELS)
     for (q, x), v in _wide(pr, "recall", "precision").items():
-        assert v == expected[(q, f"iprec_at_recall_{x:3.2f}")]
+        want = expected[(q, f"iprec_at_recall_{x:3.2f}")]
+        assert v == want or (math.isnan(v) and math.isnan(want))
 
 
 def test_precision_recall_any_levels(collection):
@@ -117,7 +124,7 @@ def test_at_k_matches_trec_measures(collection, kind, family):
 
 def test_at_k_relevance_level_follows_evaluate(collection):
     qrels, run = collection
-    curve = at_k(qrels, run, "P", k_max=10, relevance_level=2)
+    curve = at_k(qrels, run, "P", k_max=10, settings=Settings(relevance_level=2))
     ev = evaluate(qrels, run, "P.10", relevance_level=2)
     got = curve[(curve["k"] == 10) & (curve["query_id"] == "all")]["value"].item()
     assert got == ev.aggregate["value"].item()
@@ -141,12 +148,12 @@ def test_hand_computed_curves():
     dcg = at_k(qrels, run, "DCG", k_max=3)["value"].tolist()[:3]
     assert dcg == pytest.approx([0.0, 1 / math.log2(3), 1 / math.log2(3) + 2 / 2])
     # Järvelin-Kekäläinen with base 2: ranks 1 and 2 undiscounted, exponential gain
-    jk = at_k(qrels, run, "DCG", k_max=3, discount="jk", gain="exp")["value"].tolist()[:3]
+    jk = at_k(qrels, run, "DCG", k_max=3, settings=Settings(discount="jk", gain="exp"))["value"].tolist()[:3]
     assert jk == pytest.approx([0.0, 1.0, 1.0 + 3 / math.log2(3)])
     # ideal from all judged docs (3, 2, 1) vs from the retrieved ones only (2, 1)
     n_all = at_k(qrels, run, "NDCG", k_max=2)["value"].tolist()[:2]
     assert n_all == pytest.approx([0.0, (1 / math.log2(3)) / (3 + 2 / math.log2(3))])
-    n_ret = at_k(qrels, run, "NDCG", k_max=2, ideal="retrieved")["value"].tolist()[:2]
+    n_ret = at_k(qrels, run, "NDCG", k_max=2, settings=Settings(ideal="retrieved"))["value"].tolist()[:2]
     assert n_ret == pytest.approx([0.0, (1 / math.log2(3)) / (2 + 1 / math.log2(3))])
 
 
@@ -187,9 +194,8 @@ def test_run_without_evaluated_queries_gives_no_rows():
     [
         lambda q, r: at_k(q, r, "MAP"),
         lambda q, r: at_k(q, r, "P", k_max=0),
-        lambda q, r: at_k(q, r, "P", gain="exp"),
-        lambda q, r: at_k(q, r, "NDCG", gain="cubic"),
-        lambda q, r: at_k(q, r, "NDCG", base=1),
+        lambda q, r: at_k(q, r, "NDCG", settings=Settings(gain="cubic")),
+        lambda q, r: at_k(q, r, "NDCG", settings=Settings(base=1)),
         lambda q, r: precision_recall(q, r, levels=[0.5, 1.5]),
         lambda q, r: precision_recall(q, r, levels=[]),
     ],
@@ -214,7 +220,7 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
     runs = {"a": run, "b": other}
     ev0 = metrics.evaluate(qrels, runs, ["map", "ndcg_cut.10"])
     pr0 = metrics.engine.curves.precision_recall(qrels, runs)
-    atk0 = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=20, gain="exp")
+    atk0 = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=20, settings=Settings(gain="exp"))
 
     built = []
     original = ranking.build_ranking
@@ -224,7 +230,9 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
         return original(*args, **kwargs)
 
     monkeypatch.setattr(sys.modules["metrics.engine.evaluate"], "build_ranking", counting)
-    ev, pr, atk = curves_module.evaluate_with_curves(qrels, runs, ["map", "ndcg_cut.10"], k_max=20, gain="exp")
+    ev, pr, atk = curves_module.evaluate_with_curves(
+        qrels, runs, ["map", "ndcg_cut.10"], settings=Settings(k_max=20, gain="exp")
+    )
     assert len(built) == 2  # one ranking per run
     pd.testing.assert_frame_equal(ev.summary(), ev0.summary())
     pd.testing.assert_frame_equal(ev.per_query, ev0.per_query)

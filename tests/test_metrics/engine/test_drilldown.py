@@ -9,6 +9,7 @@ from conftest import qrels_frame, random_collection, run_frame
 
 import metrics
 from metrics.engine.drilldown import MISSING_COLUMNS, RANKING_COLUMNS, query_drilldown
+from metrics.engine.settings import Settings
 from metrics.ranking.judged import NONPOOL, UNJUDGED, build_ranking
 from workbench.state import drilldown as dm
 
@@ -84,7 +85,7 @@ def test_depth_cuts_the_lists_but_movement_uses_the_full_baseline_ranking():
 
 
 def test_relevance_level_and_no_baseline():
-    drill = query_drilldown(QRELS, {"base": BASE, "other": OTHER}, "q1", relevance_level=2)
+    drill = query_drilldown(QRELS, {"base": BASE, "other": OTHER}, "q1", settings=Settings(relevance_level=2))
     assert drill.missing["doc_id"].tolist() == ["d9"]
     assert drill.num_rel == 2
     assert drill.rankings["other"]["moved"].isna().all()
@@ -109,14 +110,16 @@ def test_bad_arguments():
         query_drilldown(QRELS, {"base": BASE}, "q1", depth=0)
 
 
+@pytest.mark.parametrize("settings", [Settings(), Settings(max_docs=6), Settings(max_docs=9, judged_only=True)])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_grades_agree_with_the_engines_judged_ranking(seed):
-    """Ties, unjudged and non-pool documents: the drill-down shows the ranking the measures see."""
+def test_grades_agree_with_the_engines_judged_ranking(seed, settings):
+    """Ties, unjudged and non-pool documents, -M and -J: the drill-down shows the ranking the measures see."""
     qrels, run = random_collection(seed)
-    ranking = build_ranking(qrels, run)
+    ranking = build_ranking(qrels, run, **settings.trec_options())
     for i, q in enumerate(ranking.query_ids):
         codes = ranking.rel[ranking.offsets[i] : ranking.offsets[i + 1]]
-        ranked = query_drilldown(qrels, {"r": run}, q, depth=None).rankings["r"]
+        ranked = query_drilldown(qrels, {"r": run}, q, depth=None, settings=settings).rankings["r"]
+        assert ranked["rank"].tolist() == list(range(1, len(ranked) + 1))
         assert len(ranked) == len(codes)
         grades = ranked["relevance"].to_numpy(dtype=float, na_value=np.nan)
         judged = codes >= 0

@@ -147,3 +147,51 @@ def test_a_workspace_saves_the_settings_and_files_of_earlier_versions_are_still_
     new.write_text(json.dumps(saved))
     with pytest.raises(InputError, match="new.irwb.*gain"):
         workspace_file.read(str(new))
+
+
+#: the doors that take trec_eval's options as keywords too (each makes one Settings of them)
+KEYWORD_DOORS = {
+    "metrics.engine.evaluate.evaluate",
+    "metrics.engine.evaluate.Evaluator",
+    "metrics.engine.intents.evaluate_diversity",
+}
+#: every module of these packages is read; a public function or class of them takes ``settings=``
+SETTINGS_TAKERS = ("analysis", "explain", "inspect", "judgments", "engine", "compare", "report", "documents")
+TREC_OPTIONS = set(Settings().trec_options())
+
+
+def _public_callables():
+    import dataclasses
+    import importlib
+    import inspect
+    import pkgutil
+
+    for floor in SETTINGS_TAKERS:
+        package = importlib.import_module(f"metrics.{floor}")
+        names = [package.__name__]
+        if hasattr(package, "__path__"):
+            names += [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+        for name in names:
+            module = importlib.import_module(name)
+            for attr, value in vars(module).items():
+                if attr.startswith("_") or getattr(value, "__module__", None) != name:
+                    continue
+                if inspect.isfunction(value) or (inspect.isclass(value) and not dataclasses.is_dataclass(value)):
+                    yield f"{name}.{attr}", value  # (a dataclass is a record: a field named so is a value it holds)
+
+
+def test_only_the_keyword_doors_take_trec_eval_s_options_one_by_one():
+    """Explain, the drill-down, inspection, diversity, the curves, the analyses and the judgments take the one
+    Settings value; ``relevance_level=`` and its siblings are keywords of the doors that make a Settings."""
+    import inspect
+
+    found = []
+    for qualified, value in _public_callables():
+        try:
+            params = inspect.signature(value).parameters
+        except (TypeError, ValueError):
+            continue
+        given = sorted(TREC_OPTIONS & set(params))
+        if given and qualified not in KEYWORD_DOORS:
+            found.append(f"{qualified}({', '.join(given)})")
+    assert not found, "take settings= instead: " + "; ".join(found)

@@ -11,6 +11,7 @@ import pytest
 
 from metrics import evaluate
 from metrics.cli import ir_eval as cli
+from metrics.engine.settings import Settings
 from metrics.explain import Prepared, explain, explained_families, gain_curve
 from tests.conftest import qrels_frame, random_collection, run_frame, write_trec
 from tests.trec_eval_ref import BIN, REASON
@@ -102,7 +103,7 @@ def test_working_reproduces_the_value_and_the_q_line(seed, config, tmp_path, cap
     for name in TREC_SYNTAX:  # (ir-eval's -m takes a family's first parameters only, as trec_eval)
         for key, found in q_lines(paths, [name], options, capsys).items():
             lines.setdefault(key, []).extend(found)
-    prep = Prepared(*paths, **options)
+    prep = Prepared(*paths, settings=Settings(**options))
     ev = evaluate(qrels, run, measures, keep_names=False, **options)
     pq = ev.per_query
     checked = 0
@@ -179,7 +180,7 @@ def test_value_is_trec_evals_own(config, tmp_path):
     argv = [BIN, "-q", *[a for n in TREC_EVAL_M for a in ("-m", n)], *flags(options), *paths]
     out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
     reference = {(line.split("\t")[0].strip(), line.split("\t")[1]): line for line in out.splitlines()}
-    prep = Prepared(*paths, **options)
+    prep = Prepared(*paths, settings=Settings(**options))
     measures = [m for m in EXPLAINED if "(" not in m]
     for name in measures:
         for qid in prep.query_ids:
@@ -208,7 +209,7 @@ def test_unknown_query_and_several_measures_are_errors():
         prep.explain("map", "nope")
     with pytest.raises(UnknownQuery, match="no results"):
         prep.explain("map", "q4")  # a qrels-only query, without -c
-    assert Prepared(qrels, run, complete=True).explain("map", "q4").explained
+    assert Prepared(qrels, run, settings=Settings(complete=True)).explain("map", "q4").explained
     with pytest.raises(ValueError, match="explain one at a time"):
         prep.explain("P", "q2")
     with pytest.raises(ValueError, match="unknown measure"):
@@ -217,7 +218,7 @@ def test_unknown_query_and_several_measures_are_errors():
 
 def test_summary_under_c_names_the_queries_the_run_lacks():
     qrels, run = random_collection(1)
-    e = explain(qrels, run, "map", "all", complete=True)
+    e = explain(qrels, run, "map", "all", settings=Settings(complete=True))
     lacking = [r for r in e.rows if r["note"]]
     assert lacking and all(r["value"] == 0.0 for r in lacking)
     assert any("-c: the mean is over all" in s for s in e.summary)
@@ -231,10 +232,10 @@ def test_documents_of_the_rows_are_the_rankings_with_ties_broken_by_docid_descen
     e = explain(qrels, run, "P_5", "q")
     assert [r["docid"] for r in e.rows] == ["u", "c", "b", "a", "x"]
     assert [r["grade"] for r in e.rows] == ["unjudged (negative grade)", 2, 0, 1, "not in qrels"]
-    e = explain(qrels, run, "P_5", "q", judged_only=True)
+    e = explain(qrels, run, "P_5", "q", settings=Settings(judged_only=True))
     assert [r["docid"] for r in e.rows] == ["c", "b", "a"]
     assert any("-J" in c for c in e.conventions)
-    e = explain(qrels, run, "P_5", "q", max_docs=2)
+    e = explain(qrels, run, "P_5", "q", settings=Settings(max_docs=2))
     assert [r["docid"] for r in e.rows] == ["u", "c"] and any("-M 2" in c for c in e.conventions)
 
 

@@ -16,6 +16,7 @@ from intent_data import INTENTS, QRELS, RUN_A, RUN_B
 
 import metrics
 from metrics.cli import ir_eval
+from metrics.engine.settings import Settings
 from metrics.explain import PreparedDiversity, UnknownQuery, explain_diversity
 from metrics.explain import diversity as explain_module
 from metrics.explain.query import Working
@@ -131,7 +132,9 @@ def test_every_explained_value_is_evaluate_diversitys(seed, level):
         pq = ev.per_query
         summary = ev.summary()
         for label, run in runs.items():
-            prepared = PreparedDiversity(qrels, run, relevance_level=level, complete=complete, label=label)
+            prepared = PreparedDiversity(
+                qrels, run, settings=Settings(relevance_level=level, complete=complete), label=label
+            )
             assert prepared.query_ids == ev.query_ids[label]
             for name in ev.measure_names():
                 values = pq[(pq["run"] == label) & (pq["measure"] == name)]
@@ -199,7 +202,7 @@ def test_level_two_negative_grades_and_the_measures_own_level(tmp_path):
     (tmp_path / "intents.txt").write_text(INTENTS)
     (tmp_path / "b.txt").write_text(RUN_B)
     intents, run = str(tmp_path / "intents.txt"), str(tmp_path / "b.txt")
-    e = explain_diversity(intents, run, "P_IA@5", "101", relevance_level=2)
+    e = explain_diversity(intents, run, "P_IA@5", "101", settings=Settings(relevance_level=2))
     # at grade 2 only d2 (intent 1) and d5 (intent 3) are relevant: S = 2; sysB: d4, d6 (tied with d5 at 8.0,
     # ranked first), d5, y1
     assert [r["docid"] for r in e.rows] == ["d4", "d6", "d5", "y1"]
@@ -226,7 +229,9 @@ def test_unknown_queries_and_measures(tmp_path):
         prepared.explain("map", "101")
     with pytest.raises(ValueError, match="needs a cutoff"):
         prepared.explain("alpha_nDCG", "101")
-    complete = PreparedDiversity(str(tmp_path / "intents.txt"), str(tmp_path / "b.txt"), complete=True)
+    complete = PreparedDiversity(
+        str(tmp_path / "intents.txt"), str(tmp_path / "b.txt"), settings=Settings(complete=True)
+    )
     e = complete.explain("StRecall@5", "104")
     assert e.explained and e.value == 0.0 and e.rows == ()
     mean = complete.explain("StRecall@5", "all")

@@ -20,6 +20,7 @@ import metrics.measures.irm  # noqa: F401  (ir_measures-style names)
 from metrics import build_ranking
 from metrics import evaluate as evaluate_as_named
 from metrics.engine.curves import at_k
+from metrics.engine.settings import Settings
 from metrics.measures import FAMILIES
 
 # these tests look values up by the measures' canonical names (ndcg_cut_10, not nDCG@10)
@@ -110,7 +111,7 @@ def test_dcg_grades_3_2_3_0_1_2():
     ideal_run = ranked({"q": [f"d{i + 1}" for i in np.argsort(grades, kind="stable")[::-1]]})
 
     def dcg_at(run, k, **options):
-        curve = at_k(qrels, run, "DCG", k_max=k, **options)
+        curve = at_k(qrels, run, "DCG", k_max=k, settings=Settings(**options))
         return curve.loc[(curve["query_id"] == "q") & (curve["k"] == k), "value"].item()
 
     assert dcg_at(run, 6, discount="jk") == printed("8.097")
@@ -140,7 +141,7 @@ def test_ndcg_linear_and_exponential_gain():
     assert one(evaluate(qrels, run, "ideal_dcg"), "q") == printed("18.165")
     assert one(evaluate(qrels, run, "nDCG@5"), "q") == printed("0.8509")
 
-    dcg = at_k(qrels, run, "DCG", k_max=5, gain="exp")
+    dcg = at_k(qrels, run, "DCG", k_max=5, settings=Settings(gain="exp"))
     assert dcg["value"].iloc[4] == printed("585.36")
     ev = evaluate(qrels, run, "nDCG(gain=exp)@5")
     assert str(ev.measures[0]) == "ndcg_ext_5(gain=exp)"
@@ -177,7 +178,7 @@ def test_interpolated_ap_and_jk_ndcg_at_every_k():
     assert one(evaluate(qrels, run, "AP"), "q") == pytest.approx((1 + 2 / 4 + 3 / 5 + 4 / 8) / 4)
 
     qrels, run = graded([2, 0, 0, 3, 5, 0, 0, 4, 0, 0])
-    curve = at_k(qrels, run, "NDCG", k_max=10, discount="jk", base=2)
+    curve = at_k(qrels, run, "NDCG", k_max=10, settings=Settings(discount="jk", base=2))
     got = curve.loc[curve["query_id"] == "q", "value"].tolist()
     expected = "0.4000 0.2222 0.1836 0.2943 0.4754 0.4754 0.4754 0.5875 0.5875 0.5875".split()
     assert got == [printed(x) for x in expected]

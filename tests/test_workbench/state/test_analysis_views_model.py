@@ -22,6 +22,7 @@ from metrics.analysis import (
     ranking_flips,
     versus,
 )
+from metrics.engine.settings import Settings
 from workbench.scoring import evaluation as window_analysis
 from workbench.scoring.run_on_disk import RunOnDisk
 from workbench.state import analyses
@@ -54,7 +55,10 @@ def results():
 def test_inputs_hand_runs_on_disk_over_as_paths():
     frame = run_frame([("q1", "d1", 1.0)], "a")
     request = SimpleNamespace(
-        qrels="Q", runs={"a": frame, "b": RunOnDisk("/data/b.run")}, relevance_level=2, qrels_name="q.txt"
+        qrels="Q",
+        runs={"a": frame, "b": RunOnDisk("/data/b.run")},
+        settings=Settings(relevance_level=2),
+        qrels_name="q.txt",
     )
     results = SimpleNamespace(
         request=request, runs=["a", "b"], evaluation="EV", summary=pd.DataFrame(), measures=["map"]
@@ -62,7 +66,11 @@ def test_inputs_hand_runs_on_disk_over_as_paths():
     inputs = analyses.inputs_of(results, {"q1": "two words"})
     assert inputs is not None
     assert inputs.runs["a"] is frame and inputs.runs["b"] == "/data/b.run"
-    assert inputs.relevance_level == 2 and inputs.measures == ("map",) and inputs.queries == {"q1": "two words"}
+    assert (
+        inputs.settings == Settings(relevance_level=2)
+        and inputs.measures == ("map",)
+        and inputs.queries == {"q1": "two words"}
+    )
     assert analyses.inputs_of(None) is None
     assert analyses.inputs_of(SimpleNamespace(request=request, runs=[])) is None
 

@@ -171,7 +171,7 @@ def test_per_query_tables_from_blocks_equal_the_pivot_of_the_tidy_frame():
 def test_curves_from_blocks_equal_the_tidy_frames():
     qrels, runs = _data(runs=3)
     res = compute(_request(qrels, runs))
-    _, pr, atk = metrics.engine.curves.evaluate_with_curves(qrels, runs, list(MEASURES), kind="NDCG", k_max=100)
+    _, pr, atk = metrics.engine.curves.evaluate_with_curves(qrels, runs, list(MEASURES), kind="NDCG")
     for table, frame, x, y in ((res.pr, pr, "recall", "precision"), (res.ndcg, atk, "k", "value")):
         expected = CurveTable(frame, x, y)
         assert set(expected._curves) == set(table._curves)

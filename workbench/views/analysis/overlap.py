@@ -241,7 +241,7 @@ class OverlapView(QWidget):
         runs = list(self.pair) if self.pair is not None else self.runs()[:MAX_COLUMNS]
         b = analyses.beads(o.extra["top"], query, runs)
         self.current_beads = b
-        level = o.inputs.relevance_level
+        level = o.inputs.settings.relevance_level
         xs, ys, brushes, pens, sizes, tips = [], [], [], [], [], []
         for i, (docs, rels, shared) in enumerate(zip(b.docs, b.rels, b.shared)):
             for rank, (doc, rel, common) in enumerate(zip(docs, rels, shared)):

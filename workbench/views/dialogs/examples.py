@@ -74,7 +74,7 @@ def load_gallery(progress=None) -> list[ExampleShown]:
                 table=ex.table(),
                 measures=tuple(dict.fromkeys(key(n.measure) for n in ex.numbers)),
                 first=(ex.numbers[0].query, key(ex.numbers[0].measure)),
-                settings=Settings(relevance_level=ex.level),
+                settings=ex.settings,
             )
         )
         if progress is not None and progress((i + 1) / len(names)) is False:
