@@ -86,6 +86,34 @@ def write_trec(qrels: pd.DataFrame, run: pd.DataFrame, directory) -> tuple[str, 
     return str(qpath), str(rpath)
 
 
+@pytest.fixture(autouse=True)
+def _alone_when_timed(request, tmp_path_factory):
+    """With the suite spread over processes (pytest-xdist), a test marked ``alone`` (one that measures the
+    window's pauses or a wait in wall-clock time) runs while no other test does: every test holds a shared
+    lock on a file of the run's temporary folder, one marked ``alone`` holds it exclusively.  A turnstile
+    lock taken first keeps the tests that follow from overtaking one waiting to be alone."""
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        yield
+        return
+    import fcntl
+
+    root = tmp_path_factory.getbasetemp().parent  # (one folder per worker below the run's own)
+    alone = request.node.get_closest_marker("alone") is not None
+    with open(root / "alone.turnstile", "a") as turnstile, open(root / "alone.lock", "a") as lock:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            if not alone:
+                fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            if alone:
+                fcntl.flock(turnstile, fcntl.LOCK_UN)
+
+
 @pytest.fixture(params=[0, 1, 2])
 def collection(request):
     return random_collection(request.param)

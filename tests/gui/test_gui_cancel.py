@@ -13,6 +13,9 @@ from qt_support import close_window, open_window  # noqa: E402
 
 from workbench.scoring import disk_runs  # noqa: E402
 
+#: the waits measured here are wall-clock time: measured while no other test runs
+pytestmark = pytest.mark.alone
+
 TIMEOUT = 60000
 
 

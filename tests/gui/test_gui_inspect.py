@@ -104,6 +104,7 @@ def test_a_file_opened_while_runs_are_scored_is_inspected_after_and_never_shows_
     assert "1 of the run's 3 queries are not in the qrels" in window.inspect_view.text()
 
 
+@pytest.mark.alone  # (a timer of 150 ms must fire within the paint's 400)
 def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot, window, tmp_path, monkeypatch):
     """New scores are painted before the inspection of a file starts (in a thread of the window's process it
     would slow the painting down); meanwhile the window counts as busy, and is idle only once it is done."""

@@ -119,7 +119,7 @@ def test_cancel_during_an_evaluation_leaves_results_marked_out_of_date(qtbot, wi
     assert [e.label for e in s.workspace.run_entries()] == ["A", "B"]
     assert list(s.results.runs) == ["A"]
     assert s.evaluation_state() == "outdated"
-    assert window.stale_toolbar.isVisible()
+    qtbot.waitUntil(window.stale_toolbar.isVisible, timeout=TIMEOUT)  # (shown once the window has painted)
     assert "Out of date" in window.stale_bar.label.text()
     assert window.stale_bar.recompute_button.isVisible()
     assert "cancelled" in window.statusBar().currentMessage()

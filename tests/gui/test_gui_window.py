@@ -479,6 +479,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
     assert not window.progress.isVisible()
 
 
+@pytest.mark.alone  # (its gaps are wall-clock time)
 def test_gui_thread_keeps_running_while_a_big_run_loads(qtbot, window, big_run, small):
     gaps = []
     last = [time.monotonic()]
