@@ -102,3 +102,22 @@ def test_the_join_of_a_drilldown_without_a_baseline(depth):
     d = dm.compute(dm.Request(QRELS, {"a": A, "b": B}, "q1", depth, None))
     frame, _, _ = dm.ranking_table(d, "b", ["a", "b"])
     assert frame["in a"].iloc[0] == "6" and "moved" not in frame.columns
+
+
+def test_two_runs_compared_are_shown_alone_in_the_drilldown():
+    from workbench.scoring import evaluation
+    from workbench.state.session import SessionModel
+
+    model = SessionModel()
+    request = evaluation.Request(qrels=QRELS, runs={"a": A, "b": B, "c": C}, measures=("map",), qrels_name="q")
+    model.results = evaluation.compute(request)
+    model.selected_query = "q1"
+    assert model.followups.drilldown_runs() == ["a", "b", "c"]
+    model.drilldown = drill(runs={"a": A, "c": C})
+    # b is not ranked yet: the drill-down is computed again, with a and b only
+    assert model.followups.show_only_drilldown_runs(["b", "a"]) is True
+    assert model.followups.drilldown_runs() == ["a", "b"]
+    assert set(model.followups.drilldown_request().runs) == {"a", "b"}
+    model.drilldown = drill()
+    assert model.followups.show_only_drilldown_runs(["c", "a"]) is False  # (both ranked already)
+    assert model.followups.drilldown_runs() == ["a", "c"]

@@ -235,7 +235,6 @@ class QueryDrilldownView(QWidget):
         bar.addStretch(1)
         bar.addWidget(self.find_edit)
         bar.addWidget(self.find_status)
-        bar.addWidget(self.unjudged_button)
         bar.addWidget(self.runs_button)
         bar.addWidget(self.depth_box)
         self.columns_box = QHBoxLayout()
@@ -251,7 +250,11 @@ class QueryDrilldownView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.title)  # on its own line: it is never cut off by the controls
+        head = QHBoxLayout()  # the title on a line of its own (never cut off by the controls), but this one
+        head.setContentsMargins(0, 0, 4, 0)
+        head.addWidget(self.title, 1)
+        head.addWidget(self.unjudged_button)
+        layout.addLayout(head)
         layout.addLayout(bar)
         layout.addWidget(self.placeholder, 1)
         layout.addWidget(self.body, 1)
