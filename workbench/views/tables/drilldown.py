@@ -184,6 +184,7 @@ class QueryDrilldownView(QWidget):
         self.session = session
         self.title = QLabel(self)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setWordWrap(True)  # (beside the Unjudged button: a long query's text wraps, never cut)
         self.runs_button = QToolButton(self)
         self.runs_button.setText("Runs ▾")
         self.runs_button.setToolTip("Runs whose ranked lists are shown")
@@ -250,10 +251,10 @@ class QueryDrilldownView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        head = QHBoxLayout()  # the title on a line of its own (never cut off by the controls), but this one
+        head = QHBoxLayout()  # the title above the controls, with only the Unjudged button beside it
         head.setContentsMargins(0, 0, 4, 0)
         head.addWidget(self.title, 1)
-        head.addWidget(self.unjudged_button)
+        head.addWidget(self.unjudged_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(head)
         layout.addLayout(bar)
         layout.addWidget(self.placeholder, 1)
