@@ -206,17 +206,14 @@ def elsewhere(drill: QueryDrilldown, run: str, lists: list[str]) -> tuple[str, l
         return None
     others = [r for r in lists if r != run]
     docs = [str(d) for d in drill.rankings[run]["doc_id"].tolist()]
-    cells, tips = [], []
-    for doc in docs:
-        ranks = [drill.places.get(other, {}).get(doc) for other in others]
-        cells.append(" ".join(NOT_RETRIEVED if k is None else str(k) for k in ranks))
-        tips.append(
-            "; ".join(
-                f"not retrieved by {other}" if k is None else f"rank {k} in {other}" for other, k in zip(others, ranks)
-            )
-        )
+    cells = tips = np.zeros(0, dtype=object)
+    for i, other in enumerate(others):  # (a column of texts per other list, joined: thousands of rows stay quick)
+        place = drill.places.get(other, {})
+        text = np.array([str(place[d]) if d in place else NOT_RETRIEVED for d in docs], dtype=object)
+        tip = np.where(text != NOT_RETRIEVED, "rank " + text + f" in {other}", f"not retrieved by {other}")
+        cells, tips = (text, tip) if i == 0 else (cells + " " + text, tips + "; " + tip)
     name = f"in {others[0]}" if len(others) == 1 else "in others"
-    return name, cells, tips
+    return name, cells.tolist(), tips.tolist()
 
 
 def ranking_table(
