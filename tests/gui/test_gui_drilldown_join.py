@@ -139,4 +139,9 @@ def test_the_unjudged_of_the_top_k_are_listed_and_copied_as_qrels_lines(qtbot, w
     qtbot.waitUntil(lambda: "g1" not in list(dialog.frame()["doc_id"]), timeout=TIMEOUT)
     assert view.unjudged_button.text() == f"Unjudged: {len(unjudged) - 2}…"
     assert "of 2 lists (alpha, beta)" in dialog.caption.text()
+    # no query: nothing to list
+    window.session.select_query(None)
+    qtbot.waitUntil(lambda: dialog.caption.text() == "No query selected.", timeout=TIMEOUT)
+    assert not dialog.copy_button.isEnabled() and not view.unjudged_button.isEnabled()
+    assert view.unjudged_button.text() == "Unjudged…"
     dialog.close()

@@ -321,6 +321,10 @@ class QueryDrilldownView(QWidget):
             self.depth_box.blockSignals(False)
         if drill is None:
             self.title.setText("")
+            self.unjudged_button.setText("Unjudged…")
+            self.unjudged_button.setEnabled(False)
+            if self.unjudged_dialog is not None and self.unjudged_dialog.isVisible():
+                self.unjudged_dialog.refresh()
             self.body.hide()
             self.placeholder.show()
             self._fill_menu([])
@@ -359,6 +363,7 @@ class QueryDrilldownView(QWidget):
         self.title.setToolTip(text or "")
         unjudged = len(dm.unjudged_in_top(drill, shown))
         self.unjudged_button.setText(f"Unjudged: {unjudged}…")
+        self.unjudged_button.setEnabled(True)
         if self.unjudged_dialog is not None and self.unjudged_dialog.isVisible():
             self.unjudged_dialog.refresh()
         self.placeholder.hide()
