@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["contrast", "tau_ap", "CONTRASTS"]
+__all__ = ["contrast", "measure_contrast", "tau_ap", "CONTRASTS"]
 
 #: the contrasts other than a measure's: name -> what it is
 CONTRASTS = {
@@ -96,25 +96,39 @@ def contrast(run_a, run_b, qrels=None, by: str = "rbo", depth: int = 10, *, p: f
         frame = rank_overlap(runs, depth, p, qrels)
         ids, values = frame["query_id"].to_numpy(dtype=object), frame["rbo"].to_numpy(dtype=np.float64)
         order = np.argsort(values, kind="stable")
-        extra: dict = {}
     elif key.lower().replace("-", "_") in ("tau_ap", "tauap"):
         ids, values = _tau_ap_by_query(runs, depth, qrels)
         order = np.argsort(values, kind="stable")
-        extra = {}
     else:
         if qrels is None:
             raise ValueError(f"contrast by the measure {key!r} needs qrels")
-        from metrics.analysis.queries import versus
         from metrics.engine.evaluate import evaluate
 
-        frame = versus(evaluate(qrels, runs, [key]), "b", "a", key)
-        ids, values = frame["query_id"].to_numpy(dtype=object), frame["difference"].to_numpy(dtype=np.float64)
-        order = np.argsort(-np.abs(values), kind="stable")
-        extra = {"a": frame["b"].to_numpy()[order], "b": frame["a"].to_numpy()[order]}
-    out = pd.DataFrame({"query_id": ids[order], "value": values[order], "rank": np.arange(1, len(order) + 1)})
-    for name, column in extra.items():
-        out[name] = column
-    return out
+        return measure_contrast(evaluate(qrels, runs, [key]), "a", "b", key)
+    return pd.DataFrame({"query_id": ids[order], "value": values[order], "rank": np.arange(1, len(order) + 1)})
+
+
+def measure_contrast(results, run_a: str, run_b: str, measure):
+    """:func:`contrast` by a measure, of two runs of an evaluation already made (``results``: a
+    :class:`metrics.Evaluation` or its per-query frame; ``run_a``, ``run_b`` their labels in it): per query
+    both answer, run B's value less run A's, the largest difference either way first (ties keep
+    trec_eval's order of the queries); a frame ``query_id, value, rank, a, b``."""
+    import pandas as pd
+
+    from metrics.analysis.queries import versus
+
+    frame = versus(results, run_b, run_a, measure)
+    ids, values = frame["query_id"].to_numpy(dtype=object), frame["difference"].to_numpy(dtype=np.float64)
+    order = np.argsort(-np.abs(values), kind="stable")
+    return pd.DataFrame(
+        {
+            "query_id": ids[order],
+            "value": values[order],
+            "rank": np.arange(1, len(order) + 1),
+            "a": frame["b"].to_numpy()[order],
+            "b": frame["a"].to_numpy()[order],
+        }
+    )
 
 
 def _tau_ap_by_query(runs: dict, depth: int, qrels) -> tuple[np.ndarray, np.ndarray]:

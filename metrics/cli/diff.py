@@ -104,14 +104,6 @@ def _told_indexing(path: str):
 
 
 def _page(args) -> tuple[str, int, int]:
-    import numpy as np
-
-    from metrics.analysis.contrast import contrast
-    from metrics.analysis.ranked import loaded_runs, top_documents
-    from metrics.io.ids import ids_to_text
-    from metrics.ranking.qrels_index import NONPOOL, UNJUDGED
-    from metrics.report.diff_page import PageDocument, PageQuery, diff_page
-
     store = None
     if args.docs:
         from metrics.documents import open_documents
@@ -124,49 +116,111 @@ def _page(args) -> tuple[str, int, int]:
         from metrics.io.topics import read_queries
 
         texts = read_queries(args.topics)
+    name_a, name_b = (os.path.basename(x) for x in args.diff)
+    try:
+        return comparison_page(
+            args.diff[0],
+            args.diff[1],
+            labels=(name_a, name_b if name_b != name_a else args.diff[1]),
+            named=(args.diff[0], args.diff[1]),
+            store=store,
+            collection=args.docs,
+            qrels=args.qrels,
+            qrels_name=args.qrels,
+            texts=texts,
+            texts_name=args.topics,
+            by=args.by,
+            top=args.top,
+            queries=args.queries,
+            p=args.p,
+        )
+    finally:
+        if store is not None:
+            store.close()
+
+
+def comparison_page(
+    run_a,
+    run_b,
+    *,
+    labels: tuple[str, str],
+    named: tuple[str, str] | None = None,
+    store=None,
+    collection: str | None = None,
+    qrels=None,
+    qrels_name: str | None = None,
+    texts: dict[str, str] | None = None,
+    texts_name: str | None = None,
+    by: str = "rbo",
+    top: int = 10,
+    queries: int = 20,
+    p: float = 0.9,
+    ranked=None,
+    extra: list[tuple[str, str]] | None = None,
+) -> tuple[str, int, int]:
+    """The page of ``ir-eval --diff`` (:func:`metrics.report.diff_page.diff_page`), of ``run_a`` against
+    ``run_b`` (anything :func:`metrics.evaluate` takes; ``labels`` their names on the page, ``named``
+    what the settings call them, the labels by default): the queries ranked by ``by`` (see
+    :func:`metrics.analysis.contrast.contrast`; ``ranked``: that ranking made already, a frame
+    ``query_id, value, rank``), and the first ``queries`` of them with both rankings to depth ``top``,
+    the documents' titles and snippets from ``store`` (a :class:`~metrics.documents.DocumentStore`, or
+    None; ``collection`` its name), their grades from ``qrels`` (``qrels_name`` its name), the query
+    words of ``texts`` (id -> text; ``texts_name`` where they come from) marked; ``extra`` settings
+    stated after the page's own.  Returns the page, the number of queries shown and compared."""
+    import numpy as np
+
+    from metrics.analysis.contrast import contrast
+    from metrics.analysis.ranked import loaded_runs, top_documents
+    from metrics.io.ids import ids_to_text
+    from metrics.ranking.qrels_index import NONPOOL, UNJUDGED
+    from metrics.report.diff_page import PageDocument, PageQuery, diff_page
+
+    texts = texts or {}
+    named = named or labels
     enc = None
-    if args.qrels:
+    if qrels is not None:
         from metrics.engine.evaluate import encoded
 
-        enc = encoded(args.qrels)
-    runs = loaded_runs({"a": args.diff[0], "b": args.diff[1]})
-    table = contrast(runs["a"], runs["b"], args.qrels, args.by, args.top, p=args.p)
-    top = top_documents(runs, args.top, enc, judge=enc is not None)
-    where = {q: i for i, q in enumerate(top.queries)}
-    docs = ids_to_text(top.doc) if len(top.doc) else []
+        enc = encoded(qrels)
+    runs = loaded_runs({"a": run_a, "b": run_b})
+    table = ranked if ranked is not None else contrast(runs["a"], runs["b"], qrels, by, top, p=p)
+    top_docs = top_documents(runs, top, enc, judge=enc is not None)
+    where = {q: i for i, q in enumerate(top_docs.queries)}
+    docs = ids_to_text(top_docs.doc) if len(top_docs.doc) else []
 
     def listed(r: int, q: int) -> list[PageDocument]:
-        rows = np.flatnonzero((top.run == r) & (top.query == q))
+        rows = np.flatnonzero((top_docs.run == r) & (top_docs.query == q))
         out = []
-        for i in rows[np.argsort(top.rank[rows], kind="stable")].tolist():
+        for i in rows[np.argsort(top_docs.rank[rows], kind="stable")].tolist():
             grade: int | str | None = None
-            if top.rel is not None:
-                code = int(top.rel[i])
+            if top_docs.rel is not None:
+                code = int(top_docs.rel[i])
                 grade = "unjudged" if code in (NONPOOL, UNJUDGED) else code
-            out.append(PageDocument(int(top.rank[i]) + 1, docs[i], grade))
+            out.append(PageDocument(int(top_docs.rank[i]) + 1, docs[i], grade))
         return out
 
     chosen: list[PageQuery] = []
     for qid, value, rank in table[["query_id", "value", "rank"]].itertuples(index=False):
-        if len(chosen) >= args.queries:
+        if len(chosen) >= queries:
             break
-        q = where[qid]
+        q = where.get(qid)
+        if q is None:
+            continue  # (a query of the ranking that no run's top documents hold)
         chosen.append(PageQuery(str(qid), texts.get(str(qid), ""), float(value), int(rank), listed(0, q), listed(1, q)))
-    name_a, name_b = (os.path.basename(x) for x in args.diff)
-    labels = (name_a, name_b if name_b != name_a else args.diff[1])
     settings = [
-        ("run A", args.diff[0]),
-        ("run B", args.diff[1]),
-        ("collection", f"{args.docs} ({store.format}, {len(store)} documents)" if store is not None else "none given"),
-        ("qrels", args.qrels or "none given (no grades)"),
-        ("query texts", args.topics or "none given (no words marked)"),
-        ("queries ranked by", _by_sentence(args.by)),
-        ("depth compared and shown", str(args.top)),
+        ("run A", named[0]),
+        ("run B", named[1]),
+        ("collection", f"{collection} ({store.format}, {len(store)} documents)" if store is not None else "none given"),
+        ("qrels", qrels_name or ("given" if qrels is not None else "none given (no grades)")),
+        ("query texts", texts_name or ("given" if texts else "none given (no words marked)")),
+        ("queries ranked by", _by_sentence(by)),
+        ("depth compared and shown", str(top)),
         ("queries shown", f"{len(chosen)} of {len(table)} that both runs answer"),
     ]
     if store is not None and store.skipped.count:
         lines = ", ".join(map(str, store.skipped.lines))
         settings.append(("collection lines left out", f"{store.skipped.count} (lines {lines}...)"))
+    settings += list(extra or [])
     overview = [(str(q), float(v), int(r)) for q, v, r in table[["query_id", "value", "rank"]].itertuples(index=False)]
     page = diff_page(
         chosen,
@@ -174,11 +228,9 @@ def _page(args) -> tuple[str, int, int]:
         store,
         settings=settings,
         labels=labels,
-        measure=args.by,
+        measure=by,
         judged=enc is not None,
     )
-    if store is not None:
-        store.close()
     return page, len(chosen), len(table)
 
 

@@ -141,6 +141,14 @@ class FollowUpJobs:
         if self.model.followups.choose_drilldown_run(run, shown):
             self.request_drilldown()
 
+    def show_drilldown_runs(self, runs) -> None:
+        """Show only the ranked lists of ``runs`` in the drill-down (ranked in a worker when needed; else
+        the drill-down shown is announced again, for its views to show those lists)."""
+        if self.model.followups.show_only_drilldown_runs(runs):
+            self.request_drilldown()
+        elif self.model.drilldown is not None:
+            self.model.followups.apply_drilldown(self.model.drilldown)
+
     def request_drilldown(self) -> None:
         """Rank the selected query's documents for every run again (in a worker)."""
         request = self.model.followups.drilldown_request()

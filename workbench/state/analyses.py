@@ -30,6 +30,8 @@ __all__ = [
     "QueriesSettings",
     "query_texts",
     "AgreementSettings",
+    "ContrastSettings",
+    "CONTRAST_BY",
     "Outcome",
     "compute",
     "state",
@@ -147,7 +149,43 @@ class AgreementSettings:
         return [("agreement", "Kendall's tau-b between the runs' orderings by " + ", ".join(self.measures))]
 
 
-AnalysisSettings = OverlapSettings | CoverageSettings | VersusSettings | QueriesSettings | AgreementSettings
+#: the unsupervised contrasts "where to look first" offers besides the measures: name -> what it is named
+CONTRAST_BY = {"rbo": "RBO", "tau_ap": "tau_AP"}
+
+
+@dataclass(frozen=True)
+class ContrastSettings:
+    """Where to look first: the queries ranked by how much run B differs from run A, ``by`` a measure
+    (B's value less A's, the largest difference either way first) or by an unsupervised contrast of their
+    first ``depth`` documents (:data:`CONTRAST_BY`: ``rbo``, RBO_ext with persistence ``p``, or
+    ``tau_ap``, B's list against A's; the lowest first)."""
+
+    by: str
+    run_a: str
+    run_b: str
+    depth: int = 10
+    p: float = DEFAULT_PERSISTENCE
+
+    @property
+    def unsupervised(self) -> bool:
+        return self.by in CONTRAST_BY
+
+    def stated(self) -> list[tuple[str, str]]:
+        from metrics.analysis.contrast import CONTRASTS
+
+        pair = f"{self.run_a} (A) against {self.run_b} (B)"
+        if self.by == "rbo":
+            how = f"{CONTRASTS['rbo']}; top {self.depth}, p = {self.p:g}"
+        elif self.by == "tau_ap":
+            how = f"{CONTRASTS['tau_ap']}; top {self.depth}"
+        else:
+            how = f"{self.by}: B's value less A's, the largest difference either way first"
+        return [("where to look first", f"{pair}; {how}")]
+
+
+AnalysisSettings = (
+    OverlapSettings | CoverageSettings | VersusSettings | QueriesSettings | AgreementSettings | ContrastSettings
+)
 
 
 def measure_cutoffs(measures) -> list[int]:
@@ -188,7 +226,8 @@ class Outcome:
 
 
 def compute(kind: str, inputs: Inputs, settings, progress: Callable[[float], bool] | None = None) -> Outcome:
-    """Compute analysis ``kind`` (``overlap``, ``coverage``, ``versus``, ``queries``, ``agreement``)."""
+    """Compute analysis ``kind`` (``overlap``, ``coverage``, ``versus``, ``queries``, ``agreement``,
+    ``contrast``)."""
     work = _KINDS[kind]
     tables, extra = work(inputs, settings, progress or (lambda _: True))
     return Outcome(kind, inputs, settings, tables, extra)
@@ -281,7 +320,24 @@ def _agreement(inputs: Inputs, s: AgreementSettings, progress):
     }, {}
 
 
+def _contrast(inputs: Inputs, s: ContrastSettings, progress):
+    """The queries by how much the two runs differ; with the query texts loaded beside them."""
+    from metrics.analysis.contrast import contrast, measure_contrast
+
+    if s.unsupervised:
+        from metrics.analysis.ranked import loaded_runs
+
+        runs = loaded_runs({"a": inputs.runs[s.run_a], "b": inputs.runs[s.run_b]})
+        _step(progress, 0.3)
+        frame = contrast(runs["a"], runs["b"], _qrels(inputs), s.by, s.depth, p=s.p)
+    else:
+        frame = measure_contrast(inputs.evaluation, s.run_a, s.run_b, s.by)
+    frame = frame.assign(text=[inputs.queries.get(str(q), "") for q in frame["query_id"]])
+    return {"contrast": frame}, {}
+
+
 _KINDS: dict[str, Callable] = {
+    "contrast": _contrast,
     "overlap": _overlap,
     "coverage": _coverage,
     "versus": _versus,

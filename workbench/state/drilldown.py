@@ -34,6 +34,8 @@ MAX_LISTS = 8
 SNIPPET_CHARS = 90
 TIP_CHARS = 2000
 NOT_IN_COLLECTION = "not in the collection"
+#: where a document another run did not retrieve is in that run
+NOT_RETRIEVED = "\u2014"
 
 
 def best_runs(runs, scores=None, baseline=None, limit: int = MAX_LISTS) -> list[str]:
@@ -110,10 +112,14 @@ class DocumentText:
 @dataclass(frozen=True)
 class Drilldown(QueryDrilldown):
     """:class:`~metrics.engine.drilldown.QueryDrilldown` with the documents shown as the collection holds
-    them (doc id -> :class:`DocumentText`; empty without a collection) and the collection's name."""
+    them (doc id -> :class:`DocumentText`; empty without a collection), the collection's name, and where
+    each document shown is in every run: ``places[run][doc]`` its rank in the run's whole ranking of the
+    query (not only its first ``depth``), for every document in any run's first ``depth``; a document the
+    run did not retrieve is not in its dict."""
 
     texts: dict[str, DocumentText] = field(default_factory=dict)
     collection: str | None = None
+    places: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def document_texts(store: DocumentStore, ids: list[str], query_text: str) -> dict[str, DocumentText]:
@@ -134,10 +140,11 @@ def document_texts(store: DocumentStore, ids: list[str], query_text: str) -> dic
     return out
 
 
-def compute(request: Request, progress=None) -> QueryDrilldown:
+def compute(request: Request, progress=None) -> Drilldown:
     """The drill-down; runs scored from disk (:class:`~workbench.scoring.disk_runs.RunOnDisk`) are read here,
-    one after the other, with ``progress`` (which may stop the work by returning False).  With a
-    collection, a :class:`Drilldown` with the texts of the documents ranked."""
+    one after the other, with ``progress`` (which may stop the work by returning False).  A
+    :class:`Drilldown`: the runs' lists cut at the depth, where each document shown is in every run (its
+    rank in the whole ranking), and with a collection the texts of the documents shown."""
     baseline = request.baseline if request.baseline in request.runs else None
     runs = dict(request.runs)
     on_disk = [label for label, run in runs.items() if isinstance(run, RunOnDisk)]
@@ -150,21 +157,29 @@ def compute(request: Request, progress=None) -> QueryDrilldown:
         runs[label] = rows_of_queries(read_columns(runs[label].path, "run"), [request.query_id])
         if progress is not None and progress((i + 1) / len(on_disk)) is False:
             raise Cancelled("drill-down cancelled")
-    drill = query_drilldown(
+    whole = query_drilldown(  # (every rank: where a document shown is in the other runs, however deep)
         request.qrels,
         runs,
         request.query_id,
-        depth=request.depth,
+        depth=None,
         baseline=baseline,
         settings=request.settings,
     )
+    depth = int(request.depth)
+    rankings = {label: r.iloc[:depth].reset_index(drop=True) for label, r in whole.rankings.items()}
+    ids = list(dict.fromkeys(str(d) for r in rankings.values() for d in r["doc_id"].tolist()))
+    wanted = set(ids)
+    places = {
+        label: {str(d): int(k) for d, k in zip(r["doc_id"].tolist(), r["rank"].tolist()) if str(d) in wanted}
+        for label, r in whole.rankings.items()
+    }
+    fields = {f.name: getattr(whole, f.name) for f in dataclasses.fields(whole)}
+    fields.update(depth=depth, rankings=rankings)
     store = request.documents
     if store is None:
-        return drill
-    ids = list(dict.fromkeys(str(d) for r in drill.rankings.values() for d in r["doc_id"].tolist()))
+        return Drilldown(**fields, places=places)
     texts = document_texts(store, ids, request.query_text)
-    fields = {f.name: getattr(drill, f.name) for f in dataclasses.fields(drill)}
-    return Drilldown(**fields, texts=texts, collection=store.path)
+    return Drilldown(**fields, texts=texts, collection=store.path, places=places)
 
 
 def format_move(baseline_rank, moved) -> str:
@@ -179,8 +194,35 @@ def format_move(baseline_rank, moved) -> str:
     return "="
 
 
-def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[str], list[str]]:
-    """Rows shown for one run: columns ``rank, doc_id, score, grade`` (and ``moved`` when compared).
+def elsewhere(drill: QueryDrilldown, run: str, lists: list[str]) -> tuple[str, list[str], list[str]] | None:
+    """The same document joined across the lists shown (``lists``: their runs, in their order): where each
+    document of ``run``'s list is in the other lists, as a column's name, a cell per row and a sentence per
+    row for its tooltip; None with fewer than two lists (or ``run`` not one of them).
+
+    A document's place in another run is its rank in that run's whole ranking of the query (so a rank
+    beyond the depth shown says how far down the other run has it), :data:`NOT_RETRIEVED` when that run
+    did not retrieve it.  Two lists: the column ``in <other run>`` holds that rank.  More lists: the
+    column ``in others`` holds the ranks in each other list, in the order shown, separated by spaces
+    (``"3 — 12"``); the tooltip names each run."""
+    if run not in lists or len(lists) < 2 or not isinstance(drill, Drilldown):
+        return None
+    others = [r for r in lists if r != run]
+    docs = [str(d) for d in drill.rankings[run]["doc_id"].tolist()]
+    cells = tips = np.zeros(0, dtype=object)
+    for i, other in enumerate(others):  # (a column of texts per other list, joined: thousands of rows stay quick)
+        place = drill.places.get(other, {})
+        text = np.array([str(place[d]) if d in place else NOT_RETRIEVED for d in docs], dtype=object)
+        tip = np.where(text != NOT_RETRIEVED, "rank " + text + f" in {other}", f"not retrieved by {other}")
+        cells, tips = (text, tip) if i == 0 else (cells + " " + text, tips + "; " + tip)
+    name = f"in {others[0]}" if len(others) == 1 else "in others"
+    return name, cells.tolist(), tips.tolist()
+
+
+def ranking_table(
+    drill: QueryDrilldown, run: str, lists: list[str] | None = None
+) -> tuple[pd.DataFrame, list[str], list[str]]:
+    """Rows shown for one run: columns ``rank, doc_id, score, grade`` (and ``moved`` when compared), then
+    where each document is in the other lists ``lists`` (:func:`elsewhere`: ``in <run>`` or ``in others``).
 
     Returns the frame, a tone per row (:func:`grade_tone`) and a tooltip per row.
     Unjudged documents show :data:`UNJUDGED_MARK` as their grade.
@@ -211,6 +253,11 @@ def ranking_table(drill: QueryDrilldown, run: str) -> tuple[pd.DataFrame, list[s
                 else f"; rank {int(br)} in the baseline {drill.baseline}"
             )
         frame["moved"] = [format_move(b, m) for b, m in zip(baseline_ranks, r["moved"].tolist())]
+    joined = elsewhere(drill, run, list(lists or []))
+    if joined is not None:
+        name, cells, where = joined
+        frame[name] = cells
+        tips = [f"{tip}; {w}" for tip, w in zip(tips, where)]
     texts = drill.texts if isinstance(drill, Drilldown) and drill.collection is not None else None
     if texts is not None:
         shown_texts = [texts.get(str(d), DocumentText()) for d in r["doc_id"].tolist()]
@@ -237,6 +284,62 @@ def snippets_html(drill: QueryDrilldown, run: str) -> list[str] | None:
         return None
     texts = drill.texts
     return [texts.get(str(d), DocumentText()).snippet_html() for d in drill.rankings[run]["doc_id"].tolist()]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the unjudged documents of the top k, to be judged elsewhere
+#: the grade of the qrels lines copied for documents to judge: a negative grade is read as pooled but not
+#: judged (by trec_eval and this program), so the lines change no score until a grade replaces it
+TO_JUDGE_GRADE = -1
+
+
+@dataclass(frozen=True)
+class Unjudged:
+    """A document of the first ``depth`` of the lists shown that the qrels do not judge: its id and, for
+    each run shown that lists it there, (run, rank)."""
+
+    doc_id: str
+    places: tuple[tuple[str, int], ...]
+
+
+def unjudged_in_top(drill: QueryDrilldown, lists: list[str]) -> list[Unjudged]:
+    """The documents of the lists of ``lists`` (the first ``depth`` of each run's ranking) that the qrels do
+    not judge (not in them, or with a negative grade), each once, with the runs that list it and its rank
+    in each; the best ranked first (by the highest of its ranks, then the order of the lists)."""
+    found: dict[str, list[tuple[str, int]]] = {}
+    for run in lists:
+        r = drill.rankings.get(run)
+        if r is None:
+            continue
+        for doc, rank, judged in zip(r["doc_id"].tolist(), r["rank"].tolist(), r["judged"].tolist()):
+            if not judged:
+                found.setdefault(str(doc), []).append((run, int(rank)))
+    order = {run: i for i, run in enumerate(lists)}
+    items = [Unjudged(doc, tuple(places)) for doc, places in found.items()]
+    return sorted(items, key=lambda u: min((rank, order[run]) for run, rank in u.places))
+
+
+def unjudged_table(drill: QueryDrilldown, items: list[Unjudged]) -> pd.DataFrame:
+    """The rows listing ``items``: ``doc_id``, ``retrieved by`` (``"bm25 3, dense 7"``: each run and its
+    rank), and with a collection the document's ``title`` (when the collection has titles) and ``snippet``."""
+    frame = pd.DataFrame(
+        {
+            "doc_id": np.asarray([shown(u.doc_id) for u in items], dtype=object),
+            "retrieved by": [", ".join(f"{run} {rank}" for run, rank in u.places) for u in items],
+        }
+    )
+    if isinstance(drill, Drilldown) and drill.collection is not None:
+        texts = [drill.texts.get(u.doc_id, DocumentText()) for u in items]
+        if any(t.title for t in texts):
+            frame["title"] = [t.title for t in texts]
+        frame["snippet"] = [t.snippet if t.found else NOT_IN_COLLECTION for t in texts]
+    return frame
+
+
+def qrels_lines(query_id: str, items: list[Unjudged]) -> str:
+    """``items`` as TREC qrels lines to be judged: ``qid 0 docid -1`` (:data:`TO_JUDGE_GRADE`, the grade to
+    replace), one a line, in the order listed."""
+    return "".join(f"{shown(query_id)} 0 {shown(u.doc_id)} {TO_JUDGE_GRADE}\n" for u in items)
 
 
 def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:

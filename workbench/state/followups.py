@@ -128,6 +128,16 @@ class FollowUpRules:
         self.state.drilldown_choices[run] = bool(shown)
         return bool(shown) and (self.state.drilldown is None or run not in self.state.drilldown.runs)
 
+    def show_only_drilldown_runs(self, runs) -> bool:
+        """Show the lists of ``runs`` in the drill-down and hide the others' (two runs compared, side by
+        side); whether it must be computed again (a run shown that the drill-down does not have)."""
+        results = self.state.results
+        wanted = set(runs)
+        again = False
+        for run in results.runs if results is not None else []:
+            again = self.choose_drilldown_run(run, run in wanted) or again
+        return again
+
     def drilldown_request(self) -> drilldown_model.Request | None:
         """The drill-down of the selected query; None (and the drill-down dropped) without one.  Only the
         runs it shows are ranked (:meth:`drilldown_runs`; runs scored from disk are read for it)."""

@@ -114,6 +114,22 @@ def test_contrast_by_a_measure_is_b_less_a_largest_first():
         metrics.contrast(a, b, by="P@1")
 
 
+def test_contrast_by_a_measure_of_an_evaluation_made_already():
+    from metrics.analysis.contrast import measure_contrast
+
+    runs = {
+        "bm25": SAMPLE / "run_bm25.txt",
+        "rm3": SAMPLE / "run_bm25_rm3.txt",
+        "tfidf": SAMPLE / "run_tfidf_title.txt",
+    }
+    evaluation = metrics.evaluate(SAMPLE / "qrels.txt", runs, ["map", "P@10"])
+    frame = measure_contrast(evaluation, "bm25", "rm3", "P@10")
+    alone = metrics.contrast(runs["bm25"], runs["rm3"], SAMPLE / "qrels.txt", by="P@10")
+    assert frame.equals(alone)
+    assert list(frame.columns) == ["query_id", "value", "rank", "a", "b"]
+    assert np.all(np.diff(np.abs(frame["value"])) <= 0)
+
+
 def test_contrast_on_the_sample_agrees_with_rank_overlap():
     a, b = SAMPLE / "run_bm25.txt", SAMPLE / "run_bm25_rm3.txt"
     frame = metrics.contrast(a, b, SAMPLE / "qrels.txt", by="rbo", depth=10)

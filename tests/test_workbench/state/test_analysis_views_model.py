@@ -197,3 +197,19 @@ def test_loaded_query_texts_are_a_setting_of_the_queries_analysis():
     assert with_texts != analyses.QueriesSettings("map")  # texts loaded: the analysis is computed again
     assert ("query texts", "/q/topics.tsv") in with_texts.stated()
     assert [name for name, _ in analyses.QueriesSettings("map").stated()] == ["queries"]
+
+
+@pytest.mark.parametrize("by", ["rbo", "tau_ap", "map", "P_5"])
+def test_where_to_look_first_equals_the_cores_contrast(results, by):
+    res, qrels, runs = results
+    inputs = analyses.inputs_of(res, {"q1": "first query"})
+    settings = analyses.ContrastSettings(by, "a", "b", depth=5)
+    out = analyses.compute("contrast", inputs, settings)
+    frame = out.tables["contrast"]
+    core = metrics.contrast(runs["a"], runs["b"], qrels, by, 5)
+    pd.testing.assert_frame_equal(frame.drop(columns="text"), core)
+    assert dict(zip(frame["query_id"], frame["text"])).get("q1", "first query") == "first query"
+    assert set(frame["text"]) <= {"", "first query"}
+    assert settings.unsupervised == (by in analyses.CONTRAST_BY)
+    (name, stated), *_ = settings.stated()
+    assert name == "where to look first" and stated.startswith("a (A) against b (B); ")

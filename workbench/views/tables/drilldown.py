@@ -3,8 +3,11 @@
 Each row is coloured by the document's grade; unjudged documents show ``?``.
 Runs other than the baseline show how far each document moved against the
 baseline (``▲3``, ``▼12``, ``new``).  A last column lists the relevant
-documents that no run retrieved.  Clicking a document highlights it in every
-list.  With a collection loaded, each row shows the document's title and a
+documents that no run retrieved.  With two lists or more, each row says where
+its document is in the other lists (its rank in each other run, ``—`` when
+that run did not retrieve it), and clicking a document selects it in every
+list, scrolled into view.  "Unjudged…" lists the unjudged documents of the
+lists shown, to copy as qrels lines to judge.  With a collection loaded, each row shows the document's title and a
 snippet with the query's words in bold, and its text as the tooltip.  The
 rankings and the texts are computed in a worker (see :mod:`workbench.state.drilldown`).
 """
@@ -20,11 +23,13 @@ from PySide6.QtGui import QColor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
+    QPushButton,
     QScrollArea,
     QSizePolicy,
     QSpinBox,
@@ -179,6 +184,7 @@ class QueryDrilldownView(QWidget):
         self.session = session
         self.title = QLabel(self)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.title.setWordWrap(True)  # (beside the Unjudged button: a long query's text wraps, never cut)
         self.runs_button = QToolButton(self)
         self.runs_button.setText("Runs ▾")
         self.runs_button.setToolTip("Runs whose ranked lists are shown")
@@ -220,6 +226,13 @@ class QueryDrilldownView(QWidget):
         self.find_edit.setMaximumWidth(180)
         self.find_edit.textChanged.connect(self._find)
         self.find_status = QLabel(self)
+        self.unjudged_button = QToolButton(self)
+        self.unjudged_button.setText("Unjudged…")
+        self.unjudged_button.setToolTip(
+            "The unjudged documents of the lists shown (their top k), to copy as qrels lines to judge"
+        )
+        self.unjudged_button.clicked.connect(self.show_unjudged)
+        self.unjudged_dialog: UnjudgedDialog | None = None
         bar.addStretch(1)
         bar.addWidget(self.find_edit)
         bar.addWidget(self.find_status)
@@ -238,7 +251,11 @@ class QueryDrilldownView(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
-        layout.addWidget(self.title)  # on its own line: it is never cut off by the controls
+        head = QHBoxLayout()  # the title above the controls, with only the Unjudged button beside it
+        head.setContentsMargins(0, 0, 4, 0)
+        head.addWidget(self.title, 1)
+        head.addWidget(self.unjudged_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(head)
         layout.addLayout(bar)
         layout.addWidget(self.placeholder, 1)
         layout.addWidget(self.body, 1)
@@ -304,6 +321,10 @@ class QueryDrilldownView(QWidget):
             self.depth_box.blockSignals(False)
         if drill is None:
             self.title.setText("")
+            self.unjudged_button.setText("Unjudged…")
+            self.unjudged_button.setEnabled(False)
+            if self.unjudged_dialog is not None and self.unjudged_dialog.isVisible():
+                self.unjudged_dialog.refresh()
             self.body.hide()
             self.placeholder.show()
             self._fill_menu([])
@@ -326,7 +347,7 @@ class QueryDrilldownView(QWidget):
                 col = found
             self.columns_box.removeWidget(col)
             self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
-            frame, tones, tips = dm.ranking_table(drill, run)
+            frame, tones, tips = dm.ranking_table(drill, run, shown)
             col.set_rows(frame, tones, tips, dm.snippets_html(drill, run))
             score = dm.query_score(self.session.results, self.session.focus_measure, drill.query_id, run)
             col.set_caption(dm.caption(drill, run, score))
@@ -340,8 +361,22 @@ class QueryDrilldownView(QWidget):
         said = f" “{html.escape(text)}”" if text else ""
         self.title.setText(f"Query <b>{html.escape(drill.query_id)}</b>{said}{judged}: {drill.num_rel} relevant judged")
         self.title.setToolTip(text or "")
+        unjudged = len(dm.unjudged_in_top(drill, shown))
+        self.unjudged_button.setText(f"Unjudged: {unjudged}…")
+        self.unjudged_button.setEnabled(True)
+        if self.unjudged_dialog is not None and self.unjudged_dialog.isVisible():
+            self.unjudged_dialog.refresh()
         self.placeholder.hide()
         self.body.show()
+
+    def show_unjudged(self) -> UnjudgedDialog:
+        """The list of the unjudged documents of the lists shown (made once, then brought forward)."""
+        if self.unjudged_dialog is None:
+            self.unjudged_dialog = UnjudgedDialog(self.session, self.shown_runs, self)
+        self.unjudged_dialog.refresh()
+        self.unjudged_dialog.show()
+        self.unjudged_dialog.raise_()
+        return self.unjudged_dialog
 
     # -- one document in every list ------------------------------------------
     def _find(self, text: str) -> None:
@@ -358,9 +393,11 @@ class QueryDrilldownView(QWidget):
             else f"<span style='color:#c62828'>not in the top {depth} of any list</span>"
         )
 
-    def select_doc(self, doc_id: str) -> int:
-        """Select ``doc_id`` in every list that holds it (and clear the others); in how many lists it is."""
+    def select_doc(self, doc_id: str, clicked: _Column | None = None) -> int:
+        """Select ``doc_id`` in every list that holds it (and clear the others), and scroll its rows into
+        view (the row ``clicked`` stays in view if the others fit with it); in how many lists it is."""
         found = 0
+        rows: list[tuple[_Column, int]] = []
         for col in [*self.columns.values(), self.missing]:
             docs = col.doc_ids()
             sel = col.view.selectionModel()
@@ -369,13 +406,113 @@ class QueryDrilldownView(QWidget):
                 sel.setCurrentIndex(
                     index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
                 )
-                col.view.scrollTo(index)
+                rows.append((col, index.row()))
                 found += col is not self.missing
             else:
                 col.view.clearSelection()
+        # the row clicked first, then the others: each brought into view moving as little as it can
+        rows.sort(key=lambda cr: cr[0] is not clicked)
+        for col, row in rows:
+            self.scroll_to(col, row)
         return found
+
+    def scroll_to(self, col: _Column, row: int) -> None:
+        """Scroll the drill-down (its lists scroll together) so that ``row`` of ``col`` is in view."""
+        index = col.model.index(row, min(1, col.model.columnCount() - 1))  # (the document id's cell)
+        rect = col.view.visualRect(index)
+        if rect.isEmpty():
+            return
+        inner = self.body.widget()
+        if inner is None:
+            return
+        centre = col.view.viewport().mapTo(inner, rect.center())
+        self.body.ensureVisible(centre.x(), centre.y(), rect.width() // 2 + 4, rect.height() // 2 + 2)
+
+    def row_in_view(self, run: str, doc_id: str) -> bool:
+        """Whether ``doc_id``'s row in ``run``'s list can be seen in the drill-down's scrolled pane."""
+        col = self.columns[run]
+        docs = col.doc_ids()
+        if doc_id not in docs:
+            return False
+        rect = col.view.visualRect(col.model.index(docs.index(doc_id), 1))
+        top_left = col.view.viewport().mapTo(self.body.viewport(), rect.topLeft())
+        bottom_right = col.view.viewport().mapTo(self.body.viewport(), rect.bottomRight())
+        area = self.body.viewport().rect()
+        return area.contains(top_left) and area.contains(bottom_right)
 
     def _on_doc_clicked(self, col: _Column, index) -> None:
         docs = col.doc_ids()
         if 0 <= index.row() < len(docs):
-            self.select_doc(docs[index.row()])
+            self.select_doc(docs[index.row()], col)
+
+
+class UnjudgedDialog(QDialog):
+    """The unjudged documents of the first k of the lists shown (``lists()``: their runs) for the query of
+    the session's drill-down, each once with the runs that list it and where; "Copy as qrels lines" puts
+    them on the clipboard as ``qid 0 docid -1`` lines to judge (:func:`workbench.state.drilldown.qrels_lines`).
+    It follows the drill-down while open."""
+
+    def __init__(self, session, lists, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.lists = lists
+        self.setWindowTitle("Unjudged in the top k")
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.model = DataFrameModel(self)
+        self.table = _table(self)
+        self.table.setModel(self.model)
+        self.copy_button = QPushButton("Copy as qrels lines", self)
+        self.copy_button.setToolTip(
+            f"Copy 'qid 0 docid {dm.TO_JUDGE_GRADE}' lines (TREC qrels) to judge elsewhere: replace "
+            f"{dm.TO_JUDGE_GRADE} with each document's grade ({dm.TO_JUDGE_GRADE}, a negative grade, reads as "
+            "pooled but not judged)"
+        )
+        self.copy_button.clicked.connect(self.copy_lines)
+        close = QPushButton("Close", self)
+        close.clicked.connect(self.close)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.copy_button)
+        buttons.addWidget(close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
+        self.resize(560, 360)
+        self._items: list[dm.Unjudged] = []
+        session.sigDrilldownChanged.connect(lambda _: self._follow())
+
+    def _follow(self) -> None:
+        if self.isVisible():
+            self.refresh()
+
+    def refresh(self) -> None:
+        drill = self.session.drilldown
+        lists = self.lists() if drill is not None else []
+        self._items = dm.unjudged_in_top(drill, lists) if drill is not None else []
+        frame = dm.unjudged_table(drill, self._items) if drill is not None else pd.DataFrame()
+        self.model.set_frame(frame)
+        fit_columns(self.table, max_header_chars=40)
+        for name, widest in (("title", TITLE_WIDTH), ("snippet", SNIPPET_WIDTH)):
+            if name in frame.columns:
+                c = list(frame.columns).index(name)
+                self.table.setColumnWidth(c, min(self.table.columnWidth(c), widest))
+        if drill is None:
+            self.caption.setText("No query selected.")
+        else:
+            depth = self.session.drilldown_depth
+            self.caption.setText(
+                f"Query {drill.query_id}: {len(self._items)} unjudged documents in the top {depth} of "
+                f"{len(lists)} lists ({', '.join(lists)})"
+            )
+        self.copy_button.setEnabled(bool(self._items))
+
+    def frame(self) -> pd.DataFrame:
+        return self.model.frame()
+
+    def copy_lines(self) -> None:
+        drill = self.session.drilldown
+        if drill is None or not self._items:
+            return
+        QApplication.clipboard().setText(dm.qrels_lines(drill.query_id, self._items))

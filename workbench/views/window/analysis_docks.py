@@ -2,7 +2,7 @@
 
 Their docks are made with the window (so that a saved layout or a workspace puts them where they were),
 each holding an empty pane; a view is made the first time its dock comes forward (its tab chosen, the
-dock shown or floated), which keeps the five views (about 70 ms of the window's thread and a fifth of
+dock shown or floated), which keeps the views (the first five, about 70 ms of the window's thread and a fifth of
 its first layout) out of the window's start.  A view made late shows what one made early would: it
 holds no state of the session's, and computes its analysis from the session as it is when shown
 (:class:`~workbench.views.analysis.follow.AnalysisFollower`)."""
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 #: (dock name, title, module, class of the view), in the order of their tabs
 VIEWS = (
+    ("contrast", "Where to look first", "workbench.views.analysis.contrast", "ContrastView"),
     ("overlap", "Overlap", "workbench.views.analysis.overlap", "OverlapView"),
     ("coverage", "Coverage", "workbench.views.analysis.coverage", "CoverageView"),
     ("versus", "A against B", "workbench.views.analysis.versus", "VersusView"),

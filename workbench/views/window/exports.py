@@ -1,4 +1,5 @@
-"""The main window's exports: tables as CSV, plots as images, and the report (dialogs, then a job each)."""
+"""The main window's exports: tables as CSV, plots as images, the report, and the comparison page of two
+runs with their documents (dialogs, then a job each)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from metrics.io import fileio
 from workbench.views.common import export_target
@@ -15,6 +16,7 @@ from workbench.views.common import export_target
 if TYPE_CHECKING:
     from workbench.qt.session import Session
     from workbench.scoring.evaluation import Results
+    from workbench.state.analyses import ContrastSettings
     from workbench.views.dialogs.report import ReportDialog
     from workbench.views.plots.curves import NdcgAtKPlot, PrecisionRecallPlot
     from workbench.views.tables.scores import PerQueryView
@@ -28,7 +30,8 @@ class ExportActions:
     """File > Export: what ``session`` computed, the table ``per_query`` as shown and the plots ``pr_plot``
     and ``ndcg_plot``, written to files chosen in dialogs (children of ``parent``); the folder of the last
     export is kept in ``settings``.  ``show_error(text)`` reports a failure, ``tell(text)`` says something
-    in the status bar, ``exported(path)`` announces a file written."""
+    in the status bar, ``exported(path)`` announces a file written.  ``contrast()`` gives the settings of
+    the "Where to look first" view when it is open (None otherwise): the comparison page is of its runs."""
 
     def __init__(
         self,
@@ -42,6 +45,7 @@ class ExportActions:
         show_error: Callable[[str], None],
         tell: Callable[[str], None],
         exported: Callable[[str], None],
+        contrast: Callable[[], ContrastSettings | None] = lambda: None,
     ):
         self.parent = parent
         self.session = session
@@ -53,6 +57,7 @@ class ExportActions:
         self._show_error = show_error
         self._tell = tell
         self._announce = exported
+        self._contrast = contrast
         self.shown_report: ReportDialog | None = None  # (the latest report dialog opened)
 
     def _in_export_dir(self, use: Callable[[str], None]) -> None:
@@ -102,6 +107,92 @@ class ExportActions:
             self.shown_report = dialog
 
         self._in_export_dir(show)
+
+    # -- the comparison page ------------------------------------------------------------------------
+    def page_settings(self, run_b: str | None = None) -> ContrastSettings | None:
+        """The two runs of the comparison page and how its queries are ranked: those of the "Where to
+        look first" view when it is open, else the baseline (or the first run) against ``run_b`` by RBO of
+        their top k (k the drill-down's depth).  None with fewer than two runs."""
+        from workbench.state.analyses import ContrastSettings
+
+        shown = self._contrast()
+        if shown is not None and run_b is None:
+            return shown
+        results = self.session.results
+        runs = list(results.runs) if results is not None else []
+        baseline = self.session.baseline_label()
+        a = baseline if baseline in runs else (runs[0] if runs else None)
+        others = [r for r in runs if r != a]
+        if a is None or not others:
+            return None
+        b = run_b if run_b in others else others[0]
+        return ContrastSettings("rbo", a, b, self.session.drilldown_depth)
+
+    def comparison_page_dialog(self) -> None:
+        """File > Export > Comparison page: the runs (asked for when the "Where to look first" view is not
+        open), then where to write it."""
+        results = self.session.results
+        if results is None or len(results.runs) < 2:
+            self._show_error("A comparison page needs two runs: load a qrels file and two runs first.")
+            return
+        settings = self._contrast()
+        if settings is None:
+            first = self.page_settings()
+            assert first is not None
+            others = [r for r in results.runs if r != first.run_a]
+            run_b, ok = QInputDialog.getItem(
+                self.parent, "Comparison page", f"Compare {first.run_a} with:", others, 0, False
+            )
+            if not ok:
+                return
+            settings = self.page_settings(run_b)
+        assert settings is not None
+        chosen = settings
+
+        def ask(folder: str) -> None:
+            name = f"{chosen.run_a}_vs_{chosen.run_b}.html".replace(os.sep, "_")
+            path, _ = QFileDialog.getSaveFileName(
+                self.parent,
+                "Export comparison page",
+                os.path.join(folder, name),
+                "HTML page (*.html)",
+                options=QFileDialog.Option.DontConfirmOverwrite,
+            )
+            if path:
+                self.export_comparison_page(path, chosen)
+
+        self._in_export_dir(ask)
+
+    def export_comparison_page(self, path: str, settings: ContrastSettings | None = None) -> bool:
+        """Write the comparison page of ``settings`` (by default :meth:`page_settings`) to ``path``: the
+        target checked in a worker (never a file loaded; an existing file replaced only once
+        ``confirm_overwrite`` agrees), then the page built and written atomically in another
+        (:mod:`workbench.state.diff_page`).  Whether it was started."""
+        from workbench.state import diff_page
+
+        settings = settings or self.page_settings()
+        results = self.session.results
+        request = None
+        if settings is not None and results is not None:
+            request = diff_page.page_request(results, self.session.workspace, settings, self.session.drilldown_depth)
+        if request is None:
+            self._show_error("A comparison page needs two runs: load a qrels file and two runs first.")
+            return False
+        inputs = self.input_paths()
+        chosen = request
+
+        def write(exists: bool, _: object) -> None:
+            self.session.run_job(
+                lambda progress: diff_page.write(path, chosen, inputs, progress),
+                f"Writing {os.path.basename(path)}",
+                lambda _: self._exported(path),
+                lambda exc: self._export_failed(path, exc),
+            )
+
+        export_target.check_then_write(
+            self.session, path, inputs, self.confirm_overwrite, write, lambda exc: self._export_failed(path, exc)
+        )
+        return True
 
     def confirm_overwrite(self, path: str) -> bool:
         answer = QMessageBox.question(

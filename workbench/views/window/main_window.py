@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
             bars.messages.add,
             tell,
             self.sigExported.emit,
+            contrast=views.contrast_settings,
         )
         progress = ProgressDisplay(self.statusBar(), self, s.cancel, workspaces.reopen_last_session)
         explain = ExplainActions(

@@ -99,6 +99,7 @@ class WindowMenus:
         exp.addAction("NDCG@k plot (PNG/SVG)…", lambda: exports.export_dialog("ndcg"))
         exp.addSeparator()
         exp.addAction("Comparison report (HTML, Markdown, LaTeX, CSV)…", exports.report_dialog)
+        exp.addAction("Comparison page (two runs with their documents, HTML)…", exports.comparison_page_dialog)
         file_menu.addSeparator()
         act = file_menu.addAction("&Quit", window.close)
         act.setShortcut(QKeySequence.StandardKey.Quit)

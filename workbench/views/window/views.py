@@ -13,6 +13,7 @@ from workbench.views.window.status import MessageArea, StaleBar
 
 if TYPE_CHECKING:
     from workbench.qt.session import Session
+    from workbench.state.analyses import ContrastSettings
 
 
 class WindowViews:
@@ -84,6 +85,13 @@ class WindowViews:
         bring_forward(d["drilldown"])
         window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+
+    def contrast_settings(self) -> ContrastSettings | None:
+        """The settings of "Where to look first" while its dock is open and its view made (None otherwise)."""
+        if "contrast" not in self.analysis_views.built() or self.docks["contrast"].isHidden():
+            return None
+        view = self.analysis_views["contrast"]
+        return view.settings()  # type: ignore[attr-defined]
 
     def _add_dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
         """Add a view as a dock (its layout is saved under ``name``)."""
