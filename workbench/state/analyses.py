@@ -19,6 +19,8 @@ import pandas as pd
 from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
 from metrics.analysis.overlap import DEFAULT_PERSISTENCE
 from workbench.scoring.run_on_disk import RunOnDisk
+from workbench.state import judgments
+from workbench.state.judgments import PoolSettings, QrelsAgreementSettings, SystemsSettings
 
 __all__ = [
     "Inputs",
@@ -29,6 +31,9 @@ __all__ = [
     "QueriesSettings",
     "query_texts",
     "AgreementSettings",
+    "QrelsAgreementSettings",
+    "SystemsSettings",
+    "PoolSettings",
     "Outcome",
     "compute",
     "state",
@@ -48,7 +53,9 @@ class Inputs:
 
     ``runs``: label -> run frame, or the path of a run scored from disk (read again by the analysis);
     ``evaluation``: the window's :class:`metrics.Evaluation`; ``summary``: its summary as the window shows
-    it (runs that share no query with the qrels are NaN); ``queries``: query texts loaded (id -> text)."""
+    it (runs that share no query with the qrels are NaN); ``queries``: query texts loaded (id -> text);
+    ``held``: the qrels held beside the ones in use (path -> columns), which the judgments' analyses
+    compare them with."""
 
     qrels: Any
     runs: Mapping[str, Any]
@@ -59,11 +66,15 @@ class Inputs:
     qrels_name: str | None
     queries: Mapping[str, str] = field(default_factory=dict)
     results: Any = None  # the Results these come from (identity: what "current" is compared with)
+    held: Mapping[str, Any] = field(default_factory=dict)
 
 
-def inputs_of(results, queries: Mapping[str, str] | None = None) -> Inputs | None:
+def inputs_of(
+    results, queries: Mapping[str, str] | None = None, held: Mapping[str, Any] | None = None
+) -> Inputs | None:
     """The :class:`Inputs` of ``results`` (a :class:`workbench.scoring.results.Results`); None without results
-    or runs.  A run the window scored from disk is handed over as its path."""
+    or runs.  A run the window scored from disk is handed over as its path; ``held``: the qrels held beside
+    (:meth:`workbench.state.workspace.Workspace.held_qrels`)."""
     if results is None or not results.runs:
         return None
     request = results.request
@@ -83,6 +94,7 @@ def inputs_of(results, queries: Mapping[str, str] | None = None) -> Inputs | Non
         qrels_name=request.qrels_name,
         queries=dict(queries or {}),
         results=results,
+        held=dict(held or {}),
     )
 
 
@@ -146,7 +158,16 @@ class AgreementSettings:
         return [("agreement", "Kendall's tau-b between the runs' orderings by " + ", ".join(self.measures))]
 
 
-Settings = OverlapSettings | CoverageSettings | VersusSettings | QueriesSettings | AgreementSettings
+Settings = (
+    OverlapSettings
+    | CoverageSettings
+    | VersusSettings
+    | QueriesSettings
+    | AgreementSettings
+    | QrelsAgreementSettings
+    | SystemsSettings
+    | PoolSettings
+)
 
 
 def measure_cutoffs(measures) -> list[int]:
@@ -187,7 +208,8 @@ class Outcome:
 
 
 def compute(kind: str, inputs: Inputs, settings, progress: Callable[[float], bool] | None = None) -> Outcome:
-    """Compute analysis ``kind`` (``overlap``, ``coverage``, ``versus``, ``queries``, ``agreement``)."""
+    """Compute analysis ``kind`` (``overlap``, ``coverage``, ``versus``, ``queries``, ``agreement``, and the
+    judgments' ``qrels_agreement``, ``systems``, ``pool_bias``: :mod:`workbench.state.judgments`)."""
     work = _KINDS[kind]
     tables, extra = work(inputs, settings, progress or (lambda _: True))
     return Outcome(kind, inputs, settings, tables, extra)
@@ -280,12 +302,27 @@ def _agreement(inputs: Inputs, s: AgreementSettings, progress):
     }, {}
 
 
+def _qrels_agreement(inputs: Inputs, s: QrelsAgreementSettings, progress):
+    return judgments.qrels_agreement(inputs.qrels, inputs.held, s, progress)
+
+
+def _systems(inputs: Inputs, s: SystemsSettings, progress):
+    return judgments.systems(inputs.qrels, inputs.runs, inputs.held, s, inputs.relevance_level, progress)
+
+
+def _pool_bias(inputs: Inputs, s: PoolSettings, progress):
+    return judgments.pool_bias(inputs.qrels, inputs.runs, s, inputs.relevance_level, progress)
+
+
 _KINDS: dict[str, Callable] = {
     "overlap": _overlap,
     "coverage": _coverage,
     "versus": _versus,
     "queries": _queries,
     "agreement": _agreement,
+    "qrels_agreement": _qrels_agreement,
+    "systems": _systems,
+    "pool_bias": _pool_bias,
 }
 
 
@@ -366,11 +403,13 @@ def state(
 
 def export_header(outcome: Outcome, title: str) -> list[str]:
     """The ``# `` lines of an analysis export: what it is, the settings of the evaluation it comes from
-    (:func:`metrics.report.provenance.provenance`, as every window export states them) and its own."""
+    (:func:`metrics.report.provenance.provenance`, as every window export states them), its own, and the
+    numbers an analysis states beside its table (``extra["stated"]``: tau beside the runs' scores)."""
     from workbench.state.export import settings_of
 
     results = outcome.inputs.results
     pairs = list(settings_of(results)) if results is not None else []
     pairs += [("runs", ", ".join(outcome.inputs.runs))]
     pairs += outcome.settings.stated()
+    pairs += list(outcome.extra.get("stated", []))
     return [f"ir-workbench {title}", *[f"{k}: {v}" for k, v in pairs]]

@@ -98,18 +98,28 @@ class AnalysisFollower(QObject):
     """Keeps one analysis view in step with the session.
 
     ``settings()`` gives the view's settings now (None: nothing to compute, e.g. one run where two are
-    needed); the outcome arrives through ``sigOutcome`` (None when there is nothing to show).  While the
+    needed; ``nothing()`` says why in the banner); the outcome arrives through ``sigOutcome`` (None when
+    there is nothing to show).  While the
     view is hidden (a tab behind another) nothing is computed: the banner says it is out of date, and it
     is computed once shown."""
 
     sigOutcome = Signal(object)
 
     def __init__(
-        self, session: Session, view: QWidget, kind: str, title: str, settings: Callable[[], object], banner: QLabel
+        self,
+        session: Session,
+        view: QWidget,
+        kind: str,
+        title: str,
+        settings: Callable[[], object],
+        banner: QLabel,
+        nothing: Callable[[], str] | None = None,
     ):
         super().__init__(view)
         self.session, self.view, self.kind, self.title = session, view, kind, title
         self.settings = settings
+        #: why there is nothing to show where ``settings()`` is None (by default: the runs and measures)
+        self.nothing = nothing or (lambda: "Nothing to show with these runs and measures.")
         self.banner = banner
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(STALE_STYLE)
@@ -142,7 +152,7 @@ class AnalysisFollower(QObject):
         if st == "failed":
             text = f"{text}: {self.error}"
         elif st == "outdated" and self.outcome is None and self.settings() is None:
-            text = "Nothing to show with these runs and measures."
+            text = self.nothing()
         self.banner.setText(text)
         self.banner.setVisible(bool(text))
 
@@ -185,7 +195,8 @@ class AnalysisFollower(QObject):
         if self.outcome is not None and analyses.state(self.outcome, results, settings) == "current":
             self.show_state()
             return
-        inputs = analyses.inputs_of(results, self.session.workspace.queries())
+        workspace = self.session.workspace
+        inputs = analyses.inputs_of(results, workspace.queries(), workspace.held_qrels())
         if inputs is None or settings is None:
             self.outcome = None
             self.sigOutcome.emit(None)
