@@ -246,3 +246,31 @@ def test_the_pool_bias_view_leaves_each_run_out_at_the_depth_chosen(qtbot, windo
     assert "first 20 documents of each run" in csv.read_text(encoding="utf-8-sig")
     back = read_csv(csv)
     assert back["score_loo"].to_numpy() == pytest.approx(expected["score_loo"].to_numpy(), abs=1e-12)
+
+
+def test_two_qrels_are_compared_without_any_run_and_a_swap_makes_the_view_compute_again(qtbot, window, sample):
+    s = window.session
+    window.open_files([str(sample / "qrels.txt")])
+    qtbot.waitUntil(lambda: s.workspace.qrels_entry() is not None and not s.busy, timeout=TIMEOUT)
+    window.file_actions.open_held([str(sample / "qrels_b.txt")])
+    qtbot.waitUntil(lambda: s.workspace.held_entries() != [] and not s.busy, timeout=TIMEOUT)
+    assert s.results is None
+    window.docks["qrelsAgreement"].show()
+    window.docks["qrelsAgreement"].raise_()
+    view = window.analysis_views["qrelsAgreement"]
+    qtbot.waitUntil(lambda: view.follower.state() == "current" and view.follower.outcome is not None, timeout=TIMEOUT)
+    expected = compare(sample / "qrels.txt", sample / "qrels_b.txt")
+    assert view.summary_text("Cohen's kappa") == f"{expected.kappa:.4f}"
+    assert not view.banner.isVisibleTo(view)
+    # swapped: b is in use, a held beside; the confusion matrix turns over
+    s.set_kind(str(sample / "qrels_b.txt"), "qrels")
+    qtbot.waitUntil(
+        lambda: view.follower.state() == "current" and view.held_box.currentText() == "qrels.txt", timeout=TIMEOUT
+    )
+    turned = compare(sample / "qrels_b.txt", sample / "qrels.txt")
+    assert view.confusion_table.text(0, "b: 1") == str(int(turned.confusion.loc[0, 1])) != "0"
+    # the runs' views need runs, and say so
+    window.docks["systems"].show()
+    window.docks["systems"].raise_()
+    systems = window.analysis_views["systems"]
+    qtbot.waitUntil(lambda: "load qrels and at least one run" in systems.banner.text(), timeout=TIMEOUT)

@@ -25,6 +25,7 @@ from workbench.state.judgments import PoolSettings, QrelsAgreementSettings, Syst
 __all__ = [
     "Inputs",
     "inputs_of",
+    "qrels_inputs",
     "OverlapSettings",
     "CoverageSettings",
     "VersusSettings",
@@ -95,6 +96,24 @@ def inputs_of(
         queries=dict(queries or {}),
         results=results,
         held=dict(held or {}),
+    )
+
+
+def qrels_inputs(workspace, relevance_level: int) -> Inputs | None:
+    """The :class:`Inputs` of an analysis that needs no scores (two qrels compared), when there are none:
+    the qrels file in use and those held beside; None without a qrels file in use."""
+    e = workspace.qrels_entry()
+    if e is None or e.qrels is None:
+        return None
+    return Inputs(
+        qrels=e.qrels,
+        runs={},
+        evaluation=None,
+        summary=pd.DataFrame(),
+        measures=(),
+        relevance_level=int(relevance_level),
+        qrels_name=e.path,
+        held=workspace.held_qrels(),
     )
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "SystemsSettings",
     "PoolSettings",
     "held_choices",
+    "qrels_in_use",
     "qrels_agreement",
     "systems",
     "pool_bias",
@@ -42,15 +43,28 @@ def held_choices(workspace) -> list[tuple[str, int]]:
     return [(e.path, e.version) for e in workspace.held_entries()]
 
 
+def qrels_in_use(results, workspace) -> tuple[str, int] | None:
+    """The qrels in use (a) as the agreement of two qrels names them: those of the scores shown (their name,
+    version 0: the scores' identity says when they change), or, without scores (qrels and no run: two qrels
+    are compared without any run), the qrels file in use (its path and version); None: no qrels in use."""
+    if results is not None:
+        return str(results.request.qrels_name or ""), 0
+    e = workspace.qrels_entry()
+    return (e.path, e.version) if e is not None else None
+
+
 @dataclass(frozen=True)
 class QrelsAgreementSettings:
     held: str  # the path of the qrels held beside (b)
     version: int  # its version: a file read again makes the view out of date
     top: int = 10  # the queries that disagree most, listed
+    qrels: str = ""  # the qrels in use (a), as :func:`qrels_in_use` names them
+    qrels_version: int = 0
 
     def stated(self) -> list[tuple[str, str]]:
+        a = f"the qrels in use ({self.qrels})" if self.qrels else "the qrels in use"
         return [
-            ("judgments", f"the qrels in use (a) against {self.held} (b), on the (query, document) pairs both judge"),
+            ("judgments", f"{a} (a) against {self.held} (b), on the (query, document) pairs both judge"),
             ("agreement", "Cohen's kappa, unweighted and linearly weighted; Krippendorff's alpha, ordinal"),
             ("negative grades", "counted as not judged by that side"),
         ]

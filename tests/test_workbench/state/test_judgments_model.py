@@ -136,3 +136,25 @@ def test_the_held_choices_are_the_held_qrels_in_list_order():
     for name, kind in (("q.txt", "qrels"), ("b.txt", "held"), ("r.run", "run"), ("c.txt", "held")):
         ws.entries.append(FileEntry(path=f"/d/{name}", kind=kind, status="ok", qrels=object(), version=2))  # type: ignore[arg-type]
     assert judgments.held_choices(ws) == [("/d/b.txt", 2), ("/d/c.txt", 2)]
+
+
+def test_two_qrels_are_compared_without_scores_and_named_by_their_files():
+    from workbench.state.workspace import FileEntry, Workspace
+
+    a = qrels_frame([("q1", "d1", 1), ("q1", "d2", 0), ("q2", "d1", 2), ("q2", "d3", 0)])
+    b = qrels_frame([("q1", "d1", 0), ("q1", "d2", 0), ("q2", "d1", 2), ("q2", "d3", 1)])
+    ws = Workspace()
+    ws.entries.append(FileEntry(path="/d/a.txt", kind="qrels", status="ok", qrels=a, version=3))  # type: ignore[arg-type]
+    ws.entries.append(FileEntry(path="/d/b.txt", kind="held", status="ok", qrels=b, version=1))  # type: ignore[arg-type]
+    assert judgments.qrels_in_use(None, ws) == ("/d/a.txt", 3)
+    inputs = analyses.qrels_inputs(ws, 1)
+    assert inputs is not None and inputs.results is None and dict(inputs.held) == {"/d/b.txt": b}
+    s = analyses.QrelsAgreementSettings("/d/b.txt", 1, qrels="/d/a.txt", qrels_version=3)
+    out = analyses.compute("qrels_agreement", inputs, s)
+    assert out.tables["export"].loc[0, "kappa"] == compare(a, b).kappa
+    assert analyses.state(out, None, s) == "current"
+    assert analyses.state(
+        out, None, analyses.QrelsAgreementSettings("/d/b.txt", 1, qrels="/d/a.txt", qrels_version=4)
+    ) == ("outdated")
+    assert "the qrels in use (/d/a.txt) (a) against /d/b.txt (b)" in analyses.export_header(out, "qrels agreement")[2]
+    assert analyses.qrels_inputs(Workspace(), 1) is None

@@ -114,12 +114,15 @@ class AnalysisFollower(QObject):
         settings: Callable[[], object],
         banner: QLabel,
         nothing: Callable[[], str] | None = None,
+        without_scores: Callable[[], analyses.Inputs | None] | None = None,
     ):
         super().__init__(view)
         self.session, self.view, self.kind, self.title = session, view, kind, title
         self.settings = settings
         #: why there is nothing to show where ``settings()`` is None (by default: the runs and measures)
         self.nothing = nothing or (lambda: "Nothing to show with these runs and measures.")
+        #: the inputs of an analysis that needs no scores, while there are none (two qrels compared)
+        self.without_scores = without_scores
         self.banner = banner
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(STALE_STYLE)
@@ -138,13 +141,17 @@ class AnalysisFollower(QObject):
     def state(self) -> str:
         if self.error:
             return "failed"
-        return analyses.state(
+        settings = self.settings()
+        st = analyses.state(
             self.outcome,
             self.session.results,
-            self.settings(),
+            settings,
             evaluation_state=self.session.evaluation_state(),
             running=self.running,
         )
+        if st == "empty" and self.without_scores is not None and settings is not None:
+            return "outdated"  # (something to compute without scores: not computed yet)
+        return st
 
     def show_state(self) -> None:
         st = self.state()
@@ -197,6 +204,8 @@ class AnalysisFollower(QObject):
             return
         workspace = self.session.workspace
         inputs = analyses.inputs_of(results, workspace.queries(), workspace.held_qrels())
+        if inputs is None and results is None and self.without_scores is not None:
+            inputs = self.without_scores()
         if inputs is None or settings is None:
             self.outcome = None
             self.sigOutcome.emit(None)

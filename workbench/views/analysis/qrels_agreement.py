@@ -37,7 +37,14 @@ class QrelsAgreementView(QWidget):
         self.held_box = HeldBox(self)
         self.banner = QLabel(self)
         self.follower = AnalysisFollower(
-            session, self, "qrels_agreement", "qrels agreement", self.settings, self.banner, nothing=self._nothing
+            session,
+            self,
+            "qrels_agreement",
+            "qrels agreement",
+            self.settings,
+            self.banner,
+            nothing=self._nothing,
+            without_scores=lambda: analyses.qrels_inputs(session.workspace, session.relevance_level),
         )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Compare with:", self.held_box, self.export, top=True)
@@ -80,9 +87,10 @@ class QrelsAgreementView(QWidget):
     def settings(self) -> analyses.QrelsAgreementSettings | None:
         self.held_box.sync(self.session.workspace)
         held = self.held_box.chosen()
-        if self.session.results is None or held is None:
+        a = judgments.qrels_in_use(self.session.results, self.session.workspace)
+        if held is None or a is None:
             return None
-        return analyses.QrelsAgreementSettings(*held)
+        return analyses.QrelsAgreementSettings(*held, qrels=a[0], qrels_version=a[1])
 
     def _nothing(self) -> str:
         return judgments.NO_HELD if self.held_box.chosen() is None else "Nothing to compare yet."
@@ -101,7 +109,8 @@ class QrelsAgreementView(QWidget):
             self._summary = {}
             self.summary.setText("")
             held = self.held_box.chosen()
-            self.caption.setText(judgments.NO_HELD if held is None and self.session.results is not None else "")
+            in_use = self.session.workspace.qrels_entry() is not None
+            self.caption.setText(judgments.NO_HELD if held is None and in_use else "")
             self.confusion_title.setText("")
             self.disputed_title.setText("")
             return
