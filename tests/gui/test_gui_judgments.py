@@ -11,6 +11,7 @@ import shutil
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
@@ -274,3 +275,49 @@ def test_two_qrels_are_compared_without_any_run_and_a_swap_makes_the_view_comput
     window.docks["systems"].raise_()
     systems = window.analysis_views["systems"]
     qtbot.waitUntil(lambda: "load qrels and at least one run" in systems.banner.text(), timeout=TIMEOUT)
+
+
+def test_the_pairs_that_flip_are_listed_with_their_tests(qtbot, window, tmp_path):
+    """Generated runs (ties, unjudged documents, a query one run does not answer) and a second assessor who
+    judges relevant the documents only the run "fresh" retrieves: fresh rises above the others."""
+    from tests.test_workbench.state.test_analysis_views_model import collection
+
+    qrels, runs = collection()
+    folder = tmp_path / "gen"
+    folder.mkdir()
+
+    def write_qrels(path, frame):
+        path.write_text("".join(f"{q} 0 {d} {r}\n" for q, d, r in frame.itertuples(index=False)))
+
+    write_qrels(folder / "qrels.txt", qrels[["query_id", "doc_id", "relevance"]])
+    fresh = runs["fresh"]
+    new = fresh[fresh["doc_id"].str.startswith("new")][["query_id", "doc_id"]].assign(relevance=2)
+    write_qrels(folder / "qrels_b.txt", pd.concat([qrels[["query_id", "doc_id", "relevance"]], new]))
+    paths = {}
+    for name, run in runs.items():
+        paths[name] = folder / f"{name}.run"
+        paths[name].write_text(
+            "".join(
+                f"{q} Q0 {d} {i} {s!r} {name}\n"
+                for i, (q, d, s) in enumerate(run[["query_id", "doc_id", "score"]].itertuples(index=False))
+            )
+        )
+    window.open_files([str(folder / "qrels.txt"), *map(str, paths.values())])
+    _idle(qtbot, window)
+    window.file_actions.open_held([str(folder / "qrels_b.txt")])
+    qtbot.waitUntil(lambda: window.session.workspace.held_entries() != [] and not window.session.busy, timeout=TIMEOUT)
+    view = shown(qtbot, window, "systems")
+    expected = system_agreement({k: str(v) for k, v in paths.items()}, folder / "qrels.txt", folder / "qrels_b.txt")
+    assert len(expected.flips) > 0 and expected.tau < 1
+    flips = view.flips_table
+    assert view.flips_table.view.isVisibleTo(view)
+    assert f"<b>{len(expected.flips)}</b> pairs of runs whose order flips" in view.flips_title.text()
+    for i, row in expected.flips.iterrows():
+        assert flips.text(i, "run_a") == row["run_a"] and flips.text(i, "run_b") == row["run_b"]
+        assert flips.text(i, "diff_b") == f"{row['diff_b']:.4f}" and flips.text(i, "p_b") == f"{row['p_b']:.4f}"
+        assert flips.text(i, "significant_b") == str(bool(row["significant_b"]))
+    assert f"Kendall's tau {expected.tau:.4f}" in view.caption.text()
+    assert f"{len(expected.flips)} of {len(runs) * (len(runs) - 1) // 2} pairs of runs flip" in view.caption.text()
+    # b does not answer every query: said in a note, its whole in the sentence's tooltip
+    assert "Note: the runs are scored on different sets of queries." in view.caption.text()
+    assert view.caption.toolTip() == "\n".join(expected.notes) and "t-test over the queries" in view.caption.toolTip()

@@ -192,7 +192,8 @@ def systems(
 ) -> tuple:
     """Every run scored on ``s.measure`` under the qrels in use and under those held at ``s.held``
     (:func:`metrics.judgments.system_agreement`).  Tables: ``scores`` and ``flips``; extra: ``result``,
-    ``verdict`` (a sentence) and ``stated`` (tau and tau_AP as the export states them)."""
+    ``verdict`` (a sentence), ``notes`` (the result's, whole) and ``stated`` (tau and tau_AP as the export
+    states them)."""
     from metrics.judgments import system_agreement
 
     result = system_agreement(
@@ -213,6 +214,7 @@ def systems(
         ("pairs that flip", str(len(result.flips))),
     ]
     extra = {"result": result, "verdict": systems_verdict(result, _name(s.held)), "stated": stated}
+    extra["notes"] = list(result.notes)
     return {"scores": result.scores, "flips": result.flips}, extra
 
 
@@ -232,13 +234,18 @@ def systems_verdict(result, other: str) -> str:
         head += f"; {flips} of {runs * (runs - 1) // 2} pairs of runs flip" if flips else "; no pair of runs flips"
     same = result.scores["score_a"].equals(result.scores["score_b"])
     tail = " Every run scores the same under both qrels." if same and runs else ""
-    notes = "".join(f" Note: {n}." for n in result.notes)
-    return f"{result.measure} under the qrels in use (a) and {other} (b): {head}.{tail}{notes}"
+    return f"{result.measure} under the qrels in use (a) and {other} (b): {head}.{tail}{_noted(result.notes)}"
+
+
+def _noted(notes) -> str:
+    """The notes of a result, each by its first clause (the whole of each is the sentence's tooltip:
+    ``extra["notes"]``)."""
+    return "".join(f" Note: {n.split(':')[0]}." for n in notes)
 
 
 def pool_bias(qrels, runs: Mapping[str, Any], s: PoolSettings, relevance_level: int, progress: Callable) -> tuple:
     """Leave-one-run-out over the runs shown (:func:`metrics.judgments.leave_one_out`).  Tables: ``runs``;
-    extra: ``result`` and ``verdict``."""
+    extra: ``result``, ``verdict`` and ``notes``."""
     from metrics.judgments import leave_one_out
 
     result = leave_one_out(
@@ -250,7 +257,7 @@ def pool_bias(qrels, runs: Mapping[str, Any], s: PoolSettings, relevance_level: 
         relevance_level=relevance_level,
         progress=progress,
     )
-    return {"runs": result.runs}, {"result": result, "verdict": pool_verdict(result)}
+    return {"runs": result.runs}, {"result": result, "verdict": pool_verdict(result), "notes": list(result.notes)}
 
 
 def pool_verdict(result) -> str:
@@ -268,7 +275,7 @@ def pool_verdict(result) -> str:
         lead = f"No run's {result.measure} could be scored without its own relevant documents."
     moved = frame[(frame["rank"] != frame["rank_loo"]).fillna(False).astype(bool)]
     lead += " No run changes rank." if moved.empty else f" {len(moved)} run(s) change rank: {', '.join(moved['run'])}."
-    return lead + "".join(f" Note: {n}." for n in result.notes)
+    return lead + _noted(result.notes)
 
 
 def _held(held: Mapping[str, Any], path: str):

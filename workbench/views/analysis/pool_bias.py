@@ -63,6 +63,7 @@ class PoolBiasView(QWidget):
             "rank_loo": "its rank, left out, among the other runs on the full qrels",
         }
         self.caption.setText(o.extra["verdict"])
+        self.caption.setToolTip("\n".join(o.extra["notes"]))
         runs = o.tables["runs"]
         # what changes first; each run is its own group here (the window leaves runs out one at a time)
         first = ["run", "score", "score_loo", "change", "rank", "rank_loo", "unique_relevant"]

@@ -101,6 +101,7 @@ class SystemsView(QWidget):
             return
         s = o.settings
         self.caption.setText(o.extra["verdict"])
+        self.caption.setToolTip("\n".join(o.extra["notes"]))
         a = os.path.basename(o.inputs.qrels_name or "the qrels in use")
         b = os.path.basename(s.held)
         self.scores_table.model.header_tips = {
