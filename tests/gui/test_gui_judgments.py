@@ -134,6 +134,12 @@ def test_the_agreement_view_shows_the_cores_numbers_and_exports_them_with_its_se
     assert back.loc[0, "query_id"] == "all"
     assert back.loc[0, "kappa"] == pytest.approx(expected.kappa, abs=1e-12)
     assert back.loc[0, "pairs"] == expected.pairs
+    errors: list[str] = []
+    window.session.sigError.connect(errors.append)
+    view.export.export("csv", str(sample / "qrels_b.txt"))  # a qrels held beside is an input too: never written
+    qtbot.waitUntil(lambda: bool(errors), timeout=TIMEOUT)
+    assert errors[-1].startswith("Export failed:") and "loaded as input" in errors[-1]
+    assert (sample / "qrels_b.txt").read_text().startswith((sample / "qrels.txt").read_text()[:3])
     per_query = back.iloc[1:].set_index("query_id")
     mine = expected.per_query.set_index("query_id")
     assert per_query["alpha"].to_numpy() == pytest.approx(mine["alpha"].to_numpy(), abs=1e-12, nan_ok=True)
@@ -247,6 +253,23 @@ def test_the_pool_bias_view_leaves_each_run_out_at_the_depth_chosen(qtbot, windo
     assert "first 20 documents of each run" in csv.read_text(encoding="utf-8-sig")
     back = read_csv(csv)
     assert back["score_loo"].to_numpy() == pytest.approx(expected["score_loo"].to_numpy(), abs=1e-12)
+    assert "group" not in list(view.table.frame().columns)  # (each run alone: its own group)
+
+    # the two BM25 runs left out together, as one team's
+    view.group_box.setText("_")
+    view.group_box.editingFinished.emit()
+    qtbot.waitUntil(
+        lambda: view.follower.state() == "current" and view.follower.outcome.settings.group_sep == "_", timeout=TIMEOUT
+    )
+    teams = leave_one_out(runs, sample / "qrels.txt", "map", depth=20, groups=lambda run: run.split("_")[0]).runs
+    for _, row in teams.iterrows():
+        assert view.cell(row["run"], "group") == row["group"]
+        assert view.cell(row["run"], "removed") == str(row["removed"])
+        assert view.cell(row["run"], "score_loo") == f"{row['score_loo']:.4f}"
+        assert view.cell(row["run"], "rank_loo") == str(row["rank_loo"])
+    assert view.cell("bm25_rm3", "group") == "bm25" and teams["rank_loo"].tolist() != expected["rank_loo"].tolist()
+    view.export.export_csv(str(csv))
+    assert "runs whose labels agree up to '_'" in csv.read_text(encoding="utf-8-sig")
 
 
 def test_two_qrels_are_compared_without_any_run_and_a_swap_makes_the_view_compute_again(qtbot, window, sample):

@@ -92,12 +92,20 @@ class PoolSettings:
     measure: str
     depth: int = 100
     judged_at: int = 10
+    #: runs whose labels agree up to the first ``group_sep`` are one group, left out together ("": each run alone)
+    group_sep: str = ""
 
     def stated(self) -> list[tuple[str, str]]:
+        out = "each run" if not self.group_sep else f"each group (runs whose labels agree up to {self.group_sep!r})"
         return [
-            ("pool bias", f"leave one run out (Zobel 1998): the pool is the first {self.depth} documents of each run"),
-            ("scored", f"{self.measure} without the relevant documents only that run pooled; Judged@{self.judged_at}"),
+            ("pool bias", f"leave {out} out (Zobel 1998): the pool is the first {self.depth} documents of each run"),
+            ("scored", f"{self.measure} without the relevant documents only it pooled; Judged@{self.judged_at}"),
         ]
+
+    def groups(self) -> Callable[[str], str] | None:
+        """The groups of :func:`metrics.judgments.leave_one_out`: a run's label up to the separator."""
+        sep = self.group_sep
+        return None if not sep else (lambda run: run.split(sep)[0])
 
 
 def _name(path: str) -> str:
@@ -253,6 +261,7 @@ def pool_bias(qrels, runs: Mapping[str, Any], s: PoolSettings, relevance_level: 
         qrels,
         s.measure,
         s.depth,
+        s.groups(),
         judged_at=s.judged_at,
         relevance_level=relevance_level,
         progress=progress,

@@ -81,6 +81,13 @@ def test_the_pool_bias_is_the_cores(setup):
     expected = leave_one_out(runs, qrels, "map", 15, judged_at=5)
     pd.testing.assert_frame_equal(out.tables["runs"], expected.runs)
     assert "loses most" in out.extra["verdict"]
+    together = analyses.PoolSettings("map", depth=15, group_sep="_")
+    assert together.groups() is not None and together.groups()("bm25_rm3") == "bm25"
+    assert analyses.PoolSettings("map").groups() is None
+    grouped = analyses.compute("pool_bias", inputs, analyses.PoolSettings("map", depth=15, group_sep="x"))
+    expected = leave_one_out(runs, qrels, "map", 15, groups=lambda run: run.split("x")[0])
+    pd.testing.assert_frame_equal(grouped.tables["runs"], expected.runs)
+    assert "each group (runs whose labels agree up to 'x')" in grouped.settings.stated()[0][1]
 
 
 def test_a_held_qrels_read_again_or_another_chosen_makes_the_outcome_out_of_date(setup):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pandas as pd
-from PySide6.QtWidgets import QLabel, QSpinBox, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QSpinBox, QWidget
 
 from workbench.state import analyses
 from workbench.views.analysis.follow import AnalysisFollower, ExportButton, FrameTable, controls, pane
@@ -28,15 +28,26 @@ class PoolBiasView(QWidget):
         self.depth_box.setRange(1, 10000)
         self.depth_box.setValue(100)
         self.depth_box.setToolTip("The pool: the first K documents of every run (trec_eval's order)")
+        self.group_box = QLineEdit(self)
+        self.group_box.setPlaceholderText("each run alone")
+        self.group_box.setMaxLength(8)
+        self.group_box.setToolTip(
+            "Runs whose labels agree up to the first of these characters are one group, left out together "
+            "(one team's runs: “_” makes bm25_a and bm25_b one group); empty: each run alone"
+        )
+        self.group_box.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 14))
         self.banner = QLabel(self)
         self.follower = AnalysisFollower(session, self, "pool_bias", "pool bias", self.settings, self.banner)
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Measure:", self.measure_box, "Pool depth:", self.depth_box, self.export, top=True)
+        groups = controls(self, "Group runs by their label up to:", self.group_box)
+        groups.addStretch(1)
         self.caption = sentence(self)
         self.table = FrameTable(self)
-        pane(self, [bar], self.banner, self.caption, self.table.view)
+        pane(self, [bar, groups], self.banner, self.caption, self.table.view)
         self.measure_box.activated.connect(lambda _: self.follower.changed())
         self.depth_box.valueChanged.connect(lambda _: self.follower.changed())
+        self.group_box.editingFinished.connect(self.follower.changed)
         self.follower.sigOutcome.connect(lambda _: self.refresh())
         self.refresh()
 
@@ -44,7 +55,7 @@ class PoolBiasView(QWidget):
         measure = sync_measure(self.measure_box, self.session)
         if self.session.results is None or not measure:
             return None
-        return analyses.PoolSettings(measure, self.depth_box.value())
+        return analyses.PoolSettings(measure, self.depth_box.value(), group_sep=self.group_box.text())
 
     def refresh(self) -> None:
         o = self.follower.outcome
@@ -65,9 +76,10 @@ class PoolBiasView(QWidget):
         self.caption.setText(o.extra["verdict"])
         self.caption.setToolTip("\n".join(o.extra["notes"]))
         runs = o.tables["runs"]
-        # what changes first; each run is its own group here (the window leaves runs out one at a time)
+        # what changes first; the groups (and the judgments their runs' own) only where runs are grouped
         first = ["run", "score", "score_loo", "change", "rank", "rank_loo", "unique_relevant"]
-        self.table.show(runs[first + [c for c in runs.columns if c not in first and c not in ("group", "removed")]])
+        alone = () if s.group_sep else ("group", "removed")
+        self.table.show(runs[first + [c for c in runs.columns if c not in first and c not in alone]])
 
     def cell(self, run: str, column: str) -> str:
         frame = self.table.frame()
