@@ -651,6 +651,7 @@ def test_a_click_on_a_kind_offers_the_other_kinds_and_rows_hold_no_widgets(qtbot
     assert box is not None and box.isVisible()
     assert [box.itemText(i) for i in range(box.count())] == [
         "qrels",
+        "hold beside: other qrels",  # (kept as read: docs/window.md)
         "read as run",
         "read as ranked judgments",
         "read as query texts",

@@ -20,10 +20,13 @@ from metrics.analysis.coverage import DEFAULT_GAP, UNDERESTIMATED
 from metrics.analysis.overlap import DEFAULT_PERSISTENCE
 from metrics.engine.settings import Settings
 from workbench.scoring.run_on_disk import RunOnDisk
+from workbench.state import judgments
+from workbench.state.judgments import PoolSettings, QrelsAgreementSettings, SystemsSettings
 
 __all__ = [
     "Inputs",
     "inputs_of",
+    "qrels_inputs",
     "OverlapSettings",
     "CoverageSettings",
     "VersusSettings",
@@ -32,6 +35,9 @@ __all__ = [
     "AgreementSettings",
     "ContrastSettings",
     "CONTRAST_BY",
+    "QrelsAgreementSettings",
+    "SystemsSettings",
+    "PoolSettings",
     "Outcome",
     "compute",
     "state",
@@ -51,7 +57,9 @@ class Inputs:
 
     ``runs``: label -> run frame, or the path of a run scored from disk (read again by the analysis);
     ``evaluation``: the window's :class:`metrics.Evaluation`; ``summary``: its summary as the window shows
-    it (runs that share no query with the qrels are NaN); ``queries``: query texts loaded (id -> text)."""
+    it (runs that share no query with the qrels are NaN); ``queries``: query texts loaded (id -> text);
+    ``held``: the qrels held beside the ones in use (path -> columns), which the judgments' analyses
+    compare them with."""
 
     qrels: Any
     runs: Mapping[str, Any]
@@ -62,11 +70,15 @@ class Inputs:
     qrels_name: str | None
     queries: Mapping[str, str] = field(default_factory=dict)
     results: Any = None  # the Results these come from (identity: what "current" is compared with)
+    held: Mapping[str, Any] = field(default_factory=dict)
 
 
-def inputs_of(results, queries: Mapping[str, str] | None = None) -> Inputs | None:
+def inputs_of(
+    results, queries: Mapping[str, str] | None = None, held: Mapping[str, Any] | None = None
+) -> Inputs | None:
     """The :class:`Inputs` of ``results`` (a :class:`workbench.scoring.results.Results`); None without results
-    or runs.  A run the window scored from disk is handed over as its path."""
+    or runs.  A run the window scored from disk is handed over as its path; ``held``: the qrels held beside
+    (:meth:`workbench.state.workspace.Workspace.held_qrels`)."""
     if results is None or not results.runs:
         return None
     request = results.request
@@ -86,6 +98,25 @@ def inputs_of(results, queries: Mapping[str, str] | None = None) -> Inputs | Non
         qrels_name=request.qrels_name,
         queries=dict(queries or {}),
         results=results,
+        held=dict(held or {}),
+    )
+
+
+def qrels_inputs(workspace, settings: Settings) -> Inputs | None:
+    """The :class:`Inputs` of an analysis that needs no scores (two qrels compared), when there are none:
+    the qrels file in use and those held beside; None without a qrels file in use."""
+    e = workspace.qrels_entry()
+    if e is None or e.qrels is None:
+        return None
+    return Inputs(
+        qrels=e.qrels,
+        runs={},
+        evaluation=None,
+        summary=pd.DataFrame(),
+        measures=(),
+        settings=settings,
+        qrels_name=e.path,
+        held=workspace.held_qrels(),
     )
 
 
@@ -184,7 +215,15 @@ class ContrastSettings:
 
 
 AnalysisSettings = (
-    OverlapSettings | CoverageSettings | VersusSettings | QueriesSettings | AgreementSettings | ContrastSettings
+    OverlapSettings
+    | CoverageSettings
+    | VersusSettings
+    | QueriesSettings
+    | AgreementSettings
+    | ContrastSettings
+    | QrelsAgreementSettings
+    | SystemsSettings
+    | PoolSettings
 )
 
 
@@ -227,7 +266,8 @@ class Outcome:
 
 def compute(kind: str, inputs: Inputs, settings, progress: Callable[[float], bool] | None = None) -> Outcome:
     """Compute analysis ``kind`` (``overlap``, ``coverage``, ``versus``, ``queries``, ``agreement``,
-    ``contrast``)."""
+    ``contrast``, and the judgments' ``qrels_agreement``, ``systems``, ``pool_bias``:
+    :mod:`workbench.state.judgments`)."""
     work = _KINDS[kind]
     tables, extra = work(inputs, settings, progress or (lambda _: True))
     return Outcome(kind, inputs, settings, tables, extra)
@@ -336,6 +376,18 @@ def _contrast(inputs: Inputs, s: ContrastSettings, progress):
     return {"contrast": frame}, {}
 
 
+def _qrels_agreement(inputs: Inputs, s: QrelsAgreementSettings, progress):
+    return judgments.qrels_agreement(inputs.qrels, inputs.held, s, progress)
+
+
+def _systems(inputs: Inputs, s: SystemsSettings, progress):
+    return judgments.systems(inputs.qrels, inputs.runs, inputs.held, s, inputs.settings, progress)
+
+
+def _pool_bias(inputs: Inputs, s: PoolSettings, progress):
+    return judgments.pool_bias(inputs.qrels, inputs.runs, s, inputs.settings, progress)
+
+
 _KINDS: dict[str, Callable] = {
     "contrast": _contrast,
     "overlap": _overlap,
@@ -343,6 +395,9 @@ _KINDS: dict[str, Callable] = {
     "versus": _versus,
     "queries": _queries,
     "agreement": _agreement,
+    "qrels_agreement": _qrels_agreement,
+    "systems": _systems,
+    "pool_bias": _pool_bias,
 }
 
 
@@ -423,11 +478,13 @@ def state(
 
 def export_header(outcome: Outcome, title: str) -> list[str]:
     """The ``# `` lines of an analysis export: what it is, the settings of the evaluation it comes from
-    (:func:`metrics.report.provenance.provenance`, as every window export states them) and its own."""
+    (:func:`metrics.report.provenance.provenance`, as every window export states them), its own, and the
+    numbers an analysis states beside its table (``extra["stated"]``: tau beside the runs' scores)."""
     from workbench.state.export import settings_of
 
     results = outcome.inputs.results
     pairs = list(settings_of(results)) if results is not None else []
     pairs += [("runs", ", ".join(outcome.inputs.runs))]
     pairs += outcome.settings.stated()
+    pairs += list(outcome.extra.get("stated", []))
     return [f"ir-workbench {title}", *[f"{k}: {v}" for k, v in pairs]]

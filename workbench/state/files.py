@@ -16,7 +16,7 @@ from workbench.scoring import disk_runs
 from workbench.scoring.failures import describe_error
 from workbench.state.listing import Listing, in_sample, list_files
 from workbench.state.session_state import SessionState
-from workbench.state.workspace import KINDS, ONE_IN_USE, FileEntry, normalize
+from workbench.state.workspace import KINDS, ONE_IN_USE, QRELS_KINDS, FileEntry, normalize
 
 Start = Callable[[FileEntry], None]
 
@@ -156,7 +156,11 @@ class FileRules:
         return found
 
     def choose_kind(self, path: str, kind: str) -> FileEntry | None:
-        """Remember the kind the user chose for a file; the entry when it must be read again as that kind."""
+        """Remember the kind the user chose for a file; the entry when it must be read again as that kind.
+
+        Qrels read already are not read again to be held beside or put in use: a qrels file chosen to be
+        held beside is (:meth:`hold_beside`), one held beside chosen as the qrels is put in use
+        (:meth:`use_qrels`: the one in use is held beside in its place)."""
         if kind not in KINDS:
             raise ValueError(kind)
         e = self.state.workspace.entry(path)
@@ -166,7 +170,69 @@ class FileRules:
         if e.kind == kind and e.status == "ok":
             e.forced_kind = kind
             return None
+        if kind in QRELS_KINDS and e.kind in QRELS_KINDS and e.status == "ok" and e.qrels is not None:
+            if kind == "held":
+                self.hold_beside(e.path)
+            else:
+                self.use_qrels(e.path)
+            return None
         return e
+
+    def use_qrels(self, path: str) -> bool:
+        """Score the runs with the qrels held beside at ``path``: it becomes the qrels in use, and the qrels
+        in use until now is held beside in its place (nothing is read again; Undo swaps them back).  False
+        when ``path`` is not a qrels file held beside."""
+        ws = self.state.workspace
+        e = ws.entry(path)
+        if e is None or e.kind != "held" or e.status != "ok" or e.qrels is None:
+            return False
+        old = ws.qrels_entry()
+        e.kind = e.forced_kind = "qrels"
+        if old is not None:
+            old.kind = old.forced_kind = "held"
+            if self.state.chosen_kinds.get(old.path) == "qrels":  # (no longer the user's word on it)
+                del self.state.chosen_kinds[old.path]
+            self.state.undo_stack.push(f"qrels {e.name} (back to {old.name})", lambda: self._swap_back(old.path))
+            self.state.tell(f"{e.name} is the qrels in use; {old.name} is held beside (Edit > Undo swaps them back)")
+        else:
+            self.state.undo_stack.push(f"qrels {e.name}", lambda: self._hold_back(e.path))
+            self.state.tell(f"{e.name} is the qrels in use")
+        self._qrels_changed()
+        return True
+
+    def hold_beside(self, path: str) -> bool:
+        """Hold the qrels in use at ``path`` beside instead: it scores nothing then (the runs are scored with
+        the judgments of the ranked files, if any), and the judgments' views compare it with the qrels put
+        in use.  False when ``path`` is not the qrels in use."""
+        ws = self.state.workspace
+        e = ws.entry(path)
+        if e is None or e.kind != "qrels" or e.status != "ok":
+            return False
+        e.kind = e.forced_kind = "held"
+        self.state.undo_stack.push(f"hold {e.name} beside", lambda: self._use_back(e.path))
+        self.state.tell(f"{e.name} is held beside: no qrels file is in use (Files: choose qrels for one)")
+        self._qrels_changed()
+        return True
+
+    def _swap_back(self, path: str) -> str | None:
+        return "qrels swapped back" if self.use_qrels(path) else None
+
+    def _hold_back(self, path: str) -> str | None:
+        return "qrels held beside again" if self.hold_beside(path) else None
+
+    def _use_back(self, path: str) -> str | None:
+        e = self.state.workspace.entry(path)
+        if e is None or e.kind != "held":
+            return None
+        if self.state.workspace.qrels_entry() is not None:  # (another was put in use since: this one stays held)
+            return None
+        e.kind = e.forced_kind = "qrels"
+        self._qrels_changed()
+        return f"{e.name} is the qrels in use again"
+
+    def _qrels_changed(self) -> None:
+        self.state.events.files_changed.emit()
+        self.state.events.evaluation_wanted.emit()
 
     def finish_load(self, path: str, gen: int, outcome) -> FileEntry | None:
         """Store what a load read; None when the load is no longer wanted."""
@@ -193,7 +259,10 @@ class FileRules:
                 self.state.undo_stack.push(
                     f"{what[4:]} {e.name} (back to {old.name})", functools.partial(self._put_back, i, old, False)
                 )
-                self.state.tell(f"{e.name} replaces {old.name} as {what} (Edit > Undo, Ctrl+Z, brings {old.name} back)")
+                beside = "; File > Open qrels to compare… holds qrels beside the ones in use" * (e.kind == "qrels")
+                self.state.tell(
+                    f"{e.name} replaces {old.name} as {what} (Edit > Undo, Ctrl+Z, brings {old.name} back{beside})"
+                )
         if e.kind == "intents" and not had_intents:
             self._intents_arrived()
         self._same_content(e)

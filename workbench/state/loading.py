@@ -97,6 +97,11 @@ def load_file(path: str, kind: str | None, progress, hold: bool = True):
             return stat, metrics.io.readers.LoadedColumns("run", path, on_disk, None, [])  # type: ignore[arg-type]
     if kind == "intents":
         return stat, read_intents(path, content_digest(path, stat[0]))
+    if kind == "held":  # qrels held beside the ones in use: read as qrels
+        loaded = metrics.io.readers.read_file_columns(path, kind="qrels", progress=progress)
+        loaded.kind = "held"
+        loaded.digest = content_digest(path, stat[0])  # type: ignore[attr-defined]
+        return stat, loaded
     try:
         loaded = metrics.io.readers.read_file_columns(path, kind=kind, progress=progress)
     except metrics.IntentQrelsError as exc:
@@ -143,7 +148,12 @@ def _load_dataset(source: str, kind: str | None, progress):
 
     if kind == "queries" or source.endswith(QUERIES):
         return (0, 0.0), QueriesFile(source, dataset_queries(source))
-    return (0, 0.0), metrics.io.readers.read_file_columns(source, kind=kind or "qrels", progress=progress)
+    loaded = metrics.io.readers.read_file_columns(
+        source, kind="qrels" if kind in (None, "held") else kind, progress=progress
+    )
+    if kind == "held":
+        loaded.kind = "held"
+    return (0, 0.0), loaded
 
 
 def inspection_work(e: FileEntry, qrels, settings: Settings) -> Callable[[Any], dict]:
@@ -185,7 +195,8 @@ def inspection_work(e: FileEntry, qrels, settings: Settings) -> Callable[[Any], 
                 "problems": [],
             }
     elif e.status == "ok" and e.kind is not None and not isinstance(e.run, RunOnDisk):
-        loaded = metrics.io.readers.LoadedColumns(e.kind, e.path, e.run, e.qrels, list(e.warnings))
+        read_as = "qrels" if e.kind == "held" else e.kind  # (qrels held beside are qrels)
+        loaded = metrics.io.readers.LoadedColumns(read_as, e.path, e.run, e.qrels, list(e.warnings))
 
         def work(progress):
             import metrics.inspect.files
@@ -194,7 +205,7 @@ def inspection_work(e: FileEntry, qrels, settings: Settings) -> Callable[[Any], 
                 loaded, qrels=qrels, settings=settings, progress=progress
             ).to_dict()
     else:
-        path, kind = e.path, e.forced_kind
+        path, kind = e.path, ("qrels" if e.forced_kind == "held" else e.forced_kind)
 
         def work(progress):
             import metrics.inspect.files

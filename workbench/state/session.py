@@ -177,8 +177,9 @@ class SessionModel:
         missing: list[FileEntry] = []
         for f in doc.files:
             path = normalize(f.path)
+            chosen = f.kind if f.kind_chosen or f.kind == "held" else None  # (a qrels held beside stays held)
             if path not in found.absent:
-                begun.append(self.workspace.begin_load(path, f.kind if f.kind_chosen else None, f.label))
+                begun.append(self.workspace.begin_load(path, chosen, f.label))
                 continue
             e = FileEntry(
                 path=path,
@@ -186,7 +187,7 @@ class SessionModel:
                 error=f"{os.path.basename(path)}: not found (named in the workspace as {f.path}); "
                 "Locate… in its menu finds it",
                 wanted_label=f.label,
-                forced_kind=f.kind if f.kind_chosen else None,
+                forced_kind=chosen,
             )
             e.missing = True
             self.workspace.entries.append(e)

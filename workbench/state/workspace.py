@@ -5,12 +5,15 @@ announces its changes.
 
 Rules
 -----
-* One entry per file path, of kind ``"qrels"``, ``"run"``, ``"ranked"`` (ranked
+* One entry per file path, of kind ``"qrels"``, ``"held"`` (qrels held beside the ones in use, to be
+  compared with them: :mod:`workbench.state.judgments`), ``"run"``, ``"ranked"`` (ranked
   judgments: a run whose lines carry their own judgments), ``"queries"`` (query
   texts), ``"intents"`` (intent qrels: :mod:`workbench.scoring.intents`) or
   ``"collection"`` (the documents: :mod:`metrics.documents`, indexed in the cache).
 * One qrels (intent qrels, collection) file is in use at a time: one that loads
   replaces the previous one.  Without a qrels file, the judgments of all ranked files are used.
+  Any number of qrels files are held beside it (kind ``"held"``): they score nothing, and are what
+  the judgments' views compare the qrels in use with.
 * Every run (and ranked file) has a label, unique among the runs; it defaults to
   the run tag, or to the file name when the tag is generic ("run", "Anserini")
   or already taken by another run.
@@ -35,7 +38,9 @@ if TYPE_CHECKING:
     from metrics.io.table import Columns
     from workbench.scoring.intents import IntentQrels
 
-KINDS = ("qrels", "run", "ranked", "queries", "intents", "collection")
+KINDS = ("qrels", "held", "run", "ranked", "queries", "intents", "collection")
+#: kinds whose files hold qrels: the qrels in use, and those held beside it
+QRELS_KINDS = ("qrels", "held")
 #: kinds of which one file is in use at a time (a new one replaces the one before)
 ONE_IN_USE = ("qrels", "intents", "collection")
 # run tags that name a tool or nothing at all rather than a run
@@ -164,6 +169,14 @@ class Workspace:
                 return e
         return None
 
+    def held_entries(self) -> list[FileEntry]:
+        """The qrels files held beside the one in use, in the order of the list."""
+        return [e for e in self.entries if e.status == "ok" and e.kind == "held" and e.qrels is not None]
+
+    def held_qrels(self) -> dict[str, Columns]:
+        """The qrels held beside the one in use: path -> their columns, in the order of the list."""
+        return {e.path: e.qrels for e in self.held_entries() if e.qrels is not None}
+
     def intents_entry(self) -> FileEntry | None:  # (the diversity measures are scored against it)
         for e in self.entries:
             if e.status == "ok" and e.kind == "intents" and e.intents is not None:
@@ -220,7 +233,7 @@ class Workspace:
             e.size, e.mtime = stat
         if kind in ("queries", "intents", "collection"):
             e.run = e.qrels = None
-        elif kind == "qrels":
+        elif kind in QRELS_KINDS:
             e.run = None
         else:
             if kind == "run":

@@ -14,6 +14,7 @@ Example::
       "version": 1,
       "files": [
         {"path": "qrels/qrels.dl19.txt", "kind": "qrels"},
+        {"path": "qrels/qrels.llm.txt", "kind": "held", "kind_chosen": true},
         {"path": "runs/bm25.run", "kind": "run", "label": "BM25", "kind_chosen": false}
       ],
       "baseline": "runs/bm25.run",
@@ -27,6 +28,9 @@ Example::
       "focus_measure": "map",
       "layout": "<base64 of the window's dock layout>"
     }
+
+A file of kind ``held`` is a qrels file held beside the qrels in use (compared with them, scoring
+nothing); it is always read again as such.
 
 ``settings`` holds every field of :class:`metrics.Settings`; ``relevance_level``, ``k_max`` and
 ``ndcg_options`` say the same for earlier versions, and are what a file without ``settings`` is read from.
@@ -44,7 +48,7 @@ from metrics.errors import InputError
 FORMAT = "ir-workbench workspace"
 VERSION = 1
 SUFFIX = ".irwb"
-KINDS = ("qrels", "run", "ranked", "queries", "intents", "collection")
+KINDS = ("qrels", "held", "run", "ranked", "queries", "intents", "collection")
 MAX_BYTES = 16 * 1024 * 1024  # a workspace names files; it never holds data
 
 

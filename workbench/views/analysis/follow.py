@@ -98,18 +98,31 @@ class AnalysisFollower(QObject):
     """Keeps one analysis view in step with the session.
 
     ``settings()`` gives the view's settings now (None: nothing to compute, e.g. one run where two are
-    needed); the outcome arrives through ``sigOutcome`` (None when there is nothing to show).  While the
+    needed; ``nothing()`` says why in the banner); the outcome arrives through ``sigOutcome`` (None when
+    there is nothing to show).  While the
     view is hidden (a tab behind another) nothing is computed: the banner says it is out of date, and it
     is computed once shown."""
 
     sigOutcome = Signal(object)
 
     def __init__(
-        self, session: Session, view: QWidget, kind: str, title: str, settings: Callable[[], object], banner: QLabel
+        self,
+        session: Session,
+        view: QWidget,
+        kind: str,
+        title: str,
+        settings: Callable[[], object],
+        banner: QLabel,
+        nothing: Callable[[], str] | None = None,
+        without_scores: Callable[[], analyses.Inputs | None] | None = None,
     ):
         super().__init__(view)
         self.session, self.view, self.kind, self.title = session, view, kind, title
         self.settings = settings
+        #: why there is nothing to show where ``settings()`` is None (by default: the runs and measures)
+        self.nothing = nothing or (lambda: "Nothing to show with these runs and measures.")
+        #: the inputs of an analysis that needs no scores, while there are none (two qrels compared)
+        self.without_scores = without_scores
         self.banner = banner
         self.banner.setWordWrap(True)
         self.banner.setStyleSheet(STALE_STYLE)
@@ -128,13 +141,17 @@ class AnalysisFollower(QObject):
     def state(self) -> str:
         if self.error:
             return "failed"
-        return analyses.state(
+        settings = self.settings()
+        st = analyses.state(
             self.outcome,
             self.session.results,
-            self.settings(),
+            settings,
             evaluation_state=self.session.evaluation_state(),
             running=self.running,
         )
+        if st == "empty" and self.without_scores is not None and settings is not None:
+            return "outdated"  # (something to compute without scores: not computed yet)
+        return st
 
     def show_state(self) -> None:
         st = self.state()
@@ -142,7 +159,7 @@ class AnalysisFollower(QObject):
         if st == "failed":
             text = f"{text}: {self.error}"
         elif st == "outdated" and self.outcome is None and self.settings() is None:
-            text = "Nothing to show with these runs and measures."
+            text = self.nothing()
         self.banner.setText(text)
         self.banner.setVisible(bool(text))
 
@@ -185,7 +202,10 @@ class AnalysisFollower(QObject):
         if self.outcome is not None and analyses.state(self.outcome, results, settings) == "current":
             self.show_state()
             return
-        inputs = analyses.inputs_of(results, self.session.workspace.queries())
+        workspace = self.session.workspace
+        inputs = analyses.inputs_of(results, workspace.queries(), workspace.held_qrels())
+        if inputs is None and results is None and self.without_scores is not None:
+            inputs = self.without_scores()
         if inputs is None or settings is None:
             self.outcome = None
             self.sigOutcome.emit(None)

@@ -26,10 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.scoring.run_on_disk import RunOnDisk
-from workbench.state.workspace import KINDS
+from workbench.state.workspace import KINDS, QRELS_KINDS
 
 KIND_TEXT = {
     "qrels": "qrels",
+    "held": "other qrels",
     "run": "run",
     "ranked": "ranked judgments",
     "queries": "query texts",
@@ -218,6 +219,8 @@ class FilesPanel(QWidget):
             status = "baseline"
         elif e.kind == "qrels":
             status = "in use"
+        elif e.kind == "held":
+            status = "held beside"
         elif e.kind == "queries":
             status = f"{len(e.queries or {})} queries"
         elif e.kind == "collection" and e.documents is not None:
@@ -227,6 +230,8 @@ class FilesPanel(QWidget):
         else:
             status = "ok"
         tip = e.error or (e.intents.details() if e.kind == "intents" and e.intents is not None else "")
+        if e.kind == "held" and not tip:
+            tip = "Qrels held beside the ones in use: they score nothing; the Judgments views compare them"
         shared, total = coverage.get(e.label, (None, None)) if e.is_run else (None, None)
         if shared == 0:
             tip = "No query of this run is in the qrels: it cannot be scored (a run of another collection?)"
@@ -320,6 +325,12 @@ class FilesPanel(QWidget):
             menu.addAction("Move up", lambda: self.session.move(path, -1))
             menu.addAction("Move down", lambda: self.session.move(path, 1))
             menu.addSeparator()
+        if e.kind == "held" and e.status == "ok":
+            menu.addAction("Use as the qrels (swap)", lambda: self.session.set_kind(path, "qrels"))
+            menu.addSeparator()
+        elif e.kind == "qrels" and e.status == "ok":
+            menu.addAction("Hold beside (score nothing)", lambda: self.session.set_kind(path, "held"))
+            menu.addSeparator()
         read_as = menu.addMenu("Read as")
         for k in KINDS:
             act = read_as.addAction(KIND_TEXT[k], functools.partial(self.session.set_kind, path, k))
@@ -343,6 +354,16 @@ class FilesPanel(QWidget):
         found, _ = QFileDialog.getOpenFileName(self, f"Locate {os.path.basename(path)}", path)
         if found:
             self.session.locate(path, found)
+
+
+def _choice_text(current: str | None, kind: str) -> str:
+    """What choosing ``kind`` for a file of kind ``current`` does, in the kind's box: qrels read already are
+    put in use or held beside as they are; every other choice reads the file again."""
+    if current in QRELS_KINDS and kind == "qrels":
+        return "use as the qrels (swap)"
+    if current in QRELS_KINDS and kind == "held":
+        return "hold beside: other qrels"
+    return f"read as {KIND_TEXT[kind]}"
 
 
 class _KindDelegate(QStyledItemDelegate):
@@ -396,7 +417,7 @@ class _KindDelegate(QStyledItemDelegate):
         box.addItem("…" if current is None else KIND_TEXT[current], None)
         for k in KINDS:
             if k != current:
-                box.addItem(f"read as {KIND_TEXT[k]}", k)
+                box.addItem(_choice_text(current, k), k)
         box.activated.connect(lambda i: self._chosen(box, path, box.itemData(i)))
         QTimer.singleShot(0, box, box.showPopup)  # (not if the box is gone by then)
         return box

@@ -2,7 +2,7 @@
 
 Their docks are made with the window (so that a saved layout or a workspace puts them where they were),
 each holding an empty pane; a view is made the first time its dock comes forward (its tab chosen, the
-dock shown or floated), which keeps the views (the first five, about 70 ms of the window's thread and a fifth of
+dock shown or floated), which keeps the views (about 70 ms of the window's thread for the first five, and a fifth of
 its first layout) out of the window's start.  A view made late shows what one made early would: it
 holds no state of the session's, and computes its analysis from the session as it is when shown
 (:class:`~workbench.views.analysis.follow.AnalysisFollower`)."""
@@ -29,6 +29,9 @@ VIEWS = (
     ("versus", "A against B", "workbench.views.analysis.versus", "VersusView"),
     ("queries", "Queries", "workbench.views.analysis.queries", "QueriesView"),
     ("agreement", "Measure agreement", "workbench.views.analysis.agreement", "AgreementView"),
+    ("qrelsAgreement", "Qrels agreement", "workbench.views.analysis.qrels_agreement", "QrelsAgreementView"),
+    ("systems", "Systems by qrels", "workbench.views.analysis.systems", "SystemsView"),
+    ("poolBias", "Pool bias", "workbench.views.analysis.pool_bias", "PoolBiasView"),
 )
 
 

@@ -80,6 +80,20 @@ class FileActions:
         if paths:
             self.open_files(paths)
 
+    def open_held_dialog(self) -> None:
+        """Open qrels files to hold beside the qrels in use (compared with them in the Judgments views;
+        they score nothing)."""
+        paths, _ = QFileDialog.getOpenFileNames(
+            self.parent, "Open qrels to compare with the qrels in use", self.recent.last_dir()
+        )
+        if paths:
+            self.open_held(paths)
+
+    def open_held(self, paths) -> None:
+        """Open ``paths`` as qrels held beside the qrels in use."""
+        self.session.open_files([str(p) for p in paths], kind="held")
+        self._after_open()
+
     def open_dataset_dialog(self) -> None:
         from workbench.views.dialogs.dataset import open_dataset
 

@@ -76,6 +76,8 @@ class WindowMenus:
         act = file_menu.addAction("&Open…", files.open_dialog)
         act.setShortcut(QKeySequence.StandardKey.Open)
         file_menu.addAction("Open &folder…", files.open_folder_dialog)
+        act = file_menu.addAction("Open qrels to &compare…", files.open_held_dialog)
+        act.setToolTip("Qrels held beside the qrels in use: the Judgments views compare them")
         self.recent_menu = file_menu.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(lambda: files.fill_recent_menu(self.recent_menu))
         file_menu.addAction("Open &sample data", open_sample)

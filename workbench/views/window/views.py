@@ -77,8 +77,9 @@ class WindowViews:
         window.splitDockWidget(d["prCurves"], d["ndcgAtK"], Qt.Orientation.Vertical)
         window.splitDockWidget(d["diffChart"], d["drilldown"], Qt.Orientation.Vertical)
         tab_hidden(window, d["drilldown"], [d["inspect"], d["pairs"], d["explain"]])
-        # why runs differ: overlap, coverage, run against run, queries, measure agreement (tabbed with the
-        # per-query differences; each view made when its dock first comes forward)
+        # why runs differ: overlap, coverage, run against run, queries, measure agreement, and the judgments:
+        # qrels agreement, systems by qrels, pool bias (tabbed with the per-query differences; each view
+        # made when its dock first comes forward)
         from workbench.views.window.analysis_docks import AnalysisViews
 
         self.analysis_views = AnalysisViews(window, session, self._add_dock, self.docks)
