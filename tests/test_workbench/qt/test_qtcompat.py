@@ -15,6 +15,7 @@ def test_the_quicker_feature_check_answers_as_pyside6_s_own():
     answer as PySide6's ``inspect.getsource`` check; the hook is replaced once."""
     import PySide6.QtCore  # noqa: F401
 
+    import metrics.engine.evaluate  # noqa: F401  (a module that does not)
     import workbench.views.window.main_window  # noqa: F401  (modules that mention PySide6)
     from workbench.system import qtcompat
 
