@@ -175,6 +175,26 @@ def test_the_drilldown_shows_titles_and_snippets_with_the_query_words_marked(qtb
     assert NOT_IN_COLLECTION in column.model.data(column.model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
 
 
+def test_relevant_documents_no_run_retrieved_are_shown_with_their_texts(qtbot, window, sample, tmp_path):
+    """What the runs missed is there to be read: title, snippet with the query's words marked, the text on
+    hover, as for the documents retrieved."""
+    corpus = tmp_path / "corpus.jsonl"
+    beir_corpus(corpus)
+    drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "topics.txt", corpus])
+    s = window.session
+    qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
+    s.select_query(QUERY)
+    view = window.drilldown
+    qtbot.waitUntil(lambda: "snippet" in view.missing_frame(), timeout=TIMEOUT)
+    missing = view.missing_frame()
+    assert len(missing) > 0
+    assert missing["title"].tolist() == [f"Passage {d}" for d in missing["doc_id"]]
+    assert all(text and text != NOT_IN_COLLECTION for text in missing["snippet"])
+    assert any("<b>" in m for m in view.missing.snippet_html())  # ("battery engine recipe" marked)
+    tip = view.missing.model.data(view.missing.model.index(0, 0), Qt.ItemDataRole.ToolTipRole)
+    assert f"Passage {missing['doc_id'][0]}" in tip and "retrieved by none of the runs" in tip
+
+
 def test_the_drilldown_takes_the_collection_opened_after_it(qtbot, window, sample):
     drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt"])
     s = window.session

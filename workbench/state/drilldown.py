@@ -178,7 +178,8 @@ def compute(request: Request, progress=None) -> Drilldown:
     store = request.documents
     if store is None:
         return Drilldown(**fields, places=places)
-    texts = document_texts(store, ids, request.query_text)
+    missing = [str(d) for d in whole.missing["doc_id"].tolist()]  # (relevant, never retrieved: read too)
+    texts = document_texts(store, list(dict.fromkeys(ids + missing)), request.query_text)
     return Drilldown(**fields, texts=texts, collection=store.path, places=places)
 
 
@@ -342,16 +343,26 @@ def qrels_lines(query_id: str, items: list[Unjudged]) -> str:
     return "".join(f"{shown(query_id)} 0 {shown(u.doc_id)} {TO_JUDGE_GRADE}\n" for u in items)
 
 
-def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str]]:
-    """Relevant documents no run retrieved: ``doc_id, grade`` and a tone per row."""
+def missing_table(drill: QueryDrilldown) -> tuple[pd.DataFrame, list[str], list[str], list[str] | None]:
+    """Relevant documents no run retrieved: ``doc_id, grade`` (with a collection, their ``title`` and
+    ``snippet``: what the runs missed, to be read), a tone and a tooltip per row, and the snippets' rich
+    text (None without a collection)."""
     m = drill.missing
+    ids = [str(d) for d in m["doc_id"].tolist()]
+    grades = [int(g) for g in m["relevance"]]
     frame = pd.DataFrame(
-        {
-            "doc_id": np.asarray([shown(str(d)) for d in m["doc_id"].tolist()], dtype=object),
-            "grade": [str(int(g)) for g in m["relevance"]],
-        }
+        {"doc_id": np.asarray([shown(d) for d in ids], dtype=object), "grade": [str(g) for g in grades]}
     )
-    return frame, [grade_tone(g) for g in m["relevance"]]
+    tips = [f"{shown(d)}: grade {g}, retrieved by none of the runs" for d, g in zip(ids, grades)]
+    snippets = None
+    if isinstance(drill, Drilldown) and drill.collection is not None:
+        texts = [drill.texts.get(d, DocumentText()) for d in ids]
+        if any(t.title for t in texts):
+            frame["title"] = [t.title for t in texts]
+        frame["snippet"] = [t.snippet if t.found else NOT_IN_COLLECTION for t in texts]
+        tips = [_text_tip(tip, t) for tip, t in zip(tips, texts)]
+        snippets = [t.snippet_html() for t in texts]
+    return frame, [grade_tone(g) for g in grades], tips, snippets
 
 
 def caption(drill: QueryDrilldown, run: str, score: tuple[str, float] | None = None) -> str:

@@ -164,7 +164,7 @@ def test_ranking_table_text_and_tones():
     assert "not judged" in tips[1] and "not retrieved by the baseline" in tips[1]
     base, _, _ = dm.ranking_table(drill, "base")
     assert "moved" not in base.columns
-    missing, mtones = dm.missing_table(drill)
+    missing, mtones, _, _ = dm.missing_table(drill)
     assert missing.to_dict("list") == {"doc_id": ["d9", "d8"], "grade": ["3", "1"]}
     assert mtones == ["grade3", "grade1"]
     assert dm.caption(drill, "base") == "base (baseline): 2 relevant in top 5 of 5"
