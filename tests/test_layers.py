@@ -1,8 +1,8 @@
 """The layers of docs/ARCHITECTURE.md hold: import-linter's contracts in pyproject.toml (each layer of
-metrics/ imports only those below it, metrics never imports the window or Qt, the window's views stand
-over its session, which stands over its model and jobs, all over metrics, and the model has no Qt; no
-import cycle among the modules of any package), no module grows past 500 lines, and no module imports
-another package's private name."""
+metrics/ imports only those below it, metrics never imports the window or Qt, the window's floors
+``app > views > qt > state > scoring > system > metrics``, no Qt in ``state`` and ``scoring``; no import
+cycle among the modules of any package), no module imports another package's private name, and every
+class says what it is for."""
 
 from __future__ import annotations
 
@@ -180,3 +180,24 @@ def test_a_private_name_imported_from_another_package_is_caught(tmp_path):
         "workbench.v (line 6) reads metrics.io.a._helper",
         "workbench.w (line 1) imports metrics.io._b",
     ]
+
+
+def test_every_class_says_its_one_job():
+    """Each class of both packages has a docstring saying what it is for (one inheriting its base's says
+    so by ``__doc__ = Base.__doc__``)."""
+    import ast
+
+    silent = []
+    for package in ("metrics", "workbench"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.ClassDef) or ast.get_docstring(node):
+                    continue
+                inherited = any(
+                    isinstance(s, ast.Assign) and any(getattr(t, "id", None) == "__doc__" for t in s.targets)
+                    for s in node.body
+                )
+                if not inherited:
+                    silent.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
+    assert not silent, "classes without a docstring: " + "; ".join(silent)

@@ -57,6 +57,8 @@ class Formatter(argparse.HelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse's parser with the project's help layout and its exit status for a usage error."""
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", Formatter)
         super().__init__(*args, **kwargs)

@@ -49,6 +49,8 @@ EPS = 1e-9
 
 @dataclass(frozen=True)
 class _Name:
+    """A fusion method's name, what it does in words, and the other spellings it is known by."""
+
     code: str
     description: str
     aliases: tuple[str, ...] = ()

@@ -63,6 +63,8 @@ COLUMNS = {
 
 @dataclass
 class Inspection:
+    """What inspecting one file found: its kind and why, its layout, size, figures, first lines and problems."""
+
     path: str
     kind: str | None
     kind_reason: str = ""

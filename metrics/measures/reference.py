@@ -16,6 +16,8 @@ from metrics.measures.registry import FAMILIES, NICKNAMES, parse_measures
 
 @dataclass(frozen=True)
 class Entry:
+    """One family's section of the measures page: its names, parameters, options, kind and sets."""
+
     family: str
     trec_names: tuple[str, ...]  # output names of the default request (P_5, P_10, ...)
     ir_measures: tuple[str, ...]  # the same measures in ir_measures' notation, where it has them

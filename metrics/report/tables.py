@@ -120,6 +120,8 @@ def _one_line(text) -> str:
 
 @dataclass
 class _Cell:
+    """One value of a report table as written: its text, and whether it is bold or marked significant."""
+
     text: str
     bold: bool = False
     mark: str = ""  # "higher", "lower" or ""
@@ -128,6 +130,8 @@ class _Cell:
 
 @dataclass
 class _Table:
+    """A report table before it is written out (Markdown, LaTeX, HTML): its rows and its legend."""
+
     header: list[str]
     align: list[str]  # "l" or "r" per column
     rows: list[list[_Cell]] = field(default_factory=list)

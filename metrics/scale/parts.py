@@ -378,6 +378,8 @@ _READ_BYTES = 1 << 20  # bytes read and parsed at a time by score_part (the nump
 
 @dataclass
 class Scored:
+    """A run scored in a worker process: trec_eval's lines for it, its warnings, whether a query was scored."""
+
     path: str
     text: str  # trec_eval's lines, each ending in a newline (one string: sent between processes in one piece)
     warnings: list

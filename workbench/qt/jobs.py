@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(eq=False)
 class Job:
+    """One piece of work in a worker: its key, what it is called, and what to do when it ends, fails or is cancelled."""
+
     key: Hashable
     what: str
     worker: Worker

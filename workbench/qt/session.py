@@ -77,6 +77,9 @@ def by_user(method):
 
 
 class Session(QObject):
+    """The session as Qt sees it: the plain-Python model's events as signals, the user's actions, and the jobs run for
+    it."""
+
     sigFilesChanged = Signal()
     sigBaselineChanged = Signal(object)
     sigMeasuresChanged = Signal()

@@ -302,6 +302,8 @@ class _Kept:
 
 
 class _Steps:
+    """The progress of an evaluation, one step per run scored, and Cancel looked at between steps."""
+
     def __init__(self, progress, total):
         self.progress, self.total, self.done = progress, total, 0
 

@@ -80,6 +80,8 @@ class CurveTable:
 
 @dataclass
 class Results:
+    """An evaluation as the window shows it: the request it answers, its frames by measure, and its runs."""
+
     request: Request
     evaluation: Evaluation
     summary: pd.DataFrame  # index runs, columns measure names

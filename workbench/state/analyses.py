@@ -124,6 +124,8 @@ def qrels_inputs(workspace, settings: Settings) -> Inputs | None:
 # settings: one frozen value per analysis (compared to tell current from out of date, stated in exports)
 @dataclass(frozen=True)
 class OverlapSettings:
+    """What the overlap view compares: the top K documents of each run, and RBO's persistence."""
+
     depth: int = 10  # K: the top documents compared
     p: float = DEFAULT_PERSISTENCE  # RBO's persistence
 
@@ -133,6 +135,8 @@ class OverlapSettings:
 
 @dataclass(frozen=True)
 class CoverageSettings:
+    """What the coverage view measures: Judged@k at these cutoffs, and the gap that says a run is below the others."""
+
     cutoffs: tuple[int, ...] = (10,)  # the first is compared with the other runs
     gap: float = DEFAULT_GAP
 
@@ -146,6 +150,8 @@ class CoverageSettings:
 
 @dataclass(frozen=True)
 class VersusSettings:
+    """What the A-against-B view compares: two runs on one measure, and the margin of a tie."""
+
     measure: str
     run_a: str
     run_b: str
@@ -157,6 +163,8 @@ class VersusSettings:
 
 @dataclass(frozen=True)
 class QueriesSettings:
+    """What the queries view ranks by (a measure over the runs), how many it lists, and the query texts it reads."""
+
     measure: str
     n: int = 5
     #: the query text files loaded, (path, version) each: the queries' length comes from them
@@ -174,6 +182,8 @@ def query_texts(workspace) -> tuple[tuple[str, int], ...]:
 
 @dataclass(frozen=True)
 class AgreementSettings:
+    """The measures whose orderings of the runs the measure-agreement view compares."""
+
     measures: tuple[str, ...] = ()
 
     def stated(self) -> list[tuple[str, str]]:

@@ -72,6 +72,9 @@ def grade_tone(grade) -> str:
 
 @dataclass(frozen=True)
 class Request:
+    """What one query's drill-down is computed from, in its worker: the qrels, the runs shown, the depth,
+    the settings and the texts."""
+
     qrels: Columns | pd.DataFrame
     runs: Mapping[str, Columns | RunOnDisk | pd.DataFrame]
     query_id: str

@@ -56,6 +56,9 @@ def qrels_in_use(results, workspace) -> tuple[str, int] | None:
 
 @dataclass(frozen=True)
 class QrelsAgreementSettings:
+    """Which two qrels the agreement view compares (their versions, so a file read again is seen) and how many queries
+    it lists."""
+
     held: str  # the path of the qrels held beside (b)
     version: int  # its version: a file read again makes the view out of date
     top: int = 10  # the queries that disagree most, listed
@@ -73,6 +76,8 @@ class QrelsAgreementSettings:
 
 @dataclass(frozen=True)
 class SystemsSettings:
+    """Which held qrels the systems view sets beside the qrels in use, on which measure, at which alpha."""
+
     held: str
     version: int
     measure: str
@@ -90,6 +95,8 @@ class SystemsSettings:
 
 @dataclass(frozen=True)
 class PoolSettings:
+    """How the pool-bias view leaves runs out: the measure, the pool's depth, Judged@k's k, and how runs group."""
+
     measure: str
     depth: int = 100
     judged_at: int = 10

@@ -20,6 +20,8 @@ KINDS = ("error", "notice", "status")
 
 @dataclass(frozen=True)
 class Message:
+    """One message told to the user (an error, a notice, a line of news), with when it was told."""
+
     kind: str  # one of KINDS
     text: str
     at: float  # time.time() when told

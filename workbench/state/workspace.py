@@ -141,6 +141,8 @@ def default_baseline(runs: list[FileEntry]) -> FileEntry | None:
 
 @dataclass
 class Workspace:
+    """The files the session holds, in the order listed, with the baseline, and the rules of which is in use."""
+
     entries: list[FileEntry] = field(default_factory=list)
     baseline_path: str | None = None
     #: path -> the disk watch's last word on the file (:meth:`apply_disk`)
@@ -482,6 +484,8 @@ MAX_FOLDER_DEPTH = 3  # subfolder levels searched (qrels/ and runs/ beside each 
 
 @dataclass
 class Expansion:
+    """The files that paths (folders among them) stand for, the folder each came from, and what was left out."""
+
     files: list[str]
     folder_of: dict[str, str]  # file -> the folder it was found in (files named directly are not in it)
     notes: list[str]  # what was left out, in words

@@ -54,6 +54,8 @@ MAX_BYTES = 16 * 1024 * 1024  # a workspace names files; it never holds data
 
 @dataclass
 class FileItem:
+    """One file of a workspace document: its path, its kind (chosen by the user or detected) and its label."""
+
     path: str  # absolute
     kind: str | None = None
     label: str | None = None
@@ -62,6 +64,8 @@ class FileItem:
 
 @dataclass
 class WorkspaceDoc:
+    """What a workspace file holds: the files, the baseline, the measures, the settings, what was selected and open."""
+
     files: list[FileItem] = field(default_factory=list)
     baseline: str | None = None  # absolute path of the baseline run
     measures: tuple[str, ...] = ()

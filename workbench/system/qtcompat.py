@@ -33,6 +33,8 @@ def leaks_singletons() -> bool:
     from PySide6.QtCore import QObject, Signal
 
     class _Probe(QObject):
+        """A QObject with one signal, emitted to see whether this PySide6 build loses references to None or True."""
+
         sig = Signal()
 
     probe = _Probe()

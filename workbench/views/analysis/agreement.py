@@ -45,6 +45,8 @@ def tau_colour(tau: float) -> QColor:
 
 
 class AgreementView(QWidget):
+    """Whether the measures rank the runs alike: Kendall's tau between the orderings, and the pairs that flip."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -24,6 +24,8 @@ BY_TEXT = {text: key for key, text in analyses.CONTRAST_BY.items()}
 
 
 class ContrastView(QWidget):
+    """Where to look first: the queries ranked by how much two runs differ; a click opens them side by side."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

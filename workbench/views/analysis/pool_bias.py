@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 
 class PoolBiasView(QWidget):
+    """Leave-one-run-out: how each run's score and rank change without the relevant documents only it found."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

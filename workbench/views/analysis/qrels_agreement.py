@@ -31,6 +31,8 @@ def _titled(parent: QWidget, title: QLabel, table: FrameTable) -> QWidget:
 
 
 class QrelsAgreementView(QWidget):
+    """How far the qrels in use and a qrels held beside agree on the pairs both judged."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 
 class QueriesView(QWidget):
+    """The queries by difficulty over the runs, beside their traits (relevant, judged, length)."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

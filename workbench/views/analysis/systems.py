@@ -40,6 +40,8 @@ def sync_measure(box: QComboBox, session: Session) -> str:
 
 
 class SystemsView(QWidget):
+    """Whether two qrels rank the runs alike: each run's score and rank under each, tau, tau_AP, the flips."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

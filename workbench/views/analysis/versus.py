@@ -41,6 +41,8 @@ def set_items(box: QComboBox, items: list[str], wanted: str | None) -> None:
 
 
 class VersusView(QWidget):
+    """Run A against run B on one measure, query by query: wins, losses and ties."""
+
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session

@@ -38,6 +38,8 @@ TONE_COLOURS = {
 
 
 class DataFrameModel(QAbstractTableModel):
+    """A frame shown by a QTableView: its cells as text, colours and tooltips, read column by column."""
+
     def __init__(self, parent=None, decimals: int = 4, colours: Mapping[str, QColor] | None = None):
         super().__init__(parent)
         self.decimals = decimals

@@ -433,6 +433,8 @@ def image_format(path: str) -> str:
 
 
 class PrecisionRecallPlot(CurvePlot):
+    """The interpolated precision-recall curves of the runs shown, per query or averaged."""
+
     kind = "pr"
     title = "Interpolated precision vs recall"
     x_label = "Recall"
@@ -448,6 +450,8 @@ class PrecisionRecallPlot(CurvePlot):
 
 
 class NdcgAtKPlot(CurvePlot):
+    """The runs' NDCG at every cutoff k from 1 to the settings' k, per query or averaged."""
+
     kind = "ndcg"
     title = "NDCG at every cutoff k"
     x_label = "k (rank cutoff)"

@@ -28,6 +28,8 @@ BETTER, WORSE, SAME = QColor(198, 239, 206), QColor(255, 199, 206), QColor(245, 
 
 
 class PairsView(QWidget):
+    """Every pair of runs compared on every measure (All pairs), a pair chosen shown against the baseline."""
+
     sigPairChosen = Signal(str, str)  # (run, baseline): show run against baseline
 
     def __init__(self, session, parent=None):

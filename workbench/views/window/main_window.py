@@ -80,6 +80,8 @@ class WindowParts:
 
 
 class MainWindow(QMainWindow):
+    """The window: it makes the docks, menus and views and hands each the part of the session it uses."""
+
     sigExported = Signal(str)
     sigWorkspaceSaved = Signal(str)  # (its path, once written by a job: File > Save workspace, write_workspace)
 
