@@ -468,6 +468,11 @@ def evaluate_on_cluster(evaluator, runs, client):
         base = str(label) if label is not None else (ev.runs[0] if named else f"run{i + 1}")
         labels.append(unique_label(base, set(labels)))
     evs = [_relabel(ev, label) for (ev, _), label in zip(results, labels)]
+    # the file each run was read from, as given (a worker names it by where it read it: absolute)
+    shown_as = {
+        label: os.fspath(source) for (_, source), label in zip(items, labels) if isinstance(source, (str, os.PathLike))
+    }
+    paths = {label: shown_as.get(label, ev.paths.get(label)) for ev, label in zip(evs, labels)}
     first = evs[0]
     return refuse_nothing_scored(
         Evaluation(
@@ -478,6 +483,7 @@ def evaluate_on_cluster(evaluator, runs, client):
             warnings=[w for ev in evs for w in ev.warnings],
             settings=first.settings,
             names=first.names,
+            paths={label: path for label, path in paths.items() if path},
         )
     )
 
@@ -497,4 +503,5 @@ def _relabel(ev, label: str):
         query_ids={label: ev.query_ids[old]},
         warnings=[after if w == before else w for w in ev.warnings],
         results=[dataclasses.replace(r, label=label) for r in ev.results],
+        paths={label: path for path in [ev.paths.get(old)] if path},
     )

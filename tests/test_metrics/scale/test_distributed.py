@@ -352,6 +352,7 @@ def test_evaluator_with_a_client_gives_the_evaluation_of_one_process(cluster, cl
         got, expected = ev.evaluate(runs_given, client=client), ev.evaluate(runs_given)
         assert got.runs == expected.runs and got.query_ids == expected.query_ids
         assert got.warnings == expected.warnings and got.settings == expected.settings and got.names == expected.names
+        assert got.paths == expected.paths  # (the files the runs were read from, as given)
         for key in ("per_query", "aggregate", "text"):
             pd.testing.assert_frame_equal(getattr(got, key), getattr(expected, key))
     assert expected.runs == ["tag2"]
