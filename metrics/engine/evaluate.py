@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from metrics.engine.evaluation import Evaluation, RunResult
-from metrics.engine.settings import Settings
+from metrics.engine.settings import Settings, in_ndcg_variant
 from metrics.errors import NoSharedQueries, checkpoint
 from metrics.io.columns import read_columns
 from metrics.io.labels import unique_label
@@ -257,6 +257,9 @@ def encoded(qrels) -> EncodedQrels:
 def _evaluate(enc: EncodedQrels, runs, wanted: list, shown: dict, settings: Settings, also=None) -> Evaluation:
     """The loop of :func:`evaluate`; ``also(label, ranking)``, if given, is called with each run's
     ranking before it is let go (curves computed from the same ranking as the measures)."""
+    varied = in_ndcg_variant(wanted, settings)
+    if varied != wanted:  # (an nDCG measure of another variant is named by that variant's own name)
+        wanted, shown = varied, {m: name for m, name in shown.items() if m in varied}
     labels: list[str] = []
     warnings: list[str] = []
     results: list[RunResult] = []

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DEFAULTS", "MeasureSet", "Settings", "in_short", "settings_of"]
+__all__ = ["DEFAULTS", "MeasureSet", "Settings", "in_short", "settings_of", "in_ndcg_variant"]
 
 #: trec_eval's nDCG variant: gain = grade, discount log2(rank + 1), the ideal ranking of every judged
 #: document (the options of the ``ndcg_ext`` family, :data:`metrics.measures.extra.NDCG_DEFAULTS`)
@@ -46,7 +46,9 @@ class Settings:
     ``num_docs_in_coll`` (``-N``): documents in the collection (``utility``).  ``k_max``: the NDCG@k
     curves run from k = 1 to this.  ``gain`` (``linear``: the grade, ``exp``: 2^grade - 1), ``discount``
     (``log``: log_base(rank + 1), ``jk``: Järvelin and Kekäläinen's log_base(rank), rank 1 undiscounted),
-    ``base`` and ``ideal`` (``all`` judged documents, or the ``retrieved`` ones): the nDCG variant.
+    ``base`` and ``ideal`` (``all`` judged documents, or the ``retrieved`` ones): the nDCG variant, which
+    :func:`metrics.evaluate` applies to trec_eval's nDCG measures (:func:`in_ndcg_variant`: ``ndcg_cut.10``
+    is computed and named ``ndcg_ext_10(gain=exp)``) and the curves to NDCG@k.
 
     Values are checked and put in one spelling when made, so two settings that make the same numbers are
     equal and hash alike."""
@@ -188,6 +190,31 @@ class MeasureSet:
 
 #: trec_eval's defaults of the settings that change a number (``-l``, ``-c``, ``-M``, ``-J``, ``-N``)
 DEFAULTS = Settings().trec_options()
+
+
+def in_ndcg_variant(measures: list, settings: Settings) -> list:
+    """``measures`` (the registry's :class:`~metrics.measures.Measure` values) as ``settings`` compute
+    them: under an nDCG variant other than trec_eval's, trec_eval's ``ndcg`` and ``ndcg_cut`` measures
+    (asked for by any name: ``ndcg_cut.10``, ``nDCG@10``, ``NDCG``, a set such as ``all_trec``) are the
+    ``ndcg_ext`` family's with the variant's options (``ndcg_ext_10(gain=exp)``), named so; an nDCG
+    with gain values, options or a relevance level of its own stays as asked.  The one place of this
+    rule: :func:`metrics.evaluate` and every door that scores through it."""
+    options = settings.ndcg_options()
+    if not options:
+        return measures
+    from metrics.measures import parse_measures
+
+    suffix = "(" + ",".join(f"{k}={v}" for k, v in sorted(options.items())) + ")"
+    out: list = []
+    for m in measures:
+        plain = m.family in ("ndcg", "ndcg_cut") and m.rel is None and not m.options
+        if plain and m.family == "ndcg" and not m.params:
+            out += parse_measures(["ndcg_ext" + suffix])
+        elif plain and m.family == "ndcg_cut":
+            out += parse_measures([f"ndcg_ext_{m.params[0]}{suffix}"])
+        else:
+            out.append(m)
+    return list(dict.fromkeys(out))
 
 
 def settings_of(source) -> Settings:

@@ -319,57 +319,28 @@ class _Steps:
             raise Cancelled("evaluation cancelled")
 
 
-def _ndcg_defaults() -> dict:
-    """trec_eval's nDCG options: the defaults registered with the ``ndcg_ext`` family."""
-    return metrics.measures.FAMILIES["ndcg_ext"].options
-
-
-def _same_option(a, b) -> bool:
-    if str(a) == str(b):
-        return True
-    try:
-        return float(a) == float(b)
-    except (TypeError, ValueError):
-        return False
-
-
-def _changed_ndcg_options(options: dict) -> dict:
-    defaults = _ndcg_defaults()
-    return {k: v for k, v in options.items() if v is not None and not (k in defaults and _same_option(defaults[k], v))}
-
-
 def ndcg_variant(measures, options: dict) -> tuple[str, ...]:
-    """The measures to compute when nDCG is asked for with non-default options.
+    """The names of ``measures`` as the nDCG variant of ``options`` (gain, discount, base, ideal; None or
+    trec_eval's value: trec_eval's) computes them: a name of trec_eval's ``ndcg`` or ``ndcg_cut``
+    (``ndcg_cut.10``, ``nDCG@10``, ``NDCG``) becomes the ``ndcg_ext`` measure's (``ndcg_ext_10(gain=exp)``),
+    so that a column says which variant it holds; the rule is the core's
+    (:func:`metrics.engine.settings.in_ndcg_variant`), applied name by name.  A name that also asks for
+    other measures (a set) stays as given: the core varies its nDCG measures when it scores them."""
+    from metrics.engine.settings import Settings, in_ndcg_variant
 
-    trec_eval's ``ndcg`` and ``ndcg_cut`` measures (whatever name asks for them: ``ndcg_cut.10``,
-    ``nDCG@10``, ``NDCG``; the registry parses it) become the core's ``ndcg_ext`` with these options
-    (``ndcg_ext_10(gain=exp)``), so the measure names say which variant a column holds.  nDCG with gain
-    values or a relevance level of its own stays as asked.  With trec_eval's options (linear gain,
-    log2(i + 1) discount, ideal from all judgments) the measures stay as given.
-    """
+    settings = Settings().with_ndcg(options)
     measures = tuple(measures or ())
-    opts = _changed_ndcg_options(options)
-    if not opts:
+    if not settings.ndcg_options():
         return measures
-    suffix = "(" + ",".join(f"{k}={v}" for k, v in sorted(opts.items())) + ")"
     out: list[str] = []
     for name in measures:
         try:
             parsed = metrics.parse_measures([name])
         except (ValueError, KeyError, TypeError):
             parsed = []
-        plain = parsed and all(
-            m.family in ("ndcg", "ndcg_cut")
-            and m.rel is None
-            and not m.options
-            and (m.family != "ndcg" or not m.params)
-            for m in parsed
-        )
-        if not plain:
-            out.append(name)
-            continue
-        for m in parsed:
-            out.append("ndcg_ext" + suffix if m.family == "ndcg" else f"ndcg_ext_{m.params[0]}{suffix}")
+        varied = in_ndcg_variant(parsed, settings)
+        every = parsed and all(m.family == "ndcg_ext" for m in varied) and varied != parsed
+        out += [str(m) for m in varied] if every else [name]
     return tuple(dict.fromkeys(out))
 
 

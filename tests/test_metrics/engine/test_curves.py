@@ -218,7 +218,7 @@ def test_evaluate_with_curves_builds_each_ranking_once_and_equals_the_three_call
     other["score"] = -other["score"]
     other.attrs = {"name": "reversed"}
     runs = {"a": run, "b": other}
-    ev0 = metrics.evaluate(qrels, runs, ["map", "ndcg_cut.10"])
+    ev0 = metrics.evaluate(qrels, runs, ["map", "ndcg_cut.10"], settings=Settings(gain="exp"))  # (ndcg_ext_10)
     pr0 = metrics.engine.curves.precision_recall(qrels, runs)
     atk0 = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=20, settings=Settings(gain="exp"))
 

@@ -195,3 +195,25 @@ def test_only_the_keyword_doors_take_trec_eval_s_options_one_by_one():
         if given and qualified not in KEYWORD_DOORS:
             found.append(f"{qualified}({', '.join(given)})")
     assert not found, "take settings= instead: " + "; ".join(found)
+
+
+@pytest.mark.parametrize("variant", [{"gain": "exp"}, {"discount": "jk", "base": 3}, {"ideal": "retrieved"}])
+def test_an_ndcg_variant_of_the_settings_is_the_ndcg_every_door_computes(variant):
+    """Settings(gain="exp") is not dropped: trec_eval's nDCG measures, by any name and in sets, are computed
+    as ndcg_ext with those options and named so; the measures that are not nDCG are as before."""
+    from conftest import random_collection
+
+    qrels, run = random_collection(3)
+    settings = Settings(**variant)
+    suffix = "(" + ",".join(f"{k}={v}" for k, v in sorted(settings.ndcg_options().items())) + ")"
+    got = metrics.evaluate(qrels, run, ["map", "ndcg_cut.10", "nDCG@5", "ndcg"], settings=settings)
+    asked = metrics.evaluate(qrels, run, ["map", f"ndcg_ext_10{suffix}", f"ndcg_ext_5{suffix}", f"ndcg_ext{suffix}"])
+    assert got.measure_names() == asked.measure_names()
+    pd.testing.assert_frame_equal(got.per_query, asked.per_query)
+    whole = metrics.evaluate(qrels, run, "all_trec", settings=settings).summary()
+    assert f"ndcg_ext_10{suffix}" in whole.columns and "ndcg_cut_10" not in whole.columns
+    assert whole[f"ndcg_ext_10{suffix}"].iloc[0] == asked.summary()[f"ndcg_ext_10{suffix}"].iloc[0]
+    assert whole["map"].iloc[0] == asked.summary()["map"].iloc[0]
+    # an nDCG with options of its own stays as asked
+    own = metrics.evaluate(qrels, run, ["ndcg_ext_10(gain=exp)"], settings=Settings(discount="jk"))
+    assert own.measure_names() == ["ndcg_ext_10(gain=exp)"]
