@@ -51,7 +51,9 @@ class AgreementView(QWidget):
         super().__init__(parent)
         self.session = session
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "agreement", "measure agreement", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "agreement", "measure agreement", settings=self.settings, banner=self.banner
+        )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         self.all_button = QPushButton("All flips", self)
         self.all_button.setToolTip("List the flips of every pair of measures")

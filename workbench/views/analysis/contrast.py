@@ -43,7 +43,9 @@ class ContrastView(QWidget):
         self.a_box = _combo(self, "Run A: the baseline by default")
         self.b_box = _combo(self, "Run B: the run compared with A")
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "contrast", "where to look first", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "contrast", "where to look first", settings=self.settings, banner=self.banner
+        )
         self.table = FrameTable(self)
         self.table.view.setToolTip("Click a query to see A's and B's ranked lists side by side in the drill-down")
         self.export = ExportButton(self, self.follower, self.table_frame, self.table.view)

@@ -59,7 +59,9 @@ class CoverageView(QWidget):
             "(trec_eval -J), beside the score as evaluated"
         )
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "coverage", "judgment coverage", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "coverage", "judgment coverage", settings=self.settings, banner=self.banner
+        )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)

@@ -111,6 +111,7 @@ class AnalysisFollower(QObject):
         view: QWidget,
         kind: str,
         title: str,
+        *,
         settings: Callable[[], object],
         banner: QLabel,
         nothing: Callable[[], str] | None = None,

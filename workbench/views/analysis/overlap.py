@@ -64,7 +64,9 @@ class OverlapView(QWidget):
         self.p_box.setValue(0.9)
         self.p_box.setToolTip("RBO's persistence p: the chance of looking at the next document (0.9: about 10 deep)")
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "overlap", "rank overlap", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "overlap", "rank overlap", settings=self.settings, banner=self.banner
+        )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
 
         bar = QHBoxLayout()

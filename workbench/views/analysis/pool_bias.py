@@ -39,7 +39,9 @@ class PoolBiasView(QWidget):
         )
         self.group_box.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 14))
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "pool_bias", "pool bias", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "pool_bias", "pool bias", settings=self.settings, banner=self.banner
+        )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Measure:", self.measure_box, "Pool depth:", self.depth_box, self.export, top=True)
         groups = controls(self, "Group runs by their label up to:", self.group_box)

@@ -43,8 +43,8 @@ class QrelsAgreementView(QWidget):
             self,
             "qrels_agreement",
             "qrels agreement",
-            self.settings,
-            self.banner,
+            settings=self.settings,
+            banner=self.banner,
             nothing=self._nothing,
             without_scores=lambda: analyses.qrels_inputs(session.workspace, session.model.settings),
         )

@@ -46,7 +46,9 @@ class QueriesView(QWidget):
         self.measure_box = _combo(self, "Measure whose mean over the runs is a query's difficulty")
         self.trait_box = _combo(self, "Trait of the query plotted across")
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "queries", "query traits", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "queries", "query traits", settings=self.settings, banner=self.banner
+        )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Measure:", self.measure_box, self.export, top=True)
         row2 = controls(self, "Trait:", self.trait_box)

@@ -49,7 +49,13 @@ class SystemsView(QWidget):
         self.measure_box = measure_box(self, "The measure the runs are scored and ranked by under each qrels")
         self.banner = QLabel(self)
         self.follower = AnalysisFollower(
-            session, self, "systems", "systems under two qrels", self.settings, self.banner, nothing=self._nothing
+            session,
+            self,
+            "systems",
+            "systems under two qrels",
+            settings=self.settings,
+            banner=self.banner,
+            nothing=self._nothing,
         )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Compare with:", self.held_box, "Measure:", self.measure_box, self.export, top=True)

@@ -50,7 +50,9 @@ class VersusView(QWidget):
         self.a_box = _combo(self, "Run A (up): its wins lie above the diagonal")
         self.b_box = _combo(self, "Run B (across)")
         self.banner = QLabel(self)
-        self.follower = AnalysisFollower(session, self, "versus", "run against run", self.settings, self.banner)
+        self.follower = AnalysisFollower(
+            session, self, "versus", "run against run", settings=self.settings, banner=self.banner
+        )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Measure:", self.measure_box, self.export, top=True)
         pair = controls(self, "A:", self.a_box, "B:", self.b_box)

@@ -25,6 +25,7 @@ class ExplainActions:
     def __init__(
         self,
         session: Session,
+        *,
         panel: ExplainPanel,
         dock: QDockWidget,
         summary: SummaryView,

@@ -37,6 +37,7 @@ class ExportActions:
         self,
         parent: QWidget,
         session: Session,
+        *,
         settings: QSettings,
         recent: RecentFiles,
         per_query: PerQueryView,

@@ -46,6 +46,7 @@ class FileActions:
         self,
         parent: QWidget,
         session: Session,
+        *,
         recent: RecentFiles,
         workspaces: WorkspaceActions,
         tell: Callable[[str], None],

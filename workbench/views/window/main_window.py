@@ -187,45 +187,57 @@ class MainWindow(QMainWindow):
         recent = RecentFiles(settings)
         layout = WindowLayout(self, settings, views.docks, bars.after_restore)
         saved, messages = self.sigWorkspaceSaved.emit, bars.messages.add
-        workspaces = WorkspaceActions(self, s, settings, recent, layout, messages, tell, title, saved)
-        files = FileActions(self, s, recent, workspaces, tell, title)
+        workspaces = WorkspaceActions(
+            self,
+            s,
+            settings=settings,
+            recent=recent,
+            layout=layout,
+            show_error=messages,
+            tell=tell,
+            after_change=title,
+            saved=saved,
+        )
+        files = FileActions(self, s, recent=recent, workspaces=workspaces, tell=tell, after_open=title)
         exports = ExportActions(
             self,
             s,
-            settings,
-            recent,
-            views.per_query,
-            views.pr_plot,
-            views.ndcg_plot,
-            bars.messages.add,
-            tell,
-            self.sigExported.emit,
+            settings=settings,
+            recent=recent,
+            per_query=views.per_query,
+            pr_plot=views.pr_plot,
+            ndcg_plot=views.ndcg_plot,
+            show_error=bars.messages.add,
+            tell=tell,
+            exported=self.sigExported.emit,
             contrast=views.contrast_settings,
         )
-        progress = ProgressDisplay(self.statusBar(), self, s.cancel, workspaces.reopen_last_session)
+        progress = ProgressDisplay(self.statusBar(), self, cancel=s.cancel, reopen=workspaces.reopen_last_session)
         explain = ExplainActions(
             s,
-            views.explain_view,
-            views.docks["explain"],
-            views.summary,
-            views.per_query,
-            views.diff_chart,
-            views.drilldown,
+            panel=views.explain_view,
+            dock=views.docks["explain"],
+            summary=views.summary,
+            per_query=views.per_query,
+            diff_chart=views.diff_chart,
+            drilldown=views.drilldown,
         )
         menus = WindowMenus(
             self,
             s,
-            views,
-            files,
-            workspaces,
-            exports,
-            self.open_sample,
-            layout.reset,
-            self.show_help,
-            tell,
-            explain.explain_current,
+            views=views,
+            files=files,
+            workspaces=workspaces,
+            exports=exports,
+            open_sample=self.open_sample,
+            reset_layout=layout.reset,
+            show_help=self.show_help,
+            tell=tell,
+            explain_current=explain.explain_current,
         )
-        results = ResultsFollower(self, s, toolbars.query_box, views.summary, views.docks, bars.messages)
+        results = ResultsFollower(
+            self, s, query_box=toolbars.query_box, summary=views.summary, docks=views.docks, messages=bars.messages
+        )
         forward = DocksForward(s, views.docks, views.diff_chart)
         self._parts = WindowParts(
             views=views,

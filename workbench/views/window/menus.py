@@ -57,6 +57,7 @@ class WindowMenus:
         self,
         window: QMainWindow,
         session: Session,
+        *,
         views: WindowViews,
         files: FileActions,
         workspaces: WorkspaceActions,

@@ -14,7 +14,7 @@ class ProgressDisplay:
     """The permanent widgets of the window's status bar ``bar`` (made children of ``parent``): ``cancel()``
     stops the work under way, ``reopen()`` opens the last session again."""
 
-    def __init__(self, bar: QStatusBar, parent: QWidget, cancel: Callable[[], None], reopen: Callable[[], object]):
+    def __init__(self, bar: QStatusBar, parent: QWidget, *, cancel: Callable[[], None], reopen: Callable[[], object]):
         self.bar = bar
         self.sample_label = QLabel("", parent)
         self.sample_label.setStyleSheet("QLabel { background: #fff3c4; padding: 1px 6px; border-radius: 3px; }")

@@ -26,6 +26,7 @@ class ResultsFollower:
         self,
         window: QMainWindow,
         session: Session,
+        *,
         query_box: QComboBox,
         summary: SummaryView,
         docks: dict[str, QDockWidget],

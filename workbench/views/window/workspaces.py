@@ -41,6 +41,7 @@ class WorkspaceActions:
         self,
         parent: QWidget,
         session: Session,
+        *,
         settings: QSettings,
         recent: RecentFiles,
         layout: WindowLayout,
