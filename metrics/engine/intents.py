@@ -39,6 +39,7 @@ from metrics.errors import InputError
 from metrics.io.frames import text_values
 from metrics.io.ids import ids_from_series
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values
+from metrics.measures.diversity_syntax import diversity_names_list
 from metrics.ranking.judged import rank_order
 
 __all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
@@ -145,10 +146,7 @@ def parse_diversity_measures(measures, default_rel: int = 1) -> dict[DiversityMe
     for item in items:
         m = parse_diversity(str(item), default_rel)
         if m is None:
-            raise ValueError(
-                f"unknown diversity measure {str(item)!r}; expected alpha_nDCG@k, alpha_DCG@k, ERR_IA@k, nERR_IA@k, "
-                "P_IA@k, StRecall@k, AP_IA, NRBP or nNRBP"
-            )
+            raise ValueError(f"unknown diversity measure {str(item)!r}; expected one of {diversity_names_list()}")
         out.setdefault(m, str(item).strip())
     if not out:
         raise ValueError("no diversity measure given")
