@@ -206,3 +206,15 @@ def test_a_family_without_its_kernel_says_which_module_lacks_it():
     finally:
         unregister_intent_family("Lacking_IA")
     assert "Lacking_IA" not in DIVERSITY_NAMES
+
+
+def test_every_explainer_the_registry_names_is_a_function_of_the_explain_floor():
+    from metrics.explain.intent_rows import explainer_of
+
+    for name, fam in INTENT_FAMILIES.items():
+        explain = explainer_of(name)
+        if fam.explainer is None:
+            assert explain is None, name
+            continue
+        assert fam.explainer.startswith("metrics.explain.") and callable(explain), name
+        assert f"{explain.__module__}:{explain.__name__}" == fam.explainer, name
