@@ -11,16 +11,11 @@ from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
 
 
 def diversity_names(names) -> list[str]:
-    """The names among ``names`` that name diversity measures (scored against intent qrels)."""
-    from metrics.measures.diversity_syntax import parse_diversity
+    """The names among ``names`` that name diversity measures (scored against intent qrels; also those with
+    parameters that do not fit: evaluate_diversity says why)."""
+    from metrics.measures.registry import is_intent_name
 
-    def named(name: str) -> bool:
-        try:
-            return parse_diversity(name) is not None
-        except ValueError:  # a diversity measure with parameters that do not fit: evaluate_diversity says why
-            return True
-
-    return [n for n in names if named(n)]
+    return [n for n in names if is_intent_name(n)]
 
 
 def read_intents(path: str):

@@ -126,12 +126,11 @@ def main(argv: list[str]) -> int:
 
 
 def _is_diversity(name: str) -> bool:
-    from metrics.measures.diversity_syntax import parse_diversity
+    """Whether ``name`` is a diversity measure's (also with parameters that do not fit: said when it is
+    explained)."""
+    from metrics.measures.registry import is_intent_name
 
-    try:
-        return parse_diversity(name) is not None
-    except ValueError:  # a diversity measure with parameters that do not fit: said when it is explained
-        return True
+    return is_intent_name(name)
 
 
 def _explain_diversity(args) -> int:

@@ -49,8 +49,8 @@ from metrics.engine.evaluation import Evaluation
 from metrics.errors import InputError
 from metrics.io.readers import read_qrels, read_run
 from metrics.measures import parse_measures
-from metrics.measures.diversity_syntax import parse_diversity
 from metrics.measures.irm_syntax import aliases, read_measures
+from metrics.measures.registry import is_intent_name
 
 __all__ = ["main", "printed_name"]
 
@@ -209,7 +209,7 @@ def _run(args, exit_usage: int, exit_input: int) -> int:
     from metrics.cli.common import split_measures
 
     names = split_measures(args.measures)
-    diversity = [parse_diversity(n) is not None for n in names]
+    diversity = [is_intent_name(n) for n in names]
     ev: Evaluation
     try:
         if any(diversity) and not all(diversity):

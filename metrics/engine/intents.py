@@ -39,9 +39,17 @@ from metrics.errors import InputError
 from metrics.io.frames import text_values
 from metrics.io.ids import ids_from_series
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values
+from metrics.measures.diversity_syntax import diversity_names_list
 from metrics.ranking.judged import rank_order
 
-__all__ = ["read_intent_qrels", "evaluate_diversity", "parse_diversity_measures", "DiversityEvaluation"]
+__all__ = [
+    "read_intent_qrels",
+    "evaluate_diversity",
+    "parse_diversity_measures",
+    "DiversityEvaluation",
+    "IntentScoring",
+    "intent_scoring",
+]
 
 FORMAT = "4 columns 'qid intent docid grade'"
 _COLUMNS = {
@@ -145,10 +153,7 @@ def parse_diversity_measures(measures, default_rel: int = 1) -> dict[DiversityMe
     for item in items:
         m = parse_diversity(str(item), default_rel)
         if m is None:
-            raise ValueError(
-                f"unknown diversity measure {str(item)!r}; expected alpha_nDCG@k, alpha_DCG@k, ERR_IA@k, nERR_IA@k, "
-                "P_IA@k, StRecall@k, AP_IA, NRBP or nNRBP"
-            )
+            raise ValueError(f"unknown diversity measure {str(item)!r}; expected one of {diversity_names_list()}")
         out.setdefault(m, str(item).strip())
     if not out:
         raise ValueError("no diversity measure given")
@@ -277,47 +282,74 @@ def evaluate_diversity(
     if isinstance(relevance_level, bool) or not isinstance(relevance_level, (int, np.integer)):
         raise TypeError(f"relevance_level must be an integer, not {relevance_level!r}")
     settings = diversity_settings(resolve_settings(settings, relevance_level=int(relevance_level), complete=complete))
-    complete = settings.complete
+    return intent_scoring(qrels, measures, settings).evaluate(runs)
+
+
+@dataclass(frozen=True, eq=False)
+class IntentScoring:
+    """Intent qrels made ready to score diversity measures under settings (:func:`intent_scoring`): the
+    queries in trec_eval's order, the judged matrices at each relevance level the measures use, and the
+    measures with their names as written.  :meth:`evaluate` scores runs with them, as
+    :func:`evaluate_diversity` does; made once, it scores run after run without indexing the qrels again."""
+
+    queries: list[str]
+    by_level: dict[int, dict[str, Judged]]
+    wanted: dict[DiversityMeasure, str]
+    settings: Settings
+
+    def evaluate(self, runs) -> DiversityEvaluation:
+        """The :class:`DiversityEvaluation` of ``runs`` (as :func:`metrics.evaluate` takes them)."""
+        queries, wanted, complete = self.queries, self.wanted, self.settings.complete
+        labels: list[str] = []
+        warnings: list[str] = []
+        query_ids: dict[str, list[str]] = {}
+        results: list[RunResult] = []
+        for label, frame in labelled_runs(as_runs(runs)):
+            run: pd.DataFrame = frame  # type: ignore[assignment]  # labelled_runs gives frames unless asked for columns
+            labels.append(label)
+            docs, starts, present = ranked_documents(run, queries)
+            evaluated = list(range(len(queries))) if complete else present
+            have = set(present)
+            missing = [queries[i] for i in range(len(queries)) if i not in have]
+            if missing and not complete:
+                shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
+                warnings.append(
+                    f"run {label!r}: {len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} without "
+                    f"results skipped: {shown}"
+                )
+            query_ids[label] = [queries[i] for i in evaluated]
+            rows = []
+            for i in evaluated:
+                ranked_docs = docs[starts[i] : starts[i + 1]]
+                values = {}
+                for level, judged in self.by_level.items():
+                    query = judged[queries[i]]
+                    ranked = ranked_relevance(ranked_docs, query)
+                    at_level = [m for m in wanted if m.rel == level]
+                    values.update(query_values(ranked, query.matrix, query.ids, at_level))
+                rows.append([values[m] for m in wanted])
+            matrix = np.array(rows, dtype=np.float64).reshape(len(evaluated), len(wanted))
+            aggregates = [mean_over_queries(matrix[:, j].tolist()) for j in range(len(wanted))]
+            results.append(RunResult(label, query_ids[label], list(wanted.values()), matrix, aggregates, []))
+        return DiversityEvaluation(
+            runs=labels,
+            measures=[],
+            query_ids=query_ids,
+            results=results,
+            warnings=warnings,
+            settings=self.settings,
+            names=dict(wanted),
+            diversity_measures=list(wanted),
+        )
+
+
+def intent_scoring(qrels, measures, settings: Settings | None = None) -> IntentScoring:
+    """``qrels`` (intent qrels, anything :func:`read_intent_qrels` reads) made ready to score ``measures``
+    (names, as :func:`evaluate_diversity` takes them) under ``settings`` (:func:`diversity_settings`)."""
+    if not (isinstance(qrels, pd.DataFrame) and list(qrels.columns) == ["query_id", "intent", "doc_id", "relevance"]):
+        qrels = read_intent_qrels(qrels)
+    settings = diversity_settings(settings)
     wanted = parse_diversity_measures(measures, settings.relevance_level)
     queries = sorted(set(qrels["query_id"]))  # trec_eval's query order (byte order of the ids)
     by_level = {level: judged_matrices(qrels, level) for level in sorted({m.rel for m in wanted})}
-    labels: list[str] = []
-    warnings: list[str] = []
-    query_ids: dict[str, list[str]] = {}
-    results: list[RunResult] = []
-    for label, frame in labelled_runs(as_runs(runs)):
-        run: pd.DataFrame = frame  # type: ignore[assignment]  # labelled_runs gives frames unless asked for columns
-        labels.append(label)
-        docs, starts, present = ranked_documents(run, queries)
-        evaluated = list(range(len(queries))) if complete else present
-        have = set(present)
-        missing = [queries[i] for i in range(len(queries)) if i not in have]
-        if missing and not complete:
-            shown = ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else "")
-            warnings.append(
-                f"run {label!r}: {len(missing)} qrels quer{'y' if len(missing) == 1 else 'ies'} without results "
-                f"skipped: {shown}"
-            )
-        query_ids[label] = [queries[i] for i in evaluated]
-        rows = []
-        for i in evaluated:
-            ranked_docs = docs[starts[i] : starts[i + 1]]
-            values = {}
-            for level, judged in by_level.items():
-                query = judged[queries[i]]
-                ranked = ranked_relevance(ranked_docs, query)
-                values.update(query_values(ranked, query.matrix, query.ids, [m for m in wanted if m.rel == level]))
-            rows.append([values[m] for m in wanted])
-        matrix = np.array(rows, dtype=np.float64).reshape(len(evaluated), len(wanted))
-        aggregates = [mean_over_queries(matrix[:, j].tolist()) for j in range(len(wanted))]
-        results.append(RunResult(label, query_ids[label], list(wanted.values()), matrix, aggregates, []))
-    return DiversityEvaluation(
-        runs=labels,
-        measures=[],
-        query_ids=query_ids,
-        results=results,
-        warnings=warnings,
-        settings=settings,
-        names=dict(wanted),
-        diversity_measures=list(wanted),
-    )
+    return IntentScoring(queries, by_level, wanted, settings)

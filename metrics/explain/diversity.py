@@ -33,6 +33,7 @@ from metrics.explain.intent_rows import IntentRanking, explainable, working
 from metrics.explain.model import Explanation, Table, counted
 from metrics.explain.query import RANKING, UnknownQuery, explanation_of, reproduces
 from metrics.measures.diversity import DiversityMeasure, parse_diversity, query_values, steps
+from metrics.measures.registry import INTENT_FAMILIES
 
 __all__ = ["PreparedDiversity"]
 
@@ -129,8 +130,9 @@ class PreparedDiversity:
             + (" (the measure's own)" if own else f" (-l {self.level})")
             + "; documents the intent qrels do not judge for it, and negative grades, never are",
         ]
-        if m.name in ("alpha_nDCG", "ERR_IA", "NRBP"):
-            beta = f", beta = {m.beta:g}" if m.name == "NRBP" else ""
+        fam = INTENT_FAMILIES[m.name]
+        if fam.alpha:
+            beta = f", beta = {m.beta:g}" if fam.beta else ""
             out.append(
                 f"alpha = {m.alpha:g}{beta}: a document's gain for an intent is (1 - alpha)^c, c the documents "
                 "above it relevant to the same intent (ndeval's novelty penalty)"

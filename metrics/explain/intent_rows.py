@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from importlib import import_module
 
 import numpy as np
 
@@ -18,10 +19,9 @@ from metrics.engine.intents import Judged
 from metrics.explain.model import Table, counted
 from metrics.explain.query import Working
 from metrics.measures.diversity import DiversityMeasure, Steps, gain_terms, novelty
+from metrics.measures.registry import INTENT_FAMILIES
 
 __all__ = ["IntentRanking", "working"]
-
-_LABELS = {"alpha_nDCG": "alpha-nDCG", "ERR_IA": "ERR-IA", "P_IA": "P-IA", "StRecall": "StRecall", "NRBP": "NRBP"}
 
 
 @dataclass(frozen=True)
@@ -275,12 +275,19 @@ def nrbp(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
     return Working(formula(m), tables, tuple(summary), value)
 
 
-_EXPLAINERS = {"alpha_nDCG": alpha_ndcg, "ERR_IA": err_ia, "P_IA": p_ia, "StRecall": st_recall, "NRBP": nrbp}
+def explainer_of(family: str):
+    """The function that writes out the working of intent family ``family``, where the registry says it is
+    (its ``explainer``, ``module:function``); None when its working is not written out."""
+    where = INTENT_FAMILIES[family].explainer
+    if where is None:
+        return None
+    module, _, function = where.partition(":")
+    return getattr(import_module(module), function)
 
 
 def explainable(m: DiversityMeasure) -> bool:
-    """Whether measure ``m``'s working is written out (alpha-DCG, nERR-IA, nNRBP and AP-IA: not yet)."""
-    return m.name in _EXPLAINERS
+    """Whether measure ``m``'s working is written out (the registry names its explainer)."""
+    return INTENT_FAMILIES[m.name].explainer is not None
 
 
 def working(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
@@ -291,7 +298,10 @@ def working(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
         tables = (Table(f"The run's ranking{top}", ("rank", "docid", "grades", "relevant to"), rows),)
         summary = (
             f"No intent of the query has a relevant document (grade >= {q.level}) in the intent qrels: S = 0, "
-            f"and {_LABELS[m.name]} is 0",
+            f"and {m.name.replace('_', '-')} is 0",
         )
         return Working(formula(m), tables, summary, 0.0)
-    return _EXPLAINERS[m.name](q, m, st)
+    explain = explainer_of(m.name)
+    if explain is None:
+        raise ValueError(f"{m}: its working is not written out")
+    return explain(q, m, st)

@@ -11,29 +11,10 @@ being the number of documents above rank i relevant to intent j (the
 redundancy penalty; the sum runs over the intents in the order they first
 appear in the qrels, powers formed by repeated multiplication, as ndeval).
 
-* ``alpha_nDCG@k`` (``alpha`` 0.5): sum_{i<k} g_i / log2(i + 2) divided by
-  the same sum over the ideal ranking, which ndeval builds greedily: at each
-  rank the judged document with the largest gain given the ranks above it,
-  ties going to the larger docid (byte order).  0 when the ranking gains
-  nothing.
-* ``ERR_IA@k`` (``alpha`` 0.5): sum_{i<k} g_i / (i + 1) divided by its
-  "ideal ideal" value sum_{i<k} S (1 - alpha)**i / (i + 1).  For k = 1 ndeval
-  does not divide (its normalising loop starts at the second rank), so
-  ``ERR_IA@1`` is g_0; kept, for agreement with ndeval.
-* ``P_IA@k``: relevant (document, intent) pairs among the first k ranks
-  divided by k * S (k, not the number retrieved).
-* ``StRecall@k``: intents with a relevant document among the first k ranks,
-  divided by S.
-* ``NRBP`` (``alpha`` 0.5, ``beta`` 0.5): sum over the whole ranking of
-  g_i * beta**i, times (1 - (1 - alpha) beta) / S.
-* ``alpha_DCG@k``: alpha-nDCG's DCG@k divided by ndeval's "ideal ideal"
-  value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not divided for k = 1).
-* ``nERR_IA@k``, ``nNRBP``: ERR-IA@k and NRBP of the ranking divided by
-  those of ndeval's greedy ideal ranking (0 when the ranking gains nothing).
-* ``AP_IA`` (ndeval's MAP-IA): the mean over the S intents of each intent's
-  average precision (the precision at each document relevant to the intent,
-  summed over the whole ranking and divided by the intent's relevant judged
-  documents).
+Each family is declared once, in the registry (:func:`metrics.measures.registry.intent_measure`: its
+names, parameters, label and convention, which the measures page shows), and its kernel is registered
+here with :func:`~metrics.measures.registry.kernel`; :func:`steps` calls the kernel of the measure's
+family.
 
 Every measure is 0 for a query with S = 0 (where ndeval's nNRBP is 0 / 0, NaN, which would make
 the mean NaN: the one value that differs from ndeval's).  The ranking is trec_eval's
@@ -52,6 +33,7 @@ import numpy as np
 
 # the names, read apart from the kernels (metrics.measures.diversity_syntax); importable from here as before
 from metrics.measures.diversity_syntax import DIVERSITY_NAMES, DiversityMeasure, parse_diversity
+from metrics.measures.registry import INTENT_FAMILIES, kernel
 
 __all__ = [
     "DiversityMeasure",
@@ -171,7 +153,7 @@ def relevant_intents(judged: np.ndarray) -> int:
     return int(judged.any(axis=0).sum()) if judged.shape[0] else 0
 
 
-def _alpha_ndcg(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool) -> Steps:
+def _alpha_ndcg_steps(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool) -> Steps:
     k = m.cutoff
     assert k is not None
     disc = _discounts(k)
@@ -196,7 +178,7 @@ def _alpha_ndcg(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: 
     return Steps(value, total=float(dcg[k - 1]), norm=ii, ideal_total=float(idcg[k - 1]), **base, **more)
 
 
-def _err_ia(m: DiversityMeasure, ranked, S: int) -> Steps:
+def _err_ia_steps(m: DiversityMeasure, ranked, S: int) -> Steps:
     k = m.cutoff
     assert k is not None
     rows = ranked[:k]
@@ -211,7 +193,7 @@ def _err_ia(m: DiversityMeasure, ranked, S: int) -> Steps:
     return Steps(float(err[0]), **base)  # ndeval does not normalise ERR-IA@1
 
 
-def _nrbp(m: DiversityMeasure, ranked, S: int) -> Steps:
+def _nrbp_steps(m: DiversityMeasure, ranked, S: int) -> Steps:
     g = _gains(ranked, m.alpha)
     decays = _powers(m.beta, len(g))
     scaled = g * decays
@@ -219,21 +201,6 @@ def _nrbp(m: DiversityMeasure, ranked, S: int) -> Steps:
     total = float(running[-1]) if len(running) else 0.0
     factor = (1 - (1 - m.alpha) * m.beta) / S
     return Steps(total * factor, S, ranked, g, decays, scaled, running, total=total, norm=factor)
-
-
-def _alpha_dcg(m: DiversityMeasure, ranked, S: int) -> Steps:
-    """alpha-DCG@k: the ranking's sum of g_i / log2(i + 2) over its first k ranks, divided by ndeval's "ideal
-    ideal" value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not for k = 1, as ndeval)."""
-    k = m.cutoff
-    assert k is not None
-    disc = _discounts(k)
-    rows = ranked[:k]
-    g = _gains(rows, m.alpha)
-    scaled = g * disc[: len(g)]
-    dcg = _prefix(scaled, k)
-    ii = float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]) if k > 1 else 1.0
-    base = dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
-    return Steps(float(dcg[k - 1] / ii), total=float(dcg[k - 1]), norm=ii, **base)
 
 
 def _ideal_of(m: DiversityMeasure, judged, judged_ids, depth: int) -> np.ndarray:
@@ -261,19 +228,79 @@ def _over_ideal(own: Steps, ideal: Steps, S: int) -> Steps:
     )
 
 
-def _n_err_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int) -> Steps:
+# The kernels, one registered function per family declared in the registry (metrics.measures.registry:
+# intent_measure), each f(m, ranked, judged, judged_ids, S, ideal) -> Steps for a query with S > 0.
+
+
+@kernel("alpha_nDCG")
+def alpha_ndcg(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
+    """alpha-nDCG@k, its ideal ranking built (with ``ideal``) also when the ranking gains nothing."""
+    return _alpha_ndcg_steps(m, ranked, judged, judged_ids, S, ideal)
+
+
+@kernel("ERR_IA")
+def err_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
+    """ERR-IA@k over ndeval's "ideal ideal" value (not divided for k = 1)."""
+    return _err_ia_steps(m, ranked, S)
+
+
+@kernel("P_IA")
+def p_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
+    """P-IA@k: the relevant (document, intent) pairs of the first k ranks over k S."""
+    k = m.cutoff
+    assert k is not None
+    total = float(ranked[:k].sum())
+    return Steps(total / (k * S), S, ranked[:k], total=total, norm=float(k * S))
+
+
+@kernel("StRecall")
+def st_recall(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
+    """StRecall@k: the intents the first k ranks cover, over S."""
+    k = m.cutoff
+    assert k is not None
+    covered = float(ranked[:k].any(axis=0).sum())
+    return Steps(covered / S if len(ranked) else 0.0, S, ranked[:k], total=covered, norm=float(S))
+
+
+@kernel("NRBP")
+def nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
+    """NRBP over the whole ranking."""
+    return _nrbp_steps(m, ranked, S)
+
+
+@kernel("alpha_DCG")
+def alpha_dcg(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
+    """alpha-DCG@k: the ranking's sum of g_i / log2(i + 2) over its first k ranks, divided by ndeval's "ideal
+    ideal" value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not for k = 1, as ndeval)."""
+    k = m.cutoff
+    assert k is not None
+    disc = _discounts(k)
+    rows = ranked[:k]
+    g = _gains(rows, m.alpha)
+    scaled = g * disc[: len(g)]
+    dcg = _prefix(scaled, k)
+    ii = float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]) if k > 1 else 1.0
+    base = dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
+    return Steps(float(dcg[k - 1] / ii), total=float(dcg[k - 1]), norm=ii, **base)
+
+
+@kernel("nERR_IA")
+def n_err_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
     """nERR-IA@k: ERR-IA@k of the ranking divided by that of ndeval's ideal ranking."""
     k = m.cutoff
     assert k is not None
-    return _over_ideal(_err_ia(m, ranked, S), _err_ia(m, _ideal_of(m, judged, judged_ids, k), S), S)
+    return _over_ideal(_err_ia_steps(m, ranked, S), _err_ia_steps(m, _ideal_of(m, judged, judged_ids, k), S), S)
 
 
-def _n_nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int) -> Steps:
+@kernel("nNRBP")
+def n_nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
     """nNRBP: NRBP of the ranking divided by that of ndeval's ideal ranking (of every relevant document)."""
-    return _over_ideal(_nrbp(m, ranked, S), _nrbp(m, _ideal_of(m, judged, judged_ids, judged.shape[0]), S), S)
+    everything = _ideal_of(m, judged, judged_ids, judged.shape[0])
+    return _over_ideal(_nrbp_steps(m, ranked, S), _nrbp_steps(m, everything, S), S)
 
 
-def _ap_ia(m: DiversityMeasure, ranked, judged, S: int) -> Steps:
+@kernel("AP_IA")
+def ap_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
     """AP-IA (ndeval's MAP-IA): the mean over the S intents of each intent's average precision, the precision
     at the rank of each document relevant to it summed and divided by its relevant judged documents."""
     hits = np.cumsum(ranked, axis=0)  # (ranks, intents)
@@ -287,35 +314,13 @@ def _ap_ia(m: DiversityMeasure, ranked, judged, S: int) -> Steps:
 
 
 def steps(m: DiversityMeasure, ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], ideal=False) -> Steps:
-    """How :func:`query_values` reaches measure ``m``'s value for one query (arguments as there);
-    ``ideal``: alpha-nDCG's ideal ranking also when the ranking gains nothing (the value is 0 then, and
-    the kernel does not build it)."""
+    """How :func:`query_values` reaches measure ``m``'s value for one query (arguments as there): the kernel
+    registered for ``m``'s family (:data:`metrics.measures.registry.KERNELS`); ``ideal``: alpha-nDCG's ideal
+    ranking also when the ranking gains nothing (the value is 0 then, and the kernel does not build it)."""
     S = relevant_intents(judged)
-    k = m.cutoff
     if S == 0:
-        return Steps(0.0, S, ranked if k is None else ranked[:k])
-    if m.name == "NRBP":
-        return _nrbp(m, ranked, S)
-    if m.name == "nNRBP":
-        return _n_nrbp(m, ranked, judged, judged_ids, S)
-    if m.name == "AP_IA":
-        return _ap_ia(m, ranked, judged, S)
-    assert k is not None
-    if m.name == "alpha_DCG":
-        return _alpha_dcg(m, ranked, S)
-    if m.name == "nERR_IA":
-        return _n_err_ia(m, ranked, judged, judged_ids, S)
-    if m.name == "P_IA":
-        total = float(ranked[:k].sum())
-        return Steps(total / (k * S), S, ranked[:k], total=total, norm=float(k * S))
-    if m.name == "StRecall":
-        covered = float(ranked[:k].any(axis=0).sum())
-        return Steps(covered / S if len(ranked) else 0.0, S, ranked[:k], total=covered, norm=float(S))
-    if m.name == "ERR_IA":
-        return _err_ia(m, ranked, S)
-    if m.name == "alpha_nDCG":
-        return _alpha_ndcg(m, ranked, judged, judged_ids, S, ideal)
-    raise ValueError(f"unknown diversity measure {m}")  # pragma: no cover - parse_diversity makes only the names above
+        return Steps(0.0, S, ranked if m.cutoff is None else ranked[: m.cutoff])
+    return INTENT_FAMILIES[m.name].kernel_function()(m, ranked, judged, judged_ids, S, ideal)
 
 
 def query_values(ranked: np.ndarray, judged: np.ndarray, judged_ids: list[str], measures) -> dict:

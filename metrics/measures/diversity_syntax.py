@@ -1,38 +1,20 @@
 """The diversity measures' names (``alpha_nDCG@20``, ``ERR-IA@10``, ``NRBP(alpha=0.3,beta=0.8)``) read
 into :class:`DiversityMeasure`: apart from their scoring (:mod:`metrics.measures.diversity`), so that telling
-a diversity measure's name from another measure's (``ir-eval -m``) imports neither numpy nor the kernels."""
+a diversity measure's name from another measure's (``ir-eval -m``) imports no kernel.  The families, their
+spellings and the parameters each takes are the registry's (:func:`metrics.measures.registry.intent_measure`)."""
 
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
-__all__ = ["DiversityMeasure", "parse_diversity", "DIVERSITY_NAMES"]
+from metrics.measures.registry import INTENT_FAMILIES, INTENT_SPELLINGS
 
-#: measure names (ir_measures' and ndeval's spellings) -> canonical name
-DIVERSITY_NAMES = {
-    "alpha_nDCG": "alpha_nDCG",
-    "alpha-nDCG": "alpha_nDCG",
-    "ERR_IA": "ERR_IA",
-    "ERR-IA": "ERR_IA",
-    "P_IA": "P_IA",
-    "P-IA": "P_IA",
-    "StRecall": "StRecall",
-    "strec": "StRecall",
-    "NRBP": "NRBP",
-    "alpha_DCG": "alpha_DCG",
-    "alpha-DCG": "alpha_DCG",
-    "nERR_IA": "nERR_IA",
-    "nERR-IA": "nERR_IA",
-    "nNRBP": "nNRBP",
-    "AP_IA": "AP_IA",
-    "AP-IA": "AP_IA",
-    "MAP-IA": "AP_IA",
-    "MAP_IA": "AP_IA",
-}
-_CUT = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "P_IA", "StRecall"}
-_ALPHA = {"alpha_nDCG", "alpha_DCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP"}  # P_IA, StRecall, AP_IA: no alpha
-_BETA = {"NRBP", "nNRBP"}
+__all__ = ["DiversityMeasure", "parse_diversity", "DIVERSITY_NAMES", "diversity_names_list"]
+
+#: measure names (ir_measures' and ndeval's spellings) -> canonical name: the registry's own table
+#: (:data:`metrics.measures.registry.INTENT_SPELLINGS`), so a family registered later is in it
+DIVERSITY_NAMES = INTENT_SPELLINGS
 _NAME = re.compile(r"\s*([A-Za-z_][A-Za-z_-]*)\s*(?:\((.*)\))?\s*(?:@\s*(\S+))?\s*")
 
 
@@ -48,9 +30,10 @@ class DiversityMeasure(NamedTuple):
 
     def __str__(self) -> str:
         args = []
-        if self.name in _ALPHA and self.alpha != 0.5:
+        fam = INTENT_FAMILIES[self.name]
+        if fam.alpha and self.alpha != 0.5:
             args.append(f"alpha={self.alpha!r}")
-        if self.name in _BETA and self.beta != 0.5:
+        if fam.beta and self.beta != 0.5:
             args.append(f"beta={self.beta!r}")
         if self.rel != 1:
             args.append(f"rel={self.rel}")
@@ -77,6 +60,7 @@ def parse_diversity(text: str, default_rel: int = 1) -> DiversityMeasure | None:
     if m is None or m.group(1) not in DIVERSITY_NAMES:
         return None
     name = DIVERSITY_NAMES[m.group(1)]
+    fam = INTENT_FAMILIES[name]
     args: dict[str, str] = {}
     for part in filter(None, (p.strip() for p in (m.group(2) or "").split(","))):
         key, eq, value = part.partition("=")
@@ -87,12 +71,12 @@ def parse_diversity(text: str, default_rel: int = 1) -> DiversityMeasure | None:
     cutoff = None
     if m.group(3) is not None or "cutoff" in args:
         raw = m.group(3) if m.group(3) is not None else args.pop("cutoff")
-        if name not in _CUT:
+        if not fam.cutoff:
             raise ValueError(f"measure {text!r}: {name} takes no cutoff")
         if not re.fullmatch(r"[1-9]\d*", raw):
             raise ValueError(f"measure {text!r}: the cutoff must be a positive integer, not {raw!r}")
         cutoff = int(raw)
-    elif name in _CUT:
+    elif fam.cutoff:
         raise ValueError(f"measure {text!r}: {name} needs a cutoff: {name}@k")
     alpha = _number(text, "alpha", args.pop("alpha")) if "alpha" in args else 0.5
     beta = _number(text, "beta", args.pop("beta")) if "beta" in args else 0.5
@@ -104,8 +88,13 @@ def parse_diversity(text: str, default_rel: int = 1) -> DiversityMeasure | None:
         rel = int(raw)
     if args:
         raise ValueError(f"measure {text!r}: unsupported parameters {', '.join(sorted(args))}")
-    if name not in _ALPHA:
+    if not fam.alpha:
         alpha = 0.5
-    if name not in _BETA:
+    if not fam.beta:
         beta = 0.5
     return DiversityMeasure(name, cutoff, alpha, beta, rel)
+
+
+def diversity_names_list() -> str:
+    """The diversity measures' names as written in a message: ``alpha_nDCG@k, ERR_IA@k, ..., NRBP``."""
+    return ", ".join(f.name + ("@k" if f.cutoff else "") for f in INTENT_FAMILIES.values())

@@ -135,9 +135,9 @@ def parse_ir_measures(text: str) -> list[Measure] | None:
     name = aliases().get(name, name)
     builder = _BUILDERS.get(name)
     if builder is None:
-        from metrics.measures.diversity_syntax import parse_diversity
+        from metrics.measures.registry import is_intent_name
 
-        if parse_diversity(text) is not None:
+        if is_intent_name(text):
             raise ValueError(
                 f"measure {text.strip()!r} needs intent-annotated qrels (qid intent docid grade): "
                 "use metrics.evaluate_diversity"

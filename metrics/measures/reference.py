@@ -11,7 +11,7 @@ import html
 from dataclasses import dataclass
 
 from metrics.measures.irm_names import ir_measures_name
-from metrics.measures.registry import FAMILIES, NICKNAMES, parse_measures
+from metrics.measures.registry import FAMILIES, INTENT_FAMILIES, NICKNAMES, parse_measures
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,9 @@ class Entry:
     doc: str
     group: str = ""  # the kind of measure (the module that defines it)
     label: str = ""  # the label the window shows ("P@{k}"), "" if none
+    judged: str = "qrels"  # what it is judged against: ad hoc qrels, or intent qrels (the diversity measures)
+    takes: tuple[str, ...] = ()  # an intent family's parameters (cutoff, alpha, beta, rel)
+    spellings: tuple[str, ...] = ()  # an intent family's other names (ndeval's)
 
 
 def _params_text(params) -> str:
@@ -59,7 +62,38 @@ def entries() -> list[Entry]:
                 label=fam.label,
             )
         )
+    for name, intent in INTENT_FAMILIES.items():  # judged against intent qrels, after the ad hoc families
+        out.append(
+            Entry(
+                family=name,
+                trec_names=(intent.default_request,),
+                ir_measures=(intent.ir_measures,),
+                parameters="",
+                options={},
+                kind=intent.kind,
+                sets=(),
+                doc=intent.doc,
+                group=intent.group,
+                label=intent.label,
+                judged=intent.judged,
+                takes=intent.parameters,
+                spellings=intent.spellings,
+            )
+        )
     return out
+
+
+def _intent_facts(e: Entry, code=lambda text: f"`{text}`") -> list[str]:
+    """What the page says of a family judged against intent qrels, ``code`` marking up names and commands."""
+    facts = [
+        f"judged against intent qrels ({code('qid intent docid grade')}): {code('metrics.evaluate_diversity')}, "
+        f"{code('ir-eval -m NAME INTENT_QRELS RUN')}",
+        f"default request {code(e.trec_names[0])}",
+        "parameters: " + ", ".join(code(p) for p in e.takes),
+    ]
+    if e.spellings:
+        facts.append("also written " + ", ".join(code(n) for n in e.spellings))
+    return facts
 
 
 def to_html(items: list[Entry] | None = None) -> str:
@@ -88,6 +122,8 @@ def to_html(items: list[Entry] | None = None) -> str:
         kind = {"long": "a count", "text": "text"}.get(e.kind)
         if kind:
             facts.append(f"<b>value:</b> {kind}")
+        if e.judged == "intents":
+            facts = _intent_facts(e, lambda text: f"<code>{html.escape(text)}</code>") + facts[1:]
         if e.sets:
             facts.append("<b>in:</b> " + ", ".join(e.sets))
         rows.append(
@@ -125,6 +161,8 @@ def to_markdown(items: list[Entry] | None = None) -> str:
             facts.append(f"value: {kind}")
         if e.sets:
             facts.append("in: " + ", ".join(f"`{s}`" for s in e.sets))
+        if e.judged == "intents":
+            facts += _intent_facts(e)
         out += [f"- {f}" for f in facts] + ([""] if facts else [])
     return "\n".join(out).rstrip() + "\n"
 
@@ -215,6 +253,9 @@ def name_list() -> list[tuple[str, str]]:
         shown = ", ".join(e.trec_names[:3]) + (", ..." if len(e.trec_names) > 3 else "")
         params = f" (trec_eval syntax {e.family}.{e.parameters})" if e.parameters else ""
         rows.append((e.family, f"{_first_sentence(e.doc)}; prints {shown}{params}"))
+        if e.judged == "intents":
+            rows += [(n, f"{e.family} written otherwise (ndeval, ir_measures; intent qrels)") for n in e.spellings]
+            continue
         fam = FAMILIES[e.family]
         for name in (fam.ir_measures, *fam.aliases):
             if name:

@@ -51,6 +51,36 @@ and decorate it::
 
 Nothing else changes: the evaluator, the output frames and the registry
 driven tests pick the new family up.
+
+A family is judged against ad hoc qrels (``qid 0 docid grade``: the
+families above, :data:`FAMILIES`) or against intent qrels (``qid intent docid
+grade``: the diversity families, :data:`INTENT_FAMILIES`, scored by
+:func:`metrics.evaluate_diversity` as ndeval scores them).  Adding a diversity
+family is its declaration here and its kernel::
+
+    intent_measure("P_IA", spellings=("P-IA",), cutoff=True, label="P-IA@{k}", tip="...", doc="...",
+                   kernel="metrics.measures.diversity", explainer="metrics.explain.intent_rows:p_ia")
+
+    @kernel("P_IA")                      # in metrics/measures/diversity.py
+    def p_ia(m, ranked, judged, judged_ids, S, ideal=False) -> Steps: ...
+
+* The declaration is all a name needs: its spellings (ir_measures' and
+  ndeval's), the parameters it takes (``cutoff``: it must be given one,
+  ``alpha``, ``beta``; ``rel`` always), the window's ``label`` and ``tip``,
+  ``ir_measures`` and the docstring (``doc``: the convention).  Telling a
+  diversity name apart (:func:`is_intent_name`, :func:`judged_against`) and
+  reading it (:func:`metrics.measures.diversity_syntax.parse_diversity`) import
+  no kernel; ``kernel`` names the module that registers the kernel, imported
+  when a value is first computed (:meth:`IntentFamily.kernel_function`).
+* The kernel gets the measure, the query's (ranks, intents) relevance of the
+  ranking and of the judged documents, the judged documents' ids and S (the
+  intents with a relevant document, > 0), and returns
+  :class:`metrics.measures.diversity.Steps` (its ``value`` is the value).
+* ``explainer`` is where the explain floor writes out its working
+  (``module:function``), None when it does not.
+
+Nothing else changes either: the names, the window's labels and tooltips, the
+CLI, the measures page and the common tests take the family up.
 """
 
 from __future__ import annotations
@@ -93,6 +123,18 @@ __all__ = [
     "is_count",
     "is_neutral",
     "display_label",
+    "JUDGED_AGAINST",
+    "IntentFamily",
+    "INTENT_FAMILIES",
+    "INTENT_SPELLINGS",
+    "KERNELS",
+    "intent_measure",
+    "kernel",
+    "unregister_intent_family",
+    "judged_against",
+    "intent_family_of",
+    "is_intent_name",
+    "every_family",
 ]
 
 from metrics.measures.aggregates import MIN_GEO_MEAN, count, geometric_mean, mean, no_summary, total
@@ -119,7 +161,8 @@ class Family:
     cutoff), ``group`` the kind of measure (the module that defines it),
     ``ir_measures`` the name ir_measures gives its measures and ``aliases``
     other spellings of that name; ``neutral``: the values count or name
-    things and none is "best" (see :mod:`metrics.presentation`).
+    things and none is "best" (see :mod:`metrics.presentation`); ``judged``: what it is judged against,
+    ``"qrels"`` (ad hoc qrels) for every family here (see :class:`IntentFamily` for the others).
     """
 
     name: str
@@ -137,6 +180,7 @@ class Family:
     ir_measures: str | None = None
     aliases: tuple[str, ...] = ()
     neutral: bool = False
+    judged: str = "qrels"  # what it is judged against (JUDGED_AGAINST): ad hoc qrels
 
     @property
     def is_count(self) -> bool:
@@ -194,7 +238,7 @@ def measure(
     """Register the decorated function as measure family ``name`` (see the module docstring)."""
 
     def deco(func):
-        if name in FAMILIES:
+        if name in FAMILIES or name in INTENT_SPELLINGS:
             raise ValueError(f"measure family {name!r} registered twice")
         if order is not None:
             place = float(order)
@@ -498,3 +542,279 @@ def parse_measures(spec, *, trec_rules: bool = False) -> list[Measure]:
     for m in measures:
         unique.setdefault(m, m)
     return sorted(unique.values(), key=Measure.sort_key)
+
+
+# ------------------------------------------- families judged against intent qrels (diversity)
+
+#: what a family is judged against: ad hoc qrels (``qid 0 docid grade``) or intent qrels (``qid intent docid
+#: grade``, the TREC Web track's diversity qrels, scored by :func:`metrics.evaluate_diversity`)
+JUDGED_AGAINST = ("qrels", "intents")
+#: the cutoff of an intent family's default request (ndeval's depth, the TREC Web track's @20)
+INTENT_DEFAULT_CUTOFF = 20
+
+
+@dataclass(frozen=True)
+class IntentFamily:
+    """A registered family judged against intent qrels (:func:`intent_measure`).
+
+    ``spellings``: every name it is written under (its own, ir_measures' and ndeval's: ``alpha-nDCG``);
+    ``cutoff``, ``alpha``, ``beta``: the parameters it takes besides ``rel`` (a cutoff family must be given
+    one: ``alpha_nDCG@20``); ``label``: how the window shows it (``{k}``: the cutoff); ``tip``: one sentence
+    for tooltips; ``ir_measures``: ir_measures' name of it; ``doc``: its convention (the measures page and
+    Help show it); ``kernel``: the module whose :func:`kernel` registers its kernel, imported when the kernel
+    is first asked for (telling a diversity name apart imports no kernel); ``explainer``: where its working
+    is written out (``module:function`` of the explain floor), None when it is not.
+    """
+
+    name: str
+    spellings: tuple[str, ...]
+    cutoff: bool
+    alpha: bool
+    beta: bool
+    label: str
+    tip: str
+    ir_measures: str
+    doc: str
+    kernel: str
+    explainer: str | None = None
+    order: float = 0.0
+    group: str = "diversity"
+    kind: str = "double"
+    judged: str = "intents"
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """The parameters it takes: some of ``cutoff``, ``alpha``, ``beta``, and always ``rel``."""
+        taken = (("cutoff", self.cutoff), ("alpha", self.alpha), ("beta", self.beta), ("rel", True))
+        return tuple(p for p, yes in taken if yes)
+
+    @property
+    def default_request(self) -> str:
+        """The name of its default measure (``alpha_nDCG@20``, ``NRBP``)."""
+        return self.name + (f"@{INTENT_DEFAULT_CUTOFF}" if self.cutoff else "")
+
+    def kernel_function(self) -> Callable:
+        """Its kernel, ``f(measure, ranked, judged, judged_ids, S, ideal) -> Steps`` (the kernel module is
+        imported on first use)."""
+        if self.name not in KERNELS:
+            import_module(self.kernel)
+        try:
+            return KERNELS[self.name]
+        except KeyError:
+            raise LookupError(f"{self.kernel} registers no kernel for {self.name}") from None
+
+
+#: canonical name -> the family, for the families judged against intent qrels
+INTENT_FAMILIES: dict[str, IntentFamily] = {}
+#: every spelling of an intent family's name -> its canonical name (``alpha-nDCG`` -> ``alpha_nDCG``)
+INTENT_SPELLINGS: dict[str, str] = {}
+#: canonical name -> the kernel registered for it (:func:`kernel`)
+KERNELS: dict[str, Callable] = {}
+
+
+def intent_measure(
+    name: str,
+    *,
+    spellings: tuple[str, ...] = (),
+    cutoff: bool,
+    alpha: bool = False,
+    beta: bool = False,
+    label: str = "",
+    tip: str = "",
+    ir_measures: str | None = None,
+    doc: str,
+    kernel: str,
+    explainer: str | None = None,
+) -> IntentFamily:
+    """Register a family judged against intent qrels (the declaration: names, parameters, label, doc; the
+    kernel is registered apart with :func:`kernel`, in the module ``kernel`` names)."""
+    taken = [s for s in (name, *spellings) if s in INTENT_SPELLINGS or s in FAMILIES or s in NICKNAMES]
+    if taken:
+        raise ValueError(f"measure name {taken[0]!r} registered twice")
+    fam = IntentFamily(
+        name=name,
+        spellings=tuple(spellings),
+        cutoff=cutoff,
+        alpha=alpha,
+        beta=beta,
+        label=label or name.replace("_", "-") + ("@{k}" if cutoff else ""),
+        tip=tip,
+        ir_measures=ir_measures or name,
+        doc=" ".join(doc.split()),
+        kernel=kernel,
+        explainer=explainer,
+        order=float(len(INTENT_FAMILIES)),
+    )
+    INTENT_FAMILIES[name] = fam
+    for spelling in (name, *spellings):
+        INTENT_SPELLINGS[spelling] = name
+    return fam
+
+
+def kernel(name: str):
+    """Register the decorated function as the kernel of intent family ``name``:
+    ``f(measure, ranked, judged, judged_ids, S, ideal) -> Steps`` for a query with S > 0 intents that have a
+    relevant document (:func:`metrics.measures.diversity.steps` gives S = 0 its 0 itself)."""
+
+    def deco(func):
+        if name not in INTENT_FAMILIES:
+            raise ValueError(f"no intent family {name!r} is declared (intent_measure)")
+        if name in KERNELS:
+            raise ValueError(f"kernel of {name!r} registered twice")
+        KERNELS[name] = func
+        return func
+
+    return deco
+
+
+def unregister_intent_family(name: str) -> None:
+    """Take intent family ``name`` (its spellings and kernel) out of the registry again (a family registered
+    for a while only, as a test's)."""
+    fam = INTENT_FAMILIES.pop(name)
+    for spelling in (fam.name, *fam.spellings):
+        INTENT_SPELLINGS.pop(spelling, None)
+    KERNELS.pop(name, None)
+
+
+_HEAD = re.compile(r"\s*([A-Za-z_][A-Za-z_-]*)")
+
+
+def intent_family_of(name) -> IntentFamily | None:
+    """The intent family whose name ``name`` begins with (``alpha_nDCG`` for ``alpha-nDCG(rel=2)@20``, also
+    when its parameters do not fit), None for another name; reads no more than the name's first word."""
+    head = _HEAD.match(str(name))
+    canonical = INTENT_SPELLINGS.get(head.group(1)) if head else None
+    return None if canonical is None else INTENT_FAMILIES[canonical]
+
+
+def is_intent_name(name) -> bool:
+    """Whether ``name`` names a measure judged against intent qrels (a diversity measure's name)."""
+    return intent_family_of(name) is not None
+
+
+def judged_against(name) -> str | None:
+    """What the family of the measure named ``name`` is judged against: ``"intents"`` for a diversity
+    measure's name (``alpha_nDCG@20``, ``ERR-IA(rel=2)@10``, also with parameters that do not fit),
+    ``"qrels"`` for another registered family's, None for a name that is neither."""
+    if is_intent_name(name):
+        return "intents"
+    return "qrels" if family_named(name) is not None else None
+
+
+def every_family() -> dict[str, Family | IntentFamily]:
+    """Every registered family, those judged against ad hoc qrels (:data:`FAMILIES`) and those judged against
+    intent qrels (:data:`INTENT_FAMILIES`), by name."""
+    return {**FAMILIES, **INTENT_FAMILIES}
+
+
+_DIVERSITY = "metrics.measures.diversity"  # the kernels (numpy, imported when a diversity measure is scored)
+_ROWS = "metrics.explain.intent_rows"  # where the workings are written out
+
+intent_measure(
+    "alpha_nDCG",
+    spellings=("alpha-nDCG",),
+    cutoff=True,
+    alpha=True,
+    label="α-nDCG@{k}",
+    tip="α-nDCG (Clarke et al. 2008): nDCG whose gain for an intent already covered above shrinks by "
+    "(1 − α) per document; ideal ranking built greedily, as ndeval builds it (α = 0.5).",
+    doc="""alpha-nDCG@k (ndeval's alpha-nDCG; alpha 0.5): sum_{i<k} g_i / log2(i + 2) divided by the same sum
+    over the ideal ranking, g_i = sum over the intents j the document at rank i is relevant to of
+    (1 - alpha)**c_ij, c_ij the documents above rank i relevant to intent j. ndeval builds the ideal ranking
+    greedily: at each rank the judged document with the largest gain given the ranks above, ties to the larger
+    docid (byte order). 0 when the ranking gains nothing, and for a query with no intent that has a relevant
+    document (S = 0).""",
+    kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:alpha_ndcg",
+)
+intent_measure(
+    "ERR_IA",
+    spellings=("ERR-IA",),
+    cutoff=True,
+    alpha=True,
+    tip="Intent-aware expected reciprocal rank: the novelty-discounted gains over 1/rank, normalised by "
+    "the best possible value (ndeval's ERR-IA).",
+    doc="""ERR-IA@k (ndeval's ERR-IA; alpha 0.5): sum_{i<k} g_i / (i + 1) divided by its "ideal ideal" value
+    sum_{i<k} S (1 - alpha)**i / (i + 1), S the query's intents with a relevant document. For k = 1 ndeval does
+    not divide (its normalising loop starts at the second rank), so ERR_IA@1 is g_0, kept for agreement with
+    ndeval. 0 for S = 0.""",
+    kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:err_ia",
+)
+intent_measure(
+    "P_IA",
+    spellings=("P-IA",),
+    cutoff=True,
+    tip="Intent-aware precision: relevant (document, intent) pairs in the first k ranks over k times the "
+    "number of intents with a relevant document.",
+    doc="""P-IA@k (intent-aware precision, ndeval's P-IA): the relevant (document, intent) pairs among the first
+    k ranks divided by k S (k, not the number retrieved). 0 for S = 0.""",
+    kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:p_ia",
+)
+intent_measure(
+    "StRecall",
+    spellings=("strec",),
+    cutoff=True,
+    label="Subtopic recall@{k}",
+    tip="Subtopic recall: the share of the query's intents (with a relevant document) covered by the first k ranks.",
+    doc="""StRecall@k (subtopic recall, ndeval's strec): the intents with a relevant document among the first k
+    ranks, divided by S. 0 for S = 0.""",
+    kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:st_recall",
+)
+intent_measure(
+    "NRBP",
+    cutoff=False,
+    alpha=True,
+    beta=True,
+    tip="Novelty- and rank-biased precision (Clarke et al. 2009): the novelty-discounted gains over the "
+    "whole ranking with persistence β = 0.5, α = 0.5.",
+    doc="""NRBP (novelty- and rank-biased precision, ndeval's NRBP; alpha 0.5, beta 0.5): the sum over the
+    whole ranking of g_i beta**i, times (1 - (1 - alpha) beta) / S. 0 for S = 0.""",
+    kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:nrbp",
+)
+intent_measure(
+    "alpha_DCG",
+    spellings=("alpha-DCG",),
+    cutoff=True,
+    alpha=True,
+    label="α-DCG@{k}",
+    tip="α-DCG: α-nDCG's discounted gain divided by ndeval's \"ideal ideal\" value, not by the ideal ranking's.",
+    doc="""alpha-DCG@k (pyndeval's and ir_measures' alpha_DCG; alpha 0.5): alpha-nDCG's sum_{i<k}
+    g_i / log2(i + 2) divided by ndeval's "ideal ideal" value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not
+    divided for k = 1, as ndeval). 0 for S = 0.""",
+    kernel=_DIVERSITY,
+)
+intent_measure(
+    "nERR_IA",
+    spellings=("nERR-IA",),
+    cutoff=True,
+    alpha=True,
+    tip="Normalised ERR-IA: the ranking's ERR-IA over that of ndeval's greedy ideal ranking.",
+    doc="""nERR-IA@k (ndeval's nERR-IA; alpha 0.5): ERR-IA@k of the ranking divided by ERR-IA@k of ndeval's
+    greedy ideal ranking; 0 when the ranking gains nothing, and for S = 0.""",
+    kernel=_DIVERSITY,
+)
+intent_measure(
+    "nNRBP",
+    cutoff=False,
+    alpha=True,
+    beta=True,
+    tip="Normalised NRBP: the ranking's NRBP over that of ndeval's greedy ideal ranking.",
+    doc="""nNRBP (ndeval's nNRBP; alpha 0.5, beta 0.5): NRBP of the ranking divided by NRBP of ndeval's greedy
+    ideal ranking of every relevant document; 0 when the ranking gains nothing, and for S = 0, where ndeval's
+    is 0 / 0 (NaN, which would make the mean NaN: the one value that differs from ndeval's).""",
+    kernel=_DIVERSITY,
+)
+intent_measure(
+    "AP_IA",
+    spellings=("AP-IA", "MAP-IA", "MAP_IA"),
+    cutoff=False,
+    tip="Intent-aware average precision: the mean over the query's intents of each intent's average precision.",
+    doc="""AP-IA (ndeval's MAP-IA, ir_measures' AP_IA): the mean over the S intents of each intent's average
+    precision, the precision at the rank of each document relevant to the intent summed over the whole ranking
+    and divided by the intent's relevant judged documents. 0 for S = 0.""",
+    kernel=_DIVERSITY,
+)

@@ -15,6 +15,7 @@ from metrics.measures import (
     FAMILIES,  # noqa: E402
     reference,  # noqa: E402
 )
+from metrics.measures.registry import INTENT_FAMILIES  # noqa: E402
 from workbench.qt.session import sample_files  # noqa: E402
 
 TIMEOUT = 20000
@@ -29,7 +30,8 @@ def window(qtbot, tmp_path):
 
 def test_reference_covers_every_registered_family_with_its_names():
     entries = {e.family: e for e in reference.entries()}
-    assert set(entries) == set(FAMILIES)
+    assert set(entries) == set(FAMILIES) | set(INTENT_FAMILIES)  # the diversity families too
+    assert entries["alpha_nDCG"].judged == "intents" and entries["alpha_nDCG"].trec_names == ("alpha_nDCG@20",)
     assert entries["ndcg_cut"].ir_measures[:2] == ("nDCG@5", "nDCG@10")
     assert entries["recip_rank"].ir_measures == ("RR",)
     assert entries["P"].parameters == "5,10,15,20,30,100,200,500,1000"

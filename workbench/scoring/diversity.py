@@ -1,11 +1,13 @@
-"""The diversity measures scored in the evaluation's worker (plain Python, no Qt): the runs against the
-intent qrels with :func:`metrics.evaluate_diversity`, and their values joined to those of the ad hoc
-measures as one :class:`workbench.scoring.results.Results` (see :mod:`workbench.scoring.intents`)."""
+"""The diversity measures scored by the window's scoring service (plain Python, no Qt): each run against the
+intent qrels as :func:`metrics.evaluate_diversity` scores it, under the same keys and kept as the ad hoc
+runs are, and their values joined to those of the ad hoc measures as one
+:class:`workbench.scoring.results.Results` (see :mod:`workbench.scoring.intents`)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Hashable, Mapping
+import functools
+from collections.abc import Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -13,18 +15,17 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from metrics.engine.settings import Settings
+from metrics.engine.settings import MeasureSet, Settings
 from metrics.errors import Cancelled, InputError
 from metrics.ranking.qrels_index import as_columns
 from workbench.scoring.defaults import SETTINGS
 from workbench.scoring.run_on_disk import RunOnDisk
+from workbench.scoring.service import ScoreKey, frame_digest, run_identity
 
 if TYPE_CHECKING:
     from metrics.engine.evaluation import RunResult
     from metrics.engine.intents import DiversityEvaluation
-
-#: runs scored against one intent qrels at a time, between two looks at Cancel
-_CHUNK = 16
+    from workbench.scoring.results import KeptScores
 
 
 @dataclass(frozen=True)
@@ -36,31 +37,8 @@ class _Scored:
     queries: int
 
 
-class Scores:
-    """Runs scored against the latest intent qrels and diversity measures, for the next evaluation (a run
-    added to a hundred scores one run): label -> (the identity of the run's content, :class:`_Scored`), for
-    one identity of the intent qrels and one set of names and level (:mod:`workbench.scoring.service`'s
-    identities: no object is recognised by where it lives in memory)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._key: tuple | None = None
-        self._runs: dict[str, tuple[Hashable, _Scored]] = {}
-
-    def _for(self, intents: Hashable, asked: tuple) -> dict:
-        key = (intents, asked)  # (asked: the names and the relevance level, see score)
-        if self._key != key:
-            self._key, self._runs = key, {}
-        return self._runs
-
-    def get(self, intents: Hashable, asked: tuple, label: str, run: Hashable) -> _Scored | None:
-        with self._lock:
-            hit = self._for(intents, asked).get(label)
-        return hit[1] if hit is not None and hit[0] == run else None
-
-    def put(self, intents: Hashable, asked: tuple, label: str, run: Hashable, scored: _Scored) -> None:
-        with self._lock:
-            self._for(intents, asked)[label] = (run, scored)
+#: the kind of judgments the diversity measures' scores are kept under (:meth:`RunCache.kept`)
+KIND = "intents"
 
 
 def _source(run):
@@ -86,7 +64,7 @@ def score(
     intents: pd.DataFrame,
     runs: dict,
     names: tuple,
-    cache: Scores | None = None,
+    cache: KeptScores,
     check=lambda: None,
     settings: Settings = SETTINGS,
     identities: Mapping | None = None,
@@ -95,17 +73,23 @@ def score(
     under ``settings`` (a document relevant to an intent from their grade on, for the names that set no
     ``rel``, and their ``complete``: :func:`metrics.engine.intents.evaluate_diversity`'s).
 
+    Each run is scored by ``cache``'s scoring service (:class:`workbench.scoring.service.ScoringService`),
+    in its thread (a run on disk is read there), under a :class:`~workbench.scoring.service.ScoreKey` as
+    an ad hoc run is: the run's identity, the intent qrels' (``("intents", digest)``), the settings and the
+    names; the scores are kept for the next evaluation as the ad hoc ones are (``cache.kept``), so adding
+    a run to a hundred scores one run.
+
     Returns (the :class:`metrics.engine.intents.DiversityEvaluation` of the runs that could be read, in order,
     or None when no name is one of a measure; the names refused, with why; the runs whose file could
     not be read -> why; label -> queries in the run).  ``check()`` raises
-    :class:`metrics.errors.Cancelled` to stop between runs.  ``identities``: the identity of the intent
-    qrels (key ``None``) and of each run held in memory (its label), as the scores kept are known by
-    (:mod:`workbench.scoring.service`); digests of their content where not given."""
-    from metrics.engine.intents import diversity_settings
+    :class:`metrics.errors.Cancelled` to stop (a tenth of a second at most apart while runs are scored).
+    ``identities``: the identity of the intent qrels (key ``None``) and of each run held in memory (its
+    label); digests of their content where not given."""
+    from metrics.engine.intents import diversity_settings, intent_scoring
     from workbench.scoring.failures import describe_error
 
     try:
-        diversity_settings(settings)
+        settings = diversity_settings(settings)
     except ValueError as err:  # (-M, -J or -N in use: no diversity measure can be scored)
         return None, [f"{name!r}: {err}" for name in names], {}, {}
     refused = _bad_names(names)
@@ -113,44 +97,43 @@ def score(
     good = tuple(n for n in names if n not in refused)
     if not good:
         return None, bad, {}, {}
-    from workbench.scoring.service import frame_digest, run_identity
-
-    cache = cache if cache is not None else Scores()
+    service = cache.service
     known = dict(identities or {})
-    source = known.get(None) or frame_digest(intents, ("query_id", "intent", "doc_id", "relevance"))
-    ident = {label: run_identity(run, known.get(label)) for label, run in runs.items()}
-    key = (good, settings.relevance_level, settings.complete)  # what the scores kept are of, with the intents
-    kept = {label: cache.get(source, key, label, ident[label]) for label in runs}
-    found = {label: hit for label, hit in kept.items() if hit is not None}
-    todo = [label for label in runs if label not in found]
+    source = ("intents", known.get(None) or frame_digest(intents, ("query_id", "intent", "doc_id", "relevance")))
+    asked = MeasureSet(good)
+    ready = service.derived((source, settings, asked), lambda: intent_scoring(intents, good, settings))
+    kept = cache.kept(source, settings, asked, KIND)
+    keys = {
+        label: ScoreKey(label, run_identity(run, known.get(label)), source, settings, asked)
+        for label, run in runs.items()
+    }
+    lease = service.lease()  # what this evaluation waits for, given up when it ends
+    futures: dict[Future, str] = {}
+    found: dict[str, _Scored] = {}
     failed: dict[str, str] = {}
-    template = None
-    for start in range(0, len(todo), _CHUNK):
-        check()
-        chunk = todo[start : start + _CHUNK]
-        try:
-            ev = metrics.evaluate_diversity(
-                intents, {label: _source(runs[label]) for label in chunk}, good, settings=settings
-            )
-        except (InputError, OSError, UnicodeError):  # a run that cannot be read: each run on its own
-            ev = None
-            for label in chunk:
+    try:
+        for label, run in runs.items():
+            work = functools.partial(_score_one, ready, label, run)
+            futures[lease.submit(keys[label], here=work)] = label
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            check()
+            for future in done:
+                label = futures[future]
                 try:
-                    one = metrics.evaluate_diversity(intents, {label: _source(runs[label])}, good, settings=settings)
-                except (InputError, OSError, UnicodeError) as err:
+                    found[label] = future.result()
+                except (InputError, OSError, UnicodeError) as err:  # a run that cannot be read: on its own
                     failed[label] = describe_error(getattr(runs[label], "path", label), err)
-                    continue
-                found[label] = _scored(one, label, runs[label])
-                cache.put(source, key, label, ident[label], found[label])
-                template = one
-        if ev is not None:
-            template = ev
-            for label in chunk:
-                found[label] = _scored(ev, label, runs[label])
-                cache.put(source, key, label, ident[label], found[label])
-    check()
-    if template is None:  # everything kept from the last evaluation: an evaluation of no run names the measures
-        template = metrics.evaluate_diversity(intents, {}, good, settings=settings)
+                    kept.drop(label)
+        check()
+    finally:
+        for future, label in futures.items():  # what was scored is kept (also when cancelled), the rest let go
+            if future.done() and not future.cancelled() and future.exception() is None:
+                kept.keep(label, keys[label], future)
+        lease.close()
+    kept.only(runs)
+    template = ready.evaluate({})  # (an evaluation of no run names the measures)
     labels = [label for label in runs if label not in failed]
     merged = replace(
         template,
@@ -160,6 +143,11 @@ def score(
         warnings=[w for label in labels for w in found[label].warnings],
     )
     return merged, bad, failed, {label: found[label].queries for label in labels}
+
+
+def _score_one(ready, label: str, run) -> _Scored:
+    """One run scored with the prepared intent qrels and measures (in the scoring service's thread)."""
+    return _scored(ready.evaluate({label: _source(run)}), label, run)
 
 
 def _scored(ev, label: str, run) -> _Scored:
@@ -205,9 +193,8 @@ def compute(request, adhoc: tuple, wanted: tuple, cache, progress, score_adhoc):
         if progress is not None and progress(0.9 if base is not None else 0.5) is False:
             raise Cancelled("evaluation cancelled")
 
-    diverse = getattr(cache, "diversity", None)
     known = {**dict(request.identities or {}), None: request.intents_identity}
-    dev, bad, failed, queries = score(request.intents, runs, wanted, diverse, check, request.settings, known)
+    dev, bad, failed, queries = score(request.intents, runs, wanted, cache, check, request.settings, known)
     return _combine(made, request, base, dev, bad, failed, queries)
 
 

@@ -237,13 +237,12 @@ class RunCache:
     what changed; a run read again is a new key, and its old scores are let go.
     """
 
-    KEEP = 2  # sets of (qrels, settings, measures) kept
+    KEEP = 2  # sets of (qrels, settings, measures) kept, of each kind of judgments (ad hoc qrels, intent qrels)
 
     def __init__(self, service: ScoringService | None = None) -> None:
         self._lock = threading.Lock()
         self.service = service if service is not None else ScoringService()
         self._kept: dict[tuple, _Kept] = {}
-        self.diversity = diversity_scores.Scores()  # the runs scored with the diversity measures
 
     @property
     def workers(self) -> disk_runs.Workers:
@@ -257,15 +256,17 @@ class RunCache:
             k.lease.close()
         self.service.close()
 
-    def kept(self, qrels_id, settings: Settings, measures: MeasureSet) -> _Kept:
-        """The scores kept for these qrels, settings and measures (made empty when new; the latest last)."""
-        key = (qrels_id, settings, measures)
+    def kept(self, qrels_id, settings: Settings, measures: MeasureSet, kind: str = "qrels") -> _Kept:
+        """The scores kept for these qrels, settings and measures (made empty when new; the latest last);
+        ``kind``: what the measures are judged against (``"qrels"``, or ``"intents"`` for the diversity
+        measures: :mod:`workbench.scoring.diversity`), the latest :data:`KEEP` of each kept."""
+        key = (kind, qrels_id, settings, measures)
         with self._lock:
             hit = self._kept.pop(key, None) or _Kept(self.service.lease())
             self._kept[key] = hit
-            while len(self._kept) > self.KEEP:
-                old = self._kept.pop(next(iter(self._kept)))
-                old.lease.close()
+            same = [k for k in self._kept if k[0] == kind]
+            for old in same[: max(0, len(same) - self.KEEP)]:
+                self._kept.pop(old).lease.close()
             return hit
 
 

@@ -15,12 +15,13 @@ are not computed; without ad hoc qrels the diversity measures alone are.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import metrics
 from metrics.errors import InputError
+from metrics.measures.diversity_syntax import parse_diversity
+from metrics.measures.registry import intent_family_of
 
 if TYPE_CHECKING:  # (pandas is imported where the frames are made: the window's first steps need none)
     import pandas as pd
@@ -28,43 +29,18 @@ if TYPE_CHECKING:  # (pandas is imported where the frames are made: the window's
 KIND = "intents"
 #: what the TREC Web track reported (ndeval's defaults), offered when intent qrels are first loaded
 DEFAULTS = ("alpha_nDCG@20", "ERR_IA@20", "NRBP", "P_IA@20", "StRecall@20")
-#: the families, under ir_measures' and ndeval's spellings
-_FAMILIES = {
-    str(metrics.alpha_nDCG): "alpha_nDCG",
-    "alpha-nDCG": "alpha_nDCG",
-    str(metrics.ERR_IA): "ERR_IA",
-    "ERR-IA": "ERR_IA",
-    str(metrics.P_IA): "P_IA",
-    "P-IA": "P_IA",
-    str(metrics.StRecall): "StRecall",
-    "strec": "StRecall",
-    str(metrics.NRBP): "NRBP",
-}
-_LABELS = {"alpha_nDCG": "α-nDCG", "ERR_IA": "ERR-IA", "P_IA": "P-IA", "StRecall": "Subtopic recall", "NRBP": "NRBP"}
-TIPS = {
-    "alpha_nDCG": "α-nDCG (Clarke et al. 2008): nDCG whose gain for an intent already covered above shrinks by "
-    "(1 − α) per document; ideal ranking built greedily, as ndeval builds it (α = 0.5).",
-    "ERR_IA": "Intent-aware expected reciprocal rank: the novelty-discounted gains over 1/rank, normalised by "
-    "the best possible value (ndeval's ERR-IA).",
-    "P_IA": "Intent-aware precision: relevant (document, intent) pairs in the first k ranks over k times the "
-    "number of intents with a relevant document.",
-    "StRecall": "Subtopic recall: the share of the query's intents (with a relevant document) covered by "
-    "the first k ranks.",
-    "NRBP": "Novelty- and rank-biased precision (Clarke et al. 2009): the novelty-discounted gains over the "
-    "whole ranking with persistence β = 0.5, α = 0.5.",
-}
-_FAMILY = re.compile(r"\s*([A-Za-z_][A-Za-z_-]*)")
 
 
 def family(name: str) -> str | None:
-    """The diversity family ``name`` names (``"alpha_nDCG"`` for ``alpha-nDCG@20``), None for another measure."""
-    m = _FAMILY.match(str(name))
-    return _FAMILIES.get(m.group(1)) if m else None
+    """The diversity family ``name`` names (``"alpha_nDCG"`` for ``alpha-nDCG@20``), None for another measure:
+    the families and their spellings are the measure registry's (:data:`metrics.measures.registry.INTENT_FAMILIES`)."""
+    fam = intent_family_of(name)
+    return None if fam is None else fam.name
 
 
 def is_diversity(name: str) -> bool:
     """Whether ``name`` is a diversity measure's (scored against intent qrels)."""
-    return family(name) is not None
+    return intent_family_of(name) is not None
 
 
 def split(measures) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -74,19 +50,26 @@ def split(measures) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def label(name: str) -> str:
-    """How the window shows a diversity measure (``α-nDCG@20`` for ``alpha_nDCG@20``)."""
-    m = _FAMILY.match(str(name))
-    fam = _FAMILIES.get(m.group(1)) if m else None
-    if m is None or fam is None:
+    """How the window shows a diversity measure: its family's registered label (``α-nDCG@20`` for
+    ``alpha_nDCG@20``); the name as written when it sets parameters or is not a diversity measure's."""
+    fam = intent_family_of(name)
+    if fam is None:
         return str(name)
-    rest = str(name)[m.end() :]
-    return _LABELS[fam] + rest if rest[:1] in ("", "@") else str(name)
+    try:
+        m = parse_diversity(str(name))
+    except ValueError:
+        return str(name)
+    if m is None or "(" in str(name):
+        return str(name)
+    return fam.label.format(k=m.cutoff)
 
 
 def tip(name: str) -> str:
     """One sentence about a diversity measure, for tooltips (empty for another measure)."""
-    fam = family(name)
-    return "" if fam is None else f"{fam}: {TIPS[fam]} Scored against the intent qrels (qid intent docid grade)."
+    fam = intent_family_of(name)
+    if fam is None:
+        return ""
+    return f"{fam.name}: {fam.tip} Scored against the intent qrels (qid intent docid grade)."
 
 
 # ----------------------------------------------------------------------------------- the file

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 import metrics
+from metrics.measures.diversity_syntax import parse_diversity
 from metrics.measures.reference import name_list
+from metrics.measures.registry import is_intent_name
 
 SAMPLE = Path(__file__).resolve().parents[3] / "workbench" / "resources" / "sample"
 TREC_EVAL = os.environ.get("TREC_EVAL_BIN")
@@ -110,7 +112,11 @@ def test_every_listed_name_without_parameters_is_accepted():
 
 
 def _accepted(text: str) -> bool:
+    """Whether ``text`` names a measure: parse_measures' for ad hoc qrels, parse_diversity's for the
+    families judged against intent qrels (which parse_measures refuses, naming evaluate_diversity)."""
     try:
+        if is_intent_name(text):
+            return parse_diversity(text) is not None
         return bool(metrics.parse_measures(text))
     except ValueError:
         return False

@@ -43,7 +43,7 @@ def measure_tips(names) -> dict[str, str]:
                 family = parse_measures([name])[0].family
             except (ValueError, IndexError):
                 family = name
-            _TIPS[name] = measure_tooltip(family, _entries()) or diversity.tip(name)
+            _TIPS[name] = diversity.tip(name) or measure_tooltip(family, _entries())  # (the registry's tip)
             if "(" in name:  # a variant: its options say how it differs from trec_eval's
                 _TIPS[name] += f" Variant: {name[name.index('(') + 1 : name.rindex(')')]}."
         out[name] = _TIPS[name]
