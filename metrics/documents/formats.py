@@ -44,6 +44,7 @@ FORMATS = {
     "trec": "TREC documents (<DOC><DOCNO>...</DOCNO>...</DOC>)",
 }
 EXPECTED = "a document collection: " + "; ".join(FORMATS.values()) + " (plain or gzip)"
+FORMATS["irds"] = "an ir_datasets dataset's documents (irds:<id>, from its local cache)"
 #: the longest TREC document held (from its <DOC> to its </DOC>): a file whose </DOC> never comes is refused
 MAX_DOCUMENT_BYTES = MAX_LINE_BYTES
 

@@ -34,6 +34,7 @@ from typing import Callable, Iterable
 from metrics.documents.formats import FORMATS, BadRecord, Record, detect_format, records
 from metrics.documents.snippets import DEFAULT_WIDTH, Snippet, make_snippet
 from metrics.errors import Cancelled, InputError
+from metrics.io.datasets import is_dataset
 from metrics.io.textfile import check_regular
 
 __all__ = ["Document", "DocumentStore", "Skipped", "open_documents", "cache_folder", "index_file", "BATCH"]
@@ -85,8 +86,10 @@ def cache_folder() -> Path:
 
 
 def index_file(path) -> Path:
-    """The database that indexes the collection at ``path`` (whether it exists or not)."""
-    absolute = os.path.abspath(os.fspath(path))
+    """The database that indexes the collection at ``path`` (whether it exists or not; a dataset's
+    documents, ``irds:<id>``, by that name)."""
+    named = os.fspath(path)
+    absolute = named.strip() if is_dataset(named) else os.path.abspath(named)
     key = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:32]
     return cache_folder() / f"{key}.sqlite"
 
@@ -184,15 +187,28 @@ def open_documents(path, progress: Progress | None = None, *, on_error: str = "r
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error is 'raise' or 'skip', not {on_error!r}")
     display = os.fspath(path)
-    check_regular(display)
-    absolute = os.path.abspath(display)
-    info = os.stat(display)
+    if is_dataset(display):  # (an ir_datasets dataset's documents: metrics.documents.datasets)
+        from metrics.documents import datasets
+
+        absolute = display.strip()
+        size, mtime_ns = datasets.dataset_identity(absolute)
+        read = lambda: (datasets.FORMAT, datasets.dataset_documents(absolute))  # noqa: E731
+    else:
+        check_regular(display)
+        absolute = os.path.abspath(display)
+        info = os.stat(display)
+        size, mtime_ns = info.st_size, info.st_mtime_ns
+
+        def read():
+            fmt = detect_format(display)
+            return fmt, records(display, fmt)
+
     target = index_file(absolute)
     meta = _meta_of(target)
     built = False
-    if meta is None or not _current(meta, absolute, info):
-        fmt = detect_format(display)
-        meta = _build(display, absolute, info, fmt, target, progress, on_error)
+    if meta is None or not _current(meta, absolute, size, mtime_ns):
+        fmt, recs = read()
+        meta = _build(display, absolute, (size, mtime_ns), fmt, recs, target, progress, on_error)
         built = True
     if on_error == "raise" and int(meta["skipped"]) > 0:
         lines = json.loads(meta["skipped_lines"])
@@ -216,13 +232,13 @@ def _meta_of(target: Path) -> dict | None:
         return None
 
 
-def _current(meta: dict, absolute: str, info: os.stat_result) -> bool:
+def _current(meta: dict, absolute: str, size: int, mtime_ns: int) -> bool:
     try:
         return (
             int(meta["schema"]) == SCHEMA
             and meta["path"] == absolute
-            and int(meta["size"]) == info.st_size
-            and int(meta["mtime_ns"]) == info.st_mtime_ns
+            and int(meta["size"]) == size
+            and int(meta["mtime_ns"]) == mtime_ns
         )
     except (KeyError, ValueError, TypeError):
         return False
@@ -241,8 +257,9 @@ def _remove_stale(folder: Path) -> None:
 def _build(
     display: str,
     absolute: str,
-    info: os.stat_result,
+    identity: tuple[int, int],
     fmt: str,
+    recs: Iterable[tuple[Record | BadRecord, float]],
     target: Path,
     progress: Progress | None,
     on_error: str,
@@ -275,7 +292,7 @@ def _build(
 
         if progress is not None and progress(0.0) is False:
             raise Cancelled("cancelled")
-        for rec, fraction in records(display, fmt):
+        for rec, fraction in recs:
             if isinstance(rec, BadRecord):
                 if on_error == "raise":
                     raise InputError(rec.message, path=display, line=rec.line, expected=FORMATS[fmt])
@@ -300,8 +317,8 @@ def _build(
         meta = {
             "schema": SCHEMA,
             "path": absolute,
-            "size": info.st_size,
-            "mtime_ns": info.st_mtime_ns,
+            "size": identity[0],
+            "mtime_ns": identity[1],
             "format": fmt,
             "count": count,
             "skipped": skipped,

@@ -21,7 +21,16 @@ from metrics.errors import InputError
 if TYPE_CHECKING:
     from metrics.io.table import Columns
 
-__all__ = ["PREFIX", "QUERIES", "is_dataset", "dataset_columns", "dataset_queries", "dataset_hint"]
+__all__ = [
+    "PREFIX",
+    "QUERIES",
+    "is_dataset",
+    "load_dataset",
+    "dataset_records",
+    "dataset_columns",
+    "dataset_queries",
+    "dataset_hint",
+]
 
 PREFIX = "irds:"
 #: after a dataset id: its query texts (``irds:<id>#queries``), where a source names one thing
@@ -33,9 +42,9 @@ def is_dataset(source) -> bool:
     return isinstance(source, str) and source.startswith(PREFIX)
 
 
-def _dataset(source: str, has: str):
+def load_dataset(source: str, has: str):
     """The ir_datasets dataset named by ``source``, which must provide ``has`` ("qrels", "scoreddocs",
-    "queries")."""
+    "queries", "docs"); an :class:`InputError` naming it otherwise."""
     dataset_id = source[len(PREFIX) :].strip()
     if dataset_id.endswith(QUERIES):
         dataset_id = dataset_id[: -len(QUERIES)]
@@ -84,9 +93,9 @@ def _not_at_hand(source: str, dataset_id: str, what: str, exc: BaseException) ->
     )
 
 
-def _records(source: str, dataset, what: str) -> Iterator:
-    """The dataset's records of ``what`` ("qrels", "scoreddocs", "queries"), ir_datasets' failures on the
-    way (a download, a missing file) turned into :class:`InputError`."""
+def dataset_records(source: str, dataset, what: str) -> Iterator:
+    """The dataset's records of ``what`` ("qrels", "scoreddocs", "queries", "docs"), ir_datasets' failures on
+    the way (a download, a missing file) turned into :class:`InputError`."""
     dataset_id = source[len(PREFIX) :].strip().removesuffix(QUERIES)
     try:
         yield from getattr(dataset, f"{what}_iter")()
@@ -130,11 +139,11 @@ def dataset_columns(source: str, kind: str, name: Optional[str] = None, *, progr
     if kind == "ranked":
         raise InputError("a dataset holds no ranked judgments", path=source, expected="qrels or a run")
     is_run = kind == "run"
-    dataset = _dataset(source, "scoreddocs" if is_run else "qrels")
+    dataset = load_dataset(source, "scoreddocs" if is_run else "qrels")
     qids: list = []
     docs: list = []
     values: list = []
-    for r in _records(source, dataset, "scoreddocs" if is_run else "qrels"):
+    for r in dataset_records(source, dataset, "scoreddocs" if is_run else "qrels"):
         qids.append(r.query_id)
         docs.append(r.doc_id)
         values.append(r.score if is_run else r.relevance)
@@ -156,9 +165,9 @@ def dataset_columns(source: str, kind: str, name: Optional[str] = None, *, progr
 
 def dataset_queries(source: str) -> dict[str, str]:
     """The dataset's query texts, ``{query id: text}`` (each query's ``default_text()``)."""
-    dataset = _dataset(source, "queries")
+    dataset = load_dataset(source, "queries")
     out = {}
-    for q in _records(source, dataset, "queries"):
+    for q in dataset_records(source, dataset, "queries"):
         text = q.default_text() if hasattr(q, "default_text") else getattr(q, "text", "")
         out[str(q.query_id)] = str(text)
     return out
