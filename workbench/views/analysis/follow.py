@@ -190,6 +190,13 @@ class AnalysisFollower(QObject):
         if self.shown() and not self.running and self.state() != "current":
             self.changed()
 
+    def changed_if_other(self) -> None:
+        """:meth:`changed` when the view's settings now differ from those of the outcome shown (a file read
+        again, one held beside or let go: what the view compares may or may not have changed)."""
+        o = self.outcome
+        if (o.settings if o is not None else None) != self.settings():
+            self.changed()
+
     def changed(self) -> None:
         """The results or the settings changed: compute again if the view is shown, else say it is out of date."""
         self.error = ""

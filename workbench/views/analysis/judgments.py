@@ -28,6 +28,10 @@ class HeldBox(QComboBox):
         self.setMinimumContentsLength(8)
         self.setToolTip("The qrels held beside the qrels in use (b) that the qrels in use (a) are compared with")
 
+    def nothing(self) -> str:
+        """Why a view comparing two qrels shows nothing: no qrels held beside, or nothing scored yet."""
+        return judgments.NO_HELD if self.chosen() is None else "Nothing to compare yet."
+
     def sync(self, workspace: Workspace) -> None:
         """Fill the box with the qrels ``workspace`` holds beside (unless it holds them already), keeping the
         one chosen while it is there."""

@@ -45,7 +45,7 @@ class QrelsAgreementView(QWidget):
             "qrels agreement",
             settings=self.settings,
             banner=self.banner,
-            nothing=self._nothing,
+            nothing=self.held_box.nothing,
             without_scores=lambda: analyses.qrels_inputs(session.workspace, session.model.settings),
         )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
@@ -83,7 +83,7 @@ class QrelsAgreementView(QWidget):
         pane(self, [bar], self.banner, self.caption, self.pages)
         self.held_box.activated.connect(lambda _: self.follower.changed())
         self.follower.sigOutcome.connect(lambda _: self.refresh())
-        session.sigFilesChanged.connect(self._files_changed)
+        session.sigFilesChanged.connect(self.follower.changed_if_other)
         self.refresh()
 
     def settings(self) -> analyses.QrelsAgreementSettings | None:
@@ -93,15 +93,6 @@ class QrelsAgreementView(QWidget):
         if held is None or a is None:
             return None
         return analyses.QrelsAgreementSettings(*held, qrels=a[0], qrels_version=a[1])
-
-    def _nothing(self) -> str:
-        return judgments.NO_HELD if self.held_box.chosen() is None else "Nothing to compare yet."
-
-    def _files_changed(self) -> None:
-        """A qrels file held beside (or read again) changes what the view compares: computed again if shown."""
-        wanted, o = self.settings(), self.follower.outcome
-        if (o.settings if o is not None else None) != wanted:
-            self.follower.changed()
 
     def refresh(self) -> None:
         o = self.follower.outcome

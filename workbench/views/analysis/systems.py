@@ -55,7 +55,7 @@ class SystemsView(QWidget):
             "systems under two qrels",
             settings=self.settings,
             banner=self.banner,
-            nothing=self._nothing,
+            nothing=self.held_box.nothing,
         )
         self.export = ExportButton(self, self.follower, self.table_frame, self)
         bar = controls(self, "Compare with:", self.held_box, "Measure:", self.measure_box, self.export, top=True)
@@ -78,7 +78,7 @@ class SystemsView(QWidget):
         for b in (self.held_box, self.measure_box):
             b.activated.connect(lambda _: self.follower.changed())
         self.follower.sigOutcome.connect(lambda _: self.refresh())
-        session.sigFilesChanged.connect(self._files_changed)
+        session.sigFilesChanged.connect(self.follower.changed_if_other)
         self.refresh()
 
     def settings(self) -> analyses.SystemsSettings | None:
@@ -88,14 +88,6 @@ class SystemsView(QWidget):
         if self.session.results is None or held is None or not measure:
             return None
         return analyses.SystemsSettings(*held, measure)
-
-    def _nothing(self) -> str:
-        return judgments.NO_HELD if self.held_box.chosen() is None else "Nothing to compare yet."
-
-    def _files_changed(self) -> None:
-        wanted, o = self.settings(), self.follower.outcome
-        if (o.settings if o is not None else None) != wanted:
-            self.follower.changed()
 
     def refresh(self) -> None:
         o = self.follower.outcome
