@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -16,11 +16,11 @@ import pandas as pd
 
 import metrics
 from metrics.engine.settings import MeasureSet, Settings
-from metrics.errors import Cancelled, InputError
+from metrics.errors import Cancelled
 from metrics.ranking.qrels_index import as_columns
 from workbench.scoring.defaults import SETTINGS
 from workbench.scoring.run_on_disk import RunOnDisk
-from workbench.scoring.service import ScoreKey, frame_digest, run_identity
+from workbench.scoring.service import ScoreKey, as_done, frame_digest, run_identity
 
 if TYPE_CHECKING:
     from metrics.engine.evaluation import RunResult
@@ -86,7 +86,6 @@ def score(
     ``identities``: the identity of the intent qrels (key ``None``) and of each run held in memory (its
     label); digests of their content where not given."""
     from metrics.engine.intents import diversity_settings, intent_scoring
-    from workbench.scoring.failures import describe_error
 
     try:
         settings = diversity_settings(settings)
@@ -115,17 +114,12 @@ def score(
         for label, run in runs.items():
             work = functools.partial(_score_one, ready, label, run)
             futures[lease.submit(keys[label], here=work)] = label
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-            check()
-            for future in done:
-                label = futures[future]
-                try:
-                    found[label] = future.result()
-                except (InputError, OSError, UnicodeError) as err:  # a run that cannot be read: on its own
-                    failed[label] = describe_error(getattr(runs[label], "path", label), err)
-                    kept.drop(label)
+        for label, outcome, _ in as_done(futures, runs, check):
+            if isinstance(outcome, str):  # a run that cannot be read: on its own
+                failed[label] = outcome
+                kept.drop(label)
+            else:
+                found[label] = outcome
         check()
     finally:
         for future, label in futures.items():  # what was scored is kept (also when cancelled), the rest let go

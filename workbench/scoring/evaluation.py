@@ -18,7 +18,6 @@ import metrics.engine.curves
 import metrics.measures
 import metrics.ranking.judged
 from metrics.engine.settings import MeasureSet, Settings
-from metrics.errors import InputError
 from metrics.ranking.qrels_index import as_columns
 from workbench.scoring import disk_runs
 from workbench.scoring import diversity as diversity_scores
@@ -40,6 +39,7 @@ from workbench.scoring.service import (
     Lease,
     ScoreKey,
     ScoringService,
+    as_done,
     qrels_identity,
     run_identity,
     submit_on_disk,
@@ -110,7 +110,7 @@ def _compute(request: Request, cache: RunCache, progress) -> Results:
     futures: dict[Future, str] = {}
     try:
         futures.update((scoring.submit(lease, label, run), label) for label, run in runs.items())
-        for label, outcome, _ in _as_done(futures, runs, step.check):
+        for label, outcome, _ in as_done(futures, runs, step.check):
             if isinstance(outcome, Scored):
                 found[label] = outcome
             else:
@@ -188,28 +188,6 @@ class Scoring:
     def empty(self) -> Scored:
         """An evaluation of no run (the measures' names, for a table of none)."""
         return score(self.encoded(), "", None, self.measures, self.settings)
-
-
-def _as_done(futures: dict, runs: dict, check):
-    """``(label, Scored or why its file cannot be read, future)`` of each future as it is done; ``check()``
-    is called a tenth of a second at most apart (it raises :class:`~metrics.errors.Cancelled` to stop: a
-    run of millions of lines takes its process many seconds)."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
-    from workbench.scoring.failures import describe_error
-
-    pending = set(futures)
-    while pending:
-        done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
-        check()
-        for future in done:
-            label = futures[future]
-            try:
-                outcome = future.result()
-            except (InputError, OSError, ValueError, UnicodeError, MemoryError) as exc:
-                yield label, describe_error(getattr(runs[label], "path", label), exc), future
-                continue
-            yield label, outcome, future
 
 
 def _merge(evaluations: list):

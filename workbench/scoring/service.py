@@ -410,3 +410,27 @@ def submit_on_disk(lease: Lease, key: ScoreKey, run: RunOnDisk, measures, encode
         return (disk_runs.score, state, key.label, path, stat)
 
     return lease.submit(key, there=there)
+
+
+def as_done(futures: dict, runs: dict, check):
+    """``(label, the future's result or why its run's file cannot be read, future)`` of each future (future ->
+    label of the run in ``runs``) as it is done, whichever evaluation waits for them; ``check()``
+    is called a tenth of a second at most apart (it raises :class:`~metrics.errors.Cancelled` to stop: a
+    run of millions of lines takes its process many seconds)."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from metrics.errors import InputError
+    from workbench.scoring.failures import describe_error
+
+    pending = set(futures)
+    while pending:
+        done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+        check()
+        for future in done:
+            label = futures[future]
+            try:
+                outcome = future.result()
+            except (InputError, OSError, ValueError, UnicodeError, MemoryError) as exc:
+                yield label, describe_error(getattr(runs[label], "path", label), exc), future
+                continue
+            yield label, outcome, future
