@@ -172,3 +172,42 @@ def test_the_window_s_thread_never_waits_while_a_large_run_is_read_scored_and_in
         _wait(qtbot, lambda: s.inspection is not None and s.inspection.get("path") == run and not s.busy)
     beat.check("reading, scoring and inspecting a run of 2.5M lines")
     assert s.inspection["lines"] == 2_500_000
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory):
+    """A run over 300,000 passages (MS MARCO's collection.tsv layout, 40 MB) and its qrels."""
+    folder = tmp_path_factory.mktemp("collection")
+    rng = np.random.default_rng(5)
+    words = np.array("battery engine recipe granite candle volcano tunnel pepper harvest marble".split())
+    n, nq, depth = 300_000, 43, 100
+    with open(folder / "collection.tsv", "w") as out:
+        for start in range(0, n, 10_000):
+            picks = words[rng.integers(0, len(words), size=(10_000, 20))]
+            out.write("".join(f"P{start + i}\t{' '.join(row)}\n" for i, row in enumerate(picks)))
+    docs = np.stack([rng.choice(n, size=depth, replace=False) for _ in range(nq)])
+    (folder / "run.txt").write_text(
+        "".join(f"{q} Q0 P{d} {r + 1} {100 - r} r\n" for q in range(nq) for r, d in enumerate(docs[q]))
+    )
+    (folder / "qrels.txt").write_text(
+        "".join(f"{q} 0 P{d} {r % 3}\n" for q in range(nq) for r, d in enumerate(docs[q, :30]))
+    )
+    (folder / "queries.tsv").write_text("".join(f"{q}\tbattery engine recipe\n" for q in range(nq)))
+    return folder
+
+
+def test_the_window_s_thread_never_waits_while_a_collection_is_indexed_and_its_texts_looked_up(
+    qtbot, window, collection, monkeypatch, tmp_path
+):
+    monkeypatch.setenv("IR_WORKBENCH_CACHE", str(tmp_path / "cache"))  # (indexed here, not found from before)
+    s = window.session
+    files = [str(collection / name) for name in ("qrels.txt", "run.txt", "queries.tsv", "collection.tsv")]
+    with Heartbeat() as beat:
+        window.open_files(files)
+        _wait(qtbot, lambda: s.results is not None and s.workspace.documents() is not None and not s.busy)
+        for q in s.results.query_ids[:3]:
+            s.select_query(q)
+            _wait(qtbot, lambda: s.drilldown is not None and s.drilldown.query_id == q and not s.busy)
+    beat.check("indexing a collection of 300,000 passages and looking up the drill-down's texts")
+    assert len(s.workspace.documents()) == 300_000
+    assert "snippet" in window.drilldown.table_frame(window.drilldown.shown_runs()[0])
