@@ -203,3 +203,98 @@ def gain_curve(prep, m: Measure, qid: str, k_max: int | None = None) -> GainCurv
     marks.sort(key=lambda x: (x.ideal_rank or 1 << 30, x.run_rank or 1 << 30, x.docid))
     unjudged = [i + 1 for i in range(n) if q.codes[i] < 0]
     return GainCurve(qid, prep.label, "; ".join(v.describe()), list(range(1, K + 1)), dcg, best, marks, unjudged)
+
+
+def _run_table(q: QueryRanking, v: Variant, n: int, title: str) -> tuple[Table, float]:
+    gains = v.gains(q.codes[:n])
+    discounts = v.discounts(n)
+    contrib, running = _running(gains, discounts)
+    rows = tuple(
+        {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": gains[i]}
+        | {"discount": discounts[i], "contribution": contrib[i], "running DCG": running[i]}
+        for i in range(n)
+    )
+    columns = ("rank", "docid", "grade", "gain", "discount", "contribution", "running DCG")
+    return Table(title, columns, rows), (running[-1] if running else 0.0)
+
+
+def _ideal_table(q: QueryRanking, v: Variant, r, depth: int | None, title: str) -> tuple[Table, float]:
+    ideal = v.ideal(r, q.index)
+    n = len(ideal) if depth is None else min(depth, len(ideal))
+    idisc = v.discounts(n)
+    icontrib, irunning = _running(ideal[:n], idisc)
+    who = _ideal_docs(q, v, ideal)
+    rows = tuple(
+        {"rank": j + 1, "docid": _part(who[j], 0), "grade": _part(who[j], 1), "gain": ideal[j]}
+        | {"discount": idisc[j], "contribution": icontrib[j], "running IDCG": irunning[j]}
+        for j in range(n)
+    )
+    columns = ("rank", "docid", "grade", "gain", "discount", "contribution", "running IDCG")
+    return Table(title, columns, rows), (irunning[-1] if irunning else 0.0)
+
+
+def dcg(q: QueryRanking, m: Measure, r) -> Working:
+    """dcg (trec_eval's, with its gain values) and dcg_cut_k (gain linear or exp): DCG of the run's ranking."""
+    if m.family == "dcg":
+        v = Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
+        n, at = q.num_ret, ""
+    else:
+        k = int(m.params[0])
+        v = Variant(False, (), ext.ndcg_options(gain=dict(m.options).get("gain", "linear")), k)
+        n, at = min(k, q.num_ret), f"@{k}"
+    top = "" if v.cutoff is None else f" (top {v.cutoff})"
+    table, value = _run_table(q, v, n, f"The run's ranking{top}")
+    summary = [f"DCG{at} = {value:.4f}"]
+    if v.cutoff is not None and q.num_ret < v.cutoff:
+        summary.insert(0, f"Only {counted(q.num_ret, 'document')} retrieved: DCG{at} sums over them")
+    formula = f"DCG{at} = sum over ranks i of gain(i) / discount(i)"
+    conventions = tuple(v.describe()[:2])
+    return Working(formula, (table,), tuple(summary), value, conventions)
+
+
+def ideal_dcg(q: QueryRanking, m: Measure, r) -> Working:
+    """ideal_dcg: the DCG of the ideal ranking of every judged document of the query."""
+    v = Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
+    table, value = _ideal_table(q, v, r, None, "The ideal ranking")
+    summary = [f"IDCG = {value:.4f}"]
+    if not table.rows:
+        summary.append("No judged document with a positive gain: IDCG = 0")
+    formula = "IDCG = sum over the ranks i of the ideal ranking of gain(i) / log2(i + 1)"
+    return Working(formula, (table,), tuple(summary), value, tuple(v.describe()))
+
+
+def expected_reciprocal_rank(q: QueryRanking, m: Measure, r) -> Working:
+    """ERR@k as gdeval.pl computes it: stopping probability (2^g - 1) / 16 at each rank."""
+    k = int(m.params[0])
+    depth = q.num_ret if k == ext.WHOLE_RANKING else min(k, q.num_ret)
+    top = float(2**ext.ERR_MAX_GRADE)
+    rows, total, before = [], 0.0, 1.0
+    for i in range(depth):
+        c = q.codes[i]
+        stop = (2.0 ** float(c) - 1.0) / top if c > 0 else 0.0 / top
+        term = stop * before / (i + 1.0)
+        total += term
+        rows.append(
+            {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(c), "stop probability": stop}
+            | {"reached": before, "term": term, "running ERR": total}
+        )
+        before = before * (1.0 - stop)
+    at = "" if k == ext.WHOLE_RANKING else f"@{k}"
+    summary = [f"ERR{at} = {total:.4f}"]
+    if k != ext.WHOLE_RANKING and q.num_ret < k:
+        summary.insert(0, f"Only {counted(q.num_ret, 'document')} retrieved: ERR{at} sums over them")
+    formula = (
+        f"ERR{at} = sum over ranks i of R(i) / i * (probability of reaching rank i), R(g) = (2^g - 1) / 16, "
+        "reaching rank i: the product of 1 - R over the ranks above"
+    )
+    conventions = (
+        "Stopping probability: (2^grade - 1) / 2^4 (gdeval.pl's maximum grade 4); grades <= 0 and unjudged documents 0",
+    )
+    columns = ("rank", "docid", "grade", "stop probability", "reached", "term", "running ERR")
+    return Working(
+        formula,
+        (Table(f"The ranks read{' (top ' + str(k) + ')' if at else ''}", columns, tuple(rows)),),
+        tuple(summary),
+        total,
+        conventions,
+    )

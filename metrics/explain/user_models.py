@@ -1,0 +1,142 @@
+"""The working of rank-biased precision: trec_eval's ``rbp`` (grades rescaled to [0, 1]) and its
+residual ``rbp_resid``, and ir_measures' RBP (``rbp_ext``: the grade as gain, a cutoff, binary gains).
+
+The user reads down the ranking and goes on from each rank to the next with probability p: rank i is
+reached with probability p^(i-1), the powers made by repeated multiplication as the kernels make them.
+"""
+
+from __future__ import annotations
+
+from metrics.explain.model import Table, counted
+from metrics.explain.query import QueryRanking, Working, grade_text
+from metrics.measures import gains as trec
+from metrics.measures.extra import WHOLE_RANKING
+from metrics.measures.irm_families import option_float
+from metrics.ranking.qrels_index import NONPOOL
+
+__all__ = ["rbp", "rbp_residual", "rbp_ext"]
+
+
+def _powers(p: float, n: int) -> list[float]:
+    """p^i for i <= n, each the previous times p."""
+    out = [1.0]
+    for _ in range(n):
+        out.append(out[-1] * p)
+    return out
+
+
+_COLUMNS = ("rank", "docid", "grade", "gain", "p^(rank-1)", "term", "running sum")
+
+
+def _rows(q: QueryRanking, gains: list[float], pw: list[float], depth: int) -> tuple[tuple[dict, ...], float]:
+    rows, total = [], 0.0
+    for i in range(depth):
+        g = gains[i]
+        term = g * pw[i] if g != 0 else 0.0
+        if g != 0:
+            total += term
+        rows.append(
+            {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": g}
+            | {"p^(rank-1)": pw[i], "term": term, "running sum": total}
+        )
+    return tuple(rows), total
+
+
+def rbp(q: QueryRanking, m, r) -> Working:
+    """trec_eval's rbp: (1 - p) * sum of gain * p^(rank-1), gains rescaled by min-max when any lies
+    outside [0, 1]."""
+    p = trec._persistence(m.params)
+    pairs = trec.gain_pairs(m.params)
+    num_levels = int(trec._trec_levels(r)[1][q.index])
+    table = [g for _, g in trec._gain_table(pairs, num_levels)]
+    lo, hi = min(table + [0.0]), max(table + [0.0])
+    scale = lo < 0 or hi > 1
+    named = {lvl for lvl, _ in pairs}
+    given = dict(pairs)
+    gains = []
+    for c in q.codes:
+        if c == NONPOOL and NONPOOL not in named:
+            gains.append(0.0)
+            continue
+        g = given.get(c, float(c) if c >= 0 else 0.0)
+        if scale and (c >= 0 or c in named):
+            g = (g - lo) / (hi - lo)
+        gains.append(g)
+    pw = _powers(p, q.num_ret)
+    rows, total = _rows(q, gains, pw, q.num_ret)
+    value = (1.0 - p) * total
+    conventions = [f"p = {p:g}: the probability of going on from one rank to the next"]
+    if scale:
+        conventions.append(
+            f"Gains rescaled to [0, 1]: (gain - {lo:g}) / ({hi:g} - {lo:g}), the query's gain table spanning "
+            f"[{lo:g}, {hi:g}]; documents not in the qrels or unjudged gain 0"
+        )
+    else:
+        conventions.append("Gain = the grade (or the grade's given gain); not in the qrels or unjudged: 0")
+    summary = (f"RBP = (1 - {p:g}) * {total:.4f} = {value:.4f}",)
+    formula = "RBP = (1 - p) * sum over ranks i of gain(i) * p^(i-1)"
+    return Working(formula, (Table("The run's ranking", _COLUMNS, rows),), summary, value, tuple(conventions))
+
+
+def rbp_residual(q: QueryRanking, m, r) -> Working:
+    """rbp_resid: how much RBP could still grow, p^num_ret + (1 - p) * sum of p^(rank-1) over the unjudged ranks."""
+    p = trec._persistence(m.params)
+    pw = _powers(p, q.num_ret)
+    rows, total, n_unj = [], 0.0, 0
+    for i in range(q.num_ret):
+        w = pw[i] if q.codes[i] < 0 else 0.0
+        total += w
+        if q.codes[i] < 0:
+            n_unj += 1
+            rows.append(
+                {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i])}
+                | {"p^(rank-1)": w, "running sum": total}
+            )
+    value = pw[q.num_ret] + (1 - p) * total
+    summary = [f"{counted(n_unj, 'unjudged document')} retrieved (not in the qrels, or with a negative grade)"]
+    if n_unj == 0:
+        value = 0.0
+        summary.append("Every retrieved document is judged: rbp_resid = 0")
+    elif not m.params and q.placeholder:
+        value = 0.0
+        summary.append("The run has no results for this query (-c): rbp_resid = 0")
+    else:
+        summary.append(f"rbp_resid = {p:g}^{q.num_ret} + (1 - {p:g}) * {total:.4f} = {value:.4f}")
+    formula = "rbp_resid = p^(retrieved) + (1 - p) * sum over unjudged ranks i of p^(i-1)"
+    table = Table(
+        "Unjudged retrieved documents (each could gain 1)",
+        ("rank", "docid", "grade", "p^(rank-1)", "running sum"),
+        tuple(rows),
+    )
+    return Working(formula, (table,), tuple(summary), value, (f"p = {p:g}",))
+
+
+def rbp_ext(q: QueryRanking, m, r) -> Working:
+    """ir_measures' RBP: (1 - p) * sum over the first k ranks of gain * p^(rank-1), the positive grade as gain."""
+    options = dict(m.options)
+    p = option_float("RBP p", options.get("p", "0.8"))
+    binary = str(options.get("binary_at", "")).strip()
+    if binary:
+        level = int(binary)
+        gains = [1.0 if c >= level else 0.0 for c in q.codes]
+        how = f"Gain = 1 for a grade >= {level}, else 0"
+    else:
+        gains = [float(c) if c > 0 else 0.0 for c in q.codes]
+        how = "Gain = the grade (not rescaled); grades <= 0 and unjudged documents 0"
+    k = int(m.params[0])
+    depth = q.num_ret if k == WHOLE_RANKING else min(k, q.num_ret)
+    pw = _powers(p, q.num_ret)
+    rows, total = [], 0.0
+    for i in range(depth):
+        term = gains[i] * pw[i]
+        total += term
+        rows.append(
+            {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": gains[i]}
+            | {"p^(rank-1)": pw[i], "term": term, "running sum": total}
+        )
+    value = (1.0 - p) * total
+    at = "" if k == WHOLE_RANKING else f"@{k}"
+    summary = (f"RBP{at} = (1 - {p:g}) * {total:.4f} = {value:.4f}",)
+    formula = f"RBP{at} = (1 - p) * sum over ranks i of gain(i) * p^(i-1)"
+    table = Table("The ranks read", _COLUMNS, tuple(rows))
+    return Working(formula, (table,), summary, value, (f"p = {p:g}", how))
