@@ -1,6 +1,7 @@
 """The working of nDCG (trec_eval's ``ndcg`` with its gain values, ``ndcg_cut_k``, and the variants
 of ``ndcg_ext``: exp gain, the Järvelin-Kekäläinen discount with base b, the ideal ranking of the
-retrieved documents only), and the data of "where the gain was lost" (:func:`gain_curve`).
+retrieved documents only), of DCG (``dcg``, ``dcg_cut_k``, ``ideal_dcg``) and ERR, and the data of
+"where the gain was lost" (:func:`gain_curve`).
 
 The gains, discounts and ideal gains are those of the kernels (:mod:`metrics.measures.gains` for
 trec_eval's measures, :mod:`metrics.measures.extra` for the variants), taken for one query.

@@ -1,5 +1,6 @@
-"""The working of the binary-relevance measures: AP, RR, P@k, R@k, R-prec, success@k, the set
-measures, bpref, infAP and interpolated precision at a recall level.
+"""The working of the binary-relevance measures: AP and AP@k (and map_ext's variants), RR and RR@k,
+P@k, hits@k, relative P@k, R@k, F1@k, R-prec and Rprec_mult, success@k, unj@k, Judged@k, Accuracy@k,
+the set measures, bpref, infAP, binG, interpolated precision at a recall level and the 11-point average.
 
 Each explainer reads one query's part of the judged ranking (:class:`~metrics.explain.core.QueryRanking`:
 the relevance codes and running relevant counts the kernels read) and redoes the kernel's arithmetic
@@ -550,7 +551,7 @@ def accuracy(q: QueryRanking, m, r) -> Working:
         if q.relevant(i):
             above = i - q.relcum[i] + 1
             violations += float(above)
-            rows.append(_doc(q, i) | {"non-relevant above": above, "pairs out of order so far": violations})
+            rows.append(_doc(q, i) | {"non-relevant above": above, "pairs out of order so far": int(violations)})
     n_rel = q.relcum[depth - 1] if depth > 0 else 0
     n_nonrel = depth - n_rel
     at = _at(k)
