@@ -299,3 +299,148 @@ def expected_reciprocal_rank(q: QueryRanking, m: Measure, r) -> Working:
         total,
         conventions,
     )
+
+
+def _divide(a: float, b: float) -> float:
+    """a / b as the kernels' float arrays divide (IEEE: x / 0 is inf or NaN, not an error)."""
+    if b != 0:
+        return a / b
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def _trec_variant(m: Measure) -> Variant:
+    return Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
+
+
+def g_measure(q: QueryRanking, m: Measure, r) -> Working:
+    """G: each retrieved document with a gain g at rank i adds g / log2(2 + cost(i) - gain(i))."""
+    v = _trec_variant(m)
+    ideal = v.ideal(r, q.index)
+    K = len(ideal)
+    total_ideal = 0.0
+    for g in ideal:
+        total_ideal += g
+    gains = v.gains(q.codes)
+    rows, total, gained, cost = [], 0.0, 0.0, 0.0
+    for i in range(q.num_ret):
+        cost += (ideal[i] if ideal[i] >= 1.0 else 1.0) if i < K else 1.0
+        g = gains[i]
+        if g == 0:
+            continue
+        gained += g
+        d = math.log2((2.0 + cost) - gained)
+        term = g / d
+        total += term
+        rows.append(
+            {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": g}
+            | {"gain so far": gained, "cost so far": cost, "log2(2 + cost - gain)": d, "term": term}
+            | {"running sum": total}
+        )
+    value = total / total_ideal if total_ideal > 0 else 0.0
+    summary = [f"Total ideal gain = {total_ideal:g} ({counted(K, 'document')} in the ideal ranking)"]
+    if total_ideal > 0:
+        summary.append(f"G = {total:.4f} / {total_ideal:g} = {value:.4f}")
+    else:
+        summary.append("No judged document with a positive gain: G = 0")
+    formula = (
+        "G = (sum over ranks i with a gain g of g / log2(2 + cost(i) - gain(i))) / (total ideal gain); "
+        "gain(i): the gains of ranks 1..i, cost(i): max(ideal gain, 1) over ideal ranks 1..i (1 past its end)"
+    )
+    columns = ("rank", "docid", "grade", "gain", "gain so far", "cost so far", "log2(2 + cost - gain)", "term")
+    table = Table("Retrieved documents with a gain", columns + ("running sum",), tuple(rows))
+    return Working(formula, (table,), tuple(summary), value, tuple(v.describe()))
+
+
+def _ideal_running(ideal: list[float]) -> list[float]:
+    return _running(ideal, trec.log2_discounts(len(ideal)).tolist())[1]
+
+
+def ndcg_rel(q: QueryRanking, m: Measure, r) -> Working:
+    """ndcg_rel: nDCG averaged over the relevant documents (those with a positive ideal gain)."""
+    v = _trec_variant(m)
+    run_table, dcg_total = _run_table(q, v, q.num_ret, "The run's ranking")
+    gains = v.gains(q.codes[: q.num_ret])
+    ideal = v.ideal(r, q.index)
+    K = len(ideal)
+    irunning = _ideal_running(ideal)
+    itot = irunning[-1] if irunning else 0.0
+    running = [row["running DCG"] for row in run_table.rows]
+    rows, s, nrg = [], 0.0, 0
+    for i in range(q.num_ret):
+        if not gains[i] > 0:
+            continue
+        nrg += 1
+        depth = min(i + 1, K)
+        here = irunning[depth - 1] if depth > 0 else 0.0
+        point = _divide(running[i], here)
+        s += point
+        rows.append(
+            {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "DCG so far": running[i]}
+            | {"ideal depth": depth, "IDCG there": here, "nDCG there": point, "running sum": s}
+        )
+    missing = K - nrg
+    rest = _divide(float(missing) * dcg_total, itot)
+    s = s + rest
+    value = s / (K if K > 0 else 1) if s > 0.0 else 0.0
+    summary = [
+        f"{counted(K, 'judged document')} with a positive gain, {nrg} of them retrieved",
+        f"DCG = {dcg_total:.4f}, IDCG = {itot:.4f}",
+    ]
+    if missing:
+        summary.append(
+            f"Each of the {missing} not retrieved scores DCG / IDCG: {missing} * {dcg_total:.4f} / {itot:.4f}"
+        )
+    summary.append(f"ndcg_rel = {s:.4f} / {K} = {value:.4f}" if s > 0.0 else "ndcg_rel = 0")
+    formula = (
+        "ndcg_rel = (1/K) * (sum over retrieved documents with a positive gain of DCG so far / IDCG at the same "
+        "depth + (K - those) * DCG / IDCG), K = judged documents with a positive gain"
+    )
+    columns = ("rank", "docid", "grade", "DCG so far", "ideal depth", "IDCG there", "nDCG there", "running sum")
+    tables = (Table("Retrieved documents with a positive gain", columns, tuple(rows)), run_table)
+    return Working(formula, tables, tuple(summary), value, tuple(v.describe()))
+
+
+def rndcg(q: QueryRanking, m: Measure, r) -> Working:
+    """Rndcg: nDCG averaged over the depths where the ideal gain changes (and the whole ranking)."""
+    v = _trec_variant(m)
+    run_table, dcg_total = _run_table(q, v, q.num_ret, "The run's ranking")
+    running = [row["running DCG"] for row in run_table.rows]
+    ideal = v.ideal(r, q.index)
+    K = len(ideal)
+    irunning = _ideal_running(ideal)
+    itot = irunning[-1] if irunning else 0.0
+    points = [c for c in range(K) if c == K - 1 or ideal[c] != ideal[c + 1]]
+    rows, s = [], 0.0
+    for c in points:
+        depth = c + 1
+        n = min(depth, q.num_ret)
+        d = running[n - 1] if n > 0 else 0.0
+        val = _divide(d, irunning[c])
+        s += val
+        rows.append(
+            {"depth": depth, "ideal gain there": ideal[c], "DCG within the depth": d, "IDCG at the depth": irunning[c]}
+            | {"nDCG": val, "running sum": s}
+        )
+    n_points = float(len(points))
+    summary = [f"R-level points: the ideal gain changes after depths {', '.join(str(c + 1) for c in points) or 'none'}"]
+    if q.num_ret >= K + 2 and itot > 0:
+        whole = dcg_total / itot
+        s = s + whole
+        n_points += 1
+        rows.append(
+            {"depth": "whole ranking", "ideal gain there": None, "DCG within the depth": dcg_total}
+            | {"IDCG at the depth": itot, "nDCG": whole, "running sum": s}
+        )
+        summary.append(f"{q.num_ret} retrieved >= K + 2 = {K + 2}: the whole ranking's nDCG counts too")
+    if q.num_rel > 0:
+        value = _divide(s, n_points)
+        summary.append(f"Rndcg = {s:.4f} / {int(n_points)} = {value:.4f}")
+    else:
+        value = 0.0
+        summary.append("No relevant document for this query: Rndcg = 0")
+    formula = "Rndcg = mean of nDCG at the depths where the ideal gain changes value (and at the whole ranking)"
+    columns = ("depth", "ideal gain there", "DCG within the depth", "IDCG at the depth", "nDCG", "running sum")
+    tables = (run_table, Table("R-level points", columns, tuple(rows)))
+    return Working(formula, tables, tuple(summary), value, tuple(v.describe()))

@@ -59,6 +59,9 @@ EXPLAINED = [
     "set_map",
     "utility",
     "map_cut_5(rel=2)",
+    "G",
+    "ndcg_rel",
+    "Rndcg",
 ]
 #: explained measures beyond trec_eval (ir_measures', ranx's and the textbook ones)
 BEYOND = [
@@ -84,9 +87,6 @@ BEYOND = [
 ]
 #: one measure of each per-query family whose working is not written out
 UNEXPLAINED = [
-    "G",
-    "ndcg_rel",
-    "Rndcg",
     "inst",
     "insq",
     "bpm_10",
@@ -100,6 +100,7 @@ UNEXPLAINED = [
 #: measures of trec_eval's syntax with parameters (one measure each)
 TREC_SYNTAX = ["ndcg.1=3,2=9,0=1", "set_F.0.5", "rbp.p=0.5", "rbp.p=0.7,1=0.5,2=1,-1=0.1", "rbp_resid.p=0.5"]
 TREC_SYNTAX += ["utility.1,-2,0.5,0", "11pt_avg.0.5,0.2", "dcg.1=3,2=9", "ideal_dcg.1=3,2=9,0=1"]
+TREC_SYNTAX += ["G.1=0.5,2=2.5", "ndcg_rel.1=3,2=9,0=1", "Rndcg.1=3,2=9"]
 #: measures whose summary is no mean or sum of their per-query values (num_rel: with -c, the qrels' count)
 SUMMARY_OF_ITS_OWN = {"num_rel"}
 #: the nDCG variants (not in trec_eval)
@@ -328,6 +329,27 @@ def _rows_add_up_beyond(e, prep, fam: str) -> None:
     elif fam == "utility":
         if not q.placeholder or m.params != (1.0, -1.0, 0.0, 0.0):
             assert e.value == sum(r["count"] * r["coefficient"] for r in rows)
+    elif fam == "G":
+        for r in rows:
+            assert r["term"] == pytest.approx(r["gain"] / np.log2(2 + r["cost so far"] - r["gain so far"]))
+        ideal = float(e.summary[0].split(" ")[4])  # "Total ideal gain = T (...)"
+        assert e.value == pytest.approx(sum(r["term"] for r in rows) / ideal if ideal > 0 else 0.0, rel=1e-5)
+    elif fam == "ndcg_rel":
+        K = int(e.summary[0].split(" ")[0])
+        for r in rows:
+            assert r["nDCG there"] == pytest.approx(r["DCG so far"] / r["IDCG there"])
+        if e.value:
+            dcg = e.tables[1].rows[-1]["running DCG"]
+            idcg = float(e.summary[1].rpartition("= ")[2])
+            rest = (K - len(rows)) * dcg / idcg
+            assert e.value == pytest.approx((sum(r["nDCG there"] for r in rows) + rest) / K, rel=1e-3)
+    elif fam == "Rndcg":
+        points = e.tables[1].rows
+        for r in points:
+            assert r["nDCG"] == pytest.approx(r["DCG within the depth"] / r["IDCG at the depth"], nan_ok=True)
+        mean = sum(r["nDCG"] for r in points) / len(points) if points else np.nan  # (trec_eval's 0 / 0)
+        want = mean if q.num_rel else 0.0
+        assert e.value == pytest.approx(want, nan_ok=True)
     else:
         raise AssertionError(f"no check of the rows of {fam}")
 
@@ -337,7 +359,7 @@ TREC_EVAL_M = ["map", "recip_rank", "P.5,20", "recall.5,30", "Rprec", "success.1
 TREC_EVAL_M += ["set_F", "bpref", "infAP", "iprec_at_recall.0.00,0.30,1.00", "ndcg", "ndcg_cut.5,20"]
 TREC_EVAL_M += ["map_cut.10,100", "relative_P.5", "Rprec_mult.0.20,1.00,2.00", "unj.5,20", "binG", "11pt_avg"]
 TREC_EVAL_M += ["rbp", "rbp_resid", "num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"]
-TREC_EVAL_M += ["set_relative_P", "set_map", "utility"]
+TREC_EVAL_M += ["set_relative_P", "set_map", "utility", "G", "ndcg_rel", "Rndcg"]
 
 
 @pytest.mark.skipif(BIN is None, reason=REASON or "trec_eval not found")
