@@ -1,7 +1,7 @@
 """The working of nDCG (trec_eval's ``ndcg`` with its gain values, ``ndcg_cut_k``, and the variants
 of ``ndcg_ext``: exp gain, the Järvelin-Kekäläinen discount with base b, the ideal ranking of the
-retrieved documents only), of DCG (``dcg``, ``dcg_cut_k``, ``ideal_dcg``) and ERR, and the data of
-"where the gain was lost" (:func:`gain_curve`).
+retrieved documents only), of DCG (``dcg``, ``dcg_cut_k``, ``ideal_dcg``), ndcg_rel, Rndcg, G and ERR,
+and the data of "where the gain was lost" (:func:`gain_curve`).
 
 The gains, discounts and ideal gains are those of the kernels (:mod:`metrics.measures.gains` for
 trec_eval's measures, :mod:`metrics.measures.extra` for the variants), taken for one query.
@@ -390,7 +390,8 @@ def ndcg_rel(q: QueryRanking, m: Measure, r) -> Working:
     ]
     if missing:
         summary.append(
-            f"Each of the {missing} not retrieved scores DCG / IDCG: {missing} * {dcg_total:.4f} / {itot:.4f}"
+            f"{counted(missing, 'document')} with a positive gain not retrieved, each scoring DCG / IDCG: "
+            f"{missing} * {dcg_total:.4f} / {itot:.4f} = {rest:.4f}"
         )
     summary.append(f"ndcg_rel = {s:.4f} / {K} = {value:.4f}" if s > 0.0 else "ndcg_rel = 0")
     formula = (
