@@ -1,5 +1,6 @@
-"""The working of rank-biased precision: trec_eval's ``rbp`` (grades rescaled to [0, 1]) and its
-residual ``rbp_resid``, and ir_measures' RBP (``rbp_ext``: the grade as gain, a cutoff, binary gains).
+"""The working of the user models: rank-biased precision (trec_eval's ``rbp``, grades rescaled to
+[0, 1], and its residual ``rbp_resid``; ir_measures' RBP, ``rbp_ext``) and the C/W/L measures of
+cwl_eval (INST, INSQ, BPM, SDCG, NERR8 to NERR11).
 
 The user reads down the ranking and goes on from each rank to the next with probability p: rank i is
 reached with probability p^(i-1), the powers made by repeated multiplication as the kernels make them.
@@ -7,14 +8,20 @@ reached with probability p^(i-1), the powers made by repeated multiplication as 
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from metrics.explain.model import Table, counted
 from metrics.explain.query import QueryRanking, Working, grade_text
+from metrics.measures import FAMILIES
 from metrics.measures import gains as trec
+from metrics.measures.cwl import CWL_DEPTH, block_of, continuation, cwl_gains, cwl_levels, expected_utility_parts
 from metrics.measures.extra import WHOLE_RANKING
 from metrics.measures.irm_families import option_float
 from metrics.ranking.qrels_index import NONPOOL
 
-__all__ = ["rbp", "rbp_residual", "rbp_ext"]
+__all__ = ["rbp", "rbp_residual", "rbp_ext", "cwl"]
 
 
 def _powers(p: float, n: int) -> list[float]:
@@ -140,3 +147,59 @@ def rbp_ext(q: QueryRanking, m, r) -> Working:
     formula = f"RBP{at} = (1 - p) * sum over ranks i of gain(i) * p^(i-1)"
     table = Table("The ranks read", _COLUMNS, tuple(rows))
     return Working(formula, (table,), summary, value, (f"p = {p:g}", how))
+
+
+#: what each C/W/L family's user does at rank i, in words
+_CWL_MODELS = {
+    "inst": "INST: goes on with c_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - gain so far",
+    "insq": "INSQ: goes on with c_i = ((i + 2T - 1) / (i + 2T))^2",
+    "bpm": "BPM: goes on (c_i = 1) while the gain so far is below T and fewer than k documents are read",
+    "sdcg": "SDCG: goes on with c_i = log2(i + 1) / log2(i + 2) for i < k, else stops",
+    "nerr8": "NERR8: goes on with c_i = 1 - g_i for i < k, else stops",
+    "nerr9": "NERR9: goes on with c_i = i / (i + 1) * (1 - g_i) for i < k, else stops",
+    "nerr10": "NERR10: goes on with c_i = p * (1 - g_i)",
+    "nerr11": "NERR11: goes on with c_i = ((i + 2T - 1) / (i + 2T))^2 * (1 - g_i)",
+}
+
+
+def cwl(q: QueryRanking, m, r) -> Working:
+    """INST, INSQ, BPM@k, SDCG@k and NERR8..11 as cwl_eval computes them: the expected gain per document
+    read, sum W_i g_i over 1000 ranks, with W_i the user's chance of reaching rank i over the sum of those
+    chances."""
+    options = {**FAMILIES[m.family].options, **dict(m.options)}
+    span = {k: options.pop(k) for k in ("min_rel", "max_rel")}
+    lo, hi = cwl_levels(r, **span)
+    block = block_of(r, q.index)  # (computed with the queries the kernel computes it with)
+    row = q.index - block.start
+    block_gains = cwl_gains(r, rows=block, **span)
+    k = int(m.params[0]) if m.params else None
+    block_cont = continuation(m.family, block_gains, k, **options)
+    reach, weights, value = (x[row] for x in expected_utility_parts(block_gains, block_cont))
+    gains, cont = block_gains[row], np.asarray(block_cont)[row]
+    shown = min(q.num_ret, CWL_DEPTH)
+    rows, total = [], 0.0
+    for i in range(shown):
+        term = float(weights[i] * gains[i])
+        total += term
+        rows.append(
+            {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": float(gains[i])}
+            | {"goes on": float(cont[i]), "reached": float(reach[i]), "W": float(weights[i]), "W * gain": term}
+            | {"running sum": total}
+        )
+    norm = float(1.0 / weights[0]) if weights[0] else math.nan
+    summary = [
+        f"Sum of the chances of reaching ranks 1..{CWL_DEPTH}: {norm:.4f}; W_i = reached_i / {norm:.4f}",
+        f"The ranks past the {counted(q.num_ret, 'document')} retrieved gain 0"
+        + (f" (and only the first {CWL_DEPTH} count)" if q.num_ret > CWL_DEPTH else ""),
+        f"{m.trec_name} = sum of W * gain = {float(value):.4f}",
+    ]
+    name = str(m.family).upper()
+    conventions = (
+        _CWL_MODELS[m.family] + "".join(f", {k} = {v}" for k, v in sorted(options.items())),
+        f"Gain: the grade clipped to [{lo:g}, {hi:g}] and scaled to [0, 1]; negative grades and documents "
+        "not in the qrels 0",
+    )
+    formula = f"{name} = sum over ranks i <= {CWL_DEPTH} of W_i * gain_i, W_i = prod_(j<i) c_j / sum_k prod_(j<k) c_j"
+    columns = ("rank", "docid", "grade", "gain", "goes on", "reached", "W", "W * gain", "running sum")
+    table = Table("The ranks retrieved", columns, tuple(rows))
+    return Working(formula, (table,), tuple(summary), float(value), conventions)
