@@ -57,6 +57,7 @@ EXPLAINERS = {
     "nerr9": user_models.cwl,
     "nerr10": user_models.cwl,
     "nerr11": user_models.cwl,
+    "compat": user_models.compat,
     "num_ret": counts.num_ret,
     "num_rel": counts.num_rel,
     "num_rel_ret": counts.num_rel_ret,

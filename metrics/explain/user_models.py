@@ -1,6 +1,6 @@
 """The working of the user models: rank-biased precision (trec_eval's ``rbp``, grades rescaled to
-[0, 1], and its residual ``rbp_resid``; ir_measures' RBP, ``rbp_ext``) and the C/W/L measures of
-cwl_eval (INST, INSQ, BPM, SDCG, NERR8 to NERR11).
+[0, 1], and its residual ``rbp_resid``; ir_measures' RBP, ``rbp_ext``) the C/W/L measures of
+cwl_eval (INST, INSQ, BPM, SDCG, NERR8 to NERR11) and ir_measures' Compat.
 
 The user reads down the ranking and goes on from each rank to the next with probability p: rank i is
 reached with probability p^(i-1), the powers made by repeated multiplication as the kernels make them.
@@ -18,10 +18,10 @@ from metrics.measures import FAMILIES
 from metrics.measures import gains as trec
 from metrics.measures.cwl import CWL_DEPTH, block_of, continuation, cwl_gains, cwl_levels, expected_utility_parts
 from metrics.measures.extra import WHOLE_RANKING
-from metrics.measures.irm_families import option_float
+from metrics.measures.irm_families import option_bool, option_float
 from metrics.ranking.qrels_index import NONPOOL
 
-__all__ = ["rbp", "rbp_residual", "rbp_ext", "cwl"]
+__all__ = ["rbp", "rbp_residual", "rbp_ext", "cwl", "compat"]
 
 
 def _powers(p: float, n: int) -> list[float]:
@@ -203,3 +203,80 @@ def cwl(q: QueryRanking, m, r) -> Working:
     columns = ("rank", "docid", "grade", "gain", "goes on", "reached", "W", "W * gain", "running sum")
     table = Table("The ranks retrieved", columns, tuple(rows))
     return Working(formula, (table,), tuple(summary), float(value), conventions)
+
+
+def compat(q: QueryRanking, m, r) -> Working:
+    """Compatibility (Clarke et al.): rank-biased overlap between the ranking and the ideal ranking of the
+    documents with a grade > 0, normalised by the ideal ranking's own overlap."""
+    options = {**FAMILIES[m.family].options, **dict(m.options)}
+    p = option_float("Compat p", options["p"], high=math.inf)
+    norm = option_bool("Compat normalize", options["normalize"])
+    relevant = {d: g for d, g in q.judged.items() if g > 0}
+    K = len(relevant)
+    # the ideal ranking: by grade, the retrieved ones of a grade first in the run's order, then the others
+    retrieved = [(q.codes[i], i) for i in range(q.num_ret) if q.codes[i] > 0]
+    place = {}
+    for grade in sorted({g for g in relevant.values()}, reverse=True):
+        above = sum(1 for g in relevant.values() if g > grade)
+        ranks = sorted(i for g, i in retrieved if g == grade)
+        for n, i in enumerate(ranks):
+            place[i] = above + n
+    ideal_docs: list[str | None] = [None] * K
+    for i, j in place.items():
+        ideal_docs[j] = q.docids[i]
+    held = set(q.docids)
+    rest = sorted((d for d in relevant if d not in held), key=lambda d: (-relevant[d], d))
+    free = iter(j for j in range(K) if ideal_docs[j] is None)
+    for d in rest:
+        ideal_docs[next(free)] = d
+    depth = max(q.num_ret, K)
+    joins = [0] * depth  # documents that enter the overlap at each depth: max(run rank, ideal place)
+    for i, j in place.items():
+        joins[max(i, j)] += 1
+    pw = _powers(p, depth)
+    rows, total, s, best, overlap = [], 0.0, 0.0, 0.0, 0.0
+    for t in range(depth):
+        overlap += float(joins[t])
+        w = pw[t]
+        total += w
+        term = w * overlap / (t + 1)
+        s += term
+        most = min(t + 1, K)
+        best += w * most / (t + 1)
+        row = {"depth": t + 1, "docid": q.docids[t] if t < q.num_ret else "", "grade": _grade_at(q, t)}
+        row |= {"ideal document": ideal_docs[t] if t < K else "", "overlap": int(overlap), "best overlap": most}
+        rows.append(row | {"p^(depth-1)": w, "term": term, "running sum": s})
+    summary = [f"{counted(K, 'judged document')} with a grade > 0; overlap read to depth {depth}"]
+    if depth == 0:
+        value = 0.0
+        summary.append("Nothing retrieved and no relevant document: compat = 0")
+    else:
+        score = s / total
+        summary.append(f"RBO = {s:.4f} / {total:.4f} (the sum of the weights) = {score:.4f}")
+        value = score
+        if norm:
+            ideal = best / total
+            if ideal > 0:
+                value = score / ideal
+                summary.append(f"The ideal ranking's own RBO = {best:.4f} / {total:.4f} = {ideal:.4f}")
+                summary.append(f"compat = {score:.4f} / {ideal:.4f} = {value:.4f}")
+            else:
+                summary.append(f"No relevant document: the ideal RBO is 0, compat = {value:.4f}")
+        else:
+            summary.append(f"compat = {value:.4f} (not normalised)")
+    formula = (
+        "compat = RBO(run, ideal) / RBO(ideal, ideal); RBO = sum over depths d of p^(d-1) * overlap(d) / d, "
+        "divided by the sum of p^(d-1); overlap(d): documents in the top d of both"
+    )
+    conventions = (
+        f"p = {p:g}; normalize = {'true' if norm else 'false'}",
+        "Ideal ranking: the documents with a grade > 0 by grade; within a grade the retrieved ones first, "
+        "in the run's order",
+    )
+    columns = ("depth", "docid", "grade", "ideal document", "overlap", "best overlap", "p^(depth-1)", "term")
+    table = Table("Overlap by depth", columns + ("running sum",), tuple(rows))
+    return Working(formula, (table,), tuple(summary), value, conventions)
+
+
+def _grade_at(q: QueryRanking, t: int):
+    return grade_text(q.codes[t]) if t < q.num_ret else ""
