@@ -1,9 +1,11 @@
 """The working of the user models: rank-biased precision (trec_eval's ``rbp``, grades rescaled to
-[0, 1], and its residual ``rbp_resid``; ir_measures' RBP, ``rbp_ext``) the C/W/L measures of
+[0, 1], and its residual ``rbp_resid``; ir_measures' RBP, ``rbp_ext``), the C/W/L measures of
 cwl_eval (INST, INSQ, BPM, SDCG, NERR8 to NERR11) and ir_measures' Compat.
 
-The user reads down the ranking and goes on from each rank to the next with probability p: rank i is
+RBP's user reads down the ranking and goes on from each rank to the next with probability p: rank i is
 reached with probability p^(i-1), the powers made by repeated multiplication as the kernels make them.
+A C/W/L user goes on from rank i with the measure's own probability c_i (:mod:`metrics.measures.cwl`);
+Compat's overlap is weighted by p^(depth-1) the same way.
 """
 
 from __future__ import annotations
