@@ -20,9 +20,12 @@ from metrics.measures import Measure
 from metrics.measures import extra as ext
 from metrics.measures import gains as trec
 
-__all__ = ["Variant", "variant_of", "ndcg", "gain_curve", "NDCG_FAMILIES"]
+__all__ = ["Variant", "variant_of", "ndcg", "gain_curve", "NDCG_FAMILIES", "CURVE_FAMILIES"]
 
 NDCG_FAMILIES = ("ndcg", "ndcg_cut", "ndcg_ext")
+#: the families whose working is pictured as the run's DCG@k against the ideal ranking's (:func:`gain_curve`)
+CURVE_FAMILIES = NDCG_FAMILIES + ("dcg", "dcg_cut", "ideal_dcg", "ndcg_rel", "Rndcg")
+_TREC_GAINS = ("ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "G")
 _DEFAULT_DEPTH = 100
 _IDEAL_ALL = "ideal ranking: every judged document of the query, retrieved or not"
 
@@ -81,11 +84,15 @@ class Variant:
 
 
 def variant_of(m: Measure) -> Variant:
-    """The variant measure ``m`` computes (trec_eval's nDCG for any measure that is not nDCG)."""
-    if m.family == "ndcg":
+    """The variant measure ``m`` computes: trec_eval's gains (with ``m``'s grade=gain pairs) for trec_eval's
+    gain measures, ``dcg_cut``'s and ``ndcg_ext``'s own, trec_eval's nDCG for any other measure."""
+    if m.family in _TREC_GAINS:
         return Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
     if m.family == "ndcg_cut":
         return Variant(True, (), ext.NdcgOptions(), int(m.params[0]))
+    if m.family == "dcg_cut":
+        gain = dict(m.options).get("gain", ext.NDCG_DEFAULTS["gain"])
+        return Variant(False, (), ext.ndcg_options(gain=gain), int(m.params[0]))
     if m.family == "ndcg_ext":
         options = {k: v for k, v in m.options if k != "judged_only"}
         k = int(m.params[0])
@@ -236,13 +243,9 @@ def _ideal_table(q: QueryRanking, v: Variant, r, depth: int | None, title: str) 
 
 def dcg(q: QueryRanking, m: Measure, r) -> Working:
     """dcg (trec_eval's, with its gain values) and dcg_cut_k (gain linear or exp): DCG of the run's ranking."""
-    if m.family == "dcg":
-        v = Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
-        n, at = q.num_ret, ""
-    else:
-        k = int(m.params[0])
-        v = Variant(False, (), ext.ndcg_options(gain=dict(m.options).get("gain", "linear")), k)
-        n, at = min(k, q.num_ret), f"@{k}"
+    v = variant_of(m)
+    n = q.num_ret if v.cutoff is None else min(v.cutoff, q.num_ret)
+    at = "" if v.cutoff is None else f"@{v.cutoff}"
     top = "" if v.cutoff is None else f" (top {v.cutoff})"
     table, value = _run_table(q, v, n, f"The run's ranking{top}")
     summary = [f"DCG{at} = {value:.4f}"]
@@ -255,7 +258,7 @@ def dcg(q: QueryRanking, m: Measure, r) -> Working:
 
 def ideal_dcg(q: QueryRanking, m: Measure, r) -> Working:
     """ideal_dcg: the DCG of the ideal ranking of every judged document of the query."""
-    v = Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
+    v = variant_of(m)
     table, value = _ideal_table(q, v, r, None, "The ideal ranking")
     summary = [f"IDCG = {value:.4f}"]
     if not table.rows:
@@ -310,13 +313,9 @@ def _divide(a: float, b: float) -> float:
     return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
-def _trec_variant(m: Measure) -> Variant:
-    return Variant(True, tuple(trec.gain_pairs(m.params)), ext.NdcgOptions(), None)
-
-
 def g_measure(q: QueryRanking, m: Measure, r) -> Working:
     """G: each retrieved document with a gain g at rank i adds g / log2(2 + cost(i) - gain(i))."""
-    v = _trec_variant(m)
+    v = variant_of(m)
     ideal = v.ideal(r, q.index)
     K = len(ideal)
     total_ideal = 0.0
@@ -359,7 +358,7 @@ def _ideal_running(ideal: list[float]) -> list[float]:
 
 def ndcg_rel(q: QueryRanking, m: Measure, r) -> Working:
     """ndcg_rel: nDCG averaged over the relevant documents (those with a positive ideal gain)."""
-    v = _trec_variant(m)
+    v = variant_of(m)
     run_table, dcg_total = _run_table(q, v, q.num_ret, "The run's ranking")
     gains = v.gains(q.codes[: q.num_ret])
     ideal = v.ideal(r, q.index)
@@ -405,7 +404,7 @@ def ndcg_rel(q: QueryRanking, m: Measure, r) -> Working:
 
 def rndcg(q: QueryRanking, m: Measure, r) -> Working:
     """Rndcg: nDCG averaged over the depths where the ideal gain changes (and the whole ranking)."""
-    v = _trec_variant(m)
+    v = variant_of(m)
     run_table, dcg_total = _run_table(q, v, q.num_ret, "The run's ranking")
     running = [row["running DCG"] for row in run_table.rows]
     ideal = v.ideal(r, q.index)
