@@ -1,5 +1,5 @@
 """The working of the counts and the remaining set measures: num_ret, num_rel, num_rel_ret,
-num_nonrel_judged_ret, set_relative_P, set_map and utility.
+num_nonrel_judged_ret, set_relative_P, set_map and utility, and of relstring.
 
 The counts are read off the ranking as trec_eval counts them (the documents after ``-M`` and ``-J``);
 each explainer lists the documents that make its count and redoes the kernel's arithmetic on the
@@ -12,7 +12,16 @@ from metrics.explain.model import Table
 from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.ranking.qrels_index import NONPOOL, UNJUDGED
 
-__all__ = ["num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret", "set_relative_precision", "set_map", "utility"]
+__all__ = [
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "num_nonrel_judged_ret",
+    "relstring",
+    "set_relative_precision",
+    "set_map",
+    "utility",
+]
 
 
 def _doc(q: QueryRanking, i: int) -> dict:
@@ -164,3 +173,36 @@ def utility(q: QueryRanking, m, r) -> Working:
     return Working(
         formula, (Table("Contingency table", ("cell", "count", "coefficient"), rows),), tuple(summary), value
     )
+
+
+def _relchar(code: int) -> str:
+    """A relevance code as relstring writes it."""
+    if code == NONPOOL:
+        return "-"
+    if code == UNJUDGED:
+        return "."
+    if code < 0:
+        return "<"
+    return str(code) if code <= 9 else ">"
+
+
+def relstring(q: QueryRanking, m, r) -> Working:
+    """relstring_N: the relevance codes of the first N documents, one character each."""
+    length = int(m.params[0])  # (C's (long) cast: toward zero)
+    n = max(min(length, q.num_ret), 0)
+    cleared = tuple(m.params) == (10.0,) and q.placeholder
+    if cleared:
+        n = 0
+    rows = tuple(_doc(q, i) | {"character": _relchar(q.codes[i])} for i in range(n))
+    value = "".join(row["character"] for row in rows)
+    summary = [f"relstring = '{value}'"]
+    if cleared:
+        summary.insert(0, "The run has no results for this query (-c): the string is empty")
+    elif q.num_ret < length:
+        summary.insert(0, f"Only {q.num_ret} documents retrieved: the string is {q.num_ret} characters long")
+    formula = (
+        f"relstring = the first {length} relevance codes: the grade for 0 to 9, '>' above 9, '-' not in the "
+        "qrels, '.' in the qrels but unjudged, '<' another negative grade"
+    )
+    table = Table(f"The first {length} ranks", ("rank", "docid", "grade", "character"), rows)
+    return Working(formula, (table,), tuple(summary), value)

@@ -65,6 +65,7 @@ EXPLAINERS = {
     "set_relative_P": counts.set_relative_precision,
     "set_map": counts.set_map,
     "utility": counts.utility,
+    "relstring": counts.relstring,
 }
 
 

@@ -97,6 +97,8 @@ BEYOND = [
     "compat(p=0.8)",
     "compat(normalize=false)",
 ]
+#: the text measure explained (its value is its string)
+TEXT = ["relstring", "relstring_20", "relstring_3"]
 #: one measure of each per-query family whose working is not written out
 UNEXPLAINED: list[str] = []
 #: measures of trec_eval's syntax with parameters (one measure each)
@@ -158,7 +160,7 @@ def test_every_family_explained_is_tested():
     families = set()
     from metrics.explain import resolve_measure
 
-    for name in EXPLAINED + BEYOND + TREC_SYNTAX + VARIANTS:
+    for name in EXPLAINED + BEYOND + TREC_SYNTAX + VARIANTS + TEXT:
         families.add(resolve_measure(name).family)
     assert families == set(explained_families())
 
@@ -542,3 +544,38 @@ def test_eleven_point_average_text_walks_the_recall_levels():
     assert levels[0]["note"] == "recall 0: the highest precision anywhere in the ranking"
     assert levels[-1]["note"] == "the highest precision at or below relevant document 2 (rank 4)"
     assert e.summary[-1] == "11pt_avg = 5.5000 / 11 = 0.5000"
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_relstring_is_explained_rank_by_rank(config, tmp_path, capsys):
+    options = CONFIGS[config]
+    qrels, run = random_collection(1)
+    paths = write_trec(qrels, run, tmp_path)
+    lines = q_lines(paths, TEXT[:1], options, capsys)
+    for name in TEXT[1:]:  # (one -m each: ir-eval's -m keeps a family's first parameters)
+        lines.update(q_lines(paths, [name], options, capsys))
+    prep = Prepared(*paths, settings=Settings(**options))
+    for name in TEXT:
+        for qid in prep.query_ids:
+            e = prep.explain(name, qid)
+            assert e.explained and isinstance(e.value, str) and e.worked == e.value, (name, qid)
+            assert e.value == "".join(r["character"] for r in e.rows)
+            assert e.line in lines[(e.measure, qid)] and e.to_text().splitlines()[-1] == e.line
+        assert not prep.explain(name, "all").explained
+    small = explain(*_small(), "relstring", "q")
+    assert small.value == ".201-" and [r["character"] for r in small.rows] == [".", "2", "0", "1", "-"]
+    assert small.summary[-1] == "relstring = '.201-'"
+
+
+@pytest.mark.skipif(BIN is None, reason=REASON or "trec_eval not found")
+def test_relstring_is_trec_evals_own(tmp_path):
+    qrels, run = random_collection(4)
+    paths = write_trec(qrels, run, tmp_path)
+    for name in ("relstring", "relstring.20"):
+        argv = [BIN, "-q", "-c", "-m", name, *paths]
+        out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        reference = {(line.split("\t")[0].strip(), line.split("\t")[1]): line for line in out.splitlines()}
+        prep = Prepared(*paths, settings=Settings(complete=True))
+        for qid in prep.query_ids:
+            e = prep.explain(name, qid)
+            assert e.explained and e.line == reference[(e.measure, qid)], (name, qid)
