@@ -275,7 +275,7 @@ def expected_reciprocal_rank(q: QueryRanking, m: Measure, r) -> Working:
     rows, total, before = [], 0.0, 1.0
     for i in range(depth):
         c = q.codes[i]
-        stop = (2.0 ** float(c) - 1.0) / top if c > 0 else 0.0 / top
+        stop = (2.0 ** float(c) - 1.0) / top if c > 0 else 0.0
         term = stop * before / (i + 1.0)
         total += term
         rows.append(

@@ -16,6 +16,7 @@ import numpy as np
 from metrics.explain.model import Table, counted
 from metrics.explain.query import QueryRanking, Working, grade_text
 from metrics.measures._kernels import lround
+from metrics.measures.extra import WHOLE_RANKING
 from metrics.measures.judgments import INFAP_EPSILON
 from metrics.ranking.qrels_index import NONPOOL, UNJUDGED
 
@@ -324,11 +325,11 @@ def iprec_at_recall(q: QueryRanking, m, r) -> Working:
 
 def _depth(q: QueryRanking, k: int) -> int:
     """The ranks a cutoff k reads (0 stands for the whole ranking, as ERR's and Judged's)."""
-    return q.num_ret if k == 0 else min(k, q.num_ret)
+    return q.num_ret if k == WHOLE_RANKING else min(k, q.num_ret)
 
 
 def _at(k: int) -> str:
-    return "" if k == 0 else f"@{k}"
+    return "" if k == WHOLE_RANKING else f"@{k}"
 
 
 def average_precision_cut(q: QueryRanking, m, r) -> Working:
@@ -478,7 +479,7 @@ def judged_at(q: QueryRanking, m, r) -> Working:
         summary = (f"Judged{at} = {hits} in the qrels / {depth} ranks read = {value:.4f}",)
     else:
         summary = (f"Nothing retrieved: Judged{at} = 0",)
-    where = "the ranking" if k == 0 else f"the first min({k}, retrieved)"
+    where = "the ranking" if k == WHOLE_RANKING else f"the first min({k}, retrieved)"
     formula = f"Judged{at} = (documents of {where} that the qrels list, any grade) / (their number)"
     columns = ("rank", "docid", "grade", "in qrels", "in qrels so far")
     return Working(formula, (Table("Ranks read", columns, tuple(rows)),), summary, value)
