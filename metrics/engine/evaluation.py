@@ -16,7 +16,7 @@ from metrics.io.ids import shown
 from metrics.measures import FAMILIES, Measure, parse_measures
 from metrics.measures.names import as_name
 
-__all__ = ["Evaluation", "RunResult", "format_value"]
+__all__ = ["Evaluation", "RunResult", "format_value", "format_line", "query_line"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,7 +233,7 @@ def _query_rows(res: RunResult, shown: list, texts: dict) -> Iterator[str]:
             for i, name in text_at:
                 row.insert(i, texts[(q, name)])
             if nan:
-                out.append("".join(_row_line(m, q, v) for (m, _), v in zip(shown, row)))
+                out.append("".join(query_line(m, q, v) + "\n" for (m, _), v in zip(shown, row)))
                 continue
             args[0::2] = itertools.repeat(q, len(shown))
             args[1::2] = row
@@ -241,10 +241,11 @@ def _query_rows(res: RunResult, shown: list, texts: dict) -> Iterator[str]:
         yield "".join(out)
 
 
-def _row_line(m: Measure, qid: str, value) -> str:
+def query_line(m: Measure, qid: str, value) -> str:
+    """trec_eval's ``-q`` row of measure ``m`` for query ``qid`` (a text value in quotes, as it prints relstring)."""
     if m.kind == "text":
-        return f"{m.trec_name:<22}\t{qid}\t'{value}'\n"
-    return format_line(m, qid, value) + "\n"
+        return f"{m.trec_name:<22}\t{qid}\t'{value}'"
+    return format_line(m, qid, value)
 
 
 def format_value(kind: str, value: float) -> str:

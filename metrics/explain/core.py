@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from metrics.engine.evaluate import as_qrels, compute, is_true
-from metrics.engine.evaluation import format_line
+from metrics.engine.evaluation import query_line
 from metrics.engine.settings import Settings
 from metrics.explain.explainers import EXPLAINERS, conventions
 from metrics.explain.graded import gain_curve
@@ -154,9 +154,10 @@ class Prepared:
 
     # ------------------------------------------------------------------ explanations
     def kernel(self, m: Measure):
-        """(per-query values, summary value) of ``m`` by the evaluator on the prepared ranking."""
+        """(per-query values, summary value) of ``m`` by the evaluator on the prepared ranking (text
+        measures: their strings)."""
         ((_, values, aggregate),) = list(compute(self.ranking, [m]))
-        return np.asarray(values, dtype=np.float64), aggregate
+        return np.asarray(values, dtype=object if m.kind == "text" else np.float64), aggregate
 
     def explain(self, measure, qid) -> Explanation:
         """How ``measure``'s value for query ``qid`` (``"all"``: the summary) was computed."""
@@ -165,16 +166,16 @@ class Prepared:
         fam = FAMILIES[m.family]
         asked = "" if isinstance(measure, Measure) or str(measure).partition(".")[0] in FAMILIES else str(measure)
         base: dict[str, Any] = dict(measure=m.trec_name, run=self.label, asked=asked if asked != m.trec_name else "")
-        if fam.kind == "text":
-            return Explanation(
-                query_id=str(qid), value=None, explained=False, reason=f"{m.trec_name} is text, not a number", **base
-            )
+        text = fam.kind == "text"
+        if text and (str(qid) == SUMMARY or not fam.per_query or m.family not in EXPLAINERS):
+            reason = f"{m.trec_name} is text, not a number" + (": it has no summary" if fam.per_query else "")
+            return Explanation(query_id=str(qid), value=None, explained=False, reason=reason, **base)
         values, aggregate = self.kernel(m)
         if str(qid) == SUMMARY:
             return explain_summary(self, m, values, aggregate, base)
         qid = self._qid(qid)
-        value = float(values[self._index[qid]])
-        line = format_line(m, qid, value) if fam.per_query else ""
+        value: float | str = (str if text else float)(values[self._index[qid]])
+        line = query_line(m, qid, value) if fam.per_query else ""
         explainer = EXPLAINERS.get(m.family)
         if explainer is None:
             reason = f"{m.trec_name} cannot be explained yet: its working is not written out (its value is as computed)"

@@ -72,7 +72,7 @@ class Explanation:
     measure: str
     query_id: str
     run: str
-    value: float | None
+    value: float | str | None  # (str: a text measure's, relstring's)
     explained: bool
     formula: str = ""
     tables: tuple[Table, ...] = ()
@@ -80,7 +80,7 @@ class Explanation:
     conventions: tuple[str, ...] = ()
     reason: str = ""
     line: str = ""
-    worked: float | None = None
+    worked: float | str | None = None
     #: the measure as it was asked for (``nDCG@10``), when that differs from ``measure``
     asked: str = ""
 

@@ -65,7 +65,7 @@ class Working:
     formula: str
     tables: tuple
     summary: tuple
-    value: float
+    value: float | str  # (str: a text measure's, relstring's)
     conventions: tuple = ()
 
 
@@ -76,9 +76,11 @@ def grade_text(code: int):
     return "not in qrels" if code == NONPOOL else "unjudged (negative grade)"
 
 
-def reproduces(worked: float, value: float, kind: str = "double") -> bool:
+def reproduces(worked: float | str, value: float | str, kind: str = "double") -> bool:
     """Whether the working's number is the kernel's value: equal (both NaN counts), or within
-    rounding of the last bits and printed alike by trec_eval."""
+    rounding of the last bits and printed alike by trec_eval; a text value: the same text."""
+    if isinstance(worked, str) or isinstance(value, str):
+        return worked == value
     if worked == value or (math.isnan(worked) and math.isnan(value)):
         return True
     if math.isnan(worked) or math.isnan(value):
@@ -87,7 +89,9 @@ def reproduces(worked: float, value: float, kind: str = "double") -> bool:
     return close and format_value(kind, worked) == format_value(kind, value)
 
 
-def explanation_of(work: Working, value: float, *, query_id: str, line: str, conventions=(), kind="double", **base):
+def explanation_of(
+    work: Working, value: float | str, *, query_id: str, line: str, conventions=(), kind="double", **base
+):
     """The :class:`~metrics.explain.model.Explanation` ``work`` gives of ``value`` (``conventions``: those of
     the measure, before the working's own); when its arithmetic does not reproduce the kernel's value
     (:func:`reproduces`), one that says so and shows nothing approximate."""

@@ -32,20 +32,23 @@ dot products; the values here agree with it to about 1e-15.
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Callable
 
 import numpy as np
 
 from metrics.measures.registry import LongCutoffs, measure
 
-__all__ = ["CWL_DEPTH", "cwl_gains"]
+__all__ = ["CWL_DEPTH", "block_of", "cwl_gains", "cwl_levels", "continuation", "expected_utility_parts"]
 
 #: ranks of the C/W/L user model (cwl_eval's max_n)
 CWL_DEPTH = 1000
 _ROWS = 1024  # queries per block: (rows, CWL_DEPTH) matrices stay at a few MB
 
 
-def _levels(r, min_rel, max_rel) -> tuple[float, float]:
+def cwl_levels(r, min_rel="0", max_rel="") -> tuple[float, float]:
+    """The grade range [min_rel, max_rel] the gains are scaled from (max_rel: the highest grade judged)."""
     try:
         lo = float(min_rel)
         hi = float(r.rel_levels.shape[1] - 1 if str(max_rel).strip() == "" else max_rel)
@@ -61,7 +64,7 @@ def _levels(r, min_rel, max_rel) -> tuple[float, float]:
 def cwl_gains(r, min_rel="0", max_rel="", rows: slice | None = None) -> np.ndarray:
     """Gains of the first CWL_DEPTH ranks of the queries ``rows`` (all by default), a (queries,
     CWL_DEPTH) matrix."""
-    lo, hi = _levels(r, min_rel, max_rel)
+    lo, hi = cwl_levels(r, min_rel, max_rel)
     rows = slice(0, r.n_queries) if rows is None else rows
     g = np.zeros((rows.stop - rows.start, CWL_DEPTH))
     span = slice(int(r.offsets[rows.start]), int(r.offsets[rows.stop]))
@@ -73,18 +76,32 @@ def cwl_gains(r, min_rel="0", max_rel="", rows: slice | None = None) -> np.ndarr
     return g
 
 
-def _expected_utility(gains: np.ndarray, cont: np.ndarray) -> np.ndarray:
-    """sum W_i g_i per row, W from the continuation probabilities ``cont`` (rows, N)."""
+def expected_utility_parts(gains: np.ndarray, cont: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(reach, W, sum W_i g_i) per row, from the continuation probabilities ``cont`` (rows, N): reach_i the
+    probability of reaching rank i (prod_{j<i} c_j), W_i = reach_i / sum of reach."""
     reach = np.ones_like(cont, dtype=np.float64)
     reach[:, 1:] = np.cumprod(cont[:, :-1], axis=1)
     w1 = 1.0 / reach.sum(axis=1)
-    return np.einsum("ij,ij->i", reach * w1[:, None], gains)
+    weights = reach * w1[:, None]
+    return reach, weights, np.einsum("ij,ij->i", weights, gains)
+
+
+def _expected_utility(gains: np.ndarray, cont: np.ndarray) -> np.ndarray:
+    """sum W_i g_i per row, W from the continuation probabilities ``cont`` (rows, N)."""
+    return expected_utility_parts(gains, cont)[2]
 
 
 def _blocks(r):
     """Row slices of at most _ROWS queries: the (rows, CWL_DEPTH) matrices stay at a few MB."""
     for lo in range(0, r.n_queries, _ROWS):
         yield slice(lo, min(lo + _ROWS, r.n_queries))
+
+
+def block_of(r, qi: int) -> slice:
+    """The row slice of :func:`_blocks` that holds query ``qi``: a query's value is computed with the others
+    of its block (numpy's sums over a matrix of rows, whose last bits can differ from those over one row)."""
+    lo = (qi // _ROWS) * _ROWS
+    return slice(lo, min(lo + _ROWS, r.n_queries))
 
 
 def _t(value) -> float:
@@ -98,17 +115,78 @@ _OPTIONS = {"T": "1", "min_rel": "0", "max_rel": ""}
 _I = np.arange(1.0, CWL_DEPTH + 1.0)  # ranks counted from 1
 
 
+def _inst(g, k, T="1", **_):
+    t = _t(T)
+    ti = t - np.cumsum(g, axis=1)
+    return ((_I + t + ti - 1.0) / (_I + t + ti)) ** 2.0
+
+
+def _insq(g, k, T="1", **_):
+    t = _t(T)
+    return np.broadcast_to(((_I + 2.0 * t - 1.0) / (_I + 2.0 * t)) ** 2.0, g.shape)
+
+
+def _bpm(g, k, T="1", **_):
+    return ((np.cumsum(g, axis=1) < _t(T)) & (_I < k)).astype(np.float64)
+
+
+def _sdcg(g, k, **_):
+    return np.broadcast_to(_sdcg_continuation(int(k)), g.shape)
+
+
+def _nerr8(g, k, **_):
+    return (_I < k).astype(np.float64) * (1.0 - g)
+
+
+def _nerr9(g, k, **_):
+    return np.where(_I < k, _I / (_I + 1.0), 0.0) * (1.0 - g)
+
+
+def _phi(p) -> float:
+    try:
+        return float(p)
+    except ValueError:
+        raise ValueError(f"p must be a number, not {p!r}") from None
+
+
+def _nerr10(g, k, p="0.9", **_):
+    return np.full(CWL_DEPTH, _phi(p)) * (1.0 - g)
+
+
+def _nerr11(g, k, T="1", **_):
+    t = _t(T)
+    return ((_I + 2.0 * t - 1.0) / (_I + 2.0 * t)) ** 2.0 * (1.0 - g)
+
+
+#: family -> its continuation probabilities c_i from the gains (rows, N), the cutoff k and its options
+_CONTINUATIONS: dict[str, Callable[..., np.ndarray]] = {
+    "inst": _inst,
+    "insq": _insq,
+    "bpm": _bpm,
+    "sdcg": _sdcg,
+    "nerr8": _nerr8,
+    "nerr9": _nerr9,
+    "nerr10": _nerr10,
+    "nerr11": _nerr11,
+}
+
+
+def continuation(family: str, gains: np.ndarray, k: int | None = None, **options) -> np.ndarray:
+    """The continuation probabilities c_i (rows, N) of C/W/L family ``family`` for the gains (rows, N)
+    of :func:`cwl_gains`, at cutoff ``k`` (bpm, sdcg, nerr8, nerr9), with its options (``T``, ``p``)."""
+    return _CONTINUATIONS[family](gains, k, **options)
+
+
 @measure("inst", ir_measures="INST", options=_OPTIONS)
 def inst(r, *, T="1", min_rel="0", max_rel=""):
     """INST (C/W/L, as cwl_eval): continuation c_i = ((i + T + T_i - 1) / (i + T + T_i))^2 with T_i = T
     minus the gain accumulated to rank i, gains the grades scaled from [min_rel, max_rel] to [0, 1];
     expected utility per document over 1000 ranks.  Summary: mean."""
-    t = _t(T)
+    _t(T)
     out = np.zeros(r.n_queries)
     for rows in _blocks(r):
         g = cwl_gains(r, min_rel, max_rel, rows)
-        ti = t - np.cumsum(g, axis=1)
-        out[rows] = _expected_utility(g, ((_I + t + ti - 1.0) / (_I + t + ti)) ** 2.0)
+        out[rows] = _expected_utility(g, continuation("inst", g, T=T))
     return out
 
 
@@ -117,12 +195,11 @@ def insq(r, *, T="1", min_rel="0", max_rel=""):
     """INSQ (C/W/L, as cwl_eval): continuation c_i = ((i + 2T - 1) / (i + 2T))^2; gains the grades
     scaled from [min_rel, max_rel] to [0, 1]; expected utility per document over 1000 ranks.
     Summary: mean."""
-    t = _t(T)
-    cont = ((_I + 2.0 * t - 1.0) / (_I + 2.0 * t)) ** 2.0
+    _t(T)
     out = np.zeros(r.n_queries)
     for rows in _blocks(r):
         g = cwl_gains(r, min_rel, max_rel, rows)
-        out[rows] = _expected_utility(g, np.broadcast_to(cont, g.shape))
+        out[rows] = _expected_utility(g, continuation("insq", g, T=T))
     return out
 
 
@@ -131,19 +208,21 @@ def bpm(r, cutoffs, *, T="1", min_rel="0", max_rel=""):
     """Static Bejeweled Player Model (C/W/L, as cwl_eval) with a budget of k documents: the user goes on
     while the gain so far is below T and fewer than k documents are read; gains the grades scaled from
     [min_rel, max_rel] to [0, 1].  Summary: mean."""
-    t = _t(T)
+    _t(T)
     out = np.zeros((r.n_queries, len(cutoffs)))
     for rows in _blocks(r):
         g = cwl_gains(r, min_rel, max_rel, rows)
-        wanting = np.cumsum(g, axis=1) < t
         for j, k in enumerate(cutoffs):
-            out[rows, j] = _expected_utility(g, (wanting & (_I < k)).astype(np.float64))
+            out[rows, j] = _expected_utility(g, continuation("bpm", g, k, T=T))
     return out
 
 
+@functools.lru_cache(maxsize=16)
 def _sdcg_continuation(k: int) -> np.ndarray:
-    """cwl_eval's c_i = log(i + 1) / log(i + 2) (base 2, through math.log) for i < k, else 0."""
-    return np.array([math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, CWL_DEPTH + 1)])
+    """cwl_eval's c_i = log(i + 1) / log(i + 2) (base 2, through math.log) for i < k, else 0 (read-only)."""
+    table = np.array([math.log(i + 1, 2.0) / math.log(i + 2, 2.0) if i < k else 0.0 for i in range(1, CWL_DEPTH + 1)])
+    table.flags.writeable = False
+    return table
 
 
 @measure("sdcg", params=LongCutoffs(10), ir_measures="SDCG", options={"min_rel": "0", "max_rel": ""})
@@ -152,11 +231,10 @@ def sdcg(r, cutoffs, *, min_rel="0", max_rel=""):
     sum over i <= k of 1 / log2(i + 1); gains the grades scaled from [min_rel, max_rel] to [0, 1].
     Summary: mean."""
     out = np.zeros((r.n_queries, len(cutoffs)))
-    conts = [_sdcg_continuation(int(k)) for k in cutoffs]
     for rows in _blocks(r):
         g = cwl_gains(r, min_rel, max_rel, rows)
-        for j, cont in enumerate(conts):
-            out[rows, j] = _expected_utility(g, np.broadcast_to(cont, g.shape))
+        for j, k in enumerate(cutoffs):
+            out[rows, j] = _expected_utility(g, continuation("sdcg", g, k))
     return out
 
 
@@ -169,13 +247,12 @@ def sdcg(r, cutoffs, *, min_rel="0", max_rel=""):
 #   NERR11    f_i = ((i + 2T - 1) / (i + 2T))^2 (INSQ's, T = 1)
 
 
-def _nerr(r, f: np.ndarray, min_rel, max_rel) -> np.ndarray:
-    """Expected utility per document with continuation ``f`` * (1 - gain) (``f``: one value per rank,
-    or a (rows, N) matrix per block)."""
+def _nerr(r, family: str, k, min_rel, max_rel, **options) -> np.ndarray:
+    """Expected utility per document with the continuation f_i * (1 - gain) of NERR ``family``."""
     out = np.zeros(r.n_queries)
     for rows in _blocks(r):
         g = cwl_gains(r, min_rel, max_rel, rows)
-        out[rows] = _expected_utility(g, f * (1.0 - g))
+        out[rows] = _expected_utility(g, continuation(family, g, k, **options))
     return out
 
 
@@ -188,7 +265,7 @@ def nerr8(r, cutoffs, *, min_rel="0", max_rel=""):
     scaled from [min_rel, max_rel] to [0, 1]; expected utility per document.  Summary: mean."""
     out = np.zeros((r.n_queries, len(cutoffs)))
     for j, k in enumerate(cutoffs):
-        out[:, j] = _nerr(r, (_I < k).astype(np.float64), min_rel, max_rel)
+        out[:, j] = _nerr(r, "nerr8", k, min_rel, max_rel)
     return out
 
 
@@ -198,7 +275,7 @@ def nerr9(r, cutoffs, *, min_rel="0", max_rel=""):
     gains the grades scaled from [min_rel, max_rel] to [0, 1].  Summary: mean."""
     out = np.zeros((r.n_queries, len(cutoffs)))
     for j, k in enumerate(cutoffs):
-        out[:, j] = _nerr(r, np.where(_I < k, _I / (_I + 1.0), 0.0), min_rel, max_rel)
+        out[:, j] = _nerr(r, "nerr9", k, min_rel, max_rel)
     return out
 
 
@@ -206,16 +283,13 @@ def nerr9(r, cutoffs, *, min_rel="0", max_rel=""):
 def nerr10(r, *, p="0.9", min_rel="0", max_rel=""):
     """NERR, Eq. 10 (cwl_eval's NERReq10): continuation c_i = p (1 - g_i) over 1000 ranks; gains the
     grades scaled from [min_rel, max_rel] to [0, 1].  Summary: mean."""
-    try:
-        phi = float(p)
-    except ValueError:
-        raise ValueError(f"p must be a number, not {p!r}") from None
-    return _nerr(r, np.full(CWL_DEPTH, phi), min_rel, max_rel)
+    _phi(p)
+    return _nerr(r, "nerr10", None, min_rel, max_rel, p=p)
 
 
 @measure("nerr11", ir_measures="NERR11", options=_OPTIONS)
 def nerr11(r, *, T="1", min_rel="0", max_rel=""):
     """NERR, Eq. 11 (cwl_eval's NERReq11): continuation c_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i) over
     1000 ranks; gains the grades scaled from [min_rel, max_rel] to [0, 1].  Summary: mean."""
-    t = _t(T)
-    return _nerr(r, ((_I + 2.0 * t - 1.0) / (_I + 2.0 * t)) ** 2.0, min_rel, max_rel)
+    _t(T)
+    return _nerr(r, "nerr11", None, min_rel, max_rel, T=T)

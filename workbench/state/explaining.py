@@ -110,16 +110,15 @@ def compute(request: Request, progress=None) -> Explained:
 
 
 def is_dcg_family(measure: str) -> bool:
-    """Whether a measure is of the DCG family (nDCG, DCG, their cutoffs and variants): the only ones whose
-    working is pictured as cumulative gain against the ideal ranking."""
+    """Whether a measure is of the DCG family (nDCG, DCG, their cutoffs and variants, ndcg_rel, Rndcg): the
+    only ones whose working is pictured as cumulative gain against the ideal ranking."""
     from metrics.explain import resolve_measure
-    from metrics.measures import FAMILIES
+    from metrics.explain.graded import CURVE_FAMILIES
 
     try:
-        family = FAMILIES[resolve_measure(measure).family]
+        return resolve_measure(measure).family in CURVE_FAMILIES
     except (KeyError, ValueError):
         return False
-    return "dcg" in family.name.lower()
 
 
 class ExplainRules:
