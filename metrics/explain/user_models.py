@@ -54,10 +54,10 @@ def _rows(q: QueryRanking, gains: list[float], pw: list[float], depth: int) -> t
 def rbp(q: QueryRanking, m, r) -> Working:
     """trec_eval's rbp: (1 - p) * sum of gain * p^(rank-1), gains rescaled by min-max when any lies
     outside [0, 1]."""
-    p = trec._persistence(m.params)
+    p = trec.persistence(m.params)
     pairs = trec.gain_pairs(m.params)
-    num_levels = int(trec._trec_levels(r)[1][q.index])
-    table = [g for _, g in trec._gain_table(pairs, num_levels)]
+    num_levels = int(trec.trec_levels(r)[1][q.index])
+    table = [g for _, g in trec.gain_table(pairs, num_levels)]
     lo, hi = min(table + [0.0]), max(table + [0.0])
     scale = lo < 0 or hi > 1
     named = {lvl for lvl, _ in pairs}
@@ -89,7 +89,7 @@ def rbp(q: QueryRanking, m, r) -> Working:
 
 def rbp_residual(q: QueryRanking, m, r) -> Working:
     """rbp_resid: how much RBP could still grow, p^num_ret + (1 - p) * sum of p^(rank-1) over the unjudged ranks."""
-    p = trec._persistence(m.params)
+    p = trec.persistence(m.params)
     pw = _powers(p, q.num_ret)
     rows, total, n_unj = [], 0.0, 0
     for i in range(q.num_ret):

@@ -92,7 +92,7 @@ def _msort(items: list) -> list:
     return out + left[i:] + right[j:]
 
 
-def _gain_table(pairs, num_levels: int) -> list[tuple[int, float]]:
+def gain_table(pairs, num_levels: int) -> list[tuple[int, float]]:
     """(grade, gain) sorted as trec_eval's setup_gains for a query whose
     highest judged grade is num_levels - 1."""
     entries = list(pairs)
@@ -129,7 +129,7 @@ def _nonzero_gains(r, pairs):
     return pos[nz], gains[nz]
 
 
-def _trec_levels(r):
+def trec_levels(r):
     """Grade counts and number of grades as trec_eval's gain measures see them.
 
     For a query whose qrels hold only negative grades, trec_eval's
@@ -149,11 +149,11 @@ def _trec_levels(r):
 def ideal_gains(r, pairs):
     """Ideal gain sequence per query: (flat gains, offsets)."""
     nq = r.n_queries
-    levels, num_levels = _trec_levels(r)
+    levels, num_levels = trec_levels(r)
     chunks_q, chunks_g, chunks_c = [], [], []
     for L in distinct(num_levels):
         qs = np.nonzero(num_levels == L)[0]
-        table = _gain_table(pairs, int(L))
+        table = gain_table(pairs, int(L))
         if not table or table[-1][1] <= 0.0:
             continue
         table = table[::-1]  # traversal order: highest first
@@ -403,7 +403,7 @@ def _g_cost_sums(flat, ioff, q, rank) -> np.ndarray:
     return out
 
 
-def _persistence(params) -> float:
+def persistence(params) -> float:
     p = 0.9
     for k, v in params:
         if k == "p":
@@ -426,16 +426,16 @@ def rbp(r, params):
     the query's gain table (its grades and the pairs, and 0) when any lies
     outside [0, 1]; codes outside that table (documents not in the qrels,
     pooled but unjudged ones) gain 0, not rescaled."""
-    p = _persistence(params)
+    p = persistence(params)
     pairs = gain_pairs(params)
     # min-max rescaling over the query's gain table (its grades 0..L-1 and
     # the given pairs)
     lo = np.zeros(r.n_queries)
     hi = np.zeros(r.n_queries)
-    num_levels = _trec_levels(r)[1]
+    num_levels = trec_levels(r)[1]
     for L in distinct(num_levels):
         qs = num_levels == L
-        table = [g for _, g in _gain_table(pairs, int(L))]
+        table = [g for _, g in gain_table(pairs, int(L))]
         lo[qs] = min(table + [0.0])
         hi[qs] = max(table + [0.0])
     scale_q = (lo < 0) | (hi > 1)
@@ -470,7 +470,7 @@ def rbp_resid(r, params):
     the ranking: p^num_ret + (1 - p) * sum over unjudged ranks of p^(rank-1).
     0 when no retrieved doc is unjudged, and for a -c placeholder query
     (without parameters, as trec_eval)."""
-    p = _persistence(params)
+    p = persistence(params)
     pw = _powers(p, int(r.num_ret.max()) if r.n_queries else 0)
     # p^rank at the unjudged ranks, 0 elsewhere (zeros add nothing)
     weights = pw[r.rank]
