@@ -33,8 +33,8 @@ import os, sys, time
 os.environ["QT_QPA_PLATFORM"] = "offscreen"
 from workbench.system import process
 process.prepare()
-from workbench.scoring import service as scoring
-early = scoring.start(sys.argv[3:])  # as ir-workbench FILES... does, before its window
+from workbench.state import early as ahead
+early = ahead.start(sys.argv[3:])  # as ir-workbench FILES... does, before its window
 from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
@@ -97,12 +97,14 @@ def timed(cmd: list[str]) -> tuple[float, str, float, float, float]:
     with tempfile.TemporaryFile("w+") as out:
         began = time.time()
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, text=True)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True)
+        assert proc.stderr is not None
+        said = proc.stderr.read()  # (read to its end before the wait: a full pipe would block the command)
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         if proc.returncode:
-            raise subprocess.CalledProcessError(proc.returncode, cmd)
+            raise subprocess.CalledProcessError(proc.returncode, cmd[:3] + ["..."], stderr=said)
         out.seek(0)
         return seconds, out.read(), usage.ru_maxrss / 1024, began, usage.ru_utime + usage.ru_stime
 
