@@ -17,6 +17,10 @@ def _atof(text: str) -> float:
     return float(m.group(0)) if m else 0.0
 
 
+_PAIR_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
+_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.I)
+
+
 def _fmt_num(v: float) -> str:
     return repr(int(v)) if float(v).is_integer() and abs(v) < 1e15 else repr(float(v))
 
@@ -162,3 +166,14 @@ class ParamPairs(_OneMeasureParams):
         if not params:
             return ""
         return "_" + ",".join(f"{k}={_fmt_num(v)}" for k, v in params)
+
+    def from_suffix(self, text: str) -> tuple:
+        """The pairs of an output name's suffix (``ndcg_1=3,2=9``), as :meth:`suffix` writes them: each name
+        a word or a number and each value a whole number written out (``-m``'s own syntax reads values as C's
+        ``atof`` does, trec_eval's rule; a name is not guessed that way: ``dcg_cut(gain=exp)_10`` is no
+        ``dcg`` with a pair ``cut(gain=0``)."""
+        for item in text.split(","):
+            name, _, value = item.partition("=")
+            if not _PAIR_NAME.fullmatch(name) or not _NUMBER.fullmatch(value.strip()):
+                raise ValueError(f"malformed pair parameters in '{text}'")
+        return self.parse(text)

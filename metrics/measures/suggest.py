@@ -36,9 +36,18 @@ def known_names() -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: a family's options written before its cutoff (``dcg_cut(gain=exp)_10``): the options go last
+_OPTIONS_FIRST = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\([^()]*\))(_[^()]+)")
+
+
 def nearest(text: str) -> str:
     """The "; did you mean X?" naming the known name nearest to ``text`` (difflib), else ""."""
     import difflib
+
+    moved = _OPTIONS_FIRST.fullmatch(text)
+    if moved and moved.group(1) in FAMILIES:
+        family, options, cut = moved.groups()
+        return f"; did you mean {family + cut + options!r}? (the options come after the cutoff)"
 
     head = re.split(r"[.@(]", text, maxsplit=1)[0]
     tail = text[len(head) :]

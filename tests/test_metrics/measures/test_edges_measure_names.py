@@ -5,6 +5,7 @@ refused naming both; unknown names suggest the nearest; ``ir-eval --list-measure
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,14 @@ def _accepted(text: str) -> bool:
         return bool(metrics.parse_measures(text))
     except ValueError:
         return False
+
+
+@pytest.mark.parametrize("name", ["dcg_cut(gain=exp)_10", "ndcg_cut(discount=jk)_5", "ndcg(gain=exp)_1=3"])
+def test_options_before_the_cutoff_are_refused_naming_the_spelling_meant(name):
+    """An output name's options go after its cutoff; written before it, the name was read as another family's
+    (``dcg`` with a pair ``cut(gain=0``) and scored: it is refused, naming the spelling meant."""
+    family, rest = name.split("(", 1)
+    options, cut = rest.split(")", 1)
+    with pytest.raises(ValueError, match=re.escape(f"did you mean '{family}{cut}({options})'")):
+        metrics.parse_measures([name])
+    assert [str(m) for m in metrics.parse_measures([f"{family}{cut}({options})"])] == [f"{family}{cut}({options})"]
