@@ -82,8 +82,11 @@ def test_a_click_opens_the_drilldown_on_the_query_with_both_runs_side_by_side(qt
     # another pair, the same query: the drill-down follows
     view.choose(a="b", b="c")
     qtbot.waitUntil(lambda: view.follower.state() == "current" and view.pair() == ("b", "c"), timeout=TIMEOUT)
+    window.docks["inspect"].raise_()  # another tab over the drill-down; the query opened is the one selected
+    qtbot.waitUntil(lambda: window.docks["drilldown"].visibleRegion().isEmpty(), timeout=TIMEOUT)
     view.open_query(first)
     qtbot.waitUntil(lambda: set(drill.columns) == {"b", "c"}, timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.docks["drilldown"].visibleRegion().isEmpty(), timeout=TIMEOUT)
 
 
 def test_the_view_exports_its_ranking_with_its_settings(qtbot, window, tmp_path):

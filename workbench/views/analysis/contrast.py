@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pandas as pd
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSpinBox, QWidget
 
 from workbench.state import analyses
@@ -25,6 +26,9 @@ BY_TEXT = {text: key for key, text in analyses.CONTRAST_BY.items()}
 
 class ContrastView(QWidget):
     """Where to look first: the queries ranked by how much two runs differ; a click opens them side by side."""
+
+    #: a query opened in the drill-down (its lists of A and B side by side)
+    sigQueryOpened = Signal(str)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -168,6 +172,7 @@ class ContrastView(QWidget):
         s: analyses.ContrastSettings = o.settings
         self.session.followups.show_drilldown_runs([s.run_a, s.run_b])
         self.session.select_query(query_id)
+        self.sigQueryOpened.emit(query_id)  # (the drill-down comes forward, the query chosen already or not)
 
     def pair(self) -> tuple[str, str] | None:
         """The runs (A, B) of the ranking shown, if any."""

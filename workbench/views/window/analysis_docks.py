@@ -99,6 +99,9 @@ class AnalysisViews(Mapping[str, QWidget]):
         dock = self._docks[name]
         view: QWidget = getattr(importlib.import_module(module), cls)(self._session, self._window)
         self._views[name] = view
+        opened = getattr(view, "sigQueryOpened", None)
+        if opened is not None and "drilldown" in self._docks:  # (a query opened from the view: its lists in front)
+            opened.connect(lambda _: self._docks["drilldown"].raise_())
         empty = dock.widget()
         dock.setWidget(view)  # (shown with the dock; the view's follower computes its analysis once shown)
         if empty is not None:
