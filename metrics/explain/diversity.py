@@ -1,5 +1,6 @@
-"""How a diversity measure's value was computed: alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k and NRBP of one
-run against intent qrels (``qid intent docid grade``), for one query or the mean over the queries.
+"""How a diversity measure's value was computed: alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP, alpha-DCG@k,
+nERR-IA@k, nNRBP and AP-IA of one run against intent qrels (``qid intent docid grade``), for one query or the
+mean over the queries.
 
 :class:`PreparedDiversity` ranks the run once with the functions :func:`metrics.evaluate_diversity` ranks
 it with (:func:`metrics.engine.intents.ranked_documents`, :func:`~metrics.engine.intents.ranked_relevance`),

@@ -1,5 +1,5 @@
-"""The working of the diversity measures for one query: alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k and NRBP,
-as ndeval computes them (see :mod:`metrics.measures.diversity`).
+"""The working of the diversity measures for one query: alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP,
+alpha-DCG@k, nERR-IA@k, nNRBP and AP-IA, as ndeval computes them (see :mod:`metrics.measures.diversity`).
 
 Each explainer reads one query's ranking against its intents (:class:`IntentRanking`) and the kernel's own
 steps for it (:class:`metrics.measures.diversity.Steps`: the gains, weights and running sums the value is
@@ -66,14 +66,17 @@ def _terms_text(rel: np.ndarray, seen: np.ndarray, alpha: float) -> str:
     return " + ".join(f"{1.0 - alpha:g}^{int(seen[j])}" for j in np.flatnonzero(rel))
 
 
-def _gain_rows(q: IntentRanking, m: DiversityMeasure, st: Steps, weight: str, running: str) -> list[dict]:
-    """The ranks read with the gain's terms, the gain, the weight, what the rank adds and the running sum."""
+def _gain_rows(
+    q: IntentRanking, m: DiversityMeasure, st: Steps, weight: str, running: str, discounted: bool = False
+) -> list[dict]:
+    """The ranks read with the gain's terms, the gain, the weight, what the rank adds and the running sum;
+    ``discounted``: the weight is the DCG discount, shown as log2(rank + 1), what the gain is divided by."""
     seen = novelty(st.rows)
     assert st.gains is not None and st.weights is not None and st.scaled is not None and st.running is not None
     rows = []
     for i in range(len(st.rows)):
         w = float(st.weights[i])
-        shown = math.log2(i + 2.0) if m.name == "alpha_nDCG" else w  # (the kernel multiplies by 1 / log2)
+        shown = math.log2(i + 2.0) if discounted else w  # (the kernel multiplies by 1 / log2)
         rows.append(
             _doc(q, i, st.rows)
             | {"gain terms": _terms_text(st.rows[i], seen[i], m.alpha), "gain": float(st.gains[i])}
@@ -136,6 +139,22 @@ def formula(m: DiversityMeasure) -> str:
         return f"P-IA@{k} = (relevant (document, intent) pairs in the top {k}) / ({k} * S)"
     if m.name == "StRecall":
         return f"StRecall@{k} = (intents with a relevant document in the top {k}) / S"
+    if m.name == "alpha_DCG":
+        return (
+            f"alpha-DCG@{k} = DCG@{k} / (S * sum over ranks r <= {k} of (1 - alpha)^(r-1) / log2(r + 1)); "
+            f"DCG@{k} = sum over ranks r <= {k} of gain(r) / log2(r + 1); " + _GAIN
+        )
+    if m.name == "nERR_IA":
+        of = f"nERR-IA@{k} = ERR-IA@{k} of the run / ERR-IA@{k} of the ideal ranking; "
+        return of + formula(m._replace(name="ERR_IA"))
+    if m.name == "nNRBP":
+        return "nNRBP = NRBP of the run / NRBP of the ideal ranking; " + formula(m._replace(name="NRBP"))
+    if m.name == "AP_IA":
+        return (
+            "AP-IA = (sum over the S intents of AP(intent)) / S; AP(intent) = (sum over the ranks r of the "
+            "documents relevant to the intent of (its relevant documents in ranks <= r) / r) / (its relevant "
+            "judged documents)"
+        )
     return "NRBP = (1 - (1 - alpha) * beta) / S * (sum over every rank r of gain(r) * beta^(r-1)); " + _GAIN
 
 
@@ -143,19 +162,8 @@ def alpha_ndcg(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
     k = m.cutoff
     assert k is not None
     at = f"@{k}"
-    rows = _gain_rows(q, m, st, "discount", "running DCG")
-    judged = q.judged
-    order = list(st.ideal)
-    irel = judged.matrix[order] if order else np.zeros((0, len(q.intents)), dtype=bool)
-    iseen = novelty(irel)
-    assert st.ideal_gains is not None and st.ideal_scaled is not None and st.ideal_running is not None
-    irows: list[dict] = [
-        {"rank": j + 1, "docid": judged.ids[row], "grades": _grades_text(q, judged.ids[row])}
-        | {"relevant to": _relevant_to(q, irel[j]), "gain terms": _terms_text(irel[j], iseen[j], m.alpha)}
-        | {"gain": float(st.ideal_gains[j]), "discount": math.log2(j + 2.0)}
-        | {"contribution": float(st.ideal_scaled[j]), "running IDCG": float(st.ideal_running[j])}
-        for j, row in enumerate(order)
-    ]
+    rows = _gain_rows(q, m, st, "discount", "running DCG", discounted=True)
+    irows = _ideal_rows(q, m, st, "discount", lambda j: math.log2(j + 2.0), "running IDCG")
     dcg = sum(r["contribution"] for r in rows)
     idcg = sum(r["contribution"] for r in irows)
     tables = (
@@ -271,6 +279,159 @@ def nrbp(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
     summary = [
         _intents_line(q, st.S),
         f"NRBP = (1 - {a:g} * {b:g}) / {st.S} * {total:.4f} = {st.norm:.4f} * {total:.4f} = {value:.4f}",
+    ]
+    return Working(formula(m), tables, tuple(summary), value)
+
+
+def alpha_dcg(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
+    k = m.cutoff
+    assert k is not None
+    at = f"@{k}"
+    rows = _gain_rows(q, m, st, "discount", "running DCG", discounted=True)
+    dcg = sum(r["contribution"] for r in rows)
+    tables = (
+        Table(f"The run's ranking (top {k})", _gain_columns("discount", "running DCG"), tuple(rows)),
+        _intents(q, st, f"the top {k}"),
+    )
+    summary = _short(q, k) + [_intents_line(q, st.S), f"DCG{at} = {dcg:.4f}"]
+    if k > 1:
+        value = dcg / st.norm
+        summary.append(
+            f'alpha-DCG{at} = {dcg:.4f} / {st.norm:.4f} = {value:.4f}: DCG{at} over ndeval\'s "ideal ideal" '
+            f"value, S * sum over ranks r <= {k} of {1.0 - m.alpha:g}^(r-1) / log2(r + 1) = {st.S} * "
+            f"{st.norm / st.S:.4f}, the DCG of a ranking whose every document is relevant to all S intents "
+            "(not the ideal ranking of the judged documents, as alpha-nDCG's)"
+        )
+    else:
+        value = dcg
+        summary.append(f"alpha-DCG@1 = the gain at rank 1 = {value:.4f} (ndeval does not normalise alpha-DCG@1)")
+    return Working(formula(m), tables, tuple(summary), value)
+
+
+def _ideal_rows(q: IntentRanking, m: DiversityMeasure, st: Steps, weight: str, weight_of, running: str) -> list[dict]:
+    """The rows of the kernel's ideal ranking (``st.ideal``: rows of the judged matrix), as those of the run;
+    ``weight_of(j)``: the weight shown at (0-based) rank j."""
+    judged = q.judged
+    order = list(st.ideal)
+    irel = judged.matrix[order] if order else np.zeros((0, len(q.intents)), dtype=bool)
+    iseen = novelty(irel)
+    assert st.ideal_gains is not None and st.ideal_scaled is not None and st.ideal_running is not None
+    return [
+        {"rank": j + 1, "docid": judged.ids[row], "grades": _grades_text(q, judged.ids[row])}
+        | {"relevant to": _relevant_to(q, irel[j]), "gain terms": _terms_text(irel[j], iseen[j], m.alpha)}
+        | {"gain": float(st.ideal_gains[j]), weight: weight_of(j)}
+        | {"contribution": float(st.ideal_scaled[j]), running: float(st.ideal_running[j])}
+        for j, row in enumerate(order)
+    ]
+
+
+_GREEDY = (
+    "Ideal ranking: ndeval's, built greedily from the judged documents: at each rank the one with the largest "
+    "gain given the ranks above it, ties to the larger document id"
+)
+
+
+def n_err_ia(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
+    k = m.cutoff
+    assert k is not None
+    at = f"@{k}"
+    rows = _gain_rows(q, m, st, "divided by", "running sum")
+    irows = _ideal_rows(q, m, st, "divided by", lambda j: j + 1.0, "running sum")
+    total = sum(r["contribution"] for r in rows)
+    itotal = sum(r["contribution"] for r in irows)
+    tables = (
+        Table(f"The run's ranking (top {k})", _gain_columns("divided by", "running sum"), tuple(rows)),
+        Table(f"The ideal ranking (top {k})", _gain_columns("divided by", "running sum"), tuple(irows)),
+        _intents(q, st, f"the top {k}"),
+    )
+    summary = _short(q, k) + [_intents_line(q, st.S)]
+    if k > 1:
+        run, ideal = total / st.scale, itotal / st.scale
+        summary += [
+            f"ERR-IA{at} of the run = {total:.4f} / {st.scale:.4f} = {run:.4f}",
+            f"ERR-IA{at} of the ideal ranking = {itotal:.4f} / {st.scale:.4f} = {ideal:.4f}",
+            f'(both divided by ndeval\'s "ideal ideal" value, S * sum over ranks r <= {k} of '
+            f"{1.0 - m.alpha:g}^(r-1) / r = {st.S} * {st.scale / st.S:.4f} = {st.scale:.4f})",
+        ]
+    else:
+        run, ideal = total, itotal
+        summary += [
+            f"ERR-IA@1 of the run = the gain at rank 1 = {run:.4f}",
+            f"ERR-IA@1 of the ideal ranking = its gain at rank 1 = {ideal:.4f} (ndeval does not normalise ERR-IA@1)",
+        ]
+    if run == 0.0 or ideal == 0.0:
+        value = 0.0
+        summary.append(f"The ranking gains nothing in the top {k}: nERR-IA{at} = 0")
+    else:
+        value = run / ideal
+        summary.append(f"nERR-IA{at} = {run:.4f} / {ideal:.4f} = {value:.4f}")
+    return Working(formula(m), tables, tuple(summary), value, (_GREEDY,))
+
+
+def n_nrbp(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
+    rows = _gain_rows(q, m, st, "beta^(rank-1)", "running sum")
+    irows = _ideal_rows(q, m, st, "beta^(rank-1)", lambda j: m.beta**j, "running sum")
+    total = sum(r["contribution"] for r in rows)
+    itotal = sum(r["contribution"] for r in irows)
+    run, ideal = total * st.scale, itotal * st.scale
+    tables = (
+        Table("The run's ranking", _gain_columns("beta^(rank-1)", "running sum"), tuple(rows)),
+        Table(
+            "The ideal ranking (every relevant judged document)",
+            _gain_columns("beta^(rank-1)", "running sum"),
+            tuple(irows),
+        ),
+        _intents(q, st, "the ranking"),
+    )
+    a, b = 1.0 - m.alpha, m.beta
+    summary = [
+        _intents_line(q, st.S),
+        f"NRBP of the run = (1 - {a:g} * {b:g}) / {st.S} * {total:.4f} = {st.scale:.4f} * {total:.4f} = {run:.4f}",
+        f"NRBP of the ideal ranking = {st.scale:.4f} * {itotal:.4f} = {ideal:.4f}",
+    ]
+    if run == 0.0 or ideal == 0.0:
+        value = 0.0
+        summary.append("The ranking gains nothing: nNRBP = 0")
+    else:
+        value = run / ideal
+        summary.append(f"nNRBP = {run:.4f} / {ideal:.4f} = {value:.4f}")
+    return Working(formula(m), tables, tuple(summary), value, (_GREEDY,))
+
+
+def ap_ia(q: IntentRanking, m: DiversityMeasure, st: Steps) -> Working:
+    n_intents = len(q.intents)
+    ranking = tuple(_doc(q, i, st.rows) for i in range(len(st.rows)))
+    pairs, hits, sums = [], [0] * n_intents, [0.0] * n_intents
+    for i in range(len(st.rows)):
+        for j in np.flatnonzero(st.rows[i]):
+            hits[j] += 1
+            precision = hits[j] / (i + 1.0)
+            sums[j] += precision
+            pairs.append(
+                {"rank": i + 1, "docid": q.docids[i], "intent": q.intents[j], "relevant so far": hits[j]}
+                | {"precision": precision, "intent's running sum": sums[j]}
+            )
+    judged = q.judged.matrix.sum(axis=0) if q.judged.matrix.shape[0] else np.zeros(n_intents, dtype=int)
+    aps = [sums[j] / int(judged[j]) if judged[j] else 0.0 for j in range(n_intents)]
+
+    def per_intent(j: int) -> dict:
+        relevant = bool(judged[j])
+        return {"sum of precisions": sums[j] if relevant else None, "AP": aps[j] if relevant else None}
+
+    total = sum(aps)
+    value = total / st.S
+    pair_columns = ("rank", "docid", "intent", "relevant so far", "precision", "intent's running sum")
+    tables = (
+        Table("The run's ranking", ("rank", "docid", "grades", "relevant to"), ranking),
+        Table("Relevant (rank, intent) pairs", pair_columns, tuple(pairs)),
+        _intents(q, st, "the ranking", per_intent),
+    )
+    shown = " + ".join(f"{aps[j]:.4f}" for j in range(n_intents) if judged[j])
+    summary = [
+        _intents_line(q, st.S),
+        "AP(intent) = the intent's sum of precisions / its relevant judged documents (those never retrieved add 0)",
+        f"AP-IA = ({shown}) / {st.S} = {total:.4f} / {st.S} = {value:.4f}: the mean over the S = {st.S} intents "
+        "of the intent's AP",
     ]
     return Working(formula(m), tables, tuple(summary), value)
 

@@ -130,7 +130,10 @@ class Steps:
     the intents covered, the NRBP sum); ``norm``: what it is divided by (alpha-nDCG: ndeval's "ideal ideal"
     value; ERR-IA: S sum_{i<k} (1 - alpha)**i / (i + 1); P-IA: k S; StRecall: S) or for NRBP multiplied by
     ((1 - (1 - alpha) beta) / S); 1 where nothing is.  alpha-nDCG's ideal ranking: ``ideal`` the rows of the
-    judged matrix in its order, ``ideal_gains``, ``ideal_scaled``, ``ideal_running``, ``ideal_total``."""
+    judged matrix in its order, ``ideal_gains``, ``ideal_scaled``, ``ideal_running``, ``ideal_total``; nERR-IA's
+    and nNRBP's the same (their ``total``: the ranking's ERR-IA or NRBP, ``norm``: the ideal ranking's), and
+    ``scale``: what both sums are divided by (ERR-IA's "ideal ideal" value; 1 for k = 1) or multiplied by
+    (NRBP's (1 - (1 - alpha) beta) / S) to give them."""
 
     value: float
     S: int
@@ -146,6 +149,7 @@ class Steps:
     ideal_scaled: np.ndarray | None = None
     ideal_running: np.ndarray | None = None
     ideal_total: float = 0.0
+    scale: float = 1.0
 
 
 def relevant_intents(judged: np.ndarray) -> int:
@@ -203,18 +207,13 @@ def _nrbp_steps(m: DiversityMeasure, ranked, S: int) -> Steps:
     return Steps(total * factor, S, ranked, g, decays, scaled, running, total=total, norm=factor)
 
 
-def _ideal_of(m: DiversityMeasure, judged, judged_ids, depth: int) -> np.ndarray:
-    """The rows of ndeval's greedy ideal ranking (its first ``depth`` ranks)."""
-    return judged[_ideal_order(judged, judged_ids, m.alpha, depth)]
-
-
 def _normalised(value: float, ideal: float) -> float:
     return value / ideal if value != 0.0 and ideal != 0.0 else 0.0
 
 
-def _over_ideal(own: Steps, ideal: Steps, S: int) -> Steps:
-    """The steps of ``own`` with its value divided by that of the ideal ranking's (ndeval's normalised
-    measures: nERR-IA, nNRBP)."""
+def _over_ideal(own: Steps, ideal: Steps, order: list[int], S: int) -> Steps:
+    """The steps of ``own`` with its value divided by that of the ideal ranking's, ``ideal`` (of the judged
+    documents in ``order``), ndeval's normalised measures: nERR-IA, nNRBP."""
     return Steps(
         _normalised(own.value, ideal.value),
         S,
@@ -225,6 +224,12 @@ def _over_ideal(own: Steps, ideal: Steps, S: int) -> Steps:
         own.running,
         total=own.value,
         norm=ideal.value,
+        ideal=tuple(order),
+        ideal_gains=ideal.gains,
+        ideal_scaled=ideal.scaled,
+        ideal_running=ideal.running,
+        ideal_total=ideal.total,
+        scale=own.norm,
     )
 
 
@@ -289,14 +294,15 @@ def n_err_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: boo
     """nERR-IA@k: ERR-IA@k of the ranking divided by that of ndeval's ideal ranking."""
     k = m.cutoff
     assert k is not None
-    return _over_ideal(_err_ia_steps(m, ranked, S), _err_ia_steps(m, _ideal_of(m, judged, judged_ids, k), S), S)
+    order = _ideal_order(judged, judged_ids, m.alpha, k)
+    return _over_ideal(_err_ia_steps(m, ranked, S), _err_ia_steps(m, judged[order], S), order, S)
 
 
 @kernel("nNRBP")
 def n_nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
     """nNRBP: NRBP of the ranking divided by that of ndeval's ideal ranking (of every relevant document)."""
-    everything = _ideal_of(m, judged, judged_ids, judged.shape[0])
-    return _over_ideal(_nrbp_steps(m, ranked, S), _nrbp_steps(m, everything, S), S)
+    order = _ideal_order(judged, judged_ids, m.alpha, judged.shape[0])
+    return _over_ideal(_nrbp_steps(m, ranked, S), _nrbp_steps(m, judged[order], S), order, S)
 
 
 @kernel("AP_IA")
@@ -305,11 +311,13 @@ def ap_ia(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool =
     at the rank of each document relevant to it summed and divided by its relevant judged documents."""
     hits = np.cumsum(ranked, axis=0)  # (ranks, intents)
     ranks = np.arange(1.0, ranked.shape[0] + 1.0)[:, None]
-    precision_sums = np.where(ranked, hits / ranks, 0.0).sum(axis=0)
+    precisions = np.where(ranked, hits / ranks, 0.0)
+    # added rank after rank, and the intents' APs one after the other, as ndeval adds them
+    precision_sums = np.add.accumulate(precisions, axis=0)[-1] if len(precisions) else np.zeros(ranked.shape[1])
     relevant = judged.sum(axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
         per_intent = np.where(relevant > 0, precision_sums / relevant, 0.0)
-    total = float(per_intent.sum())
+    total = float(np.add.accumulate(per_intent)[-1])
     return Steps(total / S, S, ranked, total=total, norm=float(S))
 
 

@@ -217,8 +217,10 @@ INTRO_TEXT = """\
   `alpha_DCG@k` (`alpha-DCG@k`), `nERR_IA@k` (`nERR-IA@k`: ERR-IA over the
   ideal ranking's), `nNRBP` and `AP_IA` (ndeval's `MAP-IA`), but for `nNRBP`
   on a query no intent of which has a relevant document, 0 here where ndeval's
-  is 0 / 0 (NaN, which would make the mean NaN); their working is not written
-  out yet (`--explain` says so).
+  is 0 / 0 (NaN, which would make the mean NaN); `--explain` writes out
+  their working too (nERR-IA's and nNRBP's beside ndeval's greedy ideal
+  ranking, AP-IA's precision at each relevant (rank, intent) pair and each
+  intent's AP).
 * **ranx's names** as aliases: `precision@10`, `recall@100`, `mrr`, `mrr@10`,
   `ndcg@10`, `ndcg_burges@10`, `hit_rate@10`, `hits@10`, `f1@10`,
   `r-precision`, `map@100`, `dcg@10`, `dcg_burges@10`, with a relevance

@@ -786,6 +786,7 @@ intent_measure(
     g_i / log2(i + 2) divided by ndeval's "ideal ideal" value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not
     divided for k = 1, as ndeval). 0 for S = 0.""",
     kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:alpha_dcg",
 )
 intent_measure(
     "nERR_IA",
@@ -796,6 +797,7 @@ intent_measure(
     doc="""nERR-IA@k (ndeval's nERR-IA; alpha 0.5): ERR-IA@k of the ranking divided by ERR-IA@k of ndeval's
     greedy ideal ranking; 0 when the ranking gains nothing, and for S = 0.""",
     kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:n_err_ia",
 )
 intent_measure(
     "nNRBP",
@@ -807,6 +809,7 @@ intent_measure(
     ideal ranking of every relevant document; 0 when the ranking gains nothing, and for S = 0, where ndeval's
     is 0 / 0 (NaN, which would make the mean NaN: the one value that differs from ndeval's).""",
     kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:n_nrbp",
 )
 intent_measure(
     "AP_IA",
@@ -817,4 +820,5 @@ intent_measure(
     precision, the precision at the rank of each document relevant to the intent summed over the whole ranking
     and divided by the intent's relevant judged documents. 0 for S = 0.""",
     kernel=_DIVERSITY,
+    explainer=f"{_ROWS}:ap_ia",
 )

@@ -4,7 +4,8 @@ from the results shown (plain Python, no Qt).
 Part of :class:`workbench.state.session.SessionModel` (as :class:`ExplainRules`); the explanation comes
 from :mod:`metrics.explain`, which builds it from the same judged ranking the measures read, under the
 options the results were computed with: an ad hoc measure's from the qrels, a diversity measure's
-(alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP) from the intent qrels the results were scored against.
+(alpha-nDCG@k, ERR-IA@k, P-IA@k, StRecall@k, NRBP, alpha-DCG@k, nERR-IA@k, nNRBP, AP-IA) from the intent
+qrels the results were scored against.
 """
 
 from __future__ import annotations

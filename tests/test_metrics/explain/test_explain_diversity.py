@@ -38,6 +38,16 @@ MEASURES = [
     "NRBP",
     "NRBP(alpha=0.3,beta=0.8)",
     "P_IA(rel=2)@5",
+    "alpha_DCG@1",
+    "alpha_DCG@5",
+    "alpha_DCG(alpha=0.8)@10",
+    "nERR_IA@1",
+    "nERR_IA@4",
+    "nERR_IA(alpha=0.3)@10",
+    "nNRBP",
+    "nNRBP(alpha=0.3,beta=0.8)",
+    "AP_IA",
+    "AP_IA(rel=2)",
 ]
 
 
@@ -87,14 +97,27 @@ def check_rows_add_up(e, name: str) -> None:
         return
     S = _intents_S(e)
     assert any(line.startswith(f"S = {S} of the query's") for line in e.summary)
-    if m.name in ("alpha_nDCG", "ERR_IA", "NRBP"):
-        running = 0.0
-        for r in ranking:
-            terms = [t.split("^") for t in r["gain terms"].split(" + ")] if r["gain terms"] else []
-            assert _close(r["gain"], sum(float(b) ** int(c) for b, c in terms))
-            assert len(terms) == len(r["relevant to"].split(", ")) if r["relevant to"] else not terms
-            running += r["contribution"]
-            assert _close(list(r.values())[-1], running)
+    if m.name in ("alpha_nDCG", "ERR_IA", "NRBP", "alpha_DCG", "nERR_IA", "nNRBP"):
+        check_gains_add_up(ranking)
+    if m.name in ("nERR_IA", "nNRBP"):
+        ideal = _rows(e, "The ideal ranking")
+        check_gains_add_up(ideal)
+        gains = [r["gain"] for r in ideal]
+        assert gains == sorted(gains, reverse=True) and len({r["docid"] for r in ideal}) == len(ideal)
+        assert all(r["relevant to"] for r in ideal)  # only relevant documents gain
+        total = sum(r["contribution"] for r in ranking)
+        itotal = sum(r["contribution"] for r in ideal)
+        # the ranking's and the ideal's ERR-IA (NRBP) share their scale: the value is the ratio of the sums
+        assert _close(e.value, total / itotal if total else 0.0)
+        in_ideal = {r["intent"]: 0 for r in _rows(e, "Intents")}
+        for r in ideal:
+            for intent in r["relevant to"].split(", "):
+                in_ideal[intent] += 1
+        judged = {r["intent"]: r["relevant judged"] for r in _rows(e, "Intents")}
+        if m.name == "nERR_IA":
+            assert len(ideal) <= k and all(in_ideal[i] <= judged[i] for i in judged)
+        else:  # every judged document relevant to an intent, whatever the cutoff
+            assert in_ideal == judged
     if m.name == "alpha_nDCG":
         for r in ranking:
             assert _close(r["contribution"], r["gain"] / r["discount"])
@@ -118,9 +141,48 @@ def check_rows_add_up(e, name: str) -> None:
         covered = ranking[-1]["covered so far"] if ranking else 0
         assert e.value == covered / S
         assert covered == sum(1 for r in _rows(e, "Intents") if r[f"relevant in the top {k}"] > 0)
-    else:
+    elif m.name == "NRBP":
         total = sum(r["contribution"] for r in ranking)
         assert _close(e.value, total * (1 - (1 - m.alpha) * m.beta) / S)
+    elif m.name == "alpha_DCG":
+        for r in ranking:
+            assert _close(r["contribution"], r["gain"] / r["discount"])
+        dcg = sum(r["contribution"] for r in ranking)
+        ideal_ideal = S * sum((1 - m.alpha) ** i / math.log2(i + 2) for i in range(k))
+        assert _close(e.value, dcg / ideal_ideal if k > 1 else dcg)
+    elif m.name == "AP_IA":
+        pairs = _rows(e, "Relevant (rank, intent) pairs")
+        assert len(pairs) == sum(len(r["relevant to"].split(", ")) for r in ranking if r["relevant to"])
+        sums: dict[str, float] = {}
+        for r in pairs:
+            assert r["intent"] in ranking[r["rank"] - 1]["relevant to"].split(", ")
+            assert r["precision"] == r["relevant so far"] / r["rank"]
+            sums[r["intent"]] = sums.get(r["intent"], 0.0) + r["precision"]
+            assert _close(r["intent's running sum"], sums[r["intent"]])
+        aps = []
+        for r in _rows(e, "Intents"):
+            if r["relevant judged"]:
+                assert _close(r["AP"], sums.get(r["intent"], 0.0) / r["relevant judged"])
+                aps.append(r["AP"])
+            else:
+                assert r["AP"] is None and r["intent"] not in sums
+        assert len(aps) == S and _close(e.value, sum(aps) / S)
+    elif m.name not in ("nERR_IA", "nNRBP"):  # (checked above)
+        raise AssertionError(f"{m.name}: its rows are not checked here")
+
+
+def check_gains_add_up(ranking: list[dict]) -> None:
+    """Each rank's gain is the sum of its terms, one per intent it is relevant to, and the last column runs
+    the contributions."""
+    running = 0.0
+    for r in ranking:
+        terms = [t.split("^") for t in r["gain terms"].split(" + ")] if r["gain terms"] else []
+        assert _close(r["gain"], sum(float(b) ** int(c) for b, c in terms))
+        assert len(terms) == len(r["relevant to"].split(", ")) if r["relevant to"] else not terms
+        running += r["contribution"]
+        assert _close(list(r.values())[-1], running)
+        assert _close(r["contribution"], r["gain"] / r["divided by"]) if "divided by" in r else True
+        assert _close(r["contribution"], r["gain"] * r["beta^(rank-1)"]) if "beta^(rank-1)" in r else True
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -143,6 +205,7 @@ def test_every_explained_value_is_evaluate_diversitys(seed, level):
                     e = prepared.explain(name, qid)
                     assert e.explained, e.reason
                     assert e.value == value and (e.measure, e.query_id, e.run) == (name, qid, label)
+                    assert e.worked == value, (name, qid, e.worked)  # the rows reach the value exactly
                     assert e.line == f"{name:<22}\t{qid}\t{value:.4f}"
                     check_rows_add_up(e, name)
                 mean = prepared.explain(name, "all")
@@ -187,6 +250,29 @@ def test_the_hand_worked_example_of_query_101(tmp_path):
     nrbp = explain_diversity(intents, run, "NRBP", "101")
     assert nrbp.value == 0.75 / 3 * (2 + 0.5 * 0.25 + 0.125 + 0.5 * 0.0625)
     assert "NRBP = (1 - 0.5 * 0.5) / 3 * 2.2812 = 0.2500 * 2.2812 = 0.5703" in nrbp.to_text()
+    # nERR-IA@3: the run's ERR-IA@3 (13/24, above) over that of the greedy ideal ranking d1, d5, d4
+    nerr = explain_diversity(intents, run, "nERR_IA@3", "101")
+    assert nerr.explained and [r["docid"] for r in _rows(nerr, "The ideal ranking")] == ["d1", "d5", "d4"]
+    assert nerr.value == pytest.approx((13 / 24) / ((2 + 1 / 2 + 0.5 / 3) / 4), abs=1e-15)  # 13/16
+    text = nerr.to_text()
+    assert "ERR-IA@3 of the ideal ranking = 2.6667 / 4.0000 = 0.6667" in text
+    assert "nERR-IA@3 = 0.5417 / 0.6667 = 0.8125" in text
+    # nNRBP: every relevant judged document in the ideal ranking, d2 last (tied with d4, the smaller docid)
+    nnrbp = explain_diversity(intents, run, "nNRBP", "101")
+    assert [r["docid"] for r in _rows(nnrbp, "The ideal ranking")] == ["d1", "d5", "d4", "d2"]
+    assert nnrbp.value == pytest.approx(2.28125 / (2 + 0.5 + 0.125 + 0.0625), abs=1e-15)
+    assert "nNRBP = 0.5703 / 0.6719 = 0.8488" in nnrbp.to_text()
+    # alpha-DCG@3: DCG@3 over S * (1 + 0.5 / log2(3) + 0.25 / 2), not over the ideal ranking's DCG
+    adcg = explain_diversity(intents, run, "alpha_DCG@3", "101")
+    assert adcg.value == pytest.approx(2.25 / (3 * (1 + 0.5 / math.log2(3) + 0.25 / 2)), rel=1e-14)
+    assert "alpha-DCG@3 = 2.2500 / 4.3214 = 0.5207" in adcg.to_text()
+    # AP-IA: intent 1 at ranks 1 and 3, intent 2 at 1 and 5, intent 3 at 4 (of 2, 2 and 1 judged relevant)
+    ap = explain_diversity(intents, run, "AP_IA", "101")
+    aps = {r["intent"]: r["AP"] for r in _rows(ap, "Intents")}
+    assert aps == pytest.approx({"1": (1 + 2 / 3) / 2, "2": (1 + 2 / 5) / 2, "3": 1 / 4})
+    assert ap.value == pytest.approx(((1 + 2 / 3) / 2 + (1 + 2 / 5) / 2 + 1 / 4) / 3, abs=1e-15)
+    assert "| 5 | d4 | 2 | 2 | 0.4000 | 1.4000 |" in ap.to_text()
+    assert "AP-IA = (0.8333 + 0.7000 + 0.2500) / 3 = 1.7833 / 3 = 0.5944" in ap.to_text()
     # no relevant document for any intent of 104: S = 0
     none = explain_diversity(intents, run, "alpha_nDCG@5", "104")
     assert none.explained and none.value == 0.0

@@ -283,7 +283,7 @@ def test_a_diversity_family_s_kernel_is_found_from_the_registry(family):
     assert (kernel.__doc__ or "").strip(), f"{family}: its kernel says what it computes"
 
 
-def test_most_diversity_families_are_explained():
-    """The ones the TREC Web track reported have their working written out."""
-    explained = {f for f in INTENT_NAMES if INTENT_FAMILIES[f].explainer}
-    assert {"alpha_nDCG", "ERR_IA", "P_IA", "StRecall", "NRBP"} <= explained
+def test_every_diversity_family_is_explained():
+    """Every diversity family of ndeval has its working written out."""
+    unexplained = sorted(f for f in INTENT_NAMES if not INTENT_FAMILIES[f].explainer)
+    assert not unexplained, f"no explainer for {unexplained} (metrics/explain/intent_rows.py)"

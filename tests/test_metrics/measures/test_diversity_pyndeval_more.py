@@ -84,7 +84,7 @@ def test_ir_measures_objects_and_names():
         metrics.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["AP_IA"])
 
 
-def test_ir_eval_prints_them_and_explains_what_it_can(tmp_path, capsys):
+def test_ir_eval_prints_and_explains_them(tmp_path, capsys):
     qrels, run = intent_collection(2)
     (tmp_path / "intents").write_text("".join(f"{q} {i} {d} {g}\n" for q, i, d, g in qrels.itertuples(index=False)))
     (tmp_path / "run").write_text(
@@ -95,4 +95,6 @@ def test_ir_eval_prints_them_and_explains_what_it_can(tmp_path, capsys):
     theirs = _theirs(qrels, run, "AP_IA")
     assert f"{'AP_IA':<22}\tq2\t{theirs['q2']:.4f}" in out
     code = main(["--explain", "AP_IA", "--query", "q2", str(tmp_path / "intents"), str(tmp_path / "run")])
-    assert code == 0 and "cannot be explained yet" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert code == 0 and "cannot be explained yet" not in out
+    assert out.splitlines()[-1] == f"{'AP_IA':<22}\tq2\t{theirs['q2']:.4f}" and "AP-IA = (" in out
