@@ -1,12 +1,13 @@
 """The documents of an ir_datasets dataset (``irds:<id>``) as a collection, read from ir_datasets' local cache.
 
 ``metrics.documents("irds:msmarco-passage")``, ``ir-eval --diff ... --docs irds:msmarco-passage`` and the
-window index them as they index a file (:mod:`metrics.documents.store`): by batches into the cache
-folder's database, found again next time.  A dataset's documents are only read when they are in
-ir_datasets' cache already: a collection is gigabytes, and fetching it is ir_datasets' business
-(``ir_datasets export <id> docs`` fetches it); one not there is refused in a line that says so.  Each
-document's id is ir_datasets' ``doc_id`` (matched byte for byte as the runs name it), its title its
-``title`` field where it has one, its text its ``text`` field, else its ``default_text()``.
+window (File > Open dataset opens them as ``irds:<id>#docs`` when they are there) index them as they index a
+file (:mod:`metrics.documents.store`): by batches into the cache folder's database, found again next time.
+A dataset's documents are only read when they are in ir_datasets' cache already: a collection is gigabytes,
+and fetching it is ir_datasets' business (``ir_datasets export <id> docs`` fetches it); documents not there
+are refused in a line that says so.  Each document's id is ir_datasets' ``doc_id`` (matched byte for byte
+as the runs name it), its title its ``title`` field where it has one, its text its ``text`` field, else its
+``default_text()``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from collections.abc import Iterator
 
 from metrics.documents.formats import BadRecord, Record
 from metrics.errors import InputError
-from metrics.io.datasets import PREFIX, dataset_records, load_dataset
+from metrics.io.datasets import DOCS, PREFIX, dataset_records, load_dataset
 
 __all__ = ["FORMAT", "dataset_identity", "dataset_documents"]
 
@@ -43,10 +44,11 @@ def dataset_identity(source: str) -> tuple[int, int]:
     if path is None:
         return 0, 0
     if not os.path.exists(path):
+        dataset_id = source[len(PREFIX) :].strip().removesuffix(DOCS)
         raise InputError(
-            f"the documents of {source[len(PREFIX) :]!r} are not in ir_datasets' local cache",
+            f"the documents of {dataset_id!r} are not in ir_datasets' local cache",
             path=source,
-            expected=f"them fetched first (ir_datasets export {source[len(PREFIX) :]} docs), or a collection file",
+            expected=f"them fetched first (ir_datasets export {dataset_id} docs), or a collection file",
         )
     info = os.stat(path)
     return int(info.st_size), int(info.st_mtime_ns)

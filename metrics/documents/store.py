@@ -34,7 +34,7 @@ from typing import Callable, Iterable
 from metrics.documents.formats import FORMATS, BadRecord, Record, detect_format, records
 from metrics.documents.snippets import DEFAULT_WIDTH, Snippet, make_snippet
 from metrics.errors import Cancelled, InputError
-from metrics.io.datasets import is_dataset
+from metrics.io.datasets import DOCS, is_dataset
 from metrics.io.textfile import check_regular
 
 __all__ = ["Document", "DocumentStore", "Skipped", "open_documents", "cache_folder", "index_file", "BATCH"]
@@ -89,7 +89,7 @@ def index_file(path) -> Path:
     """The database that indexes the collection at ``path`` (whether it exists or not; a dataset's
     documents, ``irds:<id>``, by that name)."""
     named = os.fspath(path)
-    absolute = named.strip() if is_dataset(named) else os.path.abspath(named)
+    absolute = named.strip().removesuffix(DOCS) if is_dataset(named) else os.path.abspath(named)
     key = hashlib.sha256(os.fsencode(absolute)).hexdigest()[:32]
     return cache_folder() / f"{key}.sqlite"
 
@@ -190,7 +190,7 @@ def open_documents(path, progress: Progress | None = None, *, on_error: str = "r
     if is_dataset(display):  # (an ir_datasets dataset's documents: metrics.documents.datasets)
         from metrics.documents import datasets
 
-        absolute = display.strip()
+        absolute = display.strip().removesuffix(DOCS)  # (irds:<id>#docs names the same documents)
         size, mtime_ns = datasets.dataset_identity(absolute)
         read = lambda: (datasets.FORMAT, datasets.dataset_documents(absolute))  # noqa: E731
     else:

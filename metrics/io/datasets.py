@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PREFIX",
     "QUERIES",
+    "DOCS",
     "is_dataset",
     "load_dataset",
     "dataset_records",
@@ -35,6 +36,8 @@ __all__ = [
 PREFIX = "irds:"
 #: after a dataset id: its query texts (``irds:<id>#queries``), where a source names one thing
 QUERIES = "#queries"
+#: after a dataset id: its documents (``irds:<id>#docs``, a collection: :mod:`metrics.documents.datasets`)
+DOCS = "#docs"
 
 
 def is_dataset(source) -> bool:
@@ -46,8 +49,7 @@ def load_dataset(source: str, has: str):
     """The ir_datasets dataset named by ``source``, which must provide ``has`` ("qrels", "scoreddocs",
     "queries", "docs"); an :class:`InputError` naming it otherwise."""
     dataset_id = source[len(PREFIX) :].strip()
-    if dataset_id.endswith(QUERIES):
-        dataset_id = dataset_id[: -len(QUERIES)]
+    dataset_id = dataset_id.removesuffix(QUERIES).removesuffix(DOCS)
     try:
         import ir_datasets
     except ImportError:
@@ -96,7 +98,7 @@ def _not_at_hand(source: str, dataset_id: str, what: str, exc: BaseException) ->
 def dataset_records(source: str, dataset, what: str) -> Iterator:
     """The dataset's records of ``what`` ("qrels", "scoreddocs", "queries", "docs"), ir_datasets' failures on
     the way (a download, a missing file) turned into :class:`InputError`."""
-    dataset_id = source[len(PREFIX) :].strip().removesuffix(QUERIES)
+    dataset_id = source[len(PREFIX) :].strip().removesuffix(QUERIES).removesuffix(DOCS)
     try:
         yield from getattr(dataset, f"{what}_iter")()
     except (InputError, MemoryError):

@@ -143,11 +143,14 @@ def content_digest(path: str, size: int) -> str | None:
 
 
 def _load_dataset(source: str, kind: str | None, progress):
-    """Worker body for ``irds:<id>`` (qrels unless ``kind`` says otherwise) and ``irds:<id>#queries``."""
-    from metrics.io.datasets import QUERIES, dataset_queries
+    """Worker body for ``irds:<id>`` (qrels unless ``kind`` says otherwise), ``irds:<id>#queries`` and
+    ``irds:<id>#docs`` (its documents, a collection indexed as a file is)."""
+    from metrics.io.datasets import DOCS, QUERIES, dataset_queries
 
     if kind == "queries" or source.endswith(QUERIES):
         return (0, 0.0), QueriesFile(source, dataset_queries(source))
+    if kind == "collection" or source.endswith(DOCS):
+        return (0, 0.0), index_collection(source, progress)
     loaded = metrics.io.readers.read_file_columns(
         source, kind="qrels" if kind in (None, "held") else kind, progress=progress
     )

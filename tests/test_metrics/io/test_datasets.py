@@ -111,8 +111,12 @@ def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
         def open_files(self, paths, kind=None):
             opened.append((paths, kind))
 
+        def run_job(self, fn, what, on_finished, on_failed=None, key=None):  # (the worker's body, at once)
+            on_finished(fn(lambda _: True))
+
     monkeypatch.setattr(dataset_dialog.QInputDialog, "getText", lambda *a, **k: ("metrics-test/tiny", True))
     dataset_dialog.open_dataset(None, Session())
+    # a dataset without documents: its qrels and query texts, and no collection
     assert opened == [(["irds:metrics-test/tiny"], "qrels"), (["irds:metrics-test/tiny#queries"], "queries")]
 
 
