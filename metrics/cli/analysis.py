@@ -27,9 +27,9 @@ from metrics.cli.common import (
     Parser,
     UsageError,
     add_level_option,
+    checked_measures,
     read_path,
     settings_of_args,
-    split_measures,
     unreadable,
 )
 from metrics.errors import EXIT_INPUT, EXIT_USAGE, InputError
@@ -114,11 +114,7 @@ def main(argv: list[str]) -> int:
     try:
         _check(args)
         if args.measures:
-            from metrics.measures import parse_measures
-
-            # several names in one -m value, as ir-eval takes them ('map P.5')
-            args.measures = split_measures(args.measures)
-            parse_measures(args.measures)
+            args.measures = checked_measures(args.measures)
     except (UsageError, ValueError, KeyError) as exc:
         print(f"ir-eval: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -26,6 +26,7 @@ __all__ = [
     "ListMeasuresAction",
     "add_level_option",
     "settings_of_args",
+    "checked_measures",
     "guarded",
 ]
 
@@ -215,3 +216,13 @@ def settings_of_args(args) -> Settings:
         judged_only=getattr(args, "judged_only", False),
         num_docs_in_coll=getattr(args, "num_docs", 0),
     )
+
+
+def checked_measures(values: list[str]) -> list[str]:
+    """The names of ``-m`` values (several in one value, as ir-eval takes them: ``'map P.5'``), each parsed
+    once so that a name no measure has is refused before any file is read (ValueError, naming it)."""
+    from metrics.measures import parse_measures
+
+    names = split_measures(values)
+    parse_measures(names)
+    return names

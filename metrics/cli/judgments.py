@@ -22,7 +22,7 @@ import json
 import math
 import sys
 
-from metrics.cli.common import Parser, UsageError, add_level_option, settings_of_args, split_measures, unreadable
+from metrics.cli.common import Parser, UsageError, add_level_option, checked_measures, settings_of_args, unreadable
 from metrics.errors import EXIT_USAGE, InputError
 
 __all__ = ["OPTIONS", "main", "parser"]
@@ -84,10 +84,7 @@ def main(argv: list[str]) -> int:
     try:
         _check(args)
         if args.measures:
-            from metrics.measures import parse_measures
-
-            args.measures = split_measures(args.measures)
-            parse_measures(args.measures)
+            args.measures = checked_measures(args.measures)
             if not args.reproduce and len(args.measures) > 1:
                 raise UsageError("-m: one measure with --qrels-vs and --pool-bias")
     except (UsageError, ValueError, KeyError) as exc:

@@ -138,14 +138,8 @@ def _part(who: tuple[str, int] | None, i: int):
 def ndcg(q: QueryRanking, m: Measure, r) -> Working:
     v = variant_of(m)
     n = q.num_ret if v.cutoff is None else min(v.cutoff, q.num_ret)
-    gains = v.gains(q.codes[:n])
-    discounts = v.discounts(n)
-    contrib, running = _running(gains, discounts)
-    rows = tuple(
-        {"rank": i + 1, "docid": q.docids[i], "grade": grade_text(q.codes[i]), "gain": gains[i]}
-        | {"discount": discounts[i], "contribution": contrib[i], "running DCG": running[i]}
-        for i in range(n)
-    )
+    top = f" (top {v.cutoff})" if v.cutoff else ""
+    run_table, dcg = _run_table(q, v, n, f"The run's ranking{top}")
     ideal = v.ideal(r, q.index)
     depth = len(ideal) if v.cutoff is None else min(v.cutoff, len(ideal))
     idisc = v.discounts(depth)
@@ -156,19 +150,14 @@ def ndcg(q: QueryRanking, m: Measure, r) -> Working:
         | {"discount": idisc[j], "contribution": icontrib[j], "running IDCG": irunning[j]}
         for j in range(depth)
     )
-    dcg = running[-1] if running else 0.0
     idcg = irunning[-1] if irunning else 0.0
     if v.trec and v.cutoff is not None:
         value = dcg / idcg if idcg > 0 else dcg
     else:
         value = dcg / idcg if idcg > 0 else 0.0
     at = "" if v.cutoff is None else f"@{v.cutoff}"
-    columns = ("rank", "docid", "grade", "gain", "discount", "contribution")
-    top = f" (top {v.cutoff})" if v.cutoff else ""
-    tables = (
-        Table(f"The run's ranking{top}", columns + ("running DCG",), rows),
-        Table(f"The ideal ranking{top}", columns + ("running IDCG",), irows),
-    )
+    columns = ("rank", "docid", "grade", "gain", "discount", "contribution", "running IDCG")
+    tables = (run_table, Table(f"The ideal ranking{top}", columns, irows))
     summary = [f"DCG{at} = {dcg:.4f}", f"IDCG{at} = {idcg:.4f}"]
     if idcg > 0:
         summary.append(f"nDCG{at} = {dcg:.4f} / {idcg:.4f} = {value:.4f}")
