@@ -116,7 +116,7 @@ def many_runs(args) -> None:
             timer, gaps, last = ticking()
             start = time.monotonic()
             dog = Watchdog(last)
-            window.open_files([str(folder)])
+            window.parts.files.open_files([str(folder)])
             while window.session.busy or window.session.results is None:
                 app.processEvents()
                 time.sleep(0.002)
@@ -161,7 +161,7 @@ def main() -> None:
         window.show()
         timer, gaps, last = ticking()
         start = time.monotonic()
-        window.open_files([str(qrels), str(run)])
+        window.parts.files.open_files([str(qrels), str(run)])
         while window.session.busy or window.session.results is None or window.session.inspection is None:
             app.processEvents()
             time.sleep(0.002)

@@ -48,10 +48,10 @@ runs = len(files) - 1
 def read():
     if early is not None:
         w.session.use_scoring(*early)
-    w.session.open_files(files)
-    w.paint_with_first_scores()
-w.when_session_ready(read)
-w.when_ready(process.started)
+    w.session.reading.open_files(files)
+    w.startup.paint_with_first_scores()
+w.startup.when_session_ready(read)
+w.startup.when_ready(process.started)
 scores, painted = [], []
 
 def cpu_seconds():  # (user + system) of this process and of its worker processes, read before they stop
@@ -70,10 +70,10 @@ def cpu_seconds():  # (user + system) of this process and of its worker processe
 def check():
     s = w.session if w.session_made else None
     shown = s is not None and s.results is not None and len(s.results.runs) == runs and w.built
-    if shown and not scores and not s.evaluating and w.updatesEnabled():
+    if shown and not scores and not s.evaluation.evaluating and w.updatesEnabled():
         app.processEvents()  # the summary and the plots painted
         scores.append(time.time())
-    if shown and scores and not painted and not s.evaluating and s.comparison_current():
+    if shown and scores and not painted and not s.evaluation.evaluating and s.model.comparison_current():
         app.processEvents()  # the marks of significance painted too
         painted.append(time.time())
     if shown and painted and not s.busy:

@@ -39,7 +39,7 @@ def window(qtbot, tmp_path, files):
     w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
     qrels, runs = files
     with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
-        w.open_files([qrels, *runs.values()])
+        w.parts.files.open_files([qrels, *runs.values()])
     assert w.session.results is not None and w.session.results.runs == list(runs)
     yield w
     close_window(w)

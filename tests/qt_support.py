@@ -18,7 +18,7 @@ def open_window(qtbot, tmp_path, measures, size=None):
     registered with qtbot; call ``close_window`` when done."""
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     w = MainWindow(settings=settings)
-    w.session.set_measures(measures)
+    w.session.model.set_measures(measures)
     w.session.model.undo_stack.clear()  # (the set-up is not a change the user could take back)
     qtbot.addWidget(w)
     if size is not None:

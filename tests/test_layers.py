@@ -201,3 +201,81 @@ def test_every_class_says_its_one_job():
                 if not inherited:
                     silent.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name}")
     assert not silent, "classes without a docstring: " + "; ".join(silent)
+
+
+def _chain(node: ast.expr) -> list[str] | None:
+    """``self.a.b.c`` as ``["a", "b", "c"]`` (None: not an attribute chain from ``self``)."""
+    names: list[str] = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    return names[::-1] if isinstance(node, ast.Name) and node.id == "self" and names else None
+
+
+def forwards(path: Path, root: Path = ROOT) -> list[str]:
+    """The methods of ``path``'s classes that only hand their arguments on, unchanged, to a public method of
+    an object they hold (``def open_files(self, paths): self.reading.open_files(paths)``): what a caller
+    should ask of that object itself.  A property is one when it is not a plain reading of a value of the
+    object's own (``return self.a.b``, ``b`` public); a method kept private (``self._timer.stop()``) is
+    not a forward, nor is a method that adds anything (a check, a rule, a second call)."""
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for fn in cls.body:
+            if not isinstance(fn, ast.FunctionDef) or fn.name.startswith("__"):
+                continue
+            body = [s for s in fn.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            if len(body) != 1 or not isinstance(body[0], (ast.Return, ast.Expr)) or body[0].value is None:
+                continue
+            value = body[0].value
+            params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)][1:]
+            is_property = any(getattr(d, "id", None) == "property" for d in fn.decorator_list)
+            target = None
+            if isinstance(value, ast.Call) and not is_property:
+                passed = [*value.args, *(k.value for k in value.keywords)]
+                if all(isinstance(a, ast.Name) for a in passed) and sorted(a.id for a in passed) == sorted(params):
+                    target = _chain(value.func)
+                    target = target if target is not None and len(target) >= 2 else None
+            elif isinstance(value, ast.Attribute) and is_property:
+                target = _chain(value)
+                target = target if target is not None and len(target) >= 2 and target[-1] == fn.name else None
+            if target is not None and not any(name.startswith("_") for name in target):
+                found.append(f"{path.relative_to(root)}:{fn.lineno} {cls.name}.{fn.name} -> self.{'.'.join(target)}")
+    return found
+
+
+def test_the_session_and_the_window_forward_nothing():
+    """The Qt session, the model's parts and the main window keep no method that only passes a call on to
+    a part: a view asks the part it needs (``session.reading.open_files``, ``session.model.set_measures``,
+    ``window.parts.exports.export``); the rule of what a user's action ends lives where those methods are
+    defined (``workbench.state.session_state.user_action``)."""
+    paths = [
+        *sorted((ROOT / "workbench" / "qt").glob("*.py")),
+        *sorted((ROOT / "workbench" / "state").glob("*.py")),
+        ROOT / "workbench" / "views" / "window" / "main_window.py",
+    ]
+    found = [f for path in paths for f in forwards(path)]
+    assert not found, "forwards: " + "; ".join(found)
+
+
+def test_a_forward_is_caught(tmp_path):
+    source = tmp_path / "parts.py"
+    source.write_text(
+        "class Window:\n"
+        "    def open_files(self, paths, kind=None):\n"
+        '        """Open them."""\n'
+        "        return self.parts.files.open_files(paths, kind=kind)\n"
+        "    @property\n"
+        "    def summary(self):\n"
+        "        return self.parts.summary\n"
+        "    def stop(self):\n"
+        "        self._timer.stop()\n"  # (its own private part: not a forward)
+        "    def remove(self, path):\n"
+        "        self.reading.stop(path)\n"
+        "        self.files.remove(path)\n"  # (two calls: a rule of its own)
+        "    @property\n"
+        "    def level(self):\n"
+        "        return self.settings.relevance_level\n"  # (a reading of its own value, named otherwise)
+    )
+    found = [f.split(" ", 1)[1] for f in forwards(source, root=tmp_path)]
+    assert found == ["Window.open_files -> self.parts.files.open_files", "Window.summary -> self.parts.summary"]

@@ -84,22 +84,22 @@ def main(argv=None) -> int:
         if early is not None:
             window.session.use_scoring(*early)
         if at_once and args.files:
-            window.session.open_files(args.files)
+            window.session.reading.open_files(args.files)
         elif at_once:
-            window.session.open_sample()
+            window.session.reading.open_sample()
         if at_once and not args.screenshot:
-            window.paint_with_first_scores()
+            window.startup.paint_with_first_scores()
 
     def start() -> None:
-        logs.setup(window.messages.add)
+        logs.setup(window.parts.bars.messages.add)
         if at_once:
             window.update_title()
         else:
-            window.open_files(args.files)
+            window.parts.files.open_files(args.files)
 
-    window.when_session_ready(read)
-    window.when_ready(start)
-    window.when_ready(process.started)
+    window.startup.when_session_ready(read)
+    window.startup.when_ready(start)
+    window.startup.when_ready(process.started)
 
     status = {"code": 0}
     if args.screenshot:
@@ -111,7 +111,7 @@ def main(argv=None) -> int:
                 return
             done["shot"] = True
             if args.query:
-                session.select_query(args.query)
+                session.model.select_query(args.query)
             app.processEvents()
             ok = window.grab().save(args.screenshot)
             if not ok:
@@ -123,7 +123,7 @@ def main(argv=None) -> int:
         def on_idle():
             if args.query and not done.get("asked"):
                 done["asked"] = True
-                session.select_query(args.query)
+                session.model.select_query(args.query)
                 if session.busy:
                     return  # the query's drill-down is computed first; the next idle takes the picture
             QTimer.singleShot(300, shoot)

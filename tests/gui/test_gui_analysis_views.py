@@ -42,9 +42,9 @@ TIMEOUT = 30000
 
 def shown(qtbot, window, name):
     """Bring the dock ``name`` forward and wait for its view to show the analysis of the scores shown."""
-    window.docks[name].show()
-    window.docks[name].raise_()
-    view = window.analysis_views[name]
+    window.parts.views.docks[name].show()
+    window.parts.views.docks[name].raise_()
+    view = window.parts.views.analysis_views[name]
     qtbot.waitUntil(lambda: view.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
     return view
 
@@ -87,7 +87,7 @@ def test_overlap_matrix_shows_the_cores_means_and_the_beads_of_the_selected_quer
     assert view.cell_text("b", "c") == f"{jac5[1, 2]:.3f}"
 
     # the beads of the selected query: each run's top 5 in trec_eval's order, threads across the runs
-    window.session.select_query("q2")
+    window.session.model.select_query("q2")
     b = view.current_beads
     assert b.query_id == "q2" and b.runs == labels
     for i, name in enumerate(labels):
@@ -231,7 +231,7 @@ def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(
 
 def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window, files, tmp_path):
     qrels, runs = files
-    window.session.set_focus_measure("map")
+    window.session.model.set_focus_measure("map")
     view = shown(qtbot, window, "queries")
     traits = query_traits(window.session.results.evaluation, "map", qrels=qrels)
     extremes = query_extremes(traits, 5)
@@ -250,7 +250,7 @@ def test_queries_lists_and_rho_equal_the_core_and_a_click_selects(qtbot, window,
     texts = tmp_path / "queries.tsv"
     ids = list(window.session.results.query_ids)
     texts.write_text("".join(f"{q}\t{' '.join(['word'] * (1 + i % 4))}\n" for i, q in enumerate(ids)))
-    window.open_files([str(texts)])
+    window.parts.files.open_files([str(texts)])
     qtbot.waitUntil(
         lambda: bool(view.follower.outcome.settings.texts) and view.follower.state() == "current", timeout=TIMEOUT
     )
@@ -286,12 +286,12 @@ def test_measure_agreement_matrix_and_flips_equal_the_core(qtbot, window, files)
 def test_a_change_of_runs_recomputes_the_view_shown_and_marks_a_hidden_one_out_of_date(qtbot, window, files):
     qrels, runs = files
     overlap = shown(qtbot, window, "overlap")
-    coverage = window.analysis_views["coverage"]
+    coverage = window.parts.views.analysis_views["coverage"]
     shown(qtbot, window, "coverage")
-    window.docks["overlap"].raise_()  # coverage is hidden behind it now
+    window.parts.views.docks["overlap"].raise_()  # coverage is hidden behind it now
     qtbot.waitUntil(lambda: overlap.follower.state() == "current" and not coverage.follower.shown(), timeout=TIMEOUT)
     with qtbot.waitSignal(window.session.sigResultsChanged, timeout=TIMEOUT):
-        window.session.remove(runs["c"])
+        window.session.reading.remove(runs["c"])
     # the view shown computes again without c
     qtbot.waitUntil(lambda: overlap.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
     assert overlap.runs() == ["a", "b", "d", "fresh"]
@@ -345,9 +345,9 @@ def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, win
         return original(inputs, settings, progress)
 
     monkeypatch.setitem(analyses._KINDS, "agreement", slow)
-    window.docks["agreement"].show()
-    window.docks["agreement"].raise_()
-    view = window.analysis_views["agreement"]
+    window.parts.views.docks["agreement"].show()
+    window.parts.views.docks["agreement"].raise_()
+    view = window.parts.views.analysis_views["agreement"]
     qtbot.waitUntil(lambda: view.follower.running, timeout=TIMEOUT)
     assert view.banner.text() == "Computing…"
     window.session.cancel()
@@ -370,16 +370,16 @@ def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_
         early.resize(700, 500)
         early.show()
         with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
-            w.open_files([qrels, *runs.values()])
+            w.parts.files.open_files([qrels, *runs.values()])
         # the evaluation finished: no analysis view of the window is made yet, its docks hold empty panes
-        assert w.analysis_views.built() == []
-        assert not isinstance(w.docks["coverage"].widget(), CoverageView)
+        assert w.parts.views.analysis_views.built() == []
+        assert not isinstance(w.parts.views.docks["coverage"].widget(), CoverageView)
         qtbot.waitUntil(lambda: early.follower.state() == "current" and not w.session.busy, timeout=TIMEOUT)
 
-        w.docks["coverage"].raise_()  # its tab chosen
-        qtbot.waitUntil(lambda: w.analysis_views.built() == ["coverage"], timeout=TIMEOUT)
-        late = w.docks["coverage"].widget()
-        assert isinstance(late, CoverageView) and late is w.analysis_views["coverage"]
+        w.parts.views.docks["coverage"].raise_()  # its tab chosen
+        qtbot.waitUntil(lambda: w.parts.views.analysis_views.built() == ["coverage"], timeout=TIMEOUT)
+        late = w.parts.views.docks["coverage"].widget()
+        assert isinstance(late, CoverageView) and late is w.parts.views.analysis_views["coverage"]
         qtbot.waitUntil(lambda: late.follower.state() == "current" and not w.session.busy, timeout=TIMEOUT)
         # what it shows: the core's Judged@10 per run, the same table, warning and holes as the early view
         expected = judgment_coverage(qrels, list(runs.values()), (10, 5))
@@ -392,7 +392,7 @@ def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_
         pd.testing.assert_frame_equal(late.condensed.frame(), early.condensed.frame())
         assert not late.banner.isVisibleTo(late)
         # the other views are still not made
-        assert w.analysis_views.built() == ["coverage"]
+        assert w.parts.views.analysis_views.built() == ["coverage"]
     finally:
         close_window(w)
 
@@ -404,12 +404,12 @@ def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in
     w = open_window(qtbot, first, MEASURES, size=(1400, 900))
     try:
         with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
-            w.open_files([qrels, *runs.values()])
+            w.parts.files.open_files([qrels, *runs.values()])
         shown(qtbot, w, "overlap")
-        w.docks["agreement"].close()
+        w.parts.views.docks["agreement"].close()
         path = tmp_path / "study.irwb"
         with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
-            assert w.write_workspace(str(path))
+            assert w.parts.workspaces.write(str(path))
     finally:
         close_window(w)
 
@@ -417,13 +417,13 @@ def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in
     second.mkdir()
     w2 = open_window(qtbot, second, MEASURES, size=(1400, 900))
     try:
-        assert w2.analysis_views.built() == []
-        w2.open_files([str(path)])
+        assert w2.parts.views.analysis_views.built() == []
+        w2.parts.files.open_files([str(path)])
         qtbot.waitUntil(lambda: w2.session.results is not None and not w2.session.busy, timeout=TIMEOUT)
-        qtbot.waitUntil(lambda: "overlap" in w2.analysis_views.built(), timeout=TIMEOUT)
-        assert not w2.docks["overlap"].visibleRegion().isEmpty()
-        assert w2.docks["agreement"].isHidden() and "agreement" not in w2.analysis_views.built()
-        view = w2.analysis_views["overlap"]
+        qtbot.waitUntil(lambda: "overlap" in w2.parts.views.analysis_views.built(), timeout=TIMEOUT)
+        assert not w2.parts.views.docks["overlap"].visibleRegion().isEmpty()
+        assert w2.parts.views.docks["agreement"].isHidden() and "agreement" not in w2.parts.views.analysis_views.built()
+        view = w2.parts.views.analysis_views["overlap"]
         qtbot.waitUntil(lambda: view.follower.state() == "current" and not w2.session.busy, timeout=TIMEOUT)
         labels = list(runs)
         rbo = overlap_matrix(rank_overlap(list(runs.values()), depth=10, p=0.9, qrels=qrels), labels, "rbo")
@@ -455,7 +455,7 @@ def test_the_overlap_and_agreement_matrices_show_their_numbers_at_their_default_
     w = open_window(qtbot, tmp_path, MEASURES, size=size)
     try:
         with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
-            w.open_files([str(qrels), *map(str, runs)])
+            w.parts.files.open_files([str(qrels), *map(str, runs)])
         overlap = shown(qtbot, w, "overlap")
         model = overlap.matrix_model
         qtbot.waitUntil(lambda: model.rowCount() == 5, timeout=TIMEOUT)

@@ -61,7 +61,7 @@ def _cancel_when(qtbot, w, job) -> float:
     s = w.session
     qtbot.waitUntil(lambda: s.jobs.running(job), timeout=TIMEOUT)
     start = time.monotonic()
-    w.cancel_button.click()
+    w.parts.progress.cancel_button.click()
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     return time.monotonic() - start
 
@@ -74,7 +74,7 @@ def test_cancel_during_the_evaluation_of_one_big_run_is_idle_within_a_second(
         monkeypatch.setattr(disk_runs, "HOLD_FILES", 0)  # scored by a worker process from its file
     w = open_window(qtbot, tmp_path, ("map", "ndcg_cut.10", "P.10"))
     try:
-        w.open_files([str(big / "qrels.txt"), str(big / "run.txt")])
+        w.parts.files.open_files([str(big / "qrels.txt"), str(big / "run.txt")])
         waited = _cancel_when(qtbot, w, "evaluate")
         assert waited < 1.0
         assert w.session.results is None
@@ -91,9 +91,9 @@ def test_cancel_during_the_inspection_of_a_big_run_is_idle_within_a_second(qtbot
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         s = w.session
-        w.open_files([str(big / "qrels.txt"), str(big / "run.txt")])
+        w.parts.files.open_files([str(big / "qrels.txt"), str(big / "run.txt")])
         qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
-        s.inspect(str(big / "run.txt"))
+        s.followups.inspect(str(big / "run.txt"))
         assert _cancel_when(qtbot, w, "inspect") < 1.0
     finally:
         close_window(w)

@@ -82,7 +82,7 @@ def window(qtbot, tmp_path):
 def load(qtbot, window, collection):
     qrels, runs = collection
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
-        window.open_files([str(qrels), *map(str, runs)])
+        window.parts.files.open_files([str(qrels), *map(str, runs)])
     assert window.session.comparison is not None
 
 
@@ -109,7 +109,7 @@ def expected_comparison(collection, **settings):
 
 def summary_cells(window):
     """{(run, measure): (text shown, tooltip)} of the summary table."""
-    model = window.summary.model
+    model = window.parts.views.summary.model
     cols = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
     out = {}
     for r in range(model.rowCount()):
@@ -136,11 +136,11 @@ def test_marks_follow_the_comparison_and_its_settings(qtbot, window, collection)
         assert "paired t-test" in tip and "Holm" in tip
         assert f"p = {format_pvalue(row['p_value'])} (paired t-test" in tip
     assert not cells[("base", "map")][0].endswith((significance_model.HIGHER, significance_model.LOWER))
-    assert window.summary.legend.isVisible()
-    assert "Holm" in window.summary.legend.text() and "base" in window.summary.legend.text()
+    assert window.parts.views.summary.legend.isVisible()
+    assert "Holm" in window.parts.views.summary.legend.text() and "base" in window.parts.views.summary.legend.text()
 
     # the panel's choices reach the computation
-    panel = window.significance
+    panel = window.parts.toolbars.significance
     wait_idle(qtbot, window, lambda: choose(panel.correction_box, "bonferroni"))
     wait_idle(qtbot, window, lambda: choose(panel.test_box, "wilcoxon"))
     settings = window.session.compare_settings
@@ -169,8 +169,8 @@ def test_comparison_runs_in_a_worker_and_follows_the_baseline(qtbot, window, col
     load(qtbot, window, collection)
     assert threads and all(t is not threading.main_thread() for t in threads)
     good = next(e.path for e in window.session.workspace.run_entries() if e.label == "good")
-    wait_idle(qtbot, window, lambda: window.session.set_baseline(good))
-    assert window.session.comparison.baseline == "good"
+    wait_idle(qtbot, window, lambda: window.session.model.files.set_baseline(good))
+    assert window.session.comparison.request.baseline == "good"
     cells = summary_cells(window)
     assert cells[("base", "map")][0].endswith(significance_model.LOWER)
     assert all(t is not threading.main_thread() for t in threads)
@@ -185,8 +185,8 @@ def bar_heights(chart):
 
 def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot, window, collection):
     load(qtbot, window, collection)
-    chart = window.diff_chart
-    window.session.set_focus_measure("map")
+    chart = window.parts.views.diff_chart
+    window.session.model.set_focus_measure("map")
     chart.set_run("noise")
     ev, _ = expected_comparison(collection)
     expected = metrics.compare.per_query_differences(ev, "base", "map")
@@ -210,7 +210,7 @@ def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot
     wait_idle(qtbot, window, lambda: qtbot.mouseClick(chart.plot.viewport(), Qt.MouseButton.LeftButton, pos=pos))
     assert window.session.selected_query == last["query_id"]
     # the click reached every view: the per-query table's selection and the highlighted bar
-    assert window.per_query._current_query() == last["query_id"]
+    assert window.parts.views.per_query._current_query() == last["query_id"]
     assert list(chart.highlight.opts["x"]) == [float(last["x"])]
 
     # arrow keys walk along the bars
@@ -235,8 +235,8 @@ def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot
 def test_drilldown_of_a_selected_query(qtbot, window, collection):
     load(qtbot, window, collection)
     with qtbot.waitSignal(window.session.sigDrilldownChanged, timeout=TIMEOUT):
-        window.session.select_query("q3")
-    view = window.drilldown
+        window.session.model.select_query("q3")
+    view = window.parts.views.drilldown
     assert view.shown_runs() == ["base", "good", "noise"]
     base = view.table_frame("base")
     assert base["doc_id"].tolist() == [f"q3-{d}" for d in BASE_ORDER]
@@ -273,7 +273,7 @@ def test_drilldown_of_a_selected_query(qtbot, window, collection):
         assert [view.table_frame(run)["doc_id"].iloc[i.row()] for i in rows] == ["q3-r0"]
     # back to the mean: nothing to drill into
     with qtbot.waitSignal(window.session.sigDrilldownChanged, timeout=TIMEOUT):
-        window.session.select_query(None)
+        window.session.model.select_query(None)
     assert view.placeholder.isVisibleTo(view)
 
 
@@ -445,14 +445,16 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
     load(qtbot, window, collection)
     s = window.session
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
-        window.significance.mode_box.activated.emit(window.significance.mode_box.findData("pairs"))
+        window.parts.toolbars.significance.mode_box.activated.emit(
+            window.parts.toolbars.significance.mode_box.findData("pairs")
+        )
     qtbot.waitUntil(lambda: s.comparison is not None and s.comparison.pairs is not None and not s.busy, timeout=TIMEOUT)
     c = s.comparison
     runs = list(c.request.runs)
     letters = c.letters()
     from metrics.compare.allpairs import letter
 
-    model = window.summary.model
+    model = window.parts.views.summary.model
     frame = model.frame()
     for i, run in enumerate(runs):
         row = list(frame["run"]).index(run)
@@ -462,29 +464,35 @@ def test_all_pairs_mode_shows_letters_and_the_matrix(qtbot, window, collection):
         assert shown.replace("\u2002", "").strip().endswith(letters.get((run, "map"), "")) or not letters.get(
             (run, "map")
         )
-    assert "Letters: the runs a value is significantly better than" in window.summary.legend.text()
+    assert "Letters: the runs a value is significantly better than" in window.parts.views.summary.legend.text()
     # the matrix: row minus column, coloured by significance
-    s.set_focus_measure("map")
+    s.model.set_focus_measure("map")
     a, b = runs[0], runs[1]
     row = c.pair(a, b, "map")
     diff = row["difference"] if row["a"] == a else -row["difference"]
-    assert window.pairs_view.cell_text(a, b).startswith(f"{diff:+.4f}")
+    assert window.parts.views.pairs_view.cell_text(a, b).startswith(f"{diff:+.4f}")
     # the pair's bootstrap interval (row run minus column run) is in the cell's tooltip
     low, high = (row["ci_low"], row["ci_high"]) if row["a"] == a else (-row["ci_high"], -row["ci_low"])
     assert low <= diff <= high
-    assert f"95% interval [{low:+.4f}, {high:+.4f}]" in window.pairs_view.cell_tooltip(a, b)
+    assert f"95% interval [{low:+.4f}, {high:+.4f}]" in window.parts.views.pairs_view.cell_tooltip(a, b)
     # a Tukey HSD keeps the pairs mode and needs no correction
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
-        window.significance.test_box.activated.emit(window.significance.test_box.findData("tukey"))
+        window.parts.toolbars.significance.test_box.activated.emit(
+            window.parts.toolbars.significance.test_box.findData("tukey")
+        )
     qtbot.waitUntil(
-        lambda: s.comparison is not None and s.comparison.settings.test == "tukey" and not s.busy, timeout=TIMEOUT
+        lambda: s.comparison is not None and s.comparison.request.settings.test == "tukey" and not s.busy,
+        timeout=TIMEOUT,
     )
-    assert set(s.comparison.pairs["correction"]) == {"none"} and not window.significance.correction_box.isEnabled()
+    assert (
+        set(s.comparison.pairs["correction"]) == {"none"}
+        and not window.parts.toolbars.significance.correction_box.isEnabled()
+    )
     # clicking a cell shows that pair in the difference chart
     with qtbot.waitSignal(s.sigComparisonChanged, timeout=TIMEOUT):
-        window.pairs_view.table.cellClicked.emit(0, 1)
+        window.parts.views.pairs_view.table.cellClicked.emit(0, 1)
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
-    assert s.baseline_label() == b and window.diff_chart.chosen_runs() == [a]
+    assert s.model.workspace.baseline_label() == b and window.parts.views.diff_chart.chosen_runs() == [a]
 
 
 def test_letter_tooltips_list_every_other_run_with_its_pair(collection):
@@ -524,7 +532,7 @@ def test_the_quick_comparison_comes_with_the_scores_and_a_slow_one_after(qtbot, 
     assert "compare" not in before and "evaluate" in before  # with the scores
     assert submitted.count("compare") == 1  # then once, after the paint
     assert comparison.intervals and quick.request.same_as(comparison.request)
-    assert comparison.is_for(window.session.results) and comparison.baseline == "base"
+    assert comparison.is_for(window.session.results) and comparison.request.baseline == "base"
     _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05, seed=0)
     got = comparison.table.set_index(["run", "measure"]).sort_index()
     want = expected.set_index(["run", "measure"]).sort_index()
@@ -536,7 +544,7 @@ def test_the_quick_comparison_comes_with_the_scores_and_a_slow_one_after(qtbot, 
     assert summary_cells(window)[("good", "map")][0].endswith("†")  # its mark is shown
     submitted.clear()
     wait_idle(qtbot, window, lambda: window.session.followups.set_compare_settings(test="wilcoxon"))
-    assert submitted == ["compare"] and window.session.comparison.settings.test == "wilcoxon"
+    assert submitted == ["compare"] and window.session.comparison.request.settings.test == "wilcoxon"
     submitted.clear()
     wait_idle(qtbot, window, window.session.recompute)
     assert "compare" in submitted  # the Wilcoxon test is not computed with the scores

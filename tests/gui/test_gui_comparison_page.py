@@ -50,7 +50,7 @@ def window(qtbot, tmp_path, sample):
 
 def export_page(qtbot, window, path, settings=None):
     with qtbot.waitSignal(window.sigExported, timeout=TIMEOUT) as done:
-        assert window.exports.export_comparison_page(str(path), settings)
+        assert window.parts.exports.export_comparison_page(str(path), settings)
     assert done.args == [str(path)]
     return path.read_text(encoding="utf-8")
 
@@ -67,9 +67,9 @@ def settings_shown(page: str) -> dict[str, str]:
 
 def test_the_page_is_that_of_the_where_to_look_first_view(qtbot, window, sample, tmp_path):
     s = window.session
-    window.docks["contrast"].show()
-    window.docks["contrast"].raise_()
-    view = window.analysis_views["contrast"]
+    window.parts.views.docks["contrast"].show()
+    window.parts.views.docks["contrast"].raise_()
+    view = window.parts.views.analysis_views["contrast"]
     a, b = s.results.runs
     view.choose("tau_ap", a=b, b=a, depth=5)
     qtbot.waitUntil(lambda: view.follower.state() == "current" and "tau_AP" in view.shown_frame(), timeout=TIMEOUT)
@@ -105,8 +105,8 @@ def test_the_page_is_that_of_the_where_to_look_first_view(qtbot, window, sample,
 
 def test_without_the_view_the_page_is_of_the_baseline_by_rbo_to_the_drilldown_depth(qtbot, window, tmp_path):
     s = window.session
-    settings = window.exports.page_settings()
-    baseline = s.baseline_label()
+    settings = window.parts.exports.page_settings()
+    baseline = s.model.workspace.baseline_label()
     assert (settings.by, settings.run_a, settings.depth) == ("rbo", baseline, s.drilldown_depth)
     page = export_page(qtbot, window, tmp_path / "rbo.html")
     said = settings_shown(page)
@@ -118,8 +118,8 @@ def test_without_the_view_the_page_is_of_the_baseline_by_rbo_to_the_drilldown_de
 def test_the_page_is_never_written_over_a_file_loaded(qtbot, window, sample, tmp_path):
     qrels = sample / "qrels.txt"
     before = qrels.read_bytes()
-    window.exports.export_comparison_page(str(qrels))
-    qtbot.waitUntil(lambda: "is loaded as input" in window.messages.text(), timeout=TIMEOUT)
-    assert "Export to" in window.messages.text()
+    window.parts.exports.export_comparison_page(str(qrels))
+    qtbot.waitUntil(lambda: "is loaded as input" in window.parts.bars.messages.text(), timeout=TIMEOUT)
+    assert "Export to" in window.parts.bars.messages.text()
     qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
     assert qrels.read_bytes() == before

@@ -42,7 +42,7 @@ def _runs(data):
 
 def _summary_cells(w) -> dict:
     """(run, column) -> the text the summary table shows."""
-    model = w.summary.model
+    model = w.parts.views.summary.model
     frame = model.frame()
     columns = list(frame.columns)
     return {
@@ -58,9 +58,9 @@ def _shows(text: str, value: float) -> bool:
 
 def _per_query_cells(qtbot, w, measure: str) -> dict:
     """(query, run) -> the text the per-query table shows for ``measure``."""
-    w.session.set_focus_measure(measure)
-    qtbot.waitUntil(lambda: w.per_query.shown_measure() == measure, timeout=TIMEOUT)
-    model = w.per_query.model
+    w.session.model.set_focus_measure(measure)
+    qtbot.waitUntil(lambda: w.parts.views.per_query.shown_measure() == measure, timeout=TIMEOUT)
+    model = w.parts.views.per_query.model
     frame = model.frame()
     columns = list(frame.columns)
     return {
@@ -72,7 +72,7 @@ def _per_query_cells(qtbot, w, measure: str) -> dict:
 
 
 def _status(w) -> dict:
-    t = w.files.table
+    t = w.parts.views.files.table
     return {t.item(r, 0).text(): (t.item(r, 1).text(), t.item(r, 2).text()) for r in range(t.rowCount())}
 
 
@@ -108,7 +108,7 @@ def test_intent_qrels_load_as_their_own_kind_and_their_measures_are_columns(qtbo
     w = open_window(qtbot, tmp_path, ("map", "P.10"))
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
         window_threads, threads[:] = list(threads), []
         assert window_threads and all(t is not threading.main_thread() for t in window_threads)  # in the worker
@@ -120,11 +120,11 @@ def test_intent_qrels_load_as_their_own_kind_and_their_measures_are_columns(qtbo
         assert status["qrels.txt"] == ("qrels", "in use")
         # the TREC Web track's measures are offered, ticked, beside the ad hoc ones
         assert s.measures == ("map", "P.10", *DIVERSITY)
-        panel = w.measures.diversity
+        panel = w.parts.views.measures.diversity
         assert panel.isVisible() and panel.list.isEnabled()
         assert panel.chosen() == list(DIVERSITY)
-        assert w.measures.extra.text() == ""
-        assert list(w.summary.model.frame().columns) == ["run", "map", "P_10", *DIVERSITY]
+        assert w.parts.views.measures.extra.text() == ""
+        assert list(w.parts.views.summary.model.frame().columns) == ["run", "map", "P_10", *DIVERSITY]
 
         _assert_diversity_shown(qtbot, w, data)
         cells = _summary_cells(w)
@@ -147,18 +147,18 @@ def test_removing_the_intent_qrels_removes_their_columns_and_undo_brings_them_ba
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
         before = s.results.summary.copy()
-        s.remove(str(data["intents"]))
+        s.reading.remove(str(data["intents"]))
         qtbot.waitUntil(lambda: not s.busy and "alpha_nDCG@20" not in s.results.measures, timeout=TIMEOUT)
-        assert list(w.summary.model.frame().columns) == ["run", "map"]
-        assert w.per_query.measure_box.findText("alpha_nDCG@20") < 0
+        assert list(w.parts.views.summary.model.frame().columns) == ["run", "map"]
+        assert w.parts.views.per_query.measure_box.findText("alpha_nDCG@20") < 0
         # still chosen: shown without a tick box to use, computed once intent qrels come back
-        panel = w.measures.diversity
+        panel = w.parts.views.measures.diversity
         assert panel.isVisible() and not panel.list.isEnabled()
         assert "intents.txt" not in _status(w)
-        w.undo_action.trigger()
+        w.parts.menus.undo_action.trigger()
         qtbot.waitUntil(lambda: not s.busy and "alpha_nDCG@20" in s.results.measures, timeout=TIMEOUT)
         assert s.workspace.entry(str(data["intents"])).kind == "intents"
         assert s.results.summary.equals(before)
@@ -178,13 +178,13 @@ def test_undo_takes_back_the_diversity_measures_added_with_the_intent_qrels(qtbo
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
-        assert s.measures == ("map", *DIVERSITY) and w.measures.diversity.chosen() == list(DIVERSITY)
-        w.undo_action.trigger()
+        assert s.measures == ("map", *DIVERSITY) and w.parts.views.measures.diversity.chosen() == list(DIVERSITY)
+        w.parts.menus.undo_action.trigger()
         qtbot.waitUntil(lambda: not s.busy and s.results.measures == ["map"], timeout=TIMEOUT)
-        assert s.measures == ("map",) and w.measures.diversity.chosen() == []
-        assert list(w.summary.model.frame().columns) == ["run", "map"]
+        assert s.measures == ("map",) and w.parts.views.measures.diversity.chosen() == []
+        assert list(w.parts.views.summary.model.frame().columns) == ["run", "map"]
         assert s.workspace.entry(str(data["intents"])).kind == "intents"
     finally:
         close_window(w)
@@ -194,11 +194,11 @@ def test_a_saved_workspace_reopens_the_intent_qrels(qtbot, data, tmp_path):
     (tmp_path / "a").mkdir()
     w = open_window(qtbot, tmp_path / "a", ("map",))
     try:
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
         path = data["qrels"].parent / "study.irwb"
         with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
-            assert w.write_workspace(str(path))
+            assert w.parts.workspaces.write(str(path))
         summary = w.session.results.summary.copy()
     finally:
         close_window(w)
@@ -209,7 +209,7 @@ def test_a_saved_workspace_reopens_the_intent_qrels(qtbot, data, tmp_path):
     (tmp_path / "b").mkdir()
     w2 = open_window(qtbot, tmp_path / "b", ("map",))
     try:
-        w2.open_files([str(path)])
+        w2.parts.files.open_files([str(path)])
         _idle(qtbot, w2)
         s2 = w2.session
         assert s2.workspace.entry(str(data["intents"])).kind == "intents"
@@ -224,20 +224,20 @@ def test_intent_qrels_without_ad_hoc_qrels_show_the_diversity_measures_alone(qtb
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "runA", "runB")])
         _idle(qtbot, w)
         assert s.workspace.qrels_entry() is None
-        assert list(w.summary.model.frame().columns) == ["run", *DIVERSITY]
+        assert list(w.parts.views.summary.model.frame().columns) == ["run", *DIVERSITY]
         _assert_diversity_shown(qtbot, w, data)
         # the drill-down shows each document's best grade over the query's intents
         with qtbot.waitSignal(s.sigDrilldownChanged, timeout=TIMEOUT):
-            s.select_query("101")
+            s.model.select_query("101")
         qtbot.waitUntil(lambda: s.drilldown is not None, timeout=TIMEOUT)
         ranking = s.drilldown.rankings["sysA"]
         grades = dict(zip(ranking["doc_id"], ranking["relevance"]))
         assert (grades["d1"], grades["d2"], grades["d5"], grades["d4"]) == (1, 2, 2, 1)  # d1: 1 for intents 1, 2
         assert s.drilldown.num_rel == 4  # d1, d2, d4, d5 (d6 is -1)
-        assert "none: the curves need ad hoc qrels" in w.pr_plot.caption.text()
+        assert "none: the curves need ad hoc qrels" in w.parts.views.pr_plot.caption.text()
     finally:
         close_window(w)
 
@@ -253,15 +253,15 @@ def test_intent_qrels_dropped_alone_and_selected_in_files_are_inspected_without_
         submitted: list = []
         submit = s.jobs.submit
         s.jobs.submit = lambda key, *a, **k: (submitted.append(key), submit(key, *a, **k))[1]
-        w.open_files([str(data["intents"])])
+        w.parts.files.open_files([str(data["intents"])])
         qtbot.waitUntil(lambda: not s.busy and (s.inspection or {}).get("kind") == "intents", timeout=TIMEOUT)
-        w.files.select_path(str(data["intents"]))
+        w.parts.views.files.select_path(str(data["intents"]))
         qtbot.wait(300)  # (a failed inspection asked again would be submitted again meanwhile)
         qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
         assert errors == []
         assert s.inspection["kind"] == "intents" and s.inspection["queries"] == 4
         assert submitted.count("inspect") <= 2  # dropped, then perhaps selected: never a loop
-        assert "intents" in w.inspect_view.text()
+        assert "intents" in w.parts.views.inspect_view.text()
     finally:
         close_window(w)
 
@@ -275,14 +275,14 @@ def test_exports_name_both_qrels_the_numbers_were_computed_from(qtbot, data, tmp
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
         assert "alpha_nDCG@20" in s.results.measures
 
         def exported(what: str, name: str) -> list[str]:
             path = tmp_path / name
             with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
-                assert w.export(what, str(path))
+                assert w.parts.exports.export(what, str(path))
             return [line for line in path.read_text().splitlines() if line.startswith("#")]
 
         both = [f"# qrels: {data['qrels']}", f"# intent qrels: {data['intents']} (the diversity measures)"]
@@ -301,7 +301,7 @@ def test_exports_name_both_qrels_the_numbers_were_computed_from(qtbot, data, tmp
         )
         text = report.read_text()
         assert f"intent qrels: {data['intents']}" in text and str(data["qrels"]) in text
-        s.set_measures(("map",))  # no diversity measure: the intent qrels made none of the numbers
+        s.model.set_measures(("map",))  # no diversity measure: the intent qrels made none of the numbers
         qtbot.waitUntil(lambda: not s.busy and s.results.measures == ["map"], timeout=TIMEOUT)
         header = exported("summary", "adhoc.csv")
         assert [line for line in header if "qrels:" in line] == both[:1]
@@ -315,10 +315,10 @@ def test_the_relevance_level_box_applies_to_the_diversity_measures(qtbot, data, 
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
         before = _summary_cells(w)
-        s.set_relevance_level(2)
+        s.model.set_relevance_level(2)
         qtbot.waitUntil(lambda: not s.busy and s.results.request.relevance_level == 2, timeout=TIMEOUT)
         _assert_diversity_shown(qtbot, w, data, level=2)
         after = _summary_cells(w)
@@ -333,10 +333,10 @@ def test_diversity_measures_typed_by_name(qtbot, data, tmp_path):
     w.session.sigError.connect(errors.append)
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         _idle(qtbot, w)
-        w.measures.extra.setText("alpha_nDCG@10 P-IA@5 NRBP(beta=0.8) alpha_nDCG")
-        w.measures.apply_button.click()
+        w.parts.views.measures.extra.setText("alpha_nDCG@10 P-IA@5 NRBP(beta=0.8) alpha_nDCG")
+        w.parts.views.measures.apply_button.click()
         names = ("alpha_nDCG@10", "P-IA@5", "NRBP(beta=0.8)")
         qtbot.waitUntil(lambda: not s.busy and "P-IA@5" in s.results.measures, timeout=TIMEOUT)
         _assert_diversity_shown(qtbot, w, data, names)

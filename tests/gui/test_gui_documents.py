@@ -57,7 +57,7 @@ def drop_and_wait(qtbot, window, paths):
 
 def files_shown(window) -> dict[str, tuple[str, str]]:
     """File name -> (kind, status) as the Files panel shows them."""
-    table = window.files.table
+    table = window.parts.views.files.table
     rows = {}
     for r in range(table.rowCount()):
         path = os.path.basename(window.session.workspace.entries[r].path)
@@ -99,9 +99,9 @@ def test_a_collection_is_recognised_by_its_content_and_indexed(qtbot, window, sa
     qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
     assert len(s.results.runs) == 3
     # the inspection says what it is
-    s.inspect(str(sample / "passages.txt"))
-    qtbot.waitUntil(lambda: "document collection" in window.inspect_view.text(), timeout=TIMEOUT)
-    assert "13,416" in window.inspect_view.text()
+    s.followups.inspect(str(sample / "passages.txt"))
+    qtbot.waitUntil(lambda: "document collection" in window.parts.views.inspect_view.text(), timeout=TIMEOUT)
+    assert "13,416" in window.parts.views.inspect_view.text()
 
 
 def test_a_second_collection_replaces_the_first_and_says_so(qtbot, window, sample, tmp_path):
@@ -113,7 +113,7 @@ def test_a_second_collection_replaces_the_first_and_says_so(qtbot, window, sampl
     assert [e.name for e in s.workspace.entries if e.kind == "collection"] == ["corpus.jsonl"]
     assert files_shown(window)["corpus.jsonl"] == ("collection", "beir, 13,416 documents")
     assert s.workspace.documents().format == "beir"
-    assert "corpus.jsonl replaces passages.txt as the collection" in window.messages.text()
+    assert "corpus.jsonl replaces passages.txt as the collection" in window.parts.bars.messages.text()
 
 
 def test_a_workspace_keeps_its_collection(qtbot, window, sample, tmp_path):
@@ -137,7 +137,7 @@ def test_cancel_while_indexing_leaves_no_index_and_says_so(qtbot, window, tmp_pa
     drop(window, [big])
     qtbot.waitUntil(lambda: s.jobs.running(("load", str(big))), timeout=TIMEOUT)
     time.sleep(0.05)  # (indexing under way)
-    window.cancel_button.click()
+    window.parts.progress.cancel_button.click()
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert files_shown(window)["big.tsv"] == ("collection", "indexing cancelled")
     assert s.workspace.documents() is None
@@ -155,8 +155,8 @@ def test_the_drilldown_shows_titles_and_snippets_with_the_query_words_marked(qtb
     drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "topics.txt", corpus])
     s = window.session
     qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
-    s.select_query(QUERY)
-    view = window.drilldown
+    s.model.select_query(QUERY)
+    view = window.parts.views.drilldown
     qtbot.waitUntil(lambda: "bm25" in view.columns and "snippet" in view.table_frame("bm25"), timeout=TIMEOUT)
     assert "battery engine recipe" in view.title.text()
     frame = view.table_frame("bm25")
@@ -183,8 +183,8 @@ def test_relevant_documents_no_run_retrieved_are_shown_with_their_texts(qtbot, w
     drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "topics.txt", corpus])
     s = window.session
     qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
-    s.select_query(QUERY)
-    view = window.drilldown
+    s.model.select_query(QUERY)
+    view = window.parts.views.drilldown
     qtbot.waitUntil(lambda: "snippet" in view.missing_frame(), timeout=TIMEOUT)
     missing = view.missing_frame()
     assert len(missing) > 0
@@ -199,8 +199,8 @@ def test_the_drilldown_takes_the_collection_opened_after_it(qtbot, window, sampl
     drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt"])
     s = window.session
     qtbot.waitUntil(lambda: s.results is not None, timeout=TIMEOUT)
-    s.select_query(QUERY)
-    view = window.drilldown
+    s.model.select_query(QUERY)
+    view = window.parts.views.drilldown
     qtbot.waitUntil(lambda: "bm25" in view.columns, timeout=TIMEOUT)
     assert "snippet" not in view.table_frame("bm25")
     drop_and_wait(qtbot, window, [sample / "passages.txt"])
@@ -212,14 +212,14 @@ def test_the_drilldown_takes_the_collection_opened_after_it(qtbot, window, sampl
 # ---------------------------------------------------------------- 3. the sample opens with its texts
 def test_the_sample_opens_with_its_collection_and_query_texts(qtbot, window):
     s = window.session
-    window.open_sample()
+    window.parts.files.open_sample()
     qtbot.waitUntil(lambda: s.results is not None and s.workspace.documents() is not None, timeout=TIMEOUT)
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     shown = files_shown(window)
     assert shown["collection.tsv"] == ("collection", "tsv, 13,416 documents")
     assert shown["queries.tsv"] == ("query texts", "60 queries")
     assert len(s.results.runs) == 3
-    s.select_query(QUERY)
-    view = window.drilldown
+    s.model.select_query(QUERY)
+    view = window.parts.views.drilldown
     qtbot.waitUntil(lambda: "bm25" in view.columns and "snippet" in view.table_frame("bm25"), timeout=TIMEOUT)
     assert any("<b>battery</b>" in m or "<b>Battery</b>" in m for m in view.columns["bm25"].snippet_html())

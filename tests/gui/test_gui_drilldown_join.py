@@ -51,10 +51,10 @@ def window(qtbot, tmp_path):
 def open_query(qtbot, window, files):
     qrels, runs = files
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
-        window.open_files([str(qrels), *map(str, runs)])
-    view = window.drilldown
+        window.parts.files.open_files([str(qrels), *map(str, runs)])
+    view = window.parts.views.drilldown
     view.depth_box.setValue(N)
-    window.session.select_query("q1")
+    window.session.model.select_query("q1")
     qtbot.waitUntil(lambda: set(view.columns) == set(ORDERS) and len(view.table_frame("beta")) == N, timeout=TIMEOUT)
     return view
 
@@ -140,7 +140,7 @@ def test_the_unjudged_of_the_top_k_are_listed_and_copied_as_qrels_lines(qtbot, w
     assert view.unjudged_button.text() == f"Unjudged: {len(unjudged) - 2}…"
     assert "of 2 lists (alpha, beta)" in dialog.caption.text()
     # no query: nothing to list
-    window.session.select_query(None)
+    window.session.model.select_query(None)
     qtbot.waitUntil(lambda: dialog.caption.text() == "No query selected.", timeout=TIMEOUT)
     assert not dialog.copy_button.isEnabled() and not view.unjudged_button.isEnabled()
     assert view.unjudged_button.text() == "Unjudged…"

@@ -29,7 +29,7 @@ def _cells(model) -> list[list[str]]:
 
 
 def test_the_gallery_lists_every_example_and_opens_one_as_a_session(qtbot, window):
-    dialog = window.show_examples()
+    dialog = window.parts.menus.show_examples()
     qtbot.waitUntil(lambda: dialog.names.count() == len(example_names()), timeout=TIMEOUT)
     row = example_names().index("interpolated-ap")
     dialog.names.setCurrentRow(row)
@@ -49,7 +49,7 @@ def test_the_gallery_lists_every_example_and_opens_one_as_a_session(qtbot, windo
     assert (explained.explanation.measure, explained.explanation.query_id) == ("map", "1")
     textbook = dict(zip(explained.textbook["convention"], explained.textbook["value"]))
     assert textbook["interpolated AP"] == pytest.approx(0.675, abs=1e-12)
-    shown = _cells(window.explain_view.textbook.model)
+    shown = _cells(window.parts.views.explain_view.textbook.model)
     assert any(r[0] == "interpolated AP" and r[1] == "0.6750" for r in shown)
 
 
@@ -59,9 +59,9 @@ def test_an_example_opens_with_its_own_settings_whatever_the_session_had(qtbot, 
     0.0000 beside its 0.6418 before), says so, and its first number is explained (the nDCG examples named
     ndcg_cut.10 where the results name ndcg_cut_10, and opened with nothing explained)."""
     s = window.session
-    s.set_relevance_level(2)
-    s.set_ndcg_option("gain", "exp")
-    dialog = window.show_examples()
+    s.model.set_relevance_level(2)
+    s.model.set_ndcg_option("gain", "exp")
+    dialog = window.parts.menus.show_examples()
     qtbot.waitUntil(lambda: dialog.names.count() == len(example_names()), timeout=TIMEOUT)
     dialog.names.setCurrentRow(example_names().index(name))
     dialog.open_button.click()
@@ -85,7 +85,7 @@ def metrics_summary(example, measure: str) -> float:
 def test_the_gallery_shows_trec_eval_s_columns_at_its_own_size(qtbot, window):
     """At the dialog's own size the table shows trec_eval's convention and what trec_eval prints (a long
     text column pushed them out of view)."""
-    dialog = window.show_examples()
+    dialog = window.parts.menus.show_examples()
     qtbot.waitUntil(lambda: dialog.names.count() == len(example_names()), timeout=TIMEOUT)
     for row in range(dialog.names.count()):
         dialog.names.setCurrentRow(row)

@@ -33,9 +33,9 @@ def _cells(block) -> list[list[str]]:
 
 def _click_per_query(qtbot, w, measure: str, query: str, run: str) -> str:
     """Click the per-query cell of ``run`` and ``query`` under ``measure``; the text the cell shows."""
-    w.session.set_focus_measure(measure)
-    qtbot.waitUntil(lambda: w.per_query.shown_measure() == measure, timeout=TIMEOUT)
-    view = w.per_query
+    w.session.model.set_focus_measure(measure)
+    qtbot.waitUntil(lambda: w.parts.views.per_query.shown_measure() == measure, timeout=TIMEOUT)
+    view = w.parts.views.per_query
     headers = [view.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(view.proxy.columnCount())]
     rows = [view.proxy.index(r, 0).data() for r in range(view.proxy.rowCount())]
     index = view.proxy.index(rows.index(query), headers.index(run))
@@ -73,7 +73,7 @@ def test_a_diversity_cell_is_explained_with_the_value_it_shows(qtbot, data, tmp_
     w.session.model.events.message.connect(messages.append)
     try:
         s = w.session
-        w.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
+        w.parts.files.open_files([str(data[n]) for n in ("intents", "qrels", "runA", "runB")])
         qtbot.waitUntil(lambda: not s.busy and s.results is not None and "NRBP" in s.results.measures, timeout=TIMEOUT)
         expected = metrics.evaluate_diversity(str(data["intents"]), {"sysA": str(data["runA"])}, ["alpha_nDCG@20"])
         pq = expected.per_query
@@ -85,8 +85,8 @@ def test_a_diversity_cell_is_explained_with_the_value_it_shows(qtbot, data, tmp_
         e = explained.explanation
         assert e.explained and e.value == value == float(s.results.per_query["alpha_nDCG@20"].loc["101", "sysA"])
         assert shown == f"{value:.4f}" == "0.9282"
-        assert explained.gain_curve is None and not w.explain_view.plot.isVisible()
-        panel = w.explain_view
+        assert explained.gain_curve is None and not w.parts.views.explain_view.plot.isVisible()
+        panel = w.parts.views.explain_view
         assert panel.text() == e.to_text() and not panel.message.isVisible()
         assert "alpha-nDCG@20 = 2.8741 / 3.0963 = 0.9282" in panel.result.text()
         assert "alpha_nDCG@20" in panel.heading.text() and "101" in panel.heading.text()
@@ -98,7 +98,7 @@ def test_a_diversity_cell_is_explained_with_the_value_it_shows(qtbot, data, tmp_
         assert not any("diversity measure" in m for m in messages) and not errors
 
         # a summary cell: the mean over the queries the run retrieves for
-        summary = w.summary
+        summary = w.parts.views.summary
         headers = [summary.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(summary.proxy.columnCount())]
         runs = [summary.proxy.index(r, 0).data().split(" ")[0] for r in range(summary.proxy.rowCount())]
         cell = summary.proxy.index(runs.index("sysB"), headers.index("ERR_IA@20"))
@@ -118,7 +118,7 @@ def test_a_diversity_cell_is_explained_with_the_value_it_shows(qtbot, data, tmp_
         shown = _click_per_query(qtbot, w, "StRecall@20", "101", "sysB")
         e = _explained(qtbot, s, "StRecall@20", "101", "sysB").explanation
         assert shown == f"{e.value:.4f}" == "0.6667" and "grade >= 1 (-l 1)" in e.conventions[1]
-        s.set_relevance_level(2)
+        s.model.set_relevance_level(2)
         qtbot.waitUntil(
             lambda: (
                 not s.busy

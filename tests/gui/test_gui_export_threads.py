@@ -121,7 +121,7 @@ def wait_idle(qtbot, window):
 
 def exported(qtbot, window, what, path):
     with qtbot.waitSignal(window.sigExported, timeout=TIMEOUT) as blocker:
-        assert window.export(what, str(path))
+        assert window.parts.exports.export(what, str(path))
     assert blocker.args == [str(path)]
 
 
@@ -142,14 +142,14 @@ def log_file(tmp_path, monkeypatch):
 
 
 def test_exports_and_the_log_touch_the_disk_only_in_workers(qtbot, window, files, tmp_path, monkeypatch, log_file):
-    window.open_files([str(files[n]) for n in ("qrels", "alpha", "beta")])
+    window.parts.files.open_files([str(files[n]) for n in ("qrels", "alpha", "beta")])
     qtbot.waitUntil(lambda: window.session.results is not None and not window.session.busy, timeout=TIMEOUT)
     results = window.session.results
     out = tmp_path / "out"
     out.mkdir()
     (out / "summary.csv").write_text("old\n")
     asked: list[str] = []
-    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: asked.append(p) or True)
+    monkeypatch.setattr(window.parts.exports, "confirm_overwrite", lambda p: asked.append(p) or True)
     opened_in: list[str] = []
 
     def save_name(parent, caption, start, filters, **options):
@@ -175,11 +175,11 @@ def test_exports_and_the_log_touch_the_disk_only_in_workers(qtbot, window, files
     exported(qtbot, window, "summary", out / "summary.csv")  # (it exists: the user is asked)
     exported(qtbot, window, "pr", out / "again.png")
     exported(qtbot, window, "pr", out / "again.png")  # (now it exists)
-    assert window.export("pr", protected)
-    qtbot.waitUntil(lambda: "loaded as input" in window.messages.text(), timeout=TIMEOUT)
+    assert window.parts.exports.export("pr", protected)
+    qtbot.waitUntil(lambda: "loaded as input" in window.parts.bars.messages.text(), timeout=TIMEOUT)
     wait_idle(qtbot, window)
     with qtbot.waitSignal(window.sigExported, timeout=TIMEOUT):
-        window.exports.export_dialog("ndcg")  # (opens in the folder of the last export)
+        window.parts.exports.export_dialog("ndcg")  # (opens in the folder of the last export)
     dialog = ReportDialog(window.session, lambda p: True, str(out), window)
     with qtbot.waitSignal(dialog.sigWritten, timeout=TIMEOUT):
         assert dialog.export(str(out / "report.html"), "html")
@@ -199,7 +199,7 @@ def test_exports_and_the_log_touch_the_disk_only_in_workers(qtbot, window, files
     assert (image.width(), image.height()) == (2400, 1560)
     assert image.text("Description") == "\n".join(f"{k}: {v}" for k, v in settings_of(results))
     again = tmp_path / "again.png"
-    window.pr_plot.export_image(str(again))  # (drawn, encoded and written on this thread, as before)
+    window.parts.views.pr_plot.export_image(str(again))  # (drawn, encoded and written on this thread, as before)
     assert again.read_bytes() == png  # encoded in a worker, byte for byte the same
     svg = (out / "ndcg.svg").read_text(encoding="utf-8")
     assert svg.startswith("<?xml") and "<svg" in svg
@@ -221,7 +221,7 @@ def test_exports_and_the_log_touch_the_disk_only_in_workers(qtbot, window, files
     table = pd.read_csv(out / "table.csv", comment="#", dtype={"query_id": str}).set_index("query_id")
     np.testing.assert_array_equal(table["Δ beta"], table["beta"] - table["alpha"])
     assert (out / "report.html").read_text(encoding="utf-8").count("data:image/png;base64,") == 3
-    assert f"Export to {protected} failed: run_alpha.txt is loaded as input" in window.messages.text()
+    assert f"Export to {protected} failed: run_alpha.txt is loaded as input" in window.parts.bars.messages.text()
     assert refused.args == [f"{protected} is loaded as input and is never written to; choose another file."]
     assert files["alpha"].read_bytes() == before
     # the log: written by its own thread, every record in the file once it stops

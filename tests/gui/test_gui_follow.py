@@ -57,11 +57,11 @@ def _idle(qtbot, window):
 
 def test_a_run_deleted_then_written_again_is_read_again(qtbot, window, data):
     s = window.session
-    window.open_files([str(p) for p in data.values()])
+    window.parts.files.open_files([str(p) for p in data.values()])
     _idle(qtbot, window)
     os.remove(data["B"])
-    qtbot.waitUntil(lambda: "B.run was deleted from disk" in window.stale_bar.label.text(), timeout=TIMEOUT)
-    assert not window.stale_bar.reload_button.isVisible()  # nothing to read
+    qtbot.waitUntil(lambda: "B.run was deleted from disk" in window.parts.bars.stale_bar.label.text(), timeout=TIMEOUT)
+    assert not window.parts.bars.stale_bar.reload_button.isVisible()  # nothing to read
 
     before = s.workspace.entry(str(data["B"])).run
     _write(data["B"], _run_lines("B", 7))
@@ -70,7 +70,7 @@ def test_a_run_deleted_then_written_again_is_read_again(qtbot, window, data):
     want = metrics.evaluate(str(data["qrels"]), {"B": str(data["B"])}, MEASURES).summary().loc["B"]
     got = s.results.summary.loc["B"]
     np.testing.assert_array_equal(got[want.index].to_numpy(dtype=float), want.to_numpy(dtype=float))
-    assert not window.stale_toolbar.isVisible()
+    assert not window.parts.bars.stale_toolbar.isVisible()
 
 
 def test_a_declined_reload_then_a_tick_says_the_run_is_left_out_not_that_nothing_matches(
@@ -88,39 +88,39 @@ def test_a_declined_reload_then_a_tick_says_the_run_is_left_out_not_that_nothing
         window_files.QMessageBox, "question", lambda *a, **k: asked.append(a[2]) or QMessageBox.StandardButton.No
     )
     s = window.session
-    window.open_files([str(data["qrels"]), str(data["B"])])
+    window.parts.files.open_files([str(data["qrels"]), str(data["B"])])
     _idle(qtbot, window)
     assert list(s.results.runs) == ["B"]
     with open(data["B"], "a") as out:
         out.write("1 Q0 EXTRA 99 -1.0 B\n")
     qtbot.waitUntil(lambda: bool(asked), timeout=TIMEOUT)  # declined
-    s.set_measures([*MEASURES, "recall_100"])  # a tick
+    s.model.set_measures([*MEASURES, "recall_100"])  # a tick
     _idle(qtbot, window)
-    qtbot.waitUntil(lambda: "B.run changed on disk" in window.stale_bar.label.text(), timeout=TIMEOUT)
-    assert "left out" in window.stale_bar.label.text()
-    assert "do not match" not in window.messages.text()
-    for plot in (window.pr_plot, window.ndcg_plot):
+    qtbot.waitUntil(lambda: "B.run changed on disk" in window.parts.bars.stale_bar.label.text(), timeout=TIMEOUT)
+    assert "left out" in window.parts.bars.stale_bar.label.text()
+    assert "do not match" not in window.parts.bars.messages.text()
+    for plot in (window.parts.views.pr_plot, window.parts.views.ndcg_plot):
         assert "need ad hoc qrels" not in plot.caption.text()
 
 
 def test_a_notice_stays_until_the_user_acts_and_every_message_can_be_read_back(qtbot, window, data, tmp_path):
     s = window.session
-    window.open_files([str(p) for p in data.values()])
+    window.parts.files.open_files([str(p) for p in data.values()])
     _idle(qtbot, window)
     other = tmp_path / "qrels2.txt"
     other.write_text(data["qrels"].read_text())
-    window.open_files([str(other)])
+    window.parts.files.open_files([str(other)])
     _idle(qtbot, window)
     told = "qrels2.txt replaces qrels.txt as the qrels"
     # the evaluation that followed says its line, and the notice stays
     qtbot.waitUntil(lambda: "Evaluated" in window.statusBar().currentMessage(), timeout=TIMEOUT)
-    assert told in window.messages.text() and window.messages.isVisible()
-    window.open_files([str(data["A"])])  # the user's next action: an "already open" notice replaces it
+    assert told in window.parts.bars.messages.text() and window.parts.bars.messages.isVisible()
+    window.parts.files.open_files([str(data["A"])])  # the user's next action: an "already open" notice replaces it
     _idle(qtbot, window)
-    assert told not in window.messages.text() and "Already open" in window.messages.text()
+    assert told not in window.parts.bars.messages.text() and "Already open" in window.parts.bars.messages.text()
     log = s.model.messages.text()
     assert told in log and "Already open" in log and "Evaluated" in log
-    dialog = window.show_messages()
+    dialog = window.parts.menus.show_messages()
     from PySide6.QtWidgets import QPlainTextEdit
 
     assert told in dialog.findChild(QPlainTextEdit).toPlainText()

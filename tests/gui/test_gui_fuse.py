@@ -41,7 +41,7 @@ def files(tmp_path):
 def window(qtbot, tmp_path, files):
     w = open_window(qtbot, tmp_path, MEASURES)
     qrels, runs = files
-    w.open_files([str(qrels), *map(str, runs.values())])
+    w.parts.files.open_files([str(qrels), *map(str, runs.values())])
     qtbot.waitUntil(lambda: w.session.results is not None and not w.session.busy, timeout=TIMEOUT)
     yield w
     close_window(w)
@@ -50,7 +50,7 @@ def window(qtbot, tmp_path, files):
 @pytest.mark.parametrize("method, norm", [("rrf", "none"), ("combmnz", "zmuv")])
 def test_fused_runs_are_written_opened_and_scored_as_the_library_scores_them(qtbot, window, files, method, norm):
     qrels, runs = files
-    dialog = window.show_fuse()
+    dialog = window.parts.menus.show_fuse()
     dialog.choose(["bm25", "dense"], method, norm)
     assert dialog.name.text() == f"fused-{method}"
     out = dialog.output.text()
@@ -69,7 +69,7 @@ def test_fused_runs_are_written_opened_and_scored_as_the_library_scores_them(qtb
 def test_the_dialog_refuses_what_cannot_be_fused_and_never_writes_over_a_loaded_file(qtbot, window, files):
     qrels, runs = files
     before = runs["bm25"].read_bytes()
-    dialog = window.show_fuse()
+    dialog = window.parts.menus.show_fuse()
     dialog.choose(["bm25"], "combsum")
     dialog.fuse_button.click()
     assert "at least two runs" in dialog.problem.text()

@@ -129,7 +129,7 @@ def window(qtbot, tmp_path):
 def test_the_window_s_thread_never_waits_while_500_runs_open_and_queries_are_selected(qtbot, window, many_runs):
     s = window.session
     with Heartbeat() as beat:
-        window.open_files([str(many_runs / "qrels.txt"), str(many_runs / "runs")])
+        window.parts.files.open_files([str(many_runs / "qrels.txt"), str(many_runs / "runs")])
         _wait(qtbot, lambda: s.results is not None and len(s.results.runs) == 500 and not s.busy)
     beat.check("opening 500 runs")
     assert s.results.summary.shape[0] == 500
@@ -137,10 +137,10 @@ def test_the_window_s_thread_never_waits_while_500_runs_open_and_queries_are_sel
     queries = s.results.query_ids[:5]
     with Heartbeat() as beat:
         for q in queries:
-            s.select_query(q)
+            s.model.select_query(q)
             _wait(qtbot, lambda: s.drilldown is not None and s.drilldown.query_id == q and not s.busy)
     beat.check("selecting queries among 500 runs")
-    assert window.drilldown.shown_runs()  # the lists were made
+    assert window.parts.views.drilldown.shown_runs()  # the lists were made
 
 
 @pytest.fixture(scope="module")
@@ -165,9 +165,9 @@ def test_the_window_s_thread_never_waits_while_a_large_run_is_read_scored_and_in
     s = window.session
     run = str(big_run / "run.txt")
     with Heartbeat() as beat:
-        window.open_files([str(big_run / "qrels.txt"), run])
+        window.parts.files.open_files([str(big_run / "qrels.txt"), run])
         _wait(qtbot, lambda: s.results is not None and not s.busy)
-        s.inspect(run)
+        s.followups.inspect(run)
         s.followups.request_inspection()
         _wait(qtbot, lambda: s.inspection is not None and s.inspection.get("path") == run and not s.busy)
     beat.check("reading, scoring and inspecting a run of 2.5M lines")
@@ -203,11 +203,11 @@ def test_the_window_s_thread_never_waits_while_a_collection_is_indexed_and_its_t
     s = window.session
     files = [str(collection / name) for name in ("qrels.txt", "run.txt", "queries.tsv", "collection.tsv")]
     with Heartbeat() as beat:
-        window.open_files(files)
+        window.parts.files.open_files(files)
         _wait(qtbot, lambda: s.results is not None and s.workspace.documents() is not None and not s.busy)
         for q in s.results.query_ids[:3]:
-            s.select_query(q)
+            s.model.select_query(q)
             _wait(qtbot, lambda: s.drilldown is not None and s.drilldown.query_id == q and not s.busy)
     beat.check("indexing a collection of 300,000 passages and looking up the drill-down's texts")
     assert len(s.workspace.documents()) == 300_000
-    assert "snippet" in window.drilldown.table_frame(window.drilldown.shown_runs()[0])
+    assert "snippet" in window.parts.views.drilldown.table_frame(window.parts.views.drilldown.shown_runs()[0])

@@ -41,7 +41,7 @@ def test_reference_covers_every_registered_family_with_its_names():
 
 
 def test_f1_opens_the_measure_reference_and_search_narrows_it(qtbot, window):
-    for action in window.findChildren(type(window.undo_action)):
+    for action in window.findChildren(type(window.parts.menus.undo_action)):
         if action.shortcut().toString() == "F1":
             action.trigger()
             break
@@ -65,40 +65,43 @@ def test_about_names_the_versions(qtbot, window):
 
 def test_a_removed_run_comes_back_with_undo(qtbot, window):
     s = window.session
-    window.open_files(sample_files())
+    window.parts.files.open_files(sample_files())
     qtbot.waitUntil(lambda: not s.busy and s.results is not None, timeout=TIMEOUT)
     labels = list(s.results.runs)
     second = s.workspace.entry_by_label(labels[1])
-    s.set_baseline(second.path)
-    s.remove(second.path)
+    s.model.files.set_baseline(second.path)
+    s.reading.remove(second.path)
     assert "Ctrl+Z" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
-    assert labels[1] not in s.results.runs and window.undo_action.isEnabled()
-    window.undo_action.trigger()
+    assert labels[1] not in s.results.runs and window.parts.menus.undo_action.isEnabled()
+    window.parts.menus.undo_action.trigger()
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert list(s.results.runs) == labels  # same place, same label
-    assert s.baseline_label() == labels[1]  # and baseline again
-    assert not window.undo_action.isEnabled()
+    assert s.model.workspace.baseline_label() == labels[1]  # and baseline again
+    assert not window.parts.menus.undo_action.isEnabled()
 
 
 def test_ctrl_f_goes_to_the_query_filter(qtbot, window):
     window.activateWindow()
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert window.per_query.filter_edit.hasFocus() or window.focusWidget() is window.per_query.filter_edit
+    assert (
+        window.parts.views.per_query.filter_edit.hasFocus()
+        or window.focusWidget() is window.parts.views.per_query.filter_edit
+    )
 
 
 def test_the_plot_columns_grow_back_with_the_window(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path, ("map",), size=(1024, 700))
     try:
         # small: the plots and the differences are tabs of one column, each at least 250 px wide
-        qtbot.waitUntil(lambda: w.docks["prCurves"].width() >= 250, timeout=5000)
+        qtbot.waitUntil(lambda: w.parts.views.docks["prCurves"].width() >= 250, timeout=5000)
         w.resize(1600, 1000)
         # grown: side by side again, each with its share of the width
         qtbot.waitUntil(
             lambda: (
-                w.docks["prCurves"].isVisible()
-                and w.docks["diffChart"].isVisible()
-                and min(w.docks["prCurves"].width(), w.docks["diffChart"].width()) >= 0.2 * 1600
+                w.parts.views.docks["prCurves"].isVisible()
+                and w.parts.views.docks["diffChart"].isVisible()
+                and min(w.parts.views.docks["prCurves"].width(), w.parts.views.docks["diffChart"].width()) >= 0.2 * 1600
             ),
             timeout=5000,
         )

@@ -24,13 +24,13 @@ def window(qtbot, tmp_path):
 def test_a_run_dropped_alone_is_described_not_scored(qtbot, window, tmp_path):
     run = tmp_path / "bm25.run"
     run.write_text("".join(f"{q} Q0 d{d} {d} {10 - d / 10:.2f} bm25\n" for q in (1, 2, 3) for d in range(1, 41)))
-    window.open_files([str(run)])
+    window.parts.files.open_files([str(run)])
     qtbot.waitUntil(lambda: window.session.inspection is not None and not window.session.busy, timeout=TIMEOUT)
     assert window.session.results is None
-    text = window.inspect_view.text()
+    text = window.parts.views.inspect_view.text()
     assert "bm25.run" in text and "run — line 1 has 6 fields" in text
     assert "120 data, 0 comment" in text and "40 / 40 / 40" in text and "bm25 (120 lines)" in text
-    assert window.docks["inspect"].isVisible()
+    assert window.parts.views.docks["inspect"].isVisible()
 
 
 def test_with_qrels_loaded_a_selected_run_shows_its_coverage(qtbot, window, tmp_path):
@@ -38,26 +38,28 @@ def test_with_qrels_loaded_a_selected_run_shows_its_coverage(qtbot, window, tmp_
     qrels.write_text("".join(f"{q} Q0 d{d} {d % 2}\n" for q in (1, 2) for d in range(1, 11)))
     run = tmp_path / "r.run"
     run.write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} r\n" for q in (1, 2, 9) for d in range(1, 21)))
-    window.open_files([str(qrels), str(run)])
+    window.parts.files.open_files([str(qrels), str(run)])
     qtbot.waitUntil(lambda: window.session.results is not None and not window.session.busy, timeout=TIMEOUT)
-    window.files.select_path(str(run))
+    window.parts.views.files.select_path(str(run))
     qtbot.waitUntil(lambda: (window.session.inspection or {}).get("against_qrels") is not None, timeout=TIMEOUT)
     d = window.session.inspection
     assert d["against_qrels"]["queries_only_in_run"] == ["9"] and d["against_qrels"]["shared_queries"] == 2
-    text = window.inspect_view.text()
+    text = window.parts.views.inspect_view.text()
     assert "queries only in the run" in text and "judged in the top 10 / top 100" in text
     assert "1 of the run's 3 queries are not in the qrels" in text
-    window.files.select_path(str(qrels))
+    window.parts.views.files.select_path(str(qrels))
     qtbot.waitUntil(lambda: (window.session.inspection or {}).get("kind") == "qrels", timeout=TIMEOUT)
-    assert "grades" in window.inspect_view.text() and "0: 10, 1: 10" in window.inspect_view.text()
+    assert (
+        "grades" in window.parts.views.inspect_view.text() and "0: 10, 1: 10" in window.parts.views.inspect_view.text()
+    )
 
 
 def test_a_bad_file_shows_its_error_with_the_line(qtbot, window, tmp_path):
     bad = tmp_path / "broken.run"
     bad.write_text("# header\n1 Q0 a 1 1.5 r\n1 Q0 b 2 abc r\n")
-    window.open_files([str(bad)])
+    window.parts.files.open_files([str(bad)])
     qtbot.waitUntil(lambda: window.session.inspection is not None and not window.session.busy, timeout=TIMEOUT)
-    text = window.inspect_view.text()
+    text = window.parts.views.inspect_view.text()
     assert "broken.run, line 3: found score 'abc'" in text
     assert text.count("line 3") == 1  # said once
     assert "documents" not in text  # no empty figures for a file that could not be read
@@ -85,23 +87,23 @@ def test_a_file_opened_while_runs_are_scored_is_inspected_after_and_never_shows_
     first, second = tmp_path / "first.run", tmp_path / "second.run"
     first.write_text("".join(f"{q} Q0 d{d} {d} {1 / d:.4f} a\n" for q in (1, 2) for d in range(1, 21)))
     second.write_text("".join(f"{q} Q0 d{d} {d} {d:.4f} b\n" for q in (1, 2, 7) for d in range(1, 31)))
-    window.open_files([str(qrels), str(first)])
+    window.parts.files.open_files([str(qrels), str(first)])
     qtbot.waitUntil(lambda: window.session.results is not None and not window.session.busy, timeout=TIMEOUT)
-    assert "first.run" in window.inspect_view.text()
+    assert "first.run" in window.parts.views.inspect_view.text()
 
     release = threading.Event()
     real = analysis.compute
     monkeypatch.setattr(analysis, "compute", lambda *a, **k: (release.wait(TIMEOUT / 1000), real(*a, **k))[1])
-    window.open_files([str(second)])
+    window.parts.files.open_files([str(second)])
     qtbot.waitUntil(lambda: window.session.jobs.running("evaluate"), timeout=TIMEOUT)
     qtbot.wait(200)
     assert window.session.inspection["path"].endswith("first.run")  # not yet computed again...
-    assert window.inspect_view.text() == ""  # ...and not shown under the new file's name
-    assert window.inspect_view.placeholder.text() == "Inspecting second.run once the runs are scored..."
+    assert window.parts.views.inspect_view.text() == ""  # ...and not shown under the new file's name
+    assert window.parts.views.inspect_view.placeholder.text() == "Inspecting second.run once the runs are scored..."
     release.set()
-    qtbot.waitUntil(lambda: "second.run" in window.inspect_view.text(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: "second.run" in window.parts.views.inspect_view.text(), timeout=TIMEOUT)
     assert window.session.results.runs == ["a", "b"]
-    assert "1 of the run's 3 queries are not in the qrels" in window.inspect_view.text()
+    assert "1 of the run's 3 queries are not in the qrels" in window.parts.views.inspect_view.text()
 
 
 @pytest.mark.alone  # (a timer of 150 ms must fire within the paint's 400)
@@ -128,8 +130,8 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
         lambda _: QTimer.singleShot(150, lambda: busy_meanwhile.append((s.busy, s.jobs.running("inspect"))))
     )
     s.sigIdle.connect(lambda: idle.append(time.monotonic()))
-    window.open_files([str(qrels), str(run)])
-    qtbot.waitUntil(lambda: "r.run" in window.inspect_view.text() and not s.busy, timeout=TIMEOUT)
+    window.parts.files.open_files([str(qrels), str(run)])
+    qtbot.waitUntil(lambda: "r.run" in window.parts.views.inspect_view.text() and not s.busy, timeout=TIMEOUT)
     assert shown and asked and idle
     assert asked[-1] - shown[-1] >= 0.35  # not before the scores had their time to be painted
     assert busy_meanwhile[-1] == (True, False)  # waiting for the paint, not inspecting
@@ -155,7 +157,7 @@ def _scores_just_shown(qtbot, tmp_path):
     real = w.session.jobs.submit
     w.session.jobs.submit = lambda key, *a, **k: (submitted.append(key), real(key, *a, **k))[1]
     with qtbot.waitSignal(w.session.sigResultsChanged, timeout=TIMEOUT):
-        w.open_files([str(qrels), *map(str, runs)])
+        w.parts.files.open_files([str(qrels), *map(str, runs)])
     return w, submitted
 
 

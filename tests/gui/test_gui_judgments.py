@@ -39,10 +39,10 @@ def _idle(qtbot, w):
 
 
 def _open(qtbot, w, folder, runs=RUNS, held=("qrels_b.txt",)):
-    w.open_files([str(folder / "qrels.txt"), *(str(folder / r) for r in runs)])
+    w.parts.files.open_files([str(folder / "qrels.txt"), *(str(folder / r) for r in runs)])
     _idle(qtbot, w)
     if held:
-        w.file_actions.open_held([str(folder / h) for h in held])
+        w.parts.files.open_held([str(folder / h) for h in held])
         qtbot.waitUntil(lambda: len(w.session.workspace.held_entries()) == len(held), timeout=TIMEOUT)
         _idle(qtbot, w)
 
@@ -55,7 +55,7 @@ def window(qtbot, tmp_path, sample):
 
 
 def _row(window, name):
-    table = window.files.table
+    table = window.parts.views.files.table
     for r in range(table.rowCount()):
         if table.item(r, 0).text() == name:
             return r, table.item(r, 1).text(), table.item(r, 2).text()
@@ -69,7 +69,7 @@ def test_the_files_panel_holds_qrels_beside_swaps_them_and_undo_swaps_back(qtbot
     row, kind, status = _row(window, "qrels_b.txt")
     assert (kind, status) == ("other qrels", "held beside")
     assert s.results.request.qrels_name.endswith(os.sep + "qrels.txt")
-    box = window.files.kind_box(row)
+    box = window.parts.views.files.kind_box(row)
     index = box.findData("qrels")
     assert box.itemText(index) == "use as the qrels (swap)"
     box.activated.emit(index)
@@ -78,7 +78,7 @@ def test_the_files_panel_holds_qrels_beside_swaps_them_and_undo_swaps_back(qtbot
     qtbot.waitUntil(lambda: s.results.request.qrels_name.endswith("qrels_b.txt") and not s.busy, timeout=TIMEOUT)
     expected = system_agreement([str(sample / r) for r in RUNS], sample / "qrels.txt", sample / "qrels_b.txt")
     assert s.results.summary.loc["bm25", "map"] == pytest.approx(expected.scores.loc[0, "score_b"], abs=1e-12)
-    window.undo_action.trigger()
+    window.parts.menus.undo_action.trigger()
     qtbot.waitUntil(lambda: _row(window, "qrels.txt")[1:] == ("qrels", "in use"), timeout=TIMEOUT)
     assert _row(window, "qrels_b.txt")[1:] == ("other qrels", "held beside")
 
@@ -90,13 +90,13 @@ def test_a_workspace_saved_with_held_qrels_opens_them_held(qtbot, tmp_path, samp
         _open(qtbot, w, sample)
         path = sample / "study.irwb"
         with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):
-            assert w.write_workspace(str(path))
+            assert w.parts.workspaces.write(str(path))
     finally:
         close_window(w)
     (tmp_path / "b").mkdir()
     w2 = open_window(qtbot, tmp_path / "b", ("map",))
     try:
-        w2.open_files([str(path)])
+        w2.parts.files.open_files([str(path)])
         _idle(qtbot, w2)
         qtbot.waitUntil(lambda: w2.session.workspace.held_entries() != [], timeout=TIMEOUT)
         assert _row(w2, "qrels_b.txt")[1:] == ("other qrels", "held beside")
@@ -179,10 +179,10 @@ def test_the_systems_view_ranks_the_runs_under_each_qrels_and_follows_the_measur
 def test_a_hidden_judgments_view_is_out_of_date_after_a_swap_and_computed_again_in_front(qtbot, window, sample):
     _open(qtbot, window, sample)
     view = shown(qtbot, window, "systems")
-    window.docks["overlap"].raise_()
+    window.parts.views.docks["overlap"].raise_()
     qtbot.waitUntil(lambda: not view.follower.shown(), timeout=TIMEOUT)
     s = window.session
-    s.set_kind(str(sample / "qrels_b.txt"), "qrels")  # (the swap: qrels_b.txt in use, qrels.txt held beside)
+    s.reading.set_kind(str(sample / "qrels_b.txt"), "qrels")  # (the swap: qrels_b.txt in use, qrels.txt held beside)
     qtbot.waitUntil(lambda: s.results.request.qrels_name.endswith("qrels_b.txt") and not s.busy, timeout=TIMEOUT)
     assert view.follower.state() == "outdated"
     assert view.banner.isVisibleTo(view) and "Out of date" in view.banner.text()
@@ -221,14 +221,14 @@ def test_what_cannot_be_computed_is_said_in_words(qtbot, window, sample):
 
 def test_without_qrels_held_beside_the_views_say_how_to_hold_some(qtbot, window, sample):
     _open(qtbot, window, sample, held=())
-    view = window.analysis_views["qrelsAgreement"]
-    window.docks["qrelsAgreement"].show()
-    window.docks["qrelsAgreement"].raise_()
+    view = window.parts.views.analysis_views["qrelsAgreement"]
+    window.parts.views.docks["qrelsAgreement"].show()
+    window.parts.views.docks["qrelsAgreement"].raise_()
     qtbot.waitUntil(lambda: "Open qrels to compare" in view.caption.text(), timeout=TIMEOUT)
     assert "Open qrels to compare" in view.banner.text() and view.banner.isVisibleTo(view)
     assert view.summary.text() == "" and view.confusion_table.frame().empty
     # a qrels file held beside now: the view shown computes at once
-    window.file_actions.open_held([str(sample / "qrels_b.txt")])
+    window.parts.files.open_held([str(sample / "qrels_b.txt")])
     qtbot.waitUntil(lambda: view.follower.state() == "current" and view.follower.outcome is not None, timeout=TIMEOUT)
     assert view.summary_text("pairs judged by both") == str(compare(sample / "qrels.txt", sample / "qrels_b.txt").pairs)
 
@@ -274,29 +274,29 @@ def test_the_pool_bias_view_leaves_each_run_out_at_the_depth_chosen(qtbot, windo
 
 def test_two_qrels_are_compared_without_any_run_and_a_swap_makes_the_view_compute_again(qtbot, window, sample):
     s = window.session
-    window.open_files([str(sample / "qrels.txt")])
+    window.parts.files.open_files([str(sample / "qrels.txt")])
     qtbot.waitUntil(lambda: s.workspace.qrels_entry() is not None and not s.busy, timeout=TIMEOUT)
-    window.file_actions.open_held([str(sample / "qrels_b.txt")])
+    window.parts.files.open_held([str(sample / "qrels_b.txt")])
     qtbot.waitUntil(lambda: s.workspace.held_entries() != [] and not s.busy, timeout=TIMEOUT)
     assert s.results is None
-    window.docks["qrelsAgreement"].show()
-    window.docks["qrelsAgreement"].raise_()
-    view = window.analysis_views["qrelsAgreement"]
+    window.parts.views.docks["qrelsAgreement"].show()
+    window.parts.views.docks["qrelsAgreement"].raise_()
+    view = window.parts.views.analysis_views["qrelsAgreement"]
     qtbot.waitUntil(lambda: view.follower.state() == "current" and view.follower.outcome is not None, timeout=TIMEOUT)
     expected = compare(sample / "qrels.txt", sample / "qrels_b.txt")
     assert view.summary_text("Cohen's kappa") == f"{expected.kappa:.4f}"
     assert not view.banner.isVisibleTo(view)
     # swapped: b is in use, a held beside; the confusion matrix turns over
-    s.set_kind(str(sample / "qrels_b.txt"), "qrels")
+    s.reading.set_kind(str(sample / "qrels_b.txt"), "qrels")
     qtbot.waitUntil(
         lambda: view.follower.state() == "current" and view.held_box.currentText() == "qrels.txt", timeout=TIMEOUT
     )
     turned = compare(sample / "qrels_b.txt", sample / "qrels.txt")
     assert view.confusion_table.text(0, "b: 1") == str(int(turned.confusion.loc[0, 1])) != "0"
     # the runs' views need runs, and say so
-    window.docks["systems"].show()
-    window.docks["systems"].raise_()
-    systems = window.analysis_views["systems"]
+    window.parts.views.docks["systems"].show()
+    window.parts.views.docks["systems"].raise_()
+    systems = window.parts.views.analysis_views["systems"]
     qtbot.waitUntil(lambda: "load qrels and at least one run" in systems.banner.text(), timeout=TIMEOUT)
 
 
@@ -325,9 +325,9 @@ def test_the_pairs_that_flip_are_listed_with_their_tests(qtbot, window, tmp_path
                 for i, (q, d, s) in enumerate(run[["query_id", "doc_id", "score"]].itertuples(index=False))
             )
         )
-    window.open_files([str(folder / "qrels.txt"), *map(str, paths.values())])
+    window.parts.files.open_files([str(folder / "qrels.txt"), *map(str, paths.values())])
     _idle(qtbot, window)
-    window.file_actions.open_held([str(folder / "qrels_b.txt")])
+    window.parts.files.open_held([str(folder / "qrels_b.txt")])
     qtbot.waitUntil(lambda: window.session.workspace.held_entries() != [] and not window.session.busy, timeout=TIMEOUT)
     view = shown(qtbot, window, "systems")
     expected = system_agreement({k: str(v) for k, v in paths.items()}, folder / "qrels.txt", folder / "qrels_b.txt")

@@ -29,7 +29,7 @@ def dl19(tmp_path_factory):
 
 
 def _loaded(qtbot, w, paths):
-    w.open_files([str(p) for p in paths])
+    w.parts.files.open_files([str(p) for p in paths])
     qtbot.waitUntil(lambda: w.session.results is not None and not w.session.busy, timeout=TIMEOUT)
     qtbot.wait(100)
 
@@ -120,9 +120,9 @@ def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(q
     try:
         docks = w.parts.views.docks
         in_front = {name for name, dock in docks.items() if not dock.visibleRegion().isEmpty()}
-        assert in_front & {"prCurves", "ndcgAtK", "diffChart", "drilldown", *w.analysis_views} == set(front)
+        assert in_front & {"prCurves", "ndcgAtK", "diffChart", "drilldown", *w.parts.views.analysis_views} == set(front)
         assert not any(dock.isHidden() for dock in docks.values())
-        assert w.analysis_views.built() == []
+        assert w.parts.views.analysis_views.built() == []
         w.resize(1400, 900)  # (grown, a narrow window's tabs go back side by side)
         qtbot.wait(200)
         for name in ("prCurves", "ndcgAtK", "diffChart", "drilldown"):
@@ -130,7 +130,7 @@ def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(q
         tabs = {
             name: {x.objectName() for x in w.tabifiedDockWidgets(docks[name])} for name in ("diffChart", "drilldown")
         }
-        assert tabs == {"diffChart": set(w.analysis_views), "drilldown": {"inspect", "pairs", "explain"}}
+        assert tabs == {"diffChart": set(w.parts.views.analysis_views), "drilldown": {"inspect", "pairs", "explain"}}
     finally:
         close_window(w)
 
@@ -192,7 +192,7 @@ def test_explaining_a_value_keeps_the_window_on_its_screen(qtbot, tmp_path, dl19
     w = open_window(qtbot, tmp_path, MEASURES, size=size)
     try:
         _loaded(qtbot, w, dl19)
-        w.session.set_focus_measure(measure)
+        w.session.model.set_focus_measure(measure)
         qtbot.waitUntil(lambda: w.parts.views.per_query.measure_box.currentText() == measure, timeout=TIMEOUT)
         table = w.parts.views.per_query.view
         table.setFocus()

@@ -92,7 +92,7 @@ def _idle(qtbot, window):
 
 
 def _load(qtbot, window, paths):
-    window.open_files([str(p) for p in paths])
+    window.parts.files.open_files([str(p) for p in paths])
     _idle(qtbot, window)
 
 
@@ -100,7 +100,7 @@ def test_cancel_during_an_evaluation_leaves_results_marked_out_of_date(qtbot, wi
     s = window.session
     _load(qtbot, window, [data["qrels"], data["A"]])
     assert list(s.results.runs) == ["A"] and s.evaluation_state() == "current"
-    assert not window.stale_toolbar.isVisible()
+    assert not window.parts.bars.stale_toolbar.isVisible()
 
     gate, real = Gate(), analysis.compute
 
@@ -109,26 +109,26 @@ def test_cancel_during_an_evaluation_leaves_results_marked_out_of_date(qtbot, wi
         return real(request, progress)
 
     monkeypatch.setattr(analysis, "compute", slow_compute)
-    window.open_files([str(data["B"])])
+    window.parts.files.open_files([str(data["B"])])
     qtbot.waitUntil(gate.entered.is_set, timeout=TIMEOUT)
-    assert window.summary.placeholder.text() == "Evaluating…" or window.summary.view.isVisible()
-    window.cancel_button.click()
+    assert window.parts.views.summary.placeholder.text() == "Evaluating…" or window.parts.views.summary.view.isVisible()
+    window.parts.progress.cancel_button.click()
     _idle(qtbot, window)
     assert gate.cancelled.is_set()
     # B is loaded, the results hold only A: the window says so and offers to recompute
     assert [e.label for e in s.workspace.run_entries()] == ["A", "B"]
     assert list(s.results.runs) == ["A"]
     assert s.evaluation_state() == "outdated"
-    qtbot.waitUntil(window.stale_toolbar.isVisible, timeout=TIMEOUT)  # (shown once the window has painted)
-    assert "Out of date" in window.stale_bar.label.text()
-    assert window.stale_bar.recompute_button.isVisible()
+    qtbot.waitUntil(window.parts.bars.stale_toolbar.isVisible, timeout=TIMEOUT)  # (shown once the window has painted)
+    assert "Out of date" in window.parts.bars.stale_bar.label.text()
+    assert window.parts.bars.stale_bar.recompute_button.isVisible()
     assert "cancelled" in window.statusBar().currentMessage()
 
     monkeypatch.setattr(analysis, "compute", real)
-    window.stale_bar.recompute_button.click()
+    window.parts.bars.stale_bar.recompute_button.click()
     _idle(qtbot, window)
     assert list(s.results.runs) == ["A", "B"] and s.evaluation_state() == "current"
-    assert not window.stale_toolbar.isVisible()
+    assert not window.parts.bars.stale_toolbar.isVisible()
 
 
 def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbot, window, data, gated_reads):
@@ -142,9 +142,9 @@ def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbo
     lines = slow.read_text().splitlines()
     _write(slow, lines[: len(lines) // 2])  # half the run
     os.utime(slow, (1_000_000_000, 1_000_000_000))
-    s.reload(str(slow))
+    s.reading.reload(str(slow))
     qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
-    window.cancel_button.click()
+    window.parts.progress.cancel_button.click()
     _idle(qtbot, window)
     assert gated_reads.cancelled.is_set()
     e = s.workspace.entry(str(slow))
@@ -154,24 +154,24 @@ def test_reload_then_cancel_keeps_the_old_content_and_says_the_file_changed(qtbo
     qtbot.waitUntil(lambda: [x.path for x in s.workspace.changed_on_disk()] == [e.path], timeout=TIMEOUT)
     # (the bar is refreshed at the next turn of the event loop after the watch's word: waited for, as a
     # user sees it a moment later)
-    qtbot.waitUntil(lambda: "slow.run changed on disk" in window.stale_bar.label.text(), timeout=TIMEOUT)
-    assert window.stale_bar.reload_button.isVisible()
-    status = window.files.table.item(1, 2).text()
+    qtbot.waitUntil(lambda: "slow.run changed on disk" in window.parts.bars.stale_bar.label.text(), timeout=TIMEOUT)
+    assert window.parts.bars.stale_bar.reload_button.isVisible()
+    status = window.parts.views.files.table.item(1, 2).text()
     assert status == "changed on disk"
 
     gated_reads.release.set()
-    window.stale_bar.reload_button.click()
+    window.parts.bars.stale_bar.reload_button.click()
     _idle(qtbot, window)
     assert len(s.workspace.entry(str(slow)).run) == len(lines) // 2
-    assert not s.workspace.changed_on_disk() and not window.stale_toolbar.isVisible()
+    assert not s.workspace.changed_on_disk() and not window.parts.bars.stale_toolbar.isVisible()
 
 
 def test_removing_a_run_while_it_loads_stops_its_load(qtbot, window, data, gated_reads):
     s = window.session
     _load(qtbot, window, [data["qrels"], data["A"]])
-    window.open_files([str(data["slow"])])
+    window.parts.files.open_files([str(data["slow"])])
     qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
-    s.remove(str(data["slow"]))
+    s.reading.remove(str(data["slow"]))
     qtbot.waitUntil(gated_reads.cancelled.is_set, timeout=TIMEOUT)  # the read itself stops
     _idle(qtbot, window)
     assert [e.name for e in s.workspace.entries] == ["qrels.txt", "A.run"]
@@ -181,11 +181,11 @@ def test_removing_a_run_while_it_loads_stops_its_load(qtbot, window, data, gated
 def test_cancel_then_reload_at_once_loads_the_file(qtbot, window, data, gated_reads):
     s = window.session
     _load(qtbot, window, [data["qrels"]])
-    window.open_files([str(data["slow"])])
+    window.parts.files.open_files([str(data["slow"])])
     qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
     s.cancel()
     gated_reads.release.set()
-    window.open_files([str(data["slow"])])  # before the cancelled read has even reported
+    window.parts.files.open_files([str(data["slow"])])  # before the cancelled read has even reported
     _idle(qtbot, window)
     e = s.workspace.entry(str(data["slow"]))
     assert e is not None and e.status == "ok" and e.version == 1
@@ -195,9 +195,9 @@ def test_cancel_then_reload_at_once_loads_the_file(qtbot, window, data, gated_re
 def test_the_same_file_dropped_twice_is_loaded_once(qtbot, window, data, gated_reads):
     s = window.session
     _load(qtbot, window, [data["qrels"]])
-    window.open_files([str(data["slow"])])
+    window.parts.files.open_files([str(data["slow"])])
     qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
-    window.open_files([str(data["slow"])])  # the second request supersedes the first
+    window.parts.files.open_files([str(data["slow"])])  # the second request supersedes the first
     # (once it is listed, in a worker: released before, the first read could be applied first)
     qtbot.waitUntil(lambda: not any(isinstance(k, tuple) and k[0] == "list" for k in s.jobs.keys()), timeout=TIMEOUT)
     gated_reads.release.set()
@@ -210,11 +210,11 @@ def test_the_same_file_dropped_twice_is_loaded_once(qtbot, window, data, gated_r
 def test_qrels_replaced_while_a_run_loads_scores_against_the_new_qrels(qtbot, window, data, gated_reads, tmp_path):
     s = window.session
     _load(qtbot, window, [data["qrels"]])
-    window.open_files([str(data["slow"])])
+    window.parts.files.open_files([str(data["slow"])])
     qtbot.waitUntil(gated_reads.entered.is_set, timeout=TIMEOUT)
     # every document relevant: P@10 is 1 for every query
     all_rel = _write(tmp_path / "all_rel.txt", [f"{q} 0 D{d} 1" for q in range(1, 11) for d in range(10)])
-    window.open_files([str(all_rel)])
+    window.parts.files.open_files([str(all_rel)])
     gated_reads.release.set()
     _idle(qtbot, window)
     assert s.workspace.qrels_entry().name == "all_rel.txt"
@@ -230,23 +230,23 @@ def test_a_run_sharing_no_query_with_the_qrels_is_flagged_not_scored(qtbot, wind
     _load(qtbot, window, [data["qrels"], data["A"], other])
     assert s.results.unscored() == ["robust"]
     assert np.isnan(s.results.summary.loc["robust"]).all()  # no zeros presented as scores
-    model = window.summary.model
+    model = window.parts.views.summary.model
     row = list(model.frame()["run"]).index("robust")
     assert model.index(row, 0).data().endswith("not scored")
     assert model.index(row, 1).data() == "–"
     status = {
-        window.files.table.item(r, 0).text(): window.files.table.item(r, 2).text()
-        for r in range(window.files.table.rowCount())
+        window.parts.views.files.table.item(r, 0).text(): window.parts.views.files.table.item(r, 2).text()
+        for r in range(window.parts.views.files.table.rowCount())
     }
     assert status["robust"] == "no shared query"
-    assert any("robust" in m and "shares no query" in m for m in window.messages.messages)
+    assert any("robust" in m and "shares no query" in m for m in window.parts.bars.messages.messages)
 
 
 def test_copy_gives_numbers_at_full_precision_without_marks(qtbot, window, data):
     s = window.session
     _load(qtbot, window, [data["qrels"], data["A"], data["B"]])
     qtbot.waitUntil(lambda: s.comparison is not None, timeout=TIMEOUT)
-    view = window.summary.view
+    view = window.parts.views.summary.view
     view.selectAll()
     view.setFocus()
     for action in view.actions():
@@ -265,7 +265,7 @@ def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
         tmp_path / "long.run", [line.rsplit(" ", 1)[0] + " " + long for line in data["B"].read_text().splitlines()]
     )
     _load(qtbot, window, [data["qrels"], data["A"], path])
-    view = window.per_query.view
+    view = window.parts.views.per_query.view
     header = view.horizontalHeader()
     fm = view.fontMetrics()
     for c in range(1, view.model().columnCount()):
@@ -279,23 +279,23 @@ def test_plots_and_charts_hold_exactly_the_loaded_runs_after_a_switch(qtbot, win
     from workbench.qt.session import sample_files
 
     s = window.session
-    window.open_sample()
+    window.parts.files.open_sample()
     qtbot.waitUntil(lambda: not s.busy and s.comparison is not None, timeout=TIMEOUT)
-    assert window.pr_plot.legend_runs() == ["bm25", "bm25_rm3", "tfidf_title"]
-    s.clear()
+    assert window.parts.views.pr_plot.legend_runs() == ["bm25", "bm25_rm3", "tfidf_title"]
+    s.reading.clear()
     _load(qtbot, window, [data["qrels"], data["A"], data["B"]])
     qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
-    for plot in (window.pr_plot, window.ndcg_plot):
+    for plot in (window.parts.views.pr_plot, window.parts.views.ndcg_plot):
         assert plot.legend_runs() == ["A", "B"] and set(plot.curves) == {"A", "B"}
-    ticks = window.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
+    ticks = window.parts.views.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
     labels = {text for level in (ticks or []) for _, text in level}
     assert labels and labels <= {str(q) for q in range(1, 11)}  # no query id of the sample is left
-    assert window.diff_chart.chosen_runs() == ["B"]
+    assert window.parts.views.diff_chart.chosen_runs() == ["B"]
     # one run only: nothing to compare, and nothing of the earlier data stays on the chart
-    s.remove(str(data["B"]))
+    s.reading.remove(str(data["B"]))
     qtbot.waitUntil(lambda: not s.busy and s.comparison is None and list(s.results.runs) == ["A"], timeout=TIMEOUT)
-    assert window.pr_plot.legend_runs() == ["A"]
-    ticks = window.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
+    assert window.parts.views.pr_plot.legend_runs() == ["A"]
+    ticks = window.parts.views.diff_chart.plot.getPlotItem().getAxis("bottom")._tickLevels
     assert not [text for level in (ticks or []) for _, text in level]
     assert sample_files()  # the sample is still there to open again
 
@@ -307,7 +307,7 @@ def test_query_ids_stay_in_sight_when_the_per_query_table_scrolls_right(qtbot, w
         path.write_text(data["A"].read_text().replace(" A\n", f" a-rather-long-run-name-{i}\n"))
         runs.append(path)
     _load(qtbot, window, [data["qrels"], *runs])
-    view = window.per_query.view
+    view = window.parts.views.per_query.view
     bar = view.horizontalScrollBar()
     assert bar.maximum() > 0 and not view.verticalHeader().isVisible()
     bar.setValue(bar.maximum())

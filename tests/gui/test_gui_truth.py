@@ -36,13 +36,13 @@ def _idle(qtbot, w):
 
 
 def _open(qtbot, w, folder, names=("qrels.txt", *RUNS)):
-    w.open_files([str(folder / n) for n in names])
+    w.parts.files.open_files([str(folder / n) for n in names])
     _idle(qtbot, w)
 
 
 def assert_panels_show_the_session(w) -> None:
     """Every control of the Measures panel, the significance bar and the per-query table equals the session."""
-    s, panel = w.session, w.measures
+    s, panel = w.session, w.parts.views.measures
     ticked = {
         panel.list.item(i).data(Qt.ItemDataRole.UserRole)
         for i in range(panel.list.count())
@@ -51,18 +51,18 @@ def assert_panels_show_the_session(w) -> None:
     assert ticked == {m for m in s.measures if m in COMMON_MEASURES}
     assert panel.extra.text().split() == [m for m in s.measures if m not in COMMON_MEASURES]
     assert panel.chosen() and tuple(sorted(panel.chosen())) == tuple(sorted(s.measures))
-    assert panel.relevance.value() == s.relevance_level
+    assert panel.relevance.value() == s.settings.relevance_level
     for name, box in panel.ndcg_boxes.items():
-        assert box.currentData() == s.ndcg_options.get(name, box.itemData(0)), name
-    sig, cs = w.significance, s.compare_settings
+        assert box.currentData() == s.settings.ndcg_options().get(name, box.itemData(0)), name
+    sig, cs = w.parts.toolbars.significance, s.compare_settings
     assert (sig.test_box.currentData(), sig.alpha_box.currentData(), sig.correction_box.currentData()) == (
         cs.test,
         cs.alpha,
         cs.correction,
     )
-    assert w.query_box.currentData() == s.selected_query
+    assert w.parts.toolbars.query_box.currentData() == s.selected_query
     if s.results is not None:
-        assert w.per_query.shown_measure() == s.focus_measure
+        assert w.parts.views.per_query.shown_measure() == s.focus_measure
 
 
 def test_a_reopened_workspace_is_shown_by_every_panel_and_edited_from_there(qtbot, project, tmp_path):
@@ -71,14 +71,14 @@ def test_a_reopened_workspace_is_shown_by_every_panel_and_edited_from_there(qtbo
     try:
         _open(qtbot, w, project)
         s = w.session
-        s.set_measures(("map", "P.5", "ndcg_cut.10", "P.30"))
-        s.set_relevance_level(2)
-        s.set_ndcg_option("gain", "exp")
+        s.model.set_measures(("map", "P.5", "ndcg_cut.10", "P.30"))
+        s.model.set_relevance_level(2)
+        s.model.set_ndcg_option("gain", "exp")
         s.followups.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
         _idle(qtbot, w)
         path = project / "study.irwb"
         with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
-            assert w.write_workspace(str(path))
+            assert w.parts.workspaces.write(str(path))
         summary = s.results.summary.copy()
     finally:
         close_window(w)
@@ -87,34 +87,34 @@ def test_a_reopened_workspace_is_shown_by_every_panel_and_edited_from_there(qtbo
     w2 = open_window(qtbot, tmp_path / "b", ("map",))  # the defaults: map, level 1, trec_eval's gain
     try:
         s2 = w2.session
-        assert w2.measures.relevance.value() == 1
-        w2.open_files([str(path)])
+        assert w2.parts.views.measures.relevance.value() == 1
+        w2.parts.files.open_files([str(path)])
         _idle(qtbot, w2)
-        assert s2.relevance_level == 2 and s2.ndcg_options == {"gain": "exp"}
+        assert s2.settings.relevance_level == 2 and s2.settings.ndcg_options() == {"gain": "exp"}
         assert s2.results.summary.equals(summary)
         assert_panels_show_the_session(w2)
         p5 = next(
-            w2.measures.list.item(i)
-            for i in range(w2.measures.list.count())
-            if "[P.5]" in w2.measures.list.item(i).text()
+            w2.parts.views.measures.list.item(i)
+            for i in range(w2.parts.views.measures.list.count())
+            if "[P.5]" in w2.parts.views.measures.list.item(i).text()
         )
         assert p5.checkState() == Qt.CheckState.Checked
         # the next tick keeps P@5, and the level box edits the level in force
         p10 = next(
-            w2.measures.list.item(i)
-            for i in range(w2.measures.list.count())
-            if "[P.10]" in w2.measures.list.item(i).text()
+            w2.parts.views.measures.list.item(i)
+            for i in range(w2.parts.views.measures.list.count())
+            if "[P.10]" in w2.parts.views.measures.list.item(i).text()
         )
         p10.setCheckState(Qt.CheckState.Checked)
         assert {"P.5", "P.10", "P.30", "ndcg_cut.10"} <= set(s2.measures)
-        w2.measures.relevance.setValue(3)
-        assert s2.relevance_level == 3
+        w2.parts.views.measures.relevance.setValue(3)
+        assert s2.settings.relevance_level == 3
         _idle(qtbot, w2)
         assert_panels_show_the_session(w2)
         # undo puts the level back, and the panel shows it
-        w2.undo_action.trigger()
-        assert s2.relevance_level == 2 and w2.measures.relevance.value() == 2
-        w2.undo_action.trigger()
+        w2.parts.menus.undo_action.trigger()
+        assert s2.settings.relevance_level == 2 and w2.parts.views.measures.relevance.value() == 2
+        w2.parts.menus.undo_action.trigger()
         assert "P.10" not in s2.measures
         _idle(qtbot, w2)
         assert_panels_show_the_session(w2)
@@ -131,8 +131,8 @@ def test_every_export_states_the_settings_that_made_its_numbers(qtbot, project, 
     try:
         s = w.session
         _open(qtbot, w, project)
-        s.set_relevance_level(2)
-        s.set_ndcg_option("gain", "exp")
+        s.model.set_relevance_level(2)
+        s.model.set_ndcg_option("gain", "exp")
         _idle(qtbot, w)
         qtbot.waitUntil(lambda: s.comparison is not None, timeout=TIMEOUT)
         map_at_2 = float(s.results.summary.loc["bm25", "map"])
@@ -142,10 +142,10 @@ def test_every_export_states_the_settings_that_made_its_numbers(qtbot, project, 
         out.mkdir()
         for what, name in (("summary", "s.csv"), ("per_query", "pq.csv"), ("per_query_table", "t.csv")):
             with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
-                assert w.export(what, str(out / name))
+                assert w.parts.exports.export(what, str(out / name))
         for name in ("pr.png", "ndcg.svg"):
             with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
-                assert w.export("pr" if name.startswith("pr") else "ndcg", str(out / name))
+                assert w.parts.exports.export("pr" if name.startswith("pr") else "ndcg", str(out / name))
         from workbench.state.report import write_report
 
         for fmt, name in (("markdown", "r.md"), ("latex", "r.tex"), ("html", "r.html"), ("csv", "r.csv")):
@@ -188,13 +188,13 @@ def test_a_second_qrels_file_says_it_replaces_the_first_and_undo_brings_it_back(
         first = dict(s.results.summary["map"])
         told = []
         s.sigMessage.connect(told.append)
-        w.open_files([str(other)])
+        w.parts.files.open_files([str(other)])
         _idle(qtbot, w)
         assert s.workspace.qrels_entry().name == "qrels_graded.txt"
         assert any("qrels_graded.txt replaces qrels.txt as the qrels" in m for m in told)
         assert "qrels_graded.txt" in w.windowTitle() and "against qrels_graded.txt" in told[-1]
-        assert "qrels" in w.undo_action.text()
-        w.undo_action.trigger()
+        assert "qrels" in w.parts.menus.undo_action.text()
+        w.parts.menus.undo_action.trigger()
         _idle(qtbot, w)
         qtbot.waitUntil(lambda: s.results.request.qrels_name.endswith("qrels.txt"), timeout=TIMEOUT)
         assert s.workspace.qrels_entry().name == "qrels.txt"
@@ -208,10 +208,10 @@ def test_a_rename_is_taken_back_by_undo(qtbot, project, tmp_path):
     try:
         s = w.session
         _open(qtbot, w, project)
-        s.rename(str(project / "run_bm25.txt"), "BM25 k1=0.9")
+        s.model.files.rename(str(project / "run_bm25.txt"), "BM25 k1=0.9")
         _idle(qtbot, w)
         assert "BM25 k1=0.9" in s.results.runs
-        w.undo_action.trigger()
+        w.parts.menus.undo_action.trigger()
         _idle(qtbot, w)
         qtbot.waitUntil(lambda: "bm25" in s.results.runs, timeout=TIMEOUT)
         assert "BM25 k1=0.9" not in s.results.runs
@@ -226,12 +226,12 @@ def test_a_file_opened_again_or_twice_under_another_name_is_told(qtbot, project,
         _open(qtbot, w, project)
         told = []
         s.sigMessage.connect(told.append)
-        w.open_files([str(project / "run_bm25.txt")])
+        w.parts.files.open_files([str(project / "run_bm25.txt")])
         _idle(qtbot, w)
         assert any("Already open" in m and "run_bm25.txt" in m for m in told)
         copy = tmp_path / "bm25_copy.txt"
         shutil.copy(project / "run_bm25.txt", copy)
-        w.open_files([str(copy)])
+        w.parts.files.open_files([str(copy)])
         _idle(qtbot, w)
         assert any("bm25_copy.txt has the same content as bm25" in m for m in told)
     finally:
@@ -239,7 +239,7 @@ def test_a_file_opened_again_or_twice_under_another_name_is_told(qtbot, project,
 
 
 def _status(w, name):
-    t = w.files.table
+    t = w.parts.views.files.table
     return {t.item(r, 0).text(): t.item(r, 2).text() for r in range(t.rowCount())}[name]
 
 
@@ -250,8 +250,8 @@ def test_a_file_deleted_from_disk_is_said_so(qtbot, project, tmp_path):
         _open(qtbot, w, project)
         os.remove(project / "run_tfidf_title.txt")
         qtbot.waitUntil(lambda: _status(w, "tfidf_title").startswith("deleted from disk"), timeout=TIMEOUT)
-        qtbot.waitUntil(lambda: w.stale_toolbar.isVisible(), timeout=TIMEOUT)
-        assert "run_tfidf_title.txt was deleted from disk" in w.stale_bar.label.text()
+        qtbot.waitUntil(lambda: w.parts.bars.stale_toolbar.isVisible(), timeout=TIMEOUT)
+        assert "run_tfidf_title.txt was deleted from disk" in w.parts.bars.stale_bar.label.text()
         assert "tfidf_title" in s.results.runs  # held in memory: what it held is still shown, and said to be
     finally:
         close_window(w)
@@ -270,17 +270,17 @@ def test_declining_to_read_a_changed_run_again_keeps_the_window(qtbot, project, 
         with open(project / "run_bm25.txt", "a") as f:
             f.write("1 Q0 extra_doc 1001 -5.0 bm25\n")
         qtbot.waitUntil(lambda: _status(w, "bm25").startswith("changed on disk"), timeout=TIMEOUT)
-        s.set_measures(("map", "P.5"))  # a tick: the runs are scored again
+        s.model.set_measures(("map", "P.5"))  # a tick: the runs are scored again
         _idle(qtbot, w)
         qtbot.waitUntil(lambda: "P_5" in s.results.measures, timeout=TIMEOUT)
         assert set(s.results.runs) == {"bm25_rm3", "tfidf_title"}  # left out, not failed
         e = s.workspace.entry(str(project / "run_bm25.txt"))
         assert e.status == "ok" and e.run is not None
         assert _status(w, "bm25").startswith("changed on disk")
-        qtbot.waitUntil(lambda: w.stale_toolbar.isVisible(), timeout=TIMEOUT)
-        assert "its scores are left out until it is" in w.stale_bar.label.text()
-        assert w.stale_bar.reload_button.isVisibleTo(w.stale_bar)
-        w.stale_bar.reload_button.click()
+        qtbot.waitUntil(lambda: w.parts.bars.stale_toolbar.isVisible(), timeout=TIMEOUT)
+        assert "its scores are left out until it is" in w.parts.bars.stale_bar.label.text()
+        assert w.parts.bars.stale_bar.reload_button.isVisibleTo(w.parts.bars.stale_bar)
+        w.parts.bars.stale_bar.reload_button.click()
         _idle(qtbot, w)
         qtbot.waitUntil(lambda: "bm25" in s.results.runs, timeout=TIMEOUT)
         assert set(s.results.runs) == {"bm25", "bm25_rm3", "tfidf_title"}
@@ -293,9 +293,9 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
     try:
         s = w.session
         _open(qtbot, w, project)
-        s.set_relevance_level(2)
+        s.model.set_relevance_level(2)
         _idle(qtbot, w)
-        view = w.per_query
+        view = w.parts.views.per_query
         view.measure_box.setCurrentText("map")
         row = 3
         query = view.proxy.index(row, 0).data()
@@ -309,9 +309,9 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         assert e.value == shown and e.explained
         assert "-l 2" in " ".join(e.conventions)  # under the level in force
         assert e.line.split("\t") == ["map".ljust(22), query, f"{shown:.4f}"]
-        assert w.explain_view.text() == e.to_text()
+        assert w.parts.views.explain_view.text() == e.to_text()
         # a summary cell: the mean over the queries
-        summary = w.summary
+        summary = w.parts.views.summary
         headers = [summary.proxy.headerData(c, Qt.Orientation.Horizontal) for c in range(summary.proxy.columnCount())]
         runs = [summary.proxy.index(r, 0).data().split(" ")[0] for r in range(summary.proxy.rowCount())]
         summary.view.clicked.emit(summary.proxy.index(runs.index("bm25"), headers.index("ndcg_cut_10")))
@@ -321,7 +321,7 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         e = s.model.explainer.explained.explanation
         assert e.value == float(s.results.summary.loc["bm25", "ndcg_cut_10"])
         # a bar of the difference chart
-        w.diff_chart.sigBarClicked.emit("tfidf_title", query, "map")
+        w.parts.views.diff_chart.sigBarClicked.emit("tfidf_title", query, "map")
         qtbot.waitUntil(
             lambda: s.model.explainer.explained.explanation.run == "tfidf_title" and not s.busy, timeout=TIMEOUT
         )
@@ -330,20 +330,23 @@ def test_a_cell_bar_or_summary_value_is_explained_with_the_number_it_shows(qtbot
         )
         # map is pictured by its precision at each relevant rank; cumulative gain is the DCG family's picture
         assert s.model.explainer.explained.gain_curve is None
-        assert w.explain_view.picture == "precision at each relevant rank" and w.explain_view.plot.isVisible()
+        assert (
+            w.parts.views.explain_view.picture == "precision at each relevant rank"
+            and w.parts.views.explain_view.plot.isVisible()
+        )
         # a row of the explanation selects its document in the drill-down
         doc = next(r["docid"] for t in s.model.explainer.explained.explanation.tables for r in t.rows if r.get("docid"))
-        w.explain_view.documentActivated.emit(query, doc)
+        w.parts.views.explain_view.documentActivated.emit(query, doc)
         qtbot.waitUntil(lambda: s.drilldown is not None and s.drilldown.query_id == query, timeout=TIMEOUT)
         qtbot.waitUntil(
             lambda: any(
                 doc in col.doc_ids() and col.view.selectionModel().hasSelection()
-                for col in w.drilldown.columns.values()
+                for col in w.parts.views.drilldown.columns.values()
             ),
             timeout=TIMEOUT,
         )
         # new results (another level) explain the same cell again, under the new level
-        s.set_relevance_level(1)
+        s.model.set_relevance_level(1)
         _idle(qtbot, w)
         qtbot.waitUntil(
             lambda: "-l 1" in " ".join(s.model.explainer.explained.explanation.conventions), timeout=TIMEOUT
@@ -361,23 +364,28 @@ def test_tab_goes_through_every_control_and_entering_a_table_chooses_nothing(qtb
         s = w.session
         _open(qtbot, w, project)
         w.activateWindow()
-        w.files.table.setFocus()
+        w.parts.views.files.table.setFocus()
         seen = []
         for _ in range(80):
             focus = QApplication.focusWidget()
             seen.append(focus)
             QTest.keyClick(focus, Qt.Key.Key_Tab)
         # out of the files table to its buttons and the measures, and round the window back to the table
-        for widget in (w.files.up_button, w.files.remove_button, w.measures.list, w.measures.relevance):
+        for widget in (
+            w.parts.views.files.up_button,
+            w.parts.views.files.remove_button,
+            w.parts.views.measures.list,
+            w.parts.views.measures.relevance,
+        ):
             assert widget in seen
-        assert seen.count(w.files.table) >= 2 and w.per_query.view in seen
-        for view in (w.files.table, w.per_query.view):
+        assert seen.count(w.parts.views.files.table) >= 2 and w.parts.views.per_query.view in seen
+        for view in (w.parts.views.files.table, w.parts.views.per_query.view):
             at = seen.index(view)
             assert seen[at + 1] is not view  # one Tab leaves a table
         assert s.selected_query is None  # entering the per-query table chose no query
-        w.per_query.view.setFocus()
+        w.parts.views.per_query.view.setFocus()
         qtbot.wait(20)
-        QTest.keyClick(w.per_query.view, Qt.Key.Key_Down)
+        QTest.keyClick(w.parts.views.per_query.view, Qt.Key.Key_Down)
         assert s.selected_query is not None  # a key that moves in it does
     finally:
         close_window(w)
@@ -413,16 +421,21 @@ def test_every_plot_copies_its_image_and_the_drilldown_finds_a_document(qtbot, p
     try:
         s = w.session
         _open(qtbot, w, project)
-        for plot in (w.pr_plot, w.ndcg_plot, w.diff_chart, w.explain_view):
+        for plot in (
+            w.parts.views.pr_plot,
+            w.parts.views.ndcg_plot,
+            w.parts.views.diff_chart,
+            w.parts.views.explain_view,
+        ):
             QGuiApplication.clipboard().clear()
             plot.copy_image_action.trigger()
             image = QGuiApplication.clipboard().image()
             assert not image.isNull() and image.width() == plot.plot.width(), type(plot).__name__
             assert plot.copy_image_action in plot.plot.getPlotItem().getViewBox().menu.actions()
         query = s.results.query_ids[0]
-        s.select_query(query)
+        s.model.select_query(query)
         qtbot.waitUntil(lambda: s.drilldown is not None and not s.busy, timeout=TIMEOUT)
-        view = w.drilldown
+        view = w.parts.views.drilldown
         column = view.columns["bm25"]
         doc = column.doc_ids()[4]
         view.find_edit.setText(doc)
@@ -441,10 +454,10 @@ def test_a_run_named_like_a_baseline_is_the_default_one(qtbot, project, tmp_path
         s = w.session
         # dropped first: the expansion and the title run; BM25 is the baseline all the same
         _open(qtbot, w, project, ("qrels.txt", "run_bm25_rm3.txt", "run_tfidf_title.txt", "run_bm25.txt"))
-        assert s.baseline_label() == "bm25"
-        assert "baseline: bm25" in w.per_query.baseline_label.text()
-        s.set_baseline(str(project / "run_tfidf_title.txt"))
-        assert s.baseline_label() == "tfidf_title"  # a choice is kept
+        assert s.model.workspace.baseline_label() == "bm25"
+        assert "baseline: bm25" in w.parts.views.per_query.baseline_label.text()
+        s.model.files.set_baseline(str(project / "run_tfidf_title.txt"))
+        assert s.model.workspace.baseline_label() == "tfidf_title"  # a choice is kept
     finally:
         close_window(w)
 
@@ -454,11 +467,11 @@ def test_a_workspace_file_that_moved_is_located_and_keeps_its_label(qtbot, proje
     try:
         s = w.session
         _open(qtbot, w, project)
-        s.rename(str(project / "run_bm25_rm3.txt"), "RM3")
+        s.model.files.rename(str(project / "run_bm25_rm3.txt"), "RM3")
         _idle(qtbot, w)
         path = project / "study.irwb"
         with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
-            assert w.write_workspace(str(path))
+            assert w.parts.workspaces.write(str(path))
     finally:
         close_window(w)
     moved = tmp_path / "elsewhere"
@@ -467,12 +480,12 @@ def test_a_workspace_file_that_moved_is_located_and_keeps_its_label(qtbot, proje
     w2 = open_window(qtbot, tmp_path / "elsewhere", ("map",))
     try:
         s2 = w2.session
-        w2.open_files([str(path)])
+        w2.parts.files.open_files([str(path)])
         _idle(qtbot, w2)
         assert "RM3" not in s2.results.runs
-        assert "Locate" in w2.messages.text()
+        assert "Locate" in w2.parts.bars.messages.text()
         missing = next(e for e in s2.workspace.entries if e.missing)
-        s2.locate(missing.path, str(moved / "run_bm25_rm3.txt"))
+        s2.reading.locate(missing.path, str(moved / "run_bm25_rm3.txt"))
         _idle(qtbot, w2)
         qtbot.waitUntil(lambda: "RM3" in s2.results.runs, timeout=TIMEOUT)
         assert list(s2.results.runs) == ["bm25", "RM3", "tfidf_title"]  # its label and its place

@@ -20,9 +20,9 @@ TIMEOUT = 30000
 
 
 def shown_view(qtbot, window):
-    window.docks["contrast"].show()
-    window.docks["contrast"].raise_()
-    view = window.analysis_views["contrast"]
+    window.parts.views.docks["contrast"].show()
+    window.parts.views.docks["contrast"].raise_()
+    view = window.parts.views.analysis_views["contrast"]
     qtbot.waitUntil(lambda: view.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
     return view
 
@@ -39,7 +39,7 @@ def cells(view, column) -> list[str]:
 def test_the_queries_are_ranked_as_the_contrast_ranks_them(qtbot, window, files):
     qrels, runs = files
     view = shown_view(qtbot, window)
-    baseline = window.session.baseline_label()
+    baseline = window.session.model.workspace.baseline_label()
     other = next(r for r in window.session.results.runs if r != baseline)
     assert (view.a_box.currentText(), view.b_box.currentText()) == (baseline, other)
     # by the measure in focus at first: B's value less A's, the largest difference either way first
@@ -72,7 +72,7 @@ def test_a_click_opens_the_drilldown_on_the_query_with_both_runs_side_by_side(qt
     qtbot.mouseClick(
         table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(table.model().index(0, 1)).center()
     )
-    drill = window.drilldown
+    drill = window.parts.views.drilldown
     qtbot.waitUntil(
         lambda: window.session.selected_query == first and set(drill.columns) == {"a", "fresh"}, timeout=TIMEOUT
     )
@@ -82,11 +82,13 @@ def test_a_click_opens_the_drilldown_on_the_query_with_both_runs_side_by_side(qt
     # another pair, the same query: the drill-down follows
     view.choose(a="b", b="c")
     qtbot.waitUntil(lambda: view.follower.state() == "current" and view.pair() == ("b", "c"), timeout=TIMEOUT)
-    window.docks["inspect"].raise_()  # another tab over the drill-down; the query opened is the one selected
-    qtbot.waitUntil(lambda: window.docks["drilldown"].visibleRegion().isEmpty(), timeout=TIMEOUT)
+    window.parts.views.docks[
+        "inspect"
+    ].raise_()  # another tab over the drill-down; the query opened is the one selected
+    qtbot.waitUntil(lambda: window.parts.views.docks["drilldown"].visibleRegion().isEmpty(), timeout=TIMEOUT)
     view.open_query(first)
     qtbot.waitUntil(lambda: set(drill.columns) == {"b", "c"}, timeout=TIMEOUT)
-    qtbot.waitUntil(lambda: not window.docks["drilldown"].visibleRegion().isEmpty(), timeout=TIMEOUT)
+    qtbot.waitUntil(lambda: not window.parts.views.docks["drilldown"].visibleRegion().isEmpty(), timeout=TIMEOUT)
 
 
 def test_the_view_exports_its_ranking_with_its_settings(qtbot, window, tmp_path):

@@ -55,7 +55,7 @@ def drop_and_wait(qtbot, window, paths):
 def export_and_wait(qtbot, window, what, path):
     """Export; tables are written by a worker, so wait until the file is announced."""
     with qtbot.waitSignal(window.sigExported, timeout=TIMEOUT) as blocker:
-        assert window.export(what, str(path))
+        assert window.parts.exports.export(what, str(path))
     assert blocker.args == [str(path)]
 
 
@@ -100,21 +100,21 @@ def test_drop_loads_files_and_tables_hold_evaluate_values(qtbot, window, sample)
     assert list(s.workspace.runs()) == labels
     ev = expected_evaluation(sample / "qrels.txt", runs, labels)
 
-    summary = table_values(window.summary).set_index("run")
+    summary = table_values(window.parts.views.summary).set_index("run")
     expected = ev.summary()[ev.measure_names()]  # the window lists them in trec_eval's order, summary() as asked
     assert list(summary.index) == labels
     assert list(summary.columns) == list(expected.columns)
     np.testing.assert_array_equal(summary.to_numpy(dtype=float), expected.to_numpy(dtype=float))
 
     # per-query table: the chosen measure, one column per run, differences to the baseline
-    window.per_query.measure_box.setCurrentText("P_10")
+    window.parts.views.per_query.measure_box.setCurrentText("P_10")
     assert s.focus_measure in ("P_10", "recip_rank")
-    table = table_values(window.per_query).set_index("query_id")
+    table = table_values(window.parts.views.per_query).set_index("query_id")
     wide = ev.per_query_wide("P_10")
     assert sorted(table.index) == sorted(wide.index)
     for label in labels:
         np.testing.assert_array_equal(table.loc[wide.index, label].to_numpy(dtype=float), wide[label].to_numpy())
-    assert s.baseline_label() == "bm25"
+    assert s.model.workspace.baseline_label() == "bm25"
     np.testing.assert_array_equal(
         table.loc[wide.index, "Δ bm25_rm3"].to_numpy(dtype=float), (wide["bm25_rm3"] - wide["bm25"]).to_numpy()
     )
@@ -125,7 +125,7 @@ def test_drop_a_folder_and_best_value_is_highlighted(qtbot, window, sample):
     drop_and_wait(qtbot, window, [sample])
     s = window.session
     assert len(s.workspace.run_entries()) == 3
-    model = window.summary.model
+    model = window.parts.views.summary.model
     col = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())].index("map")
     best = [r for r in range(model.rowCount()) if model.index(r, col).data(Qt.ItemDataRole.FontRole) is not None]
     values = [model.index(r, col).data(RAW_ROLE) for r in range(model.rowCount())]
@@ -136,14 +136,14 @@ def test_drop_a_folder_and_best_value_is_highlighted(qtbot, window, sample):
 def test_sample_is_labelled_and_replaced_by_own_files(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
-        window.open_sample()
+        window.parts.files.open_sample()
     assert "Sample data" in window.windowTitle()
-    assert window.sample_label.isVisible()
+    assert window.parts.progress.sample_label.isVisible()
     assert len(window.session.results.query_ids) >= 50
     assert list(window.session.workspace.runs()) == ["bm25", "bm25_rm3", "tfidf_title"]
     drop_and_wait(qtbot, window, small)  # the user's own files replace the sample
     assert list(window.session.workspace.runs()) == ["alpha", "beta"]
-    assert "Sample data" not in window.windowTitle() and not window.sample_label.isVisible()
+    assert "Sample data" not in window.windowTitle() and not window.parts.progress.sample_label.isVisible()
 
 
 # ---------------------------------------------------------------- sorting, selection
@@ -168,7 +168,7 @@ def small(tmp_path):
 
 def test_sorting_by_numeric_columns_orders_numerically(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
-    view = window.per_query
+    view = window.parts.views.per_query
     view.measure_box.setCurrentText("map")
     header = [view.model.headerData(c, Qt.Orientation.Horizontal) for c in range(view.model.columnCount())]
     assert header == ["query_id", "alpha", "beta", "Δ beta"]
@@ -183,8 +183,8 @@ def test_sorting_by_numeric_columns_orders_numerically(qtbot, window, small):
     assert values == sorted(values, reverse=True)
 
     # counts in the summary sort as numbers too
-    window.summary.view.sortByColumn(4, Qt.SortOrder.AscendingOrder)
-    counts = proxy_column(window.summary, 4)
+    window.parts.views.summary.view.sortByColumn(4, Qt.SortOrder.AscendingOrder)
+    counts = proxy_column(window.parts.views.summary, 4)
     assert counts == sorted(counts)
 
     view.filter_edit.setText("1")  # a whole id matches exactly ("1" is not "10", "11", "12")
@@ -203,29 +203,29 @@ def test_selecting_a_query_updates_the_plots(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
     results = s.results
-    mean = window.pr_plot.data("alpha")
+    mean = window.parts.views.pr_plot.data("alpha")
     np.testing.assert_array_equal(mean[1], results.pr.get("all", "alpha")[1])
 
-    view = window.per_query
+    view = window.parts.views.per_query
     view.view.sortByColumn(0, Qt.SortOrder.AscendingOrder)
     with qtbot.waitSignal(s.sigQueryChanged, timeout=TIMEOUT) as blocker:
         view.view.selectRow(6)
     assert blocker.args == ["7"] and s.selected_query == "7"
-    for plot, table in ((window.pr_plot, results.pr), (window.ndcg_plot, results.ndcg)):
+    for plot, table in ((window.parts.views.pr_plot, results.pr), (window.parts.views.ndcg_plot, results.ndcg)):
         for run in ("alpha", "beta"):
             x, y = plot.data(run)
             ex, ey = table.get("7", run)
             np.testing.assert_array_equal(x, ex)
             np.testing.assert_array_equal(y, ey)
-    assert "7" in window.pr_plot.caption.text()
-    assert window.query_box.currentData() == "7"
+    assert "7" in window.parts.views.pr_plot.caption.text()
+    assert window.parts.toolbars.query_box.currentData() == "7"
 
     # choosing in the toolbar selects the row in the table; "mean" goes back to the mean
-    window.query_box.setCurrentIndex(window.query_box.findData("3"))
-    window.query_box.activated.emit(window.query_box.currentIndex())
+    window.parts.toolbars.query_box.setCurrentIndex(window.parts.toolbars.query_box.findData("3"))
+    window.parts.toolbars.query_box.activated.emit(window.parts.toolbars.query_box.currentIndex())
     assert s.selected_query == "3" and view._current_query() == "3"
-    s.select_query(None)
-    np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], results.ndcg.get("all", "beta")[1])
+    s.model.select_query(None)
+    np.testing.assert_array_equal(window.parts.views.ndcg_plot.data("beta")[1], results.ndcg.get("all", "beta")[1])
     assert view._current_query() is None
 
 
@@ -233,13 +233,13 @@ def test_measure_and_k_changes_recompute(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
-        window.measures.extra.setText("P.5,20")
-        window.measures.apply()
+        window.parts.views.measures.extra.setText("P.5,20")
+        window.parts.views.measures.apply()
     assert "P_5" in s.results.measures and "P_20" in s.results.measures
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
-        window.ndcg_plot.k_box.setValue(25)
+        window.parts.views.ndcg_plot.k_box.setValue(25)
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)  # (the plots take new scores in on a turn of their own)
-    x, _ = window.ndcg_plot.data("alpha")
+    x, _ = window.parts.views.ndcg_plot.data("alpha")
     assert x[-1] == 25
 
 
@@ -247,51 +247,53 @@ def test_ndcg_variant_recomputes_tables_and_plot(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
-        s.set_measures(("map", "ndcg_cut.10"))
+        s.model.set_measures(("map", "ndcg_cut.10"))
     assert "ndcg_cut_10" in s.results.measures
-    box = window.measures.ndcg_boxes["gain"]
+    box = window.parts.views.measures.ndcg_boxes["gain"]
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
         box.setCurrentIndex(box.findData("exp"))
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)  # (the plots take new scores in on a turn of their own)
-    assert s.ndcg_options["gain"] == "exp"
+    assert s.settings.ndcg_options()["gain"] == "exp"
     assert s.results.measures == ["map", "ndcg_ext_10(gain=exp)"]
     qrels = metrics.io.readers.read_file(str(small[0])).qrels
     runs = {label: metrics.io.readers.read_file(str(p)).run for label, p in zip(("alpha", "beta"), small[1:])}
     expected = metrics.evaluate(qrels, runs, ["ndcg_ext_10(gain=exp)"]).summary()
-    summary = table_values(window.summary).set_index("run")
+    summary = table_values(window.parts.views.summary).set_index("run")
     np.testing.assert_array_equal(
         summary["ndcg_ext_10(gain=exp)"].to_numpy(dtype=float), expected["ndcg_ext_10(gain=exp)"].to_numpy()
     )
-    curve = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=s.k_max, settings=Settings(gain="exp"))
+    curve = metrics.engine.curves.at_k(qrels, runs, "NDCG", k_max=s.settings.k_max, settings=Settings(gain="exp"))
     mean = curve[(curve["run"] == "beta") & (curve["query_id"] == "all")]
-    np.testing.assert_array_equal(window.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
+    np.testing.assert_array_equal(window.parts.views.ndcg_plot.data("beta")[1], mean["value"].to_numpy())
 
 
 def test_an_unknown_measure_is_reported_and_the_others_are_computed(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
     with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
-        window.measures.extra.setText("P.5 no_such_measure foo@3")
-        window.measures.apply()
+        window.parts.views.measures.extra.setText("P.5 no_such_measure foo@3")
+        window.parts.views.measures.apply()
     assert "no_such_measure" in blocker.args[0]
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert "P_5" in s.results.measures and "map" in s.results.measures
-    assert window.summary.model.rowCount() == 2 and "P_5" in list(window.summary.model.frame().columns)
-    assert "no_such_measure" in window.messages.text() and "foo@3" in window.messages.text()
+    assert window.parts.views.summary.model.rowCount() == 2 and "P_5" in list(
+        window.parts.views.summary.model.frame().columns
+    )
+    assert "no_such_measure" in window.parts.bars.messages.text() and "foo@3" in window.parts.bars.messages.text()
 
 
 def test_only_bad_measure_names_keep_the_earlier_scores(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
     before = s.results
-    for item in (window.measures.list.item(i) for i in range(window.measures.list.count())):
+    for item in (window.parts.views.measures.list.item(i) for i in range(window.parts.views.measures.list.count())):
         item.setCheckState(Qt.CheckState.Unchecked)
     with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
-        window.measures.extra.setText("no_such_measure")
-        window.measures.apply()
+        window.parts.views.measures.extra.setText("no_such_measure")
+        window.parts.views.measures.apply()
     assert "no_such_measure" in blocker.args[0]
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
-    assert s.results is before and window.summary.model.rowCount() == 2
+    assert s.results is before and window.parts.views.summary.model.rowCount() == 2
 
 
 def test_rename_reorder_and_baseline(qtbot, window, small):
@@ -299,17 +301,17 @@ def test_rename_reorder_and_baseline(qtbot, window, small):
     s = window.session
     alpha = s.workspace.entry_by_label("alpha").path
     beta = s.workspace.entry_by_label("beta").path
-    s.set_baseline(beta)
-    header = [window.per_query.model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)]
+    s.model.files.set_baseline(beta)
+    header = [window.parts.views.per_query.model.headerData(c, Qt.Orientation.Horizontal) for c in range(4)]
     assert header[-1] == "Δ alpha"
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
-        s.rename(alpha, "my system")
-        s.move(beta, -5)
+        s.model.files.rename(alpha, "my system")
+        s.model.files.move(beta, -5)
     assert s.results.runs == ["beta", "my system"]
-    assert list(table_values(window.summary)["run"]) == ["beta", "my system"]
+    assert list(table_values(window.parts.views.summary)["run"]) == ["beta", "my system"]
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
-        s.remove(beta)
-    assert s.results.runs == ["my system"] and s.baseline_label() == "my system"
+        s.reading.remove(beta)
+    assert s.results.runs == ["my system"] and s.model.workspace.baseline_label() == "my system"
 
 
 # ---------------------------------------------------------------- export
@@ -326,7 +328,7 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
     np.testing.assert_array_equal(back[list(expected.columns)].to_numpy(), expected.to_numpy())
 
     path = tmp_path / "per_query.csv"
-    window.per_query.measure_box.setCurrentText("map")
+    window.parts.views.per_query.measure_box.setCurrentText("map")
     export_and_wait(qtbot, window, "per_query_table", path)
     assert "# measure: map" in path.read_text()
     back = pd.read_csv(path, comment="#", dtype={"query_id": str}).set_index("query_id")
@@ -345,16 +347,18 @@ def test_csv_exports_read_back_equal_to_the_core(qtbot, window, small, tmp_path,
 
     # never overwritten silently
     asked: list[str] = []
-    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: asked.append(p) or False)
+    monkeypatch.setattr(window.parts.exports, "confirm_overwrite", lambda p: asked.append(p) or False)
     before = (tmp_path / "summary.csv").read_text()
-    window.session.set_measures(("map",))
+    window.session.model.set_measures(("map",))
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
         pass
-    assert window.export("summary", str(tmp_path / "summary.csv"))  # (the target is looked at in a worker)
+    assert window.parts.exports.export(
+        "summary", str(tmp_path / "summary.csv")
+    )  # (the target is looked at in a worker)
     qtbot.waitUntil(lambda: asked == [str(tmp_path / "summary.csv")], timeout=TIMEOUT)
     qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
     assert (tmp_path / "summary.csv").read_text() == before
-    monkeypatch.setattr(window.exports, "confirm_overwrite", lambda p: True)
+    monkeypatch.setattr(window.parts.exports, "confirm_overwrite", lambda p: True)
     export_and_wait(qtbot, window, "summary", tmp_path / "summary.csv")
     assert (tmp_path / "summary.csv").read_text() != before
 
@@ -394,10 +398,10 @@ def test_bad_file_shows_error_and_keeps_state(qtbot, window, small, tmp_path, na
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     message = blocker.args[0]
     assert name in message
-    assert window.messages.isVisible() and name in window.messages.text()
+    assert window.parts.bars.messages.isVisible() and name in window.parts.bars.messages.text()
     assert s.results is before
     assert list(s.workspace.runs()) == ["alpha", "beta"]
-    assert window.summary.model.rowCount() == 2
+    assert window.parts.views.summary.model.rowCount() == 2
     entry = s.workspace.entry(str(bad))
     assert entry.status == "error" and entry.error == message
     if name == "tabbed.run":
@@ -412,10 +416,10 @@ def test_qrels_and_runs_without_common_queries_are_explained(qtbot, window, smal
         drop(window, [other, small[1], small[2]])
     assert "do not match" in blocker.args[0]
     qtbot.waitUntil(lambda: not window.session.busy, timeout=TIMEOUT)
-    assert window.messages.isVisible()
+    assert window.parts.bars.messages.isVisible()
     # with no query to compare on, no comparison is attempted (and none fails)
     assert window.session.comparison is None
-    assert "Comparison failed" not in window.messages.text()
+    assert "Comparison failed" not in window.parts.bars.messages.text()
 
 
 def test_reading_a_file_as_the_wrong_kind_keeps_the_loaded_data(qtbot, window, small):
@@ -423,7 +427,7 @@ def test_reading_a_file_as_the_wrong_kind_keeps_the_loaded_data(qtbot, window, s
     s = window.session
     run = s.workspace.entry_by_label("alpha").path
     with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
-        s.set_kind(run, "qrels")
+        s.reading.set_kind(run, "qrels")
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert "alpha.run" in blocker.args[0]
     e = s.workspace.entry(run)
@@ -466,7 +470,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
     def on_progress(fraction, what):
         progress.append(fraction)
         if fraction > 0:
-            window.cancel_button.click()
+            window.parts.progress.cancel_button.click()
 
     s.sigProgress.connect(on_progress)
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
@@ -476,7 +480,7 @@ def test_cancel_stops_a_long_load(qtbot, window, small, big_run, monkeypatch):
     assert list(s.workspace.runs()) == ["alpha", "beta"]
     assert s.results is before
     assert any(0 < f < 1 for f in progress)
-    assert not window.progress.isVisible()
+    assert not window.parts.progress.progress.isVisible()
 
 
 @pytest.mark.alone  # (its gaps are wall-clock time)
@@ -511,17 +515,17 @@ def test_layout_and_recent_files_are_remembered(qtbot, tmp_path, small):
     qtbot.addWidget(w)
     w.show()
     with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
-        w.open_files([small[0], small[1]])
-    w.docks["ndcgAtK"].hide()
+        w.parts.files.open_files([small[0], small[1]])
+    w.parts.views.docks["ndcgAtK"].hide()
     w.close()
-    assert set(w.recent_files()) == {str(small[0]), str(small[1])}
+    assert set(w.parts.recent.paths()) == {str(small[0]), str(small[1])}
 
     w2 = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
     qtbot.addWidget(w2)
     w2.show()
-    assert not w2.docks["ndcgAtK"].isVisible()
-    assert w2.docks["prCurves"].isVisible()
-    assert set(w2.recent_files()) >= {str(small[0]), str(small[1])}
+    assert not w2.parts.views.docks["ndcgAtK"].isVisible()
+    assert w2.parts.views.docks["prCurves"].isVisible()
+    assert set(w2.parts.recent.paths()) >= {str(small[0]), str(small[1])}
     w2.session.shutdown()
 
 
@@ -582,10 +586,10 @@ def test_a_superseded_evaluation_is_never_shown(qtbot, window, small, monkeypatc
     monkeypatch.setattr(analysis, "compute", slow_first)
     shown = []
     s.sigResultsChanged.connect(lambda r: shown.append(tuple(r.measures)))
-    s.set_measures(("map",))
+    s.model.set_measures(("map",))
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
-        s.set_measures(("P.5",))
+        s.model.set_measures(("P.5",))
     release.set()
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     qtbot.wait(50)  # (time for the superseded evaluation to show, were it ever shown)
@@ -610,26 +614,26 @@ def test_cancel_drops_a_running_evaluation(qtbot, window, small, monkeypatch):
         return real(request, progress)
 
     monkeypatch.setattr(analysis, "compute", slow)
-    s.set_measures(("map",))
+    s.model.set_measures(("map",))
     qtbot.waitUntil(started.is_set, timeout=TIMEOUT)
-    assert window.cancel_button.isVisible()
+    assert window.parts.progress.cancel_button.isVisible()
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
-        window.cancel_button.click()
+        window.parts.progress.cancel_button.click()
         release.set()
     assert s.results is before
-    assert not window.progress.isVisible()
+    assert not window.parts.progress.progress.isVisible()
 
 
 def test_files_panel_renames_and_corrects_kinds(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
     s = window.session
-    table = window.files.table
+    table = window.parts.views.files.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "beta")
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
         table.item(row, 0).setText("beta v2")
     assert s.results.runs == ["alpha", "beta v2"]
     assert table.item(row, 1).text() == "run"
-    combo = window.files.kind_box(row)
+    combo = window.parts.views.files.kind_box(row)
     index = combo.findData("ranked")
     with qtbot.waitSignal(s.sigError, timeout=TIMEOUT) as blocker:
         combo.activated.emit(index)
@@ -640,7 +644,7 @@ def test_files_panel_renames_and_corrects_kinds(qtbot, window, small):
 
 def test_a_click_on_a_kind_offers_the_other_kinds_and_rows_hold_no_widgets(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
-    table = window.files.table
+    table = window.parts.views.files.table
     kinds = [table.item(r, 1).text() for r in range(table.rowCount())]
     assert kinds == ["qrels", "run", "run"]
     assert all(table.cellWidget(r, 1) is None for r in range(table.rowCount()))  # drawn, not a box per row
@@ -693,10 +697,10 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
     drop_and_wait(qtbot, window, [a])
     assert [e.kind for e in s.workspace.entries] == ["qrels"]  # four columns: qrels, never guessed as ranked
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
-        box = window.files.kind_box(0)
+        box = window.parts.views.files.kind_box(0)
         box.activated.emit(box.findData("ranked"))
     with qtbot.waitSignal(s.sigIdle, timeout=TIMEOUT):
-        s.open_files([str(b)], kind="ranked")  # as the Files panel's "read as" does
+        s.reading.open_files([str(b)], kind="ranked")  # as the Files panel's "read as" does
     assert [e.kind for e in s.workspace.entries] == ["ranked", "ranked"]
     qrels = s.results.request.qrels
     assert isinstance(qrels, Columns)  # (the window holds columns)
@@ -709,26 +713,26 @@ def test_ranked_judgment_files_without_qrels(qtbot, window, tmp_path):
     ]
     runs = {e.label: e.run for e in s.workspace.run_entries()}
     expected = metrics.evaluate(qrels, runs, list(MEASURES)).summary()
-    summary = table_values(window.summary).set_index("run")
+    summary = table_values(window.parts.views.summary).set_index("run")
     np.testing.assert_array_equal(summary[list(expected.columns)].to_numpy(dtype=float), expected.to_numpy())
 
 
 def test_a_failed_export_is_reported(qtbot, window, small, tmp_path):
     drop_and_wait(qtbot, window, small)
     target = tmp_path / "missing_dir" / "summary.csv"
-    assert window.export("summary", str(target))
-    qtbot.waitUntil(lambda: "Export to" in window.messages.text(), timeout=TIMEOUT)
-    assert str(target) in window.messages.text() and window.messages.isVisible()
+    assert window.parts.exports.export("summary", str(target))
+    qtbot.waitUntil(lambda: "Export to" in window.parts.bars.messages.text(), timeout=TIMEOUT)
+    assert str(target) in window.parts.bars.messages.text() and window.parts.bars.messages.isVisible()
     assert not target.exists()
-    assert window.export("pr", str(tmp_path / "missing_dir" / "pr.png"))  # (written by a worker)
-    qtbot.waitUntil(lambda: "pr.png" in window.messages.text(), timeout=TIMEOUT)
+    assert window.parts.exports.export("pr", str(tmp_path / "missing_dir" / "pr.png"))  # (written by a worker)
+    qtbot.waitUntil(lambda: "pr.png" in window.parts.bars.messages.text(), timeout=TIMEOUT)
     assert not (tmp_path / "missing_dir").exists()
 
 
 def test_plot_context_menu_exports_through_the_window(qtbot, window, monkeypatch):
     asked = []
-    monkeypatch.setattr(window.exports, "export_dialog", asked.append)
-    for plot in (window.pr_plot, window.ndcg_plot):
+    monkeypatch.setattr(window.parts.exports, "export_dialog", asked.append)
+    for plot in (window.parts.views.pr_plot, window.parts.views.ndcg_plot):
         (action,) = plot.plot.scene().contextMenu  # pyqtgraph's own export dialog is replaced
         action.trigger()
     assert asked == ["pr", "ndcg"]
@@ -736,22 +740,22 @@ def test_plot_context_menu_exports_through_the_window(qtbot, window, monkeypatch
 
 def test_clicking_a_summary_cell_shows_that_measure_per_query(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
-    model = window.summary.model
+    model = window.parts.views.summary.model
     col = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())].index("recip_rank")
-    window.summary.view.clicked.emit(window.summary.proxy.index(0, col))
+    window.parts.views.summary.view.clicked.emit(window.parts.views.summary.proxy.index(0, col))
     assert window.session.focus_measure == "recip_rank"
-    assert window.per_query.measure_box.currentText() == "recip_rank"
+    assert window.parts.views.per_query.measure_box.currentText() == "recip_rank"
     wide = window.session.results.per_query["recip_rank"]
-    table = table_values(window.per_query).set_index("query_id")
+    table = table_values(window.parts.views.per_query).set_index("query_id")
     np.testing.assert_array_equal(table.loc[wide.index, "alpha"].to_numpy(dtype=float), wide["alpha"].to_numpy())
 
 
 def test_recent_files_menu(qtbot, window, small):
     drop_and_wait(qtbot, window, small)
-    window.file_actions.fill_recent_menu(window.recent_menu)
-    texts = [a.text() for a in window.recent_menu.actions() if a.text()]
+    window.parts.files.fill_recent_menu(window.parts.menus.recent_menu)
+    texts = [a.text() for a in window.parts.menus.recent_menu.actions() if a.text()]
     assert set(map(str, small)) <= set(texts) and "Clear list" in texts
-    reopen = next(a for a in window.recent_menu.actions() if a.text() == str(small[1]))
+    reopen = next(a for a in window.parts.menus.recent_menu.actions() if a.text() == str(small[1]))
     with qtbot.waitSignal(window.session.sigIdle, timeout=TIMEOUT):
         reopen.trigger()  # loads the file again
     assert list(window.session.workspace.runs()) == ["alpha", "beta"]
@@ -775,15 +779,17 @@ def test_the_window_shows_itself_before_its_views_and_then_opens_what_it_was_ask
     w = MainWindow(settings=settings, deferred=True)
     qtbot.addWidget(w)
     done = []
-    w.when_ready(lambda: done.append("first"))
-    w.when_ready(lambda: w.open_files(sorted(str(p) for p in sample.iterdir())))
-    w.when_ready(lambda: done.append("second"))
+    w.startup.when_ready(lambda: done.append("first"))
+    w.startup.when_ready(lambda: w.parts.files.open_files(sorted(str(p) for p in sample.iterdir())))
+    w.startup.when_ready(lambda: done.append("second"))
     w.show()
     qtbot.waitExposed(w)
     assert not w.built and not done  # the frame is on the screen before the views
     qtbot.waitUntil(lambda: done == ["first", "second"], timeout=TIMEOUT)
-    assert set(w.docks) >= {"files", "summary", "prCurves", "ndcgAtK", "diffChart", "drilldown"}
-    qtbot.waitUntil(lambda: all(w.docks[name].isVisible() for name in ("summary", "prCurves", "ndcgAtK")), timeout=5000)
+    assert set(w.parts.views.docks) >= {"files", "summary", "prCurves", "ndcgAtK", "diffChart", "drilldown"}
+    qtbot.waitUntil(
+        lambda: all(w.parts.views.docks[name].isVisible() for name in ("summary", "prCurves", "ndcgAtK")), timeout=5000
+    )
     s = w.session
     qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
     # the same numbers as the library gives for the same files
@@ -792,7 +798,7 @@ def test_the_window_shows_itself_before_its_views_and_then_opens_what_it_was_ask
     expected = metrics.evaluate(qrels, runs, ["map"]).summary()["map"]
     shown = s.results.summary["map"]
     assert {r: round(v, 12) for r, v in shown.items()} == {r: round(v, 12) for r, v in expected.items()}
-    w.when_ready(lambda: done.append("now"))  # once built, work runs at once
+    w.startup.when_ready(lambda: done.append("now"))  # once built, work runs at once
     assert done[-1] == "now"
     close_window(w)
 
@@ -802,7 +808,7 @@ def test_a_window_closed_before_its_views_are_built_closes_cleanly(qtbot, tmp_pa
     w = MainWindow(settings=settings, deferred=True)
     qtbot.addWidget(w)
     ran = []
-    w.when_ready(lambda: ran.append(1))
+    w.startup.when_ready(lambda: ran.append(1))
     w.close()
     qtbot.wait(100)
     assert ran == [] and not w.session_made
@@ -813,7 +819,7 @@ def test_files_panel_shows_the_label_used_when_a_rename_is_changed(qtbot, window
     when the session makes the label unique, so the row shows the label the session used."""
     drop_and_wait(qtbot, window, small)
     s = window.session
-    table = window.files.table
+    table = window.parts.views.files.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "beta")
     others = [table.item(r, 0) for r in range(table.rowCount()) if r != row]
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
@@ -835,7 +841,7 @@ def test_columns_are_as_wide_as_their_longest_text(qtbot, window):
     proxy = DataFrameProxy()
     proxy.setSourceModel(model)
     model.set_frame(frame, marks=pd.DataFrame({"query_id": "", "x": ["", " †††", ""]}))
-    view = window.per_query.view
+    view = window.parts.views.per_query.view
     view.setModel(proxy)
     fit_columns(view)
     fm = view.fontMetrics()
@@ -908,12 +914,12 @@ def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample,
     s = window.session
     qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
     assert all(isinstance(e.run, disk_runs.RunOnDisk) for e in s.workspace.run_entries())
-    table = window.files.table
+    table = window.parts.views.files.table
     statuses = [table.item(r, 2).text() for r in range(table.rowCount()) if table.item(r, 0).text() in s.results.runs]
     assert statuses and all(text.endswith(", on disk") for text in statuses)  # the Files panel says so
     labels = list(s.results.runs)
     expected = expected_evaluation(sample / "qrels.txt", runs, labels).summary()
-    shown = table_values(window.summary).set_index("run")
+    shown = table_values(window.parts.views.summary).set_index("run")
     assert sorted(shown.index) == sorted(labels)
     for measure in expected.columns:
         for run in labels:
@@ -921,10 +927,10 @@ def test_runs_past_the_memory_budget_are_scored_from_disk(qtbot, window, sample,
     # the drill-down of a query reads the runs it shows
     query = s.results.query_ids[0]
     with qtbot.waitSignal(s.sigDrilldownChanged, timeout=TIMEOUT):
-        s.select_query(query)
-    assert s.drilldown.runs == labels and len(window.drilldown.table_frame(labels[1])) > 0
+        s.model.select_query(query)
+    assert s.drilldown.runs == labels and len(window.parts.views.drilldown.table_frame(labels[1])) > 0
     # inspecting a run on disk reads the file
-    window.session.inspect(str(runs[1]))
+    window.session.followups.inspect(str(runs[1]))
     qtbot.waitUntil(lambda: (window.session.inspection or {}).get("kind") == "run", timeout=TIMEOUT)
 
 
@@ -962,10 +968,10 @@ def twelve(tmp_path):
 def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelve, tmp_path):
     drop_and_wait(qtbot, window, twelve)
     s = window.session
-    plot = window.pr_plot
+    plot = window.parts.views.pr_plot
     runs = list(s.results.runs)
     assert len(runs) == 12 and plot.find_box.isVisible() and plot.all_runs_box.isVisible()
-    baseline = s.baseline_label()
+    baseline = s.model.workspace.baseline_label()
     scores = s.results.summary[s.focus_measure]
     best = set(scores.sort_values(ascending=False, kind="stable").index[:8])
     assert set(plot.legend_runs()) == best | {baseline} and set(plot.curves) == best | {baseline}
@@ -1012,14 +1018,14 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
         for m in s.results.summary.columns
         if set(s.results.summary[m].sort_values(ascending=False, kind="stable").index[:8]) != best
     )
-    s.set_focus_measure(other)
+    s.model.set_focus_measure(other)
     now = set(s.results.summary[other].sort_values(ascending=False, kind="stable").index[:8]) | {baseline}
     assert {r for r, item in plot.curves.items() if not item.quiet} == now
     assert all(plot.curves[r].opts["symbol"] is not None for r in now)  # (the precision-recall plot marks points)
     assert all(plot.curves[r].quiet and "symbol" not in plot.curves[r].opts for r in set(runs) - now)
     assert list(plot.curves) == runs and len(plot.plot.getPlotItem().listDataItems()) == len(runs)
     drawn_as_computed()
-    s.set_focus_measure(first)
+    s.model.set_focus_measure(first)
     picture = tmp_path / "curves.png"
     plot.export_image(str(picture))  # the file draws them the same way
     assert picture.stat().st_size > 1000
@@ -1040,17 +1046,17 @@ def test_files_given_at_start_are_read_while_the_views_are_built(qtbot, tmp_path
     qtbot.addWidget(w)
     order = []
     files = [str(p) for p in sorted(sample.iterdir())] + [str(bad)]
-    w.when_session_ready(lambda: (order.append(("session", w.built)), w.session.open_files(files)))
-    w.when_ready(lambda: order.append(("views", w.built)))
+    w.startup.when_session_ready(lambda: (order.append(("session", w.built)), w.session.reading.open_files(files)))
+    w.startup.when_ready(lambda: order.append(("views", w.built)))
     w.show()
     qtbot.waitUntil(lambda: len(order) == 2, timeout=TIMEOUT)
     assert order == [("session", False), ("views", True)]
     s = w.session
     qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
     assert len(s.results.runs) == 3
-    assert any("bad.run" in m and "line 1" in m for m in w.messages.messages)  # said before the views, shown
-    assert set(w.pr_plot.curves) == set(s.results.runs)
-    assert w.summary.model.rowCount() == 3
+    assert any("bad.run" in m and "line 1" in m for m in w.parts.bars.messages.messages)  # said before the views, shown
+    assert set(w.parts.views.pr_plot.curves) == set(s.results.runs)
+    assert w.parts.views.summary.model.rowCount() == 3
     close_window(w)
 
 
@@ -1060,11 +1066,11 @@ def test_the_difference_chart_shows_the_runs_the_plots_draw_in_colour_when_there
     drop_and_wait(qtbot, window, twelve)
     s = window.session
     qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
-    chart, plot = window.diff_chart, window.pr_plot
-    baseline = s.baseline_label()
+    chart, plot = window.parts.views.diff_chart, window.parts.views.pr_plot
+    baseline = s.model.workspace.baseline_label()
     assert chart.run_box.findText("best runs") >= 0 and chart.run_box.findText("all runs") < 0
     for measure in ("map", "P_10"):
-        s.set_focus_measure(measure)
+        s.model.set_focus_measure(measure)
         chart.set_run(None)
         coloured = {r for r, item in plot.curves.items() if not item.quiet} - {baseline}
         best = set(s.results.summary[measure].sort_values(ascending=False, kind="stable").index[:8]) - {baseline}
@@ -1081,29 +1087,30 @@ def test_the_plots_draw_new_scores_once_and_again_for_each_change_of_what_they_s
     """New scores change the measure in focus and the scores (two signals): each plot draws them once; a
     query, the find box or the all-runs box draws again."""
     drop_and_wait(qtbot, window, twelve)
-    s, plot = window.session, window.pr_plot
+    s, plot = window.session, window.parts.views.pr_plot
     drawn = []
     original = plot.drawn_runs
     plot.drawn_runs = lambda results: drawn.append(results) or original(results)
     with qtbot.waitSignal(s.sigResultsChanged, timeout=TIMEOUT):
-        s.set_measures(("P.10", "recip_rank"))  # map, the measure in focus, goes: another comes
+        s.model.set_measures(("P.10", "recip_rank"))  # map, the measure in focus, goes: another comes
     qtbot.waitUntil(lambda: not s.busy, timeout=TIMEOUT)
     assert s.focus_measure in ("P_10", "recip_rank")
     assert drawn == [s.results]
     assert set(plot.curves) == set(original(s.results)) and 8 <= len(plot.curves) <= 9  # the best 8, the baseline
     query = s.results.query_ids[2]
-    s.select_query(query)
+    s.model.select_query(query)
     assert len(drawn) == 2
     run = next(iter(plot.curves))
     x, y = plot.data(run)
     expected = plot.table(s.results).get(query, run)
     assert np.array_equal(x, expected[0]) and np.array_equal(y, expected[1])  # the query's curve
     plot.find_box.setText("run0")
-    assert len(drawn) == 3 and set(plot.curves) == {r for r in s.results.runs if "run0" in r} | {s.baseline_label()}
+    baseline = s.model.workspace.baseline_label()
+    assert len(drawn) == 3 and set(plot.curves) == {r for r in s.results.runs if "run0" in r} | {baseline}
     plot.find_box.setText("")
     plot.all_runs_box.setChecked(True)
     assert len(drawn) == 5 and set(plot.curves) == set(s.results.runs)
-    s.select_query(query)  # the same query again: nothing to draw
+    s.model.select_query(query)  # the same query again: nothing to draw
     assert len(drawn) == 5
 
 
@@ -1125,8 +1132,10 @@ def _window_opened_on(qtbot, tmp_path, files):
             return False
 
     w.paints = Paints(w)
-    w.when_session_ready(lambda: (w.session.open_files([str(f) for f in files]), w.paint_with_first_scores()))
-    w.when_ready(lambda: w.pr_plot.plot.viewport().installEventFilter(w.paints))
+    w.startup.when_session_ready(
+        lambda: (w.session.reading.open_files([str(f) for f in files]), w.startup.paint_with_first_scores())
+    )
+    w.startup.when_ready(lambda: w.parts.views.pr_plot.plot.viewport().installEventFilter(w.paints))
     w.show()
     return w, painted
 
@@ -1155,7 +1164,7 @@ def test_a_window_opened_on_files_paints_its_views_once_the_scores_are_there(qtb
     qtbot.waitUntil(lambda: bool(painted), timeout=TIMEOUT)
     assert w.updatesEnabled()
     assert all(painted)  # never drawn empty
-    assert set(w.pr_plot.curves) == set(s.results.runs)
+    assert set(w.parts.views.pr_plot.curves) == set(s.results.runs)
     close_window(w)
 
 
@@ -1177,7 +1186,7 @@ def test_a_window_scored_before_its_views_are_built_paints_them_once_built(qtbot
     qtbot.waitUntil(lambda: w.built and w.updatesEnabled(), timeout=TIMEOUT)
     assert built == [False, False]
     qtbot.waitUntil(lambda: bool(painted), timeout=TIMEOUT)
-    assert all(painted) and set(w.pr_plot.curves) == set(w.session.results.runs)
+    assert all(painted) and set(w.parts.views.pr_plot.curves) == set(w.session.results.runs)
     close_window(w)
 
 
@@ -1190,7 +1199,7 @@ def test_input_waits_for_the_first_paint_of_a_window_opened_on_files(qtbot, tmp_
     w, _ = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
     qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
     qtbot.waitExposed(w)
-    edit = w.per_query.filter_edit
+    edit = w.parts.views.per_query.filter_edit
 
     def type_into_filter():
         centre = edit.rect().center()
@@ -1243,12 +1252,12 @@ def test_report_figures_of_many_runs_draw_the_best_in_colour(qtbot, window, twel
     assert len(figures) == 3 and all(png.startswith(b"\x89PNG") for _, png in figures)
     scores = s.results.summary[s.focus_measure]
     best = list(scores.sort_values(ascending=False, kind="stable").index[:8])
-    coloured = [r for r in s.results.runs if r in best or r == s.baseline_label()]
+    coloured = [r for r in s.results.runs if r in best or r == s.model.workspace.baseline_label()]
     assert captions[1].endswith(
         f"runs {', '.join(coloured)} (the best 8 by {s.focus_measure} and the baseline; "
         f"{12 - len(coloured)} more in grey)"
     )
-    others = [r for r in coloured if r != s.baseline_label()]
+    others = [r for r in coloured if r != s.model.workspace.baseline_label()]
     assert captions[0].startswith(f"Per-query differences in {s.focus_measure}: {', '.join(others)} minus")
     assert captions[0].endswith(f"({11 - len(others)} other runs not drawn)")
 
@@ -1262,7 +1271,7 @@ def test_report_figures_colour_the_runs_the_plots_colour(qtbot, window, twelve):
     s = window.session
     qtbot.waitUntil(lambda: s.comparison is not None and not s.busy, timeout=TIMEOUT)
     runs = list(s.results.runs)
-    assert len(runs) == 9 and not any(item.quiet for item in window.pr_plot.curves.values())
+    assert len(runs) == 9 and not any(item.quiet for item in window.parts.views.pr_plot.curves.values())
     captions = [caption for caption, _ in report_figures(s)]
     assert captions[1].endswith(f"runs {', '.join(runs)}") and "grey" not in captions[1]
 
@@ -1288,10 +1297,10 @@ def test_new_results_lay_out_each_table_once(qtbot, window, sample, monkeypatch)
     drop_and_wait(qtbot, window, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "run_tfidf_title.txt"])
     assert calls == {"summary_table": 1, "per_query_table": 1}
     results = window.session.results
-    shown = table_values(window.summary)
+    shown = table_values(window.parts.views.summary)
     assert list(shown["run"]) == results.runs
-    measure = window.per_query.shown_measure()
-    frame = table_values(window.per_query)
+    measure = window.parts.views.per_query.shown_measure()
+    frame = table_values(window.parts.views.per_query)
     np.testing.assert_allclose(
         frame[results.runs[0]].to_numpy(float), results.per_query[measure][results.runs[0]].to_numpy(float)
     )

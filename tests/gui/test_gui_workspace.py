@@ -40,7 +40,7 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
     w = open_window(qtbot, tmp_path / "a", ("map",))
     s = w.session
     runs = project / "runs"
-    w.open_files(
+    w.parts.files.open_files(
         [
             project / "qrels" / "qrels.txt",
             runs / "run_bm25.txt",
@@ -49,17 +49,17 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
         ]
     )
     _idle(qtbot, w)
-    s.rename(str(runs / "run_bm25_rm3.txt"), "RM3 expansion")
-    s.move(str(runs / "run_tfidf_title.txt"), -1)
-    s.set_baseline(str(runs / "run_tfidf_title.txt"))
-    s.set_measures(("map", "ndcg_cut.10", "P.5"))
-    s.set_relevance_level(2)
+    s.model.files.rename(str(runs / "run_bm25_rm3.txt"), "RM3 expansion")
+    s.model.files.move(str(runs / "run_tfidf_title.txt"), -1)
+    s.model.files.set_baseline(str(runs / "run_tfidf_title.txt"))
+    s.model.set_measures(("map", "ndcg_cut.10", "P.5"))
+    s.model.set_relevance_level(2)
     s.followups.set_compare_settings(test="wilcoxon", alpha=0.01, correction="bh")
     _idle(qtbot, w)
-    s.select_query(s.results.query_ids[3])
+    s.model.select_query(s.results.query_ids[3])
     path = project / "study.irwb"
     with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
-        assert w.write_workspace(str(path))
+        assert w.parts.workspaces.write(str(path))
     saved = json.loads(path.read_text())
     assert saved["files"][0] == {"path": "qrels/qrels.txt", "kind": "qrels"}  # relative to the workspace
     expected_runs = [e.label for e in s.workspace.run_entries()]
@@ -70,19 +70,19 @@ def test_a_workspace_round_trips_everything_the_window_holds(qtbot, project, tmp
     (tmp_path / "b").mkdir()
     w2 = open_window(qtbot, tmp_path / "b", ("map",))
     try:
-        w2.open_files([str(path)])
+        w2.parts.files.open_files([str(path)])
         _idle(qtbot, w2)
         s2 = w2.session
         qtbot.waitUntil(lambda: s2.selected_query == query, timeout=TIMEOUT)
         assert [e.label for e in s2.workspace.run_entries()] == expected_runs
         assert "RM3 expansion" in expected_runs
-        assert s2.baseline_label() == "tfidf_title"
-        assert s2.measures == ("map", "ndcg_cut.10", "P.5") and s2.relevance_level == 2
+        assert s2.model.workspace.baseline_label() == "tfidf_title"
+        assert s2.measures == ("map", "ndcg_cut.10", "P.5") and s2.settings.relevance_level == 2
         cs = s2.compare_settings
         assert (cs.test, cs.alpha, cs.correction) == ("wilcoxon", 0.01, "bh")
         assert s2.results.summary.equals(expected_summary)
         assert "study.irwb" in w2.windowTitle()
-        assert str(path) in w2.recent_files()
+        assert str(path) in w2.parts.recent.paths()
     finally:
         close_window(w2)
 
@@ -101,12 +101,13 @@ def test_a_missing_file_is_reported_and_the_rest_opens(qtbot, project, tmp_path)
     path.write_text(json.dumps(doc))
     w = open_window(qtbot, tmp_path, ("map",))
     try:
-        w.open_files([str(path)])
+        w.parts.files.open_files([str(path)])
         _idle(qtbot, w)
         assert list(w.session.results.runs) == ["bm25"]
-        assert "gone.txt: not found (named in the workspace" in w.messages.text()
+        assert "gone.txt: not found (named in the workspace" in w.parts.bars.messages.text()
         rows = {
-            w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())
+            w.parts.views.files.table.item(r, 0).text(): w.parts.views.files.table.item(r, 2).text()
+            for r in range(w.parts.views.files.table.rowCount())
         }
         assert rows["gone.txt"] == "error"
     finally:
@@ -142,19 +143,19 @@ def test_a_chosen_kind_is_remembered_for_that_file(qtbot, project, tmp_path):
     w = open_window(qtbot, tmp_path / "a", ("map",))
     ranked = project / "ranked.txt"
     ranked.write_text("".join(f"1 Q0 D{i} {i % 2}\n" for i in range(5)))
-    w.open_files([str(ranked)])
+    w.parts.files.open_files([str(ranked)])
     qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
     assert w.session.workspace.entry(str(ranked)).kind == "qrels"  # four columns: qrels unless told
-    w.session.set_kind(str(ranked), "ranked")
+    w.session.reading.set_kind(str(ranked), "ranked")
     qtbot.waitUntil(lambda: w.session.workspace.entry(str(ranked)).kind == "ranked", timeout=TIMEOUT)
     w.close()
     close_window(w)
     w2 = open_window(qtbot, tmp_path / "a", ("map",))  # same settings file
     try:
-        w2.open_files([str(ranked)])
+        w2.parts.files.open_files([str(ranked)])
         qtbot.waitUntil(lambda: not w2.session.busy, timeout=TIMEOUT)
         assert w2.session.workspace.entry(str(ranked)).kind == "ranked"
-        assert w2.reopen_action.isEnabled()  # the closed window kept its session
+        assert w2.parts.menus.reopen_action.isEnabled()  # the closed window kept its session
     finally:
         close_window(w2)
 
@@ -166,7 +167,7 @@ def test_open_folder_finds_qrels_and_runs_in_subfolders_and_says_what_it_left_ou
     messages = []
     w.session.sigMessage.connect(messages.append)
     try:
-        w.open_files([str(project)])
+        w.parts.files.open_files([str(project)])
         _idle(qtbot, w)
         s = w.session
         assert s.workspace.qrels_entry().name == "qrels.txt"
@@ -184,7 +185,7 @@ def test_a_folder_with_nothing_to_evaluate_says_so(qtbot, tmp_path):
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         with qtbot.waitSignal(w.session.sigError, timeout=TIMEOUT) as blocker:
-            w.open_files([str(folder)])
+            w.parts.files.open_files([str(folder)])
         assert blocker.args[0].startswith(f"No qrels or run file recognised in {folder}")
         assert "notes.txt" in blocker.args[0] and not w.session.workspace.entries
     finally:
@@ -196,21 +197,24 @@ def test_query_texts_show_beside_the_scores_and_in_the_drill_down(qtbot, project
     queries.write_text("qid\tquery\n401\tforeign minorities germany\n402\tbehavioral genetics\n")
     w = open_window(qtbot, tmp_path, ("map",))
     try:
-        w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt"), str(queries)])
+        w.parts.files.open_files(
+            [str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt"), str(queries)]
+        )
         _idle(qtbot, w)
         s = w.session
         assert s.workspace.entry(str(queries)).kind == "queries"
-        frame = w.per_query.model.frame()
+        frame = w.parts.views.per_query.model.frame()
         assert list(frame.columns[:2]) == ["query_id", "query"]
         texts = dict(zip(frame["query_id"], frame["query"]))
         assert texts["401"] == "foreign minorities germany" and texts["403"] == ""
         status = {
-            w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(w.files.table.rowCount())
+            w.parts.views.files.table.item(r, 0).text(): w.parts.views.files.table.item(r, 2).text()
+            for r in range(w.parts.views.files.table.rowCount())
         }
         assert status["queries.tsv"] == "2 queries"
         with qtbot.waitSignal(s.sigDrilldownChanged, timeout=TIMEOUT):
-            s.select_query("402")
-        assert "“behavioral genetics”" in w.drilldown.title.text()
+            s.model.select_query("402")
+        assert "“behavioral genetics”" in w.parts.views.drilldown.title.text()
     finally:
         close_window(w)
 
@@ -219,17 +223,17 @@ def test_an_export_never_replaces_a_loaded_input(qtbot, project, tmp_path):
     w = open_window(qtbot, tmp_path, ("map",))
     try:
         run = project / "runs" / "run_bm25.txt"
-        w.open_files([str(project / "qrels" / "qrels.txt"), str(run)])
+        w.parts.files.open_files([str(project / "qrels" / "qrels.txt"), str(run)])
         _idle(qtbot, w)
         before = run.read_bytes()
         for what in ("summary", "pr"):
-            assert w.export(what, str(run))  # (refused by the worker that looks at the target)
-            qtbot.waitUntil(lambda: "is loaded as input" in w.messages.text(), timeout=TIMEOUT)
-            w.messages.clear()
+            assert w.parts.exports.export(what, str(run))  # (refused by the worker that looks at the target)
+            qtbot.waitUntil(lambda: "is loaded as input" in w.parts.bars.messages.text(), timeout=TIMEOUT)
+            w.parts.bars.messages.clear()
         assert run.read_bytes() == before
         out = tmp_path / "summary.csv"
         with qtbot.waitSignal(w.sigExported, timeout=TIMEOUT):
-            assert w.export("summary", str(out))
+            assert w.parts.exports.export("summary", str(out))
         import pandas as pd
 
         back = pd.read_csv(out, comment="#")  # the one argument the first line names
@@ -292,14 +296,14 @@ def test_the_title_and_the_reopen_button_follow_the_files_without_a_look_at_the_
         assert w.parts.workspaces.last_session_path() == str(tmp_path / "last-session.irwb")
         with monkeypatch.context() as m:
             disk = _DiskCalls(m, tmp_path)
-            w.open_sample()
+            w.parts.files.open_sample()
             reopen = w.parts.progress.reopen_button
             qtbot.waitUntil(lambda: not w.session.busy and reopen.isVisible(), timeout=TIMEOUT)
-            assert w.windowTitle() == "ir-workbench — Sample data" and w.reopen_action.isEnabled()
-            w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
+            assert w.windowTitle() == "ir-workbench — Sample data" and w.parts.menus.reopen_action.isEnabled()
+            w.parts.files.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
             _idle(qtbot, w)
             assert w.windowTitle() == "ir-workbench — qrels.txt"
-            assert not reopen.isVisible() and not w.sample_label.isVisible()
+            assert not reopen.isVisible() and not w.parts.progress.sample_label.isVisible()
         assert disk.calls == []
     finally:
         close_window(w)
@@ -342,10 +346,13 @@ def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_fil
         s = w.session
         with monkeypatch.context() as m:
             disk = _DiskCalls(m, tmp_path)
-            w.open_files([str(path)])
+            w.parts.files.open_files([str(path)])
             _idle(qtbot, w)
             assert w.windowTitle() == "ir-workbench — study.irwb — qrels.txt"
-            rows = {w.files.table.item(r, 0).text(): w.files.table.item(r, 2).text() for r in range(4)}
+            rows = {
+                w.parts.views.files.table.item(r, 0).text(): w.parts.views.files.table.item(r, 2).text()
+                for r in range(4)
+            }
             assert rows == {
                 "qrels.txt": "in use",
                 "bm25": "baseline",
@@ -356,7 +363,7 @@ def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_fil
                 n: sizes[n] for n in ("qrels.txt", "run_bm25.txt", "run_tfidf_title.txt")
             }
             named = next(e.path for e in s.workspace.entries if e.missing)
-            w.files._locate(named)
+            w.parts.views.files._locate(named)
             qtbot.waitUntil(lambda: "RM3" in (s.results.runs if s.results else ()), timeout=TIMEOUT)
             _idle(qtbot, w)
         assert disk.calls == []  # (the workspace file too is read by a worker)
@@ -371,7 +378,7 @@ def test_a_workspace_opened_in_the_window_holds_runs_by_size_and_its_missing_fil
 
 def _rows(w) -> list[tuple[str, str, str]]:
     """The Files panel as shown: name (or label), kind, status."""
-    table = w.files.table
+    table = w.parts.views.files.table
     return [tuple(table.item(r, c).text() for c in range(3)) for r in range(table.rowCount())]
 
 
@@ -403,18 +410,18 @@ def test_a_workspace_is_opened_saved_kept_and_reopened_by_workers_only(qtbot, pr
     try:
         with monkeypatch.context() as m:
             disk = _DiskCalls(m, tmp_path)
-            w.open_files([str(path)])
+            w.parts.files.open_files([str(path)])
             _idle(qtbot, w)
             assert w.windowTitle() == "ir-workbench — study.irwb — qrels.txt"
             assert _rows(w) == shown
-            assert str(path) in w.recent_files()  # (with the files it named, read since)
-            w.session.rename(str(project / "runs" / "run_bm25_rm3.txt"), "expansion")
+            assert str(path) in w.parts.recent.paths()  # (with the files it named, read since)
+            w.session.model.files.rename(str(project / "runs" / "run_bm25_rm3.txt"), "expansion")
             copy = project / "copy.irwb"
             with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT) as saved:
-                assert w.write_workspace(str(copy))
+                assert w.parts.workspaces.write(str(copy))
             assert saved.args == [str(copy)]
             assert w.windowTitle() == "ir-workbench — copy.irwb — qrels.txt"
-            assert w.recent_files()[0] == str(copy)
+            assert w.parts.recent.paths()[0] == str(copy)
             assert [f.get("label") for f in json.loads(copy.read_text())["files"]] == [None, "BM25", "expansion"]
             w.close()  # the last session is kept (written before the window is gone)
             last = tmp_path / "last-session.irwb"
@@ -426,9 +433,9 @@ def test_a_workspace_is_opened_saved_kept_and_reopened_by_workers_only(qtbot, pr
             ]
 
             w2 = open_window(qtbot, tmp_path, ("map",))
-            assert not w2.reopen_action.isEnabled()  # (until a worker has found the last session)
-            qtbot.waitUntil(w2.reopen_action.isEnabled, timeout=TIMEOUT)
-            w2.reopen_action.trigger()
+            assert not w2.parts.menus.reopen_action.isEnabled()  # (until a worker has found the last session)
+            qtbot.waitUntil(w2.parts.menus.reopen_action.isEnabled, timeout=TIMEOUT)
+            w2.parts.menus.reopen_action.trigger()
             _idle(qtbot, w2)
             assert w2.windowTitle() == "ir-workbench — qrels.txt"  # (the last session is no workspace file)
             assert _rows(w2) == [*shown[:2], ("expansion", "run", "ok")]
@@ -451,14 +458,14 @@ def test_cancel_while_a_workspace_is_read_leaves_the_window_as_it_was(qtbot, pro
 
     w = open_window(qtbot, tmp_path, ("map",))
     try:
-        w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
+        w.parts.files.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
         _idle(qtbot, w)
         curves = w.parts.views.docks["prCurves"]
         curves.hide()  # the workspace's layout: no precision-recall dock
         layout = bytes(w.parts.layout.state().toBase64().data()).decode("ascii")
         curves.show()
         path = _study(project, layout=layout)
-        before = (w.windowTitle(), w.recent_files(), _rows(w))
+        before = (w.windowTitle(), w.parts.recent.paths(), _rows(w))
         assert before[0] == "ir-workbench — qrels.txt" and str(path) not in before[1]
 
         read, reading, release = workspace_file.read, threading.Event(), threading.Event()
@@ -469,20 +476,20 @@ def test_cancel_while_a_workspace_is_read_leaves_the_window_as_it_was(qtbot, pro
             return read(p)
 
         monkeypatch.setattr(workspace_file, "read", held)
-        w.open_files([str(path)])
+        w.parts.files.open_files([str(path)])
         qtbot.waitUntil(reading.is_set, timeout=TIMEOUT)
         cancel = w.parts.progress.cancel_button
         qtbot.waitUntil(cancel.isVisible, timeout=TIMEOUT)
         qtbot.mouseClick(cancel, Qt.MouseButton.LeftButton)
         release.set()
         qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
-        assert (w.windowTitle(), w.recent_files(), _rows(w)) == before
+        assert (w.windowTitle(), w.parts.recent.paths(), _rows(w)) == before
         assert not curves.isHidden()
 
-        w.open_files([str(path)])  # (not cancelled: taken whole)
+        w.parts.files.open_files([str(path)])  # (not cancelled: taken whole)
         _idle(qtbot, w)
         assert w.windowTitle() == "ir-workbench — study.irwb — qrels.txt"
-        assert str(path) in w.recent_files()
+        assert str(path) in w.parts.recent.paths()
         assert [r[0] for r in _rows(w)] == ["qrels.txt", "BM25", "RM3"]
         assert curves.isHidden()
     finally:
@@ -501,29 +508,35 @@ def test_a_workspace_that_cannot_be_read_is_reported_naming_it_and_nothing_chang
     monkeypatch.setattr(workspace_file, "MAX_BYTES", 100)
     w = open_window(qtbot, tmp_path, ("map",))
     try:
-        w.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
+        w.parts.files.open_files([str(project / "qrels" / "qrels.txt"), str(project / "runs" / "run_bm25.txt")])
         _idle(qtbot, w)
-        before = (w.windowTitle(), w.recent_files(), _rows(w))
+        before = (w.windowTitle(), w.parts.recent.paths(), _rows(w))
         with monkeypatch.context() as m:
             disk = _DiskCalls(m, tmp_path)
             for open_it, said in (
-                (lambda: w.open_files([str(project / "bad.irwb")]), "bad.irwb, line 1: not a workspace file (JSON"),
-                (lambda: w.open_files([str(project / "gone.irwb")]), "gone.irwb: No such file or directory"),
                 (
-                    lambda: w.open_files([str(big)]),
+                    lambda: w.parts.files.open_files([str(project / "bad.irwb")]),
+                    "bad.irwb, line 1: not a workspace file (JSON",
+                ),
+                (
+                    lambda: w.parts.files.open_files([str(project / "gone.irwb")]),
+                    "gone.irwb: No such file or directory",
+                ),
+                (
+                    lambda: w.parts.files.open_files([str(big)]),
                     f"big.irwb: {size} bytes is too large for a workspace file",
                 ),
                 (w.parts.workspaces.reopen_last_session, "last-session.irwb: No such file or directory"),
             ):
                 open_it()
-                qtbot.waitUntil(lambda said=said: said in w.messages.text(), timeout=TIMEOUT)
+                qtbot.waitUntil(lambda said=said: said in w.parts.bars.messages.text(), timeout=TIMEOUT)
                 qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
-                assert (w.windowTitle(), w.recent_files(), _rows(w)) == before
+                assert (w.windowTitle(), w.parts.recent.paths(), _rows(w)) == before
             nowhere = project / "no such folder" / "w.irwb"
-            assert w.write_workspace(str(nowhere))  # (started: the job says how it ended)
+            assert w.parts.workspaces.write(str(nowhere))  # (started: the job says how it ended)
             said = f"Saving the workspace to {nowhere} failed: No such file or directory"
-            qtbot.waitUntil(lambda: said in w.messages.text(), timeout=TIMEOUT)
-            assert (w.windowTitle(), w.recent_files()) == before[:2]
+            qtbot.waitUntil(lambda: said in w.parts.bars.messages.text(), timeout=TIMEOUT)
+            assert (w.windowTitle(), w.parts.recent.paths()) == before[:2]
         assert disk.calls == []
         assert "getsize" in disk.elsewhere(big) and "open" in disk.elsewhere(nowhere.parent)
     finally:
@@ -537,13 +550,13 @@ def test_a_workspace_is_never_saved_over_a_file_it_names(qtbot, project, tmp_pat
     w = open_window(qtbot, tmp_path / "a", ("map",))
     try:
         qrels, run = project / "qrels" / "qrels.txt", project / "runs" / "run_bm25.txt"
-        w.open_files([qrels, run])
+        w.parts.files.open_files([qrels, run])
         _idle(qtbot, w)
         before = {p: p.read_bytes() for p in (qrels, run)}
         for target in (qrels, run):
-            assert w.write_workspace(str(target))  # (started: the job says how it ended)
+            assert w.parts.workspaces.write(str(target))  # (started: the job says how it ended)
             said = f"Saving the workspace to {target} failed: is loaded as input and is never written to"
-            qtbot.waitUntil(lambda said=said: said in w.messages.text(), timeout=TIMEOUT)
+            qtbot.waitUntil(lambda said=said: said in w.parts.bars.messages.text(), timeout=TIMEOUT)
         assert {p: p.read_bytes() for p in (qrels, run)} == before
         doc = w.parts.workspaces.doc()
         with pytest.raises(PermissionError, match="is loaded as input"):

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 class EvaluationJobs:
     """The evaluation of a session's files, run in ``jobs`` as ``model`` asks.  ``reading`` says whether
     files are still being read (one evaluation follows the last) and holds the runs scored ahead, let go
-    once an evaluation is applied.  ``parent`` owns the timer; ``stopped()`` says whether Cancel was
-    pressed since the user last asked for something; ``state_changed()`` says that what is current may
+    once an evaluation is applied.  ``parent`` owns the timer; after Cancel (the model's
+    :class:`~workbench.state.session_state.UserTurn`) no evaluation starts until the user acts again;
+    ``state_changed()`` says that what is current may
     have changed, ``settled()`` that no evaluation is wanted now; ``error(text)`` and ``message(text)``
     tell the user."""
 
@@ -36,7 +37,6 @@ class EvaluationJobs:
         reading: ReadingJobs,
         *,
         parent: QObject,
-        stopped: Callable[[], bool],
         state_changed: Callable[[], None],
         settled: Callable[[], None],
         error: Callable[[str], None],
@@ -45,7 +45,6 @@ class EvaluationJobs:
         self.model = model
         self.jobs = jobs
         self.reading = reading
-        self._stopped = stopped
         self._state_changed = state_changed
         self._settled = settled
         self._error = error
@@ -74,7 +73,7 @@ class EvaluationJobs:
         self._timer.stop()
 
     def _start(self) -> None:
-        if self._stopped():
+        if self.model.turn.stopped:
             # a file whose reading ended despite Cancel is kept, not scored: the stale bar offers to
             self._state_changed()
             return
@@ -93,7 +92,7 @@ class EvaluationJobs:
             self._settled()
             return
         n = len(request.runs)
-        followups, baseline = self.model.followups, self.model.baseline_label()
+        followups, baseline = self.model.followups, self.model.workspace.baseline_label()
 
         def work(progress):
             results = analysis.compute(request, progress)

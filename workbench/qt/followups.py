@@ -13,18 +13,21 @@ from typing import TYPE_CHECKING
 
 from workbench.state import drilldown as drilldown_model
 from workbench.state import significance as significance_model
+from workbench.state.session_state import user_action
 
 if TYPE_CHECKING:
     from metrics.engine.drilldown import QueryDrilldown
     from workbench.qt.jobs import Jobs
     from workbench.state.session import SessionModel
+    from workbench.state.session_state import UserTurn
 
 
 class FollowUpJobs:
     """The comparison, drill-down, explanation and inspection jobs of a session: what they compute is
     asked of ``model``, and run in ``jobs``.  ``later(work)`` runs ``work()`` once the window has painted
     the scores; ``scores_coming()`` says whether scores are being read, computed or painted (an inspection
-    waits for them); ``stopped()`` whether Cancel was pressed since the user last asked for something;
+    waits for them); after Cancel (the model's :class:`~workbench.state.session_state.UserTurn`) the
+    inspection put off starts only once the user acts again;
     ``error(text)`` and ``message(text)`` tell the user."""
 
     def __init__(
@@ -34,15 +37,14 @@ class FollowUpJobs:
         *,
         later: Callable[[Callable[[], None]], None],
         scores_coming: Callable[[], bool],
-        stopped: Callable[[], bool],
         error: Callable[[str], None],
         message: Callable[[str], None],
     ):
         self.model = model
         self.jobs = jobs
+        self.turn: UserTurn = model.turn  # (after Cancel, the inspection put off waits for the user)
         self._later = later
         self._scores_coming = scores_coming
-        self._stopped = stopped
         self._error = error
         self._message = message
         #: a comparison computed with the scores (the evaluation's), until the results are applied
@@ -186,13 +188,14 @@ class FollowUpJobs:
 
     # ------------------------------------------------------------------
     # inspection of one file
+    @user_action
     def inspect(self, path: str | None) -> None:
         """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
         self.model.followups.inspect(path)
         self.request_inspection()
 
     def inspect_when_idle(self) -> None:
-        if not self._stopped():
+        if not self.turn.stopped:
             self.request_inspection()
 
     def request_inspection(self) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer
 from workbench.scoring import evaluation as analysis
 from workbench.state.listing import Listing, list_files, look_at
 from workbench.state.loading import load_file, sample_files
+from workbench.state.session_state import user_action
 from workbench.state.workspace import ONE_IN_USE, FileEntry, normalize
 
 if TYPE_CHECKING:
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from workbench.scoring.service import Lease
     from workbench.state.disk_watch import DiskState, DiskWatch
     from workbench.state.session import SessionModel
+    from workbench.state.session_state import UserTurn
     from workbench.state.workspace_file import WorkspaceDoc
 
 
@@ -42,8 +44,7 @@ def _timer(parent: QObject, ms: int, slot: Callable[[], None]) -> QTimer:
 class ReadingJobs:
     """The reading and file-watching jobs of a session: the files are listed and read in ``jobs``, what
     they hold goes to ``model``'s file rules, and ``disk`` (a :class:`~workbench.state.disk_watch.DiskWatch`)
-    looks at them once read.  ``parent`` owns the timers; ``stopped()`` says whether Cancel was pressed
-    since the user last asked for something; ``state_changed()`` says that what is current may have
+    looks at them once read.  ``parent`` owns the timers; ``state_changed()`` says that what is current may have
     changed, ``changed_on_disk(path, size)`` that a loaded file changed on disk; ``error(text)`` and
     ``message(text)`` tell the user."""
 
@@ -58,7 +59,6 @@ class ReadingJobs:
         disk: DiskWatch,
         *,
         parent: QObject,
-        stopped: Callable[[], bool],
         state_changed: Callable[[], None],
         changed_on_disk: Callable[[str, int], None],
         error: Callable[[str], None],
@@ -67,7 +67,8 @@ class ReadingJobs:
         self.model = model
         self.jobs = jobs
         self.disk = disk
-        self._stopped = stopped
+        #: after Cancel, nothing listed is opened and nothing changed on disk is read again until the user acts
+        self.turn: UserTurn = model.turn
         self._state_changed = state_changed
         self._changed_on_disk = changed_on_disk
         self._error = error
@@ -102,6 +103,7 @@ class ReadingJobs:
 
     # ------------------------------------------------------------------
     # what the user opens: listed in a worker, then handed to the model in the order asked
+    @user_action
     def open_files(self, paths: Iterable[str | os.PathLike], kind: str | None = None) -> None:
         """Open files and folders (a folder stands for the files in it and its subfolders): listed in a
         worker, then loaded by the model's rules (:meth:`workbench.state.files.FileRules.open_listed`)."""
@@ -113,6 +115,7 @@ class ReadingJobs:
             _opening_what(names),
         )
 
+    @user_action
     def open_sample(self) -> None:
         """Show the bundled sample instead of whatever is loaded (what was asked before is dropped)."""
         self.drop_files()
@@ -123,6 +126,7 @@ class ReadingJobs:
             "Opening the sample",
         )
 
+    @user_action
     def open_workspace(self, doc: WorkspaceDoc) -> None:
         """Replace what is open with what a workspace document holds: the files it names are looked at in
         a worker (which are there, their sizes), then taken by the model
@@ -130,6 +134,7 @@ class ReadingJobs:
         names = [f.path for f in doc.files]
         self._list(lambda: look_at(names), lambda found: self._take_workspace(doc, found), "Opening the workspace")
 
+    @user_action
     def open_workspace_file(
         self,
         path: str,
@@ -158,6 +163,7 @@ class ReadingJobs:
         self.model.files.clear()
         self.model.open_workspace_listed(doc, found, start=self.submit_load)
 
+    @user_action
     def locate(self, path: str, found: str) -> None:
         """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
         files = self.model.files
@@ -167,11 +173,14 @@ class ReadingJobs:
             _opening_what([found]),
         )
 
+    @user_action
     def reload(self, path: str) -> None:
+        """Read a file again (as the kind chosen for it, if one was)."""
         e = self.model.workspace.entry(path)
         if e is not None:
             self.open_files([e.path], kind=e.forced_kind)
 
+    @user_action
     def set_kind(self, path: str, kind: str) -> None:
         """Correct the detected kind of a file; it is read again as that kind."""
         e = self.model.files.choose_kind(path, kind)
@@ -199,7 +208,7 @@ class ReadingJobs:
             ended(lambda: self._message(f"{what}: cancelled"))
 
         def listed(found: _Listed) -> None:
-            if self._stopped():  # (Cancel pressed since it was asked for: nothing is opened)
+            if self.turn.stopped:  # (Cancel pressed since it was asked for: nothing is opened)
                 cancelled()
                 return
             self._opening[ticket] = lambda: then(found)
@@ -217,6 +226,33 @@ class ReadingJobs:
                 return  # (listed after one asked before it: waits for that one)
             del self._opening[ticket]
             then()
+
+    # ------------------------------------------------------------------
+    # what the user changes in the list
+    @user_action
+    def remove(self, path: str) -> None:
+        """Remove a file from the list (its load, if still under way, stops and is dropped); Undo brings
+        back what was loaded."""
+        e = self.model.workspace.entry(path)
+        if e is None:
+            return
+        self.stop_reading(e.path)
+        self.model.files.remove(e.path)
+
+    @user_action
+    def undo(self) -> str | None:
+        """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
+        to tell the user.  A file back in the list is watched again."""
+        told = self.model.undo_stack.undo()
+        for e in self.model.workspace.entries:
+            self.watch(e.path)
+        self._state_changed()
+        return told
+
+    def clear(self) -> None:
+        """Forget every file (what is being listed or read is dropped)."""
+        self.drop_files()
+        self.model.files.clear()
 
     # ------------------------------------------------------------------
     # reading
@@ -349,7 +385,7 @@ class ReadingJobs:
     def take_scored_ahead(self, lease: Lease) -> None:
         """Hold the runs now scored ahead (those scored ahead before, if not among them, are let go); after
         Cancel, nothing: they stop."""
-        if self._stopped():
+        if self.turn.stopped:
             lease.close()
             return
         self.hold_scored_ahead(lease)
@@ -379,7 +415,7 @@ class ReadingJobs:
         is offered to be read again (read at once when small; after Cancel, by the stale bar's Read again
         only: no work starts by itself then); a deleted one is said to be."""
         for state in self.model.workspace.apply_disk(states):
-            if state.status == "changed" and not self._stopped():
+            if state.status == "changed" and not self.turn.stopped:
                 self._changed_on_disk(state.path, state.size)
         self._state_changed()
 

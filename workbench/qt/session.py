@@ -6,7 +6,12 @@ turns the model's events into Qt signals and runs the jobs the model asks for th
 watching files, :mod:`workbench.qt.reading`), :attr:`Session.evaluation` (evaluation requests
 batched with a timer, :mod:`workbench.qt.evaluation`) and :attr:`Session.followups` (comparing,
 drilling down, explaining, inspecting, :mod:`workbench.qt.followups`).  Views read the session and
-subscribe to its signals; they never talk to each other.
+subscribe to its signals; they never talk to each other.  What a view asks for, it asks of the part
+that does it: the model (``session.model.set_measures``, ``session.model.files.rename``...),
+``session.reading`` (``open_files``, ``remove``, ``undo``...) or ``session.followups`` (``inspect``,
+``explain``...).  The methods a user calls are marked
+:func:`~workbench.state.session_state.user_action` where they are defined: after Cancel, work starts
+again with them, and the notices told before are retired (``sigUserActed``).
 
 Signals
 -------
@@ -35,10 +40,7 @@ sigInspectionChanged(object) new inspection of :attr:`Session.inspected_path` (a
 
 from __future__ import annotations
 
-import functools
 import itertools
-from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -53,27 +55,13 @@ from workbench.scoring.failures import describe_error
 from workbench.state.disk_watch import DiskWatch, weak_report
 from workbench.state.loading import SAMPLE_DIR, QueriesFile, sample_files
 from workbench.state.session import DEFAULT_MEASURES, SessionModel
+from workbench.state.session_state import UserTurn, user_action
 from workbench.system import qtcompat
-
-if TYPE_CHECKING:
-    from workbench.state.workspace_file import WorkspaceDoc
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
 
 __all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
-
-
-def by_user(method):
-    """A method the user calls (a file opened, a measure ticked...): after Cancel, work starts again."""
-
-    @functools.wraps(method)
-    def wrapper(self, *args, **kwargs):
-        self._stopped = False
-        self.sigUserActed.emit()  # (the notices told before are no longer news)
-        return method(self, *args, **kwargs)
-
-    return wrapper
 
 
 class Session(QObject):
@@ -106,9 +94,7 @@ class Session(QObject):
     # what the session holds is the model's, read here, changed through the methods below
     workspace = FromModel(lambda m: m.workspace)
     measures = FromModel(lambda m: m.measures)
-    relevance_level = FromModel(lambda m: m.relevance_level)
-    k_max = FromModel(lambda m: m.k_max)
-    ndcg_options = FromModel(lambda m: m.ndcg_options)
+    settings = FromModel(lambda m: m.settings)
     results = FromModel(lambda m: m.results)
     selected_query = FromModel(lambda m: m.selected_query)
     focus_measure = FromModel(lambda m: m.focus_measure)
@@ -124,6 +110,7 @@ class Session(QObject):
     def __init__(self, parent=None, model: SessionModel | None = None):
         super().__init__(parent)
         self.model = model if model is not None else SessionModel()
+        self.turn: UserTurn = self.model.turn  # (what :func:`user_action` reads: the Session's recompute is one)
         events = self.model.events
         for event, signal in (
             (events.files_changed, self.sigFilesChanged),
@@ -143,7 +130,7 @@ class Session(QObject):
             (events.explanation_changed, self.sigExplanationChanged),
         ):
             event.connect(signal.emit)
-        events.evaluation_wanted.connect(self.request_evaluation)
+        self.model.turn.acted.connect(self.sigUserActed.emit)
         # every message told, whoever told it, is kept to be read back (View > Messages)
         log = self.model.messages
         self.sigError.connect(lambda text: log.add("error", text))
@@ -161,32 +148,30 @@ class Session(QObject):
 
         # the files are listed and read in jobs, and looked at on disk by a thread of their own (never by
         # the window's)
-        self._stopped = False  # Cancel was pressed: no work starts by itself until the user asks for some
         self._disk = DiskWatch(weak_report(self, "_sigDiskNews"))
         self.reading = r = ReadingJobs(
             self.model,
             self.jobs,
             self._disk,
             parent=self,
-            stopped=lambda: self._stopped,
             state_changed=self.sigStateChanged.emit,
             changed_on_disk=self.sigFileChangedOnDisk.emit,
             error=self.sigError.emit,
             message=self.sigMessage.emit,
         )
-        self._sigDiskNews.connect(self._on_disk_news)  # (queued: emitted by that thread)
+        self._sigDiskNews.connect(r.on_disk_news)  # (queued: emitted by that thread)
         # evaluations asked for in a row are batched, and run as the model describes them
         self.evaluation = EvaluationJobs(
             self.model,
             self.jobs,
             r,
             parent=self,
-            stopped=lambda: self._stopped,
             state_changed=self.sigStateChanged.emit,
             settled=self._idle_if_done,
             error=self.sigError.emit,
             message=self.sigMessage.emit,
         )
+        events.evaluation_wanted.connect(self.evaluation.request)
 
         # work put off until the window has painted what it was given (the inspection, the intervals)
         self.after_paint = AfterPaint(self)
@@ -197,8 +182,7 @@ class Session(QObject):
             self.model,
             self.jobs,
             later=self.after_paint.later,
-            scores_coming=lambda: r.loading() or self.evaluating or self.after_paint.waiting,
-            stopped=lambda: self._stopped,
+            scores_coming=lambda: r.loading() or self.evaluation.evaluating or self.after_paint.waiting,
             error=self.sigError.emit,
             message=self.sigMessage.emit,
         )
@@ -217,185 +201,24 @@ class Session(QObject):
         self.sigIdle.connect(f.inspect_when_idle)
 
     # ------------------------------------------------------------------
-    # loading
-    @by_user
-    def open_sample(self) -> None:
-        """Show the bundled sample (made-up data) instead of whatever is loaded."""
-        self.reading.open_sample()
-
-    def clear(self) -> None:
-        """Forget every file (loads under way are dropped)."""
-        self.reading.drop_files()
-        self.model.files.clear()
-
-    def remember_kinds(self, kinds: dict[str, str]) -> None:
-        """The kinds the user chose for files before (path -> kind), kept across runs by the window."""
-        self.model.files.remember_kinds(kinds)
-
-    def snapshot(self):
-        """What the session holds, as a :class:`~workbench.state.workspace_file.WorkspaceDoc` (not the layout)."""
-        return self.model.snapshot()
-
-    @by_user
-    def open_workspace(self, doc) -> None:
-        """Replace everything with what a workspace document holds, once the files it names are looked at in
-        a worker (their sizes decide which runs are held in memory); files it names that are missing are
-        reported."""
-        self.reading.open_workspace(doc)
-
-    @by_user
-    def open_workspace_file(
-        self, path: str, opened: Callable[[WorkspaceDoc], object], failed: Callable[[BaseException], object]
-    ) -> None:
-        """:meth:`open_workspace` with the document read from the workspace file at ``path`` in a worker;
-        ``opened(doc)`` once it is taken, ``failed(exception)`` if the file cannot be read (neither when
-        the opening is cancelled: nothing of it is taken then)."""
-        self.reading.open_workspace_file(path, opened, failed)
-
-    @by_user
-    def open_files(self, paths, kind: str | None = None) -> None:
-        """Load files (a folder stands for the files in it and its subfolders), listed in a worker first.
-
-        A file found in a folder that turns out to be neither qrels nor a run is left out quietly;
-        once the folder is read, one message says what was found and what was not.
-        """
-        self.reading.open_files(paths, kind)
-
-    @by_user
-    def locate(self, path: str, found: str) -> None:
-        """Read ``found`` in place of ``path``, a file named by the workspace but missing."""
-        self.reading.locate(path, found)
-
-    @by_user
-    def reload(self, path: str) -> None:
-        self.reading.reload(path)
-
-    @by_user
-    def set_kind(self, path: str, kind: str) -> None:
-        """Correct the detected kind of a file; it is read again as that kind."""
-        self.reading.set_kind(path, kind)
-
-    def _on_disk_news(self, states) -> None:
-        self.reading.on_disk_news(states)
-
-    # ------------------------------------------------------------------
-    # editing the list of files
-    @by_user
-    def remove(self, path: str) -> None:
-        e = self.workspace.entry(path)
-        if e is None:
-            return
-        self.reading.stop_reading(e.path)  # (a load still under way stops and is dropped)
-        self.model.files.remove(e.path)
-
-    @property
-    def can_undo(self) -> bool:
-        return self.model.files.can_undo
-
-    @property
-    def undo_text(self) -> str | None:
-        """What Edit > Undo would take back (None: nothing)."""
-        return self.model.undo_stack.next_text
-
-    @by_user
-    def undo(self) -> str | None:
-        """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
-        to tell the user."""
-        told = self.model.files.undo()
-        for e in self.workspace.entries:  # a file back in the list is watched again
-            self.reading.watch(e.path)
-        self.sigStateChanged.emit()
-        return told
-
-    can_undo_remove = can_undo
-
-    @by_user
-    def undo_remove(self) -> str | None:
-        """Take back the last change; the path of the file that came back, if it was a removal."""
-        path = self.model.files.undo_remove()
-        if path is not None:
-            self.reading.watch(path)
-        self.sigStateChanged.emit()
-        return path
-
-    @by_user
-    def rename(self, path: str, label: str) -> str:
-        return self.model.files.rename(path, label)
-
-    @by_user
-    def move(self, path: str, delta: int) -> None:
-        self.model.files.move(path, delta)
-
-    def set_baseline(self, path: str | None) -> None:
-        self.model.files.set_baseline(path)
-
-    def baseline_label(self) -> str | None:
-        return self.model.baseline_label()
-
-    # ------------------------------------------------------------------
-    # measures, options and selection
-    @by_user
-    def set_measures(self, measures) -> None:
-        self.model.set_measures(measures)
-
-    @by_user
-    def set_relevance_level(self, level: int) -> None:
-        self.model.set_relevance_level(level)
-
-    @by_user
-    def set_k_max(self, k: int) -> None:
-        self.model.set_k_max(k)
-
-    @by_user
-    def set_ndcg_option(self, name: str, value) -> None:
-        self.model.set_ndcg_option(name, value)
-
-    @by_user
-    def inspect(self, path: str | None) -> None:
-        """Show ``path`` in the Inspect view (computed in a worker once the file is read)."""
-        self.followups.inspect(path)
-
-    def select_query(self, query_id) -> None:
-        self.model.select_query(query_id)
-
-    def set_focus_measure(self, name: str) -> None:
-        self.model.set_focus_measure(name)
-
-    # ------------------------------------------------------------------
-    # evaluation
-    def request_evaluation(self) -> None:
-        """Evaluate again soon (several changes in a row give one evaluation)."""
-        self.evaluation.request()
-
-    @by_user
+    # what composes the parts (the user's actions are the parts' own: see the module's docstring)
+    @user_action
     def recompute(self) -> None:
         """Evaluate, compare and drill down again, whatever is shown now."""
         self.evaluation.request()
         self.followups.request_comparison()
         self.followups.request_drilldown()
 
-    def evaluation_key(self) -> tuple | None:
-        """What an evaluation of the current files and options is computed from (:mod:`workbench.state.currency`)."""
-        return self.model.evaluation_key()
-
-    @property
-    def evaluating(self) -> bool:
-        return self.evaluation.evaluating
-
     def evaluation_state(self) -> str:
         """``"empty"`` (nothing to evaluate), ``"computing"``, ``"current"`` or ``"outdated"``."""
-        return self.model.evaluation_state(self.evaluating)
-
-    def comparison_current(self) -> bool:
-        """Whether :attr:`comparison` belongs to the results, baseline and settings shown now."""
-        return self.model.comparison_current()
+        return self.model.evaluation_state(self.evaluation.evaluating)
 
     def stale_reasons(self) -> list[str]:
         """Why what the window shows does not match what is loaded (empty: it matches, or work is under way,
         including work put off until the window has painted)."""
         if self.busy:
             return []
-        return self.model.stale_reasons(self.evaluating)
+        return self.model.stale_reasons(self.evaluation.evaluating)
 
     def use_scoring(self, service, ahead=None) -> None:
         """Score with ``service`` (a :class:`~workbench.scoring.service.ScoringService` made before the session,
@@ -451,7 +274,7 @@ class Session(QObject):
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
         self.evaluation.stop()
         self.after_paint.clear()  # (an export computes the intervals the comparison shown lacks)
-        self._stopped = True  # (the inspection put off for the scores does not start once they stop)
+        self.model.turn.cancel()  # (the inspection put off for the scores does not start once they stop)
         self.reading.drop_queued_loads()
         self.jobs.cancel()  # (an evaluation's runs nobody else holds stop with it)
         self.reading.let_go_of_scoring_ahead()  # (and those scored ahead: nothing holds them any more)

@@ -166,7 +166,7 @@ class Request:
     measures: tuple[str, ...]
     settings: Settings = SETTINGS  # the level, the nDCG variant, the curves' k (metrics.Settings)
     qrels_name: str | None = None
-    key: tuple | None = None  # what the session evaluated (Session.evaluation_key); compared, never read
+    key: tuple | None = None  # what the session evaluated (SessionModel.evaluation_key); compared, never read
     cache: KeptScores | None = field(default=None, compare=False, repr=False)  # scores kept from the last evaluation
     #: the intent qrels in use (:mod:`workbench.scoring.intents`): the diversity measures are scored against them
     intents: pd.DataFrame | None = field(default=None, compare=False, repr=False)

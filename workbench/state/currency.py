@@ -76,7 +76,7 @@ def comparison_current(comparison, results, baseline, settings) -> bool:
         comparison is not None
         and results is not None
         and comparison.request.per_query is results.evaluation.per_query
-        and comparison.baseline == baseline
+        and comparison.request.baseline == baseline
         and comparison.request.settings == settings
     )
 

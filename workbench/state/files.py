@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from workbench.scoring import disk_runs
 from workbench.scoring.failures import describe_error
 from workbench.state.listing import Listing, in_sample, list_files
-from workbench.state.session_state import SessionState
+from workbench.state.session_state import SessionState, UserTurn, user_action
 from workbench.state.workspace import KINDS, ONE_IN_USE, QRELS_KINDS, FileEntry, normalize
 
 Start = Callable[[FileEntry], None]
@@ -28,6 +28,7 @@ class FileRules:
     def __init__(self, state: SessionState, *, intents_arrived: Callable[[], None]):
         self.state = state
         self._intents_arrived = intents_arrived
+        self.turn: UserTurn = state.turn  # (what :func:`user_action` reads)
 
     def clear(self) -> None:
         """Forget every file."""
@@ -48,10 +49,6 @@ class FileRules:
         self.clear()
         self.open_listed(listing, start=start)
         self.state.is_sample = True
-
-    def remember_kinds(self, kinds: dict[str, str]) -> None:
-        """The kinds the user chose for files before (path -> kind): files at these paths are read as such."""
-        self.state.chosen_kinds.update(kinds)
 
     def open_files(
         self, paths: Iterable[str], kind: str | None = None, *, start: Start | None = None, forget=None
@@ -374,21 +371,17 @@ class FileRules:
     def can_undo(self) -> bool:
         return bool(self.state.undo_stack)
 
-    def undo(self) -> str | None:
-        """Take back the last change (a removal, a qrels file replaced, measures or options, a rename); what
-        to tell the user, None when there was nothing to take back."""
-        return self.state.undo_stack.undo()
-
     # (the names of the first undo, which took back removals only)
     can_undo_remove = can_undo
 
     def undo_remove(self) -> str | None:
         """Take back the last change; the path of the file that came back, if it was a removal."""
         before = {e.path for e in self.state.workspace.entries}
-        told = self.undo()
+        told = self.state.undo_stack.undo()
         back = [e.path for e in self.state.workspace.entries if e.path not in before]
         return back[0] if told is not None and back else None
 
+    @user_action
     def rename(self, path: str, label: str) -> str:
         e = self.state.workspace.entry(path)
         if e is None or e.label == label.strip():
@@ -408,6 +401,7 @@ class FileRules:
         self.rename(path, old)
         return f"{label} is {e.label} again"
 
+    @user_action
     def move(self, path: str, delta: int) -> None:
         if self.state.workspace.move(path, delta):
             self.state.events.files_changed.emit()

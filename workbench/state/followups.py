@@ -49,7 +49,7 @@ class FollowUpRules:
     def comparison_request_for(self, results, baseline: str | None = None) -> significance_model.Request | None:
         """The comparison of ``results`` with the baseline (``baseline``: its label, else the current one),
         with the current settings; None when there is nothing to compare."""
-        baseline = self.state.baseline_label() if baseline is None else baseline
+        baseline = self.state.workspace.baseline_label() if baseline is None else baseline
         if (
             results is None
             or baseline is None
@@ -98,7 +98,7 @@ class FollowUpRules:
     def comparison_outdated_by(self, baseline) -> tuple[bool, bool]:
         """Whether the comparison and the drill-down are of another baseline than ``baseline``."""
         return (
-            self.state.comparison is None or self.state.comparison.baseline != baseline,
+            self.state.comparison is None or self.state.comparison.request.baseline != baseline,
             self.state.drilldown is None or self.state.drilldown.baseline != baseline,
         )
 
@@ -119,7 +119,7 @@ class FollowUpRules:
                 # (the index holds each query once: a row; pandas-stubs allow for several, a frame)
                 row = cast("pd.Series", wide.loc[self.state.selected_query])
                 scores = {r: float(v) for r, v in row.items()}
-            default = set(drilldown_model.best_runs(runs, scores, self.state.baseline_label()))
+            default = set(drilldown_model.best_runs(runs, scores, self.state.workspace.baseline_label()))
         return [r for r in runs if self.state.drilldown_choices.get(r, r in default)]
 
     def choose_drilldown_run(self, run: str, shown: bool) -> bool:
@@ -146,7 +146,7 @@ class FollowUpRules:
         if results is None or query is None:
             self.apply_drilldown(None)
             return None
-        baseline = self.state.baseline_label()
+        baseline = self.state.workspace.baseline_label()
         wanted = set(self.drilldown_runs()) | ({baseline} if baseline in results.request.runs else set())
         qrels = results.request.qrels
         assert not isinstance(qrels, tuple)  # (the request of Results holds its qrels merged)
@@ -193,7 +193,7 @@ class FollowUpRules:
             e.status,
             e.kind,
             None if against is None or qrels is None else (against.path, against.version),
-            self.state.relevance_level,
+            self.state.settings.relevance_level,
         )
         if key == self.state.inspection_key:
             return None

@@ -37,7 +37,7 @@ from workbench.state.files import FileRules, Start
 from workbench.state.followups import FollowUpRules
 from workbench.state.listing import Listing, look_at
 from workbench.state.messages import MessageLog
-from workbench.state.session_state import SessionEvents, SessionState
+from workbench.state.session_state import SessionEvents, SessionState, UserTurn, user_action
 from workbench.state.undo import UndoStack
 from workbench.state.workspace import FileEntry, Workspace, normalize
 
@@ -80,6 +80,7 @@ class SessionModel:
     and options, and the evaluation."""
 
     events = OfState[SessionEvents]()
+    turn = OfState[UserTurn]()
     messages = OfState[MessageLog]()
     workspace = OfState[Workspace]()
     measures = OfState[tuple[str, ...]]()
@@ -108,22 +109,6 @@ class SessionModel:
         self.files = FileRules(self.state, intents_arrived=lambda: diversity.offer_defaults(self))
         self.followups = FollowUpRules(self.state)
         self.explainer = ExplainRules(self.state)
-
-    def baseline_label(self) -> str | None:
-        return self.state.baseline_label()
-
-    @property
-    def relevance_level(self) -> int:
-        return self.state.relevance_level
-
-    @property
-    def k_max(self) -> int:
-        return self.state.k_max
-
-    @property
-    def ndcg_options(self) -> dict[str, str]:
-        """The nDCG options that differ from trec_eval's (a copy)."""
-        return self.state.ndcg_options
 
     # ------------------------------------------------------------------
     # workspace documents
@@ -215,6 +200,7 @@ class SessionModel:
 
     # ------------------------------------------------------------------
     # measures, options and selection
+    @user_action
     def set_measures(self, measures) -> None:
         measures = tuple(m.strip() for m in measures if m and m.strip())
         if measures != self.measures:
@@ -224,9 +210,10 @@ class SessionModel:
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
+    @user_action
     def set_relevance_level(self, level: int) -> None:
-        if int(level) != self.relevance_level:
-            old = self.relevance_level
+        if int(level) != self.settings.relevance_level:
+            old = self.settings.relevance_level
             self.undo_stack.push(
                 f"relevance level {level}", lambda: self._back("relevance level", self.set_relevance_level, old)
             )
@@ -234,6 +221,7 @@ class SessionModel:
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
+    @user_action
     def use_settings(self, settings: Settings) -> None:
         """Score with ``settings`` as a whole (a worked example's own), one step for Undo."""
         if settings != self.settings:
@@ -243,14 +231,16 @@ class SessionModel:
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
+    @user_action
     def set_k_max(self, k: int) -> None:
-        if int(k) != self.k_max:
-            old = self.k_max
+        if int(k) != self.settings.k_max:
+            old = self.settings.k_max
             self.undo_stack.push(f"k up to {k}", lambda: self._back("largest k", self.set_k_max, old))
             self.settings = self.settings.replace(k_max=int(k))
             self.events.measures_changed.emit()
             self.events.evaluation_wanted.emit()
 
+    @user_action
     def set_ndcg_option(self, name: str, value) -> None:
         """Set one option of the nDCG variant (``gain``, ``discount``, ``base``, ``ideal``; None: trec_eval's)."""
         changed = self.settings.with_ndcg({name: value})
@@ -308,7 +298,9 @@ class SessionModel:
 
     def comparison_current(self) -> bool:
         """Whether :attr:`comparison` belongs to the results, baseline and settings shown now."""
-        return state.comparison_current(self.comparison, self.results, self.baseline_label(), self.compare_settings)
+        return state.comparison_current(
+            self.comparison, self.results, self.workspace.baseline_label(), self.compare_settings
+        )
 
     def stale_reasons(self, evaluating: bool) -> list[str]:
         """Why what is shown does not match what is loaded (empty: it matches)."""

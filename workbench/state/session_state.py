@@ -5,12 +5,15 @@ events that announce its changes.
 makes one and hands it to each of its parts, :class:`workbench.state.files.FileRules` (the list of
 files), :class:`workbench.state.followups.FollowUpRules` (what follows the scores: the comparison, the
 drill-down, the inspection) and :class:`workbench.state.explaining.ExplainRules`, which read and change
-it.
+it.  :class:`UserTurn` and :func:`user_action` are the rule of what ends with the user's next action
+(Cancel's stop, the notices in view).
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable
+import functools
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
 
 from metrics.engine.settings import Settings
 from workbench.scoring import evaluation as analysis
@@ -63,11 +66,59 @@ class SessionEvents:
         self.evaluation_wanted = Event()
 
 
+class UserTurn:
+    """What ends with the user's next action: after Cancel no work starts by itself (an inspection put off
+    for the scores, a file changed on disk read again, runs scored ahead) until the user asks for
+    something (:attr:`stopped`), and a notice stays in view until then (:attr:`acted` is emitted, with no
+    arguments, each time the user acts).
+
+    The methods of the session's parts that a user calls (a file opened, a measure ticked, a run renamed)
+    are marked :func:`user_action`, the one place that rule is applied; what starts by itself (an evaluation
+    the model asks for, the inspection once the window is idle) is not marked."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+        self.acted = Event()
+
+    def cancel(self) -> None:
+        """Cancel was pressed: nothing starts by itself until the user's next action."""
+        self.stopped = True
+
+    def act(self) -> None:
+        """The user asked for something: the stop ends, and what was told before is no longer news."""
+        self.stopped = False
+        self.acted.emit()
+
+
+class Acting(Protocol):
+    """A part of the session with user actions: it knows the session's :class:`UserTurn`."""
+
+    @property
+    def turn(self) -> UserTurn: ...
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+A = TypeVar("A", bound=Acting)
+
+
+def user_action(method: Callable[Concatenate[A, P], R]) -> Callable[Concatenate[A, P], R]:
+    """Mark ``method`` as one the user calls: :meth:`UserTurn.act` before it runs."""
+
+    @functools.wraps(method)
+    def acted(self: A, *args: P.args, **kwargs: P.kwargs) -> R:
+        self.turn.act()
+        return method(self, *args, **kwargs)
+
+    return acted
+
+
 class SessionState:
     """What the window has loaded, chosen and computed (see :class:`workbench.state.session.SessionModel`)."""
 
     def __init__(self) -> None:
         self.events = SessionEvents()
+        self.turn = UserTurn()  # Cancel's stop, until the user acts again
         self.messages = MessageLog()  # every message told, to be read back (the Qt session fills it)
         self.workspace = Workspace()
         self.measures: tuple[str, ...] = DEFAULT_MEASURES
@@ -95,20 +146,3 @@ class SessionState:
         """A notice: told in the status bar and kept in view until the user's next action."""
         self.events.notice.emit(text)
         self.events.message.emit(text)
-
-    def baseline_label(self) -> str | None:
-        return self.workspace.baseline_label()
-
-    # the settings read one by one (each changed through the model's rules: set_relevance_level...)
-    @property
-    def relevance_level(self) -> int:
-        return self.settings.relevance_level
-
-    @property
-    def k_max(self) -> int:
-        return self.settings.k_max
-
-    @property
-    def ndcg_options(self) -> dict[str, str]:
-        """The nDCG options that differ from trec_eval's (a copy)."""
-        return self.settings.ndcg_options()

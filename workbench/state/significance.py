@@ -146,14 +146,6 @@ class Comparison:
                 self._pair_rows[(m, row["a"], row["b"])] = self._pair_rows[(m, row["b"], row["a"])] = row
         return self._pair_rows.get((str(measure), a, b))
 
-    @property
-    def baseline(self) -> str:
-        return self.request.baseline
-
-    @property
-    def settings(self) -> Settings:
-        return self.request.settings
-
     def is_for(self, results) -> bool:
         """Whether this comparison was computed from these evaluation results."""
         return results is not None and self.request.per_query is results.evaluation.per_query
@@ -342,7 +334,7 @@ def _baseline_marks(comparison: Comparison, runs: list, columns: list, marks, ti
     compared = [j for j, col in enumerate(columns) if col in measures]
     run_col = columns.index("run")
     for i, run in enumerate(runs):
-        if run == comparison.baseline:
+        if run == comparison.request.baseline:
             marks[i, run_col] = " (baseline)"
             tips[i, run_col] = "The other runs are compared with this run"
         for j in compared:
@@ -416,13 +408,13 @@ def legend(comparison: Comparison | None) -> str:
             f"{describe(comparison.pairs)} {n_sig} of {len(comparison.pairs)} pairs differ significantly."
             + paired_note(comparison)
         )
-    s = comparison.settings
+    s = comparison.request.settings
     family = int(comparison.table["p_value"].notna().sum())
     n_sig = int(comparison.table["significant"].sum())
     test = STAT_ALL_TESTS[s.test]
     corr = "no correction" if s.correction == "none" else f"{STAT_CORRECTIONS[s.correction]} correction"
     return (
         f"{HIGHER} significantly higher, {LOWER} significantly lower than the baseline "
-        f"{comparison.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "
+        f"{comparison.request.baseline} ({test}, {corr} over {family} tests, α = {s.alpha:g}); "
         f"{n_sig} of {family} differences significant."
     )

@@ -86,7 +86,7 @@ class FileEntry:
     label: str = ""  # display name of a run
     wanted_label: str | None = None  # label to give the run once loaded (from a workspace file)
     warnings: list[str] = field(default_factory=list)  # what the reader accepted but found odd
-    folder: str | None = None  # the folder it was found in, while it is read (see Session.open_files)
+    folder: str | None = None  # the folder it was found in, while it is read (see ReadingJobs.open_files)
     queries: dict | None = None  # query id -> text, for a file of kind "queries"
     intents: IntentQrels | None = None  # for a file of kind "intents"
     documents: DocumentStore | None = None  # for a file of kind "collection": its index

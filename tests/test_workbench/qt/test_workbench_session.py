@@ -195,15 +195,15 @@ def test_the_session_reads_its_model_and_changes_it_only_through_its_rules(qtbot
                 setattr(s, name, value)
         assert not s.model.is_sample and s.model.selected_query is None
         with qtbot.waitSignal(s.sigIdle, timeout=20000):
-            s.open_sample()
+            s.reading.open_sample()
         assert s.is_sample and s.model.is_sample
         assert {e.path for e in s.workspace.entries} == {os.path.normpath(str(p)) for p in sample_files()}
         assert s.results is not None and s.results is s.model.results
         # a file the user chose to read as a run in an earlier session is read as a run, though it looks like qrels
         mine = tmp_path / "mine.txt"
         mine.write_text("1 Q0 d1 1\n1 Q0 d2 0\n")
-        s.remember_kinds({os.path.normpath(str(mine)): "run"})
-        s.open_files([str(mine)])
+        s.model.chosen_kinds.update({os.path.normpath(str(mine)): "run"})
+        s.reading.open_files([str(mine)])
         qtbot.waitUntil(lambda: not s.busy, timeout=20000)
         assert not s.is_sample  # the user's own file replaces the sample
         assert [e.path for e in s.workspace.entries] == [os.path.normpath(str(mine))]
@@ -252,15 +252,15 @@ def test_opening_a_folder_and_files_looks_at_the_disk_only_in_workers(qtbot, tmp
     s.sigNotice.connect(notices.append)
     try:
         with qtbot.waitSignal(s.sigIdle, timeout=20000):
-            s.open_sample()
+            s.reading.open_sample()
         assert s.is_sample
         with monkeypatch.context() as m:
             for module, name in ((os, "stat"), (os, "scandir"), (os, "walk"), (os.path, "getsize"), (os.path, "isdir")):
                 m.setattr(module, name, spy(name, getattr(module, name)))
-            s.open_files([str(study), str(extra)])
+            s.reading.open_files([str(study), str(extra)])
             assert s.busy  # (listed in a worker: nothing is opened yet)
             qtbot.waitUntil(lambda: not s.busy, timeout=20000)
-            s.open_files([str(extra)])  # already open: read again
+            s.reading.open_files([str(extra)])  # already open: read again
             qtbot.waitUntil(lambda: not s.busy, timeout=20000)
         assert on_gui == [], on_gui
         entries = {os.path.basename(e.path): e for e in s.workspace.entries}
@@ -302,8 +302,8 @@ def test_files_opened_one_after_another_come_in_the_order_asked_and_cancel_stops
     said: list[str] = []
     s.sigMessage.connect(said.append)
     try:
-        s.open_files([str(paths["slow_a"])])
-        s.open_files([str(paths["b"])])
+        s.reading.open_files([str(paths["slow_a"])])
+        s.reading.open_files([str(paths["b"])])
         qtbot.waitUntil(lambda: len(s.jobs.keys()) == 1, timeout=20000)  # b listed, slow_a not yet
         assert s.workspace.entries == [] and s.busy
         gate.set()
@@ -311,7 +311,7 @@ def test_files_opened_one_after_another_come_in_the_order_asked_and_cancel_stops
         assert [os.path.basename(e.path) for e in s.workspace.entries] == ["slow_a.run", "b.run"]
 
         gate.clear()
-        s.open_files([str(paths["slow_c"])])
+        s.reading.open_files([str(paths["slow_c"])])
         s.cancel()
         gate.set()
         qtbot.waitUntil(lambda: not s.busy, timeout=20000)
@@ -359,8 +359,8 @@ def test_a_workspace_is_looked_at_in_a_worker_and_its_runs_held_by_their_sizes(q
         with monkeypatch.context() as m:
             for module, name in ((os, "stat"), (os, "scandir"), (os.path, "isfile"), (os.path, "getsize")):
                 m.setattr(module, name, spy(name, getattr(module, name)))
-            s.open_workspace(doc)
-            s.open_files([str(tmp_path / "extra.run")])
+            s.reading.open_workspace(doc)
+            s.reading.open_files([str(tmp_path / "extra.run")])
             assert s.busy
             qtbot.waitUntil(lambda: not s.busy and s.results is not None, timeout=20000)
         assert on_gui == [], on_gui
@@ -420,20 +420,20 @@ def test_a_workspace_file_is_read_in_a_worker_and_its_owner_hears_only_of_one_ta
     said: list[str] = []
     s.sigMessage.connect(said.append)
     try:
-        s.open_workspace_file(str(path), opened.append, failed.append)
-        s.open_files([str(tmp_path / "extra.run")])
+        s.reading.open_workspace_file(str(path), opened.append, failed.append)
+        s.reading.open_files([str(tmp_path / "extra.run")])
         assert opened == [] and s.busy
         qtbot.waitUntil(lambda: not s.busy, timeout=20000)
         assert [f.label for f in opened[0].files] == [None, "BM25"] and failed == []
         assert [e.label or e.name for e in s.workspace.entries] == ["qrels.txt", "BM25", "extra"]
         assert read_by and gui not in read_by
 
-        s.open_workspace_file(str(tmp_path / "bad.irwb"), opened.append, failed.append)
+        s.reading.open_workspace_file(str(tmp_path / "bad.irwb"), opened.append, failed.append)
         qtbot.waitUntil(lambda: bool(failed), timeout=20000)
         assert str(failed[0]) == 'bad.irwb: "files" must be a list' and len(opened) == 1
 
         gate.clear()
-        s.open_workspace_file(str(path), opened.append, failed.append)
+        s.reading.open_workspace_file(str(path), opened.append, failed.append)
         s.cancel()
         gate.set()
         qtbot.waitUntil(lambda: not s.busy, timeout=20000)

@@ -83,7 +83,7 @@ def test_choosing_qrels_for_a_held_file_swaps_them_without_reading_and_undo_swap
     assert [e.name for e in ws.held_entries()] == ["qrels.txt"]
     assert model.evaluation_request().qrels_name == other
     assert any("qrels_b.txt is the qrels in use; qrels.txt is held beside" in m for m in told)
-    assert model.files.undo() == "qrels swapped back"
+    assert model.undo_stack.undo() == "qrels swapped back"
     assert ws.qrels_entry().name == "qrels.txt" and [e.name for e in ws.held_entries()] == ["qrels_b.txt"]
 
 
@@ -94,7 +94,7 @@ def test_the_qrels_in_use_held_beside_leaves_none_in_use_until_undo(sample):
     assert model.files.choose_kind(path, "held") is None
     assert model.workspace.qrels_entry() is None and model.workspace.entry(path).kind == "held"
     assert model.evaluation_request() is None  # (nothing to score with)
-    assert model.files.undo() == "qrels.txt is the qrels in use again"
+    assert model.undo_stack.undo() == "qrels.txt is the qrels in use again"
     assert model.workspace.qrels_entry().path == path
 
 

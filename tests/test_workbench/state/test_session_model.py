@@ -108,7 +108,7 @@ def test_loading_evaluating_and_comparing_in_plain_python(sample):
     paths = _open(model, [sample / "qrels.txt", sample / "run_bm25.txt", sample / "run_bm25_rm3.txt"])
     assert [e.path for e in model.workspace.entries] == paths
     assert [e.label for e in model.workspace.run_entries()] == ["bm25", "bm25_rm3"]
-    assert model.baseline_label() == "bm25" and ("bm25",) in rec.of("baseline_changed")
+    assert model.workspace.baseline_label() == "bm25" and ("bm25",) in rec.of("baseline_changed")
     assert model.inspected_path == paths[-1]
     assert model.evaluation_state(evaluating=False) == "outdated"
 
@@ -144,10 +144,10 @@ def test_a_run_with_the_label_of_another_gets_a_number_and_comes_back_after_undo
     model.files.set_baseline(model.workspace.run_entries()[1].path)
     removed = model.workspace.run_entries()[1]
     model.files.remove(removed.path)
-    assert model.baseline_label() == "bm25" and model.files.can_undo_remove
+    assert model.workspace.baseline_label() == "bm25" and model.files.can_undo_remove
     assert model.files.undo_remove() == removed.path
     assert [e.label for e in model.workspace.run_entries()] == labels
-    assert model.baseline_label() == labels[1] and not model.files.can_undo_remove
+    assert model.workspace.baseline_label() == labels[1] and not model.files.can_undo_remove
     assert model.files.rename(removed.path, "bm25") == "bm25 (2)"  # one uniquing rule for every label
 
 
@@ -342,3 +342,31 @@ def _no_disk(monkeypatch):
         ):
             m.setattr(module, name, no_disk)
         yield
+
+
+def test_a_users_action_ends_cancels_stop_where_it_is_defined():
+    """After Cancel, what the user asks of the model's parts (a measure ticked, a run renamed, moved or
+    the level changed) ends the stop and says the user acted; what the model does by itself (a query
+    selected from a workspace, the evaluation it asks for) does not."""
+    model = SessionModel()
+    _open(model, [SAMPLE_DIR / "qrels.txt", SAMPLE_DIR / "run_bm25.txt", SAMPLE_DIR / "run_tfidf_title.txt"])
+    acted = []
+    model.turn.acted.connect(lambda: acted.append(True))
+    run = model.workspace.run_entries()[1]
+    for action in (
+        lambda: model.set_measures(("map", "P_10")),
+        lambda: model.set_relevance_level(2),
+        lambda: model.set_k_max(50),
+        lambda: model.set_ndcg_option("gain", "exp"),
+        lambda: model.files.rename(run.path, "mine"),
+        lambda: model.files.move(run.path, -1),
+    ):
+        model.turn.cancel()
+        before = len(acted)
+        action()
+        assert not model.turn.stopped and len(acted) == before + 1
+    model.turn.cancel()
+    model.select_query("401")
+    model.files.set_baseline(run.path)
+    model.events.evaluation_wanted.emit()
+    assert model.turn.stopped and len(acted) == 6

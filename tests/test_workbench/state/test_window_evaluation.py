@@ -194,7 +194,7 @@ def test_all_pairs_of_many_runs_compares_the_best_by_the_measure_in_focus():
     for label, frame in runs.items():  # the runs as if read from files
         e = model.workspace.begin_load(f"/data/{label}.txt")
         model.workspace.finish_load(e.path, e.generation, "run", frame, None)
-    assert model.baseline_label() == "run0"
+    assert model.workspace.baseline_label() == "run0"
     model.results = compute(_request(qrels, runs))
     model.focus_measure = "map"
     model.compare_settings = significance.Settings(mode="pairs", bootstrap=0)

@@ -81,7 +81,7 @@ class ContrastView(QWidget):
         runs = list(results.runs)
         a, b = self.a_box.currentText(), self.b_box.currentText()
         if a not in runs:
-            baseline = self.session.baseline_label()
+            baseline = self.session.model.workspace.baseline_label()
             a = baseline if baseline in runs else (runs[0] if runs else "")
         if b not in runs or b == a:
             b = next((r for r in runs if r != a), "")
@@ -171,7 +171,7 @@ class ContrastView(QWidget):
             return
         s: analyses.ContrastSettings = o.settings
         self.session.followups.show_drilldown_runs([s.run_a, s.run_b])
-        self.session.select_query(query_id)
+        self.session.model.select_query(query_id)
         self.sigQueryOpened.emit(query_id)  # (the drill-down comes forward, the query chosen already or not)
 
     def pair(self) -> tuple[str, str] | None:

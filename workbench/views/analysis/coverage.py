@@ -193,7 +193,7 @@ class CoverageView(QWidget):
     def _on_hole_row(self, index) -> None:
         row = self.holes.row(index)
         if row is not None:
-            self.session.select_query(str(row["query_id"]))
+            self.session.model.select_query(str(row["query_id"]))
 
     def _show_condensed(self, on: bool) -> None:
         self.pages.setCurrentIndex(1 if on else 0)

@@ -89,7 +89,7 @@ class QueriesView(QWidget):
             widget = QListWidget(self)
             widget.setToolTip(f"{title} queries ({tip}); click one to select it (its drill-down opens)")
             widget.setMinimumSize(40, 36)
-            widget.itemClicked.connect(lambda it: self.session.select_query(it.data(Qt.ItemDataRole.UserRole)))
+            widget.itemClicked.connect(lambda it: self.session.model.select_query(it.data(Qt.ItemDataRole.UserRole)))
             column.addWidget(widget, 1)
             row.addLayout(column)
             self.lists[kind] = widget
@@ -177,7 +177,7 @@ class QueriesView(QWidget):
 
     def _on_click(self, _item, points, *_) -> None:
         if len(points):
-            self.session.select_query(str(points[0].data()))
+            self.session.model.select_query(str(points[0].data()))
 
     def table_frame(self) -> pd.DataFrame | None:
         """The CSV export: one row per query, as ``ir-eval --traits --format csv`` writes it."""

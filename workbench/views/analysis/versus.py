@@ -98,7 +98,7 @@ class VersusView(QWidget):
         current = self.measure_box.currentText()
         set_items(self.measure_box, measures, current if current in measures else focus)
         a, b = self.a_box.currentText(), self.b_box.currentText()
-        baseline = self.session.baseline_label()
+        baseline = self.session.model.workspace.baseline_label()
         if a not in runs:
             a = next((r for r in runs if r != baseline), runs[0] if runs else "")
         if b not in runs or b == a:
@@ -170,7 +170,7 @@ class VersusView(QWidget):
 
     def _on_click(self, _item, points, *_) -> None:
         if len(points):
-            self.session.select_query(str(points[0].data()))
+            self.session.model.select_query(str(points[0].data()))
 
     def point_of(self, query_id: str) -> tuple[float, float, str] | None:
         """Where ``query_id``'s point is drawn (B's value, A's value) and its outcome."""

@@ -51,7 +51,7 @@ def open_dataset(parent: QWidget | None, session: Session) -> None:
         return
     sources = dataset_sources(text)
     for source, kind in sources:
-        session.open_files([source], kind=kind)
+        session.reading.open_files([source], kind=kind)
     if sources:
         documents_if_cached(session, sources[0][0] + DOCS)
 
@@ -74,6 +74,6 @@ def documents_if_cached(session: Session, source: str) -> None:
     session.run_job(
         look,
         "Looking for the dataset's documents",
-        lambda found: found and session.open_files([source], kind="collection"),
+        lambda found: found and session.reading.open_files([source], kind="collection"),
         on_failed=lambda _: None,  # (no documents: the qrels and the query texts are opened all the same)
     )

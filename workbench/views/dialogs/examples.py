@@ -166,10 +166,10 @@ class WorkedExamplesDialog(QDialog):
         if ex is None:
             return
         s = self.session
-        s.clear()
+        s.reading.clear()
         s.model.use_settings(ex.settings)
-        s.set_measures(list(ex.measures))
-        s.open_files([ex.qrels, ex.run])
+        s.model.set_measures(list(ex.measures))
+        s.reading.open_files([ex.qrels, ex.run])
         query, measure = ex.first
         s.followups.explain(ex.name, query, measure)  # (explained once the run is scored)
         s.sigMessage.emit(

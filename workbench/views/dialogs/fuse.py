@@ -163,7 +163,7 @@ class FuseDialog(QDialog):
         session.run_job(
             lambda progress: fuse_to_file(request, progress),
             f"Fusing {n} runs",
-            lambda path: session.open_files([path]),
+            lambda path: session.reading.open_files([path]),
             lambda exc: session.sigError.emit(f"Fusing runs failed: {exc}"),
         )
         self.accept()

@@ -55,7 +55,9 @@ def drawn_figures(session, query: str | None = None) -> list:
     what = f"mean over {len(results.query_ids)} queries" if query is None else f"query {query}"
     # with many runs, the best by the measure in focus and the baseline in colour, the others in grey
     measure = session.focus_measure if session.focus_measure in results.summary.columns else None
-    coloured = coloured_runs(results.runs, results, measure, session.baseline_label())  # as the plots draw them
+    coloured = coloured_runs(
+        results.runs, results, measure, session.model.workspace.baseline_label()
+    )  # as the plots draw them
     styles = {r: coloured.index(r) if r in coloured else None for r in results.runs}
     runs = ", ".join(coloured)
     if len(coloured) < len(results.runs):
@@ -66,12 +68,12 @@ def drawn_figures(session, query: str | None = None) -> list:
     if comparison is not None and comparison.is_for(results) and comparison.differences:
         measures = list(comparison.differences)
         measure = session.focus_measure if session.focus_measure in measures else measures[0]
-        others = [r for r in coloured if r != comparison.baseline and r in comparison.request.runs]
+        others = [r for r in coloured if r != comparison.request.baseline and r in comparison.request.runs]
         more = len(comparison.request.runs) - 1 - len(others)
         out.append(
             (
                 f"Per-query differences in {measure}: {', '.join(others)} minus the baseline "
-                f"{comparison.baseline}, queries ordered by mean gain"
+                f"{comparison.request.baseline}, queries ordered by mean gain"
                 + (f" ({more} other runs not drawn)" if more else ""),
                 figures.draw(figures.difference_figure(comparison, measure, runs=others)),
             )

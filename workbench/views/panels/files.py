@@ -278,11 +278,11 @@ class FilesPanel(QWidget):
             path, text = item.data(PATH_ROLE), item.text()
             # renaming rebuilds this table (the session announces the unique label it used),
             # so it happens after the item has finished emitting its change
-            QTimer.singleShot(0, lambda: self.session.rename(path, text))
+            QTimer.singleShot(0, lambda: self.session.model.files.rename(path, text))
 
     def _on_kind(self, path: str, kind) -> None:
         if kind:
-            self.session.set_kind(path, kind)
+            self.session.reading.set_kind(path, kind)
 
     def kind_box(self, row: int) -> QComboBox | None:
         """The drop-down box choosing the kind of the file in ``row``, opened as a click on it opens it (None
@@ -295,19 +295,19 @@ class FilesPanel(QWidget):
     def _move(self, delta: int) -> None:
         path = self.selected_path()
         if path:
-            self.session.move(path, delta)
+            self.session.model.files.move(path, delta)
             self.select_path(path)
 
     def _set_baseline(self) -> None:
         path = self.selected_path()
         e = self.session.workspace.entry(path) if path else None
         if e is not None and e.is_run:
-            self.session.set_baseline(path)
+            self.session.model.files.set_baseline(path)
 
     def _remove(self) -> None:
         path = self.selected_path()
         if path:
-            self.session.remove(path)
+            self.session.reading.remove(path)
 
     def _context_menu(self, pos) -> None:
         item = self.table.itemAt(pos)
@@ -320,27 +320,27 @@ class FilesPanel(QWidget):
         path = e.path
         menu = QMenu(self)
         if e.is_run:
-            menu.addAction("Use as baseline", lambda: self.session.set_baseline(path))
+            menu.addAction("Use as baseline", lambda: self.session.model.files.set_baseline(path))
             menu.addAction("Rename…", lambda: self._edit_name(item.row()))
-            menu.addAction("Move up", lambda: self.session.move(path, -1))
-            menu.addAction("Move down", lambda: self.session.move(path, 1))
+            menu.addAction("Move up", lambda: self.session.model.files.move(path, -1))
+            menu.addAction("Move down", lambda: self.session.model.files.move(path, 1))
             menu.addSeparator()
         if e.kind == "held" and e.status == "ok":
-            menu.addAction("Use as the qrels (swap)", lambda: self.session.set_kind(path, "qrels"))
+            menu.addAction("Use as the qrels (swap)", lambda: self.session.reading.set_kind(path, "qrels"))
             menu.addSeparator()
         elif e.kind == "qrels" and e.status == "ok":
-            menu.addAction("Hold beside (score nothing)", lambda: self.session.set_kind(path, "held"))
+            menu.addAction("Hold beside (score nothing)", lambda: self.session.reading.set_kind(path, "held"))
             menu.addSeparator()
         read_as = menu.addMenu("Read as")
         for k in KINDS:
-            act = read_as.addAction(KIND_TEXT[k], functools.partial(self.session.set_kind, path, k))
+            act = read_as.addAction(KIND_TEXT[k], functools.partial(self.session.reading.set_kind, path, k))
             act.setCheckable(True)
             act.setChecked(k == e.kind)
         if e.missing:
             menu.addAction("Locate…", lambda: self._locate(path))
-        menu.addAction("Reload", lambda: self.session.reload(path))
+        menu.addAction("Reload", lambda: self.session.reading.reload(path))
         menu.addSeparator()
-        menu.addAction("Remove", lambda: self.session.remove(path))
+        menu.addAction("Remove", lambda: self.session.reading.remove(path))
         menu.exec(self.table.viewport().mapToGlobal(pos))
 
     def _locate(self, path: str) -> None:
@@ -353,7 +353,7 @@ class FilesPanel(QWidget):
 
         found, _ = QFileDialog.getOpenFileName(self, f"Locate {os.path.basename(path)}", path)
         if found:
-            self.session.locate(path, found)
+            self.session.reading.locate(path, found)
 
 
 def _choice_text(current: str | None, kind: str) -> str:

@@ -88,7 +88,7 @@ class MeasurePanel(QWidget):
                 box.addItem(text, value)
             box.setToolTip(tip)
             box.currentIndexChanged.connect(
-                lambda _, n=name, b=box: self._syncing or self.session.set_ndcg_option(n, b.currentData())
+                lambda _, n=name, b=box: self._syncing or self.session.model.set_ndcg_option(n, b.currentData())
             )
             self.ndcg_boxes[name] = box
 
@@ -115,7 +115,7 @@ class MeasurePanel(QWidget):
         self.diversity.sigChanged.connect(self._apply_unless_syncing)
         self.extra.returnPressed.connect(self.apply)
         self.apply_button.clicked.connect(self.apply)
-        self.relevance.valueChanged.connect(lambda v: self._syncing or session.set_relevance_level(v))
+        self.relevance.valueChanged.connect(lambda v: self._syncing or session.model.set_relevance_level(v))
         # whatever changed the session (a workspace opened, an undo, the command line), the panel shows it
         session.sigMeasuresChanged.connect(self.sync)
 
@@ -137,10 +137,10 @@ class MeasurePanel(QWidget):
             extra = " ".join(m for m in s.measures if m not in known)
             if extra.split() != self.extra.text().split():
                 self.extra.setText(extra)
-            if self.relevance.value() != s.relevance_level:
-                self.relevance.setValue(s.relevance_level)
+            if self.relevance.value() != s.settings.relevance_level:
+                self.relevance.setValue(s.settings.relevance_level)
             for name, box in self.ndcg_boxes.items():
-                i = box.findData(s.ndcg_options.get(name, box.itemData(0)))
+                i = box.findData(s.settings.ndcg_options().get(name, box.itemData(0)))
                 if i >= 0 and i != box.currentIndex():
                     box.setCurrentIndex(i)
         finally:
@@ -161,4 +161,4 @@ class MeasurePanel(QWidget):
         return out
 
     def apply(self) -> None:
-        self.session.set_measures(self.chosen())
+        self.session.model.set_measures(self.chosen())

@@ -196,7 +196,7 @@ class CurvePlot(QWidget):
         """Of the runs drawn, those drawn in colour: all of them when they are few (the palette's eight and
         the baseline); else the best by the chosen measure (among those found, when the find box has a text)
         and the baseline; the others are drawn thin and grey (emphasis rather than hue for many runs)."""
-        return coloured_runs(runs, results, self.session.focus_measure, self.session.baseline_label())
+        return coloured_runs(runs, results, self.session.focus_measure, self.session.model.workspace.baseline_label())
 
     #: narrower than this, the controls go under the caption (beside it, it wrapped a word per line)
     NARROW = 420
@@ -237,14 +237,16 @@ class CurvePlot(QWidget):
         self.find_box.setVisible(many or bool(self.find_box.text()))
         found = self.found_runs(results)
         if found is not None:
-            baseline = self.session.baseline_label()
+            baseline = self.session.model.workspace.baseline_label()
             chosen = set(found)
             return [r for r in runs if r in chosen or r == baseline]
         if not many or self.all_runs_box.isChecked():
             return runs
         if self.session.focus_measure not in results.summary.columns:
             return runs
-        return best_by(runs, results, self.session.focus_measure, self.session.baseline_label(), MAX_CURVES)
+        return best_by(
+            runs, results, self.session.focus_measure, self.session.model.workspace.baseline_label(), MAX_CURVES
+        )
 
     def refresh(self) -> None:
         results = self.session.results
@@ -252,7 +254,7 @@ class CurvePlot(QWidget):
         drawn_for = (
             self.session.selected_query,
             self.session.focus_measure,
-            self.session.baseline_label(),
+            self.session.model.workspace.baseline_label(),
             self.find_box.text(),
             self.all_runs_box.isChecked(),
         )
@@ -461,26 +463,26 @@ class NdcgAtKPlot(CurvePlot):
         super().__init__(session, parent)
         self.k_box = QSpinBox(self)
         self.k_box.setRange(1, K_LIMIT)
-        self.k_box.setValue(session.k_max)
+        self.k_box.setValue(session.settings.k_max)
         self.k_box.setPrefix("K = ")
         self.k_box.setKeyboardTracking(False)
         self.k_box.setToolTip("Largest cutoff k shown (computed again on change)")
         self.bar.addWidget(self.k_box)
         self.extra_controls.append(self.k_box)
-        self.k_box.valueChanged.connect(session.set_k_max)
+        self.k_box.valueChanged.connect(session.model.set_k_max)
         session.sigMeasuresChanged.connect(self._sync_k)
         self.set_ranges(None)
 
     def _sync_k(self) -> None:
-        if self.k_box.value() != self.session.k_max:
+        if self.k_box.value() != self.session.settings.k_max:
             self.k_box.blockSignals(True)
-            self.k_box.setValue(self.session.k_max)
+            self.k_box.setValue(self.session.settings.k_max)
             self.k_box.blockSignals(False)
 
     def table(self, results):
         return results.ndcg
 
     def set_ranges(self, results) -> None:
-        k = self.session.k_max if results is None else results.request.k_max
+        k = self.session.settings.k_max if results is None else results.request.k_max
         self.plot.setXRange(1, max(2, k), padding=0.02)
         self.plot.setYRange(0.0, 1.0, padding=0.05)

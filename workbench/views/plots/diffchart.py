@@ -145,7 +145,7 @@ class DifferenceChart(QWidget):
         comparison = self.session.comparison
         if comparison is None:
             return []
-        others = [r for r in comparison.request.runs if r != comparison.baseline]
+        others = [r for r in comparison.request.runs if r != comparison.request.baseline]
         data = self.run_box.currentData()
         if data == ALL_RUNS:
             return self._side_by_side(others)
@@ -159,9 +159,9 @@ class DifferenceChart(QWidget):
         thousand bars per query, and a legend of a thousand runs, say nothing and take seconds."""
         comparison = self.session.comparison
         drawn = coloured_runs(
-            comparison.request.runs, self.session.results, self.measure_box.currentText(), comparison.baseline
+            comparison.request.runs, self.session.results, self.measure_box.currentText(), comparison.request.baseline
         )
-        return [r for r in drawn if r != comparison.baseline]
+        return [r for r in drawn if r != comparison.request.baseline]
 
     def set_run(self, run: str | None) -> None:
         """Show one run against the baseline (None: all runs)."""
@@ -205,7 +205,7 @@ class DifferenceChart(QWidget):
         if focus in measures:
             self.measure_box.setCurrentText(focus)
         self.measure_box.blockSignals(False)
-        others = [] if comparison is None else [r for r in comparison.request.runs if r != comparison.baseline]
+        others = [] if comparison is None else [r for r in comparison.request.runs if r != comparison.request.baseline]
         side_by_side = "all runs" if len(others) <= MAX_CURVES else "best runs"
         wanted = [(r, r) for r in others] + ([(side_by_side, ALL_RUNS)] if len(others) > 1 else [])
         current = [(self.run_box.itemText(i), self.run_box.itemData(i)) for i in range(self.run_box.count())]
@@ -242,13 +242,13 @@ class DifferenceChart(QWidget):
             ties = len(delta) - wins - losses
             mean = float(delta.mean()) if len(delta) else float("nan")
             self.caption.setText(
-                f"<b>{esc(runs[0])}</b> − {esc(comparison.baseline)}, {esc(measure)}: "
+                f"<b>{esc(runs[0])}</b> − {esc(comparison.request.baseline)}, {esc(measure)}: "
                 f"<span style='color:#2e7d32'>{wins} better</span>, {ties} equal, "
                 f"<span style='color:#c62828'>{losses} worse</span>, mean Δ {mean:+.4f}"
             )
         else:
             # each run in its colour in the plots: by its place among the runs they draw in colour
-            shown = set(runs) | {comparison.baseline}
+            shown = set(runs) | {comparison.request.baseline}
             place = {r: i for i, r in enumerate(r for r in comparison.request.runs if r in shown)}
             colour = {r: run_colour(place[r]) for r in runs}
             brush = {r: pg.mkBrush(*c) for r, c in colour.items()}
@@ -256,7 +256,9 @@ class DifferenceChart(QWidget):
             self._set_legend(list(colour.items()))
             others = len(comparison.request.runs) - 1
             which = "All runs" if len(runs) == others else f"Best {len(runs)} of {others} runs"
-            self.caption.setText(f"{which} − {esc(comparison.baseline)} on <b>{esc(measure)}</b>, queries by mean Δ")
+            self.caption.setText(
+                f"{which} − {esc(comparison.request.baseline)} on <b>{esc(measure)}</b>, queries by mean Δ"
+            )
         self.plot.getPlotItem().setLabel(
             "bottom", "queries, largest gain first" if len(runs) == 1 else "queries, largest mean gain first"
         )
@@ -320,7 +322,7 @@ class DifferenceChart(QWidget):
     def _on_measure_chosen(self) -> None:
         name = self.measure_box.currentText()
         if name:
-            self.session.set_focus_measure(name)
+            self.session.model.set_focus_measure(name)
         self.refresh()
 
     def step(self, delta: int) -> None:
@@ -335,7 +337,7 @@ class DifferenceChart(QWidget):
             i = min(max(queries.index(current) + delta, 0), len(queries) - 1)
         else:
             i = 0 if delta > 0 else len(queries) - 1
-        self.session.select_query(queries[i])
+        self.session.model.select_query(queries[i])
 
     def eventFilter(self, obj, event) -> bool:
         if obj is self.plot and event.type() == QEvent.Type.KeyPress:
@@ -347,7 +349,7 @@ class DifferenceChart(QWidget):
     def click_query(self, query_id) -> None:
         """What a click on a bar does: select its query everywhere."""
         if query_id is not None:
-            self.session.select_query(query_id)
+            self.session.model.select_query(query_id)
 
     def _on_click(self, event) -> None:
         if event.button() != Qt.MouseButton.LeftButton:

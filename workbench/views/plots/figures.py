@@ -118,11 +118,11 @@ def difference_figure(comparison, measure: str, runs=None, size=SIZE, scale: flo
     """Per-query differences to the baseline of ``runs`` (default: every other run), sorted by gain."""
     from workbench.views.plots.diffchart import GAIN, LOSS, layout_bars
 
-    others = [r for r in comparison.request.runs if r != comparison.baseline]
+    others = [r for r in comparison.request.runs if r != comparison.request.baseline]
     runs = others if runs is None else [r for r in runs if r in others]
     frame = layout_bars(comparison.differences_for(measure), runs)
     w = _figure(
-        f"{measure}: run − {comparison.baseline} per query",
+        f"{measure}: run − {comparison.request.baseline} per query",
         "queries, largest mean gain first",
         f"Δ {measure}",
         size,

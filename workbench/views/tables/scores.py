@@ -128,8 +128,8 @@ class SummaryView(QWidget):
 
     def _update_placeholder(self) -> None:
         ws = self.session.workspace
-        if self.session.evaluating or (ws.loading() and self.session.results is None):
-            text = "Evaluating…" if self.session.evaluating else "Loading…"
+        if self.session.evaluation.evaluating or (ws.loading() and self.session.results is None):
+            text = "Evaluating…" if self.session.evaluation.evaluating else "Loading…"
         elif (
             ws.qrels_entry() is None
             and ws.intents_entry() is None
@@ -188,7 +188,7 @@ class SummaryView(QWidget):
     def _on_clicked(self, index) -> None:
         name = str(self.model.headerData(self.proxy.mapToSource(index).column(), Qt.Orientation.Horizontal))
         if name != "run":
-            self.session.set_focus_measure(name)
+            self.session.model.set_focus_measure(name)
 
     def height_for_rows(self, n: int) -> int:
         """The height that shows ``n`` rows of runs, the header and the legend."""
@@ -301,7 +301,7 @@ class PerQueryView(QWidget):
             self.model.set_frame(pd.DataFrame())
             self.baseline_label.setText("Per query")
             return
-        baseline = self.session.baseline_label()
+        baseline = self.session.model.workspace.baseline_label()
         texts = self.session.workspace.queries()
         # new results change the measure in focus and then the results (two signals): built once
         built = (results, measure, baseline, texts)
@@ -369,11 +369,11 @@ class PerQueryView(QWidget):
 
     def _on_current_row(self, current, previous) -> None:
         if current.isValid() and not self._entering:
-            self.session.select_query(self.proxy.index(current.row(), 0).data())
+            self.session.model.select_query(self.proxy.index(current.row(), 0).data())
 
     def _on_measure_chosen(self, name: str) -> None:
         if name:
-            self.session.set_focus_measure(name)
+            self.session.model.set_focus_measure(name)
 
     def _on_filter(self, text: str) -> None:
         """Query ids: one id or a list (``2, 13, 5``) match exactly; a single text matching no id whole

@@ -101,7 +101,7 @@ class ExplainActions:
     def _document_chosen(self, query: str, doc: str) -> None:
         """A row of the explanation: its document in the drill-down's lists."""
         if self.session.selected_query != query:
-            self.session.select_query(query)
+            self.session.model.select_query(query)
             self._doc_to_select = doc  # once the drill-down of the query arrives
         else:
             self.drilldown.select_doc(doc)

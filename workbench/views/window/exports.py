@@ -121,7 +121,7 @@ class ExportActions:
             return shown
         results = self.session.results
         runs = list(results.runs) if results is not None else []
-        baseline = self.session.baseline_label()
+        baseline = self.session.model.workspace.baseline_label()
         a = baseline if baseline in runs else (runs[0] if runs else None)
         others = [r for r in runs if r != a]
         if a is None or not others:
@@ -311,7 +311,7 @@ class ExportActions:
         measure = self.per_query.shown_measure()
         if measure not in results.per_query:
             raise ValueError(f"no per-query values of {measure!r}")
-        baseline = self.session.baseline_label()
+        baseline = self.session.model.workspace.baseline_label()
         wide, runs = results.per_query[measure], list(results.runs)
 
         def table_job(progress: object) -> None:

@@ -68,12 +68,12 @@ class FileActions:
             self.workspaces.open(workspaces[-1])
             paths = [p for p in paths if p not in workspaces]
         if paths:
-            self.session.open_files(paths)
+            self.session.reading.open_files(paths)
         self._after_open()
 
     def open_sample(self) -> None:
         self.workspaces.path = None
-        self.session.open_sample()
+        self.session.reading.open_sample()
         self._after_open()
 
     def open_dialog(self) -> None:
@@ -92,7 +92,7 @@ class FileActions:
 
     def open_held(self, paths) -> None:
         """Open ``paths`` as qrels held beside the qrels in use."""
-        self.session.open_files([str(p) for p in paths], kind="held")
+        self.session.reading.open_files([str(p) for p in paths], kind="held")
         self._after_open()
 
     def open_dataset_dialog(self) -> None:
@@ -127,4 +127,4 @@ class FileActions:
             if answer != QMessageBox.StandardButton.Yes:
                 return
         self._tell(f"{os.path.basename(path)} changed on disk; loading it again")
-        self.session.reload(path)
+        self.session.reading.reload(path)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QDialog, QDockWidget, QMainWindow
+from PySide6.QtWidgets import QMainWindow
 
 from workbench.system import process, qtcompat
 from workbench.views.window.files import chosen_kinds, keep_chosen_kinds
@@ -20,10 +20,7 @@ from workbench.views.window.recent import RecentFiles
 from workbench.views.window.startup import Startup
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from PySide6.QtGui import (
-        QAction,
         QCloseEvent,
         QDragEnterEvent,
         QDragMoveEvent,
@@ -31,21 +28,9 @@ if TYPE_CHECKING:
         QResizeEvent,
         QShowEvent,
     )
-    from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QProgressBar, QPushButton, QToolBar
 
     from workbench.qt.session import Session
     from workbench.views.dialogs.help import HelpDialog
-    from workbench.views.panels.explain import ExplainPanel
-    from workbench.views.panels.files import FilesPanel
-    from workbench.views.panels.inspect import InspectView
-    from workbench.views.panels.measures import MeasurePanel
-    from workbench.views.panels.significance import SignificancePanel
-    from workbench.views.plots.curves import NdcgAtKPlot, PrecisionRecallPlot
-    from workbench.views.plots.diffchart import DifferenceChart
-    from workbench.views.tables.drilldown import QueryDrilldownView
-    from workbench.views.tables.pairs import PairsView
-    from workbench.views.tables.scores import PerQueryView, SummaryView
-    from workbench.views.window.analysis_docks import AnalysisViews
     from workbench.views.window.explain_dock import ExplainActions
     from workbench.views.window.exports import ExportActions
     from workbench.views.window.files import FileActions
@@ -53,7 +38,6 @@ if TYPE_CHECKING:
     from workbench.views.window.menus import QueryToolbars, WindowMenus
     from workbench.views.window.progress import ProgressDisplay
     from workbench.views.window.results import DocksForward, ResultsFollower
-    from workbench.views.window.status import MessageArea, StaleBar
     from workbench.views.window.views import WindowBars, WindowViews
     from workbench.views.window.workspaces import WorkspaceActions
 
@@ -143,25 +127,12 @@ class MainWindow(QMainWindow):
             raise RuntimeError("the views are built once the window is shown: see when_ready")
         return self._parts
 
-    def when_ready(self, work: Callable[[], object]) -> None:
-        """Run ``work()`` now if the views are built, else as soon as they are."""
-        self.startup.when_ready(work)
-
-    def when_session_ready(self, work: Callable[[], object]) -> None:
-        """Run ``work()`` (which needs :attr:`session`, not the views) as soon as the session is made: files
-        given on the command line are read while the views are still being built."""
-        self.startup.when_session_ready(work)
-
-    def paint_with_first_scores(self) -> None:
-        """See :meth:`Startup.paint_with_first_scores`."""
-        self.startup.paint_with_first_scores()
-
     def _make_session(self) -> None:
         """The session, and what it says kept until the views can show it."""
         from workbench.qt.session import Session
 
         session = self._session = self._given_session or Session(self)
-        session.remember_kinds(chosen_kinds(self.settings))
+        session.model.chosen_kinds.update(chosen_kinds(self.settings))
         self.startup.session_made(session)
 
     def _build(self) -> None:
@@ -229,7 +200,7 @@ class MainWindow(QMainWindow):
             files=files,
             workspaces=workspaces,
             exports=exports,
-            open_sample=self.open_sample,
+            open_sample=files.open_sample,
             reset_layout=layout.reset,
             show_help=self.show_help,
             tell=tell,
@@ -331,7 +302,7 @@ class MainWindow(QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         if paths:
             event.acceptProposedAction()
-            self.open_files(paths)
+            self.parts.files.open_files(paths)
         else:
             event.ignore()
 
@@ -350,24 +321,7 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     # ------------------------------------------------------------------
-    # what the window offers (menus, the command line, tests)
-    def open_files(self, paths) -> None:
-        """Open files, folders and workspaces (a workspace replaces what is open)."""
-        self.parts.files.open_files(paths)
-
-    def open_sample(self) -> None:
-        self.parts.files.open_sample()
-
-    def export(self, what: str, path: str) -> bool:
-        """See :meth:`ExportActions.export`."""
-        return self.parts.exports.export(what, path)
-
-    def write_workspace(self, path: str) -> bool:
-        return self.parts.workspaces.write(path)
-
-    def recent_files(self) -> list[str]:
-        return RecentFiles(self.settings).paths()
-
+    # what the window itself offers (its parts offer the rest: :attr:`parts`)
     def show_help(self, page: str = "measures") -> HelpDialog:
         from workbench.views.dialogs.help import HelpDialog
 
@@ -378,18 +332,6 @@ class MainWindow(QMainWindow):
         self.help_dialog.show()
         self.help_dialog.raise_()
         return self.help_dialog
-
-    def show_examples(self) -> QDialog:
-        """Help > Worked examples (see :meth:`WindowMenus.show_examples`)."""
-        return self.parts.menus.show_examples()
-
-    def show_fuse(self) -> QDialog:
-        """File > Fuse runs (see :meth:`WindowMenus.show_fuse`)."""
-        return self.parts.menus.show_fuse()
-
-    def show_messages(self) -> QDialog:
-        """View > Messages (see :meth:`WindowMenus.show_messages`)."""
-        return self.parts.menus.show_messages()
 
     def update_title(self) -> None:
         parts = self.parts
@@ -407,111 +349,3 @@ class MainWindow(QMainWindow):
     def _tell(self, text: str, ms: int = 5000) -> None:
         """Say ``text`` in the status bar for ``ms`` milliseconds."""
         self.statusBar().showMessage(text, ms)
-
-    # ------------------------------------------------------------------
-    # the views and what acts on them, by name
-    @property
-    def exports(self) -> ExportActions:
-        return self.parts.exports
-
-    @property
-    def file_actions(self) -> FileActions:
-        return self.parts.files
-
-    @property
-    def docks(self) -> dict[str, QDockWidget]:
-        return self.parts.views.docks
-
-    @property
-    def summary(self) -> SummaryView:
-        return self.parts.views.summary
-
-    @property
-    def per_query(self) -> PerQueryView:
-        return self.parts.views.per_query
-
-    @property
-    def files(self) -> FilesPanel:
-        return self.parts.views.files
-
-    @property
-    def measures(self) -> MeasurePanel:
-        return self.parts.views.measures
-
-    @property
-    def pr_plot(self) -> PrecisionRecallPlot:
-        return self.parts.views.pr_plot
-
-    @property
-    def ndcg_plot(self) -> NdcgAtKPlot:
-        return self.parts.views.ndcg_plot
-
-    @property
-    def diff_chart(self) -> DifferenceChart:
-        return self.parts.views.diff_chart
-
-    @property
-    def drilldown(self) -> QueryDrilldownView:
-        return self.parts.views.drilldown
-
-    @property
-    def inspect_view(self) -> InspectView:
-        return self.parts.views.inspect_view
-
-    @property
-    def pairs_view(self) -> PairsView:
-        return self.parts.views.pairs_view
-
-    @property
-    def explain_view(self) -> ExplainPanel:
-        return self.parts.views.explain_view
-
-    @property
-    def analysis_views(self) -> AnalysisViews:
-        """The "why runs differ" views by dock name (overlap, coverage, versus, queries, agreement), each
-        made when its dock first comes forward or when asked for here."""
-        return self.parts.views.analysis_views
-
-    @property
-    def messages(self) -> MessageArea:
-        return self.parts.bars.messages
-
-    @property
-    def stale_bar(self) -> StaleBar:
-        return self.parts.bars.stale_bar
-
-    @property
-    def stale_toolbar(self) -> QToolBar:
-        return self.parts.bars.stale_toolbar
-
-    @property
-    def query_box(self) -> QComboBox:
-        return self.parts.toolbars.query_box
-
-    @property
-    def significance(self) -> SignificancePanel:
-        return self.parts.toolbars.significance
-
-    @property
-    def undo_action(self) -> QAction:
-        return self.parts.menus.undo_action
-
-    @property
-    def recent_menu(self) -> QMenu:
-        return self.parts.menus.recent_menu
-
-    @property
-    def reopen_action(self) -> QAction:
-        return self.parts.menus.reopen_action
-
-    @property
-    def cancel_button(self) -> QPushButton:
-        return self.parts.progress.cancel_button
-
-    @property
-    def progress(self) -> QProgressBar:
-        return self.parts.progress.progress
-
-    @property
-    def sample_label(self) -> QLabel:
-        return self.parts.progress.sample_label

@@ -41,7 +41,7 @@ class QueryToolbars:
         self.query_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.query_box.setToolTip("Query shown in the plots (or the mean over all queries)")
         tools.addWidget(self.query_box)
-        tools.addAction("Mean", lambda: session.select_query(None))
+        tools.addAction("Mean", lambda: session.model.select_query(None))
         sig_tools = window.addToolBar("Significance")
         sig_tools.setObjectName("significanceToolBar")
         self.significance = SignificancePanel(session, window)
@@ -124,7 +124,7 @@ class WindowMenus:
         for dock in views.docks.values():
             self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
-        act = self.view_menu.addAction("Show the mean over queries", lambda: session.select_query(None))
+        act = self.view_menu.addAction("Show the mean over queries", lambda: session.model.select_query(None))
         act.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
         self.view_menu.addAction("Reset layout", reset_layout)
@@ -174,14 +174,14 @@ class WindowMenus:
         return dialog
 
     def undo(self) -> None:
-        told = self.session.undo()
+        told = self.session.reading.undo()
         if told:
             self._tell(told)
         self.sync_undo()
 
     def sync_undo(self) -> None:
         """Edit > Undo names what it would take back."""
-        what = self.session.undo_text
+        what = self.session.model.undo_stack.next_text
         self.undo_action.setEnabled(what is not None)
         self.undo_action.setText(f"&Undo {what}" if what else "&Undo")
 

@@ -38,9 +38,6 @@ class ProgressDisplay:
         self._shown: tuple[bool, int, str] | None = None  # what the progress bar shows
         self._shown_at = 0.0  # since when (time.monotonic)
 
-    def show_message(self, text: str, ms: int = 5000) -> None:
-        self.bar.showMessage(text, ms)
-
     def show_sample(self, sample: bool, can_reopen: bool) -> None:
         """Say that the sample (made-up data) is shown, and offer the last session instead."""
         if sample:

@@ -39,7 +39,7 @@ class ResultsFollower:
         self.docks = docks
         self.messages = messages
         self._summary_rows: int | None = None  # the number of runs the summary dock's height was fitted to
-        query_box.activated.connect(lambda i: session.select_query(query_box.itemData(i)))
+        query_box.activated.connect(lambda i: session.model.select_query(query_box.itemData(i)))
         session.sigResultsChanged.connect(self.on_results)
         session.sigQueryChanged.connect(self.on_query)
 
@@ -96,7 +96,7 @@ class DocksForward:
         self.docks[name].raise_()
 
     def inspect_selected(self, path: str) -> None:
-        self.session.inspect(path)
+        self.session.followups.inspect(path)
         self._show_inspection = True
 
     def _on_inspection(self, inspection: dict | None) -> None:
@@ -105,7 +105,7 @@ class DocksForward:
         if inspection is None:
             return
         s = self.session
-        nothing_to_score = s.evaluation_key() is None and not s.workspace.loading()
+        nothing_to_score = s.model.evaluation_key() is None and not s.workspace.loading()
         if self._show_inspection or nothing_to_score:
             self._show_inspection = False
             self._raise("inspect")
@@ -114,13 +114,13 @@ class DocksForward:
         """A cell of the all-pairs matrix: ``run`` against ``baseline``, query by query."""
         e = self.session.workspace.entry_by_label(baseline)
         if e is not None:
-            self.session.set_baseline(e.path)
+            self.session.model.files.set_baseline(e.path)
         self._pair_to_show = run
         self._raise("diffChart")
 
     def on_comparison(self, comparison: Comparison | None) -> None:
         run = self._pair_to_show
-        if comparison is not None and run is not None and run != comparison.baseline:
+        if comparison is not None and run is not None and run != comparison.request.baseline:
             self._pair_to_show = None
             self.diff_chart.set_run(run)
         if comparison is not None and comparison.pairs is not None and not self._pairs_shown:

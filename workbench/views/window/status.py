@@ -131,4 +131,4 @@ class StaleBar(QFrame):
 
     def _reload(self) -> None:
         for e in self.session.workspace.changed_on_disk():
-            self.session.reload(e.path)
+            self.session.reading.reload(e.path)

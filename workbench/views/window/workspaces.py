@@ -29,7 +29,7 @@ class WorkspaceActions:
     workspace is written.
 
     The window's thread neither reads nor writes a workspace file: it is read and parsed in the job that
-    looks at the files it names (:meth:`workbench.qt.session.Session.open_workspace_file`), and only once
+    looks at the files it names (:meth:`workbench.qt.reading.ReadingJobs.open_workspace_file`), and only once
     it is taken do the title, the recent files and the layout follow it (a cancelled opening leaves them
     as they were); a document is taken on the window's thread (a plain value) and written by a job."""
 
@@ -72,7 +72,7 @@ class WorkspaceActions:
         return last_session_path(self.settings)
 
     def doc(self) -> WorkspaceDoc:
-        doc = self.session.snapshot()
+        doc = self.session.model.snapshot()
         doc.layout = bytes(self.layout.state().toBase64().data()).decode("ascii")
         return doc
 
@@ -89,7 +89,7 @@ class WorkspaceActions:
                 self.recent.remember(path)
             self._after_change()
 
-        self.session.open_workspace_file(path, opened, lambda exc: self._show_error(_not_read(path, exc)))
+        self.session.reading.open_workspace_file(path, opened, lambda exc: self._show_error(_not_read(path, exc)))
 
     def save(self) -> bool:
         if not self.path:
