@@ -1,21 +1,22 @@
 """The "why runs differ" views as docks of the window, tabbed with the per-query differences.
 
-Their docks are made with the window (so that a saved layout or a workspace puts them where they were),
-each holding an empty pane; a view is made the first time its dock comes forward (its tab chosen, the
-dock shown or floated), which keeps the views (about 70 ms of the window's thread for the first five, and a fifth of
-its first layout) out of the window's start.  A view made late shows what one made early would: it
-holds no state of the session's, and computes its analysis from the session as it is when shown
+Their docks are made with the window, each holding an empty pane; a view is made the first time its dock
+comes forward (:class:`~workbench.views.window.late_view.LateView`), which keeps the views (about 70 ms of
+the window's thread for the first five, and a fifth of its first layout) out of the window's start.  A
+view made late computes its analysis from the session as it is when shown
 (:class:`~workbench.views.analysis.follow.AnalysisFollower`)."""
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator, Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QWidget
 
+from workbench.views.window.late_view import LateView
 from workbench.views.window.layout import tab_hidden
 
 if TYPE_CHECKING:
@@ -50,23 +51,21 @@ class AnalysisViews(Mapping[str, QWidget]):
         beside: str = "diffChart",
     ) -> None:
         self._window, self._session, self._docks = window, session, docks
-        self._views: dict[str, QWidget] = {}
+        self._views: dict[str, QWidget] = {}  # (in the order they were made)
         self._kinds = {name: (module, cls) for name, _, module, cls in VIEWS}
         for name, title, _, _ in VIEWS:
             add_dock(name, title, QWidget(window), Qt.DockWidgetArea.RightDockWidgetArea)
         tab_hidden(window, docks[beside], [docks[name] for name in self._kinds])
-        self._forward: dict[str, bool] = dict.fromkeys(self._kinds, False)
-        for name in self._kinds:
-            docks[name].visibilityChanged.connect(lambda shown, name=name: self._came_forward(name, shown))
+        self._late = {
+            name: LateView(window, docks[name], partial(self._make, name), partial(_give_room, window, docks[name]))
+            for name in self._kinds
+        }
 
     # -- the mapping --------------------------------------------------------------------------
     def __getitem__(self, name: str) -> QWidget:
-        view = self._views.get(name)
-        if view is None:
-            if name not in self._kinds:
-                raise KeyError(name)
-            view = self._make(name)
-        return view
+        if name not in self._kinds:
+            raise KeyError(name)
+        return self._late[name].view()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._kinds)
@@ -78,35 +77,14 @@ class AnalysisViews(Mapping[str, QWidget]):
         """The names of the views made so far."""
         return list(self._views)
 
-    # -- made when first shown ----------------------------------------------------------------
-    def _came_forward(self, name: str, shown: bool) -> None:
-        """The dock ``name`` came forward (or went behind another tab, or was closed): its view is made,
-        once the window's layout is done with this change (the window's own arrangements bring a dock
-        forward and put it behind again within one turn of the event loop)."""
-        self._forward[name] = shown
-        if shown:
-            QTimer.singleShot(0, self._window, lambda: self._still_forward(name))
-
-    def _still_forward(self, name: str) -> None:
-        if not self._forward[name]:
-            return
-        if name not in self._views:
-            self._make(name)
-        _give_room(self._window, self._docks[name])
-
     def _make(self, name: str) -> QWidget:
         module, cls = self._kinds[name]
-        dock = self._docks[name]
         view: QWidget = getattr(importlib.import_module(module), cls)(self._session, self._window)
         self._views[name] = view
         opened = getattr(view, "sigQueryOpened", None)
         if opened is not None and "drilldown" in self._docks:  # (a query opened from the view: its lists in front)
             opened.connect(lambda _: self._docks["drilldown"].raise_())
-        empty = dock.widget()
-        dock.setWidget(view)  # (shown with the dock; the view's follower computes its analysis once shown)
-        if empty is not None:
-            empty.deleteLater()
-        return view
+        return view  # (its follower computes its analysis once shown)
 
 
 #: the height an analysis dock is given when it comes forward, as a share of the window's (at most)

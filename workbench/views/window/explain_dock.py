@@ -15,18 +15,19 @@ if TYPE_CHECKING:
     from workbench.views.plots.diffchart import DifferenceChart
     from workbench.views.tables.drilldown import QueryDrilldownView
     from workbench.views.tables.scores import PerQueryView, SummaryView
+    from workbench.views.window.late_view import LateView
 
 
 class ExplainActions:
-    """What opens the Explain view ``panel`` (in ``dock``): clicks on the cells of ``summary`` and
-    ``per_query`` and on the bars of ``diff_chart``; a document of an explanation chosen is selected in
-    ``drilldown``.  The explanation itself is the session's (computed in a worker)."""
+    """What opens the Explain view ``panel`` (in ``dock``; made when first needed): clicks on the cells of
+    ``summary`` and ``per_query`` and on the bars of ``diff_chart``; a document of an explanation chosen is
+    selected in ``drilldown``.  The explanation itself is the session's (computed in a worker)."""
 
     def __init__(
         self,
         session: Session,
         *,
-        panel: ExplainPanel,
+        panel: LateView[ExplainPanel],
         dock: QDockWidget,
         summary: SummaryView,
         per_query: PerQueryView,
@@ -48,7 +49,7 @@ class ExplainActions:
         per_query.view.activated.connect(self._explain_per_query_cell)
         summary.view.activated.connect(self._explain_summary_cell)
         diff_chart.sigBarClicked.connect(self.explain)
-        panel.documentActivated.connect(self._document_chosen)
+        panel.when_made(lambda made: made.documentActivated.connect(self._document_chosen))
 
     def explain_current(self) -> None:
         """Explain the current cell of the table that has the focus (the per-query table otherwise), and
@@ -93,9 +94,10 @@ class ExplainActions:
 
     def _on_explanation(self, explained: Explained | None) -> None:
         if explained is None:
-            self.panel.clear()
+            if self.panel.made:  # (one not made yet shows nothing already)
+                self.panel.view().clear()
             return
-        self.panel.show_explanation(explained.explanation, explained.gain_curve, explained.textbook)
+        self.panel.view().show_explanation(explained.explanation, explained.gain_curve, explained.textbook)
         self.dock.raise_()
 
     def _document_chosen(self, query: str, doc: str) -> None:

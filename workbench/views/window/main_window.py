@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         progress = ProgressDisplay(self.statusBar(), self, cancel=s.cancel, reopen=workspaces.reopen_last_session)
         explain = ExplainActions(
             s,
-            panel=views.explain_view,
+            panel=views.explain,
             dock=views.docks["explain"],
             summary=views.summary,
             per_query=views.per_query,

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar, QVBoxLayout, QWidget
 
+from workbench.views.window.late_view import LateView
 from workbench.views.window.layout import bring_forward, tab_hidden
 from workbench.views.window.status import MessageArea, StaleBar
 
 if TYPE_CHECKING:
     from workbench.qt.session import Session
     from workbench.state.analyses import ContrastSettings
+    from workbench.views.panels.explain import ExplainPanel
 
 
 class WindowViews:
@@ -21,7 +23,6 @@ class WindowViews:
     layout is saved under), and the bars for messages and for what is out of date."""
 
     def __init__(self, window: QMainWindow, session: Session):
-        from workbench.views.panels.explain import ExplainPanel
         from workbench.views.panels.files import FilesPanel
         from workbench.views.panels.inspect import InspectView
         from workbench.views.panels.measures import MeasurePanel
@@ -69,14 +70,16 @@ class WindowViews:
         self._add_dock("inspect", "Inspect file", self.inspect_view, right)
         self.pairs_view = PairsView(session, window)
         self._add_dock("pairs", "All pairs", self.pairs_view, right)
-        self.explain_view = ExplainPanel(window)
-        self._add_dock("explain", "Explain", self.explain_view, right)
+        self._add_dock("explain", "Explain", QWidget(window), right)
         # right area: a column of curves (precision-recall over NDCG@k), then the comparison column
         d = self.docks
         window.splitDockWidget(d["prCurves"], d["diffChart"], Qt.Orientation.Horizontal)
         window.splitDockWidget(d["prCurves"], d["ndcgAtK"], Qt.Orientation.Vertical)
         window.splitDockWidget(d["diffChart"], d["drilldown"], Qt.Orientation.Vertical)
         tab_hidden(window, d["drilldown"], [d["inspect"], d["pairs"], d["explain"]])
+        # the Explain view (behind the drill-down) is made when its dock first comes forward or an explanation
+        # arrives: its modules and its plot are not needed for the first paint
+        self.explain: LateView[ExplainPanel] = LateView(window, d["explain"], lambda: _explain_panel(window))
         # why runs differ: overlap, coverage, run against run, queries, measure agreement, and the judgments:
         # qrels agreement, systems by qrels, pool bias (tabbed with the per-query differences; each view
         # made when its dock first comes forward)
@@ -86,6 +89,11 @@ class WindowViews:
         bring_forward(d["drilldown"])
         window.setCorner(Qt.Corner.TopRightCorner, Qt.DockWidgetArea.TopDockWidgetArea)
         window.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+
+    @property
+    def explain_view(self) -> ExplainPanel:
+        """The Explain view (made now if it is not yet)."""
+        return self.explain.view()
 
     def contrast_settings(self) -> ContrastSettings | None:
         """The settings of "Where to look first" while its dock is open and its view made (None otherwise)."""
@@ -107,6 +115,12 @@ class WindowViews:
         self.window.addDockWidget(area, dock)
         self.docks[name] = dock
         return dock
+
+
+def _explain_panel(window: QMainWindow) -> ExplainPanel:
+    from workbench.views.panels.explain import ExplainPanel
+
+    return ExplainPanel(window)
 
 
 class WindowBars:
