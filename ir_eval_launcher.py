@@ -16,6 +16,9 @@ def _interrupted(signum: int, frame: object) -> None:
 
 def run() -> None:
     signal.signal(signal.SIGINT, _interrupted)
+    from metrics.startup import one_blas_thread
+
+    one_blas_thread()  # (before numpy is imported)
     from metrics.cli.ir_eval import run as command
 
     command()

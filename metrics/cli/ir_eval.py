@@ -250,15 +250,18 @@ def _read_runs(paths: list[str], ranked: bool = False):
         yield read_stdin() if path == "-" else read(path)
 
 
-PARALLEL_BYTES = 32 << 20  # below this much run text, starting processes costs more than it saves
+PARALLEL_BYTES = 32 << 20  # below this much run text, starting a pool of workers costs more than it saves
 
 
-def _jobs(args, run_paths) -> int | None:
+def _jobs(args, run_paths) -> tuple[int, bool] | None:
     """How many processes score several run files one after the other, each written out as soon as
-    it is done (memory holds one run's values, not every run's): ``--jobs``, else every core when the
-    runs are large enough to gain from it, else 1.  None: the runs are scored together in memory, as
-    comparisons, CSV and JSON need them (and standard input, a single run that is not large enough
-    to be scored in parts by several processes: see :mod:`metrics.scale.parallel`)."""
+    it is done (memory holds one run's values, not every run's), and whether they are copies of this
+    process forked once the qrels are encoded (:mod:`metrics.scale.forked`) rather than a pool of workers:
+    ``--jobs`` (a pool), else every core, as a pool when the runs are large enough to gain from one, else
+    as forked copies; on one core, 1.
+    None: the runs are scored together in memory, as comparisons, CSV and JSON need them (and standard
+    input, a single run that is not large enough to be scored in parts by several processes: see
+    :mod:`metrics.scale.parallel`)."""
     from metrics.scale.split import split_threshold
 
     if args.format != "trec" or args.compare or args.all_pairs or "-" in run_paths:
@@ -270,18 +273,18 @@ def _jobs(args, run_paths) -> int | None:
         from metrics.scale.parts import partitions
 
         jobs = default_jobs() if args.jobs is None else args.jobs
-        return jobs if partitions(run_paths[0], jobs, split_threshold(), args.ranked) > 1 else None
+        return (jobs, False) if partitions(run_paths[0], jobs, split_threshold(), args.ranked) > 1 else None
     if args.jobs is not None:
-        return args.jobs
+        return args.jobs, False
     from metrics.scale.parallel import default_jobs
 
     if default_jobs() < 2:
-        return 1
+        return 1, False
     try:
         large = sum(os.path.getsize(p) for p in run_paths) >= PARALLEL_BYTES
     except OSError:
         large = False  # the reader reports the missing file
-    return default_jobs() if large else 1
+    return default_jobs(), not large
 
 
 def _smaller(path: str, size: int) -> bool:
@@ -293,7 +296,9 @@ def _smaller(path: str, size: int) -> bool:
         return False
 
 
-def _score_run_by_run(qrels, run_paths, measures, settings: Settings, args, out, jobs: int) -> int:
+def _score_run_by_run(qrels, run_paths, measures, settings: Settings, args, out, jobs: int, forked: bool) -> int:
+    from contextlib import closing
+
     from metrics.scale.parallel import score_runs, state
 
     encoded = encode_qrels(qrels)  # once, shared with every worker (encoded already by _run)
@@ -303,14 +308,15 @@ def _score_run_by_run(qrels, run_paths, measures, settings: Settings, args, out,
         shared = state(encoded, measures, settings, args.ranked, args.query, args.summary)
         results = score_on_cluster(args.cluster, shared, run_paths)
     else:
-        flags = dict(ranked=args.ranked, queries=args.query, summary=args.summary)
+        flags = dict(ranked=args.ranked, queries=args.query, summary=args.summary, forked=forked)
         results = score_runs(encoded, run_paths, measures, settings, jobs=jobs, **flags)
     evaluated = False
-    for scored in results:
-        for message in scored.warnings:
-            print(f"ir-eval: warning: {message}", file=sys.stderr)
-        evaluated |= scored.evaluated
-        out.write(scored.text)
+    with closing(results):  # (the output closed, Ctrl-C: the processes scoring ahead are stopped now)
+        for scored in results:
+            for message in scored.warnings:
+                print(f"ir-eval: warning: {message}", file=sys.stderr)
+            evaluated |= scored.evaluated
+            out.write(scored.text)
     out.flush()
     if not evaluated:
         print("ir-eval: no queries with both results and relevance info", file=sys.stderr)
@@ -472,9 +478,9 @@ def _run(args) -> int:
         qrels = encode_qrels(read, consume=True)
         del read
         settings = settings_of_args(args)
-        jobs = _jobs(args, run_paths)
-        if args.cluster is not None or jobs is not None:
-            return _score_run_by_run(qrels, run_paths, measures, settings, args, out, jobs or 1)
+        plan = _jobs(args, run_paths)
+        if args.cluster is not None or plan is not None:
+            return _score_run_by_run(qrels, run_paths, measures, settings, args, out, *(plan or (1, False)))
         ev = evaluate(qrels, _read_runs(run_paths, args.ranked), measures, keep_names=False, settings=settings)
     except NoSharedQueries as exc:  # said below with the warnings, as trec_eval says it (exit 2)
         ev = exc.evaluation

@@ -380,7 +380,7 @@ def _cancel(client, futures: list) -> None:
 
 def score_runs(
     client, state: WorkerState, paths: list[str], split_bytes: int | None = None, batch_bytes: int | None = None
-) -> Iterator[Scored]:
+) -> Generator[Scored, None, None]:
     """``ir-eval``'s lines for every run file in ``paths`` (paths or URLs), scored on the cluster of
     ``client``, in the order of ``paths``.  ``state``: :func:`metrics.scale.parallel.state`, scattered once to
     every worker.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import os
 from collections import deque
-from typing import TYPE_CHECKING, Iterator, Optional
+from typing import TYPE_CHECKING, Generator, Iterator, Optional
 
 from metrics.engine.settings import Settings
 from metrics.scale.parts import Scored, WorkerState, in_parts, partitions, score_part, split_threshold
@@ -147,14 +147,24 @@ def score_runs(
     queries: bool = False,
     summary: bool = True,
     split_bytes: Optional[int] = None,
-) -> Iterator[Scored]:
+    forked: bool = False,
+) -> Generator[Scored, None, None]:
     """Score the run files ``paths`` in ``jobs`` processes; results in the order of ``paths``.
 
     ``qrels``: an encoded qrels (:func:`metrics.ranking.judged.encode_qrels`); ``settings``: trec_eval's
     options as one :class:`Settings`.  Reading errors are raised (:class:`metrics.InputError`) when their run is due.
     A run file of ``split_bytes`` or more (default :func:`split_threshold`) is scored in parts by up to
-    ``jobs`` processes (see the module's docstring).
+    ``jobs`` processes (see the module's docstring).  ``forked``: no pool is started; the runs are
+    scored whole, shared between this process and ``jobs - 1`` copies of it forked now
+    (:func:`metrics.scale.forked.in_order`: for a few small runs, which a pool costs more to start than
+    they take to score), and a copy that fails or dies is made up for here, as one process does it.
     """
+    if forked:
+        _init(qrels, measures, settings, ranked, queries, summary)
+        from metrics.scale.forked import in_order as shared
+
+        yield from shared(list(paths), _score, jobs)
+        return
     threshold = split_threshold(split_bytes)
     plans = [(path, path, partitions(path, jobs, threshold, ranked)) for path in paths] if jobs > 1 else []
     tasks = sum(parts for _, _, parts in plans)

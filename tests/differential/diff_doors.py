@@ -136,6 +136,12 @@ def door_several(qrels, runs, flags, work) -> Outcome:
     return _ir_eval([*MEASURES, *flags, "--jobs", "1", qrels, *several(runs)])
 
 
+def door_forked(qrels, runs, flags, work) -> Outcome:
+    """``ir-eval QRELS RUN RUN...`` without ``--jobs``: on two cores or more, the later runs scored by a copy
+    of the process forked once the qrels are encoded."""
+    return _ir_eval([*MEASURES, *flags, qrels, *several(runs)])
+
+
 def door_jobs(qrels, runs, flags, work) -> Outcome:
     """``ir-eval --jobs 2 QRELS RUN RUN...``."""
     return _ir_eval([*MEASURES, *flags, "--jobs", "2", qrels, *several(runs)])
@@ -278,6 +284,7 @@ COMMAND_DOORS = {
     "gzip": door_gzip,
     "stdin": door_stdin,
     "several": door_several,
+    "forked": door_forked,
     "jobs": door_jobs,
     "split": door_split,
     "json": door_json,
@@ -285,7 +292,7 @@ COMMAND_DOORS = {
 LIBRARY_DOORS = {"evaluate": door_evaluate, "evaluator": door_evaluator, "frames": door_frames}
 WINDOW_DOORS = {"window": door_window, "window_disk": door_window_disk}
 DOORS = {**COMMAND_DOORS, **LIBRARY_DOORS, **WINDOW_DOORS}
-MULTI = {"several", "jobs", "evaluator", "frames", "window", "window_disk"}
+MULTI = {"several", "forked", "jobs", "evaluator", "frames", "window", "window_disk"}
 
 
 def applicable(door: str, flags) -> bool:

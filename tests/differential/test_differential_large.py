@@ -59,3 +59,11 @@ def test_window_runs_on_disk(oracle, tmp_path, keep):
     """Runs the window does not hold: read and scored by its worker processes."""
     case = diff_generate.variation_case("several_runs", 0)
     diff_doors.check(case.with_flags(("-l", "2")), ["window_disk"], tmp_path, keep / "window-disk")
+
+
+@pytest.mark.parametrize("flags", [(), ("-q",), ("-c", "-M", "50"), ("-l", "2", "-J")])
+def test_several_runs_shared_with_forked_copies(flags, oracle, tmp_path, keep):
+    """Several runs in one call without ``--jobs`` (on two cores or more, the later ones scored by a copy of
+    the process forked once the qrels are encoded), beside the same runs scored one after the other."""
+    case = diff_generate.variation_case("several_runs", 0)
+    diff_doors.check(case.with_flags(flags), ["forked", "several"], tmp_path, keep / "forked")

@@ -189,3 +189,39 @@ def test_help_fits_the_width_it_is_given():
         return max(map(len, out.stdout.splitlines()))
 
     assert longest_line(100) <= 100 < longest_line(200) <= 200
+
+
+BLAS_PROBE = """
+import os, sys, types
+def run():  # the command, stubbed: what the process is like once numpy is imported
+    import numpy
+    print(os.environ["OPENBLAS_NUM_THREADS"], len(os.listdir("/proc/self/task")))
+    os._exit(0)
+sys.modules["metrics.cli.ir_eval"] = types.SimpleNamespace(main=None, run=run)
+if sys.argv[1] == "launcher":
+    import ir_eval_launcher
+    ir_eval_launcher.run()
+else:
+    import runpy
+    runpy.run_module("metrics", run_name="__main__")
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the threads in /proc")
+@pytest.mark.parametrize("door", ["launcher", "python -m metrics"])
+@pytest.mark.parametrize("preset", [None, "2"])
+def test_the_command_starts_with_one_blas_thread_unless_the_user_chose(door, preset):
+    """``ir-eval`` and ``python -m metrics`` ask for one BLAS thread before numpy is imported (OpenBLAS's
+    would spin on the other cores for a tenth of a second); a user's ``OPENBLAS_NUM_THREADS`` is kept."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if preset:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    out = subprocess.run(
+        [sys.executable, "-c", BLAS_PROBE, door], capture_output=True, text=True, timeout=60, env=env, cwd=root
+    )
+    assert out.returncode == 0, out.stderr
+    blas, threads = out.stdout.split()
+    assert blas == (preset or "1")
+    if not preset:
+        assert threads == "1"
