@@ -116,9 +116,12 @@ def test_the_window_opens_a_datasets_documents_when_they_are_in_the_cache(datase
 
     opened = []
 
-    class Session:
+    class Reading:
         def open_files(self, paths, kind=None):
             opened.append((paths, kind))
+
+    class Session:
+        reading = Reading()
 
         def run_job(self, fn, what, on_finished, on_failed=None, key=None):  # (the worker's body, at once)
             on_finished(fn(lambda _: True))

@@ -107,9 +107,12 @@ def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
 
     opened = []
 
-    class Session:
+    class Reading:
         def open_files(self, paths, kind=None):
             opened.append((paths, kind))
+
+    class Session:
+        reading = Reading()
 
         def run_job(self, fn, what, on_finished, on_failed=None, key=None):  # (the worker's body, at once)
             on_finished(fn(lambda _: True))
