@@ -31,7 +31,6 @@ def dl19(tmp_path_factory):
 def _loaded(qtbot, w, paths):
     w.parts.files.open_files([str(p) for p in paths])
     qtbot.waitUntil(lambda: w.session.results is not None and not w.session.busy, timeout=TIMEOUT)
-    qtbot.wait(100)
 
 
 def _rows_shown(view) -> int:
@@ -46,7 +45,7 @@ def test_a_small_window_shows_every_run_and_wide_plots_and_they_come_back_when_i
         _loaded(qtbot, w, dl19)
         views = w.parts.views
         assert w.height() <= 700 and w.width() <= 1024  # the window fits the screen it was given
-        assert _rows_shown(views.summary.view) == 5
+        qtbot.waitUntil(lambda: _rows_shown(views.summary.view) == 5, timeout=5000)
         assert w.parts.layout.compact
         for dock in ("prCurves", "ndcgAtK", "diffChart"):  # each plot as wide as the column, in front
             views.docks[dock].raise_()
@@ -55,7 +54,7 @@ def test_a_small_window_shows_every_run_and_wide_plots_and_they_come_back_when_i
         qtbot.waitUntil(lambda: not w.parts.layout.compact and views.pr_plot.width() >= 300, timeout=5000)
         assert views.pr_plot.width() >= 300 and views.ndcg_plot.width() >= 300
         assert views.pr_plot.isVisible() and views.ndcg_plot.isVisible() and views.diff_chart.isVisible()
-        assert _rows_shown(views.summary.view) == 5
+        qtbot.waitUntil(lambda: _rows_shown(views.summary.view) == 5, timeout=5000)
     finally:
         close_window(w)
 
@@ -68,17 +67,16 @@ def test_a_restored_layout_with_a_wide_left_column_is_laid_out_anew(qtbot, tmp_p
     w.show()
     qtbot.waitExposed(w)
     w.resizeDocks([w.parts.views.docks["files"]], [590], Qt.Orientation.Horizontal)  # as a start without a
-    qtbot.wait(50)  # window manager once left it
-    assert w.parts.views.docks["files"].width() > 0.3 * w.width()
+    # window manager once left it
+    qtbot.waitUntil(lambda: w.parts.views.docks["files"].width() > 0.3 * w.width(), timeout=5000)
     w.close()
     again = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
     qtbot.addWidget(again)
     again.resize(1400, 900)
     again.show()
     qtbot.waitExposed(again)
-    qtbot.wait(50)
     try:
-        assert again.parts.views.docks["files"].width() <= 0.3 * again.width()
+        qtbot.waitUntil(lambda: again.parts.views.docks["files"].width() <= 0.3 * again.width(), timeout=5000)
     finally:
         close_window(again)
 
@@ -116,17 +114,21 @@ def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(q
     w.resize(*size)
     w.show()
     qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
-    qtbot.wait(100)
     try:
         docks = w.parts.views.docks
-        in_front = {name for name, dock in docks.items() if not dock.visibleRegion().isEmpty()}
-        assert in_front & {"prCurves", "ndcgAtK", "diffChart", "drilldown", *w.parts.views.analysis_views} == set(front)
-        assert not any(dock.isHidden() for dock in docks.values())
+        tabbed = {"prCurves", "ndcgAtK", "diffChart", "drilldown", *w.parts.views.analysis_views}
+
+        def in_front() -> set[str]:
+            return {name for name, dock in docks.items() if not dock.visibleRegion().isEmpty()} & tabbed
+
+        # (laid out once every dock is shown, those tabbed then behind the ones in front)
+        qtbot.waitUntil(
+            lambda: not any(dock.isHidden() for dock in docks.values()) and in_front() == set(front), timeout=5000
+        )
         assert w.parts.views.analysis_views.built() == []
         w.resize(1400, 900)  # (grown, a narrow window's tabs go back side by side)
-        qtbot.wait(200)
-        for name in ("prCurves", "ndcgAtK", "diffChart", "drilldown"):
-            assert not docks[name].visibleRegion().isEmpty(), name
+        wide = ("prCurves", "ndcgAtK", "diffChart", "drilldown")
+        qtbot.waitUntil(lambda: in_front() >= set(wide), timeout=5000)
         tabs = {
             name: {x.objectName() for x in w.tabifiedDockWidgets(docks[name])} for name in ("diffChart", "drilldown")
         }
