@@ -11,7 +11,7 @@ file, the 1-based line and what was expected there, e.g.::
 from __future__ import annotations
 
 import contextlib
-import threading
+from contextvars import ContextVar
 from typing import Callable
 
 __all__ = ["InputError", "IntentQrelsError", "NoSharedQueries", "Cancelled", "WorkerDied", "stop_when", "checkpoint"]
@@ -123,7 +123,9 @@ class IntentQrelsError(InputError):
 
 # ------------------------------------------------------------------ stopping long work between its stages
 
-_local = threading.local()
+#: the test of whether the work of this thread was asked to stop: a context variable, which each thread holds
+#: apart as it would a thread-local one (and which numpy has imported already: ``threading`` is not needed)
+_stopped: ContextVar[Callable[[], bool] | None] = ContextVar("stopped", default=None)
 
 
 @contextlib.contextmanager
@@ -132,16 +134,16 @@ def stop_when(stopped: Callable[[], bool]):
     ``stopped()`` is true: scoring one run of millions of lines is a few stages of whole-array work
     (the ranking, each measure family, the curves) without a progress callback of its own, and the
     window's Cancel is heard between them."""
-    previous = getattr(_local, "stopped", None)
-    _local.stopped = stopped
+    previous = _stopped.get()
+    _stopped.set(stopped)
     try:
         yield
     finally:
-        _local.stopped = previous
+        _stopped.set(previous)
 
 
 def checkpoint() -> None:
     """Raise :class:`Cancelled` if the work of this thread was asked to stop (see :func:`stop_when`)."""
-    stopped = getattr(_local, "stopped", None)
+    stopped = _stopped.get()
     if stopped is not None and stopped():
         raise Cancelled("cancelled")

@@ -42,6 +42,10 @@ FORBIDDEN = (
     "metrics.report",
     "metrics.fusion",  # --fuse
     "metrics.compare",  # --compare, --all-pairs
+    "metrics.cli.output",  # --format csv/json, --compare, --all-pairs
+    "metrics.cli.diversity",  # -m alpha_nDCG@20 (a diversity name is told by the registry)
+    "threading",  # reading a gzip file (its reading thread); the window's workers
+    "queue",
     "metrics.io.readers",  # the DataFrame readers (pandas)
     "importlib.metadata",
     "subprocess",
@@ -61,9 +65,6 @@ STDLIB = {
     "dataclasses",
     "copy",
     "zlib",
-    "queue",
-    "heapq",
-    "threading",
     "typing",
     "collections",
     "contextlib",
@@ -73,7 +74,6 @@ STDLIB = {
     "re",
     "warnings",
     "weakref",
-    "_weakrefset",
     "_typing",
 }
 
@@ -84,8 +84,6 @@ METRICS = {
     "metrics.cli.ir_eval",
     "metrics.cli.common",
     "metrics.cli.analysis",  # the table of the analyses' options (the modules they open are not imported)
-    "metrics.cli.diversity",  # tells a diversity measure's name (metrics.measures.diversity_syntax)
-    "metrics.cli.output",
     "metrics.stat_methods",  # the table of --test and --correction choices (no scipy)
     "metrics.errors",
     "metrics.engine",
@@ -117,7 +115,6 @@ METRICS = {
     "metrics.measures.aggregates",
     "metrics.measures.counts",
     "metrics.measures.cwl",
-    "metrics.measures.diversity_syntax",
     "metrics.measures.extra",
     "metrics.measures.gains",
     "metrics.measures.interpolated",

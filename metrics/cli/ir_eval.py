@@ -48,8 +48,6 @@ from metrics.cli.common import (
     told_nothing_scored,
     unreadable,
 )
-from metrics.cli.diversity import diversity_names, run_diversity
-from metrics.cli.output import _all_pairs, _compare, _print_csv, _print_json, _print_trec
 from metrics.engine.evaluate import evaluate
 from metrics.engine.settings import Settings
 from metrics.errors import (
@@ -63,6 +61,7 @@ from metrics.errors import (
 )
 from metrics.io.columns import read_columns
 from metrics.measures import parse_measures
+from metrics.measures.registry import is_intent_name
 from metrics.ranking.qrels_index import encode_qrels
 from metrics.stat_methods import CORRECTIONS
 
@@ -450,7 +449,9 @@ def _run(args) -> int:
     try:
         _check_options(args)
         names = split_measures(args.measures)
-        if diversity_names(names):  # scored against intent qrels
+        if any(map(is_intent_name, names)):  # scored against intent qrels
+            from metrics.cli.diversity import run_diversity
+
             return run_diversity(args, names, out)
         # trec_eval's -m rules: a family's first parameter list wins, so
         # "-m all_trec -m relstring.20" gives relstring_20 only
@@ -497,13 +498,26 @@ def _run(args) -> int:
         return unreadable(exc)
     if told_nothing_scored(ev):
         return EXIT_INPUT
+    if args.format == "trec" and not (args.compare or args.all_pairs):
+        _print_trec(ev, args, out)
+        out.flush()
+        return 0
+    from metrics.cli import output  # the comparisons, CSV and JSON
+
     if args.compare:
-        return _compare(ev, args, run_paths, out)
+        return output._compare(ev, args, run_paths, out)
     if args.all_pairs:
-        return _all_pairs(ev, args, out)
-    {"trec": _print_trec, "csv": _print_csv, "json": _print_json}[args.format](ev, args, out)
+        return output._all_pairs(ev, args, out)
+    {"csv": output._print_csv, "json": output._print_json}[args.format](ev, args, out)
     out.flush()
     return 0
+
+
+def _print_trec(ev, args, out) -> None:
+    """trec_eval's lines of every run, in the order given."""
+    for run in ev.runs:  # written a block of queries at a time: memory for one block, not for every line
+        for text in ev.trec_text(run, queries=args.query, summary=args.summary):
+            out.write(text)
 
 
 if __name__ == "__main__":

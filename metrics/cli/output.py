@@ -1,4 +1,4 @@
-"""What ``ir-eval`` prints once runs are scored together: trec_eval's lines, CSV, JSON, and the
+"""What ``ir-eval`` prints once runs are scored together, besides trec_eval's lines: CSV, JSON, and the
 comparisons (``--compare``, ``--all-pairs``)."""
 
 from __future__ import annotations
@@ -15,12 +15,6 @@ def _json_default(value):
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return str(value)
-
-
-def _print_trec(ev, args, out) -> None:
-    for run in ev.runs:  # written a block of queries at a time: memory for one block, not for every line
-        for text in ev.trec_text(run, queries=args.query, summary=args.summary):
-            out.write(text)
 
 
 def _print_csv(ev, args, out) -> None:

@@ -225,10 +225,10 @@ def _json_kind(display: str) -> str:
     from metrics.io.textfile import head
 
     text = head(display, _DETECT_BYTES)
-    return "run" if _JSON_FLOAT.search(text) else "qrels"
+    return "run" if re.search(_JSON_FLOAT, text) else "qrels"
 
 
-_JSON_FLOAT = re.compile(rb":\s*-?[0-9]*(?:\.[0-9]|[0-9][eE])")
+_JSON_FLOAT = rb":\s*-?[0-9]*(?:\.[0-9]|[0-9][eE])"  # compiled when first used (re's cache)
 
 
 def _reading_note(line: bytes, kind: Optional[str], layout: Layout) -> Optional[str]:

@@ -6,8 +6,7 @@ import math
 import os
 import re
 import sys
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
@@ -32,10 +31,6 @@ class Ticker:
         self.last = fraction = min(max(float(fraction), 0.0), 1.0)
         if self.progress(fraction) is False:
             raise Cancelled()
-
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def str_dtype():
@@ -73,15 +68,13 @@ _FORMATS = {f.kind: f for f in (RUN, _QRELS, _RANKED)}
 
 
 _INT_RE = re.compile(rb"[+-]?[0-9]+\Z")
-_FLOAT_RE = re.compile(
-    rb"""[+-]?(?:
+#: what strtod reads (``re.X``), compiled when a score is first not a plain number (re's cache)
+_FLOAT_RE = rb"""[+-]?(?:
         (?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
       | 0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?
       | [iI][nN][fF](?:[iI][nN][iI][tT][yY])?
       | [nN][aA][nN](?:\([0-9A-Za-z_]*\))?
-    )\Z""",
-    re.X,
-)
+    )\Z"""
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
@@ -92,7 +85,7 @@ def _strtod(token: bytes) -> Optional[float]:
             return float(token)
         except ValueError:
             pass
-    if not _FLOAT_RE.match(token):
+    if not re.match(_FLOAT_RE, token, re.X):
         return None
     low = token.lower()
     if b"x" in low:
@@ -166,22 +159,6 @@ def _stem(display: str) -> str:
     return stem or base
 
 
-@dataclass
-class LoadedFile:
-    """What :func:`read_file` read.
-
-    ``run`` is set for kinds "run" and "ranked", ``qrels`` for "qrels" and
-    "ranked"; the other is ``None``. ``warnings`` holds plain sentences about
-    things that were accepted but may surprise (e.g. differing run tags).
-    """
-
-    kind: str
-    path: str
-    run: Optional[pd.DataFrame] = None
-    qrels: Optional[pd.DataFrame] = None
-    warnings: list[str] = field(default_factory=list)
-
-
 # ------------------------------------------------------------------------------------------ layouts
 
 #: the names a header may give each column (lower case), as the tools users hold write them: trec_eval's
@@ -201,14 +178,14 @@ HEADER_NAMES = {
 _SEPARATORS = {None: "blanks", 9: "tabs", 44: "commas"}
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):
     """Where a file's fields are: the TREC columns, or the columns a header line names.
 
     ``delimiter`` is None for runs of blanks (TREC's rule), else the byte that separates fields (tab,
     comma); ``ncols`` the fields of a line (a TREC run's lines may have more); ``qid``, ``doc``,
     ``value`` (score or grade), ``rank`` and ``tag`` the 0-based fields (None: not in the file);
-    ``header``: the first data line names the columns and is not data."""
+    ``header``: the first data line names the columns and is not data.  (A record: a named tuple, defined
+    at every ``ir-eval`` start for a third of a frozen dataclass's cost.)"""
 
     name: str
     delimiter: Optional[int]

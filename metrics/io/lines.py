@@ -13,10 +13,10 @@ from metrics.io.textfile import _line_at, chunks
 
 def comment_lines(chunk: bytes) -> int:
     """How many lines of ``chunk`` (whole lines) are comments (first non-blank byte ``#``)."""
-    return len(_COMMENT.findall(chunk))
+    return len(re.findall(_COMMENT, chunk, re.MULTILINE))
 
 
-_COMMENT = re.compile(rb"^[ \t\r\x0b\x0c]*#", re.MULTILINE)
+_COMMENT = rb"^[ \t\r\x0b\x0c]*#"  # compiled when first used (re's cache)
 
 
 # every whitespace byte but the newline, as a space

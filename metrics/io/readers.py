@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional
 
 from metrics.io.detect import detect_kind, detect_kind_with_reason
-from metrics.io.formats import _FORMATS, _RANKED, LoadedFile, Progress, _is_frame
+from metrics.io.formats import _FORMATS, _RANKED, Progress, _is_frame
 
 # .frames (pyarrow, pandas) and the reader are imported by the functions that read: the rules of the
 # formats (.formats) and detection stay light for ir-eval, which reads into columns without frames
@@ -210,6 +210,22 @@ def read_file_columns(path, kind: Optional[str] = None, progress: Progress = Non
     if kind not in _FORMATS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
     return _read(display, kind, progress)
+
+
+@dataclass
+class LoadedFile:
+    """What :func:`read_file` read.
+
+    ``run`` is set for kinds "run" and "ranked", ``qrels`` for "qrels" and
+    "ranked"; the other is ``None``. ``warnings`` holds plain sentences about
+    things that were accepted but may surprise (e.g. differing run tags).
+    """
+
+    kind: str
+    path: str
+    run: Optional[pd.DataFrame] = None
+    qrels: Optional[pd.DataFrame] = None
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass

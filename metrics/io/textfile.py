@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import queue
 import stat
-import threading
 import zlib
 from typing import Generator, Iterator
 
@@ -103,6 +101,9 @@ def chunks(
     if not _is_gzip(display):
         yield from _read_chunks(display, block_bytes, count_lines)
         return
+    import queue  # here: a plain file is read without a thread
+    import threading
+
     ready: queue.Queue = queue.Queue(maxsize=1)
     stop = threading.Event()
 

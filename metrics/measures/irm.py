@@ -271,7 +271,7 @@ setattr(parse_ranx, "names", tuple(_RANX))  # the names difflib suggests from (r
 
 #: BEIR's ``Accuracy@k`` under a name that says what it is: the share of queries with a relevant document among
 #: the first k, i.e. the mean of ``Success@k`` (over every qrels query, as BEIR divides by them: ``complete``)
-_TOP_K_ACCURACY = re.compile(r"\s*(?:top_k_accuracy|TopKAccuracy)\s*@\s*(\d+)\s*")
+_TOP_K_ACCURACY = r"\s*(?:top_k_accuracy|TopKAccuracy)\s*@\s*(\d+)\s*"  # compiled when first used (re's cache)
 #: ir_measures' Accuracy with only a cutoff: what BEIR's users write for another measure
 _AMBIGUOUS_ACCURACY = re.compile(r"\s*Accuracy\s*@\s*(\d+)\s*")
 
@@ -279,7 +279,7 @@ _AMBIGUOUS_ACCURACY = re.compile(r"\s*Accuracy\s*@\s*(\d+)\s*")
 @syntax
 def parse_top_k_accuracy(text: str) -> list[Measure] | None:
     """``top_k_accuracy@10`` (BEIR's function) or ``TopKAccuracy@10``: BEIR's Accuracy@10, Success@10."""
-    m = _TOP_K_ACCURACY.fullmatch(text)
+    m = re.fullmatch(_TOP_K_ACCURACY, text)
     return None if m is None else parse_ir_measures(f"Success@{m.group(1)}")
 
 

@@ -14,7 +14,8 @@ def aliases() -> dict[str, str]:
     return {alias: fam.ir_measures for fam in FAMILIES.values() if fam.ir_measures for alias in fam.aliases}
 
 
-_NAME = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*", re.S)
+#: an ir_measures name (``re.S``), compiled when first used (re's cache)
+_NAME = r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*(?:@\s*([^()@\s]+))?\s*"
 
 
 _TRUE = {"true": True, "false": False, "yes": True, "no": False}
@@ -96,7 +97,7 @@ def _split_args(text: str) -> list[str]:
 
 def read_measures(text: str):
     """(name, {arg: value}, at-value or None), or None when not this syntax."""
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text, re.S)
     if not m:
         return None
     name, argtext, at = m.group(1), m.group(2), m.group(3)

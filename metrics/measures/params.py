@@ -17,8 +17,8 @@ def _atof(text: str) -> float:
     return float(m.group(0)) if m else 0.0
 
 
-_PAIR_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
-_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)", re.I)
+_PAIR_NAME = r"[A-Za-z0-9_.+-]+"  # compiled when first used (re's cache)
+_NUMBER = r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)"  # compiled when first used (re's cache)
 
 
 def _fmt_num(v: float) -> str:
@@ -174,6 +174,6 @@ class ParamPairs(_OneMeasureParams):
         ``dcg`` with a pair ``cut(gain=0``)."""
         for item in text.split(","):
             name, _, value = item.partition("=")
-            if not _PAIR_NAME.fullmatch(name) or not _NUMBER.fullmatch(value.strip()):
+            if not re.fullmatch(_PAIR_NAME, name) or not re.fullmatch(_NUMBER, value.strip(), re.I):
                 raise ValueError(f"malformed pair parameters in '{text}'")
         return self.parse(text)

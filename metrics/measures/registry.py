@@ -91,7 +91,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from importlib import import_module
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -147,9 +147,9 @@ from metrics.measures.params import MAX_CUTOFF, DoubleCutoffs, DoubleParams, Lon
 _ORDER_INDEX = {name: i for i, name in enumerate(MEASURE_ORDER)}
 
 
-@dataclass(frozen=True)
-class Family:
-    """A registered measure family.
+class Family(NamedTuple):
+    """A registered measure family (a record: a named tuple, defined at every ``ir-eval`` start for a third
+    of a frozen dataclass's cost).
 
     ``kind`` is the value type as trec_eval prints it: ``"double"`` (%6.4f),
     ``"long"`` (%ld) or ``"text"``.  ``per_query``/``summary`` say whether
@@ -173,7 +173,7 @@ class Family:
     per_query: bool = True
     summary: bool = True
     order: float = 0.0
-    options: dict = field(default_factory=dict)
+    options: dict = {}  # (never changed: measure() gives each family a dict of its own)
     doc: str = ""
     label: str = ""
     group: str = ""
@@ -204,14 +204,19 @@ _POSITIONAL: dict = {}
 
 
 def _positional(func) -> int:
-    """How many positional parameters ``func`` takes (asked once: inspect.signature costs more than a measure)."""
+    """How many positional parameters ``func`` takes (asked once: inspect.signature costs more than a measure;
+    a plain function's code says it for less)."""
     n = _POSITIONAL.get(func)
     if n is None:
-        n = _POSITIONAL[func] = sum(
-            1
-            for p in inspect.signature(func).parameters.values()
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        )
+        if inspect.isfunction(func) and not hasattr(func, "__wrapped__"):
+            n = func.__code__.co_argcount  # the positional-only and positional-or-keyword parameters
+        else:  # a method, a partial, a callable object, a wrapped function: what its signature says
+            n = sum(
+                1
+                for p in inspect.signature(func).parameters.values()
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+            )
+        _POSITIONAL[func] = n
     return n
 
 
@@ -553,9 +558,9 @@ JUDGED_AGAINST = ("qrels", "intents")
 INTENT_DEFAULT_CUTOFF = 20
 
 
-@dataclass(frozen=True)
-class IntentFamily:
-    """A registered family judged against intent qrels (:func:`intent_measure`).
+class IntentFamily(NamedTuple):
+    """A registered family judged against intent qrels (:func:`intent_measure`; a named tuple, as
+    :class:`Family`).
 
     ``spellings``: every name it is written under (its own, ir_measures' and ndeval's: ``alpha-nDCG``);
     ``cutoff``, ``alpha``, ``beta``: the parameters it takes besides ``rel`` (a cutoff family must be given
