@@ -17,7 +17,7 @@ from qt_support import close_window, drop, open_window  # noqa: E402
 from metrics.cli.diff import comparison_page  # noqa: E402
 from metrics.documents import open_documents  # noqa: E402
 from metrics.io.topics import read_queries  # noqa: E402
-from workbench.qt.session import SAMPLE_DIR  # noqa: E402
+from workbench.state.loading import SAMPLE_DIR  # noqa: E402
 
 MEASURES = ("map", "P.10")
 TIMEOUT = 60000

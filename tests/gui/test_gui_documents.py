@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 from qt_support import close_window, drop, open_window  # noqa: E402
 
 from metrics.documents.store import index_file  # noqa: E402
-from workbench.qt.session import SAMPLE_DIR  # noqa: E402
 from workbench.state.drilldown import NOT_IN_COLLECTION, TIP_CHARS  # noqa: E402
+from workbench.state.loading import SAMPLE_DIR  # noqa: E402
 
 MEASURES = ("map", "P.10")
 TIMEOUT = 60000

@@ -16,7 +16,7 @@ from metrics.measures import (
     reference,  # noqa: E402
 )
 from metrics.measures.registry import INTENT_FAMILIES  # noqa: E402
-from workbench.qt.session import sample_files  # noqa: E402
+from workbench.state.loading import sample_files  # noqa: E402
 
 TIMEOUT = 20000
 

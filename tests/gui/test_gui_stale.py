@@ -276,7 +276,7 @@ def test_long_run_names_never_hide_the_numbers(qtbot, window, data, tmp_path):
 
 
 def test_plots_and_charts_hold_exactly_the_loaded_runs_after_a_switch(qtbot, window, data, tmp_path):
-    from workbench.qt.session import sample_files
+    from workbench.state.loading import sample_files
 
     s = window.session
     window.parts.files.open_sample()

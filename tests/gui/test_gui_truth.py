@@ -13,8 +13,8 @@ from PySide6.QtCore import Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
-from workbench.qt.session import SAMPLE_DIR  # noqa: E402
 from workbench.scoring import disk_runs  # noqa: E402
+from workbench.state.loading import SAMPLE_DIR  # noqa: E402
 from workbench.views.panels.measures import COMMON_MEASURES  # noqa: E402
 from workbench.views.window import files as window_files  # noqa: E402
 

@@ -23,7 +23,7 @@ import metrics.engine.curves  # noqa: E402
 import metrics.io.readers  # noqa: E402
 from metrics.engine.settings import Settings  # noqa: E402
 from metrics.io.table import Columns  # noqa: E402
-from workbench.qt.session import SAMPLE_DIR  # noqa: E402
+from workbench.state.loading import SAMPLE_DIR  # noqa: E402
 from workbench.views.common.qtable import RAW_ROLE  # noqa: E402
 from workbench.views.window.main_window import MainWindow  # noqa: E402
 

@@ -14,8 +14,8 @@ import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 from metrics.errors import InputError  # noqa: E402
-from workbench.qt.session import SAMPLE_DIR  # noqa: E402
 from workbench.state import workspace_file  # noqa: E402
+from workbench.state.loading import SAMPLE_DIR  # noqa: E402
 
 TIMEOUT = 20000
 

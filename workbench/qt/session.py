@@ -51,17 +51,15 @@ from workbench.qt.jobs import Jobs
 from workbench.qt.paint import AfterPaint
 from workbench.qt.reading import ReadingJobs
 from workbench.qt.reads import FromModel
-from workbench.scoring.failures import describe_error
 from workbench.state.disk_watch import DiskWatch, weak_report
-from workbench.state.loading import SAMPLE_DIR, QueriesFile, sample_files
-from workbench.state.session import DEFAULT_MEASURES, SessionModel
+from workbench.state.session import SessionModel
 from workbench.state.session_state import UserTurn, user_action
 from workbench.system import qtcompat
 
 qtcompat.protect_singletons()  # some PySide6 builds lose references to None/True (see qtcompat)
 
 
-__all__ = ["Session", "DEFAULT_MEASURES", "SAMPLE_DIR", "QueriesFile", "describe_error", "sample_files"]
+__all__ = ["Session"]
 
 
 class Session(QObject):
