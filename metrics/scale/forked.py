@@ -19,6 +19,7 @@ process kills and reaps the copies it no longer waits for.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -31,7 +32,9 @@ T = TypeVar("T")
 def available() -> bool:
     """Whether copies can be forked safely here: a system with ``fork``, and no other thread running in
     this process (a copy has only the forking thread; a lock another thread held would stay locked)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    return (
+        hasattr(os, "fork") and threading.active_count() == 1 and threading.current_thread() is threading.main_thread()
+    )
 
 
 def in_order(tasks: Sequence[str], do: Callable[[str], T], processes: int) -> Iterator[T]:
@@ -42,7 +45,7 @@ def in_order(tasks: Sequence[str], do: Callable[[str], T], processes: int) -> It
     copies: list[_Copy] = []
     try:
         for start, stop in slices[1:]:
-            copies.append(_Copy.fork(tasks[start:stop], do, [c.results for c in copies]))
+            _Copy.fork(tasks[start:stop], do, copies)
         start, stop = slices[0]
         for task in tasks[start:stop]:
             yield do(task)
@@ -57,6 +60,24 @@ def in_order(tasks: Sequence[str], do: Callable[[str], T], processes: int) -> It
     finally:
         for copy in copies:
             copy.end()
+
+
+@contextlib.contextmanager
+def _ctrl_c_told_after() -> Iterator[None]:
+    """Ctrl-C held while the process forks, and told once it is done: the fork runs handlers of its own
+    (logging takes and gives back its lock), and a KeyboardInterrupt raised in one is printed as an
+    exception ignored, and lost."""
+    came: list[tuple] = []
+    before = signal.signal(signal.SIGINT, lambda *args: came.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if came:
+            if callable(before):
+                before(*came[0])  # (Python's own: KeyboardInterrupt, here)
+            elif before != signal.SIG_IGN:
+                os.kill(os.getpid(), signal.SIGINT)
 
 
 def _slices(n: int, processes: int) -> list[tuple[int, int]]:
@@ -79,13 +100,18 @@ class _Copy:
         self.reaped = False
 
     @classmethod
-    def fork(cls, tasks: Sequence[str], do: Callable[[str], T], others: list[BinaryIO]) -> _Copy:
+    def fork(cls, tasks: Sequence[str], do: Callable[[str], T], copies: list[_Copy]) -> _Copy:
+        """A copy forked for ``tasks``, added to ``copies`` (those forked before) before anything can
+        interrupt: whoever holds that list ends every copy in it."""
         read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the copy: never returns
-            _work(read, write, tasks, do, others)
-        os.close(write)
-        return cls(pid, os.fdopen(read, "rb"))
+        with _ctrl_c_told_after():
+            pid = os.fork()
+            if pid == 0:  # the copy: never returns
+                _work(read, write, tasks, do, [c.results for c in copies])
+            os.close(write)
+            copy = cls(pid, os.fdopen(read, "rb"))
+            copies.append(copy)
+        return copy
 
     def received(self, count: int) -> Iterator:
         """The copy's results, in order, until ``count`` are given or it gave no more (it stopped at a

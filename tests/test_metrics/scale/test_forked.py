@@ -98,12 +98,38 @@ def left_early():  # copies left early (the output closed, Ctrl-C) are killed an
         raise AssertionError(f"copy {pid} not reaped")
 
 
+def ctrl_c_while_forking():  # a Ctrl-C handled in the fork's own handlers is told once it is done
+    real, forked_pids = os.fork, []
+
+    def fork():
+        pid = real()
+        forked_pids.append(pid)
+        return pid
+
+    os.fork = fork
+    # (as logging's handler after a fork: a Ctrl-C raised in one was printed as ignored, and lost)
+    os.register_at_fork(after_in_parent=lambda: (os.kill(os.getpid(), signal.SIGINT), sum(range(1000))))
+    told = []
+    try:
+        list(forked.in_order([f"t{i}" for i in range(4)], tagged, 2))
+    except KeyboardInterrupt:
+        told.append("interrupted")
+    assert told == ["interrupted"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    for pid in forked_pids:  # the copy forked then is killed and reaped
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        raise AssertionError(f"copy {pid} not reaped")
+
+
 globals()[sys.argv[1]]()
 print("ok")
 """
 
 
-@pytest.mark.parametrize("check", ["order", "failing", "killed", "threads", "left_early"])
+@pytest.mark.parametrize("check", ["order", "failing", "killed", "threads", "left_early", "ctrl_c_while_forking"])
 def test_in_order(check):
     out = subprocess.run([sys.executable, "-c", CHECKS, check], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout == "ok\n", out.stderr
