@@ -63,10 +63,11 @@ def in_order(tasks: Sequence[str], do: Callable[[str], T], processes: int) -> It
 
 
 @contextlib.contextmanager
-def _ctrl_c_told_after() -> Iterator[None]:
-    """Ctrl-C held while the process forks, and told once it is done: the fork runs handlers of its own
-    (logging takes and gives back its lock), and a KeyboardInterrupt raised in one is printed as an
-    exception ignored, and lost."""
+def hold_ctrl_c() -> Iterator[None]:
+    """Ctrl-C held while the process forks (a copy here, a pool's workers in :mod:`metrics.scale.parallel`),
+    and told once it is done: the fork runs handlers of its own (logging takes and gives back its lock),
+    and a KeyboardInterrupt raised in one is printed as an exception ignored, and lost.  A process forked
+    meanwhile holds Ctrl-C too, until it sets its own handler."""
     came: list[tuple] = []
     before = signal.signal(signal.SIGINT, lambda *args: came.append(args))
     try:
@@ -104,7 +105,7 @@ class _Copy:
         """A copy forked for ``tasks``, added to ``copies`` (those forked before) before anything can
         interrupt: whoever holds that list ends every copy in it."""
         read, write = os.pipe()
-        with _ctrl_c_told_after():
+        with hold_ctrl_c():
             pid = os.fork()
             if pid == 0:  # the copy: never returns
                 _work(read, write, tasks, do, [c.results for c in copies])

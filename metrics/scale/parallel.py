@@ -51,7 +51,12 @@ def _init(qrels, measures, settings: Settings, ranked, queries, summary) -> None
 
 
 def _init_worker(*args) -> None:
-    """The pool's initializer: :func:`exit_with_parent`, then :func:`_init`."""
+    """The pool's initializer: Python's own Ctrl-C (the process was forked while its parent held it),
+    :func:`exit_with_parent`, then :func:`_init`."""
+    import signal
+
+    if callable(signal.getsignal(signal.SIGINT)):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     exit_with_parent()
     _init(*args)
 
@@ -190,7 +195,10 @@ def score_runs(
     window = TASKS_PER_PROCESS * processes
 
     def in_order(todo: Iterator[tuple]) -> Iterator:
-        pending = deque(pool.submit(_score_job, path, *rest) for path, _, *rest in itertools.islice(todo, window))
+        from metrics.scale.forked import hold_ctrl_c
+
+        with hold_ctrl_c():  # (the pool forks its processes at the first submit)
+            pending = deque(pool.submit(_score_job, path, *rest) for path, _, *rest in itertools.islice(todo, window))
         while pending:
             result = pending.popleft().result()
             for path, _, *rest in itertools.islice(todo, 1):

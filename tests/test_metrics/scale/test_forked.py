@@ -218,18 +218,19 @@ def test_a_copy_killed_changes_nothing(runs):
     assert out.returncode == 0 and out.stdout == one.stdout and out.stderr == one.stderr
 
 
-def test_ctrl_c_is_one_line_and_leaves_no_process(tmp_path):
+@pytest.mark.parametrize("copies", [4, 8])  # 20 MiB of runs: forked copies; 40 MiB: a pool of workers
+def test_ctrl_c_is_one_line_and_leaves_no_process(tmp_path, copies):
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("".join(f"{q} 0 d{d} 1\n" for q in range(200) for d in (1, 7, 50)))
     with open(run, "w") as fh:
         tails = [f" Q0 d{d} {d} {1 / d:.6f} r\n" for d in range(1, 1001)]
         for q in range(200):
             fh.write(str(q) + str(q).join(tails))
-    cmd = [sys.executable, "-m", "metrics", "-q", "-m", "all_trec", qrels] + [run] * 8  # 44 MB: below a pool's
+    cmd = [sys.executable, "-m", "metrics", "-q", "-m", "all_trec", qrels] + [run] * copies
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while proc.poll() is None and time.monotonic() < deadline and not _children(proc.pid):
-        time.sleep(0.01)  # until the copy is forked: past start-up, the qrels read
+        time.sleep(0.01)  # until a copy or a worker is forked: past start-up, the qrels read
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     if proc.returncode == 130:
