@@ -111,27 +111,19 @@ def test_the_window_opens_a_datasets_documents_when_they_are_in_the_cache(datase
     """File > Open dataset: the documents, when ir_datasets' cache holds them, are opened as the collection
     (``irds:<id>#docs``, looked for in a worker); those not there are left alone, without an entry in error."""
     pytest.importorskip("PySide6")
+    from session_stand_in import OpeningSession
+
     from workbench.state.loading import load_file
     from workbench.views.dialogs import dataset as dataset_dialog
 
-    opened = []
-
-    class Reading:
-        def open_files(self, paths, kind=None):
-            opened.append((paths, kind))
-
-    class Session:
-        reading = Reading()
-
-        def run_job(self, fn, what, on_finished, on_failed=None, key=None):  # (the worker's body, at once)
-            on_finished(fn(lambda _: True))
-
-    dataset_dialog.documents_if_cached(Session(), dataset + "#docs")
+    session = OpeningSession()
+    opened = session.opened
+    dataset_dialog.documents_if_cached(session, dataset + "#docs")
     assert opened == [([dataset + "#docs"], "collection")]
     _, loaded = load_file(dataset + "#docs", "collection", None)
     assert loaded.kind == "collection" and len(loaded.store) == 3
     assert loaded.store.get(["D1"])["D1"].text == "another one, told apart by case"
     missing = _register(tmp_path / "never-fetched.tsv", "metrics-test/docs-missing-too")
     opened.clear()
-    dataset_dialog.documents_if_cached(Session(), missing + "#docs")
+    dataset_dialog.documents_if_cached(session, missing + "#docs")
     assert opened == []

@@ -103,22 +103,14 @@ def test_window_loads_a_dataset(dataset):
 
 def test_dataset_dialog_opens_qrels_and_queries(dataset, monkeypatch):
     pytest.importorskip("PySide6")
+    from session_stand_in import OpeningSession
+
     from workbench.views.dialogs import dataset as dataset_dialog
 
-    opened = []
-
-    class Reading:
-        def open_files(self, paths, kind=None):
-            opened.append((paths, kind))
-
-    class Session:
-        reading = Reading()
-
-        def run_job(self, fn, what, on_finished, on_failed=None, key=None):  # (the worker's body, at once)
-            on_finished(fn(lambda _: True))
-
+    session = OpeningSession()
+    opened = session.opened
     monkeypatch.setattr(dataset_dialog.QInputDialog, "getText", lambda *a, **k: ("metrics-test/tiny", True))
-    dataset_dialog.open_dataset(None, Session())
+    dataset_dialog.open_dataset(None, session)
     # a dataset without documents: its qrels and query texts, and no collection
     assert opened == [(["irds:metrics-test/tiny"], "qrels"), (["irds:metrics-test/tiny#queries"], "queries")]
 
