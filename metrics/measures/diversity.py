@@ -157,7 +157,9 @@ def relevant_intents(judged: np.ndarray) -> int:
     return int(judged.any(axis=0).sum()) if judged.shape[0] else 0
 
 
-def _alpha_ndcg_steps(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool) -> Steps:
+def _discounted_gains(m: DiversityMeasure, ranked, S: int) -> tuple[int, np.ndarray, np.ndarray, dict]:
+    """alpha-nDCG's and alpha-DCG's numerator: the cutoff k, the discounts 1 / log2(i + 2), the running sums
+    of the first k ranks' novelty-discounted gains over them, and those rows as the working shows them."""
     k = m.cutoff
     assert k is not None
     disc = _discounts(k)
@@ -165,7 +167,19 @@ def _alpha_ndcg_steps(m: DiversityMeasure, ranked, judged, judged_ids, S: int, i
     g = _gains(rows, m.alpha)
     scaled = g * disc[: len(g)]
     dcg = _prefix(scaled, k)
-    base = dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
+    return k, disc, dcg, dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
+
+
+def _ideal_ideal(m: DiversityMeasure, S: int, disc: np.ndarray) -> float:
+    """ndeval's "ideal ideal" discounted gain at k: S sum_{i<k} (1 - alpha)**i / log2(i + 2) (1 for k = 1,
+    where ndeval does not divide)."""
+    k = m.cutoff
+    assert k is not None
+    return float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]) if k > 1 else 1.0
+
+
+def _alpha_ndcg_steps(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool) -> Steps:
+    k, disc, dcg, base = _discounted_gains(m, ranked, S)
     if dcg[k - 1] == 0.0 and not ideal:
         return Steps(0.0, total=0.0, **base)
     order = _ideal_order(judged, judged_ids, m.alpha, k)
@@ -173,11 +187,10 @@ def _alpha_ndcg_steps(m: DiversityMeasure, ranked, judged, judged_ids, S: int, i
     iscaled = ig * disc[: len(ig)]
     idcg = _prefix(iscaled, k)
     more = dict(ideal=tuple(order), ideal_gains=ig, ideal_scaled=iscaled, ideal_running=idcg[: len(ig)])
+    ii = _ideal_ideal(m, S, disc)
     if k > 1:  # ndeval divides both by the same "ideal ideal" value first
-        ii = float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1])
         value = float((dcg[k - 1] / ii) / (idcg[k - 1] / ii)) if dcg[k - 1] != 0.0 else 0.0
     else:
-        ii = 1.0
         value = float(dcg[0] / idcg[0]) if dcg[0] != 0.0 else 0.0
     return Steps(value, total=float(dcg[k - 1]), norm=ii, ideal_total=float(idcg[k - 1]), **base, **more)
 
@@ -277,15 +290,8 @@ def nrbp(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = 
 def alpha_dcg(m: DiversityMeasure, ranked, judged, judged_ids, S: int, ideal: bool = False) -> Steps:
     """alpha-DCG@k: the ranking's sum of g_i / log2(i + 2) over its first k ranks, divided by ndeval's "ideal
     ideal" value S sum_{i<k} (1 - alpha)**i / log2(i + 2) (not for k = 1, as ndeval)."""
-    k = m.cutoff
-    assert k is not None
-    disc = _discounts(k)
-    rows = ranked[:k]
-    g = _gains(rows, m.alpha)
-    scaled = g * disc[: len(g)]
-    dcg = _prefix(scaled, k)
-    ii = float(np.cumsum(_powers(1.0 - m.alpha, k, float(S)) * disc)[k - 1]) if k > 1 else 1.0
-    base = dict(S=S, rows=rows, gains=g, weights=disc[: len(g)], scaled=scaled, running=dcg[: len(g)])
+    k, disc, dcg, base = _discounted_gains(m, ranked, S)
+    ii = _ideal_ideal(m, S, disc)
     return Steps(float(dcg[k - 1] / ii), total=float(dcg[k - 1]), norm=ii, **base)
 
 
