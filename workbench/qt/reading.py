@@ -78,7 +78,7 @@ class ReadingJobs:
         #: the runs on disk scored ahead of the evaluation (while files are read, or since the window
         #: started), held until the evaluation that wants them is applied: it submits the same keys and
         #: finds their futures
-        self.scored_ahead: Lease | None = None
+        self.scored_ahead: list[Lease] = []
         self._unannounced = False  # files read whose arrival the model has not announced yet
         self._workers_warm = False
         self._load_queue: list[tuple[FileEntry, int]] = []  # files to read, started a batch at a time
@@ -383,21 +383,24 @@ class ReadingJobs:
         )
 
     def take_scored_ahead(self, lease: Lease) -> None:
-        """Hold the runs now scored ahead (those scored ahead before, if not among them, are let go); after
-        Cancel, nothing: they stop."""
+        """Hold the runs now scored ahead, beside those scored ahead before; after Cancel, nothing: they stop."""
         if self.turn.stopped:
             lease.close()
             return
         self.hold_scored_ahead(lease)
 
     def hold_scored_ahead(self, lease: Lease | None) -> None:
-        """Hold ``lease`` until the next evaluation is applied (what was held before is let go)."""
-        old, self.scored_ahead = self.scored_ahead, lease
-        if old is not None:
-            old.close()
+        """Hold ``lease`` too until the next evaluation is applied.  What was held before is kept: a lease
+        taken while files are still read holds only the runs read so far, and letting go of the runs the
+        window scored since it started, some of them in a process, stopped the processes under them."""
+        if lease is not None:
+            self.scored_ahead.append(lease)
 
     def let_go_of_scoring_ahead(self) -> None:
-        self.hold_scored_ahead(None)
+        """The evaluation is applied (or none will be): what was scored ahead and not wanted stops."""
+        held, self.scored_ahead = self.scored_ahead, []
+        for lease in held:
+            lease.close()
 
     # ------------------------------------------------------------------
     # files changing on disk

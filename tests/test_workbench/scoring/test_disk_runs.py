@@ -744,7 +744,7 @@ def test_a_window_started_on_a_folder_shows_the_runs_scored_before_it_as_the_lib
         "    s = w.session if w.session_made else None\n"
         "    if s is not None and s.results is not None and not s.busy and w.built:\n"
         "        out = dict(method=method, ahead=ahead_keys, sent=sent,\n"
-        "                   early_left=s.reading.scored_ahead is not None,\n"
+        "                   early_left=bool(s.reading.scored_ahead),\n"
         "                   summary=s.results.summary.to_dict(), runs=s.results.runs)\n"
         "        print(json.dumps(out), flush=True)\n"
         "        s.shutdown()\n"
@@ -816,6 +816,28 @@ def test_the_plan_before_the_session_takes_the_files_as_the_session_does(files, 
     assert scoring_ahead.plan([early_folder]) is None  # two qrels files: the session decides
 
 
+def test_runs_scored_ahead_are_held_together_until_the_evaluation(qtbot, files):
+    """A window opened on a folder scores all its runs ahead from its start (one lease); while the files are
+    read, the runs read so far are scored ahead too (another lease, of fewer runs).  Both are held until
+    the evaluation is applied: letting go of the first let go of the runs only it held, and stopped the
+    processes scoring them."""
+    from workbench.qt.session import Session
+
+    qrels, paths = files
+    session = Session()
+    try:
+        service = session.model.run_cache.service
+        every = analysis.score_ahead(_request(qrels, _runs(paths[:2], True), session.model.run_cache), service.lease())
+        session.reading.hold_scored_ahead(every)
+        read = analysis.score_ahead(_request(qrels, _runs(paths[:1], True), session.model.run_cache), service.lease())
+        session.reading.take_scored_ahead(read)
+        assert len(every.keys) == 2 and all(service.holders(k) >= 1 for k in every.keys)
+        session.reading.let_go_of_scoring_ahead()
+        assert all(service.holders(k) == 0 for k in every.keys)
+    finally:
+        session.shutdown()
+
+
 def test_runs_scored_ahead_that_arrive_after_cancel_are_let_go(qtbot, files):
     """The scoring ahead is submitted in a job of its own; when that job ends after Cancel, what it
     submitted is let go at once rather than held until the next evaluation."""
@@ -830,7 +852,7 @@ def test_runs_scored_ahead_that_arrive_after_cancel_are_let_go(qtbot, files):
         assert len(keys) == 2 and all(session.model.run_cache.service.holders(k) == 1 for k in keys)
         session.cancel()
         session.reading.take_scored_ahead(lease)
-        assert session.reading.scored_ahead is None
+        assert session.reading.scored_ahead == []
         assert all(session.model.run_cache.service.holders(k) == 0 for k in keys)
     finally:
         session.shutdown()
