@@ -17,11 +17,21 @@ after it (``inspect.getsource``: linecache, tokenize, the whole file split into 
 This program uses no feature, and the hundreds of modules pandas, pyqtgraph and scipy import while
 the window starts cost about 0.08 s of its start that way; the same answer read from the file's
 bytes takes a fifth of that.
+
+:func:`lazy_pyqtgraph_qt`: pyqtgraph's Qt shim (``pyqtgraph.Qt``) keeps modules of its own named QtCore,
+QtGui and QtWidgets, and fills them by copying every name of PySide6's (``_copy_attrs``).  PySide6 makes
+its classes when first asked for, so that copy makes all of them, with their 600 enums: about 0.07 s of
+the window's start (a third of pyqtgraph's import) for classes it never uses.  Loaded through
+:func:`lazy_pyqtgraph_qt`, the shim's modules look a name up in PySide6's the first time it is asked for
+(a module ``__getattr__``, PEP 562) and keep it: the same objects, under the same names.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import importlib.abc
+import importlib.machinery
 import sys
 
 MARGIN = 1 << 40
@@ -86,3 +96,57 @@ def quicker_feature_check() -> bool:
     mentions_pyside.__wrapped__ = original  # type: ignore[attr-defined]
     feature._mod_uses_pyside = mentions_pyside  # type: ignore[union-attr]
     return True
+
+
+#: pyqtgraph's copy of every name (pyqtgraph/Qt/__init__.py, 0.13 to 0.14), and what it is read as
+EAGER_COPY = """def _copy_attrs(src, dst):
+    for o in dir(src):
+        if not hasattr(dst, o):
+            setattr(dst, o, getattr(src, o))
+"""
+LAZY_COPY = """def _copy_attrs(src, dst):
+    def __getattr__(name):
+        value = getattr(src, name)
+        setattr(dst, name, value)
+        return value
+    dst.__getattr__ = __getattr__
+"""
+
+
+class _LazyShimLoader(importlib.machinery.SourceFileLoader):
+    """Loads pyqtgraph's Qt shim with its copy of every name made lazy (:data:`LAZY_COPY`): compiled from
+    its source each time (a few milliseconds), as no cached bytecode holds that."""
+
+    def get_code(self, fullname: str):
+        source = self.get_data(self.path).decode("utf-8").replace(EAGER_COPY, LAZY_COPY)
+        return compile(source, self.path, "exec", dont_inherit=True)
+
+
+class _LazyShimFinder(importlib.abc.MetaPathFinder):
+    """Finds ``pyqtgraph.Qt`` as the import system would, and has :class:`_LazyShimLoader` load it when its
+    source holds the copy it knows (otherwise it is imported as it is).  Used once."""
+
+    def find_spec(self, fullname, path, target=None):
+        if fullname != "pyqtgraph.Qt":
+            return None
+        with contextlib.suppress(ValueError):  # (another import found it meanwhile)
+            sys.meta_path.remove(self)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader) or not spec.origin:
+            return spec
+        try:
+            with open(spec.origin, encoding="utf-8") as f:
+                known = EAGER_COPY in f.read()
+        except (OSError, UnicodeDecodeError):
+            return spec
+        if known:
+            spec.loader = _LazyShimLoader(fullname, spec.origin)
+        return spec
+
+
+def lazy_pyqtgraph_qt() -> None:
+    """Have pyqtgraph's Qt shim, when it is imported, look PySide6's names up as they are used (see the
+    module's docstring).  Nothing changes once pyqtgraph is imported, or for a pyqtgraph whose shim
+    copies its names otherwise."""
+    if "pyqtgraph.Qt" not in sys.modules and not any(isinstance(f, _LazyShimFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _LazyShimFinder())

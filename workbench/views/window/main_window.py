@@ -85,6 +85,7 @@ class MainWindow(QMainWindow):
         the session's models) just after it is shown; :meth:`when_ready` runs work once they are."""
         super().__init__(parent)
         qtcompat.quicker_feature_check()  # before the session's and the views' modules are imported
+        qtcompat.lazy_pyqtgraph_qt()
         self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
         self.setWindowTitle(APP_NAME)
         icon = str(Path(__file__).resolve().parents[2] / "resources" / "icon.svg")  # (workbench/resources)
