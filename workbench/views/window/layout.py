@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar
 
-LAYOUT_VERSION = 5  # bump when the docks or bars change, so that an older saved layout is not applied
+LAYOUT_VERSION = 6  # bump when the docks or bars change, so that an older saved layout is not applied
 
 #: below this window width the curves, the per-query differences, the drill-down and the other views of the
 #: right are tabs of one column, each as wide and tall as the column (1024 px wide, side by side, each plot
@@ -92,10 +93,23 @@ def fit_to_screen(window: QMainWindow) -> None:
     window.resize(w, h)
 
 
+class KeptChoice(Protocol):
+    """A choice of the window's kept with its layout (the view the "Why runs differ" dock shows): its name,
+    and choosing by name (a name no longer offered leaves the choice as it is)."""
+
+    def chosen(self) -> str: ...
+
+    def choose(self, name: str) -> None: ...
+
+
 class WindowLayout:
-    """Where the docks of ``window`` (``docks``, by name) are and how large: saved in ``settings`` at exit
-    and restored, shares of the width kept as the window is resized, and Reset layout.
-    ``after_restore()`` shows again what a restored state may hide (the message bar with messages)."""
+    """Where the docks of ``window`` (``docks``, by name) are and how large, and ``choice`` (the view of
+    why runs differ): saved in ``settings`` at exit and restored, shares of the width kept as the window is
+    resized, and Reset layout.  ``after_restore()`` shows again what a restored state may hide (the message
+    bar with messages)."""
+
+    #: the key of ``settings`` the choice is kept under
+    CHOICE_KEY = "analysisView"
 
     def __init__(
         self,
@@ -103,11 +117,13 @@ class WindowLayout:
         settings: QSettings,
         docks: dict[str, QDockWidget],
         after_restore: Callable[[], None],
+        choice: KeptChoice | None = None,
     ):
         self.window = window
         self.settings = settings
         self.docks = docks
         self._after_restore = after_restore
+        self._choice = choice
         self._titles = WholeTabTitles(window)  # (the tab bars of tabbed docks, whenever Qt makes them)
         self._first_show = True  # not laid out on the screen yet
         self._restored = False  # a saved layout was applied
@@ -138,6 +154,9 @@ class WindowLayout:
             self.window.restoreGeometry(geometry)
         if state is not None:
             self._restored = self.window.restoreState(state, LAYOUT_VERSION)
+        choice = self.settings.value(self.CHOICE_KEY)
+        if self._choice is not None and isinstance(choice, str):
+            self._choice.choose(choice)
         if self._restored:
             self.compact = self.arranged_compact()  # (as it was saved: arranged anew below if the width asks)
         self._after_restore()
@@ -276,6 +295,8 @@ class WindowLayout:
     def save(self) -> None:
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.setValue("windowState", self.window.saveState(LAYOUT_VERSION))
+        if self._choice is not None:
+            self.settings.setValue(self.CHOICE_KEY, self._choice.chosen())
         self.settings.sync()
 
     def reset(self) -> None:
