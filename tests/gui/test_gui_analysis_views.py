@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtWidgets import QWidget  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
@@ -41,12 +42,21 @@ TIMEOUT = 30000
 
 
 def shown(qtbot, window, name):
-    """Bring the dock ``name`` forward and wait for its view to show the analysis of the scores shown."""
-    window.parts.views.docks[name].show()
-    window.parts.views.docks[name].raise_()
+    """Bring the dock of why runs differ forward with the view ``name`` chosen and wait for the view to show
+    the analysis of the scores shown."""
+    window.parts.views.analysis_views.show(name)
     view = window.parts.views.analysis_views[name]
     qtbot.waitUntil(lambda: view.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
     return view
+
+
+def turned(qtbot):
+    """Wait until the event loop has run what was scheduled for its next turn until now."""
+    from PySide6.QtCore import QTimer
+
+    ticked = []
+    QTimer.singleShot(0, lambda: ticked.append(True))
+    qtbot.waitUntil(lambda: bool(ticked), timeout=TIMEOUT)
 
 
 def click_cell(qtbot, table, row, column):
@@ -288,7 +298,7 @@ def test_a_change_of_runs_recomputes_the_view_shown_and_marks_a_hidden_one_out_o
     overlap = shown(qtbot, window, "overlap")
     coverage = window.parts.views.analysis_views["coverage"]
     shown(qtbot, window, "coverage")
-    window.parts.views.docks["overlap"].raise_()  # coverage is hidden behind it now
+    window.parts.views.analysis_views.show("overlap")  # coverage is hidden behind it now
     qtbot.waitUntil(lambda: overlap.follower.state() == "current" and not coverage.follower.shown(), timeout=TIMEOUT)
     with qtbot.waitSignal(window.session.sigResultsChanged, timeout=TIMEOUT):
         window.session.reading.remove(runs["c"])
@@ -345,8 +355,7 @@ def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, win
         return original(inputs, settings, progress)
 
     monkeypatch.setitem(analyses._KINDS, "agreement", slow)
-    window.parts.views.docks["agreement"].show()
-    window.parts.views.docks["agreement"].raise_()
+    window.parts.views.analysis_views.show("agreement")
     view = window.parts.views.analysis_views["agreement"]
     qtbot.waitUntil(lambda: view.follower.running, timeout=TIMEOUT)
     assert view.banner.text() == "Computing…"
@@ -356,10 +365,9 @@ def test_cancel_stops_an_analysis_and_its_pane_says_it_is_out_of_date(qtbot, win
     assert "Out of date" in view.banner.text() and view.banner.isVisibleTo(view)
 
 
-def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_made_early_shows(
-    qtbot, tmp_path, files
-):
+def test_a_view_is_made_when_it_first_comes_forward_and_shows_what_a_view_made_early_shows(qtbot, tmp_path, files):
     from workbench.views.analysis.coverage import CoverageView
+    from workbench.views.window.analysis_docks import VIEWS
 
     qrels, runs = files
     w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
@@ -371,15 +379,20 @@ def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_
         early.show()
         with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
             w.parts.files.open_files([qrels, *runs.values()])
-        # the evaluation finished: no analysis view of the window is made yet, its docks hold empty panes
-        assert w.parts.views.analysis_views.built() == []
-        assert not isinstance(w.parts.views.docks["coverage"].widget(), CoverageView)
+        # the evaluation finished: no analysis view of the window is made yet, its pages are empty
+        why = w.parts.views.analysis_views
+        page = why.pane.pages[[name for name, *_ in VIEWS].index("coverage")]
+        assert why.built() == [] and page.widget() is None
         qtbot.waitUntil(lambda: early.follower.state() == "current" and not w.session.busy, timeout=TIMEOUT)
 
-        w.parts.views.docks["coverage"].raise_()  # its tab chosen
-        qtbot.waitUntil(lambda: w.parts.views.analysis_views.built() == ["coverage"], timeout=TIMEOUT)
-        late = w.parts.views.docks["coverage"].widget()
-        assert isinstance(late, CoverageView) and late is w.parts.views.analysis_views["coverage"]
+        why.pane.box.setCurrentText("Coverage")  # chosen while the dock is behind the per-query differences
+        assert why.chosen() == "coverage" and why.dock.visibleRegion().isEmpty()
+        turned(qtbot)  # (a view made when chosen behind would be made by now)
+        assert why.built() == []
+        why.dock.raise_()  # its tab chosen
+        qtbot.waitUntil(lambda: why.built() == ["coverage"], timeout=TIMEOUT)
+        late = page.widget()
+        assert isinstance(late, CoverageView) and late is why["coverage"]
         qtbot.waitUntil(lambda: late.follower.state() == "current" and not w.session.busy, timeout=TIMEOUT)
         # what it shows: the core's Judged@10 per run, the same table, warning and holes as the early view
         expected = judgment_coverage(qrels, list(runs.values()), (10, 5))
@@ -391,25 +404,31 @@ def test_a_view_is_made_when_its_dock_first_comes_forward_and_shows_what_a_view_
         pd.testing.assert_frame_equal(late.holes.frame(), early.holes.frame())
         pd.testing.assert_frame_equal(late.condensed.frame(), early.condensed.frame())
         assert not late.banner.isVisibleTo(late)
-        # the other views are still not made
-        assert w.parts.views.analysis_views.built() == ["coverage"]
+        # the other views are still not made; another chosen in front is made then
+        assert why.built() == ["coverage"]
+        why.pane.box.setCurrentText("Overlap")
+        qtbot.waitUntil(lambda: why.built() == ["coverage", "overlap"], timeout=TIMEOUT)
+        assert why.pane.stack.currentWidget().widget() is why["overlap"]
     finally:
         close_window(w)
 
 
-def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in_front(qtbot, tmp_path, files):
+def test_a_workspace_restores_the_view_chosen_and_whether_its_dock_is_open(qtbot, tmp_path, files):
     qrels, runs = files
     first = tmp_path / "first"
     first.mkdir()
     w = open_window(qtbot, first, MEASURES, size=(1400, 900))
+    shown_path, closed_path = tmp_path / "study.irwb", tmp_path / "closed.irwb"
     try:
         with qtbot.waitSignal(w.session.sigIdle, timeout=TIMEOUT):
             w.parts.files.open_files([qrels, *runs.values()])
         shown(qtbot, w, "overlap")
-        w.parts.views.docks["agreement"].close()
-        path = tmp_path / "study.irwb"
         with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):  # (written by a job)
-            assert w.parts.workspaces.write(str(path))
+            assert w.parts.workspaces.write(str(shown_path))
+        w.parts.views.analysis_views.choose("agreement")
+        w.parts.views.analysis_views.dock.close()
+        with qtbot.waitSignal(w.sigWorkspaceSaved, timeout=TIMEOUT):
+            assert w.parts.workspaces.write(str(closed_path))
     finally:
         close_window(w)
 
@@ -417,19 +436,149 @@ def test_a_workspace_restores_which_analysis_docks_are_open_and_makes_the_one_in
     second.mkdir()
     w2 = open_window(qtbot, second, MEASURES, size=(1400, 900))
     try:
-        assert w2.parts.views.analysis_views.built() == []
-        w2.parts.files.open_files([str(path)])
+        why = w2.parts.views.analysis_views
+        assert why.built() == [] and why.chosen() == "contrast"
+        w2.parts.files.open_files([str(shown_path)])
         qtbot.waitUntil(lambda: w2.session.results is not None and not w2.session.busy, timeout=TIMEOUT)
-        qtbot.waitUntil(lambda: "overlap" in w2.parts.views.analysis_views.built(), timeout=TIMEOUT)
-        assert not w2.parts.views.docks["overlap"].visibleRegion().isEmpty()
-        assert w2.parts.views.docks["agreement"].isHidden() and "agreement" not in w2.parts.views.analysis_views.built()
-        view = w2.parts.views.analysis_views["overlap"]
+        qtbot.waitUntil(lambda: "overlap" in why.built(), timeout=TIMEOUT)
+        assert why.chosen() == "overlap" and not why.dock.visibleRegion().isEmpty()
+        assert why.built() == ["overlap"]  # (not the view chosen before the workspace's was)
+        view = why["overlap"]
         qtbot.waitUntil(lambda: view.follower.state() == "current" and not w2.session.busy, timeout=TIMEOUT)
         labels = list(runs)
         rbo = overlap_matrix(rank_overlap(list(runs.values()), depth=10, p=0.9, qrels=qrels), labels, "rbo")
         assert view.cell_text("a", "b") == f"{rbo.loc['a', 'b']:.3f}"
+
+        w2.parts.files.open_files([str(closed_path)])
+        qtbot.waitUntil(lambda: why.chosen() == "agreement" and why.dock.isHidden(), timeout=TIMEOUT)
+        qtbot.waitUntil(lambda: not w2.session.busy, timeout=TIMEOUT)
+        assert why.built() == ["overlap"]  # (a closed dock makes no view)
     finally:
         close_window(w2)
+
+
+def test_the_view_chosen_is_kept_with_the_windows_layout(qtbot, tmp_path):
+    """Closed, the window keeps the view chosen with its layout; the next window shows it, made only once the
+    dock comes forward."""
+    from PySide6.QtCore import QSettings
+
+    from workbench.views.window.main_window import MainWindow
+
+    ini = str(tmp_path / "layout.ini")
+    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.parts.views.analysis_views.choose("poolBias")
+    w.close()
+    again = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(again)
+    again.resize(1400, 900)
+    again.show()
+    qtbot.waitExposed(again)
+    try:
+        why = again.parts.views.analysis_views
+        assert why.chosen() == "poolBias" and why.pane.box.currentText() == "Pool bias"
+        assert why.built() == []
+        why.dock.raise_()
+        qtbot.waitUntil(lambda: why.built() == ["poolBias"], timeout=TIMEOUT)
+    finally:
+        close_window(again)
+
+
+def test_a_layout_saved_with_the_nine_docks_of_before_opens_the_default_layout(qtbot, qtlog, tmp_path):
+    """A layout saved when each view of why runs differ was a dock of its own (and a choice no longer offered)
+    opens without a word from Qt: the default layout, the views in one dock beside the per-query
+    differences, every dock open."""
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+    from workbench.views.window.analysis_docks import VIEWS
+    from workbench.views.window.main_window import MainWindow
+
+    old = QMainWindow()
+    qtbot.addWidget(old)
+    names = ["files", "measures", "summary", "prCurves", "ndcgAtK", "diffChart", "drilldown", "inspect", "pairs"]
+    docks = {}
+    for name in [*names, "explain", *(view for view, *_ in VIEWS)]:
+        dock = docks[name] = QDockWidget(name, old)
+        dock.setObjectName(name)
+        dock.setWidget(QWidget(dock))
+        old.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    for view, *_ in VIEWS:
+        old.tabifyDockWidget(docks["diffChart"], docks[view])
+    docks["poolBias"].raise_()
+    ini = str(tmp_path / "old.ini")
+    settings = QSettings(ini, QSettings.Format.IniFormat)
+    settings.setValue("windowState", old.saveState(5))  # (the version of the layouts saved then)
+    settings.setValue("analysisView", "retired")
+    settings.sync()
+
+    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    try:
+        views = w.parts.views
+        diff = views.docks["diffChart"]
+        qtbot.waitUntil(lambda: not diff.visibleRegion().isEmpty(), timeout=TIMEOUT)
+        assert [x.objectName() for x in w.tabifiedDockWidgets(diff)] == ["whyRunsDiffer"]
+        assert not any(dock.isHidden() for dock in views.docks.values())
+        assert not set(views.docks) & {view for view, *_ in VIEWS}
+        assert views.analysis_views.chosen() == "contrast"
+        said = [r.message for r in qtlog.records if "propagateSizeHints" not in r.message]
+        assert said == []
+    finally:
+        close_window(w)
+
+
+def _view_menu(window):
+    return next(a for a in window.menuBar().actions() if a.text() == "&View").menu()
+
+
+def test_view_why_runs_differ_lists_the_views_and_brings_the_dock_forward_with_the_one_chosen(qtbot, window):
+    from workbench.views.window.analysis_docks import VIEWS
+
+    menu = next(a.menu() for a in _view_menu(window).actions() if a.text() == "&Why runs differ")
+    actions = [a for a in menu.actions() if not a.isSeparator()]
+    assert [a.text() for a in actions] == [title for _, title, *_ in VIEWS] + ["Show the &dock"]
+    why = window.parts.views.analysis_views
+    assert why.dock.visibleRegion().isEmpty()  # (behind the per-query differences)
+    pool = next(a for a in actions if a.text() == "Pool bias")
+    pool.trigger()
+    qtbot.waitUntil(lambda: why.built() == ["poolBias"] and not why.dock.visibleRegion().isEmpty(), timeout=TIMEOUT)
+    assert why.chosen() == "poolBias"
+    menu.aboutToShow.emit()
+    assert [a.text() for a in actions if a.isChecked()] == ["Pool bias", "Show the &dock"]
+    # closed, the dock is opened again by a view chosen from the menu
+    actions[-1].trigger()
+    assert why.dock.isHidden()
+    next(a for a in actions if a.text() == "Overlap").trigger()
+    qtbot.waitUntil(lambda: "overlap" in why.built() and not why.dock.visibleRegion().isEmpty(), timeout=TIMEOUT)
+    assert why.chosen() == "overlap" and why.pane.stack.currentWidget().widget() is why["overlap"]
+
+
+def test_the_chooser_of_the_view_is_reached_by_tab_and_named(qtbot, window):
+    from PySide6.QtWidgets import QApplication
+
+    why = window.parts.views.analysis_views
+    why.show("coverage")
+    qtbot.waitUntil(lambda: not why.dock.visibleRegion().isEmpty(), timeout=TIMEOUT)
+    box = why.pane.box
+    assert box.accessibleName() == "Why runs differ: view shown"
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=TIMEOUT)
+    before = box.previousInFocusChain()  # the widget the keyboard leaves for the chooser with Tab
+    while not (before.isVisible() and before.isEnabled() and before.focusPolicy() & Qt.FocusPolicy.TabFocus):
+        before = before.previousInFocusChain()
+    before.setFocus(Qt.FocusReason.TabFocusReason)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is before, timeout=TIMEOUT)
+    qtbot.keyClick(before, Qt.Key.Key_Tab)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is box, timeout=TIMEOUT)
+    qtbot.keyClick(box, Qt.Key.Key_Down)  # the next view, chosen from the keyboard
+    qtbot.waitUntil(lambda: why.chosen() == "versus" and "versus" in why.built(), timeout=TIMEOUT)
 
 
 def _cells_whole(view, columns: int) -> bool:

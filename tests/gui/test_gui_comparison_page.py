@@ -67,8 +67,7 @@ def settings_shown(page: str) -> dict[str, str]:
 
 def test_the_page_is_that_of_the_where_to_look_first_view(qtbot, window, sample, tmp_path):
     s = window.session
-    window.parts.views.docks["contrast"].show()
-    window.parts.views.docks["contrast"].raise_()
+    window.parts.views.analysis_views.show("contrast")
     view = window.parts.views.analysis_views["contrast"]
     a, b = s.results.runs
     view.choose("tau_ap", a=b, b=a, depth=5)

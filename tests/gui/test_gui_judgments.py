@@ -179,7 +179,7 @@ def test_the_systems_view_ranks_the_runs_under_each_qrels_and_follows_the_measur
 def test_a_hidden_judgments_view_is_out_of_date_after_a_swap_and_computed_again_in_front(qtbot, window, sample):
     _open(qtbot, window, sample)
     view = shown(qtbot, window, "systems")
-    window.parts.views.docks["overlap"].raise_()
+    window.parts.views.analysis_views.show("overlap")
     qtbot.waitUntil(lambda: not view.follower.shown(), timeout=TIMEOUT)
     s = window.session
     s.reading.set_kind(str(sample / "qrels_b.txt"), "qrels")  # (the swap: qrels_b.txt in use, qrels.txt held beside)
@@ -222,8 +222,7 @@ def test_what_cannot_be_computed_is_said_in_words(qtbot, window, sample):
 def test_without_qrels_held_beside_the_views_say_how_to_hold_some(qtbot, window, sample):
     _open(qtbot, window, sample, held=())
     view = window.parts.views.analysis_views["qrelsAgreement"]
-    window.parts.views.docks["qrelsAgreement"].show()
-    window.parts.views.docks["qrelsAgreement"].raise_()
+    window.parts.views.analysis_views.show("qrelsAgreement")
     qtbot.waitUntil(lambda: "Open qrels to compare" in view.caption.text(), timeout=TIMEOUT)
     assert "Open qrels to compare" in view.banner.text() and view.banner.isVisibleTo(view)
     assert view.summary.text() == "" and view.confusion_table.frame().empty
@@ -279,8 +278,7 @@ def test_two_qrels_are_compared_without_any_run_and_a_swap_makes_the_view_comput
     window.parts.files.open_held([str(sample / "qrels_b.txt")])
     qtbot.waitUntil(lambda: s.workspace.held_entries() != [] and not s.busy, timeout=TIMEOUT)
     assert s.results is None
-    window.parts.views.docks["qrelsAgreement"].show()
-    window.parts.views.docks["qrelsAgreement"].raise_()
+    window.parts.views.analysis_views.show("qrelsAgreement")
     view = window.parts.views.analysis_views["qrelsAgreement"]
     qtbot.waitUntil(lambda: view.follower.state() == "current" and view.follower.outcome is not None, timeout=TIMEOUT)
     expected = compare(sample / "qrels.txt", sample / "qrels_b.txt")
@@ -294,8 +292,7 @@ def test_two_qrels_are_compared_without_any_run_and_a_swap_makes_the_view_comput
     turned = compare(sample / "qrels_b.txt", sample / "qrels.txt")
     assert view.confusion_table.text(0, "b: 1") == str(int(turned.confusion.loc[0, 1])) != "0"
     # the runs' views need runs, and say so
-    window.parts.views.docks["systems"].show()
-    window.parts.views.docks["systems"].raise_()
+    window.parts.views.analysis_views.show("systems")
     systems = window.parts.views.analysis_views["systems"]
     qtbot.waitUntil(lambda: "load qrels and at least one run" in systems.banner.text(), timeout=TIMEOUT)
 

@@ -14,6 +14,7 @@ from dl19_data import write_dl19_like  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
+from workbench.views.window.layout import COMPACT_BELOW  # noqa: E402
 from workbench.views.window.main_window import MainWindow  # noqa: E402
 
 TIMEOUT = 30000
@@ -103,12 +104,13 @@ def test_explain_is_reachable_from_the_keyboard(qtbot, tmp_path, dl19):
 
 
 @pytest.mark.parametrize(
-    "size, front", [((1400, 900), ("prCurves", "ndcgAtK", "diffChart", "drilldown")), ((1024, 700), ("prCurves",))]
+    "size, front",
+    [((1400, 900), ("prCurves", "ndcgAtK", "diffChart", "drilldown")), ((1024, 700), ("prCurves", "drilldown"))],
 )
 def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(qtbot, tmp_path, size, front):
     """As ``ir-workbench`` starts: the window shown, its views built just after.  The docks tabbed then are
     in front as in a window built before it is shown, every view of the right is still open, and no analysis
-    view is made (each is made when its dock first comes forward)."""
+    view is made (each is made when it first comes forward in the dock of why runs differ)."""
     w = MainWindow(settings=QSettings(str(tmp_path / "deferred.ini"), QSettings.Format.IniFormat), deferred=True)
     qtbot.addWidget(w)
     w.resize(*size)
@@ -116,7 +118,7 @@ def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(q
     qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
     try:
         docks = w.parts.views.docks
-        tabbed = {"prCurves", "ndcgAtK", "diffChart", "drilldown", *w.parts.views.analysis_views}
+        tabbed = {"prCurves", "ndcgAtK", "diffChart", "drilldown", "whyRunsDiffer"}
 
         def in_front() -> set[str]:
             return {name for name, dock in docks.items() if not dock.visibleRegion().isEmpty()} & tabbed
@@ -132,7 +134,7 @@ def test_a_window_built_after_its_first_frame_shows_the_default_views_in_front(q
         tabs = {
             name: {x.objectName() for x in w.tabifiedDockWidgets(docks[name])} for name in ("diffChart", "drilldown")
         }
-        assert tabs == {"diffChart": set(w.parts.views.analysis_views), "drilldown": {"inspect", "pairs", "explain"}}
+        assert tabs == {"diffChart": {"whyRunsDiffer"}, "drilldown": {"inspect", "pairs", "explain"}}
     finally:
         close_window(w)
 
@@ -160,6 +162,73 @@ def test_no_tab_title_is_cut_at_any_size(qtbot, tmp_path, dl19, size):
             if bar.tabRect(bar.count() - 1).right() > bar.width():  # more tabs than room: the bar scrolls
                 assert bar.usesScrollButtons()
         assert len(set(titles)) == len(titles)  # no two tabs alike
+    finally:
+        close_window(w)
+
+
+@pytest.fixture(scope="module")
+def dl19_100(tmp_path_factory):
+    """100 runs of DL19's shape and their qrels."""
+    qrels, runs = write_dl19_like(tmp_path_factory.mktemp("dl19_100"), [f"run{i:03d}" for i in range(100)], seed=7)
+    return [qrels, *runs]
+
+
+#: the docks of the right that are tabs of a group side by side, and also narrow (tabs of one column)
+TABBED = ("diffChart", "whyRunsDiffer", "drilldown", "inspect", "pairs", "explain")
+TABBED_NARROW = ("prCurves", "ndcgAtK", *TABBED)
+
+
+def _bars_on_screen(w):
+    """The tab bars of ``w`` that show (Qt keeps a bar it no longer uses off the window, never drawn)."""
+    from PySide6.QtWidgets import QTabBar
+
+    return [b for b in w.findChildren(QTabBar) if b.isVisible() and b.count() and not b.visibleRegion().isEmpty()]
+
+
+def _too_narrow(w) -> list[tuple[list[str], int, int]]:
+    """The tab bars on the screen that need more width than they have (their titles, their width and the
+    width they need): such a bar scrolls, a tab at its edge cut."""
+    narrow = []
+    for bar in _bars_on_screen(w):
+        need = max(bar.sizeHint().width(), bar.tabRect(bar.count() - 1).right() + 1)
+        if need > bar.width():
+            narrow.append(([bar.tabText(i) for i in range(bar.count())], bar.width(), need))
+    return narrow
+
+
+def _tabs_placed(w) -> bool:
+    """Every dock of the right that the window's width makes a tab is one of a bar on the screen (the
+    window's layout is done)."""
+    titles = {bar.tabText(i) for bar in _bars_on_screen(w) for i in range(bar.count())}
+    names = TABBED_NARROW if w.width() < COMPACT_BELOW else TABBED
+    return all(w.parts.views.docks[name].windowTitle() in titles for name in names)
+
+
+@pytest.mark.parametrize("runs", ["sample", "100 runs"])
+@pytest.mark.parametrize("size", [(1024, 700), (1400, 900), (1920, 1080)])
+def test_every_tab_bar_has_the_width_its_titles_need(qtbot, tmp_path, dl19_100, size, runs):
+    """No bar of tabs scrolls with a tab cut at its edge, on the sample and with 100 runs open: at 1024x700
+    the right column is two groups of tabs as wide as their titles need, at 1400x900 and 1920x1080 the
+    views of why runs differ are one tab beside the per-query differences; the window keeps its size, and
+    the dock of why runs differ brought forward shows a view, its tabs still whole."""
+    w = open_window(qtbot, tmp_path, MEASURES, size=size)
+    try:
+        if runs == "sample":
+            w.session.reading.open_sample()
+            qtbot.waitUntil(lambda: w.session.results is not None and not w.session.busy, timeout=TIMEOUT)
+        else:
+            _loaded(qtbot, w, dl19_100)
+            assert len(w.session.results.runs) == 100
+        qtbot.waitUntil(lambda: _tabs_placed(w), timeout=5000)
+        assert _too_narrow(w) == []
+        assert w.width() <= size[0] and w.height() <= size[1]
+        why = w.parts.views.analysis_views
+        why.show("overlap")
+        qtbot.waitUntil(lambda: why.built() == ["overlap"] and not why.dock.visibleRegion().isEmpty(), timeout=5000)
+        assert why.pane.stack.currentWidget().widget() is why["overlap"]
+        qtbot.waitUntil(lambda: _tabs_placed(w), timeout=5000)
+        assert _too_narrow(w) == []
+        assert w.width() <= size[0] and w.height() <= size[1]
     finally:
         close_window(w)
 

@@ -20,8 +20,7 @@ TIMEOUT = 30000
 
 
 def shown_view(qtbot, window):
-    window.parts.views.docks["contrast"].show()
-    window.parts.views.docks["contrast"].raise_()
+    window.parts.views.analysis_views.show("contrast")
     view = window.parts.views.analysis_views["contrast"]
     qtbot.waitUntil(lambda: view.follower.state() == "current" and not window.session.busy, timeout=TIMEOUT)
     return view

@@ -26,11 +26,15 @@ Example::
       "significance": {"test": "t", "alpha": 0.05, "correction": "holm"},
       "selected_query": null,
       "focus_measure": "map",
-      "layout": "<base64 of the window's dock layout>"
+      "layout": "<base64 of the window's dock layout>",
+      "analysis_view": "overlap"
     }
 
 A file of kind ``held`` is a qrels file held beside the qrels in use (compared with them, scoring
 nothing); it is always read again as such.
+
+``analysis_view`` names the view the window's "Why runs differ" dock shows (a file without it leaves the
+window's choice as it is).
 
 ``settings`` holds every field of :class:`metrics.Settings`; ``relevance_level``, ``k_max`` and
 ``ndcg_options`` say the same for earlier versions, and are what a file without ``settings`` is read from.
@@ -74,6 +78,7 @@ class WorkspaceDoc:
     selected_query: str | None = None
     focus_measure: str | None = None
     layout: str | None = None  # base64 text, the window's business
+    analysis_view: str | None = None  # the view of why runs differ shown (the window's business too)
 
 
 def _relative(path: str, folder: str) -> str:
@@ -108,6 +113,7 @@ def to_json(doc: WorkspaceDoc, workspace_path: str) -> str:
         "selected_query": doc.selected_query,
         "focus_measure": doc.focus_measure,
         "layout": doc.layout,
+        "analysis_view": doc.analysis_view,
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -193,7 +199,7 @@ def read(path: str) -> WorkspaceDoc:
     value = data.get("significance", {})
     _expect(isinstance(value, dict), path, '"significance" must be an object')
     doc.significance = value
-    for name in ("selected_query", "focus_measure", "layout"):
+    for name in ("selected_query", "focus_measure", "layout", "analysis_view"):
         value = data.get(name)
         _expect(value is None or isinstance(value, str), path, f'"{name}" must be text or null')
         setattr(doc, name, value)

@@ -75,3 +75,18 @@ def workspace_file_listing(doc: WorkspaceDoc):
     from workbench.state.listing import look_at
 
     return look_at(f.path for f in doc.files)
+
+
+def test_the_view_of_why_runs_differ_is_kept_and_a_file_without_it_chooses_none(tmp_path):
+    path = str(tmp_path / "w.irwb")
+    workspace_file.write(WorkspaceDoc(analysis_view="poolBias"), path)
+    assert json.loads(open(path).read())["analysis_view"] == "poolBias"
+    assert workspace_file.read(path).analysis_view == "poolBias"
+    data = json.loads(open(path).read())
+    del data["analysis_view"]  # (a file of an earlier version)
+    open(path, "w").write(json.dumps(data))
+    assert workspace_file.read(path).analysis_view is None
+    data["analysis_view"] = 3
+    open(path, "w").write(json.dumps(data))
+    with pytest.raises(InputError, match='"analysis_view" must be text or null'):
+        workspace_file.read(path)

@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Protocol
 
 from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
-from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar
+from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar, QWidget
 
-LAYOUT_VERSION = 5  # bump when the docks or bars change, so that an older saved layout is not applied
+LAYOUT_VERSION = 6  # bump when the docks or bars change, so that an older saved layout is not applied
 
-#: below this window width the curves, the per-query differences, the drill-down and the other views of the
-#: right are tabs of one column, each as wide and tall as the column (1024 px wide, side by side, each plot
-#: had 162-183 px, and the right column's views stacked asked for more height than 700 px); at or above it,
-#: side by side
+#: below this window width the views of the right are one column of two groups of tabs, each view as wide
+#: as the column: the curves, the per-query differences and the views tabbed with them over the drill-down
+#: and the views tabbed with it (1024 px wide, side by side, each plot had 162-183 px, and the right
+#: column's views stacked asked for more height than 700 px); at or above it, side by side
 COMPACT_BELOW = 1300
-#: the views tabbed with the drill-down when the window first places them (the others of the right are
-#: tabbed with the per-query differences)
-LOWER_TABS = ("inspect", "pairs", "explain")
 #: the left column (files, measures) never takes more than this share of the width when the window is laid out
 LEFT_SHARE = 0.3
+#: narrow, the column of tabs takes half the width beside the left column, more if its tabs need it to show
+#: every title, but never more than this share
+COLUMN_SHARE, COLUMN_MOST = 0.5, 0.62
+#: pixels a bar of tabs is given beyond what its titles need (a frame, a font that rounds up)
+TAB_SLACK = 8
 
 
 def closed(dock: QDockWidget) -> bool:
@@ -79,6 +82,17 @@ class WholeTabTitles(QObject):
         return False
 
 
+def tabs_width(window: QWidget, titles: list[str]) -> int:
+    """The width a bar of tabs titled ``titles`` needs in ``window`` to show every title whole (as Qt draws
+    the tabs of docks tabbed together)."""
+    bar = QTabBar()
+    bar.setFont(window.font())
+    whole_titles(bar)
+    for title in titles:
+        bar.addTab(title)
+    return bar.sizeHint().width()
+
+
 def fit_to_screen(window: QMainWindow) -> None:
     """A first size that shows every view: up to 1800 x 1050, within the screen."""
     w, h = 1800, 1050
@@ -92,10 +106,23 @@ def fit_to_screen(window: QMainWindow) -> None:
     window.resize(w, h)
 
 
+class KeptChoice(Protocol):
+    """A choice of the window's kept with its layout (the view the "Why runs differ" dock shows): its name,
+    and choosing by name (a name no longer offered leaves the choice as it is)."""
+
+    def chosen(self) -> str: ...
+
+    def choose(self, name: str) -> None: ...
+
+
 class WindowLayout:
-    """Where the docks of ``window`` (``docks``, by name) are and how large: saved in ``settings`` at exit
-    and restored, shares of the width kept as the window is resized, and Reset layout.
-    ``after_restore()`` shows again what a restored state may hide (the message bar with messages)."""
+    """Where the docks of ``window`` (``docks``, by name) are and how large, and ``choice`` (the view of
+    why runs differ): saved in ``settings`` at exit and restored, shares of the width kept as the window is
+    resized, and Reset layout.  ``after_restore()`` shows again what a restored state may hide (the message
+    bar with messages)."""
+
+    #: the key of ``settings`` the choice is kept under
+    CHOICE_KEY = "analysisView"
 
     def __init__(
         self,
@@ -103,24 +130,26 @@ class WindowLayout:
         settings: QSettings,
         docks: dict[str, QDockWidget],
         after_restore: Callable[[], None],
+        choice: KeptChoice | None = None,
     ):
         self.window = window
         self.settings = settings
         self.docks = docks
         self._after_restore = after_restore
+        self._choice = choice
         self._titles = WholeTabTitles(window)  # (the tab bars of tabbed docks, whenever Qt makes them)
         self._first_show = True  # not laid out on the screen yet
         self._restored = False  # a saved layout was applied
         self._initial_state = QByteArray()  # the dock positions "Reset layout" goes back to
         self.compact: bool | None = None  # the plots and the comparison as tabs of one column (None: not arranged)
         self._initial_compact: bool | None = None  # how the initial state was arranged
-        #: the views tabbed with the per-query differences and with the drill-down before the window became
-        #: narrow (put back so when it is wide again)
-        self._groups: tuple[list[QDockWidget], list[QDockWidget]] | None = None
+        #: the two groups of tabs of the narrow window's column, as :meth:`arrange` placed them (Qt lists the
+        #: docks tabbed together only once the window has shown them; None: as Qt lists them)
+        self._column: list[list[QDockWidget]] | None = None
 
     def arranged_compact(self) -> bool:
         """Whether the right column is now one column of tabs (the plots and the per-query differences as
-        tabs of one group), as :meth:`arrange` or a restored layout left it."""
+        tabs of one group, over the drill-down's), as :meth:`arrange` or a restored layout left it."""
         return self.docks["diffChart"] in self.window.tabifiedDockWidgets(self.docks["prCurves"])
 
     def keep_initial(self) -> None:
@@ -138,14 +167,19 @@ class WindowLayout:
             self.window.restoreGeometry(geometry)
         if state is not None:
             self._restored = self.window.restoreState(state, LAYOUT_VERSION)
+        choice = self.settings.value(self.CHOICE_KEY)
+        if self._choice is not None and isinstance(choice, str):
+            self._choice.choose(choice)
         if self._restored:
             self.compact = self.arranged_compact()  # (as it was saved: arranged anew below if the width asks)
+            self._column = None  # (its groups as Qt lists them)
         self._after_restore()
 
     def arrange(self) -> None:
         """Side by side or as tabs, as the window's width asks (:data:`COMPACT_BELOW`): narrow, the precision-
-        recall and NDCG@k plots and the per-query differences become tabs of one column over the drill-down's
-        tabs; wide again, they go back side by side at their default sizes."""
+        recall and NDCG@k plots become tabs of the per-query differences' group, over the drill-down's group
+        in one column; wide again, they go back side by side at their default sizes.  The views tabbed with
+        the per-query differences or with the drill-down stay with them."""
         compact = self.window.width() < COMPACT_BELOW
         if compact == self.compact:
             return
@@ -154,19 +188,14 @@ class WindowLayout:
         right = [d["prCurves"], d["ndcgAtK"], d["diffChart"], d["drilldown"]]
         if any(dock.isFloating() for dock in right):
             return  # the user placed them: left as they are
-        if compact:  # the groups of tabs side by side, kept to be put back (a view the user moved included)
-            lower = [x for x in window.tabifiedDockWidgets(d["drilldown"]) if not x.isFloating() and x not in right]
-            upper = [  # the views tabbed with the per-query differences (why runs differ)
-                x for x in window.tabifiedDockWidgets(d["diffChart"]) if not x.isFloating() and x not in right + lower
-            ]
-            self._groups = (upper, lower)
-        else:  # back from one column: the groups as they were, or as the window first places them
-            tabbed = [x for x in window.tabifiedDockWidgets(d["prCurves"]) if not x.isFloating() and x not in right]
-            upper, lower = self._groups or (
-                [x for x in tabbed if x.objectName() not in LOWER_TABS],
-                [x for x in tabbed if x.objectName() in LOWER_TABS],
-            )
-            upper, lower = [x for x in upper if x in tabbed], [x for x in lower if x in tabbed]
+        # the groups of tabs (a view the user moved included): those tabbed with the drill-down, and those
+        # tabbed with the per-query differences (why runs differ), with the plots too when narrow
+        lower = [x for x in window.tabifiedDockWidgets(d["drilldown"]) if not x.isFloating() and x not in right]
+        upper = [
+            x
+            for x in window.tabifiedDockWidgets(d["prCurves"] if self.arranged_compact() else d["diffChart"])
+            if not x.isFloating() and x not in right + lower
+        ]
         # (a dock split from one in a group of tabs would join the tabs: every dock of the right is taken out
         # and put back, the precision-recall plot alone first, the others beside it or as its tabs)
         area = Qt.DockWidgetArea.RightDockWidgetArea
@@ -174,9 +203,15 @@ class WindowLayout:
         for dock in right + lower + upper:
             window.removeDockWidget(dock)
         window.addDockWidget(area, d["prCurves"])
-        if compact:  # one column of tabs, each view as tall as the column
-            for dock in [d["ndcgAtK"], d["diffChart"], *upper, d["drilldown"], *lower]:
+        self._column = (
+            [[d["prCurves"], d["ndcgAtK"], d["diffChart"], *upper], [d["drilldown"], *lower]] if compact else None
+        )
+        if compact:  # one column of two groups of tabs, each view as wide as the column
+            window.splitDockWidget(d["prCurves"], d["drilldown"], Qt.Orientation.Vertical)
+            for dock in [d["ndcgAtK"], d["diffChart"], *upper]:
                 window.tabifyDockWidget(d["prCurves"], dock)
+            for dock in lower:
+                window.tabifyDockWidget(d["drilldown"], dock)
         else:
             window.splitDockWidget(d["prCurves"], d["diffChart"], Qt.Orientation.Horizontal)
             window.splitDockWidget(d["prCurves"], d["ndcgAtK"], Qt.Orientation.Vertical)
@@ -187,7 +222,7 @@ class WindowLayout:
                 window.tabifyDockWidget(d["diffChart"], dock)
         for dock, visible in shown.items():
             dock.setVisible(visible)
-        for dock in [d["prCurves"]] if compact else [d["diffChart"], d["drilldown"]]:
+        for dock in [d["prCurves"], d["drilldown"]] if compact else [d["diffChart"], d["drilldown"]]:
             bring_forward(dock)
         self.default_sizes()
 
@@ -237,7 +272,8 @@ class WindowLayout:
 
     def default_sizes(self) -> None:
         """Columns: files and measures | summary over the per-query table | curves | comparison (narrow: the
-        curves and the comparison are one column of tabs, half the width beside the table)."""
+        curves and the comparison are one column of tabs, half the width beside the table, more if its tabs
+        need it)."""
         d, window = self.docks, self.window
         w, h = window.width(), window.height()
         left = min(260, int(w * 0.18))
@@ -245,7 +281,8 @@ class WindowLayout:
         window.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
         window.resizeDocks([d["summary"]], [int(h * 0.2)], Qt.Orientation.Vertical)
         if self.compact:
-            window.resizeDocks([d["prCurves"]], [int((w - left) * 0.5)], Qt.Orientation.Horizontal)
+            window.resizeDocks([d["prCurves"]], [self._column_width(w - left)], Qt.Orientation.Horizontal)
+            window.resizeDocks([d["prCurves"], d["drilldown"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
             return
         window.resizeDocks([d["prCurves"], d["ndcgAtK"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
         window.resizeDocks([d["prCurves"]], [int(w * 0.22)], Qt.Orientation.Horizontal)
@@ -258,6 +295,21 @@ class WindowLayout:
         h = window.height()
         window.resizeDocks([d["diffChart"], d["drilldown"]], [int(h * 0.36), int(h * 0.64)], Qt.Orientation.Vertical)
 
+    def _column_width(self, room: int) -> int:
+        """The width of the narrow window's column of tabs, of ``room`` beside the left column: its share, or
+        what its widest bar of tabs needs to show every title (:data:`COLUMN_MOST` of ``room`` at most)."""
+        return max(int(room * COLUMN_SHARE), self._column_need(room))
+
+    def _column_need(self, room: int) -> int:
+        """The width the widest bar of tabs of the narrow window's column needs (within :data:`COLUMN_MOST` of
+        ``room``)."""
+        groups = self._column or [
+            [group, *self.window.tabifiedDockWidgets(group)]
+            for group in (self.docks["prCurves"], self.docks["drilldown"])
+        ]
+        need = max(tabs_width(self.window, [x.windowTitle() for x in group if not closed(x)]) for group in groups)
+        return min(need + TAB_SLACK, int(room * COLUMN_MOST))
+
     def resized(self, old: QSize, new: QSize) -> None:
         """The plot and comparison columns keep their share of the width as the window grows or shrinks
         (Qt gives every change to the central table, so a window made small once stayed cramped)."""
@@ -268,14 +320,17 @@ class WindowLayout:
             return
         factor = new.width() / old.width()
         columns = [d for d in (self.docks["prCurves"], self.docks["diffChart"]) if d.isVisible() and not d.isFloating()]
+        widths = [max(120, int(d.width() * factor)) for d in columns]
+        if self.compact and columns and columns[0] is self.docks["prCurves"]:  # (its tabs' titles kept whole)
+            widths[0] = max(widths[0], self._column_need(new.width() - self.docks["files"].width()))
         if columns:
-            self.window.resizeDocks(
-                columns, [max(120, int(d.width() * factor)) for d in columns], Qt.Orientation.Horizontal
-            )
+            self.window.resizeDocks(columns, widths, Qt.Orientation.Horizontal)
 
     def save(self) -> None:
         self.settings.setValue("geometry", self.window.saveGeometry())
         self.settings.setValue("windowState", self.window.saveState(LAYOUT_VERSION))
+        if self._choice is not None:
+            self.settings.setValue(self.CHOICE_KEY, self._choice.chosen())
         self.settings.sync()
 
     def reset(self) -> None:

@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         toolbars = QueryToolbars(self, s)
         bars = WindowBars(self, s)
         recent = RecentFiles(settings)
-        layout = WindowLayout(self, settings, views.docks, bars.after_restore)
+        layout = WindowLayout(self, settings, views.docks, bars.after_restore, choice=views.analysis_views)
         saved, messages = self.sigWorkspaceSaved.emit, bars.messages.add
         workspaces = WorkspaceActions(
             self,
@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
             settings=settings,
             recent=recent,
             layout=layout,
+            choice=views.analysis_views,
             show_error=messages,
             tell=tell,
             after_change=title,

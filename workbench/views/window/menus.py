@@ -4,19 +4,23 @@ Edit > Undo following the session."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeySequence, QTextCursor
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QTextCursor
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QLabel,
     QMainWindow,
+    QMenu,
     QPlainTextEdit,
     QVBoxLayout,
 )
+
+from workbench.views.window.analysis_docks import VIEWS
 
 if TYPE_CHECKING:
     from workbench.qt.session import Session
@@ -121,8 +125,12 @@ class WindowMenus:
         act.setToolTip("How the value of the current cell of the per-query table or the summary was computed")
 
         self.view_menu = bar.addMenu("&View")
+        why = views.analysis_views
         for dock in views.docks.values():
-            self.view_menu.addAction(dock.toggleViewAction())
+            if dock is why.dock:
+                self.why_menu = self._why_menu(self.view_menu)
+            else:
+                self.view_menu.addAction(dock.toggleViewAction())
         self.view_menu.addSeparator()
         act = self.view_menu.addAction("Show the mean over queries", lambda: session.model.select_query(None))
         act.setShortcut(QKeySequence(Qt.Key.Key_Escape))
@@ -139,6 +147,25 @@ class WindowMenus:
 
         session.sigMeasuresChanged.connect(self.sync_undo)
         session.sigFilesChanged.connect(self.sync_undo)
+
+    def _why_menu(self, view_menu: QMenu) -> QMenu:
+        """View > Why runs differ: each of its views (the one chosen checked), which brings the dock forward
+        with it, and whether the dock is shown."""
+        why = self.views.analysis_views
+        menu = view_menu.addMenu("&Why runs differ")
+        group = QActionGroup(menu)
+        chosen: dict[str, QAction] = {}
+        for name, title, _, _ in VIEWS:
+            act = menu.addAction(title, partial(why.show, name))
+            act.setCheckable(True)
+            group.addAction(act)
+            chosen[name] = act
+        menu.aboutToShow.connect(lambda: chosen[why.chosen()].setChecked(True))
+        menu.addSeparator()
+        shown = why.dock.toggleViewAction()
+        shown.setText("Show the &dock")
+        menu.addAction(shown)
+        return menu
 
     def show_examples(self) -> QDialog:
         """Help > Worked examples: the textbooks' examples, each openable as a session."""

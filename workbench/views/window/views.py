@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QToolBar, QVBoxLayout, QWidget
 
-from workbench.views.window.late_view import LateView
+from workbench.views.window.late_view import LateView, in_dock
 from workbench.views.window.layout import bring_forward, tab_hidden
 from workbench.views.window.status import MessageArea, StaleBar
 
@@ -79,10 +79,10 @@ class WindowViews:
         tab_hidden(window, d["drilldown"], [d["inspect"], d["pairs"], d["explain"]])
         # the Explain view (behind the drill-down) is made when its dock first comes forward or an explanation
         # arrives: its modules and its plot are not needed for the first paint
-        self.explain: LateView[ExplainPanel] = LateView(window, d["explain"], lambda: _explain_panel(window))
-        # why runs differ: overlap, coverage, run against run, queries, measure agreement, and the judgments:
-        # qrels agreement, systems by qrels, pool bias (tabbed with the per-query differences; each view
-        # made when its dock first comes forward)
+        self.explain: LateView[ExplainPanel] = in_dock(window, d["explain"], lambda: _explain_panel(window))
+        # why runs differ: where to look first, overlap, coverage, run against run, queries, measure agreement,
+        # and the judgments: qrels agreement, systems by qrels, pool bias (one dock tabbed with the per-query
+        # differences, a chooser of the view at its top; each view made when it first comes forward)
         from workbench.views.window.analysis_docks import AnalysisViews
 
         self.analysis_views = AnalysisViews(window, session, self._add_dock, self.docks)
@@ -96,8 +96,9 @@ class WindowViews:
         return self.explain.view()
 
     def contrast_settings(self) -> ContrastSettings | None:
-        """The settings of "Where to look first" while its dock is open and its view made (None otherwise)."""
-        if "contrast" not in self.analysis_views.built() or self.docks["contrast"].isHidden():
+        """The settings of "Where to look first" while the dock of why runs differ is open and the view is
+        made (None otherwise)."""
+        if "contrast" not in self.analysis_views.built() or self.analysis_views.dock.isHidden():
             return None
         view = self.analysis_views["contrast"]
         return view.settings()  # type: ignore[attr-defined]

@@ -17,14 +17,15 @@ from PySide6.QtWidgets import QFileDialog, QWidget
 if TYPE_CHECKING:
     from workbench.qt.session import Session
     from workbench.state.workspace_file import WorkspaceDoc
-    from workbench.views.window.layout import WindowLayout
+    from workbench.views.window.layout import KeptChoice, WindowLayout
     from workbench.views.window.recent import RecentFiles
 
 
 class WorkspaceActions:
-    """File > Open/Save workspace: what ``session`` holds and the dock positions of ``layout``, in a file;
-    dialogs are children of ``parent``; the last session is kept next to the ``settings`` file.
-    ``show_error(text)`` reports a failure, ``tell(text)`` says something in the status bar,
+    """File > Open/Save workspace: what ``session`` holds, the dock positions of ``layout`` and ``choice`` (the
+    view the "Why runs differ" dock shows), in a file; dialogs are children of ``parent``; the last session
+    is kept next to the ``settings`` file.  ``show_error(text)`` reports a failure, ``tell(text)`` says
+    something in the status bar,
     ``after_change()`` runs once the workspace file changed (the title names it), ``saved(path)`` once a
     workspace is written.
 
@@ -45,6 +46,7 @@ class WorkspaceActions:
         settings: QSettings,
         recent: RecentFiles,
         layout: WindowLayout,
+        choice: KeptChoice | None = None,
         show_error: Callable[[str], None],
         tell: Callable[[str], None],
         after_change: Callable[[], None],
@@ -55,6 +57,7 @@ class WorkspaceActions:
         self.settings = settings
         self.recent = recent
         self.layout = layout
+        self.choice = choice
         self._show_error = show_error
         self._tell = tell
         self._after_change = after_change
@@ -74,6 +77,7 @@ class WorkspaceActions:
     def doc(self) -> WorkspaceDoc:
         doc = self.session.model.snapshot()
         doc.layout = bytes(self.layout.state().toBase64().data()).decode("ascii")
+        doc.analysis_view = self.choice.chosen() if self.choice is not None else None
         return doc
 
     def open(self, path: str) -> None:
@@ -84,6 +88,8 @@ class WorkspaceActions:
         def opened(doc: WorkspaceDoc) -> None:
             if doc.layout:
                 self.layout.restore_state(QByteArray.fromBase64(doc.layout.encode("ascii")))
+            if doc.analysis_view and self.choice is not None:
+                self.choice.choose(doc.analysis_view)
             if path != os.path.abspath(self.last_session_path()):
                 self.path = path
                 self.recent.remember(path)
