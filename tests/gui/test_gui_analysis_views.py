@@ -560,6 +560,26 @@ def test_view_why_runs_differ_lists_the_views_and_brings_the_dock_forward_with_t
     assert why.chosen() == "overlap" and why.pane.stack.currentWidget().widget() is why["overlap"]
 
 
+def test_reset_layout_puts_every_dock_back_and_chooses_the_first_view_again(qtbot, window):
+    """View > Reset layout: a dock floated, one closed and the view chosen in "Why runs differ" all go back to
+    how the window first placed them (the first view of :data:`VIEWS` chosen)."""
+    from workbench.views.window.analysis_docks import VIEWS
+
+    why, docks = window.parts.views.analysis_views, window.parts.views.docks
+    tabbed_first = set(window.tabifiedDockWidgets(docks["diffChart"]))
+    why.show("poolBias")
+    qtbot.waitUntil(lambda: why.built() == ["poolBias"], timeout=TIMEOUT)
+    docks["measures"].setFloating(True)
+    docks["files"].close()
+    qtbot.waitUntil(lambda: docks["files"].isHidden() and docks["measures"].isFloating(), timeout=TIMEOUT)
+    reset = next(a for a in _view_menu(window).actions() if a.text() == "Reset layout")
+    reset.trigger()
+    qtbot.waitUntil(lambda: not docks["files"].isHidden() and not docks["measures"].isFloating(), timeout=TIMEOUT)
+    assert why.chosen() == VIEWS[0][0] != "poolBias"
+    assert set(window.tabifiedDockWidgets(docks["diffChart"])) == tabbed_first and why.dock in tabbed_first
+    assert window.dockWidgetArea(docks["measures"]) == Qt.DockWidgetArea.LeftDockWidgetArea
+
+
 def test_the_chooser_of_the_view_is_reached_by_tab_and_named(qtbot, window):
     from PySide6.QtWidgets import QApplication
 

@@ -143,6 +143,7 @@ class WindowLayout:
         self._initial_state = QByteArray()  # the dock positions "Reset layout" goes back to
         self.compact: bool | None = None  # the plots and the comparison as tabs of one column (None: not arranged)
         self._initial_compact: bool | None = None  # how the initial state was arranged
+        self._initial_choice: str | None = None  # the view of why runs differ chosen then
         #: the two groups of tabs of the narrow window's column, as :meth:`arrange` placed them (Qt lists the
         #: docks tabbed together only once the window has shown them; None: as Qt lists them)
         self._column: list[list[QDockWidget]] | None = None
@@ -159,6 +160,7 @@ class WindowLayout:
         self.arrange()
         self._initial_state = self.window.saveState(LAYOUT_VERSION)
         self._initial_compact = self.compact
+        self._initial_choice = self._choice.chosen() if self._choice is not None else None
 
     def restore(self) -> None:
         geometry = self.settings.value("geometry")
@@ -334,7 +336,11 @@ class WindowLayout:
         self.settings.sync()
 
     def reset(self) -> None:
+        """Reset layout: every dock back where the window first placed it, shown and docked, at the default
+        sizes, with the view of why runs differ chosen then."""
         self.window.restoreState(self._initial_state, LAYOUT_VERSION)
+        if self._choice is not None and self._initial_choice is not None:
+            self._choice.choose(self._initial_choice)
         for dock in self.docks.values():
             dock.setFloating(False)
             dock.show()
