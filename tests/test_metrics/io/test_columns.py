@@ -333,6 +333,26 @@ def test_among_is_membership_in_sorted_values(dtype, wanted_count):
     np.testing.assert_array_equal(among(values[::-3], wanted), np.isin(values[::-3], wanted))  # a strided view
 
 
+@pytest.mark.parametrize("width", [1, 3, 4, 5, 8, 12, 16, 17, 24])
+def test_stretches_of_equal_ids_start_where_numpy_compares_them_unequal(width):
+    """Ids compared by their bytes as integers give the stretches numpy's comparison of the strings
+    gives: any width, ids differing only in their last byte, zero bytes inside an id, a strided view, and
+    arrays that are not strings."""
+    from metrics.io.ids import stretch_heads
+
+    rng = np.random.default_rng(width)
+    alphabet = np.frombuffer(b"ab\x00z9", dtype=np.uint8)
+    distinct = rng.choice(alphabet, size=(40, width)).view(f"S{width}").ravel()
+    distinct[1] = distinct[0][:-1] + (b"b" if distinct[0][-1:] == b"a" else b"a") if width > 1 else b"q"
+    ids = np.repeat(distinct[rng.integers(0, 40, size=300)], rng.integers(1, 6, size=300))
+
+    def reference(values):
+        return np.concatenate([[0], np.flatnonzero(values[1:] != values[:-1]) + 1])
+
+    for values in (ids, ids[::3], ids[:1], ids[:0], rng.integers(0, 3, size=500)):
+        np.testing.assert_array_equal(stretch_heads(values), reference(values) if len(values) else [])
+
+
 @pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("bom", [False, True])
 def test_a_nul_byte_deep_in_the_file_is_reported_on_its_line(tmp_path, monkeypatch, packed, bom):
