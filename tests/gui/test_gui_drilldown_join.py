@@ -99,6 +99,46 @@ def test_each_row_says_where_its_document_is_in_the_other_lists(qtbot, window, f
     assert "in others" not in view.table_frame("alpha")
 
 
+def test_the_lists_tables_are_made_in_the_drill_downs_worker_not_on_the_windows_thread(
+    qtbot, window, files, monkeypatch
+):
+    """Selecting a query: the tables of the lists shown (each run's rows, their tooltips and the joins
+    across the lists) are made with the drill-down in its worker; the window's thread only shows them."""
+    import threading
+
+    from workbench.state import drilldown as dm
+
+    threads = []
+    made = dm.ranking_table
+
+    def noted(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(dm, "ranking_table", noted)
+    view = open_query(qtbot, window, files)
+    assert threads and not any(threads)  # every list's table made, none on the window's thread
+    assert view.session.drilldown.tables.lists == tuple(view.shown_runs())
+    assert view.table_frame("alpha").equals(made(view.session.drilldown, "alpha", view.shown_runs())[0])
+
+
+def test_a_run_shown_in_place_of_another_takes_its_list_and_shows_its_own_rows(qtbot, window, files):
+    """The runs shown change (the best runs differ from query to query among many): the list of a run no
+    longer shown serves the run now shown, with that run's rows, caption and joins."""
+    from workbench.state import drilldown as dm
+
+    view = open_query(qtbot, window, files)
+    view.set_run_shown("gamma", False)
+    qtbot.waitUntil(lambda: set(view.columns) == {"alpha", "beta"}, timeout=TIMEOUT)
+    beta = view.columns["beta"]
+    window.session.followups.show_drilldown_runs(["alpha", "gamma"])
+    qtbot.waitUntil(lambda: set(view.columns) == {"alpha", "gamma"}, timeout=TIMEOUT)
+    assert view.columns["gamma"] is beta  # (reused, not made anew)
+    drill = window.session.drilldown
+    assert view.table_frame("gamma").equals(dm.ranking_table(drill, "gamma", ["alpha", "gamma"])[0])
+    assert beta.caption.text().startswith("gamma") and list(view.table_frame("alpha").columns)[-1] == "in gamma"
+
+
 def test_a_click_selects_the_document_in_every_list_and_scrolls_it_into_view(qtbot, window, files):
     view = open_query(qtbot, window, files)
     view.set_run_shown("gamma", False)

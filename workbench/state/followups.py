@@ -147,7 +147,8 @@ class FollowUpRules:
             self.apply_drilldown(None)
             return None
         baseline = self.state.workspace.baseline_label()
-        wanted = set(self.drilldown_runs()) | ({baseline} if baseline in results.request.runs else set())
+        lists = self.drilldown_runs()
+        wanted = set(lists) | ({baseline} if baseline in results.request.runs else set())
         qrels = results.request.qrels
         assert not isinstance(qrels, tuple)  # (the request of Results holds its qrels merged)
         return drilldown_model.Request(
@@ -159,6 +160,7 @@ class FollowUpRules:
             settings=results.request.settings,
             documents=self.state.workspace.documents(),
             query_text=self.state.workspace.queries().get(str(query), ""),
+            lists=tuple(lists),
         )
 
     def apply_drilldown(self, drill) -> None:

@@ -121,3 +121,18 @@ def test_two_runs_compared_are_shown_alone_in_the_drilldown():
     model.drilldown = drill()
     assert model.followups.show_only_drilldown_runs(["c", "a"]) is False  # (both ranked already)
     assert model.followups.drilldown_runs() == ["a", "c"]
+
+
+def test_the_tables_of_the_lists_shown_are_made_with_the_drill_down_as_the_window_makes_them():
+    """The drill-down's worker makes the tables of the lists the window will show (the window's thread only
+    shows them), the very tables :func:`ranking_table`, :func:`snippets_html` and :func:`missing_table` give;
+    lists other than those (a run chosen since) are made when asked for."""
+    d = dm.compute(dm.Request(QRELS, {"a": A, "b": B, "c": C}, "q1", 3, "a", lists=("c", "a")))
+    assert d.tables is not None and d.tables.lists == ("a", "c")  # (in the drill-down's order)
+    assert dm.tables_for(d, ["a", "c"]) is d.tables
+    for run in ("a", "c"):
+        frame, tones, tips = dm.ranking_table(d, run, ["a", "c"])
+        assert d.tables.runs[run][0].equals(frame) and d.tables.runs[run][1:] == (tones, tips, None)
+    assert "in c" in d.tables.runs["a"][0].columns
+    other = dm.tables_for(d, ["a", "b", "c"])
+    assert other is not d.tables and other.lists == ("a", "b", "c") and "in others" in other.runs["a"][0].columns

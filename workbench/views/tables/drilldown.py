@@ -117,8 +117,7 @@ class _Column(QWidget):
         self.model = DataFrameModel(self, colours=GRADE_COLOURS)
         self.view = _table(self)
         self.view.setModel(self.model)
-        self.marked = MarkedDelegate(self.view)
-        self.view.setItemDelegate(self.marked)
+        self.marked = MarkedDelegate(self.view)  # (the snippet column's only: Qt's own draws the other cells)
         # the whole drill-down scrolls, so that equal ranks stay side by side across the lists
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -136,8 +135,12 @@ class _Column(QWidget):
         tone_cells = np.broadcast_to(np.asarray(tones, dtype=object)[:, None], shape) if len(frame) else None
         tip_cells = np.broadcast_to(np.asarray(tips, dtype=object)[:, None], shape) if tips and len(frame) else None
         marked = snippets is not None and "snippet" in frame.columns
+        if self.marked.column is not None:
+            self.view.setItemDelegateForColumn(self.marked.column, self.view.itemDelegate())  # (Qt's own)
         self.marked.column = list(frame.columns).index("snippet") if marked else None
         self.marked.html = list(snippets or []) if marked else []
+        if self.marked.column is not None:
+            self.view.setItemDelegateForColumn(self.marked.column, self.marked)
         self.model.set_frame(frame, tone_cells, tips=tip_cells)
         fit_columns(self.view, max_header_chars=40)
         for name, widest in (("title", TITLE_WIDTH), ("snippet", SNIPPET_WIDTH)):
@@ -331,27 +334,32 @@ class QueryDrilldownView(QWidget):
             return
         self._fill_menu(self.session.results.runs if self.session.results is not None else drill.runs)
         shown = self.shown_runs()
-        for run in list(self.columns):
-            if run not in shown:
-                col = self.columns.pop(run)
-                self.columns_box.removeWidget(col)
-                col.deleteLater()
+        # the lists of runs no longer shown serve the runs now shown (with 500 runs, the best runs differ from
+        # one query to the next: making ten lists anew at each query selected held the window's thread)
+        gone = [self.columns.pop(run) for run in list(self.columns) if run not in shown]
+        coming = len([run for run in shown if run not in self.columns])
+        spare = gone[:coming]
+        for col in gone[coming:]:
+            self.columns_box.removeWidget(col)
+            col.deleteLater()
         self.columns_box.removeWidget(self.missing)
+        tables = dm.tables_for(drill, shown)  # (made in the drill-down's worker for the lists it shows)
         for i, run in enumerate(shown):
             found = self.columns.get(run)
-            if found is None:
+            if found is not None:
+                col = found
+            elif spare:
+                col = self.columns[run] = spare.pop(0)
+            else:
                 col = _Column(self.body.widget())
                 col.view.clicked.connect(lambda index, c=col: self._on_doc_clicked(c, index))
                 self.columns[run] = col
-            else:
-                col = found
             self.columns_box.removeWidget(col)
             self.columns_box.insertWidget(i, col, 0, Qt.AlignmentFlag.AlignTop)
-            frame, tones, tips = dm.ranking_table(drill, run, shown)
-            col.set_rows(frame, tones, tips, dm.snippets_html(drill, run))
+            col.set_rows(*tables.runs[run])
             score = dm.query_score(self.session.results, self.session.focus_measure, drill.query_id, run)
             col.set_caption(dm.caption(drill, run, score))
-        frame, tones, tips, snippets = dm.missing_table(drill)
+        frame, tones, tips, snippets = tables.missing
         self.missing.set_rows(frame, tones, tips, snippets)
         every = self.session.results is None or set(self.session.results.runs) <= set(drill.runs)
         self.missing.set_caption(f"Relevant, retrieved by {'no run' if every else 'none of these runs'}: {len(frame)}")
