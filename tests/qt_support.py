@@ -28,6 +28,17 @@ def open_window(qtbot, tmp_path, measures, size=None):
     return w
 
 
+def window_on(qtbot, ini, size=(1400, 900)):
+    """A main window kept in the settings file ``ini`` (as a second start of the program finds it), at
+    ``size``, shown and registered with qtbot; call ``close_window`` when done."""
+    w = MainWindow(settings=QSettings(str(ini), QSettings.Format.IniFormat))
+    qtbot.addWidget(w)
+    w.resize(*size)
+    w.show()
+    qtbot.waitExposed(w)
+    return w
+
+
 def close_window(w) -> None:
     w.session.shutdown()
 

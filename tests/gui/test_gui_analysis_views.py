@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtWidgets import QWidget  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
+from qt_support import close_window, open_window, window_on  # noqa: E402
 
 import metrics  # noqa: E402
 from metrics.analysis import (  # noqa: E402
@@ -460,23 +460,12 @@ def test_a_workspace_restores_the_view_chosen_and_whether_its_dock_is_open(qtbot
 def test_the_view_chosen_is_kept_with_the_windows_layout(qtbot, tmp_path):
     """Closed, the window keeps the view chosen with its layout; the next window shows it, made only once the
     dock comes forward."""
-    from PySide6.QtCore import QSettings
-
-    from workbench.views.window.main_window import MainWindow
 
     ini = str(tmp_path / "layout.ini")
-    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
+    w = window_on(qtbot, ini)
     w.parts.views.analysis_views.choose("poolBias")
     w.close()
-    again = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
-    qtbot.addWidget(again)
-    again.resize(1400, 900)
-    again.show()
-    qtbot.waitExposed(again)
+    again = window_on(qtbot, ini)
     try:
         why = again.parts.views.analysis_views
         assert why.chosen() == "poolBias" and why.pane.box.currentText() == "Pool bias"
@@ -495,7 +484,6 @@ def test_a_layout_saved_with_the_nine_docks_of_before_opens_the_default_layout(q
     from PySide6.QtWidgets import QDockWidget, QMainWindow
 
     from workbench.views.window.analysis_docks import VIEWS
-    from workbench.views.window.main_window import MainWindow
 
     old = QMainWindow()
     qtbot.addWidget(old)
@@ -515,11 +503,7 @@ def test_a_layout_saved_with_the_nine_docks_of_before_opens_the_default_layout(q
     settings.setValue("analysisView", "retired")
     settings.sync()
 
-    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
+    w = window_on(qtbot, ini)
     try:
         views = w.parts.views
         diff = views.docks["diffChart"]

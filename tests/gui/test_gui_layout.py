@@ -12,7 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from dl19_data import write_dl19_like  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
-from qt_support import close_window, open_window  # noqa: E402
+from qt_support import close_window, open_window, window_on  # noqa: E402
 
 from workbench.views.window.layout import COMPACT_BELOW  # noqa: E402
 from workbench.views.window.main_window import MainWindow  # noqa: E402
@@ -62,20 +62,12 @@ def test_a_small_window_shows_every_run_and_wide_plots_and_they_come_back_when_i
 
 def test_a_restored_layout_with_a_wide_left_column_is_laid_out_anew(qtbot, tmp_path, dl19):
     ini = str(tmp_path / "layout.ini")
-    w = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
-    qtbot.addWidget(w)
-    w.resize(1400, 900)
-    w.show()
-    qtbot.waitExposed(w)
+    w = window_on(qtbot, ini)
     w.resizeDocks([w.parts.views.docks["files"]], [590], Qt.Orientation.Horizontal)  # as a start without a
     # window manager once left it
     qtbot.waitUntil(lambda: w.parts.views.docks["files"].width() > 0.3 * w.width(), timeout=5000)
     w.close()
-    again = MainWindow(settings=QSettings(ini, QSettings.Format.IniFormat))
-    qtbot.addWidget(again)
-    again.resize(1400, 900)
-    again.show()
-    qtbot.waitExposed(again)
+    again = window_on(qtbot, ini)
     try:
         qtbot.waitUntil(lambda: again.parts.views.docks["files"].width() <= 0.3 * again.width(), timeout=5000)
     finally:
