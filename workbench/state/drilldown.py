@@ -202,14 +202,13 @@ def compute(request: Request, progress=None) -> Drilldown:
         missing = [str(d) for d in whole.missing["doc_id"].tolist()]  # (relevant, never retrieved: read too)
         texts = document_texts(store, list(dict.fromkeys(ids + missing)), request.query_text)
         drill = Drilldown(**fields, texts=texts, collection=store.path, places=places)
-    return dataclasses.replace(drill, tables=make_tables(drill, request.lists))
+    wanted = set(request.lists)  # (the lists the window shows, in the drill-down's order)
+    return dataclasses.replace(drill, tables=make_tables(drill, [r for r in drill.runs if r in wanted]))
 
 
-def make_tables(drill: Drilldown, wanted) -> Tables:
-    """The :class:`Tables` of ``drill`` for the lists of ``wanted`` it has, in its order."""
-    keep = set(wanted)
-    lists = [r for r in drill.runs if r in keep]
-    runs = {run: (*ranking_table(drill, run, lists), snippets_html(drill, run)) for run in lists}
+def make_tables(drill: QueryDrilldown, lists) -> Tables:
+    """The :class:`Tables` of ``drill`` for the lists ``lists`` (in that order)."""
+    runs = {run: (*ranking_table(drill, run, list(lists)), snippets_html(drill, run)) for run in lists}
     return Tables(tuple(lists), runs, missing_table(drill))
 
 
@@ -219,8 +218,7 @@ def tables_for(drill: QueryDrilldown, lists: list[str]) -> Tables:
     made = drill.tables if isinstance(drill, Drilldown) else None
     if made is not None and list(made.lists) == list(lists):
         return made
-    runs = {run: (*ranking_table(drill, run, lists), snippets_html(drill, run)) for run in lists}
-    return Tables(tuple(lists), runs, missing_table(drill))
+    return make_tables(drill, lists)
 
 
 def format_move(baseline_rank, moved) -> str:
