@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from PySide6.QtCore import QPointF, Qt  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
 import metrics  # noqa: E402
@@ -227,6 +228,33 @@ def test_difference_chart_shows_the_cores_deltas_and_clicks_select_queries(qtbot
     for _, group in both.groupby("slot"):
         assert group["query_id"].nunique() == 1 and len(group) == 2
     assert chart.query_at(float(both["slot"].iloc[0])) == both["query_id"].iloc[0]
+
+
+def shown_ticks(chart) -> list[tuple[float, str]]:
+    return list(chart.plot.getPlotItem().getAxis("bottom")._tickLevels[0])
+
+
+def test_difference_charts_query_ids_thin_out_as_it_narrows(qtbot, window, collection):
+    """Under the bars, the query id of each bar's slot, as many as fit: fewer when the chart narrows, all of
+    them when it is wide again."""
+    load(qtbot, window, collection)
+    chart = window.parts.views.diff_chart
+    window.session.model.set_focus_measure("map")
+    chart.set_run("noise")
+    slot_query = dict(zip(chart.data()["slot"], chart.data()["query_id"]))
+
+    def ticks_at(width: int) -> list[tuple[float, str]]:
+        window.resize(width, 1000)
+        qtbot.waitUntil(lambda: abs(window.width() - width) <= 1, timeout=TIMEOUT)
+        QApplication.processEvents()
+        ticks = shown_ticks(chart)
+        assert all(label == str(slot_query[int(x)]) for x, label in ticks)
+        return ticks
+
+    wide, narrow = ticks_at(4000), ticks_at(1100)
+    assert len(wide) == N_QUERIES
+    assert 1 <= len(narrow) < N_QUERIES / 2
+    assert len(ticks_at(4000)) == N_QUERIES  # widened again: every id back
 
 
 # ---------------------------------------------------------------- drill-down

@@ -240,9 +240,11 @@ class FileRules:
                 self.state.events.files_changed.emit()
             return None
         entries = self.state.workspace.entries
-        before = [
-            (i, x) for i, x in enumerate(entries) if x.kind == loaded.kind and x.status == "ok" and x.path != path
-        ]
+        before = []  # the file of the kind in use it replaces (runs are read beside the others)
+        if loaded.kind in ONE_IN_USE:
+            before = [
+                (i, x) for i, x in enumerate(entries) if x.kind == loaded.kind and x.status == "ok" and x.path != path
+            ]
         had_intents = self.state.workspace.intents_entry() is not None
         e = self.state.workspace.finish_load(path, gen, loaded.kind, loaded.run, loaded.qrels, stat=stat)
         if e is None:

@@ -109,9 +109,11 @@ class DifferenceChart(QWidget):
         self._frame: pd.DataFrame = layout_bars(
             pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), []
         )
-        item.getViewBox().sigResized.connect(
-            lambda _: self._set_ticks(int(self._frame["slot"].max()) + 1 if len(self._frame) else 0)
-        )
+        #: the query id under each slot of the bars, and the width of the longest in the axis's font: found
+        #: when the bars change, not at each resize (the ticks only thin out or fill in then)
+        self._labels: dict[int, str] = {}
+        self._longest = 0
+        item.getViewBox().sigResized.connect(lambda _: self._set_ticks())
         self.legend = pg.LegendItem(colCount=4, labelTextColor=(30, 30, 30), labelTextSize="9pt")
         item.layout.addItem(self.legend, 4, 1)
         self._legend_items: list[pg.BarGraphItem] = []
@@ -228,7 +230,8 @@ class DifferenceChart(QWidget):
             self._frame = layout_bars(pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), [])
             self.bars.setOpts(x=[], height=[], width=0.8)
             self._set_legend([])
-            self._set_ticks(0)  # no query id of earlier data stays under the axis
+            self._label_slots()
+            self._set_ticks()  # no query id of earlier data stays under the axis
             self.caption.setText("Per-query differences need a baseline and another run")
             self._update_highlight()
             return
@@ -270,27 +273,35 @@ class DifferenceChart(QWidget):
             pens=[None] * len(f) or None,
         )  # pyqtgraph fails on empty per-bar lists
         n = int(f["slot"].max()) + 1 if len(f) else 0
-        self._set_ticks(n)
+        self._label_slots()
+        self._set_ticks()
         self.plot.setXRange(-0.7, max(n, 1) - 0.3, padding=0)
         span = float(np.max(np.abs(delta))) if len(delta) else 1.0
         span = span if span > 0 else 1.0
         self.plot.setYRange(-span * 1.05, span * 1.05, padding=0)
         self._update_highlight()
 
-    def _set_ticks(self, n: int) -> None:
-        """Query ids under the bars, as many as fit."""
-        if n == 0:
-            self.plot.getPlotItem().getAxis("bottom").setTicks([[]])
+    def _label_slots(self) -> None:
+        """The query id under each slot of the bars just laid out, and the widest of them."""
+        if not len(self._frame):
+            self._labels, self._longest = {}, 0
             return
         slots = self._frame.drop_duplicates("slot")
-        labels = dict(zip(slots["slot"], slots["query_id"].astype(str)))
+        self._labels = dict(zip(slots["slot"].tolist(), slots["query_id"].astype(str)))
         axis = self.plot.getPlotItem().getAxis("bottom")
+        metrics = QFontMetrics(axis.style.get("tickFont") or self.plot.font())
+        self._longest = max(metrics.horizontalAdvance(s) for s in self._labels.values())
+
+    def _set_ticks(self) -> None:
+        """Query ids under the bars, as many as fit."""
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        if not self._labels:
+            axis.setTicks([[]])
+            return
+        n = max(self._labels) + 1
         width = max(self.plot.getPlotItem().getViewBox().width(), 50)
-        font = axis.style.get("tickFont") or self.plot.font()
-        longest = max(QFontMetrics(font).horizontalAdvance(s) for s in labels.values())
-        step = max(1, int(np.ceil(n * (longest + 10) / width)))
-        major = [(float(s), labels[s]) for s in range(0, n, step) if s in labels]
-        self.plot.getPlotItem().getAxis("bottom").setTicks([major, []])
+        step = max(1, int(np.ceil(n * (self._longest + 10) / width)))
+        axis.setTicks([[(float(s), self._labels[s]) for s in range(0, n, step) if s in self._labels], []])
 
     def _set_legend(self, entries) -> None:
         self.legend.clear()
@@ -312,11 +323,6 @@ class DifferenceChart(QWidget):
             brush=pg.mkBrush(0, 0, 0, 0),
             pen=pg.mkPen(20, 20, 20, width=2),
         )
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        if len(self._frame):
-            self._set_ticks(int(self._frame["slot"].max()) + 1)
 
     # -- view -> session -------------------------------------------------
     def _on_measure_chosen(self) -> None:
