@@ -227,15 +227,16 @@ class DifferenceChart(QWidget):
         measure = self.measure_box.currentText()
         runs = self.chosen_runs()
         if comparison is None or not measure or not runs:
-            self._frame = layout_bars(pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), [])
+            self._use_frame(
+                layout_bars(pd.DataFrame(columns=["query_id", "run", "delta", "baseline_value", "value"]), [])
+            )
             self.bars.setOpts(x=[], height=[], width=0.8)
             self._set_legend([])
-            self._label_slots()
             self._set_ticks()  # no query id of earlier data stays under the axis
             self.caption.setText("Per-query differences need a baseline and another run")
             self._update_highlight()
             return
-        self._frame = layout_bars(comparison.differences_for(measure), runs)
+        self._use_frame(layout_bars(comparison.differences_for(measure), runs))
         f = self._frame
         delta = f["delta"].to_numpy(dtype=float)
         if len(runs) == 1:
@@ -273,7 +274,6 @@ class DifferenceChart(QWidget):
             pens=[None] * len(f) or None,
         )  # pyqtgraph fails on empty per-bar lists
         n = int(f["slot"].max()) + 1 if len(f) else 0
-        self._label_slots()
         self._set_ticks()
         self.plot.setXRange(-0.7, max(n, 1) - 0.3, padding=0)
         span = float(np.max(np.abs(delta))) if len(delta) else 1.0
@@ -281,12 +281,13 @@ class DifferenceChart(QWidget):
         self.plot.setYRange(-span * 1.05, span * 1.05, padding=0)
         self._update_highlight()
 
-    def _label_slots(self) -> None:
-        """The query id under each slot of the bars just laid out, and the widest of them."""
-        if not len(self._frame):
+    def _use_frame(self, frame: pd.DataFrame) -> None:
+        """Bars laid out (:func:`layout_bars`), with the query id under each of their slots and the widest of them."""
+        self._frame = frame
+        if not len(frame):
             self._labels, self._longest = {}, 0
             return
-        slots = self._frame.drop_duplicates("slot")
+        slots = frame.drop_duplicates("slot")
         self._labels = dict(zip(slots["slot"].tolist(), slots["query_id"].astype(str)))
         axis = self.plot.getPlotItem().getAxis("bottom")
         metrics = QFontMetrics(axis.style.get("tickFont") or self.plot.font())
