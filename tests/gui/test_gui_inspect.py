@@ -9,6 +9,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from qt_support import close_window, open_window  # noqa: E402
 
+from workbench.qt.paint import AFTER_PAINT_MS  # noqa: E402
 from workbench.views.panels.inspect import inspection_html, sparkline  # noqa: E402
 
 TIMEOUT = 20000
@@ -181,7 +182,11 @@ def test_cancel_drops_the_intervals_put_off_for_the_paint(qtbot, tmp_path):
     s = w.session
     assert s.after_paint.waiting and not s.comparison.intervals
     s.cancel()
-    qtbot.wait(600)
+    # the views' refreshes for the scores still come, a turn each (slow on a loaded machine); the put-off
+    # work would start AFTER_PAINT_MS after the scores, so once they are done and that time has passed
+    # again, a comparison not dropped would have been submitted
+    qtbot.waitUntil(lambda: not s.after_paint.waiting, timeout=TIMEOUT)
+    qtbot.wait(AFTER_PAINT_MS + 200)
     assert "compare" not in submitted and not s.after_paint.waiting
     assert s.comparison is not None and not s.comparison.intervals  # its marks still shown
     close_window(w)
