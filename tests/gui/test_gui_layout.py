@@ -9,9 +9,12 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from pathlib import Path  # noqa: E402
+
 import pytest  # noqa: E402
 from dl19_data import write_dl19_like  # noqa: E402
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
+from PySide6.QtGui import QFontMetrics  # noqa: E402
 from qt_support import close_window, open_window, window_on  # noqa: E402
 
 from workbench.views.window.layout import COMPACT_BELOW  # noqa: E402
@@ -291,5 +294,36 @@ def test_a_message_opening_moves_no_panel_under_the_mouse(qtbot, tmp_path, dl19)
         qtbot.wait(50)  # (a layout that moves the panels would have done so by now)
         assert tops() == before
         assert bars.message_bar.mapTo(w, bars.message_bar.rect().topLeft()).y() > w.height() / 2
+    finally:
+        close_window(w)
+
+
+SAMPLE = sorted(str(p) for p in (Path(__file__).parents[2] / "workbench" / "resources" / "sample").iterdir())
+
+
+def _cut(panel, column: int) -> list[str]:
+    """The texts of ``column`` of the Files panel (0: the names, 2: the statuses) it does not show whole."""
+    table = panel.table
+    items = [table.item(row, column) for row in range(table.rowCount())]
+    # (an item's text is drawn inside a margin of 3 px each side)
+    return [
+        i.text() for i in items if table.columnWidth(column) < QFontMetrics(i.font()).horizontalAdvance(i.text()) + 6
+    ]
+
+
+@pytest.mark.parametrize("size", [(1400, 900), (1920, 1080)])
+def test_the_files_panel_shows_every_name_whole_and_at_1920_every_status(qtbot, tmp_path, size):
+    """The left column widened to the files' names (it was 260 px at every size: "collecti…", "bm25_r…"
+    at 1400x900, "collectio…" at 1920x1080), up to a share of the width."""
+    w = open_window(qtbot, tmp_path, MEASURES, size=size)
+    try:
+        _loaded(qtbot, w, SAMPLE)
+        files = w.parts.views.files
+        names = [files.table.item(r, 0).text() for r in range(files.table.rowCount())]
+        assert "collection.tsv" in names and "bm25_rm3" in names
+        qtbot.waitUntil(lambda: not _cut(files, 0), timeout=5000)
+        if size[0] >= 1920:
+            assert not _cut(files, 2)
+        assert w.parts.views.docks["files"].width() <= 0.22 * w.width() + 1
     finally:
         close_window(w)

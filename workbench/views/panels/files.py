@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 
-from PySide6.QtCore import QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QFont, QFontMetrics, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemDelegate,
     QAbstractItemView,
@@ -45,6 +45,7 @@ class FilesPanel(QWidget):
 
     sigOpenRequested = Signal()
     sigSelected = Signal(str)  # the user selected a file (its path)
+    sigWidthWanted = Signal(int)  # the width the table needs to show every name, kind and status whole
 
     COLUMNS = ("Name", "Kind", "Status")
 
@@ -63,11 +64,17 @@ class FilesPanel(QWidget):
             QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
         )
         header = self.table.horizontalHeader()
+        # the names take the width the kinds and statuses leave (see _fit_columns)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        #: the widths the names, the kinds and the statuses shown need, each its widest (see _measure)
+        self._needs = (0, 0, 0)
+        self.width_wanted = 0  # their sum, with the table's frame and scroll bar (sigWidthWanted)
+        self.table.viewport().installEventFilter(self)
         self.table.setMinimumWidth(120)  # a narrow panel scrolls instead of widening the window
-        self.table.setItemDelegateForColumn(1, _KindDelegate(self))
+        self._kinds = _KindDelegate(self)
+        self.table.setItemDelegateForColumn(1, self._kinds)
         # one click on a kind shows the kinds to choose from, as a drop-down box does
         self.table.clicked.connect(lambda index: index.column() == 1 and self.table.edit(index))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -135,17 +142,21 @@ class FilesPanel(QWidget):
         changed = {e.path for e in ws.changed_on_disk()}
         deleted = {e.path for e in ws.deleted_from_disk()}
         self.table.blockSignals(True)
-        # the columns fit their contents once, after the rows: fitted at every item set, 500 runs read at
-        # once took the window's thread 4 s (each item set measured every row of its column again)
-        header = self.table.horizontalHeader()
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        # the columns are fitted once, after the rows, to the widest of the texts shown (measured once each):
+        # fitted to their contents at every item set, 500 runs read at once took the window's thread 4 s
+        # (each item set measured every row of its column again), and once after the rows 0.1-0.2 s
+        names: set[tuple[str, bool]] = set()
+        kinds: set[str] = set()
+        statuses: set[str] = set()
         self.table.setRowCount(len(ws.entries))
         del self._shown[len(ws.entries) :]
         for row, e in enumerate(ws.entries):
             name = e.label if e.is_run else e.name
             bold = e.is_run and e.path == baseline
             status, status_tip, warn = self._status(e, baseline, coverage, changed, deleted)
+            names.add((name, bold))
+            kinds.add("…" if e.status == "loading" or e.kind is None else KIND_TEXT[e.kind])
+            statuses.add(status)
             # a row is made again only when what it shows changed: a folder of hundreds of runs
             # changes one row at a time
             shown = (name, e.path, e.is_run, bold, e.kind, e.status, status, status_tip, warn)
@@ -186,15 +197,50 @@ class FilesPanel(QWidget):
             if warn:
                 st.setForeground(Qt.GlobalColor.darkRed)
             self.table.setItem(row, 2, st)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        # the status takes what its texts need but a third of the width at most (elided, whole in its
-        # tooltip): a collection's "tsv, 13,416 documents" left the names a letter or two
-        room = max(self.table.viewport().width(), 1)
-        header.resizeSection(2, min(max(self.table.sizeHintForColumn(2), header.sectionSizeHint(2)), room // 3))
+        self._measure(names, kinds, statuses)
         self.table.blockSignals(False)
         if selected:
             self.select_path(selected)
         self._refreshing = False
+
+    def _measure(self, names: set[tuple[str, bool]], kinds: set[str], statuses: set[str]) -> None:
+        """Fit the columns to the texts shown; ``sigWidthWanted`` when the width that shows them whole
+        changes."""
+        table, header = self.table, self.table.horizontalHeader()
+        style = table.style()
+        # an item's text is drawn inside a margin each side (QStyledItemDelegate); a pixel or two of rounding
+        pad = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1) + 4
+        plain, bold = table.fontMetrics(), QFontMetrics(_bold(table.font()))
+        name = max((((bold if b else plain).horizontalAdvance(n)) for n, b in names), default=0) + pad
+        kind = max((self._kinds.box_size(k, k != "…").width() for k in kinds), default=0)
+        status = max((plain.horizontalAdvance(t) for t in statuses), default=0) + pad
+        needs = (
+            max(name, header.sectionSizeHint(0)),
+            max(kind, header.sectionSizeHint(1)),
+            max(status, header.sectionSizeHint(2)),
+        )
+        if needs == self._needs:
+            return
+        self._needs = needs
+        self._fit_columns()
+        frame = 2 * table.frameWidth() + style.pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, table)
+        self.width_wanted = sum(needs) + frame
+        self.sigWidthWanted.emit(self.width_wanted)
+
+    def _fit_columns(self) -> None:
+        """The kinds whole; the names before the statuses: a status takes what its texts need, but only the
+        width the names and kinds leave (a quarter of the table's at least), elided beyond it (whole in its
+        tooltip; a collection's "tsv, 13,416 documents" left the names a letter or two)."""
+        name, kind, status = self._needs
+        room = max(self.table.viewport().width(), 1)
+        header = self.table.horizontalHeader()
+        header.resizeSection(1, kind)
+        header.resizeSection(2, min(status, max(room - kind - name, room // 4)))
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self._fit_columns()
+        return super().eventFilter(watched, event)
 
     @staticmethod
     def _status(
@@ -356,6 +402,12 @@ class FilesPanel(QWidget):
             self.session.reading.locate(path, found)
 
 
+def _bold(font: QFont) -> QFont:
+    bold = QFont(font)
+    bold.setBold(True)
+    return bold
+
+
 def _choice_text(current: str | None, kind: str) -> str:
     """What choosing ``kind`` for a file of kind ``current`` does, in the kind's box: qrels read already are
     put in use or held beside as they are; every other choice reads the file again."""
@@ -398,14 +450,23 @@ class _KindDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, box, painter, option.widget)
 
     def sizeHint(self, option, index) -> QSize:
-        # asked for every row at every change of the column (its width fits its contents): kept per text
-        key = (str(index.data() or ""), option.font.key(), bool(index.flags() & Qt.ItemFlag.ItemIsEditable))
+        return self.box_size(str(index.data() or ""), bool(index.flags() & Qt.ItemFlag.ItemIsEditable))
+
+    def box_size(self, text: str, editable: bool = True) -> QSize:
+        """The size of the drop-down box showing ``text`` (measured once per text)."""
+        table = self.panel.table
+        key = (text, table.font().key(), editable)
         size = self._sizes.get(key)
         if size is None:
-            box = self._box_option(option, index)
-            text = option.fontMetrics.size(0, max(box.currentText, "qrels", key=len))  # six characters at least
-            size = self._sizes[key] = option.widget.style().sizeFromContents(
-                QStyle.ContentsType.CT_ComboBox, box, text, option.widget
+            box = QStyleOptionComboBox()
+            box.initFrom(table)
+            box.currentText = text
+            box.frame = True
+            if not editable:
+                box.state &= ~QStyle.StateFlag.State_Enabled
+            contents = table.fontMetrics().size(0, max(text, "qrels", key=len))  # six characters at least
+            size = self._sizes[key] = table.style().sizeFromContents(
+                QStyle.ContentsType.CT_ComboBox, box, contents, table
             )
         return size
 

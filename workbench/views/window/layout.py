@@ -17,6 +17,8 @@ LAYOUT_VERSION = 6  # bump when the docks or bars change, so that an older saved
 COMPACT_BELOW = 1300
 #: the left column (files, measures) never takes more than this share of the width when the window is laid out
 LEFT_SHARE = 0.3
+#: the left column widens to show the files' names, kinds and statuses whole, up to this share of the width
+LEFT_FIT = 0.22
 #: narrow, the column of tabs takes half the width beside the left column, more if its tabs need it to show
 #: every title, but never more than this share
 COLUMN_SHARE, COLUMN_MOST = 0.5, 0.62
@@ -147,6 +149,7 @@ class WindowLayout:
         #: the two groups of tabs of the narrow window's column, as :meth:`arrange` placed them (Qt lists the
         #: docks tabbed together only once the window has shown them; None: as Qt lists them)
         self._column: list[list[QDockWidget]] | None = None
+        self._left_need = 0  # the width the files panel asked for to show its texts whole (fit_left)
 
     def arranged_compact(self) -> bool:
         """Whether the right column is now one column of tabs (the plots and the per-query differences as
@@ -278,7 +281,7 @@ class WindowLayout:
         need it)."""
         d, window = self.docks, self.window
         w, h = window.width(), window.height()
-        left = min(260, int(w * 0.18))
+        left = max(min(260, int(w * 0.18)), min(self._left_need + self._dock_frame(), int(w * LEFT_FIT)))
         window.resizeDocks([d["files"]], [left], Qt.Orientation.Horizontal)
         window.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
         window.resizeDocks([d["summary"]], [int(h * 0.2)], Qt.Orientation.Vertical)
@@ -289,6 +292,24 @@ class WindowLayout:
         window.resizeDocks([d["prCurves"], d["ndcgAtK"]], [int(h * 0.5), int(h * 0.5)], Qt.Orientation.Vertical)
         window.resizeDocks([d["prCurves"]], [int(w * 0.22)], Qt.Orientation.Horizontal)
         self._default_compare_sizes()
+
+    def fit_left(self, need: int) -> None:
+        """The files panel needs ``need`` pixels to show every name, kind and status whole: the left column
+        widens to that (up to :data:`LEFT_FIT` of the width), never narrows (a column the user narrowed stays
+        so until a file needs more)."""
+        self._left_need = need
+        dock = self.docks["files"]
+        if self._first_show or dock.isFloating() or closed(dock):
+            return  # (laid out with it: default_sizes)
+        want = min(need + self._dock_frame(), int(self.window.width() * LEFT_FIT))
+        if want > dock.width():
+            self.window.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
+
+    def _dock_frame(self) -> int:
+        """What the files dock adds around its panel's width."""
+        dock = self.docks["files"]
+        panel = dock.widget()
+        return max(dock.width() - panel.width(), 0) if panel is not None and dock.isVisible() else 4
 
     def _default_compare_sizes(self) -> None:
         """Right column: the difference chart over the query drill-down."""

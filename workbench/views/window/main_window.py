@@ -244,6 +244,8 @@ class MainWindow(QMainWindow):
         s.sigFileChangedOnDisk.connect(files.on_file_changed_on_disk)
         views.files.sigOpenRequested.connect(files.open_dialog)
         views.files.sigSelected.connect(forward.inspect_selected)
+        views.files.sigWidthWanted.connect(layout.fit_left)
+        layout.fit_left(views.files.width_wanted)  # (the files read while the views were built)
         views.pairs_view.sigPairChosen.connect(forward.show_pair)
         views.pr_plot.sigExportRequested.connect(lambda: exports.export_dialog("pr"))
         views.ndcg_plot.sigExportRequested.connect(lambda: exports.export_dialog("ndcg"))
