@@ -327,3 +327,16 @@ def test_the_files_panel_shows_every_name_whole_and_at_1920_every_status(qtbot, 
         assert w.parts.views.docks["files"].width() <= 0.22 * w.width() + 1
     finally:
         close_window(w)
+
+
+def test_the_left_column_widens_to_the_files_texts_as_the_window_grows(qtbot, tmp_path):
+    w = open_window(qtbot, tmp_path, MEASURES, size=(1400, 900))
+    try:
+        _loaded(qtbot, w, SAMPLE)
+        files = w.parts.views.files
+        qtbot.waitUntil(lambda: not _cut(files, 0), timeout=5000)
+        assert _cut(files, 2)  # "tsv, 13,416 documents" does not fit beside the names at 1400 px
+        w.resize(1920, 1080)
+        qtbot.waitUntil(lambda: not _cut(files, 0) and not _cut(files, 2), timeout=5000)
+    finally:
+        close_window(w)

@@ -294,14 +294,20 @@ class WindowLayout:
         self._default_compare_sizes()
 
     def fit_left(self, need: int) -> None:
-        """The files panel needs ``need`` pixels to show every name, kind and status whole: the left column
-        widens to that (up to :data:`LEFT_FIT` of the width), never narrows (a column the user narrowed stays
-        so until a file needs more)."""
-        self._left_need = need
+        """The files panel needs ``need`` pixels to show every name, kind and status whole: when that grows,
+        the left column widens to it (up to :data:`LEFT_FIT` of the width); it never narrows (a column the
+        user narrowed stays so until a file needs more, or the window grows)."""
+        grew, self._left_need = need > self._left_need, need
+        if grew:
+            self._widen_left()
+
+    def _widen_left(self) -> None:
+        """The left column as wide as the files panel asked (up to :data:`LEFT_FIT` of the width), if it is
+        narrower."""
         dock = self.docks["files"]
         if self._first_show or dock.isFloating() or closed(dock):
             return  # (laid out with it: default_sizes)
-        want = min(need + self._dock_frame(), int(self.window.width() * LEFT_FIT))
+        want = min(self._left_need + self._dock_frame(), int(self.window.width() * LEFT_FIT))
         if want > dock.width():
             self.window.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
 
@@ -348,6 +354,8 @@ class WindowLayout:
             widths[0] = max(widths[0], self._column_need(new.width() - self.docks["files"].width()))
         if columns:
             self.window.resizeDocks(columns, widths, Qt.Orientation.Horizontal)
+        if new.width() > old.width():
+            self._widen_left()  # (the names it elided may fit now)
 
     def save(self) -> None:
         self.settings.setValue("geometry", self.window.saveGeometry())
