@@ -24,12 +24,16 @@ def test_chunk_boundaries(boundaries, door, flags, oracle, tmp_path, keep):
     diff_doors.check(boundaries.with_flags(flags), [door], tmp_path, keep / "boundaries")
 
 
+@pytest.fixture(scope="module")
+def long_lines(tmp_path_factory):
+    return diff_generate.boundary_case("long-lines", run_hazards=diff_generate.LONG_LINE_HAZARDS)
+
+
 @pytest.mark.parametrize("door", ["cli", "evaluate", "window"])
-def test_long_lines_at_chunk_boundaries(door, oracle, tmp_path, keep):
+def test_long_lines_at_chunk_boundaries(long_lines, door, oracle, tmp_path, keep):
     """Run lines of 7 to 18 fields (a second record joined by a blank or a lone CR) ending the chunk before
     a boundary, starting the one after it, or cut by it: trec_eval reads their first 6 fields."""
-    case = diff_generate.boundary_case("long-lines", run_hazards=diff_generate.LONG_LINE_HAZARDS)
-    diff_doors.check(case, [door], tmp_path, keep / "long-lines")
+    diff_doors.check(long_lines, [door], tmp_path, keep / "long-lines")
 
 
 def test_ten_thousand_queries(oracle, tmp_path, keep):
