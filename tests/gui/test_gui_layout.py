@@ -340,3 +340,32 @@ def test_the_left_column_widens_to_the_files_texts_as_the_window_grows(qtbot, tm
         qtbot.waitUntil(lambda: not _cut(files, 0) and not _cut(files, 2), timeout=5000)
     finally:
         close_window(w)
+
+
+def test_a_left_column_the_user_narrowed_stays_so_until_the_files_need_more(qtbot, tmp_path):
+    ini = str(tmp_path / "layout.ini")
+    longer = tmp_path / "run_bm25_under_a_much_longer_name.txt"
+    longer.write_bytes(Path(SAMPLE[3]).read_bytes())
+    w = window_on(qtbot, ini)
+    _loaded(qtbot, w, SAMPLE)
+    files, dock = w.parts.views.files, w.parts.views.docks["files"]
+    qtbot.waitUntil(lambda: not _cut(files, 0), timeout=5000)
+    wide = dock.width()
+    w.resizeDocks([dock], [150], Qt.Orientation.Horizontal)  # as the user drags its edge (to its least width)
+    qtbot.waitUntil(lambda: dock.width() < wide - 30, timeout=5000)
+    narrow = dock.width() + 5
+    w.session.model.set_relevance_level(2)  # (a change every panel follows: the same texts, the same need)
+    qtbot.waitUntil(lambda: not w.session.busy, timeout=TIMEOUT)
+    qtbot.wait(100)
+    assert dock.width() <= narrow
+    w.close()
+    again = window_on(qtbot, ini)  # the next start, on the same files
+    try:
+        _loaded(qtbot, again, SAMPLE)
+        dock = again.parts.views.docks["files"]
+        qtbot.wait(100)
+        assert dock.width() <= narrow
+        _loaded(qtbot, again, [longer])  # a longer name: the column widens for it
+        qtbot.waitUntil(lambda: dock.width() > narrow, timeout=5000)
+    finally:
+        close_window(again)

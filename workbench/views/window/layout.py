@@ -125,6 +125,8 @@ class WindowLayout:
 
     #: the key of ``settings`` the choice is kept under
     CHOICE_KEY = "analysisView"
+    #: the key of the width the left column was given for the files' texts
+    LEFT_KEY = "filesWidthGiven"
 
     def __init__(
         self,
@@ -149,7 +151,10 @@ class WindowLayout:
         #: the two groups of tabs of the narrow window's column, as :meth:`arrange` placed them (Qt lists the
         #: docks tabbed together only once the window has shown them; None: as Qt lists them)
         self._column: list[list[QDockWidget]] | None = None
-        self._left_need = 0  # the width the files panel asked for to show its texts whole (fit_left)
+        self._left_need = 0  # the width the files panel asks for to show its texts whole (fit_left)
+        #: the largest of those the left column was given (kept with the layout): a column the user narrowed
+        #: since stays so, at the next start too, until the files need more
+        self._left_granted = 0
 
     def arranged_compact(self) -> bool:
         """Whether the right column is now one column of tabs (the plots and the per-query differences as
@@ -172,6 +177,8 @@ class WindowLayout:
             self.window.restoreGeometry(geometry)
         if state is not None:
             self._restored = self.window.restoreState(state, LAYOUT_VERSION)
+        if self._restored:
+            self._left_granted = int(self.settings.value(self.LEFT_KEY, 0) or 0)
         choice = self.settings.value(self.CHOICE_KEY)
         if self._choice is not None and isinstance(choice, str):
             self._choice.choose(choice)
@@ -268,6 +275,8 @@ class WindowLayout:
     def _lay_out_restored(self) -> None:
         self.arrange()
         self._keep_left_in_bounds()
+        if self._left_need > self._left_granted:
+            self._widen_left()
 
     def _keep_left_in_bounds(self) -> None:
         """A restored layout whose left column takes more than :data:`LEFT_SHARE` of the width (saved by a
@@ -282,6 +291,7 @@ class WindowLayout:
         d, window = self.docks, self.window
         w, h = window.width(), window.height()
         left = max(min(260, int(w * 0.18)), min(self._left_need + self._dock_frame(), int(w * LEFT_FIT)))
+        self._left_granted = self._left_need
         window.resizeDocks([d["files"]], [left], Qt.Orientation.Horizontal)
         window.resizeDocks([d["files"], d["measures"]], [int(h * 0.3), int(h * 0.7)], Qt.Orientation.Vertical)
         window.resizeDocks([d["summary"]], [int(h * 0.2)], Qt.Orientation.Vertical)
@@ -294,11 +304,12 @@ class WindowLayout:
         self._default_compare_sizes()
 
     def fit_left(self, need: int) -> None:
-        """The files panel needs ``need`` pixels to show every name, kind and status whole: when that grows,
-        the left column widens to it (up to :data:`LEFT_FIT` of the width); it never narrows (a column the
-        user narrowed stays so until a file needs more, or the window grows)."""
-        grew, self._left_need = need > self._left_need, need
-        if grew:
+        """The files panel needs ``need`` pixels to show every name, kind and status whole: when that is
+        more than the column was given, it widens to it (up to :data:`LEFT_FIT` of the width); it never
+        narrows (a column the user narrowed stays so, at the next start too, until a file needs more or
+        the window grows)."""
+        self._left_need = need
+        if need > self._left_granted:
             self._widen_left()
 
     def _widen_left(self) -> None:
@@ -310,6 +321,7 @@ class WindowLayout:
         want = min(self._left_need + self._dock_frame(), int(self.window.width() * LEFT_FIT))
         if want > dock.width():
             self.window.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
+        self._left_granted = max(self._left_granted, self._left_need)
 
     def _dock_frame(self) -> int:
         """What the files dock adds around its panel's width."""
@@ -359,6 +371,7 @@ class WindowLayout:
 
     def save(self) -> None:
         self.settings.setValue("geometry", self.window.saveGeometry())
+        self.settings.setValue(self.LEFT_KEY, self._left_granted)
         self.settings.setValue("windowState", self.window.saveState(LAYOUT_VERSION))
         if self._choice is not None:
             self.settings.setValue(self.CHOICE_KEY, self._choice.chosen())
