@@ -178,7 +178,8 @@ class WindowLayout:
         if state is not None:
             self._restored = self.window.restoreState(state, LAYOUT_VERSION)
         if self._restored:
-            self._left_granted = int(self.settings.value(self.LEFT_KEY, 0) or 0)
+            given = self.settings.value(self.LEFT_KEY, 0)
+            self._left_granted = int(given) if isinstance(given, (int, str)) and str(given).isdigit() else 0
         choice = self.settings.value(self.CHOICE_KEY)
         if self._choice is not None and isinstance(choice, str):
             self._choice.choose(choice)
