@@ -205,7 +205,7 @@ class FilesPanel(QWidget):
 
     def _measure(self, names: set[tuple[str, bool]], kinds: set[str], statuses: set[str]) -> None:
         """Fit the columns to the texts shown; ``sigWidthWanted`` when the width that shows them whole
-        changes."""
+        changes, once no file is being read."""
         table, header = self.table, self.table.horizontalHeader()
         style = table.style()
         # an item's text is drawn inside a margin each side (QStyledItemDelegate); a pixel or two of rounding
@@ -219,13 +219,17 @@ class FilesPanel(QWidget):
             max(kind, header.sectionSizeHint(1)),
             max(status, header.sectionSizeHint(2)),
         )
-        if needs == self._needs:
-            return
-        self._needs = needs
-        self._fit_columns()
+        if needs != self._needs:
+            self._needs = needs
+            self._fit_columns()
+        if self.session.workspace.loading():
+            return  # (the width asked for is that of the texts once the files are read: not the file names
+            # and a status together, of a moment while the runs' labels are not known yet)
         frame = 2 * table.frameWidth() + style.pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, table)
-        self.width_wanted = sum(needs) + frame
-        self.sigWidthWanted.emit(self.width_wanted)
+        wanted = sum(needs) + frame
+        if wanted != self.width_wanted:
+            self.width_wanted = wanted
+            self.sigWidthWanted.emit(wanted)
 
     def _fit_columns(self) -> None:
         """The kinds whole; the names before the statuses: a status takes what its texts need, but only the
