@@ -336,6 +336,8 @@ def test_the_left_column_widens_to_the_files_texts_as_the_window_grows(qtbot, tm
         files = w.parts.views.files
         qtbot.waitUntil(lambda: not _cut(files, 0), timeout=5000)
         assert _cut(files, 2)  # "tsv, 13,416 documents" does not fit beside the names at 1400 px
+        statuses = [files.table.item(r, 2) for r in range(files.table.rowCount())]
+        assert all(i.text() in i.toolTip() for i in statuses)  # (whole in its tooltip)
         w.resize(1920, 1080)
         qtbot.waitUntil(lambda: not _cut(files, 0) and not _cut(files, 2), timeout=5000)
     finally:

@@ -193,7 +193,7 @@ class FilesPanel(QWidget):
 
             st = QTableWidgetItem(status)
             st.setFlags(Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEnabled)
-            st.setToolTip(status_tip)
+            st.setToolTip(status_tip or status)  # (whole there when the column is too narrow for it)
             if warn:
                 st.setForeground(Qt.GlobalColor.darkRed)
             self.table.setItem(row, 2, st)
