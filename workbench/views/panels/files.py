@@ -432,13 +432,14 @@ class _KindDelegate(QStyledItemDelegate):
         self.panel = panel
         self._sizes: dict[tuple, QSize] = {}
 
-    def _box_option(self, option, index) -> QStyleOptionComboBox:
+    def _box_option(self, text: str, editable: bool) -> QStyleOptionComboBox:
+        """The drop-down box showing ``text`` (greyed out when the kind cannot be chosen), as painted and
+        as measured."""
         box = QStyleOptionComboBox()
-        box.initFrom(option.widget)
-        box.rect = option.rect
-        box.currentText = str(index.data() or "")
+        box.initFrom(self.panel.table)
+        box.currentText = text
         box.frame = True
-        if not index.flags() & Qt.ItemFlag.ItemIsEditable:
+        if not editable:
             box.state &= ~QStyle.StateFlag.State_Enabled
         return box
 
@@ -448,7 +449,8 @@ class _KindDelegate(QStyledItemDelegate):
             return
         if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(option.rect, option.palette.highlight())
-        box = self._box_option(option, index)
+        box = self._box_option(str(index.data() or ""), True)
+        box.rect = option.rect
         style = option.widget.style()
         style.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, box, painter, option.widget)
         style.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, box, painter, option.widget)
@@ -462,12 +464,7 @@ class _KindDelegate(QStyledItemDelegate):
         key = (text, table.font().key(), editable)
         size = self._sizes.get(key)
         if size is None:
-            box = QStyleOptionComboBox()
-            box.initFrom(table)
-            box.currentText = text
-            box.frame = True
-            if not editable:
-                box.state &= ~QStyle.StateFlag.State_Enabled
+            box = self._box_option(text, editable)
             contents = table.fontMetrics().size(0, max(text, "qrels", key=len))  # six characters at least
             size = self._sizes[key] = table.style().sizeFromContents(
                 QStyle.ContentsType.CT_ComboBox, box, contents, table
