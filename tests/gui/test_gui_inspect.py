@@ -143,9 +143,9 @@ def test_an_inspection_put_off_for_the_scores_starts_once_they_are_painted(qtbot
 def _scores_just_shown(qtbot, tmp_path):
     """A window that has just shown the scores of two runs (the work put off for the paint still waiting),
     and the list of the keys of the jobs it submits."""
-    # the quick comparison comes with the scores only once scipy.stats is imported (Request.quick): without
-    # this, the test passed only after another test had imported it
-    import scipy.stats  # noqa: F401
+    # the quick comparison comes with the scores only once scipy.special is imported (Request.quick):
+    # without this, the test passed only after another test had imported it
+    import scipy.special  # noqa: F401
 
     w = open_window(qtbot, tmp_path, ("map",))
     qrels = tmp_path / "qrels.txt"

@@ -16,7 +16,9 @@ from metrics.io import textfile
 from metrics.io.columns import read_columns
 from metrics.io.detect import detect_kind_with_reason, holds_queries
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "differential"))
+# appended, not put first: a process the tests spawn takes this path, and there ``conftest`` (tests/conftest.py,
+# which test modules import helpers from) would otherwise be the differential folder's
+sys.path.append(str(Path(__file__).resolve().parents[2] / "differential"))
 
 import diff_doors  # noqa: E402
 import trec_eval_ref  # noqa: E402

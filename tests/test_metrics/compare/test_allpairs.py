@@ -178,15 +178,44 @@ def test_reports_carry_the_letters_and_say_how_they_were_decided(four_runs, tmp_
     assert f"<sup>{letters[('c', 'map')]}</sup>" in page and "Letters:" in page
 
 
-@pytest.mark.parametrize("queries", [2, 3, 5, 10, 43, 200])
-def test_the_t_test_of_many_rows_equals_scipys_ttest_rel(queries):
-    """The t-test of many rows at once gives the numbers of ``ttest_rel``, down to p-values far below 1e-80."""
+@pytest.mark.parametrize("queries", [2, 3, 5, 10, 43, 200, 250])
+@pytest.mark.parametrize("shape", ["normal", "rounded", "few values", "tiny spread"])
+def test_the_t_test_of_many_rows_is_scipys_to_the_last_bit(queries, shape):
+    """The t-test of many rows at once gives the p-values of ``ttest_1samp`` bit for bit (it is computed in
+    scipy's arithmetic without importing ``scipy.stats``), and those of ``ttest_rel``, down to p-values far
+    below 1e-80; ties (rounded scores, a few distinct differences) and tiny spreads included."""
     from metrics.compare.statistics import paired_t_pvalues
 
     rng = np.random.default_rng(queries)
-    d = rng.normal(rng.uniform(-0.3, 0.3, size=(300, 1)), rng.uniform(0.001, 0.3, size=(300, 1)), (300, queries))
-    expected = stats.ttest_rel(d, np.zeros_like(d), axis=1).pvalue
-    np.testing.assert_allclose(paired_t_pvalues(d), expected, rtol=1e-12, atol=0)
+    if shape == "normal":
+        d = rng.normal(rng.uniform(-0.3, 0.3, size=(300, 1)), rng.uniform(0.001, 0.3, size=(300, 1)), (300, queries))
+    elif shape == "rounded":
+        d = np.round(rng.normal(0.02, 0.2, (300, queries)), 2)
+    elif shape == "few values":
+        d = rng.choice([0.0, 0.25, -0.5, 1 / 3], (300, queries))
+    else:
+        d = rng.uniform(-1, 1, (300, queries)) * 1e-7 + 1e-9
+    d = d[(d != d[:, :1]).any(axis=1)]  # (a row without spread is decided before the test: p = 0 or 1)
+    got = paired_t_pvalues(d)
+    np.testing.assert_array_equal(got, stats.ttest_1samp(d, 0.0, axis=1).pvalue)
+    np.testing.assert_allclose(got, stats.ttest_rel(d, np.zeros_like(d), axis=1).pvalue, rtol=1e-12, atol=0)
+
+
+def test_a_t_test_comparison_imports_scipy_special_not_scipy_stats():
+    """The window's default comparison (t-test, Holm) needs only :mod:`scipy.special`: ``scipy.stats``,
+    about 0.6 s of CPU to import, is left out, and the marks of significance do not wait for it."""
+    code = (
+        "import sys, numpy as np, pandas as pd\n"
+        "from metrics.compare.allpairs import compare_all_pairs\n"
+        "rng = np.random.default_rng(0)\n"
+        "rows = [(r, 'map', str(q), float(rng.random())) for r in 'abcd' for q in range(30)]\n"
+        "frame = pd.DataFrame(rows, columns=['run', 'measure', 'query_id', 'value'])\n"
+        "pairs = compare_all_pairs(frame, test='t', correction='holm')\n"
+        "print(len(pairs), 'scipy.special' in sys.modules, 'scipy.stats' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["6", "True", "False"]
 
 
 def test_scipy_is_imported_when_a_comparison_runs_not_with_the_comparisons():
