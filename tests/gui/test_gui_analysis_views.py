@@ -66,6 +66,12 @@ def click_cell(qtbot, table, row, column):
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(index).center())
 
 
+def pixel_of(plot, x, y) -> tuple[int, int]:
+    """Where the point (x, y) of ``plot`` is drawn, in the plot's pixels."""
+    pos = plot.mapFromScene(plot.getPlotItem().getViewBox().mapViewToScene(QPointF(x, y)))
+    return pos.x(), pos.y()
+
+
 def click_point(qtbot, window, plot, x, y):
     vb = plot.getPlotItem().getViewBox()
     pos = plot.mapFromScene(vb.mapViewToScene(QPointF(x, y)))
@@ -223,9 +229,9 @@ def test_run_against_run_scatter_colours_outcomes_and_a_click_selects_the_query(
         assert colours[q] == OUTCOME_COLOURS[outcome]
     counts = expected["outcome"].value_counts()
     assert f"wins {counts.get('win', 0)}" in view.caption.text()
-    # the point farthest from the others (a click selects the nearest point's query)
-    xy = expected[["b", "a"]].to_numpy(dtype=float)
-    gaps = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=2)) + np.eye(len(xy)) * 9
+    # the point farthest from the others on the screen (a click selects the nearest point's query)
+    xy = np.array([pixel_of(view.plot, b, a) for b, a in expected[["b", "a"]].to_numpy(dtype=float)])
+    gaps = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=2)) + np.eye(len(xy)) * 1e6
     target = expected.iloc[int(np.argmax(gaps.min(axis=1)))]
     click_point(qtbot, window, view.plot, float(target["b"]), float(target["a"]))
     assert window.session.selected_query == target["query_id"]

@@ -301,6 +301,36 @@ def test_a_message_opening_moves_no_panel_under_the_mouse(qtbot, tmp_path, dl19)
 SAMPLE = sorted(str(p) for p in (Path(__file__).parents[2] / "workbench" / "resources" / "sample").iterdir())
 
 
+@pytest.mark.parametrize("size", [(1024, 700), (1400, 900), (1920, 1080)])
+def test_a_view_brought_forward_among_its_tabs_leaves_the_drill_down_its_share(qtbot, tmp_path, size):
+    """Clicking the tab of "Why runs differ" gives it at least half of its column, and the drill-down under it
+    keeps the rest: its height, or half the column. Qt fitted the column to the view's size hint instead:
+    on the sample, the drill-down went from 181 to 132 pixels at 1024x700 (one row of its lists left), from
+    349 to 227 at 1400x900 and from 465 to 321 at 1920x1080."""
+    from PySide6.QtWidgets import QTabBar
+
+    w = open_window(qtbot, tmp_path, MEASURES, size=size)
+    try:
+        _loaded(qtbot, w, SAMPLE)
+        s, docks = w.session, w.parts.views.docks
+        s.model.select_query(s.results.query_ids[0])
+        qtbot.waitUntil(lambda: s.drilldown is not None and not s.busy, timeout=TIMEOUT)
+        drill, why = docks["drilldown"], docks["whyRunsDiffer"]
+        qtbot.wait(100)
+        before = drill.height()
+        bar, index = next(
+            (b, i) for b in w.findChildren(QTabBar) for i in range(b.count()) if b.tabText(i) == "Why runs differ"
+        )
+        qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+        qtbot.waitUntil(lambda: why.isVisible() and not why.visibleRegion().isEmpty() and not s.busy, timeout=TIMEOUT)
+        qtbot.wait(300)  # (the column is fitted again once the view is shown and filled)
+        half = (drill.height() + why.height()) // 2
+        assert drill.height() >= min(before, half) - 12, (before, drill.height(), half)
+        assert why.height() >= half - 12, (why.height(), half)
+    finally:
+        close_window(w)
+
+
 def _cut(panel, column: int) -> list[str]:
     """The texts of ``column`` of the Files panel (0: the names, 2: the statuses) it does not show whole."""
     table = panel.table

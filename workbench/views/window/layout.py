@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar, QWidget
 
 LAYOUT_VERSION = 6  # bump when the docks or bars change, so that an older saved layout is not applied
@@ -155,6 +155,40 @@ class WindowLayout:
         #: the largest of those the left column was given (kept with the layout): a column the user narrowed
         #: since stays so, at the next start too, until the files need more
         self._left_granted = 0
+        window.tabifiedDockWidgetActivated.connect(self._keep_column_split)
+
+    def _keep_column_split(self, dock: QDockWidget) -> None:
+        """A view brought forward in a group of tabs gets at least half of its column (more if its group had
+        more), and the views over or under it keep the rest, as they were shared.  Qt fits the column to the
+        size hint of the view brought forward instead: with "Why runs differ" in front, the drill-down under
+        it lost a third of its height, and kept one row of its lists at 1024x700.  (Kept to its group's
+        height alone, a scatter of why runs differ was 60 pixels high at 1400x900; its size hint, asked for
+        as it is brought forward, is not yet that of the analysis it is about to show.)"""
+        if dock.isFloating() or closed(dock):
+            return
+        area = self.window.dockWidgetArea(dock)
+        group = set(self.window.tabifiedDockWidgets(dock))
+        span = dock.geometry()
+        # the docks shown over or under it in its column: in the same area, beside none of its tabs, the same width
+        column = [
+            other
+            for other in self.window.findChildren(QDockWidget)  # (the analyses' docks too)
+            if other is not dock
+            and other not in group
+            and other.isVisible()
+            and not other.isFloating()
+            and self.window.dockWidgetArea(other) == area
+            and other.geometry().left() == span.left()
+            and other.geometry().width() == span.width()
+        ]
+        if not column:
+            return
+        had, before = [d.height() for d in column], dock.height()  # (as laid out before the view's size hint is taken)
+        total = before + sum(had)
+        mine = max(before, total // 2)
+        heights = [mine, *((total - mine) * h // max(sum(had), 1) for h in had)]
+        docks = [dock, *column]
+        QTimer.singleShot(0, self.window, lambda: self.window.resizeDocks(docks, heights, Qt.Orientation.Vertical))
 
     def arranged_compact(self) -> bool:
         """Whether the right column is now one column of tabs (the plots and the per-query differences as
@@ -249,8 +283,6 @@ class WindowLayout:
     def built_while_shown(self) -> None:
         """The views were built after the first frame: lay the docks out once they have their places
         (the next turn of the event loop)."""
-        from PySide6.QtCore import QTimer
-
         if self._first_show:
             self._first_show = False
             if not self._restored:
