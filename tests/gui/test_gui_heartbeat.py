@@ -2,8 +2,10 @@
 scored, while queries are selected among 500 runs, and while a run of millions of lines is read, scored and
 inspected. A watchdog thread samples the window's thread whenever a beat is late.
 
-Two bounds: no pause in which the window's thread runs the project's own code (a frame of ``workbench`` or
-``metrics`` on its stack: parsing, a ``stat``, building a table) lasts :data:`LONGEST`; and no pause at all lasts a
+Two bounds: in no pause does the window's thread run the project's own code (a frame of ``workbench`` or
+``metrics`` on its stack: parsing, a ``stat``, building a table) for :data:`LONGEST` (its part of the pause told
+by the share of the pause's samples it is in: on a slower machine, pauses of 0.3-0.4 s of Qt's painting ended
+in one of the window's slots of a few milliseconds, in 2 starts of 12); and no pause at all lasts a
 second, whatever held it (a worker holding Python's lock in one long call shows as the window's thread
 waiting in Qt's event loop: on a loaded machine such waits also come from the machine, which is why that
 bound is looser; ``benchmarks/gui_responsiveness.py`` measures the raw figures on a quiet one)."""
@@ -103,9 +105,13 @@ class Heartbeat:
             sampled = [stack for since, stack in self.samples if since == start]
             ours = [stack for stack in sampled if self._ours(stack)]
             elsewhere = ["\n".join(stack.splitlines()[-2:]) for stack in sampled if stack not in ours]
-            assert not ours, (
-                f"{what}: the window's thread ran the project's code for {gap * 1000:.0f} ms ({len(ours)} of "
-                f"the pause's {len(sampled)} samples in it: the commonest, then the top of the others):\n"
+            # the project's part of the pause, by its share of the samples: a pause of Qt's painting (or of
+            # the machine) that ends in one of the window's slots is not a pause of the window's code
+            held = gap * len(ours) / max(len(sampled), 1)
+            assert held < LONGEST, (
+                f"{what}: the window's thread ran the project's code for {held * 1000:.0f} ms of a pause of "
+                f"{gap * 1000:.0f} ms ({len(ours)} of its {len(sampled)} samples in it: the commonest, then the "
+                "top of the others):\n"
                 + Counter(ours).most_common(1)[0][0]
                 + "".join(f"\n--- elsewhere:\n{top}" for top in elsewhere)
             )
@@ -118,19 +124,31 @@ def _wait(qtbot, app_done, timeout=TIMEOUT) -> None:
 
 def test_the_heartbeat_tells_a_pause_in_the_project_s_code_from_one_elsewhere(qtbot):
     """The watch itself: 0.4 s held in a function of the window's code is told, with where it was; the
-    same 0.4 s held by the test's own code is a pause the looser bound judges."""
+    same 0.4 s held by the test's own code is a pause the looser bound judges, and so is one that ends in
+    20 ms of the window's code."""
     from workbench.qt.paint import AfterPaint
 
     put_off = AfterPaint()
     with Heartbeat() as beat:
         put_off.later(lambda: time.sleep(0.4))  # (run by workbench.qt.paint's code)
         qtbot.wait(1000)
-    with pytest.raises(AssertionError, match=r"ran the project's code for \d+ ms \(\d+ of the pause's"):
+    with pytest.raises(AssertionError, match=r"ran the project's code for \d+ ms of a pause of \d+ ms \(\d+ of"):
         beat.check("a sleep put off")
     with Heartbeat() as beat:
         QTimer.singleShot(0, lambda: time.sleep(0.4))
         qtbot.wait(700)
     beat.check("a sleep of the test's")  # (under ANY_PAUSE)
+    assert beat.longest >= 0.4
+
+    def mostly_elsewhere() -> None:  # 0.4 s of the test's, then 20 ms of the window's code
+        time.sleep(0.4)
+        put_off.turns.append(lambda: time.sleep(0.02))
+        put_off._next_turn()
+
+    with Heartbeat() as beat:
+        QTimer.singleShot(0, mostly_elsewhere)
+        qtbot.wait(800)
+    beat.check("a pause that ends in the window's code")
     assert beat.longest >= 0.4
 
 
