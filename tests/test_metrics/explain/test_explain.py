@@ -179,14 +179,17 @@ def test_working_reproduces_the_value_and_the_q_line(seed, config, tmp_path, cap
     prep = Prepared(*paths, settings=Settings(**options))
     ev = evaluate(qrels, run, measures, keep_names=False, **options)
     pq = ev.per_query
+    values = {}  # (measure, query) -> the value of its row
+    for key, value in zip(zip(pq["measure"], pq["query_id"]), pq["value"]):
+        assert key not in values, key
+        values[key] = value
     checked = 0
     for name in measures:
         for qid in prep.query_ids:
             e = prep.explain(name, qid)
             assert e.explained, (name, qid, e.reason)
             assert e.worked == e.value or (np.isnan(e.worked) and np.isnan(e.value)), (name, qid)
-            found = pq.loc[(pq["query_id"] == qid) & (pq["measure"] == str(_measure(name))), "value"]
-            want = found.item() if len(found) else np.nan  # (an undefined value has no row: Accuracy)
+            want = values.get((str(_measure(name)), qid), np.nan)  # (an undefined value has no row: Accuracy)
             assert e.value == want or (np.isnan(want) and np.isnan(e.value))
             assert e.line in lines[(e.measure, qid)]
             assert e.to_text().splitlines()[-1] == e.line
