@@ -24,8 +24,9 @@ Means
 Wins, ties, losses
     Number of paired queries with ``d > 0``, ``d == 0`` and ``d < 0``.
 Tests (all two-sided, all on the paired differences)
-    ``"t"``: paired t-test, :func:`scipy.stats.ttest_rel` (computed by scipy's
-    ``ttest_1samp`` on the differences, for many pairs at once).
+    ``"t"``: paired t-test, :func:`scipy.stats.ttest_rel`'s p-values bit for bit
+    (``ttest_1samp``'s arithmetic on the differences with ``scipy.special.stdtr``,
+    for many pairs at once: :func:`metrics.compare.statistics.paired_t_pvalues`).
     ``"wilcoxon"``: Wilcoxon signed-rank test, :func:`scipy.stats.wilcoxon` with
     scipy's defaults (``zero_method="wilcox"``, i.e. zero differences are
     dropped; ``method="auto"``, exact for at most 50 differences).

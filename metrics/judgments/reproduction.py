@@ -134,14 +134,20 @@ def _per_query_scores(qrels, run, measures, settings: Settings):
 
 
 def _p_value(x, y, paired: bool) -> float:
-    from scipy.stats import ttest_ind, ttest_rel
-
+    """``ttest_rel``'s p-value (by the comparisons' own t-test, the same numbers) or ``ttest_ind``'s."""
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(x) < 2 or len(y) < 2:
         return float("nan")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        p = float((ttest_rel(x, y) if paired else ttest_ind(x, y)).pvalue)
+    if paired:
+        from metrics.compare.statistics import paired_t_pvalues
+
+        p = float(paired_t_pvalues((x - y)[np.newaxis, :])[0])
+    else:
+        from scipy.stats import ttest_ind
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p = float(ttest_ind(x, y).pvalue)
     if math.isnan(p) and len(x) == len(y) and np.array_equal(x, y):
         return 1.0
     return p

@@ -21,7 +21,6 @@ orderings of the runs:
 from __future__ import annotations
 
 import bisect
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -99,8 +98,9 @@ def _pearson(x, y) -> float:
 
 def paired_p(x, y) -> float:
     """The two-sided p-value of the paired t-test of ``x`` against ``y`` (NaN below two pairs; 1 where
-    every difference is 0, as there is then no evidence of a difference)."""
-    from scipy.stats import ttest_rel
+    every difference is 0, as there is then no evidence of a difference): ``scipy.stats.ttest_rel``'s, by the
+    comparisons' own t-test (:func:`metrics.compare.statistics.paired_t_pvalues`)."""
+    from metrics.compare.statistics import paired_t_pvalues
 
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(x) < 2:
@@ -108,9 +108,7 @@ def paired_p(x, y) -> float:
     d = x - y
     if np.all(d == d[0]):
         return 1.0 if d[0] == 0 else 0.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return float(ttest_rel(x, y).pvalue)
+    return float(paired_t_pvalues(d[np.newaxis, :])[0])
 
 
 def _scored(qrels, runs: dict, measure, settings: Settings):
