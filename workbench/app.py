@@ -55,6 +55,7 @@ def main(argv=None) -> int:
         # a picture shows the default layout, not the one this user arranged
         settings = QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, APP_NAME, "screenshot")
         settings.clear()
+        settings.sync()  # (now, before the window is made: never from its event loop)
     else:
         settings = QSettings(APP_NAME, APP_NAME)
     # the window shows itself first and builds its views (pandas, pyqtgraph) right after, unless a

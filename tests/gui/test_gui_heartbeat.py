@@ -8,7 +8,10 @@ by the share of the pause's samples it is in: on a slower machine, pauses of 0.3
 in one of the window's slots of a few milliseconds, in 2 starts of 12); and no pause at all lasts a
 second, whatever held it (a worker holding Python's lock in one long call shows as the window's thread
 waiting in Qt's event loop: on a loaded machine such waits also come from the machine, which is why that
-bound is looser; ``benchmarks/gui_responsiveness.py`` measures the raw figures on a quiet one)."""
+bound is looser; ``benchmarks/gui_responsiveness.py`` measures the raw figures on a quiet one). That
+bound failed once at 1.05 s while a collection was indexed: the window's settings were synced to disk on
+its thread (a lock file and the file, behind the sync of an index of 300,000 passages); they are written by a thread of their
+own now (``workbench.qt.kept_settings``, tested in ``tests/test_workbench/qt/test_kept_settings.py``)."""
 
 from __future__ import annotations
 
@@ -115,7 +118,13 @@ class Heartbeat:
                 + Counter(ours).most_common(1)[0][0]
                 + "".join(f"\n--- elsewhere:\n{top}" for top in elsewhere)
             )
-        assert self.longest < ANY_PAUSE, f"{what}: the window's thread waited {self.longest * 1000:.0f} ms"
+        if self.longest >= ANY_PAUSE:
+            start = self.starts[self.gaps.index(self.longest)]
+            tops = Counter("\n".join(stack.splitlines()[-4:]) for since, stack in self.samples if since == start)
+            raise AssertionError(
+                f"{what}: the window's thread waited {self.longest * 1000:.0f} ms; where it was (samples):\n"
+                + "\n---\n".join(f"{n} x\n{top}" for top, n in tops.most_common(3))
+            )
 
 
 def _wait(qtbot, app_done, timeout=TIMEOUT) -> None:

@@ -7,13 +7,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from metrics.io import fileio
 from workbench.views.common import export_target
 
 if TYPE_CHECKING:
+    from workbench.qt.kept_settings import KeptSettings
     from workbench.qt.session import Session
     from workbench.scoring.evaluation import Results
     from workbench.state.analyses import ContrastSettings
@@ -38,7 +38,7 @@ class ExportActions:
         parent: QWidget,
         session: Session,
         *,
-        settings: QSettings,
+        settings: KeptSettings,
         recent: RecentFiles,
         per_query: PerQueryView,
         pr_plot: PrecisionRecallPlot,
@@ -325,7 +325,7 @@ class ExportActions:
         return table_job
 
     def _exported(self, path: str) -> None:
-        self.settings.setValue("lastExportDir", os.path.dirname(os.path.abspath(path)))
+        self.settings.set_value("lastExportDir", os.path.dirname(os.path.abspath(path)))
         self._tell(f"Exported {path}")
         self._announce(path)
 

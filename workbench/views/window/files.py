@@ -9,19 +9,19 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from workbench.views.window.recent import RecentFiles
 
 if TYPE_CHECKING:
+    from workbench.qt.kept_settings import KeptSettings
     from workbench.qt.session import Session
     from workbench.views.window.workspaces import WorkspaceActions
 
 LARGE_FILE = 50 * 1024 * 1024  # ask before reloading a changed file larger than this
 
 
-def chosen_kinds(settings: QSettings) -> dict[str, str]:
+def chosen_kinds(settings: KeptSettings) -> dict[str, str]:
     """The kinds the user chose for files (path -> kind), kept across runs in ``settings``."""
     from workbench.state import workspace_file  # (imported once the window is shown: it imports the core)
 
@@ -32,9 +32,9 @@ def chosen_kinds(settings: QSettings) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items() if v in workspace_file.KINDS} if isinstance(value, dict) else {}
 
 
-def keep_chosen_kinds(settings: QSettings, kinds: dict[str, str]) -> None:
+def keep_chosen_kinds(settings: KeptSettings, kinds: dict[str, str]) -> None:
     """Keep the latest 500 of the kinds the user chose for files in ``settings``."""
-    settings.setValue("chosenKinds", json.dumps(dict(list(kinds.items())[-500:])))
+    settings.set_value("chosenKinds", json.dumps(dict(list(kinds.items())[-500:])))
 
 
 class FileActions:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QSettings, QSize, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, QSize, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDockWidget, QMainWindow, QTabBar, QWidget
+
+if TYPE_CHECKING:
+    from workbench.qt.kept_settings import KeptSettings
 
 LAYOUT_VERSION = 6  # bump when the docks or bars change, so that an older saved layout is not applied
 
@@ -131,7 +134,7 @@ class WindowLayout:
     def __init__(
         self,
         window: QMainWindow,
-        settings: QSettings,
+        settings: KeptSettings,
         docks: dict[str, QDockWidget],
         after_restore: Callable[[], None],
         choice: KeptChoice | None = None,
@@ -403,12 +406,11 @@ class WindowLayout:
             self._widen_left()  # (the names it elided may fit now)
 
     def save(self) -> None:
-        self.settings.setValue("geometry", self.window.saveGeometry())
-        self.settings.setValue(self.LEFT_KEY, self._left_granted)
-        self.settings.setValue("windowState", self.window.saveState(LAYOUT_VERSION))
+        self.settings.set_value("geometry", self.window.saveGeometry())
+        self.settings.set_value(self.LEFT_KEY, self._left_granted)
+        self.settings.set_value("windowState", self.window.saveState(LAYOUT_VERSION))
         if self._choice is not None:
-            self.settings.setValue(self.CHOICE_KEY, self._choice.chosen())
-        self.settings.sync()
+            self.settings.set_value(self.CHOICE_KEY, self._choice.chosen())
 
     def reset(self) -> None:
         """Reset layout: every dock back where the window first placed it, shown and docked, at the default

@@ -13,6 +13,7 @@ from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMainWindow
 
+from workbench.qt.kept_settings import KeptSettings
 from workbench.system import process, qtcompat
 from workbench.views.window.files import chosen_kinds, keep_chosen_kinds
 from workbench.views.window.layout import fit_to_screen
@@ -86,7 +87,8 @@ class MainWindow(QMainWindow):
         super().__init__(parent)
         qtcompat.quicker_feature_check()  # before the session's and the views' modules are imported
         qtcompat.lazy_pyqtgraph_qt()
-        self.settings = settings if settings is not None else QSettings(APP_NAME, APP_NAME)
+        #: read here, written by a thread of their own (a sync to disk is never the window's wait)
+        self.settings = KeptSettings(settings if settings is not None else QSettings(APP_NAME, APP_NAME))
         self.setWindowTitle(APP_NAME)
         icon = str(Path(__file__).resolve().parents[2] / "resources" / "icon.svg")  # (workbench/resources)
         self.setWindowIcon(QIcon(icon))  # (a null icon, changing nothing, were the file not there)
@@ -322,6 +324,7 @@ class MainWindow(QMainWindow):
         self._parts.layout.save()
         self.session.shutdown()
         self._parts.workspaces.wait_for_last_session()
+        self.settings.flush()
         super().closeEvent(event)
 
     # ------------------------------------------------------------------

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QSettings
+if TYPE_CHECKING:
+    from workbench.qt.kept_settings import KeptSettings
+
 
 MAX_RECENT = 10
 
@@ -12,7 +15,7 @@ MAX_RECENT = 10
 class RecentFiles:
     """The files and workspaces opened lately, kept in ``settings``."""
 
-    def __init__(self, settings: QSettings):
+    def __init__(self, settings: KeptSettings):
         self.settings = settings
 
     def paths(self) -> list[str]:
@@ -27,10 +30,10 @@ class RecentFiles:
         if os.path.dirname(path) == str(SAMPLE_DIR):
             return
         recent = [p for p in self.paths() if p != path]
-        self.settings.setValue("recentFiles", ([path] + recent)[:MAX_RECENT])
+        self.settings.set_value("recentFiles", ([path] + recent)[:MAX_RECENT])
 
     def clear(self) -> None:
-        self.settings.setValue("recentFiles", [])
+        self.settings.set_value("recentFiles", [])
 
     def last_dir(self) -> str:
         """Where the latest file came from (else the working folder): where the dialogs open."""

@@ -11,10 +11,11 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtCore import QByteArray
 from PySide6.QtWidgets import QFileDialog, QWidget
 
 if TYPE_CHECKING:
+    from workbench.qt.kept_settings import KeptSettings
     from workbench.qt.session import Session
     from workbench.state.workspace_file import WorkspaceDoc
     from workbench.views.window.layout import KeptChoice, WindowLayout
@@ -43,7 +44,7 @@ class WorkspaceActions:
         parent: QWidget,
         session: Session,
         *,
-        settings: QSettings,
+        settings: KeptSettings,
         recent: RecentFiles,
         layout: WindowLayout,
         choice: KeptChoice | None = None,
@@ -203,8 +204,8 @@ def _reason(exc: BaseException) -> str:
     return (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
 
 
-def last_session_path(settings: QSettings) -> str:
+def last_session_path(settings: KeptSettings) -> str:
     """Where the session is kept when the window closes: next to the ``settings`` file."""
     from workbench.state import workspace_file
 
-    return os.path.join(os.path.dirname(settings.fileName()) or ".", "last-session" + workspace_file.SUFFIX)
+    return os.path.join(os.path.dirname(settings.file_name()) or ".", "last-session" + workspace_file.SUFFIX)
