@@ -10,8 +10,9 @@ second, whatever held it (a worker holding Python's lock in one long call shows 
 waiting in Qt's event loop: on a loaded machine such waits also come from the machine, which is why that
 bound is looser; ``benchmarks/gui_responsiveness.py`` measures the raw figures on a quiet one). That
 bound failed once at 1.05 s while a collection was indexed: the window's settings were synced to disk on
-its thread (a lock file and the file, behind the sync of an index of 300,000 passages); they are written by a thread of their
-own now (``workbench.qt.kept_settings``, tested in ``tests/test_workbench/qt/test_kept_settings.py``)."""
+its thread (a lock file and the file), behind the sync of an index of 300,000 passages; they are written
+by a thread of their own now (``workbench.qt.kept_settings``, tested in
+``tests/test_workbench/qt/test_kept_settings.py``)."""
 
 from __future__ import annotations
 

@@ -2,10 +2,11 @@
 folder): read on the window's thread, written to disk by a thread of their own.
 
 A ``QSettings`` written on the window's thread writes its file there too, from the event loop: a lock file
-and a new copy of the file, each synced to disk. Behind a large write of another thread (a collection's
-index of 300,000 passages, synced) that sync waited a second on a slow disk, and the window with it. Here the window's
-thread only reads: a value set is read back at once from memory, and the writer thread puts it on disk
-with a ``QSettings`` of its own on the same file (``QSettings`` objects are reentrant: one per thread)."""
+and a new copy of the file, each synced to disk. Behind a large write of another thread (the index of a
+collection of 300,000 passages, synced) that sync waited a second on a slow disk, and the window with it.
+Here the window's thread only reads: a value set is read back at once from memory, and the writer thread
+puts it on disk with a ``QSettings`` of its own on the same file (``QSettings`` objects are reentrant: one
+per thread)."""
 
 from __future__ import annotations
 
