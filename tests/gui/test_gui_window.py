@@ -877,6 +877,16 @@ def test_the_longest_text_of_a_number_column_is_found_without_formatting_every_c
         assert max(len(t) for t in texts) == longest, name
     assert model.longest_texts(list(columns).index("signed zero"), 200, keep=1) == ["-0.0000"]
     assert model.longest_texts(list(columns).index("num_rel_ret"), 200)[-1].lstrip("-").isdigit()
+    # every column at once (the table's widths), over its first rows only, a column of text and one with
+    # marks among them: the longest of what every cell of those rows shows
+    frame = pd.DataFrame({"query_id": [f"q{'x' * (r % 7)}" for r in range(40)], **columns})
+    marks = pd.DataFrame("", index=frame.index, columns=frame.columns)
+    marks.loc[3, "scores"] = " ††"
+    model.set_frame(frame, marks=marks)
+    for rows in (1, 3, 4, 40, 200):
+        for c, texts in enumerate(model.longest_texts_of_all(rows)):
+            every = [model.display_text(r, c) for r in range(min(rows, 40))]
+            assert set(texts) <= set(every) and max(map(len, texts)) == max(map(len, every)), (rows, c)
 
 
 @pytest.mark.parametrize("sortable", [True, False])

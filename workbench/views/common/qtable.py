@@ -174,34 +174,56 @@ class DataFrameModel(QAbstractTableModel):
         value = self._columns[c][r]
         mark = "" if self._marks is None else self._marks[r, c]
         if self._numeric[c]:
-            if math.isnan(value):
-                return "–" + mark
-            if self._integer[c]:
-                return str(int(value)) + mark
-            return f"{value:.{self.decimals}f}" + mark
+            return self._number_text(c, value) + mark
         return value + mark if mark else value
+
+    def _number_text(self, c: int, value: float) -> str:
+        """A number of column ``c`` as its cells show it, without a mark."""
+        if math.isnan(value):
+            return "–"
+        if self._integer[c]:
+            return str(int(value))
+        return f"{value:.{self.decimals}f}"
 
     def longest_texts(self, c: int, rows: int, keep: int = 3) -> list[str]:
         """The ``keep`` longest texts (in characters) of column ``c`` among its first ``rows`` rows, for sizing
-        the column: formatted here rather than through :meth:`data` (a Qt call per cell takes seconds for the
-        hundreds of columns of a table with many runs)."""
+        the column (:meth:`longest_texts_of_all` for one column)."""
+        return self.longest_texts_of_all(rows, keep, columns=[c])[0]
+
+    def longest_texts_of_all(self, rows: int, keep: int = 3, columns: list[int] | None = None) -> list[list[str]]:
+        """:meth:`longest_texts` of every column (or of ``columns``): formatted here rather than through
+        :meth:`data` (a Qt call per cell takes seconds for the hundreds of columns of a table with many
+        runs). A number's text is longest for the largest value or the most negative (with its sign), or
+        is "–", "inf" or "-0.0000": the candidates of every column of numbers are found at once, and only
+        those few are formatted."""
         n = min(rows, len(self._frame))
-        if self._numeric[c] and (self._marks is None or not any(self._marks[:n, c])):
-            # a number's text is longest for the largest value or the most negative (with its sign), or is
-            # "–" or "inf": those few are formatted rather than every cell
-            values = self._columns[c][:n]
-            finite = values[np.isfinite(values)]
-            chosen = [finite.max(), finite.min()] if finite.size else []
-            chosen += [v for v in (np.inf, -np.inf) if (values == v).any()]
-            rows_of = [int(np.flatnonzero(values == v)[0]) for v in chosen]
-            zero = np.flatnonzero((values == 0) & np.signbit(values))  # "-0.0000"
-            rows_of += [int(zero[0])] if zero.size else []
-            if np.isnan(values).any():
-                rows_of.append(int(np.flatnonzero(np.isnan(values))[0]))
-            texts = {self.display_text(r, c) for r in rows_of}
-        else:
-            texts = {self.display_text(r, c) for r in range(n)}
-        return sorted(texts, key=len)[-keep:]
+        chosen = list(range(len(self._columns))) if columns is None else list(columns)
+        plain = [c for c in chosen if self._numeric[c] and (self._marks is None or not self._marks[:n, c].any())]
+        found: dict[int, list[float]] = {}
+        if plain and n:
+            values = np.column_stack([self._columns[c][:n] for c in plain])
+            finite = np.isfinite(values)
+            some = finite.any(axis=0)
+            top = np.where(finite, values, -np.inf).max(axis=0)
+            low = np.where(finite, values, np.inf).min(axis=0)
+            flags = [
+                (np.inf, (values == np.inf).any(axis=0)),
+                (-np.inf, (values == -np.inf).any(axis=0)),
+                (-0.0, ((values == 0) & np.signbit(values)).any(axis=0)),
+                (np.nan, np.isnan(values).any(axis=0)),
+            ]
+            for k, c in enumerate(plain):
+                found[c] = ([float(top[k]), float(low[k])] if some[k] else []) + [v for v, f in flags if f[k]]
+        elif plain:
+            found = {c: [] for c in plain}
+        texts = []
+        for c in chosen:
+            if c in found:
+                shown = {self._number_text(c, v) for v in found[c]}
+            else:
+                shown = {self.display_text(r, c) for r in range(n)}
+            texts.append(sorted(shown, key=len)[-keep:])
+        return texts
 
     def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         horizontal = orientation == Qt.Orientation.Horizontal
@@ -246,7 +268,7 @@ def _cells(table: pd.DataFrame | np.ndarray | None, frame: pd.DataFrame) -> np.n
     array of ``frame``'s shape as it is."""
     if table is None or isinstance(table, np.ndarray):
         return table
-    return table.reindex(columns=frame.columns).fillna("").to_numpy(dtype=object)
+    return table.reindex(columns=frame.columns, fill_value="").astype(object).fillna("").to_numpy(dtype=object)
 
 
 def selection_as_tsv(view) -> str:
@@ -317,12 +339,13 @@ def fit_columns(view, max_header_chars: int = 18) -> None:
     source = model.sourceModel() if isinstance(model, QSortFilterProxyModel) else model
     columns = model.columnCount() if model is not None else 0
     heads = header_widths(header, model, columns)
+    # the widest of the first rows as shown (sizeHintForColumn lays out every cell: seconds for hundreds of
+    # columns); a DataFrameModel formats its texts without a Qt call per cell, and only the longest few
+    # of each column are measured
+    longest = source.longest_texts_of_all(rows) if isinstance(source, DataFrameModel) else None
     for c in range(columns):
-        # the widest of the first rows as shown (sizeHintForColumn lays out every cell: seconds for
-        # hundreds of columns); a DataFrameModel formats its texts without a Qt call per cell, and only
-        # the longest few are measured
-        if isinstance(source, DataFrameModel):
-            texts = source.longest_texts(c, rows)
+        if longest is not None:
+            texts = longest[c]
         else:
             texts = [model.index(r, c).data() for r in range(rows)]
         content = max([fm.horizontalAdvance(str(t)) for t in texts if t is not None] + [0]) + 16
