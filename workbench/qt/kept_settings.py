@@ -1,86 +1,116 @@
 """The window's kept settings (its layout, the recent files, the kinds chosen for files, the last export's
-folder): read on the window's thread, written to disk by a thread of their own.
+folder): read on the window's thread, written to disk from a thread of their own.
 
-A ``QSettings`` written on the window's thread writes its file there too, from the event loop: a lock file
-and a new copy of the file, each synced to disk. Behind a large write of another thread (the index of a
-collection of 300,000 passages, synced) that sync waited a second on a slow disk, and the window with it.
-Here the window's thread only reads: a value set is read back at once from memory, and the writer thread
-puts it on disk with a ``QSettings`` of its own on the same file (``QSettings`` objects are reentrant: one
-per thread)."""
+A ``QSettings`` set on the window's thread writes its file there, from the event loop: a lock file and a
+new copy of the file, each synced to disk, which waited up to half a second on a disk busy with another
+large write. Calling ``QSettings.sync`` from another Python thread does not help: PySide6 keeps Python's
+lock through the call, and the window's thread waited for the lock as long. Here a thread of its own
+runs a Qt event loop with a ``QSettings`` of its own on the same file (``QSettings`` objects are
+reentrant: one per thread); a value set is handed to it, and that ``QSettings`` writes it from that
+loop, in Qt's own code, Python's lock free meanwhile (many values set at once are written once). The
+window's thread reads back what it set at once, from memory."""
 
 from __future__ import annotations
 
 import logging
-import queue
 import threading
 from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QEventLoop, QObject, QSettings, Qt, Signal, Slot
 
 log = logging.getLogger(__name__)
 
-#: seconds :meth:`KeptSettings.flush` waits, at most, for the writes asked for to be on disk (the window
+#: seconds :meth:`KeptSettings.close` waits, at most, for the values set to be on disk (the window
 #: closing): a disk that hangs does not keep the window open
 FLUSH_SECONDS = 5.0
 
 
-class KeptSettings:
-    """``settings`` read on the window's thread and written by a thread of their own (started on the first
-    write); what was set is what is read back, on disk or not yet."""
+class KeptSettings(QObject):
+    """``settings`` read on the window's thread and written from a thread of their own (started on the first
+    value set, stopped by :meth:`close`); what was set is what is read back, on disk or not yet."""
+
+    _put = Signal(str, object)
+    _sync = Signal(object)
+    _stop = Signal()
 
     def __init__(self, settings: QSettings) -> None:
+        super().__init__()
         self._read = settings
         self._file, self._format = settings.fileName(), settings.format()
-        self._set: dict[str, object] = {}  # every value set here: read back as set
-        self._unwritten: dict[str, object] = {}  # those not yet given to the writer
-        self._lock = threading.Lock()
-        self._asks: queue.SimpleQueue[threading.Event | None] = queue.SimpleQueue()
-        self._writer: threading.Thread | None = None
+        self._set: dict[str, object] = {}  # every value set here: read back as set (never removed)
+        self._writer: _Writer | None = None
+        self._thread: threading.Thread | None = None
 
     def file_name(self) -> str:
         """The settings' file (on Windows, the registry key)."""
         return self._file
 
     def value(self, key: str, default: object = None) -> Any:  # (as QSettings.value: what was kept)
-        with self._lock:
-            if key in self._set:
-                return self._set[key]
+        if key in self._set:
+            return self._set[key]
         return self._read.value(key, default)
 
     def set_value(self, key: str, value: object) -> None:
-        """Keep ``value`` under ``key``: read back at once, on disk once the writer thread has written it."""
-        with self._lock:
-            self._set[key] = self._unwritten[key] = value
-            if self._writer is None:
-                self._writer = threading.Thread(target=self._write_asked, name="settings writer", daemon=True)
-                self._writer.start()
-        self._asks.put(None)
+        """Keep ``value`` under ``key``: read back at once, on disk once the writer's loop has written it."""
+        self._set[key] = value
+        if self._writer is None:
+            self._start_writer()
+        self._put.emit(key, value)
 
     def flush(self, timeout: float = FLUSH_SECONDS) -> bool:
         """Wait, at most ``timeout`` seconds, for what was set to be on disk; whether it is."""
-        with self._lock:
-            if self._writer is None:
-                return True
+        if self._writer is None:
+            return True
         done = threading.Event()
-        self._asks.put(done)
+        self._sync.emit(done)
         return done.wait(timeout)
 
-    def _write_asked(self) -> None:
-        while True:
-            ask = self._asks.get()
-            if ask is not None:
-                ask.set()  # (every write asked before it is done)
-                continue
-            with self._lock:
-                batch, self._unwritten = self._unwritten, {}
-            if batch:
-                self._write(batch)
+    def close(self, timeout: float = FLUSH_SECONDS) -> bool:
+        """:meth:`flush`, then stop the writer's thread (a value set later starts another)."""
+        written = self.flush(timeout)
+        if self._writer is not None and self._thread is not None:
+            self._stop.emit()
+            self._thread.join(timeout)
+            self._put.disconnect(self._writer.put)
+            self._sync.disconnect(self._writer.sync)
+            self._writer = self._thread = None
+        return written
 
-    def _write(self, batch: dict[str, object]) -> None:
-        target = QSettings(self._file, self._format)  # (this thread's own, on the same file)
-        for key, value in batch.items():
-            target.setValue(key, value)
-        target.sync()
-        if target.status() != QSettings.Status.NoError:
-            log.warning("the window's settings could not be written to %s (%s)", self._file, target.status())
-        del target
+    def _start_writer(self) -> None:
+        made: list[tuple[_Writer, QEventLoop]] = []
+        ready = threading.Event()
+
+        def run() -> None:
+            loop = QEventLoop()
+            made.append((_Writer(self._file, self._format), loop))  # (both of this thread)
+            ready.set()
+            loop.exec()
+
+        self._thread = threading.Thread(target=run, name="settings writer", daemon=True)
+        self._thread.start()
+        ready.wait()
+        self._writer, loop = made[0]
+        queued = Qt.ConnectionType.QueuedConnection
+        self._put.connect(self._writer.put, queued)
+        self._sync.connect(self._writer.sync, queued)
+        self._stop.connect(loop.quit, queued)
+
+
+class _Writer(QObject):
+    """The writer thread's ``QSettings`` on the file: a value set here is written to disk by ``QSettings``
+    itself, from this thread's event loop."""
+
+    def __init__(self, file: str, fmt: QSettings.Format) -> None:
+        super().__init__()
+        self._settings = QSettings(file, fmt)
+
+    @Slot(str, object)
+    def put(self, key: str, value: object) -> None:
+        self._settings.setValue(key, value)
+
+    @Slot(object)
+    def sync(self, done: threading.Event) -> None:
+        self._settings.sync()
+        if self._settings.status() != QSettings.Status.NoError:
+            log.warning("the window's settings could not be written to %s", self._settings.fileName())
+        done.set()

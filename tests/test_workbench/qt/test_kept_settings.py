@@ -1,7 +1,7 @@
-"""The window's kept settings are written by a thread of their own: a setting reaches the disk while the
+"""The window's kept settings are written from a thread of their own: a setting reaches the disk while the
 window's thread is busy elsewhere (a ``QSettings`` set on that thread writes from its event loop, so the
-file would not change until it ran), what was set is read back at once, and the newest value is the one
-left on disk."""
+file would not change until it ran), what was set is read back at once, the newest value is the one left
+on disk, and closing writes what was set and stops the thread."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_a_setting_reaches_the_disk_while_the_window_s_thread_is_busy(qapp, tmp_
     kept.set_value("lastExportDir", "/data/exports")
     assert kept.value("lastExportDir") == "/data/exports"  # (at once, before it is on disk)
     assert _on_disk_within(ini, "lastExportDir=/data/exports")
-    assert kept.flush()
+    assert kept.close()
     assert QSettings(str(ini), QSettings.Format.IniFormat).value("lastExportDir") == "/data/exports"
 
 
@@ -45,7 +45,7 @@ def test_the_newest_value_is_the_one_kept_and_every_kind_survives(qapp, tmp_path
         assert kept.value("recentFiles") == [f"/runs/run{i}.txt", "/runs/qrels.txt"]
     kept.set_value("geometry", QByteArray(b"\x01\x02\xff"))
     kept.set_value("filesWidthGiven", 312)
-    assert kept.flush()
+    assert kept.close()
     back = QSettings(str(ini), QSettings.Format.IniFormat)
     assert back.value("recentFiles") == ["/runs/run199.txt", "/runs/qrels.txt"]
     assert bytes(back.value("geometry").data()) == b"\x01\x02\xff"
@@ -64,6 +64,25 @@ def test_values_kept_before_are_read_and_nothing_is_written_until_something_is_s
     assert kept.file_name() == str(ini)
     assert kept.flush()  # (no writer: nothing to wait for)
     assert ini.stat().st_mtime_ns == stamp
+
+
+def test_closing_stops_the_writer_after_writing_and_a_later_value_starts_another(qapp, tmp_path):
+    import threading
+
+    ini = tmp_path / "settings.ini"
+    def writers() -> int:
+        return sum(t.name == "settings writer" for t in threading.enumerate())
+
+    kept = KeptSettings(QSettings(str(ini), QSettings.Format.IniFormat))
+    before = writers()
+    kept.set_value("windowState", QByteArray(b"state"))
+    assert writers() == before + 1
+    assert kept.close()
+    assert writers() == before
+    assert "windowState=" in ini.read_text()
+    kept.set_value("lastExportDir", "/after/closing")
+    assert _on_disk_within(ini, "lastExportDir=/after/closing")
+    assert kept.close() and QSettings(str(ini), QSettings.Format.IniFormat).value("windowState") == b"state"
 
 
 def test_the_window_keeps_a_recent_file_while_its_thread_is_busy(qtbot, tmp_path):

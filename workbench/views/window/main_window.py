@@ -324,7 +324,7 @@ class MainWindow(QMainWindow):
         self._parts.layout.save()
         self.session.shutdown()
         self._parts.workspaces.wait_for_last_session()
-        self.settings.flush()
+        self.settings.close()  # (what was set, on disk)
         super().closeEvent(event)
 
     # ------------------------------------------------------------------
