@@ -70,6 +70,7 @@ def test_closing_stops_the_writer_after_writing_and_a_later_value_starts_another
     import threading
 
     ini = tmp_path / "settings.ini"
+
     def writers() -> int:
         return sum(t.name == "settings writer" for t in threading.enumerate())
 
