@@ -53,9 +53,13 @@ class KeptSettings(QObject):
     def set_value(self, key: str, value: object) -> None:
         """Keep ``value`` under ``key``: read back at once, on disk once the writer's loop has written it."""
         self._set[key] = value
+        given = {key: value}
         if self._writer is None:
             self._start_writer()
-        self._put.emit(key, value)
+            given = dict(self._set)  # (a new writer is given all: some may have been set while none could be)
+        if self._writer is not None:
+            for name, kept in given.items():
+                self._put.emit(name, kept)
 
     def flush(self, timeout: float = FLUSH_SECONDS) -> bool:
         """Wait, at most ``timeout`` seconds, for what was set to be on disk; whether it is."""
@@ -81,14 +85,22 @@ class KeptSettings(QObject):
         ready = threading.Event()
 
         def run() -> None:
-            loop = QEventLoop()
-            made.append((_Writer(self._file, self._format), loop))  # (both of this thread)
-            ready.set()
+            try:
+                loop = QEventLoop()
+                made.append((_Writer(self._file, self._format), loop))  # (both of this thread)
+            except Exception as exc:  # (said by the window's thread below; the reason logged here)
+                log.debug("no writer of the window's settings: %s", exc)
+                return
+            finally:
+                ready.set()
             loop.exec()
 
-        self._thread = threading.Thread(target=run, name="settings writer", daemon=True)
-        self._thread.start()
-        ready.wait()
+        thread = threading.Thread(target=run, name="settings writer", daemon=True)
+        thread.start()
+        if not ready.wait(FLUSH_SECONDS) or not made:  # (kept in memory meanwhile; the next value tries again)
+            log.warning("the window's settings could not be written to %s: no writer", self._file)
+            return
+        self._thread = thread
         self._writer, loop = made[0]
         queued = Qt.ConnectionType.QueuedConnection
         self._put.connect(self._writer.put, queued)

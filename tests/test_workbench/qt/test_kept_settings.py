@@ -86,6 +86,27 @@ def test_closing_stops_the_writer_after_writing_and_a_later_value_starts_another
     assert kept.close() and QSettings(str(ini), QSettings.Format.IniFormat).value("windowState") == b"state"
 
 
+def test_a_writer_that_cannot_start_keeps_the_values_until_one_can(qapp, tmp_path, monkeypatch, caplog):
+    from workbench.qt import kept_settings
+
+    ini = tmp_path / "settings.ini"
+    kept = KeptSettings(QSettings(str(ini), QSettings.Format.IniFormat))
+    made = kept_settings._Writer
+
+    def broken(*args):
+        raise RuntimeError("no writer here")
+
+    monkeypatch.setattr(kept_settings, "_Writer", broken)
+    with caplog.at_level("WARNING", logger="workbench.qt.kept_settings"):
+        kept.set_value("lastExportDir", "/first")  # (no wait for a writer that never comes)
+    assert "could not be written" in caplog.text and kept.value("lastExportDir") == "/first"
+    monkeypatch.setattr(kept_settings, "_Writer", made)
+    kept.set_value("recentFiles", ["/runs/a.run"])
+    assert kept.close()
+    back = QSettings(str(ini), QSettings.Format.IniFormat)
+    assert back.value("lastExportDir") == "/first" and back.value("recentFiles") in (["/runs/a.run"], "/runs/a.run")
+
+
 def test_the_window_keeps_a_recent_file_while_its_thread_is_busy(qtbot, tmp_path):
     from workbench.views.window.main_window import MainWindow
 
