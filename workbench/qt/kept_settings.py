@@ -39,6 +39,7 @@ class KeptSettings(QObject):
         self._file, self._format = settings.fileName(), settings.format()
         self._set: dict[str, object] = {}  # every value set here: read back as set (never removed)
         self._writer: _Writer | None = None
+        self._loop: QEventLoop | None = None  # the writer thread's
         self._thread: threading.Thread | None = None
 
     def file_name(self) -> str:
@@ -72,12 +73,13 @@ class KeptSettings(QObject):
     def close(self, timeout: float = FLUSH_SECONDS) -> bool:
         """:meth:`flush`, then stop the writer's thread (a value set later starts another)."""
         written = self.flush(timeout)
-        if self._writer is not None and self._thread is not None:
+        if self._writer is not None and self._loop is not None and self._thread is not None:
             self._stop.emit()
             self._thread.join(timeout)
             self._put.disconnect(self._writer.put)
             self._sync.disconnect(self._writer.sync)
-            self._writer = self._thread = None
+            self._stop.disconnect(self._loop.quit)
+            self._writer = self._loop = self._thread = None
         return written
 
     def _start_writer(self) -> None:
@@ -101,11 +103,11 @@ class KeptSettings(QObject):
             log.warning("the window's settings could not be written to %s: no writer", self._file)
             return
         self._thread = thread
-        self._writer, loop = made[0]
+        self._writer, self._loop = made[0]
         queued = Qt.ConnectionType.QueuedConnection
         self._put.connect(self._writer.put, queued)
         self._sync.connect(self._writer.sync, queued)
-        self._stop.connect(loop.quit, queued)
+        self._stop.connect(self._loop.quit, queued)
 
 
 class _Writer(QObject):
