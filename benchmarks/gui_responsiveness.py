@@ -68,15 +68,23 @@ class Watchdog:
 
     def _run(self) -> None:
         import sys
+        import threading
         import traceback
 
         while not self._stop.wait(0.05):
             since = self.last[0]
             if time.monotonic() - since > self.after:
-                frame = sys._current_frames().get(self._main)
+                frames = sys._current_frames()
+                frame = frames.get(self._main)
                 if frame is not None:
                     stack = "".join(traceback.format_stack(frame, limit=12)[-8:])
-                    self.samples.append((since, stack))
+                    # (the window's thread in Qt's code may be waiting for a thread that holds the interpreter)
+                    others = [
+                        f"  thread {ident}:\n" + "".join(traceback.format_stack(f, limit=12)[-4:])
+                        for ident, f in frames.items()
+                        if ident not in (self._main, threading.get_ident())
+                    ]
+                    self.samples.append((since, stack + "".join(others)))
 
     def stop(self) -> None:
         self._stop.set()
@@ -115,7 +123,7 @@ def many_runs(args) -> None:
             window.show()
             timer, gaps, last = ticking()
             start = time.monotonic()
-            dog = Watchdog(last)
+            dog = Watchdog(last, after=min(0.25, args.show_over))
             window.parts.files.open_files([str(folder)])
             while window.session.busy or window.session.results is None:
                 app.processEvents()

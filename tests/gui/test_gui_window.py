@@ -889,6 +889,34 @@ def test_the_longest_text_of_a_number_column_is_found_without_formatting_every_c
             assert set(texts) <= set(every) and max(map(len, texts)) == max(map(len, every)), (rows, c)
 
 
+def test_only_whole_columns_named_by_a_count_measure_show_no_decimals(qtbot):
+    """Counts (num_rel, num_ret...) are shown whole, with their gaps and infinities; whole numbers under
+    another name, and a count column holding a fraction, keep their decimals; text stays text."""
+    from workbench.views.common.qtable import DataFrameModel
+
+    frame = pd.DataFrame(
+        {
+            "query_id": ["a", "b", "c"],
+            "num_rel": [3.0, np.nan, 12.0],
+            "num_ret": [1000.0, -np.inf, 0.0],
+            "num_rel_ret": [2.0, 2.5, 1.0],
+            "map": [1.0, 0.0, 1.0],
+            "run-7": [4.0, 5.0, 6.0],
+        }
+    )
+    model = DataFrameModel()
+    model.set_frame(frame)
+    shown = {name: [model.display_text(r, c) for r in range(3)] for c, name in enumerate(frame.columns)}
+    assert shown["query_id"] == ["a", "b", "c"]
+    assert shown["num_rel"] == ["3", "–", "12"]
+    assert shown["num_ret"] == ["1000", "-inf", "0"]  # (an infinity among counts once raised)
+    assert shown["num_rel_ret"] == ["2.0000", "2.5000", "1.0000"]
+    assert shown["map"] == ["1.0000", "0.0000", "1.0000"]
+    assert shown["run-7"] == ["4.0000", "5.0000", "6.0000"]
+    assert model.cell_value(0, 1) == 3 and isinstance(model.cell_value(0, 1), int)
+    assert model.cell_value(1, 2) == -np.inf
+
+
 @pytest.mark.parametrize("sortable", [True, False])
 def test_header_widths_are_those_the_style_gives_each_section(qtbot, sortable):
     """The headers' widths are measured with one style call and the names' widths in bold: the same as a

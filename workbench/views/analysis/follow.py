@@ -441,8 +441,12 @@ def matrix_view(parent: QWidget, widest: str = "0.000") -> tuple[QTableView, Mat
 class WholeNumbersModel(DataFrameModel):
     """The window's table model, with integer columns (counts of documents, of queries) shown whole."""
 
-    def _is_count(self, c: int) -> bool:
-        return pd.api.types.is_integer_dtype(self._frame.dtypes.iloc[c]) or super()._is_count(c)
+    def _counts(self, block, numbers: list[int]) -> list[bool]:
+        dtypes = self._frame.dtypes
+        return [
+            pd.api.types.is_integer_dtype(dtypes.iloc[c]) or count
+            for c, count in enumerate(super()._counts(block, numbers))
+        ]
 
 
 class FrameTable:

@@ -86,7 +86,7 @@ class DataFrameModel(QAbstractTableModel):
         ]
         cols = self._names = [str(c) for c in frame.columns]  # (a header asks for its name often)
         self._sort_keys = {cols.index(k): np.asarray(v) for k, v in (sort_keys or {}).items() if k in cols}
-        self._integer = [self._is_count(c) for c in range(len(self._columns))]
+        self._integer = self._counts(block, numbers)
         self._tones, self._marks, self._tips = (_cells(t, frame) for t in (tones, marks, tips))
         self.endResetModel()
 
@@ -181,7 +181,7 @@ class DataFrameModel(QAbstractTableModel):
         """A number of column ``c`` as its cells show it, without a mark."""
         if math.isnan(value):
             return "–"
-        if self._integer[c]:
+        if self._integer[c] and math.isfinite(value):
             return str(int(value))
         return f"{value:.{self.decimals}f}"
 
@@ -251,16 +251,26 @@ class DataFrameModel(QAbstractTableModel):
             return value
         if math.isnan(value):
             return None
-        return int(value) if self._integer[column] else float(value)
+        return int(value) if self._integer[column] and math.isfinite(value) else float(value)
 
-    def _is_count(self, c: int) -> bool:
-        """A column of whole numbers named by a count measure (num_rel..., kind "long") shows no decimals."""
-        if not self._numeric[c]:
-            return False
-        col = self._columns[c]
-        finite = col[np.isfinite(col)]
-        whole = bool(np.all(finite == np.round(finite))) and bool(np.all(np.abs(finite) < 1e15))
-        return whole and is_count(self._names[c])  # the name last: parsing one that is not a measure is slow
+    def _counts(self, block: np.ndarray | None, numbers: list[int]) -> list[bool]:
+        """For each column, whether it shows no decimals: a column of whole numbers named by a count measure
+        (num_rel..., kind "long").  ``block``: the numeric columns ``numbers``, tested at once (a table of
+        hundreds of runs has hundreds), and only the names of whole columns parsed (parsing one that is not a
+        measure is slow)."""
+        counts = [False] * len(self._columns)
+        if block is None or not numbers:
+            return counts
+        finite = np.isfinite(block)
+        safe = np.where(finite, block, 0.0)
+        whole = np.all((safe == np.round(safe)) & (np.abs(safe) < 1e15), axis=0)
+        for k in np.flatnonzero(whole):
+            counts[numbers[k]] = is_count(self._names[numbers[k]])
+        return counts
+
+    def header_texts(self) -> list[str]:
+        """The columns' names as the horizontal header shows them."""
+        return list(self._names)
 
 
 def _cells(table: pd.DataFrame | np.ndarray | None, frame: pd.DataFrame) -> np.ndarray | None:
@@ -363,12 +373,14 @@ def header_widths(header, model, columns: int) -> list[int]:
     font.setBold(True)
     metrics = QFontMetrics(font)
 
-    def text(c: int) -> str:
-        name = model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole)
-        return "" if name is None else str(name)
-
-    margin = header.sectionSizeFromContents(0).width() - metrics.size(0, text(0)).width()
-    return [metrics.size(0, text(c)).width() + margin for c in range(columns)]
+    source = model.sourceModel() if isinstance(model, DataFrameProxy) else model
+    if isinstance(source, DataFrameModel):  # (a proxy of ours filters rows only: its columns are the model's)
+        texts = source.header_texts()[:columns]
+    else:
+        names = (model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) for c in range(columns))
+        texts = ["" if name is None else str(name) for name in names]
+    margin = header.sectionSizeFromContents(0).width() - metrics.size(0, texts[0]).width()
+    return [metrics.size(0, t).width() + margin for t in texts]
 
 
 class DataFrameProxy(QSortFilterProxyModel):
