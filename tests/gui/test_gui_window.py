@@ -1057,6 +1057,10 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
         if set(s.results.summary[m].sort_values(ascending=False, kind="stable").index[:8]) != best
     )
     s.model.set_focus_measure(other)
+    # drawn on a turn of the event loop of its own, as new scores are: new scores change the measure in focus
+    # too, and with 500 runs both plots were drawn in the event that applied the scores
+    assert plot.refresh in s.after_paint.turns
+    qtbot.waitUntil(lambda: not s.after_paint.waiting, timeout=TIMEOUT)
     now = set(s.results.summary[other].sort_values(ascending=False, kind="stable").index[:8]) | {baseline}
     assert {r for r, item in plot.curves.items() if not item.quiet} == now
     assert all(plot.curves[r].opts["symbol"] is not None for r in now)  # (the precision-recall plot marks points)
@@ -1064,6 +1068,7 @@ def test_plots_find_runs_and_keep_the_legend_out_of_the_way(qtbot, window, twelv
     assert list(plot.curves) == runs and len(plot.plot.getPlotItem().listDataItems()) == len(runs)
     drawn_as_computed()
     s.model.set_focus_measure(first)
+    qtbot.waitUntil(lambda: not s.after_paint.waiting, timeout=TIMEOUT)  # (drawn on a turn of its own)
     picture = tmp_path / "curves.png"
     plot.export_image(str(picture))  # the file draws them the same way
     assert picture.stat().st_size > 1000
@@ -1109,6 +1114,7 @@ def test_the_difference_chart_shows_the_runs_the_plots_draw_in_colour_when_there
     assert chart.run_box.findText("best runs") >= 0 and chart.run_box.findText("all runs") < 0
     for measure in ("map", "P_10"):
         s.model.set_focus_measure(measure)
+        qtbot.waitUntil(lambda: not s.after_paint.waiting, timeout=TIMEOUT)  # (drawn on a turn of its own)
         chart.set_run(None)
         coloured = {r for r, item in plot.curves.items() if not item.quiet} - {baseline}
         best = set(s.results.summary[measure].sort_values(ascending=False, kind="stable").index[:8]) - {baseline}

@@ -139,7 +139,7 @@ class CurvePlot(QWidget):
         layout.addWidget(self.legend_area)
         session.sigResultsChanged.connect(lambda _: session.after_paint.in_turn(self.refresh))
         session.sigQueryChanged.connect(lambda _: self.refresh())
-        session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
+        session.sigFocusMeasureChanged.connect(lambda _: session.after_paint.in_turn(self.refresh))
 
     # -- to be given by subclasses ------------------------------------------
     def table(self, results) -> analysis.CurveTable:

@@ -138,7 +138,7 @@ class DifferenceChart(QWidget):
         self.plot.scene().sigMouseClicked.connect(self._on_click)
         self.plot.scene().sigMouseMoved.connect(self._on_hover)
         session.sigComparisonChanged.connect(lambda _: self.refresh())
-        session.sigFocusMeasureChanged.connect(lambda _: self.refresh())
+        session.sigFocusMeasureChanged.connect(lambda _: session.after_paint.in_turn(self.refresh))
         session.sigQueryChanged.connect(lambda _: self._update_highlight())
         self.refresh()
 
