@@ -181,7 +181,7 @@ class DataFrameModel(QAbstractTableModel):
         """A number of column ``c`` as its cells show it, without a mark."""
         if math.isnan(value):
             return "–"
-        if self._integer[c] and math.isfinite(value):
+        if self._shows_whole(c, value):
             return str(int(value))
         return f"{value:.{self.decimals}f}"
 
@@ -251,7 +251,11 @@ class DataFrameModel(QAbstractTableModel):
             return value
         if math.isnan(value):
             return None
-        return int(value) if self._integer[column] and math.isfinite(value) else float(value)
+        return int(value) if self._shows_whole(column, value) else float(value)
+
+    def _shows_whole(self, c: int, value: float) -> bool:
+        """Whether ``value`` of column ``c`` is a count shown without decimals (an infinity is not)."""
+        return self._integer[c] and math.isfinite(value)
 
     def _counts(self, block: np.ndarray | None, numbers: list[int]) -> list[bool]:
         """For each column, whether it shows no decimals: a column of whole numbers named by a count measure
