@@ -162,9 +162,9 @@ def test_comparison_runs_in_a_worker_and_follows_the_baseline(qtbot, window, col
     threads = []
     original = significance_model.compute
 
-    def spy(request, progress=None):
+    def spy(request, progress=None, **options):
         threads.append(threading.current_thread())
-        return original(request, progress)
+        return original(request, progress, **options)
 
     monkeypatch.setattr(significance_model, "compute", spy)
     load(qtbot, window, collection)
@@ -360,19 +360,33 @@ def test_report_formats_written_and_read_back(qtbot, window, dialog, collection,
     assert "Per-query values" in html and "q17" in html
 
 
-def test_a_report_exported_before_the_intervals_are_computed_has_them(qtbot, window, dialog, collection, tmp_path):
-    """Exported while the window shows the quick comparison (its marks, no intervals yet), the report's
-    comparison has the bootstrap intervals all the same."""
+def test_an_export_computes_the_intervals_and_the_window_keeps_them(
+    qtbot, window, dialog, collection, tmp_path, monkeypatch
+):
+    """The window's comparison has its marks and no bootstrap intervals (no view shows them); an export
+    computes them, the very intervals of the whole comparison, and the window keeps them: the next export
+    writes them again without computing them, and nothing the views show is told of a change."""
     from workbench.state import significance
 
     load(qtbot, window, collection)
-    full = window.session.comparison
-    window.session.model.comparison = significance.compute(full.request, intervals=False)
-    assert not window.session.comparison.intervals
+    shown = window.session.comparison
+    assert not shown.intervals and shown.table[["ci_low", "ci_high"]].isna().all().all()
+    _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05, seed=0)
+    changes, completed = [], []
+    window.session.sigComparisonChanged.connect(changes.append)
+    real = significance.with_intervals
+    monkeypatch.setattr(significance, "with_intervals", lambda c, *a: completed.append(c) or real(c, *a))
     export(qtbot, dialog, tmp_path / "cmp.csv", "csv")
-    back = pd.read_csv(tmp_path / "cmp.csv", comment="#")
+    back = pd.read_csv(tmp_path / "cmp.csv", comment="#").set_index(["run", "measure"]).sort_index()
+    want = expected.set_index(["run", "measure"]).sort_index()
     assert back["ci_low"].notna().all() and back["ci_high"].notna().all()
-    np.testing.assert_allclose(back[["ci_low", "ci_high"]].to_numpy(), full.table[["ci_low", "ci_high"]].to_numpy())
+    np.testing.assert_allclose(back[["ci_low", "ci_high"]].to_numpy(), want[["ci_low", "ci_high"]].to_numpy())
+    kept = window.session.comparison
+    assert completed == [shown] and kept.intervals and kept.request.same_as(shown.request) and not changes
+    export(qtbot, dialog, tmp_path / "again.csv", "csv")
+    assert completed == [shown]  # (not computed again)
+    again = pd.read_csv(tmp_path / "again.csv", comment="#").set_index(["run", "measure"]).sort_index()
+    pd.testing.assert_frame_equal(again[["ci_low", "ci_high"]], back[["ci_low", "ci_high"]])
 
 
 def test_report_never_overwrites_without_confirmation(qtbot, window, dialog, collection, tmp_path):
@@ -547,27 +561,25 @@ def test_letter_tooltips_list_every_other_run_with_its_pair(collection):
 
 def test_the_quick_comparison_comes_with_the_scores_and_a_slow_one_after(qtbot, window, collection, monkeypatch):
     """The t-test against the baseline is computed in the evaluation's job (no job of its own, no wait
-    while the window draws the scores), without the bootstrap intervals (no view shows them); the
-    comparison with them replaces it once the scores are painted, with the same p-values.  A comparison
-    of another kind has its own job, as before."""
+    while the window draws the scores), without the bootstrap intervals (no view shows them; an export
+    computes them), and nothing is computed for it once the scores are painted.  A comparison of another
+    kind has its own job, as before."""
     submitted, shown = [], []
     real = window.session.jobs.submit
     monkeypatch.setattr(window.session.jobs, "submit", lambda key, *a, **k: (submitted.append(key), real(key, *a, **k)))
     window.session.sigComparisonChanged.connect(lambda c: c is not None and shown.append((c, list(submitted))))
     load(qtbot, window, collection)
-    assert [c.intervals for c, _ in shown] == [False]  # the views are told once: the intervals change none
+    assert [c.intervals for c, _ in shown] == [False]  # the views are told once
     (quick, before), comparison = shown[0], window.session.comparison
     assert "compare" not in before and "evaluate" in before  # with the scores
-    assert submitted.count("compare") == 1  # then once, after the paint
-    assert comparison.intervals and quick.request.same_as(comparison.request)
+    assert "compare" not in submitted and comparison is quick  # and nothing after the paint
     assert comparison.is_for(window.session.results) and comparison.request.baseline == "base"
     _, expected = expected_comparison(collection, test="t", correction="holm", alpha=0.05, seed=0)
     got = comparison.table.set_index(["run", "measure"]).sort_index()
     want = expected.set_index(["run", "measure"]).sort_index()
     np.testing.assert_allclose(got["p_value"], want["p_value"], rtol=1e-12)
-    np.testing.assert_allclose(got[["ci_low", "ci_high"]], want[["ci_low", "ci_high"]], rtol=1e-12)
     pd.testing.assert_frame_equal(
-        quick.table.drop(columns=["ci_low", "ci_high"]), comparison.table.drop(columns=["ci_low", "ci_high"])
+        got.drop(columns=["ci_low", "ci_high"]), want.drop(columns=["ci_low", "ci_high"]), check_like=True
     )
     assert summary_cells(window)[("good", "map")][0].endswith("†")  # its mark is shown
     submitted.clear()

@@ -164,11 +164,11 @@ def _scores_just_shown(qtbot, tmp_path):
 
 
 def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(qtbot, tmp_path):
-    """Closing the window while the inspection and the comparison's intervals wait for the paint: neither
-    starts afterwards (a job would report to a session that is gone)."""
+    """Closing the window while the inspection waits for the paint: it does not start afterwards (a job
+    would report to a session that is gone)."""
     w, submitted = _scores_just_shown(qtbot, tmp_path)
     s = w.session
-    assert s.after_paint.waiting and s.after_paint.work  # the inspection (and the intervals) wait
+    assert s.after_paint.waiting and s.after_paint.work  # the inspection waits
     s.shutdown()
     before = list(submitted)
     qtbot.wait(600)
@@ -176,18 +176,18 @@ def test_work_put_off_for_the_paint_never_starts_once_the_session_is_shut_down(q
     close_window(w)
 
 
-def test_cancel_drops_the_intervals_put_off_for_the_paint(qtbot, tmp_path):
-    """Cancel while the comparison's intervals wait for the paint: they are not computed (an export would
-    compute them), and the marks shown stay."""
+def test_cancel_drops_the_work_put_off_for_the_paint(qtbot, tmp_path):
+    """Cancel while the inspection waits for the paint: it does not start (it would once the user acts
+    again), nothing is computed for the comparison, and its marks shown stay."""
     w, submitted = _scores_just_shown(qtbot, tmp_path)
     s = w.session
-    assert s.after_paint.waiting and not s.comparison.intervals
+    assert s.after_paint.waiting and s.comparison is not None
     s.cancel()
     # the views' refreshes for the scores still come, a turn each (slow on a loaded machine); the put-off
     # work would start AFTER_PAINT_MS after the scores, so once they are done and that time has passed
-    # again, a comparison not dropped would have been submitted
+    # again, work not dropped would have been submitted
     qtbot.waitUntil(lambda: not s.after_paint.waiting, timeout=TIMEOUT)
     qtbot.wait(AFTER_PAINT_MS + 200)
-    assert "compare" not in submitted and not s.after_paint.waiting
+    assert "compare" not in submitted and "inspect" not in submitted and not s.after_paint.waiting
     assert s.comparison is not None and not s.comparison.intervals  # its marks still shown
     close_window(w)

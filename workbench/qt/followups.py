@@ -1,6 +1,6 @@
-"""The jobs that follow the scores: the comparison with the baseline (its quick marks, then its intervals
-once the scores are painted), the drill-down of the selected query, the explanation of one value and the
-inspection of one file.
+"""The jobs that follow the scores: the comparison with the baseline (its marks; the bootstrap intervals
+of its differences are computed by the export that writes them), the drill-down of the selected query,
+the explanation of one value and the inspection of one file.
 
 Made by :class:`workbench.qt.session.Session` (``Session.followups``); what each job computes is asked of
 the model's parts (:class:`workbench.state.followups.FollowUpRules`, ``model.followups``, and
@@ -77,8 +77,6 @@ class FollowUpJobs:
         if ahead is not None and ahead.request.same_as(request):
             self.jobs.discard("compare")
             self.model.followups.apply_comparison(ahead)
-            if not ahead.intervals:  # the marks are shown; with its intervals, it replaces them once painted
-                self._later(self._complete_comparison)
             return
         if after_paint and not request.quick:
             # the first comparison imports scipy (scipy.special for the t-test, about 0.2 s of CPU holding the
@@ -90,36 +88,21 @@ class FollowUpJobs:
         summary = results.summary if results is not None else None
 
         def work(progress: Callable[[float], None]) -> significance_model.Comparison:
-            comparison = significance_model.compute(request, progress)
+            # without the intervals, which no view shows: with 500 runs they are 1.7 s of the interpreter's
+            # lock, taken from the window's thread while it draws the scores (pauses of 0.3-0.7 s)
+            comparison = significance_model.compute(request, progress, intervals=False)
             if summary is not None:  # (the summary's marks made here, not on the window's thread)
                 significance_model.prepare_marks(comparison, summary)
             return comparison
 
-        self._submit_comparison(work, self.model.followups.apply_comparison)
-
-    def _submit_comparison(
-        self,
-        work: Callable[[Callable[[float], None]], significance_model.Comparison],
-        on_done: Callable[[significance_model.Comparison], None],
-    ) -> None:
         self.jobs.submit(
             "compare",
             work,
             "Comparing with the baseline",
-            on_done,
+            self.model.followups.apply_comparison,
             lambda exc: self._error(f"Comparison failed: {exc}"),
             lambda: self._message("Comparison cancelled: significance marks are out of date"),
         )
-
-    def _complete_comparison(self) -> None:
-        """The comparison shown, with its bootstrap intervals (exports and reports show them), unless a
-        newer one is wanted or under way meanwhile."""
-        shown = self.model.comparison
-        if shown is not None and not shown.intervals and not self.jobs.running("compare"):
-            request = self.model.followups.comparison_request_for(self.model.results)
-            if request is not None and request.same_as(shown.request):
-                work = lambda progress: significance_model.with_intervals(shown, progress)  # noqa: E731
-                self._submit_comparison(work, self.model.followups.complete_comparison)
 
     def set_drilldown_depth(self, depth: int) -> None:
         if self.model.set_drilldown_depth(depth):

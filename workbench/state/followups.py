@@ -81,9 +81,9 @@ class FollowUpRules:
         self.state.events.comparison_changed.emit(comparison)
 
     def complete_comparison(self, comparison) -> None:
-        """``comparison`` with its bootstrap intervals: it replaces the quick one of the same request shown
-        (:func:`workbench.state.significance.compute`) without an event, since nothing the views show
-        changes (the intervals are in exports and reports); anything else is applied as a new comparison."""
+        """Keep ``comparison``, with its bootstrap intervals (an export computed them), in place of the one
+        shown without them, when it is the same comparison (no event: the views show no interval); a
+        comparison of anything else is dropped (the one shown has changed since)."""
         shown = self.state.comparison
         if (
             shown is not None
@@ -92,8 +92,6 @@ class FollowUpRules:
             and comparison.request.same_as(shown.request)
         ):
             self.state.comparison = comparison
-            return
-        self.apply_comparison(comparison)
 
     def comparison_outdated_by(self, baseline) -> tuple[bool, bool]:
         """Whether the comparison and the drill-down are of another baseline than ``baseline``."""

@@ -221,7 +221,7 @@ class ReportDialog(QDialog):
         fmt = fmt or report_model.suffix_format(path) or "html"
         comparison = self.session.comparison
         frame = comparison.table if comparison is not None and comparison.is_for(results) else None
-        # the quick comparison shown with the scores has no intervals yet: computed here, as the window will
+        # the comparison shown has no intervals until an export computes them (and the window keeps them)
         unfinished = comparison if frame is not None and not comparison.intervals else None
         if fmt != "html" and table == "comparison" and frame is None:
             return self._fail("No comparison yet: it needs a baseline and at least one other run.")
@@ -241,12 +241,12 @@ class ReportDialog(QDialog):
                 from workbench.views.plots import figures
 
                 images = [(caption, figures.encode(image)) for caption, image in drawn]
-                compared = frame if unfinished is None else significance.with_intervals(unfinished).table
-                return report_model.write_report(
+                completed = None if unfinished is None else significance.with_intervals(unfinished)
+                report_model.write_report(
                     path,
                     fmt,
                     evaluation=evaluation,
-                    comparison=compared,
+                    comparison=frame if completed is None else completed.table,
                     table=table,
                     qrels=qrels,
                     images=images,
@@ -256,9 +256,15 @@ class ReportDialog(QDialog):
                     protect=inputs,
                     extra=extra,
                 )
+                return completed
+
+            def done(completed) -> None:
+                if completed is not None:  # (the next export takes them)
+                    session.model.followups.complete_comparison(completed)
+                self._written(path)
 
             self.status.setText(f"Writing {os.path.basename(path)}…")
-            session.run_job(work, f"Writing {os.path.basename(path)}", lambda _: self._written(path), self._failed)
+            session.run_job(work, f"Writing {os.path.basename(path)}", done, self._failed)
 
         def refused(exc: BaseException) -> None:
             self.export_button.setEnabled(True)
