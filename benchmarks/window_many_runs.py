@@ -4,12 +4,11 @@ processes (offscreen).
 
 Three moments of the window are timed: the first paint of the scores (every run scored and shown in the
 summary, and the plots drawn), the first full paint (their marks of significance against the baseline
-shown too: the first comparison imports scipy.stats, after the scores are painted) and idle (nothing
-left to do: also the inspection of the file opened last and the bootstrap intervals of the comparison,
-which wait for that paint).  The window's process starts as ``ir-workbench`` does (``workbench.system.process``,
-the worker processes started before Qt).  The CPU time of each
-(the window's process and its worker processes apart) says how much of the wall time the machine's
-cores could overlap at best.
+shown too: the first comparison imports scipy.special, after the scores are painted) and idle (nothing
+left to do: also the inspection of the file opened last, which waits for that paint).  The window's
+process starts as ``ir-workbench`` does (``workbench.system.process``, the worker processes started
+before Qt).  The CPU time of each (the window's process and its worker processes apart) says how much
+of the wall time the machine's cores could overlap at best.
 
     python benchmarks/window_many_runs.py [--runs 100] [--rounds 3]
 """
