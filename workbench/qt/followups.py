@@ -89,7 +89,7 @@ class FollowUpJobs:
 
         def work(progress: Callable[[float], None]) -> significance_model.Comparison:
             # without the intervals, which no view shows: with 500 runs they are 1.7 s of the interpreter's
-            # lock, taken from the window's thread while it draws the scores (pauses of 0.3-0.7 s)
+            # lock, which the window's thread, drawing the scores, waited for at each call from Qt into Python
             comparison = significance_model.compute(request, progress, intervals=False)
             if summary is not None:  # (the summary's marks made here, not on the window's thread)
                 significance_model.prepare_marks(comparison, summary)
