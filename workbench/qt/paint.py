@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 __all__ = ["AFTER_PAINT_MS", "AfterPaint"]
 
 #: how long after new scores are shown the work put off for them starts (the inspection of a file, the
-#: bootstrap intervals of the comparison with the baseline): long enough for the window to paint them
+#: first comparison with the baseline, which imports scipy): long enough for the window to paint them
 #: first (a hundred runs take about a quarter of a second), since that work, in a thread of this process,
 #: would slow the painting down
 AFTER_PAINT_MS = 300

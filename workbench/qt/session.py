@@ -171,7 +171,7 @@ class Session(QObject):
         )
         events.evaluation_wanted.connect(self.evaluation.request)
 
-        # work put off until the window has painted what it was given (the inspection, the intervals)
+        # work put off until the window has painted what it was given (the inspection, the first comparison)
         self.after_paint = AfterPaint(self)
         self.after_paint.sigDone.connect(self._after_paint)
         # the comparison with the baseline and the drill-down of the selected query are computed again
@@ -271,7 +271,7 @@ class Session(QObject):
     def cancel(self) -> None:
         """Stop every job.  Each owner hears that its job was cancelled; what it showed is then out of date."""
         self.evaluation.stop()
-        self.after_paint.clear()  # (an export computes the intervals the comparison shown lacks)
+        self.after_paint.clear()  # (what was put off for the paint does not start)
         self.model.turn.cancel()  # (the inspection put off for the scores does not start once they stop)
         self.reading.drop_queued_loads()
         self.jobs.cancel()  # (an evaluation's runs nobody else holds stop with it)
