@@ -2,8 +2,9 @@
 scores show, against ``ir-eval`` scoring the same files with the window's default measures, both whole
 processes (offscreen).
 
-Three moments of the window are timed: the first paint of the scores (every run scored and shown in the
-summary, and the plots drawn), the first full paint (their marks of significance against the baseline
+Three moments of the window are timed: the first paint of the scores (every run scored and every view
+showing them: the summary, the per-query table and the plots, each of which takes new scores in on a turn
+of the event loop of its own), the first full paint (their marks of significance against the baseline
 shown too: the first comparison imports scipy.special, after the scores are painted) and idle (nothing
 left to do: also the inspection of the file opened last, which waits for that paint).  The window's
 process starts as ``ir-workbench`` does (``workbench.system.process``, the worker processes started
@@ -68,9 +69,11 @@ def cpu_seconds():  # (user + system) of this process and of its worker processe
 
 def check():
     s = w.session if w.session_made else None
+    # every view has taken the scores in (the plots and the per-query table do on turns of their own)
     shown = s is not None and s.results is not None and len(s.results.runs) == runs and w.built
+    shown = shown and not s.after_paint.turns_pending
     if shown and not scores and not s.evaluation.evaluating and w.updatesEnabled():
-        app.processEvents()  # the summary and the plots painted
+        app.processEvents()  # every view painted with them
         scores.append(time.time())
     if shown and scores and not painted and not s.evaluation.evaluating and s.model.comparison_current():
         app.processEvents()  # the marks of significance painted too

@@ -1212,6 +1212,53 @@ def test_a_window_opened_on_files_paints_its_views_once_the_scores_are_there(qtb
     close_window(w)
 
 
+def test_the_first_paint_of_a_window_opened_on_files_shows_the_scores_in_every_view(
+    qtbot, tmp_path, sample, monkeypatch
+):
+    """The views take new scores in on turns of their own (the plots, the per-query table): the window's
+    first paint waits for all of them, so that the central table and the NDCG@k plot are never drawn
+    empty beside a summary already filled in."""
+    from PySide6.QtCore import QEvent, QObject
+
+    release = _slow_scores(monkeypatch)
+    w, _ = _window_opened_on(qtbot, tmp_path, sorted(sample.iterdir()))
+    qtbot.waitUntil(lambda: w.built, timeout=TIMEOUT)
+    views = w.parts.views
+    seen: list[tuple[str, bool]] = []  # (view, whether it showed the scores) at each of its paints
+
+    def shows_scores(name: str) -> bool:
+        results = w.session.results
+        if results is None:
+            return False
+        if name == "per-query table":
+            return views.per_query.model.rowCount() == len(results.query_ids) > 0
+        if name == "summary":
+            return views.summary.model.rowCount() == len(results.runs) > 0
+        return set(views.ndcg_plot.curves) == set(results.runs)
+
+    class Paints(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                seen.append((obj.objectName(), shows_scores(obj.objectName())))
+            return False
+
+    paints = Paints(w)
+    for name, viewport in (
+        ("per-query table", views.per_query.view.viewport()),
+        ("summary", views.summary.view.viewport()),
+        ("NDCG@k plot", views.ndcg_plot.plot.viewport()),
+    ):
+        viewport.setObjectName(name)
+        viewport.installEventFilter(paints)
+    release.set()
+    s = w.session
+    qtbot.waitUntil(lambda: s.results is not None and not s.busy, timeout=TIMEOUT)
+    every = {"per-query table", "summary", "NDCG@k plot"}
+    qtbot.waitUntil(lambda: {name for name, _ in seen} == every, timeout=TIMEOUT)
+    assert all(shown for _, shown in seen), seen
+    close_window(w)
+
+
 def test_a_window_scored_before_its_views_are_built_paints_them_once_built(qtbot, tmp_path, sample, monkeypatch):
     """Scores in before the views exist (the views' modules slow to import): the window stays unpainted
     while the views are built and laid out with the scores, and paints once they are."""

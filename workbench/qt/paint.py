@@ -63,6 +63,11 @@ class AfterPaint(QObject):
     def waiting(self) -> bool:
         return self.timer.isActive() or bool(self.turns)
 
+    @property
+    def turns_pending(self) -> bool:
+        """Whether some work given to :meth:`in_turn` has not run yet."""
+        return bool(self.turns)
+
     def clear(self) -> None:
         """Forget the work put off (Cancel, the window closing); the views' refreshes still come."""
         self.timer.stop()

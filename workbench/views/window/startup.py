@@ -113,10 +113,10 @@ class Startup:
         as each fills in: drawn while the runs were scored, the empty views took a quarter of a second of
         CPU from the start of a window on a hundred runs (Qt's advice: updates off during large changes).
 
-        Until then the window shows what it showed (its frame, "Starting…").  Painting resumes when the
-        scores are shown, when the session has nothing left to do (no run to score, files that cannot be
-        read), or ``first_paint_wait_ms`` after the views are built, whichever comes first: a long
-        start shows its files and progress.
+        Until then the window shows what it showed (its frame, "Starting…").  Painting resumes when every
+        view has taken the scores in, when the session has nothing left to do (no run to score, files that
+        cannot be read), or ``first_paint_wait_ms`` after the views are built, whichever comes first: a
+        long start shows its files and progress.
 
         Meanwhile clicks, keys and the wheel over the window are dropped (:class:`_InputShield`; shortcuts and
         closing still work)."""
@@ -147,6 +147,18 @@ class Startup:
             # made, so paint once they are; painting them while they are laid out drew the per-query table
             # six times over (10,000 calls of its model instead of 1,700 with a hundred runs)
             self.when_ready(lambda: QTimer.singleShot(0, self._window, self._paint_again))
+            return
+        if self._session.after_paint.turns_pending:
+            # the views take new scores in on turns of the event loop of their own (the plots, the per-query
+            # table): paint after them, once, rather than with the summary alone and again after each view
+            # (with a hundred runs the per-query table, the central view, took them in last, a quarter of a
+            # second and two paints of the whole window after the first)
+            self._session.after_paint.in_turn(self._paint_now)
+            return
+        self._paint_now()
+
+    def _paint_now(self) -> None:
+        if not self._paint_held or self._session is None:
             return
         self._paint_held = False
         if self._shield is not None:
