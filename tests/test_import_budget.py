@@ -232,3 +232,23 @@ def test_the_heavy_modules_are_still_there_for_the_commands_that_use_them(tmp_pa
     assert "metrics.measures.diversity" in added
     with pytest.raises(AssertionError, match="metrics.measures.diversity"):
         _check(added)
+
+
+def test_ir_eval_version_reads_the_metadata_alone():
+    """``ir-eval --version`` looks the version up (:mod:`importlib.metadata`) without the report's tables and
+    pandas: a module of ``metrics.report`` imported alone does not load the package's others."""
+    probe = (
+        "import io, json, sys\n"
+        "from metrics.cli.ir_eval import main\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "printed, sys.stdout = sys.stdout.getvalue(), out\n"
+        "print(json.dumps([printed, sorted(sys.modules)]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    printed, modules = json.loads(done.stdout.splitlines()[-1])
+    assert printed.startswith("ir-eval ") and "trec_eval 10.0" in printed
+    assert "metrics.report.provenance" in modules  # (where the version is looked up)
+    loaded = [m for m in ("pandas", "pyarrow", "scipy", "metrics.report.tables", "metrics.compare") if m in modules]
+    assert not loaded, loaded

@@ -46,10 +46,38 @@ so a reader never sees half a file. An existing file is only replaced with
 
 from __future__ import annotations
 
-from metrics.report.html_report import html_report, to_html
-from metrics.report.tables import KINDS, per_query_table, summary_table
-from metrics.report.text import to_csv, to_latex, to_markdown
-from metrics.report.writing import FORMATS, export, write_bytes, write_html_report, write_text
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from metrics.report.html_page import html_report, to_html
+    from metrics.report.tables import KINDS, per_query_table, summary_table
+    from metrics.report.text import to_csv, to_latex, to_markdown
+    from metrics.report.writing import FORMATS, export, write_bytes, write_html_report, write_text
+
+# Each public name is loaded when first used (PEP 562), as ``metrics``' own are: a module of the package
+# imported alone (``metrics.report.provenance``, which ``ir-eval --version`` asks for the version) does
+# not import the tables' and the HTML report's modules, and pandas with them.
+_LAZY = {
+    **dict.fromkeys(("html_report", "to_html"), "html_page"),
+    **dict.fromkeys(("KINDS", "per_query_table", "summary_table"), "tables"),
+    **dict.fromkeys(("to_csv", "to_latex", "to_markdown"), "text"),
+    **dict.fromkeys(("FORMATS", "export", "write_bytes", "write_html_report", "write_text"), "writing"),
+}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # found here from now on, without this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "FORMATS",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from metrics.io import fileio
-from metrics.report.html_report import html_report, to_html
+from metrics.report.html_page import html_report, to_html
 from metrics.report.text import to_csv, to_latex, to_markdown
 
 FORMATS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".html": "html", ".htm": "html"}
