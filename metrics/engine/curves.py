@@ -14,7 +14,7 @@ are labelled as :func:`metrics.evaluate` labels them.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -68,31 +68,30 @@ def _tidy(parts, value_columns) -> pd.DataFrame:
     import pandas as pd
 
     xname, yname, xdtype = value_columns
-    frames = []
+    frames: list[pd.DataFrame] = []
+    # (the columns typed as one dict: a literal of Series and arrays had the type checker weigh every
+    # overload of DataFrame for 2 s)
+    columns: dict[str, Any]
     for label, qids, xs, values, overall in parts:
         n, m = values.shape
         q = np.concatenate(
             [np.repeat(np.asarray([shown(x) for x in qids], dtype=object), m), np.full(m, "all", dtype=object)]
         )
-        frames.append(
-            pd.DataFrame(
-                {
-                    "run": pd.Series(np.full(len(q), label, dtype=object), dtype="str"),
-                    "query_id": pd.Series(q, dtype="str"),
-                    xname: np.tile(np.asarray(xs, dtype=xdtype), n + 1),
-                    yname: np.concatenate([values.ravel(), overall]).astype(np.float64),
-                }
-            )
-        )
+        columns = {
+            "run": pd.Series(np.full(len(q), label, dtype=object), dtype="str"),
+            "query_id": pd.Series(q, dtype="str"),
+            xname: np.tile(np.asarray(xs, dtype=xdtype), n + 1),
+            yname: np.concatenate([values.ravel(), overall]).astype(np.float64),
+        }
+        frames.append(pd.DataFrame(columns))
     if not frames:
-        return pd.DataFrame(
-            {
-                "run": pd.Series([], dtype="str"),
-                "query_id": pd.Series([], dtype="str"),
-                xname: np.zeros(0, dtype=xdtype),
-                yname: np.zeros(0),
-            }
-        )
+        columns = {
+            "run": pd.Series([], dtype="str"),
+            "query_id": pd.Series([], dtype="str"),
+            xname: np.zeros(0, dtype=xdtype),
+            yname: np.zeros(0),
+        }
+        return pd.DataFrame(columns)
     return pd.concat(frames, ignore_index=True)
 
 
