@@ -15,10 +15,45 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import TYPE_CHECKING
 
-from metrics.documents.formats import FORMATS
-from metrics.documents.snippets import Snippet, make_snippet, query_terms
-from metrics.documents.store import Document, DocumentStore, Progress, Skipped, cache_folder, index_file, open_documents
+if TYPE_CHECKING:
+    from metrics.documents.formats import FORMATS
+    from metrics.documents.snippets import Snippet, make_snippet, query_terms
+    from metrics.documents.store import (
+        Document,
+        DocumentStore,
+        Progress,
+        Skipped,
+        cache_folder,
+        index_file,
+        open_documents,
+    )
+
+# Each public name is loaded when first used (PEP 562), as ``metrics``' own are: a module of the package
+# imported alone (``metrics.documents.formats``, which the window asks of every file it opens whether it
+# is a collection) does not import the store, and SQLite with it.
+_LAZY = {
+    "FORMATS": "formats",
+    **dict.fromkeys(("Snippet", "make_snippet", "query_terms"), "snippets"),
+    **dict.fromkeys(("Document", "DocumentStore", "Progress", "Skipped"), "store"),
+    **dict.fromkeys(("cache_folder", "index_file", "open_documents"), "store"),
+}
+
+
+def __getattr__(name: str):
+    import importlib
+
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # found here from now on, without this function
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "documents",
@@ -37,6 +72,8 @@ __all__ = [
 
 def documents(path, progress: Progress | None = None, *, on_error: str = "raise") -> DocumentStore:
     """The collection at ``path`` as a :class:`DocumentStore` (see :func:`open_documents`)."""
+    from metrics.documents.store import open_documents
+
     return open_documents(path, progress, on_error=on_error)
 
 
@@ -45,7 +82,7 @@ class _CallablePackage(types.ModuleType):
     the package as the attribute of ``metrics``, and calling it still opens a collection."""
 
     def __call__(self, path, progress: Progress | None = None, *, on_error: str = "raise") -> DocumentStore:
-        return open_documents(path, progress, on_error=on_error)
+        return documents(path, progress, on_error=on_error)
 
 
 sys.modules[__name__].__class__ = _CallablePackage

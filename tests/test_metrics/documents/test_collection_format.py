@@ -34,3 +34,23 @@ def test_runs_qrels_and_query_texts_are_not_collections(tmp_path):
     empty.write_text("")
     for path in (run, qrels, queries, beir_queries, empty, tmp_path / "absent.txt"):
         assert collection_format(str(path)) is None, path.name
+
+
+def test_telling_a_collection_apart_does_not_load_the_store():
+    """The window asks of every file it opens whether it is a collection
+    (:func:`metrics.documents.formats.collection_format`): that module imported alone leaves the store,
+    SQLite and ``xml`` unloaded, and the package's names are still there when used."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "import metrics.documents.formats\n"
+        "alone = sorted(m for m in ('sqlite3', 'xml.etree', 'metrics.documents.store') if m in sys.modules)\n"
+        "import metrics, metrics.documents as d\n"
+        "named = [callable(d), d.FORMATS is metrics.documents.formats.FORMATS, d.DocumentStore.__name__]\n"
+        "print(json.dumps([alone, named, metrics.documents is d]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[], [True, True, "DocumentStore"], True]
