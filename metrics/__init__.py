@@ -12,6 +12,8 @@ Pure numpy/pandas/scipy; this package never imports Qt.
 
 from typing import TYPE_CHECKING
 
+from metrics.lazy_names import lazy_names
+
 if TYPE_CHECKING:
     from metrics.analysis import (
         condensed_scores,
@@ -134,22 +136,6 @@ _SUBPACKAGES = frozenset(
 )
 
 
-def __getattr__(name: str):
-    import importlib
-
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value  # found here from now on, without this function
-        return value
-    if name in _SUBPACKAGES:
-        return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
 __all__ = [
     "MeasureName",
     "Accuracy",
@@ -220,3 +206,5 @@ __all__ += ["judgment_holes", "condensed_scores", "versus", "query_traits", "tra
 __all__ += ["query_extremes", "measure_agreement", "ranking_flips", "contrast", "tau_ap"]
 # is the evaluation sound (metrics.judgments)
 __all__ += ["compare_qrels", "system_agreement", "leave_one_out", "reproduction"]
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__, _SUBPACKAGES)

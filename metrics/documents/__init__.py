@@ -17,6 +17,8 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
+from metrics.lazy_names import lazy_names
+
 if TYPE_CHECKING:
     from metrics.documents.formats import FORMATS
     from metrics.documents.snippets import Snippet, make_snippet, query_terms
@@ -41,20 +43,6 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    import importlib
-
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value  # found here from now on, without this function
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
 __all__ = [
     "documents",
     "open_documents",
@@ -68,6 +56,8 @@ __all__ = [
     "make_snippet",
     "query_terms",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
 
 
 def documents(path, progress: Progress | None = None, *, on_error: str = "raise") -> DocumentStore:

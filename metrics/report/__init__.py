@@ -48,6 +48,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from metrics.lazy_names import lazy_names
+
 if TYPE_CHECKING:
     from metrics.report.html_page import html_report, to_html
     from metrics.report.tables import KINDS, per_query_table, summary_table
@@ -65,20 +67,6 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str):
-    import importlib
-
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-        globals()[name] = value  # found here from now on, without this function
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
-
-
 __all__ = [
     "FORMATS",
     "KINDS",
@@ -94,3 +82,5 @@ __all__ = [
     "write_html_report",
     "write_text",
 ]
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
